@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * json.h - a small JSON writer into a growable buffer.
+ *
+ * Strings are escaped per RFC 8259; bytes that are not valid UTF-8 are
+ * written as \u00XX of the byte (so argv with odd bytes stays valid JSON
+ * and round-trips the byte value).  Commas between members/elements are
+ * inserted automatically.
+ */
+#ifndef JOBTRACE_JSON_H
+#define JOBTRACE_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define JSON_MAX_DEPTH 16
+
+struct jbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+	int depth;
+	bool need_comma[JSON_MAX_DEPTH];
+	bool after_key;
+	bool oom;		/* allocation failed: contents invalid */
+};
+
+/* Initialise an empty buffer (no allocation yet). */
+void jbuf_init(struct jbuf *b);
+/* Release the buffer's memory; accepts a zeroed struct. */
+void jbuf_free(struct jbuf *b);
+/* Empty the buffer, keep its memory. */
+void jbuf_reset(struct jbuf *b);
+/* NUL-terminated contents ("" when empty). */
+const char *jbuf_str(struct jbuf *b);
+
+void json_obj_open(struct jbuf *b);
+void json_obj_close(struct jbuf *b);
+void json_arr_open(struct jbuf *b);
+void json_arr_close(struct jbuf *b);
+/* Write an object key; the next value call writes its value. */
+void json_key(struct jbuf *b, const char *key);
+/* String value from len bytes (may contain NUL and invalid UTF-8). */
+void json_strn(struct jbuf *b, const char *s, size_t len);
+/* String value from a C string; NULL writes null. */
+void json_str(struct jbuf *b, const char *s);
+void json_u64(struct jbuf *b, uint64_t v);
+void json_i64(struct jbuf *b, int64_t v);
+/* Float with up to 6 decimals, no exponent; NaN/Inf written as null. */
+void json_double(struct jbuf *b, double v);
+void json_bool(struct jbuf *b, bool v);
+void json_null(struct jbuf *b);
+/* Time in CLOCK_REALTIME ns as RFC 3339 UTC with microseconds. */
+void json_time(struct jbuf *b, uint64_t realtime_ns);
+
+/* Format realtime ns as "YYYY-MM-DDThh:mm:ss.uuuuuuZ" into out (>= 28). */
+void json_format_time(uint64_t realtime_ns, char *out, size_t outlen);
+
+/* Convenience: key + value. */
+void json_kv_str(struct jbuf *b, const char *key, const char *val);
+void json_kv_u64(struct jbuf *b, const char *key, uint64_t val);
+void json_kv_i64(struct jbuf *b, const char *key, int64_t val);
+void json_kv_double(struct jbuf *b, const char *key, double val);
+void json_kv_bool(struct jbuf *b, const char *key, bool val);
+
+#endif

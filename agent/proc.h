@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * proc.h - one observed process: what the kernel told us plus the job it
+ * belongs to.  Shared by the process table, the record encoder and stores.
+ */
+#ifndef JOBTRACE_PROC_H
+#define JOBTRACE_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define JT_STR_SMALL 64
+#define JT_STR_MEDIUM 128
+
+/* Job fields of schema v1 ("" when unknown). */
+struct jt_job {
+	char scheduler[16];	/* "slurm", "awsbatch", ... */
+	char id[JT_STR_SMALL];
+	char step[JT_STR_SMALL];
+	char run[JT_STR_MEDIUM];
+	char pipeline[JT_STR_MEDIUM];
+	char task[JT_STR_MEDIUM];
+	char user[JT_STR_SMALL];
+	char account[JT_STR_SMALL];
+	char cost_center[JT_STR_SMALL];
+};
+
+/* Cumulative counters of a process (exit totals or a live sample). */
+struct jt_counters {
+	double cpu_user_s;
+	double cpu_sys_s;
+	uint64_t peak_rss_bytes;	/* program's own high-water mark */
+	uint64_t maxrss_kernel_bytes;	/* kernel's signal->maxrss */
+	uint64_t rss_bytes;		/* current (samples only) */
+	uint64_t read_bytes;
+	uint64_t write_bytes;
+	uint64_t rchar;
+	uint64_t wchar;
+	double blkio_delay_s;
+	uint64_t rx_bytes;
+	uint64_t tx_bytes;
+};
+
+/* Process lifetime state bits (struct jt_proc.state). */
+#define JT_PS_EXECED 0x1	/* exe/argv come from an exec event */
+#define JT_PS_EXITED 0x2	/* exit totals are final */
+#define JT_PS_DISCOVERED 0x4	/* already running when the agent started */
+#define JT_PS_ARGV_TRUNC 0x8	/* argv was longer than captured */
+#define JT_PS_NO_FORK 0x10	/* fork event missing (lost or before start) */
+
+struct jt_proc {
+	/* identity: (pid, start_ns) never repeats on a boot */
+	uint32_t pid;
+	uint32_t ppid;
+	uint64_t start_ns;		/* CLOCK_BOOTTIME ns */
+	uint64_t parent_start_ns;
+	uint64_t end_ns;		/* CLOCK_BOOTTIME ns, 0 while running */
+	uint32_t uid;
+	uint32_t state;			/* JT_PS_* */
+
+	char comm[16];
+	char *exe;			/* malloc'd, NULL if unknown */
+	char *argv;			/* malloc'd NUL-separated, argv_len bytes */
+	size_t argv_len;
+	char *cgroup;			/* malloc'd, NULL if unknown */
+	char container[JT_STR_MEDIUM];	/* "runtime:id" or "" */
+	struct jt_job job;
+	char tool_name[JT_STR_SMALL];
+	char tool_category[32];
+
+	/* exit */
+	int exit_code;			/* -1 when killed by a signal */
+	int exit_signal;		/* 0 when exited normally */
+	bool core_dumped;
+	bool oom_killed;
+	bool peak_from_own_mm;		/* peak_rss from the program's own mm */
+
+	struct jt_counters c;		/* totals at exit, latest sample before */
+	uint64_t sample_ns;		/* when c was last sampled (boottime) */
+	struct jt_counters prev;	/* previous sample, for rates */
+	uint64_t prev_sample_ns;
+};
+
+#endif

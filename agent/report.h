@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* report.h - `jobtrace report` and `jobtrace export` over the SQLite store. */
+#ifndef JOBTRACE_REPORT_H
+#define JOBTRACE_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_HTML, REPORT_NDJSON };
+
+/* Which records: exactly one selector is set. */
+struct report_query {
+	const char *job;	/* --job ID */
+	const char *run;	/* --run ID */
+	double since;		/* --since, epoch seconds (0: unset) */
+	int64_t pid;		/* --pid PID (0: unset): that process and descendants */
+};
+
+/* Parse a --format word; returns -EINVAL if unknown. */
+int report_format_parse(const char *s, enum report_format *out);
+/*
+ * Parse --since: RFC 3339 ("2026-11-22T10:00:00Z", fractional seconds and
+ * offsets allowed), "YYYY-MM-DD[ hh:mm[:ss]]" (UTC), epoch seconds
+ * ("@1700000000"), or a relative "90s", "15m", "2h", "3d" before now.
+ */
+int report_parse_since(const char *s, double now, double *out);
+/*
+ * Print the process tree and totals selected by q.  Returns 0, -ENOENT when
+ * nothing matched (a message was printed on stderr), or -errno.
+ */
+int report_run(const char *db_path, const struct report_query *q,
+	       enum report_format fmt, FILE *out);
+/* Print the selected records as schema v1 NDJSON, one per line. */
+int report_export(const char *db_path, const struct report_query *q,
+		  FILE *out);
+
+#endif

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * events.h - the whole contract between bpf/jobtrace.bpf.c and the agent.
+ *
+ * Plain C, fixed-width types, no kernel headers.  Every struct's size is
+ * pinned with _Static_assert on both sides; change a layout only together
+ * with JT_EVENTS_VERSION.
+ */
+#ifndef JOBTRACE_EVENTS_H
+#define JOBTRACE_EVENTS_H
+
+#ifndef __VMLINUX_H__
+#include <stdint.h>
+typedef uint8_t __u8;
+typedef uint16_t __u16;
+typedef uint32_t __u32;
+typedef uint64_t __u64;
+#endif
+
+#define JT_EVENTS_VERSION 1
+
+#define JT_COMM_LEN 16
+#define JT_FILENAME_LEN 256
+#define JT_ARGV_LEN 2048	/* NUL-separated argv bytes, truncated */
+#define JT_CGROUP_LEN 512	/* one cgroup path, '/'-joined */
+#define JT_CGROUP_DEPTH 12	/* deepest cgroup level walked */
+
+enum jt_event_type {
+	JT_EV_FORK = 1,
+	JT_EV_EXEC = 2,
+	JT_EV_EXIT = 3,
+	JT_EV_OOM = 4,
+};
+
+/* Indices of the per-CPU drop/diagnostic counter array `jt_counters`. */
+enum jt_counter {
+	JT_CNT_RB_DROP_FORK = 0,	/* ring buffer full: fork lost */
+	JT_CNT_RB_DROP_EXEC,		/* ring buffer full: exec lost */
+	JT_CNT_RB_DROP_EXIT,		/* ring buffer full: exit lost */
+	JT_CNT_RB_DROP_OOM,		/* ring buffer full: oom lost */
+	JT_CNT_TRACK_FULL,		/* tracked-pid map full at fork */
+	JT_CNT_EVENTS,			/* events submitted */
+	JT_CNT_NR,
+};
+
+/* Flags in struct jt_tracked.flags and event flags. */
+#define JT_TF_OOM 0x1		/* oom/mark_victim chose this process */
+#define JT_TF_EXCLUDED 0x2	/* rules excluded it (reserved for rules) */
+
+#define JT_XF_MM_AT_EXIT 0x1	/* peak_rss read from the program's own mm */
+#define JT_XF_CORE 0x2		/* dumped core */
+#define JT_XF_OOM 0x4		/* OOM killed */
+#define JT_XF_DELAYACCT 0x8	/* blkio delay accounting data present */
+
+/* Value of the tracked-pid map (key: tgid).  Written by fork/iterator,
+ * net counters added by the socket tracepoints, read and deleted at exit. */
+struct jt_tracked {
+	__u64 start_ns;		/* task start_boottime, ns */
+	__u64 rx_bytes;
+	__u64 tx_bytes;
+	__u64 blkio_acc_ns;	/* blkio delay of threads that exited earlier */
+	__u32 flags;		/* JT_TF_* */
+	__u32 pad;
+};
+_Static_assert(sizeof(struct jt_tracked) == 40, "jt_tracked layout");
+
+struct jt_ev_hdr {
+	__u32 type;		/* enum jt_event_type */
+	__u32 pid;		/* tgid */
+	__u64 ts_ns;		/* bpf_ktime_get_boot_ns() */
+	__u64 start_ns;		/* process start, boottime ns (identity) */
+};
+_Static_assert(sizeof(struct jt_ev_hdr) == 24, "jt_ev_hdr layout");
+
+struct jt_ev_fork {
+	struct jt_ev_hdr hdr;
+	__u32 ppid;
+	__u32 uid;
+	__u64 parent_start_ns;
+	char comm[JT_COMM_LEN];
+};
+_Static_assert(sizeof(struct jt_ev_fork) == 56, "jt_ev_fork layout");
+
+struct jt_ev_exec {
+	struct jt_ev_hdr hdr;
+	__u32 ppid;
+	__u32 uid;
+	__u64 parent_start_ns;
+	__u64 cgroup_id;		/* cgroup v2 id (kernfs node id) */
+	__u16 argv_len;			/* bytes used in argv[] */
+	__u16 argv_truncated;
+	__u16 cg2_len;			/* bytes used in cg2[], no NUL */
+	__u16 cg1_len;			/* bytes used in cg1[], no NUL */
+	char comm[JT_COMM_LEN];
+	char filename[JT_FILENAME_LEN];
+	char argv[JT_ARGV_LEN];
+	char cg2[JT_CGROUP_LEN];	/* cgroup v2 path ("/..." or "/") */
+	char cg1[JT_CGROUP_LEN];	/* v1 memory-controller path, "" if none */
+};
+_Static_assert(sizeof(struct jt_ev_exec) == 3400, "jt_ev_exec layout");
+
+/* Thread-group totals at the exit of the last thread. */
+struct jt_ev_exit {
+	struct jt_ev_hdr hdr;
+	__u32 ppid;
+	__u32 exit_status;	/* wait(2) status: code << 8 | signal */
+	__u32 flags;		/* JT_XF_* */
+	__u32 nr_threads_seen;	/* threads summed */
+	__u64 runtime_ns;	/* sum_exec_runtime of all threads */
+	__u64 utime_ns;		/* tick-based split, used for the ratio */
+	__u64 stime_ns;
+	__u64 peak_rss_bytes;	/* program's own high-water mark */
+	__u64 maxrss_kernel_bytes; /* signal->maxrss (getrusage's figure) */
+	__u64 rchar;
+	__u64 wchar;
+	__u64 read_bytes;
+	__u64 write_bytes;
+	__u64 cancelled_write_bytes;
+	__u64 blkio_delay_ns;
+	__u64 rx_bytes;
+	__u64 tx_bytes;
+	char comm[JT_COMM_LEN];
+};
+_Static_assert(sizeof(struct jt_ev_exit) == 160, "jt_ev_exit layout");
+
+struct jt_ev_oom {
+	struct jt_ev_hdr hdr;
+	__u32 uid;
+	__u32 pad;
+	__u64 total_vm_pages;
+	__u64 rss_pages;
+	char comm[JT_COMM_LEN];
+};
+_Static_assert(sizeof(struct jt_ev_oom) == 64, "jt_ev_oom layout");
+
+/*
+ * Written by the task iterator into its seq_file, one per thread of a
+ * tracked process (or per process in discovery mode).  User space sums
+ * the threads of a tgid.
+ */
+#define JT_SF_LEADER 0x1	/* this thread is the group leader */
+#define JT_SF_DISCOVERED 0x2	/* discovery pass: newly tracked */
+#define JT_SF_KTHREAD 0x4
+
+struct jt_sample {
+	__u32 pid;		/* tgid */
+	__u32 tid;
+	__u32 ppid;
+	__u32 uid;
+	__u64 start_ns;		/* leader's start_boottime */
+	__u64 parent_start_ns;
+	__u64 runtime_ns;	/* this thread; leader adds dead threads' */
+	__u64 utime_ns;
+	__u64 stime_ns;
+	__u64 rss_bytes;	/* leader only: current RSS */
+	__u64 hiwater_rss_bytes; /* leader only */
+	__u64 rchar;
+	__u64 wchar;
+	__u64 read_bytes;
+	__u64 write_bytes;
+	__u64 blkio_delay_ns;
+	__u64 rx_bytes;		/* leader only, from the tracked map */
+	__u64 tx_bytes;
+	__u32 flags;		/* JT_SF_* */
+	__u32 pad;
+	char comm[JT_COMM_LEN];
+};
+_Static_assert(sizeof(struct jt_sample) == 152, "jt_sample layout");
+
+#endif /* JOBTRACE_EVENTS_H */
