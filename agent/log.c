@@ -11,7 +11,7 @@
 
 static int to_syslog;
 static enum log_level cur_level = LOG_LVL_INFO;
-static char last_error[512];
+static char last_error[512];	/* NUL at the end stays from zero init */
 
 /* Set up logging: ident for syslog, use_syslog chooses the target. */
 void log_init(const char *ident, int use_syslog, enum log_level level)
@@ -57,7 +57,7 @@ void log_vmsg(enum log_level lvl, const char *fmt, va_list ap)
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	if (lvl == LOG_LVL_ERROR)
-		snprintf(last_error, sizeof(last_error), "%s", buf);
+		memcpy(last_error, buf, sizeof(last_error) - 1);
 	if (lvl > cur_level)
 		return;
 	if (to_syslog) {

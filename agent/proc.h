@@ -48,6 +48,7 @@ struct jt_counters {
 #define JT_PS_DISCOVERED 0x4	/* already running when the agent started */
 #define JT_PS_ARGV_TRUNC 0x8	/* argv was longer than captured */
 #define JT_PS_NO_FORK 0x10	/* fork event missing (lost or before start) */
+#define JT_PS_EXIT_LOST 0x20	/* gone without an exit event */
 
 struct jt_proc {
 	/* identity: (pid, start_ns) never repeats on a boot */
@@ -80,6 +81,9 @@ struct jt_proc {
 	uint64_t sample_ns;		/* when c was last sampled (boottime) */
 	struct jt_counters prev;	/* previous sample, for rates */
 	uint64_t prev_sample_ns;
+	uint64_t last_seen_ns;		/* last event or sample (boottime) */
+	unsigned sample_threads;	/* threads summed in the last sample */
+	unsigned sample_gen;		/* iterator pass that last saw it */
 };
 
 #endif

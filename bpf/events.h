@@ -10,11 +10,7 @@
 #define JOBTRACE_EVENTS_H
 
 #ifndef __VMLINUX_H__
-#include <stdint.h>
-typedef uint8_t __u8;
-typedef uint16_t __u16;
-typedef uint32_t __u32;
-typedef uint64_t __u64;
+#include <linux/types.h>
 #endif
 
 #define JT_EVENTS_VERSION 1
@@ -59,10 +55,11 @@ struct jt_tracked {
 	__u64 rx_bytes;
 	__u64 tx_bytes;
 	__u64 blkio_acc_ns;	/* blkio delay of threads that exited earlier */
+	__u64 peak_pages;	/* highest RSS seen by samples or the OOM kill */
 	__u32 flags;		/* JT_TF_* */
 	__u32 pad;
 };
-_Static_assert(sizeof(struct jt_tracked) == 40, "jt_tracked layout");
+_Static_assert(sizeof(struct jt_tracked) == 48, "jt_tracked layout");
 
 struct jt_ev_hdr {
 	__u32 type;		/* enum jt_event_type */

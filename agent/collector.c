@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* collector.c - loads and drives the BPF programs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "collector.h"
+#include "jobtrace.skel.h"
+#include "log.h"
+
+struct collector {
+	struct jobtrace_bpf *skel;
+	struct ring_buffer *rb;
+	struct collector_cb cb;
+	struct bpf_link *iter_link;
+	char *iter_buf;
+	size_t iter_cap;
+	int ncpus;
+	char missing[256];
+	int rb_err;
+};
+
+static bool libbpf_verbose;
+
+/* libbpf's messages go through our logger, debug unless verbose. */
+static int libbpf_log(enum libbpf_print_level level, const char *fmt,
+		      va_list ap)
+{
+	enum log_level lvl = level == LIBBPF_WARN ? LOG_LVL_WARN : LOG_LVL_DEBUG;
+	char *buf = NULL, *line, *save = NULL;
+
+	if (level == LIBBPF_DEBUG && !libbpf_verbose)
+		return 0;
+	if (vasprintf(&buf, fmt, ap) < 0)
+		return 0;
+	/* verifier logs are long: one log line per line of text */
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		log_msg(lvl, "%s%s", strncmp(line, "libbpf: ", 8) ? "libbpf: " : "",
+			line);
+	free(buf);
+	return 0;
+}
+
+/* Ring-buffer callback: check and hand one event to the agent. */
+static int on_rb(void *ctx, void *data, size_t len)
+{
+	struct collector *c = ctx;
+	union jt_event ev;
+	int type = decode_event(data, len, &ev);
+
+	if (type < 0) {
+		log_warn("bad event from the kernel (%zu bytes): %s", len,
+			 strerror(-type));
+		return 0;
+	}
+	c->cb.event(c->cb.ctx, &ev);
+	return 0;
+}
+
+/* Does the running kernel have the BTF tracepoint `name`? */
+static bool have_tp(const struct btf *vmlinux, const char *name)
+{
+	char tname[128];
+
+	snprintf(tname, sizeof(tname), "btf_trace_%s", name);
+	return btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF) > 0;
+}
+
+/* Record a missing optional signal and stop its program from loading. */
+static void skip_prog(struct collector *c, struct bpf_program *prog,
+		      const char *tp, const char *what)
+{
+	size_t n = strlen(c->missing);
+
+	bpf_program__set_autoload(prog, false);
+	snprintf(c->missing + n, sizeof(c->missing) - n, "%s%s",
+		 n ? "," : "", tp);
+	log_warn("kernel has no tracepoint %s: %s will not be recorded", tp,
+		 what);
+}
+
+/* Open, load and attach everything. */
+int collector_open(const struct collector_opts *o,
+		   const struct collector_cb *cb, struct collector **out)
+{
+	struct collector *c = NULL;
+	struct btf *vmlinux = NULL;
+	int err;
+
+	libbpf_verbose = o->verbose;
+	libbpf_set_print(libbpf_log);
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		log_error("this kernel has no BTF (/sys/kernel/btf/vmlinux: %s): "
+			  "jobtrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+			  strerror(errno));
+		return -ENOTSUP;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		err = -errno;
+		log_error("cannot read the kernel's BTF: %s", strerror(-err));
+		return err;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	c->cb = *cb;
+	c->ncpus = libbpf_num_possible_cpus();
+	c->skel = jobtrace_bpf__open();
+	if (!c->skel) {
+		err = -errno;
+		log_error("cannot open the BPF object: %s", strerror(-err));
+		goto cleanup;
+	}
+	for (const char **tp = (const char *[]){ "sched_process_fork",
+		"sched_process_exec", "sched_process_exit", NULL }; *tp; tp++) {
+		if (!have_tp(vmlinux, *tp)) {
+			log_error("kernel has no tracepoint %s: cannot follow processes",
+				  *tp);
+			err = -ENOTSUP;
+			goto cleanup;
+		}
+	}
+	if (!have_tp(vmlinux, "mark_victim"))
+		skip_prog(c, c->skel->progs.jt_oom, "mark_victim", "OOM kills");
+	if (!have_tp(vmlinux, "sock_send_length"))
+		skip_prog(c, c->skel->progs.jt_sock_send, "sock_send_length",
+			  "network bytes sent");
+	if (!have_tp(vmlinux, "sock_recv_length"))
+		skip_prog(c, c->skel->progs.jt_sock_recv, "sock_recv_length",
+			  "network bytes received");
+
+	c->skel->rodata->agent_tgid = getpid();
+	c->skel->rodata->argv_max = o->argv_max;
+	c->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
+	c->skel->rodata->wakeup_bytes = (uint64_t)o->ringbuf_kib * 1024 / 8;
+	bpf_map__set_max_entries(c->skel->maps.events, o->ringbuf_kib * 1024);
+	bpf_map__set_max_entries(c->skel->maps.tracked, o->max_tracked);
+
+	err = jobtrace_bpf__load(c->skel);
+	if (err) {
+		log_error("cannot load the BPF programs: %s (run with --verbose for the verifier log)",
+			  strerror(-err));
+		goto cleanup;
+	}
+	err = jobtrace_bpf__attach(c->skel);
+	if (err) {
+		log_error("cannot attach the BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_rb, c,
+				 NULL);
+	if (!c->rb) {
+		err = -errno;
+		log_error("cannot set up the ring buffer: %s", strerror(-err));
+		goto cleanup;
+	}
+	c->iter_link = bpf_program__attach_iter(c->skel->progs.jt_iter, NULL);
+	if (!c->iter_link) {
+		err = -errno;
+		log_error("cannot attach the task iterator: %s", strerror(-err));
+		goto cleanup;
+	}
+	*out = c;
+	c = NULL;
+	err = 0;
+cleanup:
+	btf__free(vmlinux);
+	collector_close(c);
+	return err;
+}
+
+/* Detach and free. */
+void collector_close(struct collector *c)
+{
+	if (!c)
+		return;
+	bpf_link__destroy(c->iter_link);
+	ring_buffer__free(c->rb);
+	jobtrace_bpf__destroy(c->skel);
+	free(c->iter_buf);
+	free(c);
+}
+
+/* fd to poll for ring-buffer data. */
+int collector_fd(const struct collector *c)
+{
+	return ring_buffer__epoll_fd(c->rb);
+}
+
+/* Deliver every pending ring-buffer event. */
+int collector_drain(struct collector *c)
+{
+	int n = ring_buffer__consume(c->rb);
+
+	if (n < 0 && n != -EINTR)
+		log_warn("ring buffer: %s", strerror(-n));
+	return n;
+}
+
+/* Run the task iterator once and deliver its samples. */
+int collector_sample(struct collector *c, bool discovery)
+{
+	size_t len = 0, partial = 0, n;
+	const struct jt_sample *first;
+	int fd, err = 0;
+	ssize_t r;
+
+	c->skel->bss->iter_discover = discovery;
+	fd = bpf_iter_create(bpf_link__fd(c->iter_link));
+	if (fd < 0) {
+		err = -errno;
+		log_warn("task iterator: %s", strerror(-err));
+		goto out;
+	}
+	for (;;) {
+		if (c->iter_cap - len < 65536) {
+			size_t cap = c->iter_cap ? c->iter_cap * 2 : 1 << 20;
+			char *b = realloc(c->iter_buf, cap);
+
+			if (!b) {
+				err = -ENOMEM;
+				goto out;
+			}
+			c->iter_buf = b;
+			c->iter_cap = cap;
+		}
+		r = read(fd, c->iter_buf + len, c->iter_cap - len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			log_warn("reading the task iterator: %s", strerror(-err));
+			goto out;
+		}
+		if (r == 0)
+			break;
+		len += r;
+	}
+	n = decode_samples(c->iter_buf, len, &first, &partial);
+	if (partial)
+		log_warn("task iterator: %zu stray bytes", partial);
+	c->cb.samples(c->cb.ctx, first, n, discovery);
+	err = (int)n;
+out:
+	c->skel->bss->iter_discover = 0;
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* Stop tracking a pid in the kernel. */
+int collector_untrack(struct collector *c, uint32_t pid)
+{
+	if (bpf_map__delete_elem(c->skel->maps.tracked, &pid, sizeof(pid), 0))
+		return -errno;
+	return 0;
+}
+
+/* Sum the per-CPU counters. */
+int collector_counters(struct collector *c, uint64_t out[JT_CNT_NR])
+{
+	uint64_t vals[c->ncpus];
+
+	for (uint32_t i = 0; i < JT_CNT_NR; i++) {
+		out[i] = 0;
+		if (bpf_map__lookup_elem(c->skel->maps.counters, &i, sizeof(i),
+					 vals, sizeof(vals), 0))
+			return -errno;
+		for (int cpu = 0; cpu < c->ncpus; cpu++)
+			out[i] += vals[cpu];
+	}
+	return 0;
+}
+
+/* Number of pids in the kernel's tracked map. */
+long collector_tracked_count(struct collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.tracked);
+	uint32_t key, next;
+	long n = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		n++;
+		key = next;
+		prev = &key;
+	}
+	return n;
+}
+
+/* Names of signals this kernel cannot give. */
+const char *collector_missing(const struct collector *c)
+{
+	return c->missing;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * collector.h - loads and drives the BPF programs: ring-buffer events,
+ * task-iterator samples, the tracked-pid map and drop counters.
+ */
+#ifndef JOBTRACE_COLLECTOR_H
+#define JOBTRACE_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode.h"
+#include "events.h"
+
+struct collector;
+
+struct collector_opts {
+	unsigned ringbuf_kib;
+	unsigned max_tracked;
+	unsigned argv_max;
+	bool verbose;		/* pass libbpf's debug output to the log */
+};
+
+struct collector_cb {
+	/* one decoded ring-buffer event */
+	void (*event)(void *ctx, const union jt_event *ev);
+	/* one iterator pass: n per-thread samples */
+	void (*samples)(void *ctx, const struct jt_sample *s, size_t n,
+			bool discovery);
+	void *ctx;
+};
+
+/*
+ * Check BTF, open, size and load the programs, attach them (optional ones
+ * that this kernel lacks are skipped with a warning).  Returns 0 or -errno
+ * after logging why.
+ */
+int collector_open(const struct collector_opts *o,
+		   const struct collector_cb *cb, struct collector **out);
+/* Detach and free; accepts NULL. */
+void collector_close(struct collector *c);
+/* fd to poll for ring-buffer data. */
+int collector_fd(const struct collector *c);
+/* Deliver every pending ring-buffer event; returns events or -errno. */
+int collector_drain(struct collector *c);
+/* Run the task iterator once; discovery also starts tracking every
+ * process it meets.  Returns samples delivered or -errno. */
+int collector_sample(struct collector *c, bool discovery);
+/* Stop tracking a pid in the kernel. */
+int collector_untrack(struct collector *c, uint32_t pid);
+/* Sum the per-CPU counters into out[JT_CNT_NR]. */
+int collector_counters(struct collector *c, uint64_t out[JT_CNT_NR]);
+/* Number of pids in the kernel's tracked map (a full walk: use rarely). */
+long collector_tracked_count(struct collector *c);
+/* Comma-separated names of signals this kernel cannot give ("" if none). */
+const char *collector_missing(const struct collector *c);
+
+#endif

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * config.h - jobtrace.conf (libconfig syntax).  Every key has a default;
+ * the agent runs with no file at all.  Unknown keys, wrong types and bad
+ * values are errors reported as "FILE:LINE: what is wrong".
+ */
+#ifndef JOBTRACE_CONFIG_H
+#define JOBTRACE_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "log.h"
+
+#ifndef JT_SYSCONFDIR
+#define JT_SYSCONFDIR "/etc"
+#endif
+#ifndef JT_LOCALSTATEDIR
+#define JT_LOCALSTATEDIR "/var"
+#endif
+#ifndef JT_RUNSTATEDIR
+#define JT_RUNSTATEDIR "/run"
+#endif
+#ifndef JT_PKGDATADIR
+#define JT_PKGDATADIR "/usr/share/jobtrace"
+#endif
+
+#define JT_DEFAULT_CONFIG JT_SYSCONFDIR "/jobtrace/jobtrace.conf"
+
+struct jt_config {
+	char *source;			/* file read, or NULL for defaults */
+
+	/* log { } */
+	enum log_level log_level;	/* level = "info" */
+	bool log_syslog;		/* syslog = false */
+
+	/* agent { } */
+	char *state_dir;		/* state_dir = LOCALSTATEDIR/lib/jobtrace */
+	char *run_dir;			/* run_dir = RUNSTATEDIR/jobtrace */
+	char *rules_dir;		/* rules_dir = PKGDATADIR/lua-rules */
+	char *hostname;			/* hostname = "" (gethostname) */
+
+	/* collector { } */
+	unsigned sample_interval_ms;	/* sample_interval = 10.0 (s) */
+	unsigned ringbuf_kib;		/* ringbuf_size_kib = 16384 */
+	unsigned max_tracked;		/* max_tracked = 131072 */
+	unsigned argv_max_bytes;	/* argv_max_bytes = 2048 */
+	bool delay_accounting;		/* delay_accounting = true */
+
+	/* store { } */
+	char *sqlite_path;		/* sqlite_path = STATE_DIR/jobtrace.db */
+	unsigned flush_interval_ms;	/* flush_interval = 1.0 (s) */
+	unsigned flush_records;		/* flush_records = 1000 */
+};
+
+/* Fill *c with every default (allocates strings). Returns 0 or -ENOMEM. */
+int config_defaults(struct jt_config *c);
+/*
+ * Read path into *c over its defaults.  A missing file is an error unless
+ * missing_ok.  On a bad file returns -EINVAL and writes "FILE:LINE: what"
+ * into err; *c keeps its defaults then.
+ */
+int config_load(struct jt_config *c, const char *path, bool missing_ok,
+		char *err, size_t errlen);
+/* Release the strings of *c; accepts a zeroed struct. */
+void config_free(struct jt_config *c);
+/* Path of the control socket derived from run_dir (static buffer). */
+const char *config_socket_path(const struct jt_config *c);
+/* Print every effective key = value, in libconfig syntax. */
+void config_dump(const struct jt_config *c, FILE *out);
+
+#endif

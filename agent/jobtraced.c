@@ -1,0 +1,1072 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * jobtraced.c - the agent: one event loop over the ring buffer, a tick
+ * timer, signals and the control socket.  Kernel events become entries of
+ * the process table; finished processes become schema v1 records in the
+ * store.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "cgroup_parse.h"
+#include "classify.h"
+#include "collector.h"
+#include "config.h"
+#include "control.h"
+#include "decode.h"
+#include "json.h"
+#include "log.h"
+#include "proc_table.h"
+#include "record.h"
+#include "store.h"
+#include "util.h"
+
+#define TICK_MS 100
+
+struct agent {
+	struct jt_config cfg;
+	const char *config_path;
+	bool config_explicit;
+	bool verbose;
+
+	struct collector *col;
+	struct proc_table *procs;
+	struct store *store;
+	struct jt_host host;
+	struct jbuf jb;
+
+	int epfd, sigfd, tickfd, ctlfd;
+	uint64_t started_ns;		/* CLOCK_MONOTONIC */
+	uint64_t next_sample_ns;	/* CLOCK_MONOTONIC */
+	uint64_t last_flush_ns;
+	unsigned sample_gen;
+
+	uint64_t events_seen;
+	uint64_t records_stored;
+	uint64_t store_errors;
+	uint64_t exits_lost;
+	uint64_t oom_kills;
+	uint64_t counters[JT_CNT_NR];
+	uint64_t drops_reported;
+	bool stop;
+};
+
+/* Sum of ring-buffer losses of every kind. */
+static uint64_t dropped(const struct agent *a)
+{
+	return a->counters[JT_CNT_RB_DROP_FORK] +
+	       a->counters[JT_CNT_RB_DROP_EXEC] +
+	       a->counters[JT_CNT_RB_DROP_EXIT] +
+	       a->counters[JT_CNT_RB_DROP_OOM];
+}
+
+/* Choose the cgroup that tells jobs apart: v2 unless it is the root. */
+static const char *pick_cgroup(const char *cg2, const char *cg1)
+{
+	if (cg2 && *cg2 && strcmp(cg2, "/") != 0)
+		return cg2;
+	if (cg1 && *cg1)
+		return cg1;
+	return cg2;
+}
+
+/* Job of a slurmstepd, from its title in /proc (set after its exec). */
+static bool slurmstepd_job(struct jt_proc *stepd)
+{
+	char path[64], buf[256];
+	struct cg_slurm s;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", stepd->pid);
+	n = util_read_file(path, buf, sizeof(buf));
+	if (n <= 0)
+		return false;
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	if (!cg_parse_slurmstepd_title(buf, &s))
+		return false;
+	util_strlcpy(stepd->job.scheduler, "slurm", sizeof(stepd->job.scheduler));
+	util_strlcpy(stepd->job.id, s.job, sizeof(stepd->job.id));
+	util_strlcpy(stepd->job.step, s.step, sizeof(stepd->job.step));
+	return true;
+}
+
+/*
+ * Tie p to its container and job: the cgroup path first (Slurm's
+ * job_N/step_S layout), else the parent's job, else a slurmstepd parent.
+ */
+static void correlate(struct jt_proc *p, struct jt_proc *parent)
+{
+	struct cg_container ct;
+	struct cg_slurm s;
+
+	p->container[0] = '\0';
+	if (p->cgroup && cg_parse_container(p->cgroup, &ct))
+		snprintf(p->container, sizeof(p->container), "%s://%s",
+			 ct.runtime, ct.id);
+	if (p->cgroup && cg_parse_slurm(p->cgroup, &s)) {
+		util_strlcpy(p->job.scheduler, "slurm", sizeof(p->job.scheduler));
+		util_strlcpy(p->job.id, s.job, sizeof(p->job.id));
+		util_strlcpy(p->job.step, s.step, sizeof(p->job.step));
+		return;
+	}
+	if (!parent)
+		return;
+	if (!parent->job.id[0] && strcmp(parent->comm, "slurmstepd") == 0)
+		slurmstepd_job(parent);
+	if (parent->job.id[0] && !p->job.id[0])
+		p->job = parent->job;
+}
+
+/* Copy what a forked child shares with its parent. */
+static void inherit(struct jt_proc *p, const struct jt_proc *parent)
+{
+	if (parent->exe)
+		proc_set_str(&p->exe, parent->exe, strlen(parent->exe));
+	if (parent->argv)
+		proc_set_str(&p->argv, parent->argv, parent->argv_len);
+	p->argv_len = parent->argv ? parent->argv_len : 0;
+	if (parent->cgroup)
+		proc_set_str(&p->cgroup, parent->cgroup, strlen(parent->cgroup));
+	memcpy(p->container, parent->container, sizeof(p->container));
+	p->job = parent->job;
+	memcpy(p->tool_name, parent->tool_name, sizeof(p->tool_name));
+	memcpy(p->tool_category, parent->tool_category,
+	       sizeof(p->tool_category));
+	p->state |= parent->state & JT_PS_ARGV_TRUNC;
+}
+
+/* Apply the rules' verdict; an excluded process leaves the kernel map. */
+static void classify(struct agent *a, struct jt_proc *p,
+		     const struct jt_proc *parent)
+{
+	if (classify_process(p, parent) == CLASSIFY_EXCLUDE)
+		collector_untrack(a->col, p->pid);
+}
+
+/* Write one finished process to the store and forget it. */
+static void emit_process(struct agent *a, struct jt_proc *p)
+{
+	char id[37];
+	int err;
+
+	record_process_id(&a->host, p, id);
+	jbuf_reset(&a->jb);
+	record_process(&a->jb, &a->host, p, id);
+	if (a->jb.oom) {
+		log_error("out of memory encoding pid %u", p->pid);
+		a->store_errors++;
+	} else {
+		err = store_put_process(a->store, &a->host, p, id,
+					jbuf_str(&a->jb));
+		if (err)
+			a->store_errors++;
+	}
+	proc_table_remove(a->procs, p);
+}
+
+/* A fork: a new process that shares its parent's program and job. */
+static void on_fork(struct agent *a, const struct jt_ev_fork *e)
+{
+	struct jt_proc *p, *parent;
+	int created;
+
+	p = proc_table_get(a->procs, e->hdr.pid, e->hdr.start_ns, &created);
+	if (!p)
+		return;
+	p->last_seen_ns = e->hdr.ts_ns;
+	if (!created)
+		return;
+	p->ppid = e->ppid;
+	p->parent_start_ns = e->parent_start_ns;
+	p->uid = e->uid;
+	util_strlcpy(p->comm, e->comm, sizeof(p->comm));
+	parent = proc_table_parent(a->procs, p);
+	if (parent)
+		inherit(p, parent);
+}
+
+/* An exec: the process now runs a new program, maybe in a new cgroup. */
+static void on_exec(struct agent *a, const struct jt_ev_exec *e)
+{
+	struct jt_proc *p, *parent;
+	int created;
+	size_t argc;
+	char *argv;
+
+	p = proc_table_get(a->procs, e->hdr.pid, e->hdr.start_ns, &created);
+	if (!p)
+		return;
+	if (created)
+		p->state |= JT_PS_NO_FORK;
+	p->last_seen_ns = e->hdr.ts_ns;
+	p->ppid = e->ppid;
+	p->parent_start_ns = e->parent_start_ns;
+	p->uid = e->uid;
+	p->state |= JT_PS_EXECED;
+	util_strlcpy(p->comm, e->comm, sizeof(p->comm));
+	proc_set_str(&p->exe, e->filename, strlen(e->filename));
+	argv = decode_argv_dup(e->argv, e->argv_len, &argc);
+	if (argv) {
+		free(p->argv);
+		p->argv = argv;
+		p->argv_len = e->argv_len;
+	}
+	if (e->argv_truncated)
+		p->state |= JT_PS_ARGV_TRUNC;
+	else
+		p->state &= ~JT_PS_ARGV_TRUNC;
+	{
+		const char *cg = pick_cgroup(e->cg2, e->cg1);
+
+		if (cg)
+			proc_set_str(&p->cgroup, cg, strlen(cg));
+	}
+	parent = proc_table_parent(a->procs, p);
+	correlate(p, parent);
+	classify(a, p, parent);
+}
+
+/* The last thread of a process exited: final totals, then the record. */
+static void on_exit_ev(struct agent *a, const struct jt_ev_exit *e)
+{
+	struct jt_exit_status st;
+	struct jt_proc *p;
+	int created;
+
+	p = proc_table_get(a->procs, e->hdr.pid, e->hdr.start_ns, &created);
+	if (!p)
+		return;
+	if (created) {
+		p->state |= JT_PS_NO_FORK;
+		p->ppid = e->ppid;
+		util_strlcpy(p->comm, e->comm, sizeof(p->comm));
+		classify_process(p, NULL);
+	}
+	p->end_ns = e->hdr.ts_ns;
+	p->state |= JT_PS_EXITED;
+	decode_exit_status(e->exit_status, &st);
+	p->exit_code = st.code;
+	p->exit_signal = st.signal;
+	p->core_dumped = st.core_dumped;
+	p->oom_killed = e->flags & JT_XF_OOM;
+	p->peak_from_own_mm = e->flags & JT_XF_MM_AT_EXIT;
+	decode_cpu_split(e->runtime_ns, e->utime_ns, e->stime_ns,
+			 &p->c.cpu_user_s, &p->c.cpu_sys_s);
+	p->c.peak_rss_bytes = e->peak_rss_bytes ? e->peak_rss_bytes
+						: e->maxrss_kernel_bytes;
+	p->c.maxrss_kernel_bytes = e->maxrss_kernel_bytes;
+	p->c.rss_bytes = 0;
+	p->c.rchar = e->rchar;
+	p->c.wchar = e->wchar;
+	p->c.read_bytes = e->read_bytes;
+	p->c.write_bytes = e->write_bytes > e->cancelled_write_bytes
+				   ? e->write_bytes - e->cancelled_write_bytes
+				   : 0;
+	p->c.blkio_delay_s = (e->flags & JT_XF_DELAYACCT)
+				     ? e->blkio_delay_ns / 1e9 : 0;
+	p->c.rx_bytes = e->rx_bytes;
+	p->c.tx_bytes = e->tx_bytes;
+	emit_process(a, p);
+}
+
+/* An OOM kill: a `signal` record now; the process record follows at exit. */
+static void on_oom(struct agent *a, const struct jt_ev_oom *e)
+{
+	struct jt_proc *p = proc_table_lookup(a->procs, e->hdr.pid,
+					      e->hdr.start_ns);
+	struct jbuf *b = &a->jb;
+	char id[37], key[32];
+
+	a->oom_kills++;
+	log_info("OOM kill of pid %u (%s), rss %" PRIu64 " KiB", e->hdr.pid,
+		 e->comm, (uint64_t)(e->rss_pages * sysconf(_SC_PAGESIZE) / 1024));
+	snprintf(key, sizeof(key), "%u", e->hdr.pid);
+	record_make_id(&a->host, "signal", key, e->hdr.ts_ns, id);
+	jbuf_reset(b);
+	json_obj_open(b);
+	json_kv_str(b, "type", "signal");
+	json_kv_u64(b, "schema", JT_SCHEMA_VERSION);
+	json_kv_str(b, "host", a->host.name);
+	json_kv_str(b, "id", id);
+	json_kv_str(b, "kind", "oom_kill");
+	json_key(b, "time");
+	json_time(b, record_realtime(&a->host, e->hdr.ts_ns));
+	json_key(b, "job");
+	if (p && p->job.id[0])
+		json_str(b, p->job.id);
+	else
+		json_null(b);
+	json_kv_u64(b, "pid", e->hdr.pid);
+	json_kv_str(b, "comm", e->comm);
+	json_key(b, "tool");
+	json_str(b, p ? p->tool_name : e->comm);
+	json_key(b, "evidence");
+	json_obj_open(b);
+	json_kv_u64(b, "rss_bytes",
+		    e->rss_pages * (uint64_t)sysconf(_SC_PAGESIZE));
+	json_kv_u64(b, "total_vm_bytes",
+		    e->total_vm_pages * (uint64_t)sysconf(_SC_PAGESIZE));
+	json_obj_close(b);
+	json_obj_close(b);
+	if (store_put_record(a->store, "signal", id,
+			     record_realtime(&a->host, e->hdr.ts_ns),
+			     p ? p->job.id : NULL, jbuf_str(b)))
+		a->store_errors++;
+}
+
+/* Dispatch one kernel event. */
+static void on_event(void *ctx, const union jt_event *ev)
+{
+	struct agent *a = ctx;
+
+	a->events_seen++;
+	switch (ev->hdr.type) {
+	case JT_EV_FORK:
+		on_fork(a, &ev->fork);
+		break;
+	case JT_EV_EXEC:
+		on_exec(a, &ev->exec);
+		break;
+	case JT_EV_EXIT:
+		on_exit_ev(a, &ev->exit);
+		break;
+	case JT_EV_OOM:
+		on_oom(a, &ev->oom);
+		break;
+	}
+}
+
+/* Fill a process already running at start from /proc. */
+static void fill_from_proc(struct jt_proc *p)
+{
+	char path[64], buf[4096], cg1[1024] = "", cg2[1024] = "";
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n > 0)
+		proc_set_str(&p->exe, buf, n);
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", p->pid);
+	n = util_read_file(path, buf, sizeof(buf));
+	if (n > 0) {
+		free(p->argv);
+		p->argv = decode_argv_dup(buf, n, NULL);
+		p->argv_len = p->argv ? (size_t)n : 0;
+		if ((size_t)n == sizeof(buf) - 1)
+			p->state |= JT_PS_ARGV_TRUNC;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/cgroup", p->pid);
+	n = util_read_file(path, buf, sizeof(buf));
+	for (char *line = n > 0 ? strtok(buf, "\n") : NULL; line;
+	     line = strtok(NULL, "\n")) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		if (strcmp(c1 + 1, "") == 0 && strncmp(line, "0:", 2) == 0)
+			util_strlcpy(cg2, c2 + 1, sizeof(cg2));
+		else if (strstr(c1 + 1, "memory"))
+			util_strlcpy(cg1, c2 + 1, sizeof(cg1));
+	}
+	{
+		const char *cg = pick_cgroup(cg2, cg1);
+
+		if (cg && *cg)
+			proc_set_str(&p->cgroup, cg, strlen(cg));
+	}
+}
+
+/* Entries of a discovery pass are finished in start order, parents first. */
+static int by_start(const void *x, const void *y)
+{
+	const struct jt_proc *const *a = x, *const *b = y;
+
+	return (*a)->start_ns < (*b)->start_ns ? -1
+	       : (*a)->start_ns > (*b)->start_ns;
+}
+
+/* One iterator pass: sum threads into their processes, find new ones. */
+static void on_samples(void *ctx, const struct jt_sample *s, size_t n,
+		       bool discovery)
+{
+	struct agent *a = ctx;
+	uint64_t now = util_now_ns(CLOCK_BOOTTIME);
+	struct jt_proc **found = NULL;
+	size_t nfound = 0;
+	unsigned gen = ++a->sample_gen;
+
+	if (discovery)
+		found = calloc(n ? n : 1, sizeof(*found));
+	for (size_t i = 0; i < n; i++) {
+		const struct jt_sample *x = &s[i];
+		struct jt_proc *p;
+		int created = 0;
+
+		if (x->flags & JT_SF_DISCOVERED)
+			p = proc_table_get(a->procs, x->pid, x->start_ns,
+					   &created);
+		else
+			p = proc_table_lookup(a->procs, x->pid, x->start_ns);
+		if (!p)
+			continue;
+		if (created) {
+			p->ppid = x->ppid;
+			p->parent_start_ns = x->parent_start_ns;
+			p->uid = x->uid;
+			p->state |= JT_PS_DISCOVERED | JT_PS_NO_FORK;
+			util_strlcpy(p->comm, x->comm, sizeof(p->comm));
+			fill_from_proc(p);
+			if (found)
+				found[nfound++] = p;
+		}
+		if (p->sample_gen != gen) {
+			p->prev = p->c;
+			p->prev_sample_ns = p->sample_ns;
+			memset(&p->c, 0, sizeof(p->c));
+			p->c.peak_rss_bytes = p->prev.peak_rss_bytes;
+			p->sample_gen = gen;
+			p->sample_ns = now;
+			p->sample_threads = 0;
+			p->last_seen_ns = now;
+		}
+		/* CPU split per thread then summed, like the kernel's own */
+		{
+			double u, sy;
+
+			decode_cpu_split(x->runtime_ns, x->utime_ns, x->stime_ns,
+					 &u, &sy);
+			p->c.cpu_user_s += u;
+			p->c.cpu_sys_s += sy;
+		}
+		p->c.rchar += x->rchar;
+		p->c.wchar += x->wchar;
+		p->c.read_bytes += x->read_bytes;
+		p->c.write_bytes += x->write_bytes;
+		p->c.blkio_delay_s += x->blkio_delay_ns / 1e9;
+		if (x->flags & JT_SF_LEADER) {
+			p->c.rss_bytes = x->rss_bytes;
+			if (x->hiwater_rss_bytes > p->c.peak_rss_bytes)
+				p->c.peak_rss_bytes = x->hiwater_rss_bytes;
+			p->c.rx_bytes = x->rx_bytes;
+			p->c.tx_bytes = x->tx_bytes;
+		}
+		p->sample_threads++;
+	}
+	if (found) {
+		qsort(found, nfound, sizeof(*found), by_start);
+		for (size_t i = 0; i < nfound; i++) {
+			struct jt_proc *parent = proc_table_parent(a->procs,
+								   found[i]);
+
+			correlate(found[i], parent);
+			classify(a, found[i], parent);
+		}
+		log_info("found %zu processes already running", nfound);
+		free(found);
+	}
+}
+
+/* Eviction context: the pass that just ran and when it started. */
+struct evict_ctx {
+	struct agent *a;
+	unsigned gen;
+	uint64_t before_ns;
+};
+
+/* A process the last pass did not see and no exit event explained. */
+static void evict_one(struct jt_proc *p, void *arg)
+{
+	struct evict_ctx *ec = arg;
+
+	if (p->sample_gen == ec->gen || p->last_seen_ns >= ec->before_ns)
+		return;
+	p->state |= JT_PS_EXIT_LOST;
+	p->end_ns = p->last_seen_ns;
+	ec->a->exits_lost++;
+	emit_process(ec->a, p);
+}
+
+/* Run one sample pass, then retire processes whose exit was lost. */
+static void sample_pass(struct agent *a)
+{
+	struct evict_ctx ec = { .a = a };
+
+	ec.before_ns = util_now_ns(CLOCK_BOOTTIME);
+	collector_drain(a->col);
+	if (collector_sample(a->col, false) < 0)
+		return;
+	/* exits submitted before the pass are now in the ring buffer */
+	collector_drain(a->col);
+	ec.gen = a->sample_gen;
+	proc_table_foreach(a->procs, evict_one, &ec);
+}
+
+/* Commit pending records; a failure keeps them pending for the next try. */
+static void flush(struct agent *a)
+{
+	int n = store_flush(a->store);
+
+	if (n > 0)
+		a->records_stored += n;
+	else if (n < 0)
+		a->store_errors++;
+	a->last_flush_ns = util_now_ns(CLOCK_MONOTONIC);
+}
+
+/* A `host` record: identity, agent version and the drop counters. */
+static void emit_host(struct agent *a, const char *phase)
+{
+	struct jbuf *b = &a->jb;
+	uint64_t now = util_now_ns(CLOCK_BOOTTIME);
+	char id[37];
+
+	record_make_id(&a->host, "host", phase, now, id);
+	jbuf_reset(b);
+	json_obj_open(b);
+	json_kv_str(b, "type", "host");
+	json_kv_u64(b, "schema", JT_SCHEMA_VERSION);
+	json_kv_str(b, "host", a->host.name);
+	json_kv_str(b, "id", id);
+	json_key(b, "time");
+	json_time(b, record_realtime(&a->host, now));
+	json_kv_str(b, "phase", phase);
+	json_kv_str(b, "boot_id", a->host.boot_id);
+	json_kv_str(b, "agent_version", JT_VERSION);
+	json_key(b, "drops");
+	json_obj_open(b);
+	json_kv_u64(b, "ringbuf_fork", a->counters[JT_CNT_RB_DROP_FORK]);
+	json_kv_u64(b, "ringbuf_exec", a->counters[JT_CNT_RB_DROP_EXEC]);
+	json_kv_u64(b, "ringbuf_exit", a->counters[JT_CNT_RB_DROP_EXIT]);
+	json_kv_u64(b, "ringbuf_oom", a->counters[JT_CNT_RB_DROP_OOM]);
+	json_kv_u64(b, "tracked_map_full", a->counters[JT_CNT_TRACK_FULL]);
+	json_kv_u64(b, "exits_lost", a->exits_lost);
+	json_obj_close(b);
+	json_kv_u64(b, "events_seen", a->events_seen);
+	json_obj_close(b);
+	if (store_put_record(a->store, "host", id, record_realtime(&a->host, now),
+			     NULL, jbuf_str(b)))
+		a->store_errors++;
+}
+
+/* Read the kernel's drop counters and warn when they grow. */
+static void check_drops(struct agent *a)
+{
+	uint64_t d;
+
+	if (collector_counters(a->col, a->counters))
+		return;
+	d = dropped(a);
+	if (d > a->drops_reported) {
+		log_warn("ring buffer full: %" PRIu64 " events lost so far "
+			 "(raise collector.ringbuf_size_kib)", d);
+		a->drops_reported = d;
+	}
+	if (a->counters[JT_CNT_TRACK_FULL])
+		log_debug("tracked-pid map full %" PRIu64 " times",
+			  a->counters[JT_CNT_TRACK_FULL]);
+}
+
+/* Every tick: drain events, sample when due, flush when due. */
+static void on_tick(struct agent *a)
+{
+	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+	uint64_t flush_ns = a->cfg.flush_interval_ms * 1000000ull;
+
+	collector_drain(a->col);
+	if (now >= a->next_sample_ns) {
+		sample_pass(a);
+		check_drops(a);
+		record_host_sync_clock(&a->host);
+		a->next_sample_ns = now + a->cfg.sample_interval_ms * 1000000ull;
+	}
+	if (store_pending(a->store) &&
+	    (now - a->last_flush_ns >= flush_ns ||
+	     store_pending(a->store) >= a->cfg.flush_records))
+		flush(a);
+}
+
+/* Human-readable byte count into buf. */
+static const char *human(uint64_t v, char *buf, size_t len)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double d = v;
+	int u = 0;
+
+	while (d >= 1024 && u < 4) {
+		d /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f%s" : "%.0f%s", d, units[u]);
+	return buf;
+}
+
+/* ps context: output and a sorted snapshot. */
+struct ps_ctx {
+	struct jt_proc **v;
+	size_t n, cap;
+};
+
+/* Collect running processes for ps. */
+static void ps_collect(struct jt_proc *p, void *arg)
+{
+	struct ps_ctx *c = arg;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct jt_proc **v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = p;
+}
+
+/* Order ps rows by pid. */
+static int by_pid(const void *x, const void *y)
+{
+	const struct jt_proc *const *a = x, *const *b = y;
+
+	return (*a)->pid < (*b)->pid ? -1 : (*a)->pid > (*b)->pid;
+}
+
+/* Reply to "ps": tracked processes running now with rates. */
+static void reply_ps(struct agent *a, FILE *out)
+{
+	struct ps_ctx c = { 0 };
+	char r1[16], r2[16], r3[16];
+
+	proc_table_foreach(a->procs, ps_collect, &c);
+	qsort(c.v, c.n, sizeof(*c.v), by_pid);
+	fprintf(out, "ok\n%-8s %-8s %-20s %-16s %6s %9s %10s %10s %s\n", "PID",
+		"PPID", "TOOL", "JOB", "CPU%", "RSS", "READ/s", "WRITE/s",
+		"CMD");
+	for (size_t i = 0; i < c.n; i++) {
+		struct jt_proc *p = c.v[i];
+		double dt = (p->sample_ns - p->prev_sample_ns) / 1e9;
+		bool rate = p->prev_sample_ns && dt > 0;
+		char job[160], cpu[16] = "-";
+		uint64_t rd = 0, wr = 0;
+
+		if (rate) {
+			double cs = p->c.cpu_user_s + p->c.cpu_sys_s -
+				    p->prev.cpu_user_s - p->prev.cpu_sys_s;
+
+			snprintf(cpu, sizeof(cpu), "%.1f", 100.0 * cs / dt);
+			if (p->c.read_bytes >= p->prev.read_bytes)
+				rd = (p->c.read_bytes - p->prev.read_bytes) / dt;
+			if (p->c.write_bytes >= p->prev.write_bytes)
+				wr = (p->c.write_bytes - p->prev.write_bytes) / dt;
+		}
+		if (p->job.id[0])
+			snprintf(job, sizeof(job), "%s%s%s", p->job.id,
+				 p->job.step[0] ? "." : "", p->job.step);
+		else
+			snprintf(job, sizeof(job), "-");
+		fprintf(out, "%-8u %-8u %-20.20s %-16.16s %6s %9s %10s %10s ",
+			p->pid, p->ppid, p->tool_name[0] ? p->tool_name : p->comm,
+			job, cpu,
+			p->sample_ns ? human(p->c.rss_bytes, r1, sizeof(r1)) : "-",
+			rate ? human(rd, r2, sizeof(r2)) : "-",
+			rate ? human(wr, r3, sizeof(r3)) : "-");
+		for (size_t k = 0; p->argv && k < p->argv_len && k < 60; k++) {
+			unsigned char ch = p->argv[k];
+
+			fputc(ch == '\0' ? ' ' : (ch < 32 || ch == 127) ? '?' : ch,
+			      out);
+		}
+		fputc('\n', out);
+	}
+	free(c.v);
+}
+
+/* Reply to "status": agent health and counters. */
+static void reply_status(struct agent *a, FILE *out)
+{
+	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+	const char *missing = collector_missing(a->col);
+
+	collector_counters(a->col, a->counters);
+	fprintf(out, "ok\n");
+	fprintf(out, "version: %s\n", JT_VERSION);
+	fprintf(out, "pid: %d\n", (int)getpid());
+	fprintf(out, "host: %s\n", a->host.name);
+	fprintf(out, "config: %s\n", a->cfg.source ? a->cfg.source : "(defaults)");
+	fprintf(out, "uptime_s: %.1f\n", (now - a->started_ns) / 1e9);
+	fprintf(out, "events_seen: %" PRIu64 "\n", a->events_seen);
+	fprintf(out, "events_dropped: %" PRIu64 "\n", dropped(a));
+	fprintf(out, "dropped_fork: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_FORK]);
+	fprintf(out, "dropped_exec: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_EXEC]);
+	fprintf(out, "dropped_exit: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_EXIT]);
+	fprintf(out, "dropped_oom: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_OOM]);
+	fprintf(out, "tracked_map_full: %" PRIu64 "\n", a->counters[JT_CNT_TRACK_FULL]);
+	fprintf(out, "exits_lost: %" PRIu64 "\n", a->exits_lost);
+	fprintf(out, "oom_kills: %" PRIu64 "\n", a->oom_kills);
+	fprintf(out, "tracked: %zu\n", proc_table_count(a->procs));
+	fprintf(out, "records_stored: %" PRIu64 "\n", a->records_stored);
+	fprintf(out, "records_pending: %u\n", store_pending(a->store));
+	fprintf(out, "store: sqlite %s\n", a->cfg.sqlite_path);
+	fprintf(out, "store_errors: %" PRIu64 "\n", a->store_errors);
+	fprintf(out, "signals_missing: %s\n", *missing ? missing : "none");
+	fprintf(out, "last_error: %s\n",
+		*log_last_error() ? log_last_error() : "none");
+}
+
+/* Serve one control connection: read a request line, reply, close. */
+static void on_control(struct agent *a)
+{
+	struct timeval tv = { .tv_sec = 1 };
+	char req[256];
+	size_t len = 0;
+	char *reply = NULL;
+	size_t rlen = 0;
+	FILE *out;
+	int fd;
+
+	fd = accept4(a->ctlfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	while (len < sizeof(req) - 1) {
+		ssize_t n = recv(fd, req + len, sizeof(req) - 1 - len, 0);
+
+		if (n <= 0)
+			break;
+		len += n;
+		if (memchr(req, '\n', len))
+			break;
+	}
+	req[len] = '\0';
+	req[strcspn(req, "\r\n")] = '\0';
+	out = open_memstream(&reply, &rlen);
+	if (!out)
+		goto done;
+	if (strcmp(req, "status") == 0)
+		reply_status(a, out);
+	else if (strcmp(req, "ps") == 0)
+		reply_ps(a, out);
+	else
+		fprintf(out, "error unknown request \"%.64s\"\n", req);
+	fclose(out);
+	for (size_t off = 0; off < rlen;) {
+		ssize_t n = send(fd, reply + off, rlen - off, MSG_NOSIGNAL);
+
+		if (n <= 0)
+			break;
+		off += n;
+	}
+done:
+	free(reply);
+	close(fd);
+}
+
+/* SIGHUP: re-read the configuration; apply what can change live. */
+static void reload(struct agent *a)
+{
+	struct jt_config nc = { 0 };
+	char err[512];
+
+	if (config_defaults(&nc))
+		return;
+	if (config_load(&nc, a->config_path, !a->config_explicit, err,
+			sizeof(err))) {
+		log_error("reload: %s (keeping the running configuration)", err);
+		config_free(&nc);
+		return;
+	}
+	if (!a->verbose)
+		log_set_level(nc.log_level);
+	if (strcmp(nc.sqlite_path, a->cfg.sqlite_path) ||
+	    strcmp(nc.run_dir, a->cfg.run_dir) ||
+	    nc.ringbuf_kib != a->cfg.ringbuf_kib ||
+	    nc.max_tracked != a->cfg.max_tracked ||
+	    nc.argv_max_bytes != a->cfg.argv_max_bytes)
+		log_warn("reload: store, run_dir and collector sizes change only at restart");
+	a->cfg.sample_interval_ms = nc.sample_interval_ms;
+	a->cfg.flush_interval_ms = nc.flush_interval_ms;
+	a->cfg.flush_records = nc.flush_records;
+	a->cfg.log_level = nc.log_level;
+	log_info("configuration reloaded from %s",
+		 nc.source ? nc.source : "(defaults)");
+	config_free(&nc);
+}
+
+/* Handle every pending signal. */
+static void on_signal(struct agent *a)
+{
+	struct signalfd_siginfo si;
+
+	while (read(a->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGTERM:
+		case SIGINT:
+			log_info("signal %d: flushing and exiting", si.ssi_signo);
+			a->stop = true;
+			break;
+		case SIGHUP:
+			reload(a);
+			break;
+		}
+	}
+}
+
+/* Turn on delay accounting for io.blkio_delay_s when asked to. */
+static void enable_delayacct(void)
+{
+	const char *path = "/proc/sys/kernel/task_delayacct";
+	char buf[8];
+	FILE *f;
+
+	if (util_read_file(path, buf, sizeof(buf)) <= 0 || buf[0] != '0')
+		return;
+	f = fopen(path, "w");
+	if (!f || fputs("1\n", f) < 0 || fclose(f)) {
+		log_warn("cannot enable delay accounting (%s): io.blkio_delay_s will be 0",
+			 strerror(errno));
+		return;
+	}
+	log_info("enabled kernel.task_delayacct for block-I/O delay figures");
+}
+
+/* Add fd to the epoll set. */
+static int watch(struct agent *a, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	if (epoll_ctl(a->epfd, EPOLL_CTL_ADD, fd, &ev))
+		return -errno;
+	return 0;
+}
+
+/* Set up signals, timer, control socket and epoll. */
+static int setup_loop(struct agent *a)
+{
+	struct itimerspec its = {
+		.it_interval = { 0, TICK_MS * 1000000L },
+		.it_value = { 0, TICK_MS * 1000000L },
+	};
+	sigset_t mask;
+	int err;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	a->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	a->tickfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	a->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (a->sigfd < 0 || a->tickfd < 0 || a->epfd < 0) {
+		err = -errno;
+		log_error("event loop setup: %s", strerror(-err));
+		return err;
+	}
+	timerfd_settime(a->tickfd, 0, &its, NULL);
+	a->ctlfd = control_listen(config_socket_path(&a->cfg));
+	if (a->ctlfd < 0)
+		return a->ctlfd;
+	if ((err = watch(a, a->sigfd)) || (err = watch(a, a->tickfd)) ||
+	    (err = watch(a, a->ctlfd)) ||
+	    (err = watch(a, collector_fd(a->col)))) {
+		log_error("epoll: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* The event loop, until SIGTERM/SIGINT. */
+static void run(struct agent *a)
+{
+	struct epoll_event evs[8];
+
+	while (!a->stop) {
+		int n = epoll_wait(a->epfd, evs, 8, 1000);
+
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == a->sigfd) {
+				on_signal(a);
+			} else if (fd == a->tickfd) {
+				uint64_t exp;
+
+				if (read(fd, &exp, sizeof(exp)) > 0)
+					on_tick(a);
+			} else if (fd == a->ctlfd) {
+				on_control(a);
+			} else {
+				collector_drain(a->col);
+			}
+		}
+	}
+}
+
+/* Print usage to out. */
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: jobtraced [--config FILE] [--foreground] [--verbose] [--check-config]\n"
+		"\n"
+		"Watch every process of this node from the kernel and record it.\n"
+		"\n"
+		"  -c, --config FILE   configuration (default %s)\n"
+		"  -f, --foreground    stay in the foreground, log to stderr\n"
+		"  -v, --verbose       debug logging, libbpf messages included\n"
+		"      --check-config  check the configuration and exit\n"
+		"  -h, --help          this text\n"
+		"  -V, --version       print the version\n",
+		JT_DEFAULT_CONFIG);
+}
+
+/* Entry point: parse options, load config, start and run the agent. */
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	struct agent a = { .epfd = -1, .sigfd = -1, .tickfd = -1, .ctlfd = -1 };
+	struct collector_cb cb = { .event = on_event, .samples = on_samples,
+				   .ctx = &a };
+	struct collector_opts co;
+	bool foreground = false, check = false;
+	char err[512];
+	int c, rc = 1;
+
+	a.config_path = JT_DEFAULT_CONFIG;
+	while ((c = getopt_long(argc, argv, "c:fvhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			a.config_path = optarg;
+			a.config_explicit = true;
+			break;
+		case 'f':
+			foreground = true;
+			break;
+		case 'v':
+			a.verbose = true;
+			break;
+		case 'C':
+			check = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("jobtraced %s\n", JT_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "jobtraced: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	log_init("jobtraced", 0, LOG_LVL_INFO);
+	if (config_defaults(&a.cfg)) {
+		log_error("out of memory");
+		return 1;
+	}
+	if (config_load(&a.cfg, a.config_path, !a.config_explicit, err,
+			sizeof(err))) {
+		fprintf(stderr, "jobtraced: %s\n", err);
+		config_free(&a.cfg);
+		return 2;
+	}
+	if (check) {
+		printf("# %s: configuration ok\n",
+		       a.cfg.source ? a.cfg.source : "(defaults, no file)");
+		config_dump(&a.cfg, stdout);
+		config_free(&a.cfg);
+		return 0;
+	}
+	log_init("jobtraced", a.cfg.log_syslog && !foreground,
+		 a.verbose ? LOG_LVL_DEBUG : a.cfg.log_level);
+	if (geteuid() != 0)
+		log_warn("not running as root: loading BPF programs will probably fail");
+	a.started_ns = util_now_ns(CLOCK_MONOTONIC);
+	record_host_init(&a.host, a.cfg.hostname);
+	jbuf_init(&a.jb);
+	if (util_mkdir_p(a.cfg.state_dir, 0755) ||
+	    util_mkdir_p(a.cfg.run_dir, 0755)) {
+		log_error("cannot create %s or %s: %s", a.cfg.state_dir,
+			  a.cfg.run_dir, strerror(errno));
+		goto cleanup;
+	}
+	if (a.cfg.delay_accounting)
+		enable_delayacct();
+	if (proc_table_new(&a.procs) ||
+	    store_open(a.cfg.sqlite_path, false, &a.store))
+		goto cleanup;
+	co = (struct collector_opts){
+		.ringbuf_kib = a.cfg.ringbuf_kib,
+		.max_tracked = a.cfg.max_tracked,
+		.argv_max = a.cfg.argv_max_bytes,
+		.verbose = a.verbose,
+	};
+	if (collector_open(&co, &cb, &a.col))
+		goto cleanup;
+	if (setup_loop(&a))
+		goto cleanup;
+	/* programs are attached: whatever runs already is found now */
+	collector_sample(a.col, true);
+	collector_drain(a.col);
+	a.next_sample_ns = util_now_ns(CLOCK_MONOTONIC) +
+			   a.cfg.sample_interval_ms * 1000000ull;
+	a.last_flush_ns = util_now_ns(CLOCK_MONOTONIC);
+	emit_host(&a, "start");
+	flush(&a);
+	log_info("jobtraced %s started: %zu processes tracked, store %s, socket %s",
+		 JT_VERSION, proc_table_count(a.procs), a.cfg.sqlite_path,
+		 config_socket_path(&a.cfg));
+	run(&a);
+	collector_drain(a.col);
+	check_drops(&a);
+	emit_host(&a, "stop");
+	flush(&a);
+	log_info("stopped: %" PRIu64 " events, %" PRIu64 " records stored, %"
+		 PRIu64 " dropped", a.events_seen, a.records_stored, dropped(&a));
+	rc = 0;
+cleanup:
+	if (a.ctlfd >= 0) {
+		close(a.ctlfd);
+		unlink(config_socket_path(&a.cfg));
+	}
+	if (a.epfd >= 0)
+		close(a.epfd);
+	if (a.sigfd >= 0)
+		close(a.sigfd);
+	if (a.tickfd >= 0)
+		close(a.tickfd);
+	collector_close(a.col);
+	store_close(a.store);
+	proc_table_free(a.procs);
+	jbuf_free(&a.jb);
+	config_free(&a.cfg);
+	return rc;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* util.h - small helpers shared by the agent and the CLI. */
+#ifndef JOBTRACE_UTIL_H
+#define JOBTRACE_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* Copy src into dst (size bytes), always NUL-terminated; returns strlen(src). */
+size_t util_strlcpy(char *dst, const char *src, size_t size);
+/* The part of path after its last '/'. */
+const char *util_basename(const char *path);
+/* Read up to len-1 bytes of a small file into buf (NUL-terminated);
+ * returns bytes read or -errno. */
+ssize_t util_read_file(const char *path, char *buf, size_t len);
+/* Now on clock id, in ns. */
+uint64_t util_now_ns(clockid_t clk);
+/* mkdir -p with mode for the missing parts; returns 0 or -errno. */
+int util_mkdir_p(const char *path, mode_t mode);
+
+#endif

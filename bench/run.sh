@@ -1,0 +1,425 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/run.sh - what does tracing cost?  One rerunnable run, as root:
+#
+#   sudo bench/run.sh [BUILD_DIR]
+#
+#  1. process storm: STORM_N fork+exec of /bin/true (tests/workload/spawnstorm),
+#     agent off vs on, STORM_PAIRS alternating pairs, median on/off wall ratio
+#  2. CPU-bound: tests/workload/burn BURN_S, BURN_PAIRS alternating pairs
+#  3. cost per traced process: BPF run time of the agent's programs
+#     (kernel.bpf_stats_enabled=1) plus the agent's own CPU, over one storm,
+#     divided by the processes it started; the same for libbpf-tools'
+#     execsnoop during a storm of the same size (agent off)
+#  4. events dropped, from "jobtrace status", summed over every agent run
+#  5. the agent's VmRSS after RSS_BATCH and after RSS_TOTAL processes
+#
+# Prints a results table and writes it to bench/results-latest.txt (or
+# $BENCH_OUT).  See bench/README.md for what each figure means.
+# Knobs (environment): STORM_N STORM_PAIRS BURN_S BURN_PAIRS RSS_BATCH RSS_TOTAL.
+
+set -u
+
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+SRC_DIR=$(cd "$BENCH_DIR/.." && pwd)
+BUILD=$(cd "${1:-.}" && pwd) || exit 2
+AGENT=$BUILD/jobtraced
+CLI=$BUILD/jobtrace
+WL=$BUILD/tests/workload
+EXECSNOOP=${EXECSNOOP:-/usr/sbin/execsnoop}
+OUT=${BENCH_OUT:-$BENCH_DIR/results-latest.txt}
+
+STORM_N=${STORM_N:-20000}
+STORM_PAIRS=${STORM_PAIRS:-5}
+BURN_S=${BURN_S:-5}
+BURN_PAIRS=${BURN_PAIRS:-3}
+RSS_BATCH=${RSS_BATCH:-10000}
+RSS_TOTAL=${RSS_TOTAL:-200000}
+TICK=$(getconf CLK_TCK)
+
+T=
+AGENT_PID=
+SNOOP_PID=
+STATS_OLD=
+MOUNTED_TRACEFS=
+DROPS_TOTAL=0
+DROPS_SEEN=
+FAILED=
+
+# ---- helpers -----------------------------------------------------------------------
+
+# Print a progress line on stderr.
+say() {
+	printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
+}
+
+# Print an error and exit 1.
+die() {
+	say "error: $*"
+	FAILED=1
+	exit 1
+}
+
+# Epoch seconds with nanoseconds.
+now() {
+	date +%s.%N
+}
+
+# Median of the numbers given as arguments.
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "nan"; exit }
+		if (NR % 2) print v[(NR + 1) / 2]
+		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Evaluate an awk expression and print it with format FMT.
+calc() {
+	awk "BEGIN { printf \"$1\", $2 }"
+}
+
+# The jobtrace CLI with the bench configuration, bounded in time.
+cli() {
+	timeout 20 "$CLI" --config "$T/jobtrace.conf" "$@"
+}
+
+# Value of KEY in "jobtrace status", or empty.
+status_val() {
+	cli status 2>/dev/null | sed -n "s/^[[:space:]]*$1:[[:space:]]*//p" | head -n 1
+}
+
+# utime+stime of PID in clock ticks (all threads, from /proc/PID/stat).
+cpu_ticks() {
+	sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+
+# VmRSS of PID in KiB.
+rss_kib() {
+	awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"
+}
+
+# Processes (and threads) created on this machine since boot.
+forks_total() {
+	awk '/^processes / { print $2 }' /proc/stat
+}
+
+# Ids of the BPF programs that PID holds (program and link fds).
+prog_ids() {
+	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -un
+}
+
+# Sum of run_time_ns over the BPF programs PID holds.
+bpf_ns() {
+	local ids
+	ids=$(prog_ids "$1" | jq -s -c .)
+	bpftool prog show -j | jq --argjson ids "$ids" \
+		'[.[] | select(.id as $i | $ids | index($i)) | .run_time_ns // 0] | add // 0'
+}
+
+# Names of the BPF programs PID holds, comma separated.
+prog_names() {
+	local ids
+	ids=$(prog_ids "$1" | jq -s -c .)
+	bpftool prog show -j | jq -r --argjson ids "$ids" \
+		'[.[] | select(.id as $i | $ids | index($i)) | .name] | join(",")'
+}
+
+# Run a storm of N fork+exec of /bin/true; prints its elapsed seconds.
+storm() {
+	local out
+	out=$("$WL/spawnstorm" "$1" /bin/true) || die "spawnstorm failed: $out"
+	printf '%s\n' "$out" | sed -n 's/.*elapsed_s=\([0-9.]*\).*/\1/p'
+}
+
+# Wall seconds of "burn S".
+burn_wall() {
+	local t0
+	t0=$(now)
+	"$WL/burn" "$1" >/dev/null || die "burn failed"
+	calc '%.4f' "$(now) - $t0"
+}
+
+# Wait until the agent has caught up: its counters stop moving (max 120 s).
+drain() {
+	local prev='' cur i
+	for i in $(seq 1 240); do
+		cur="$(status_val events_seen) $(status_val records_stored)"
+		[ -n "$prev" ] && [ "$cur" = "$prev" ] && return 0
+		prev=$cur
+		sleep 0.5
+	done
+	say "warning: agent still busy after 120 s ($cur)"
+}
+
+# Start a fresh agent (empty state) and wait until it answers and is idle.
+start_agent() {
+	rm -rf "$T/state"
+	mkdir -p "$T/state" "$T/run"
+	"$AGENT" --config "$T/jobtrace.conf" --foreground >>"$T/agent.log" 2>&1 &
+	AGENT_PID=$!
+	for _ in $(seq 1 150); do
+		kill -0 "$AGENT_PID" 2>/dev/null || die "agent exited at start-up, see $T/agent.log"
+		cli status >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	cli status >/dev/null 2>&1 || die "agent does not answer 'jobtrace status'"
+	drain
+}
+
+# Record the agent's drop counter, then stop it with SIGTERM (max 60 s).
+stop_agent() {
+	local d
+	[ -n "$AGENT_PID" ] || return 0
+	d=$(status_val events_dropped)
+	if [ -n "$d" ]; then
+		DROPS_TOTAL=$((DROPS_TOTAL + d))
+		DROPS_SEEN=1
+	fi
+	kill -TERM "$AGENT_PID" 2>/dev/null
+	for _ in $(seq 1 600); do
+		kill -0 "$AGENT_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$AGENT_PID" 2>/dev/null; then
+		say "warning: agent ignored SIGTERM for 60 s, killing it"
+		kill -KILL "$AGENT_PID"
+	fi
+	wait "$AGENT_PID" 2>/dev/null
+	AGENT_PID=
+}
+
+# Undo everything this script changed on the machine.
+cleanup() {
+	stop_agent
+	if [ -n "$SNOOP_PID" ]; then
+		kill -INT "$SNOOP_PID" 2>/dev/null
+		wait "$SNOOP_PID" 2>/dev/null
+	fi
+	[ -n "$STATS_OLD" ] && sysctl -q -w kernel.bpf_stats_enabled="$STATS_OLD"
+	[ -n "$MOUNTED_TRACEFS" ] && umount /sys/kernel/tracing
+	if [ -n "$T" ]; then
+		if [ -n "$FAILED" ]; then
+			say "kept $T"
+		else
+			rm -rf "$T"
+		fi
+	fi
+}
+
+# ---- preflight --------------------------------------------------------------------------
+
+[ "$(id -u)" -eq 0 ] || { echo "bench/run.sh: run as root (BPF)" >&2; exit 2; }
+for f in "$AGENT" "$CLI"; do
+	[ -x "$f" ] || { echo "bench/run.sh: $f not built; usage: bench/run.sh BUILD_DIR" >&2; exit 2; }
+done
+if [ ! -x "$WL/spawnstorm" ] || [ ! -x "$WL/burn" ]; then
+	make -C "$BUILD" tests/workload/spawnstorm tests/workload/burn >&2 ||
+		{ echo "bench/run.sh: cannot build the workloads" >&2; exit 2; }
+fi
+for t in jq bpftool; do
+	command -v "$t" >/dev/null ||
+		{ echo "bench/run.sh: needs $t (apt-get install $t)" >&2; exit 2; }
+done
+HAVE_SNOOP=yes
+[ -x "$EXECSNOOP" ] || { HAVE_SNOOP=no; say "no $EXECSNOOP (Debian package libbpf-tools): skipping the peer"; }
+
+trap cleanup EXIT
+trap 'FAILED=1; exit 1' INT TERM
+T=$(mktemp -d /tmp/jobtrace-bench.XXXXXX)
+cat >"$T/jobtrace.conf" <<EOF
+log = { level = "info"; };
+agent = { state_dir = "$T/state"; run_dir = "$T/run"; };
+EOF
+
+# execsnoop attaches plain tracepoints: libbpf needs tracefs for their ids.
+if [ ! -d /sys/kernel/tracing/events ]; then
+	mount -t tracefs tracefs /sys/kernel/tracing && MOUNTED_TRACEFS=1
+fi
+STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -q -w kernel.bpf_stats_enabled=0
+
+T_START=$(now)
+say "build $BUILD, $(nproc) CPUs, kernel $(uname -r), scratch $T"
+
+# ---- 1. storm, off vs on -----------------------------------------------------------------
+
+STORM_RATIOS=()
+STORM_OFF=()
+STORM_ON=()
+STORM_LINES=()
+for i in $(seq 1 "$STORM_PAIRS"); do
+	if [ $((i % 2)) -eq 1 ]; then order="off on"; else order="on off"; fi
+	for mode in $order; do
+		[ "$mode" = on ] && start_agent
+		sync
+		sleep 1
+		e=$(storm "$STORM_N") || die "spawnstorm failed"
+		if [ "$mode" = on ]; then
+			on=$e
+			stop_agent
+		else
+			off=$e
+		fi
+		say "storm pair $i: $mode ${e}s"
+	done
+	r=$(calc '%.4f' "$on / $off")
+	STORM_OFF+=("$off")
+	STORM_ON+=("$on")
+	STORM_RATIOS+=("$r")
+	STORM_LINES+=("  pair $i ($order): off ${off}s  on ${on}s  ratio $r")
+done
+STORM_RATIO=$(median "${STORM_RATIOS[@]}")
+
+# ---- 2. CPU-bound, off vs on ------------------------------------------------------------
+
+BURN_RATIOS=()
+BURN_OFF=()
+BURN_ON=()
+BURN_LINES=()
+for i in $(seq 1 "$BURN_PAIRS"); do
+	if [ $((i % 2)) -eq 1 ]; then order="off on"; else order="on off"; fi
+	for mode in $order; do
+		[ "$mode" = on ] && start_agent
+		sleep 1
+		e=$(burn_wall "$BURN_S") || die "burn failed"
+		if [ "$mode" = on ]; then
+			on=$e
+			stop_agent
+		else
+			off=$e
+		fi
+		say "burn pair $i: $mode ${e}s"
+	done
+	r=$(calc '%.4f' "$on / $off")
+	BURN_OFF+=("$off")
+	BURN_ON+=("$on")
+	BURN_RATIOS+=("$r")
+	BURN_LINES+=("  pair $i ($order): off ${off}s  on ${on}s  ratio $r")
+done
+BURN_RATIO=$(median "${BURN_RATIOS[@]}")
+
+# ---- 3. cost per traced process ----------------------------------------------------------
+
+# The agent, over one storm, with BPF run-time statistics on.
+start_agent
+AGENT_PROGS=$(prog_names "$AGENT_PID")
+sysctl -q -w kernel.bpf_stats_enabled=1
+b0=$(bpf_ns "$AGENT_PID"); c0=$(cpu_ticks "$AGENT_PID"); f0=$(forks_total)
+storm "$STORM_N" >/dev/null
+drain
+b1=$(bpf_ns "$AGENT_PID"); c1=$(cpu_ticks "$AGENT_PID"); f1=$(forks_total)
+sysctl -q -w kernel.bpf_stats_enabled=0
+stop_agent
+A_BPF_US=$(calc '%.3f' "($b1 - $b0) / 1000 / $STORM_N")
+A_CPU_US=$(calc '%.3f' "($c1 - $c0) * 1e6 / $TICK / $STORM_N")
+A_TOT_US=$(calc '%.3f' "$A_BPF_US + $A_CPU_US")
+A_FORKS=$((f1 - f0))
+say "agent: bpf ${A_BPF_US}us + cpu ${A_CPU_US}us per process ($A_FORKS forks seen)"
+
+# execsnoop, same storm size, agent off.
+S_BPF_US=n/a; S_CPU_US=n/a; S_TOT_US=n/a; S_FORKS=n/a; S_LINES=n/a; S_LOST=n/a; S_PROGS=n/a
+if [ "$HAVE_SNOOP" = yes ]; then
+	"$EXECSNOOP" >"$T/execsnoop.out" 2>"$T/execsnoop.err" &
+	SNOOP_PID=$!
+	for _ in $(seq 1 100); do
+		[ -n "$(prog_ids "$SNOOP_PID")" ] && break
+		kill -0 "$SNOOP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -n "$(prog_ids "$SNOOP_PID")" ]; then
+		sleep 0.5
+		S_PROGS=$(prog_names "$SNOOP_PID")
+		sysctl -q -w kernel.bpf_stats_enabled=1
+		b0=$(bpf_ns "$SNOOP_PID"); c0=$(cpu_ticks "$SNOOP_PID"); f0=$(forks_total)
+		storm "$STORM_N" >/dev/null
+		prev=
+		for _ in $(seq 1 60); do	# until its output stops growing
+			cur=$(wc -l <"$T/execsnoop.out")
+			[ "$cur" = "$prev" ] && break
+			prev=$cur
+			sleep 0.5
+		done
+		b1=$(bpf_ns "$SNOOP_PID"); c1=$(cpu_ticks "$SNOOP_PID"); f1=$(forks_total)
+		sysctl -q -w kernel.bpf_stats_enabled=0
+		S_BPF_US=$(calc '%.3f' "($b1 - $b0) / 1000 / $STORM_N")
+		S_CPU_US=$(calc '%.3f' "($c1 - $c0) * 1e6 / $TICK / $STORM_N")
+		S_TOT_US=$(calc '%.3f' "$S_BPF_US + $S_CPU_US")
+		S_FORKS=$((f1 - f0))
+		S_LINES=$(($(wc -l <"$T/execsnoop.out") - 1))
+		S_LOST=$(grep -io 'lost [0-9]*' "$T/execsnoop.err" | awk '{ s += $2 } END { print s + 0 }')
+		say "execsnoop: bpf ${S_BPF_US}us + cpu ${S_CPU_US}us per process"
+	else
+		say "warning: execsnoop did not attach: $(head -n 3 "$T/execsnoop.err")"
+	fi
+	kill -INT "$SNOOP_PID" 2>/dev/null
+	wait "$SNOOP_PID" 2>/dev/null
+	SNOOP_PID=
+fi
+
+# ---- 5. RSS over many processes (4. drops are counted by every stop_agent) --------------
+
+start_agent
+RSS_START=$(rss_kib "$AGENT_PID")
+RSS_LINES=()
+done_n=0
+RSS_FIRST=
+while [ "$done_n" -lt "$RSS_TOTAL" ]; do
+	storm "$RSS_BATCH" >/dev/null
+	done_n=$((done_n + RSS_BATCH))
+	if [ -z "$RSS_FIRST" ] || [ "$done_n" -ge "$RSS_TOTAL" ]; then
+		drain
+	fi
+	r=$(rss_kib "$AGENT_PID")
+	[ -z "$RSS_FIRST" ] && RSS_FIRST=$r
+	RSS_LINES+=("$done_n:$r")
+	say "rss after $done_n processes: $r KiB"
+done
+RSS_LAST=$r
+RSS_DROPS=$(status_val events_dropped)
+stop_agent
+
+# ---- results -------------------------------------------------------------------------------
+
+verdict() {	# verdict EXPR -> PASS/FAIL
+	awk "BEGIN { print ($1) ? \"PASS\" : \"FAIL\" }"
+}
+DROPS_SHOWN=$([ -n "$DROPS_SEEN" ] && echo "$DROPS_TOTAL" || echo "n/a")
+RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
+{
+	echo "jobtrace benchmark, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "command: bench/run.sh $BUILD  (STORM_N=$STORM_N STORM_PAIRS=$STORM_PAIRS BURN_S=$BURN_S BURN_PAIRS=$BURN_PAIRS RSS_BATCH=$RSS_BATCH RSS_TOTAL=$RSS_TOTAL)"
+	echo "machine: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo); source $(git -C "$SRC_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'); run took $(calc '%.0f' "$(now) - $T_START") s"
+	echo
+	printf '%-52s %14s %14s %s\n' figure value target verdict
+	printf '%-52s %14s %14s %s\n' "1. storm $STORM_N x fork+exec /bin/true, off (median s)" "$(median "${STORM_OFF[@]}")" "" ""
+	printf '%-52s %14s %14s %s\n' "   on (median s)" "$(median "${STORM_ON[@]}")" "" ""
+	printf '%-52s %14s %14s %s\n' "   median on/off ratio, $STORM_PAIRS pairs" "$STORM_RATIO" "<= 1.05" "$(verdict "$STORM_RATIO <= 1.05")"
+	printf '%-52s %14s %14s %s\n' "2. burn $BURN_S, off (median s)" "$(median "${BURN_OFF[@]}")" "" ""
+	printf '%-52s %14s %14s %s\n' "   on (median s)" "$(median "${BURN_ON[@]}")" "" ""
+	printf '%-52s %14s %14s %s\n' "   median on/off ratio, $BURN_PAIRS pairs" "$BURN_RATIO" "<= 1.01" "$(verdict "$BURN_RATIO <= 1.01")"
+	printf '%-52s %14s %14s %s\n' "3. per process, storm of $STORM_N: jobtraced BPF (us)" "$A_BPF_US" "" ""
+	printf '%-52s %14s %14s %s\n' "   jobtraced user+sys CPU (us)" "$A_CPU_US" "" ""
+	printf '%-52s %14s %14s %s\n' "   jobtraced total (us)" "$A_TOT_US" "" ""
+	printf '%-52s %14s %14s %s\n' "   execsnoop BPF (us)" "$S_BPF_US" "" ""
+	printf '%-52s %14s %14s %s\n' "   execsnoop user+sys CPU (us)" "$S_CPU_US" "" ""
+	printf '%-52s %14s %14s %s\n' "   execsnoop total (us)" "$S_TOT_US" "" ""
+	printf '%-52s %14s %14s %s\n' "4. events dropped (sum over $((STORM_PAIRS + BURN_PAIRS + 2)) agent runs)" "$DROPS_SHOWN" "0" "$(verdict "\"$DROPS_SHOWN\" == \"0\"")"
+	printf '%-52s %14s %14s %s\n' "   of which in the $RSS_TOTAL-process run" "${RSS_DROPS:-n/a}" "0" ""
+	printf '%-52s %14s %14s %s\n' "5. agent VmRSS idle at start (KiB)" "$RSS_START" "" ""
+	printf '%-52s %14s %14s %s\n' "   after $RSS_BATCH processes (KiB)" "$RSS_FIRST" "" ""
+	printf '%-52s %14s %14s %s\n' "   after $RSS_TOTAL processes (KiB)" "$RSS_LAST" "" ""
+	printf '%-52s %14s %14s %s\n' "   growth from $RSS_BATCH to $RSS_TOTAL (%)" "$RSS_GROWTH" "<= 10" "$(verdict "$RSS_GROWTH <= 10")"
+	echo
+	echo "details"
+	echo " storm pairs:"
+	printf '%s\n' "${STORM_LINES[@]}"
+	echo " burn pairs:"
+	printf '%s\n' "${BURN_LINES[@]}"
+	echo " per-process windows: agent saw $A_FORKS forks on the machine for $STORM_N started (others are noise);"
+	echo "   execsnoop: $S_FORKS forks, $S_LINES lines printed, $S_LOST lost"
+	echo " agent BPF programs: $AGENT_PROGS"
+	echo " execsnoop BPF programs: $S_PROGS"
+	echo " RSS (processes:KiB): ${RSS_LINES[*]}"
+} | tee "$OUT"
+say "results written to $OUT"

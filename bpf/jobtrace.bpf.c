@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * jobtrace.bpf.c - the kernel side of jobtrace.
+ *
+ * Thin programs: read, filter against the tracked-pid map, count, submit.
+ * Only BTF tracepoints and the task iterator are used (no kprobes, no
+ * fentry).  The layouts of everything sent to user space live in events.h.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "events.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define PF_KTHREAD 0x00200000
+#define SIGNAL_GROUP_EXIT 0x00000004
+#define AF_INET 2
+#define AF_INET6 10
+#define MAX_THREADS_WALKED 8192
+
+/* Set by the agent before load. */
+const volatile __u32 agent_tgid = 0;		/* never track the agent */
+const volatile __u32 argv_max = JT_ARGV_LEN;	/* argv bytes to copy */
+const volatile __u32 page_size = 4096;
+const volatile __u64 wakeup_bytes = 256 * 1024; /* wake user space past this */
+
+/* Set by the agent between iterator runs: 1 = track every process seen. */
+__u32 iter_discover = 0;
+
+/* Events to user space: fork, exec, exit, oom (struct jt_ev_*). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+/* tgid -> jt_tracked: processes we follow.  Fork and the iterator add,
+ * exit and the agent remove; net tracepoints add byte counts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 131072);
+	__type(key, __u32);
+	__type(value, struct jt_tracked);
+} tracked SEC(".maps");
+
+/* enum jt_counter -> count, per CPU; read and summed by the agent. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, JT_CNT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* Scratch space for building one cgroup path (masked offsets need 2x). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, char[2 * JT_CGROUP_LEN]);
+} cg_scratch SEC(".maps");
+
+/* Kernels before 6.15 name the kernfs parent pointer `parent`. */
+struct kernfs_node___old {
+	struct kernfs_node *parent;
+} __attribute__((preserve_access_index));
+
+/* Kernels before 6.2 keep RSS counters as plain atomics. */
+struct mm_rss_stat___old {
+	atomic_long_t count[4];
+} __attribute__((preserve_access_index));
+struct mm_struct___old {
+	struct mm_rss_stat___old rss_stat;
+} __attribute__((preserve_access_index));
+
+/* Add one to a per-CPU counter. */
+static __always_inline void count(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
+
+	if (v)
+		(*v)++;
+}
+
+/* Reserve room for an event, counting a loss if the ring buffer is full. */
+static __always_inline void *reserve(__u64 size, __u32 drop_idx)
+{
+	void *e = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!e)
+		count(drop_idx);
+	return e;
+}
+
+/* Submit, waking the agent only once enough data has piled up. */
+static __always_inline void submit(void *e)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(e, flags);
+	count(JT_CNT_EVENTS);
+}
+
+/* Parent of a kernfs node on old and new kernels. */
+static __always_inline struct kernfs_node *kn_parent(struct kernfs_node *kn)
+{
+	if (bpf_core_field_exists(struct kernfs_node, __parent))
+		return BPF_CORE_READ(kn, __parent);
+	return BPF_CORE_READ((struct kernfs_node___old *)kn, parent);
+}
+
+/* Write the '/'-joined path of cgroup node kn into out; returns bytes. */
+static __always_inline __u16 cgroup_path(struct kernfs_node *kn, char *out)
+{
+	const char *names[JT_CGROUP_DEPTH] = {};
+	__u32 zero = 0, pos = 0;
+	int depth = 0;
+	__u64 off;
+	char *buf;
+
+	buf = bpf_map_lookup_elem(&cg_scratch, &zero);
+	if (!buf)
+		return 0;
+	for (int i = 0; i < JT_CGROUP_DEPTH; i++) {
+		struct kernfs_node *parent;
+
+		if (!kn)
+			break;
+		parent = kn_parent(kn);
+		if (!parent)
+			break;	/* kn is the hierarchy's root */
+		names[i] = BPF_CORE_READ(kn, name);
+		depth = i + 1;
+		kn = parent;
+	}
+	if (depth == 0) {
+		out[0] = '/';
+		return 1;
+	}
+	for (int i = JT_CGROUP_DEPTH - 1; i >= 0; i--) {
+		long n;
+
+		if (i >= depth)
+			continue;
+		if (pos >= JT_CGROUP_LEN - 1)
+			break;
+		off = pos;
+		barrier_var(off);	/* keep the mask: the verifier needs it */
+		off &= JT_CGROUP_LEN - 1;
+		buf[off] = '/';
+		off = pos + 1;
+		barrier_var(off);
+		off &= JT_CGROUP_LEN - 1;
+		n = bpf_probe_read_kernel_str(&buf[off], JT_CGROUP_LEN,
+					      names[i]);
+		pos++;
+		if (n > 1)
+			pos += n - 1;
+	}
+	if (pos > JT_CGROUP_LEN)
+		pos = JT_CGROUP_LEN;
+	bpf_probe_read_kernel(out, JT_CGROUP_LEN, buf);
+	return pos;
+}
+
+/* Resident pages of an mm (file + anon + shmem, like get_mm_rss()). */
+static __always_inline __u64 mm_rss_pages(struct mm_struct *mm)
+{
+	long file, anon, shmem;
+
+	if (bpf_core_type_exists(struct mm_rss_stat___old)) {
+		struct mm_struct___old *o = (void *)mm;
+
+		file = BPF_CORE_READ(o, rss_stat.count[0].counter);
+		anon = BPF_CORE_READ(o, rss_stat.count[1].counter);
+		shmem = BPF_CORE_READ(o, rss_stat.count[3].counter);
+	} else {
+		file = BPF_CORE_READ(mm, rss_stat[0].count);
+		anon = BPF_CORE_READ(mm, rss_stat[1].count);
+		shmem = BPF_CORE_READ(mm, rss_stat[3].count);
+	}
+	file = file < 0 ? 0 : file;
+	anon = anon < 0 ? 0 : anon;
+	shmem = shmem < 0 ? 0 : shmem;
+	return file + anon + shmem;
+}
+
+/* The program's own RSS high-water mark in pages (VmHWM). */
+static __always_inline __u64 mm_peak_pages(struct mm_struct *mm)
+{
+	__u64 hw = BPF_CORE_READ(mm, hiwater_rss);
+	__u64 rss = mm_rss_pages(mm);
+
+	return rss > hw ? rss : hw;
+}
+
+/* Block-I/O delay of one thread (0 without delay accounting). */
+static __always_inline __u64 task_blkio_ns(struct task_struct *t)
+{
+	struct task_delay_info *d = BPF_CORE_READ(t, delays);
+
+	return d ? BPF_CORE_READ(d, blkio_delay) : 0;
+}
+
+/* Start time of the process (thread group) a task belongs to. */
+static __always_inline __u64 proc_start(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, group_leader, start_boottime);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(jt_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	struct jt_tracked *pt, t = {};
+	struct jt_ev_fork *e;
+	struct task_struct *rp;
+
+	if (ctgid != BPF_CORE_READ(child, pid))
+		return 0;	/* a new thread, not a process */
+	pt = bpf_map_lookup_elem(&tracked, &ptgid);
+	if (!pt)
+		return 0;
+	t.start_ns = BPF_CORE_READ(child, start_boottime);
+	t.flags = pt->flags & JT_TF_EXCLUDED;
+	if (bpf_map_update_elem(&tracked, &ctgid, &t, BPF_ANY)) {
+		count(JT_CNT_TRACK_FULL);
+		return 0;
+	}
+	if (t.flags & JT_TF_EXCLUDED)
+		return 0;
+	e = reserve(sizeof(*e), JT_CNT_RB_DROP_FORK);
+	if (!e)
+		return 0;
+	rp = BPF_CORE_READ(child, real_parent);
+	e->hdr.type = JT_EV_FORK;
+	e->hdr.pid = ctgid;
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	e->hdr.start_ns = t.start_ns;
+	e->ppid = BPF_CORE_READ(rp, tgid);
+	e->parent_start_ns = proc_start(rp);
+	e->uid = BPF_CORE_READ(child, cred, uid.val);
+	BPF_CORE_READ_STR_INTO(&e->comm, child, comm);
+	submit(e);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(jt_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct task_struct *rp;
+	struct jt_tracked *t;
+	struct jt_ev_exec *e;
+	struct css_set *cgs;
+	struct mm_struct *mm;
+	__u64 start, end, len;
+
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t || (t->flags & JT_TF_EXCLUDED))
+		return 0;
+	e = reserve(sizeof(*e), JT_CNT_RB_DROP_EXEC);
+	if (!e)
+		return 0;
+	rp = BPF_CORE_READ(p, real_parent);
+	e->hdr.type = JT_EV_EXEC;
+	e->hdr.pid = tgid;
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	e->hdr.start_ns = proc_start(p);
+	e->ppid = BPF_CORE_READ(rp, tgid);
+	e->parent_start_ns = proc_start(rp);
+	e->uid = BPF_CORE_READ(p, cred, uid.val);
+	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
+	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename),
+				  BPF_CORE_READ(bprm, filename));
+
+	mm = BPF_CORE_READ(p, mm);
+	start = BPF_CORE_READ(mm, arg_start);
+	end = BPF_CORE_READ(mm, arg_end);
+	len = end > start ? end - start : 0;
+	e->argv_truncated = 0;
+	if (len > argv_max) {
+		len = argv_max;
+		e->argv_truncated = 1;
+	}
+	if (len > JT_ARGV_LEN - 1) {
+		len = JT_ARGV_LEN - 1;
+		e->argv_truncated = 1;
+	}
+	len &= JT_ARGV_LEN - 1;
+	if (bpf_probe_read_user(e->argv, len, (void *)start))
+		len = 0;
+	e->argv_len = len;
+
+	cgs = BPF_CORE_READ(p, cgroups);
+	e->cgroup_id = BPF_CORE_READ(cgs, dfl_cgrp, kn, id);
+	e->cg2_len = cgroup_path(BPF_CORE_READ(cgs, dfl_cgrp, kn), e->cg2);
+	e->cg1_len = 0;
+	if (bpf_core_enum_value_exists(enum cgroup_subsys_id, memory_cgrp_id)) {
+		int id = bpf_core_enum_value(enum cgroup_subsys_id,
+					     memory_cgrp_id);
+		struct cgroup_subsys_state *css;
+
+		if (id >= 0 && id < CGROUP_SUBSYS_COUNT) {
+			css = BPF_CORE_READ(cgs, subsys[id]);
+			if (css)
+				e->cg1_len = cgroup_path(
+					BPF_CORE_READ(css, cgroup, kn), e->cg1);
+		}
+	}
+	submit(e);
+	return 0;
+}
+
+/* State of a walk over a thread group's thread list. */
+struct thread_walk {
+	struct list_head *head;
+	struct list_head *pos;
+	__u64 runtime, utime, stime;
+	__u64 rchar, wchar, read_bytes, write_bytes, cancelled;
+	__u32 n;
+};
+
+/* Add one thread's counters to the walk; stops at the list head. */
+static long walk_thread(__u32 i, struct thread_walk *w)
+{
+	struct list_head *pos = w->pos, *next;
+	struct task_struct *t;
+
+	next = BPF_CORE_READ(pos, next);
+
+	if (!next || next == w->head)
+		return 1;
+	t = (void *)next - bpf_core_field_offset(struct task_struct,
+						 thread_node);
+	w->runtime += BPF_CORE_READ(t, se.sum_exec_runtime);
+	w->utime += BPF_CORE_READ(t, utime);
+	w->stime += BPF_CORE_READ(t, stime);
+	w->rchar += BPF_CORE_READ(t, ioac.rchar);
+	w->wchar += BPF_CORE_READ(t, ioac.wchar);
+	w->read_bytes += BPF_CORE_READ(t, ioac.read_bytes);
+	w->write_bytes += BPF_CORE_READ(t, ioac.write_bytes);
+	w->cancelled += BPF_CORE_READ(t, ioac.cancelled_write_bytes);
+	w->n++;
+	w->pos = next;
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(jt_exit, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct thread_walk w = {};
+	struct signal_struct *sig;
+	struct jt_tracked *t;
+	struct jt_ev_exit *e;
+	struct mm_struct *mm;
+	__u64 peak, kmax;
+	__u32 sflags;
+
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t)
+		return 0;
+	sig = BPF_CORE_READ(p, signal);
+	if (BPF_CORE_READ(sig, live.counter) != 0) {
+		/* another thread is still alive: the group goes on */
+		__sync_fetch_and_add(&t->blkio_acc_ns, task_blkio_ns(p));
+		return 0;
+	}
+	if (t->flags & JT_TF_EXCLUDED)
+		goto untrack;
+	e = reserve(sizeof(*e), JT_CNT_RB_DROP_EXIT);
+	if (!e)
+		goto untrack;
+	e->hdr.type = JT_EV_EXIT;
+	e->hdr.pid = tgid;
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	e->hdr.start_ns = proc_start(p);
+	e->ppid = BPF_CORE_READ(p, real_parent, tgid);
+	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
+
+	/* exit status as wait(2) reports it */
+	sflags = BPF_CORE_READ(sig, flags);
+	if (sflags & SIGNAL_GROUP_EXIT)
+		e->exit_status = BPF_CORE_READ(sig, group_exit_code);
+	else
+		e->exit_status = BPF_CORE_READ(p, exit_code);
+	e->flags = 0;
+	if (e->exit_status & 0x80)
+		e->flags |= JT_XF_CORE;
+	if ((t->flags & JT_TF_OOM) || BPF_CORE_READ(sig, oom_mm))
+		e->flags |= JT_XF_OOM;
+
+	/* threads already reaped are folded into signal_struct; the rest
+	 * (this one included) are still on the thread list */
+	w.runtime = BPF_CORE_READ(sig, sum_sched_runtime);
+	w.utime = BPF_CORE_READ(sig, utime);
+	w.stime = BPF_CORE_READ(sig, stime);
+	w.rchar = BPF_CORE_READ(sig, ioac.rchar);
+	w.wchar = BPF_CORE_READ(sig, ioac.wchar);
+	w.read_bytes = BPF_CORE_READ(sig, ioac.read_bytes);
+	w.write_bytes = BPF_CORE_READ(sig, ioac.write_bytes);
+	w.cancelled = BPF_CORE_READ(sig, ioac.cancelled_write_bytes);
+	w.head = (void *)sig + bpf_core_field_offset(struct signal_struct,
+						     thread_head);
+	w.pos = w.head;
+	bpf_loop(MAX_THREADS_WALKED, walk_thread, &w, 0);
+	e->nr_threads_seen = w.n;
+	e->runtime_ns = w.runtime;
+	e->utime_ns = w.utime;
+	e->stime_ns = w.stime;
+	e->rchar = w.rchar;
+	e->wchar = w.wchar;
+	e->read_bytes = w.read_bytes;
+	e->write_bytes = w.write_bytes;
+	e->cancelled_write_bytes = w.cancelled;
+
+	/* the program's own peak: its mm is still attached on 6.16+ */
+	peak = t->peak_pages;
+	mm = BPF_CORE_READ(p, mm);
+	if (mm) {
+		__u64 own = mm_peak_pages(mm);
+
+		if (own > peak)
+			peak = own;
+		e->flags |= JT_XF_MM_AT_EXIT;
+	}
+	kmax = BPF_CORE_READ(sig, maxrss);
+	if (peak > kmax)
+		kmax = peak;
+	e->peak_rss_bytes = peak * page_size;
+	e->maxrss_kernel_bytes = kmax * page_size;
+
+	e->blkio_delay_ns = t->blkio_acc_ns + task_blkio_ns(p);
+	if (BPF_CORE_READ(p, delays))
+		e->flags |= JT_XF_DELAYACCT;
+	e->rx_bytes = t->rx_bytes;
+	e->tx_bytes = t->tx_bytes;
+	submit(e);
+untrack:
+	bpf_map_delete_elem(&tracked, &tgid);
+	return 0;
+}
+
+SEC("tp_btf/mark_victim")
+int BPF_PROG(jt_oom, struct task_struct *task)
+{
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+	struct jt_tracked *t;
+	struct jt_ev_oom *e;
+	struct mm_struct *mm;
+	__u64 rss = 0;
+
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t)
+		return 0;
+	mm = BPF_CORE_READ(task, mm);
+	if (mm) {
+		rss = mm_peak_pages(mm);
+		if (rss > t->peak_pages)
+			t->peak_pages = rss;
+	}
+	t->flags |= JT_TF_OOM;
+	e = reserve(sizeof(*e), JT_CNT_RB_DROP_OOM);
+	if (!e)
+		return 0;
+	e->hdr.type = JT_EV_OOM;
+	e->hdr.pid = tgid;
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	e->hdr.start_ns = proc_start(task);
+	e->uid = BPF_CORE_READ(task, cred, uid.val);
+	e->total_vm_pages = mm ? BPF_CORE_READ(mm, total_vm) : 0;
+	e->rss_pages = rss;
+	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	submit(e);
+	return 0;
+}
+
+/* Add bytes sent or received on an IP socket to the current process. */
+static __always_inline void net_add(struct sock *sk, int ret, int tx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct jt_tracked *t;
+	__u16 family;
+
+	if (ret <= 0)
+		return;
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t)
+		return;
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	if (family != AF_INET && family != AF_INET6)
+		return;
+	if (tx)
+		__sync_fetch_and_add(&t->tx_bytes, ret);
+	else
+		__sync_fetch_and_add(&t->rx_bytes, ret);
+}
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(jt_sock_send, struct sock *sk, int ret, int flags)
+{
+	net_add(sk, ret, 1);
+	return 0;
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(jt_sock_recv, struct sock *sk, int ret, int flags)
+{
+	net_add(sk, ret, 0);
+	return 0;
+}
+
+SEC("iter/task")
+int jt_iter(struct bpf_iter__task *ctx)
+{
+	struct seq_file *seq = ctx->meta->seq;
+	struct task_struct *task = ctx->task;
+	struct jt_sample s = {};
+	struct signal_struct *sig;
+	struct jt_tracked *t;
+	struct mm_struct *mm;
+	__u32 tgid;
+
+	if (!task)
+		return 0;
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+		return 0;
+	tgid = BPF_CORE_READ(task, tgid);
+	if (tgid == agent_tgid)
+		return 0;
+	s.pid = tgid;
+	s.tid = BPF_CORE_READ(task, pid);
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t) {
+		struct jt_tracked nt = {};
+
+		if (!iter_discover || s.tid != tgid)
+			return 0;
+		nt.start_ns = BPF_CORE_READ(task, start_boottime);
+		if (bpf_map_update_elem(&tracked, &tgid, &nt, BPF_NOEXIST)) {
+			count(JT_CNT_TRACK_FULL);
+			return 0;
+		}
+		t = bpf_map_lookup_elem(&tracked, &tgid);
+		if (!t)
+			return 0;
+		s.flags |= JT_SF_DISCOVERED;
+	}
+	if (t->flags & JT_TF_EXCLUDED)
+		return 0;
+	s.ppid = BPF_CORE_READ(task, real_parent, tgid);
+	s.uid = BPF_CORE_READ(task, cred, uid.val);
+	s.start_ns = proc_start(task);
+	s.parent_start_ns = proc_start(BPF_CORE_READ(task, real_parent));
+	s.runtime_ns = BPF_CORE_READ(task, se.sum_exec_runtime);
+	s.utime_ns = BPF_CORE_READ(task, utime);
+	s.stime_ns = BPF_CORE_READ(task, stime);
+	s.rchar = BPF_CORE_READ(task, ioac.rchar);
+	s.wchar = BPF_CORE_READ(task, ioac.wchar);
+	s.read_bytes = BPF_CORE_READ(task, ioac.read_bytes);
+	s.write_bytes = BPF_CORE_READ(task, ioac.write_bytes);
+	s.blkio_delay_ns = task_blkio_ns(task);
+	BPF_CORE_READ_STR_INTO(&s.comm, task, comm);
+	if (s.tid == tgid) {
+		s.flags |= JT_SF_LEADER;
+		sig = BPF_CORE_READ(task, signal);
+		s.runtime_ns += BPF_CORE_READ(sig, sum_sched_runtime);
+		s.utime_ns += BPF_CORE_READ(sig, utime);
+		s.stime_ns += BPF_CORE_READ(sig, stime);
+		s.rchar += BPF_CORE_READ(sig, ioac.rchar);
+		s.wchar += BPF_CORE_READ(sig, ioac.wchar);
+		s.read_bytes += BPF_CORE_READ(sig, ioac.read_bytes);
+		s.write_bytes += BPF_CORE_READ(sig, ioac.write_bytes);
+		s.blkio_delay_ns += t->blkio_acc_ns;
+		mm = BPF_CORE_READ(task, mm);
+		if (mm) {
+			__u64 peak = mm_peak_pages(mm);
+
+			s.rss_bytes = mm_rss_pages(mm) * page_size;
+			s.hiwater_rss_bytes = peak * page_size;
+			if (peak > t->peak_pages)
+				t->peak_pages = peak;
+		}
+		s.rx_bytes = t->rx_bytes;
+		s.tx_bytes = t->tx_bytes;
+	}
+	bpf_seq_write(seq, &s, sizeof(s));
+	return 0;
+}

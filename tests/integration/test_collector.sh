@@ -1,0 +1,498 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test_collector.sh - run the real agent against the real kernel and compare
+# what it stored with what the workloads in tests/workload/ measured about
+# themselves (getrusage, /proc/self/status, /proc/self/io).
+#
+# Needs root, kernel BTF and the sqlite3 CLI.  Exit 0 pass, 1 fail,
+# 77 skipped (not root / no BTF), 99 hard error (a prerequisite is missing).
+# Prints one "ok - ..." / "not ok - ..." line per assertion, "# ..." lines of
+# evidence, and ends with "N passed, M failed".
+#
+# Run:  top_builddir=BUILD top_srcdir=SRC bash tests/integration/test_collector.sh
+# or    make check TESTS=tests/integration/test_collector.sh   (in BUILD)
+# Set JOBTRACE_TEST_KEEP=1 to keep the temporary folder (it is always kept
+# when an assertion fails).
+
+set -u
+
+top_builddir=${top_builddir:-$(pwd)}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+WL=$top_builddir/tests/workload
+AGENT=$top_builddir/jobtraced
+CLI=$top_builddir/jobtrace
+MIB=$((1024 * 1024))
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "# skipped: needs root"
+	exit 77
+fi
+if [ ! -r /sys/kernel/btf/vmlinux ]; then
+	echo "# skipped: no kernel BTF at /sys/kernel/btf/vmlinux"
+	exit 77
+fi
+if ! command -v sqlite3 >/dev/null; then
+	echo "# error: the sqlite3 CLI is missing (Debian package sqlite3)"
+	exit 99
+fi
+for f in "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem" "$WL/writefsync" \
+	"$WL/forktree" "$WL/threads" "$WL/netio" "$WL/spawnstorm"; do
+	if [ ! -x "$f" ]; then
+		echo "# error: $f is not built (make check builds the workloads)"
+		exit 99
+	fi
+done
+
+passed=0
+failed=0
+T=$(mktemp -d /tmp/jobtrace-it.XXXXXX)
+CONF=$T/jobtrace.conf
+DB=$T/state/jobtrace.db
+AGENT_PID=
+WATCHDOG_PID=
+OOM_CG=
+BG_PIDS=
+CLEANED=
+
+# ---- helpers ------------------------------------------------------------------
+
+# Record one assertion: check "message" cmd args...
+check() {
+	local msg=$1
+	shift
+	if "$@"; then
+		echo "ok - $msg"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $msg"
+		failed=$((failed + 1))
+	fi
+}
+
+# Print evidence lines, each prefixed with "# ".
+note() {
+	local line
+	for line in "$@"; do
+		printf '%s\n' "$line" | sed 's/^/# /'
+	done
+}
+
+# The value of KEY in a "k=v k=v" truth line.
+kv() {
+	printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
+}
+
+# Run SQL against the agent's database.
+q() {
+	sqlite3 -batch -noheader -cmd '.timeout 5000' "$DB" "$1" 2>&1
+}
+
+# Columns COLS of the newest process row for PID (a pid may repeat).
+row() {
+	q "select $2 from process where pid=$1 order by start_time desc, start_ns desc limit 1;"
+}
+
+# True if A is within PCT percent of B, or within ABS of it.
+near() {
+	awk -v a="$1" -v b="$2" -v p="$3" -v m="$4" 'BEGIN {
+		if (a == "" || b == "") exit 1
+		d = a - b; if (d < 0) d = -d
+		t = b * p / 100; if (t < 0) t = -t; if (t < m) t = m
+		exit !(d <= t) }'
+}
+
+# True if LO <= A <= HI (numbers; empty fails).
+between() {
+	awk -v a="$1" -v l="$2" -v h="$3" 'BEGIN {
+		if (a == "") exit 1; exit !(a + 0 >= l + 0 && a + 0 <= h + 0) }'
+}
+
+# True if string A equals B.
+eq() {
+	[ "$1" = "$2" ]
+}
+
+# Epoch seconds with nanoseconds.
+now() {
+	date +%s.%N
+}
+
+# The jobtrace CLI with this test's configuration, bounded in time.
+cli() {
+	timeout 20 "$CLI" --config "$CONF" "$@"
+}
+
+# Stop the agent with SIGTERM; returns its exit status (124 on timeout).
+stop_agent() {
+	local i st
+	[ -n "$AGENT_PID" ] || return 0
+	kill -TERM "$AGENT_PID" 2>/dev/null
+	for i in $(seq 1 100); do
+		if ! kill -0 "$AGENT_PID" 2>/dev/null; then
+			wait "$AGENT_PID"
+			st=$?
+			AGENT_PID=
+			return $st
+		fi
+		sleep 0.1
+	done
+	kill -KILL "$AGENT_PID" 2>/dev/null
+	wait "$AGENT_PID" 2>/dev/null
+	AGENT_PID=
+	return 124
+}
+
+# Forget a background pid once it has been reaped (it may be reused).
+reaped() {
+	BG_PIDS=$(printf '%s\n' $BG_PIDS | grep -vx "$1" | tr '\n' ' ')
+}
+
+# Remove what the test made; keep $T when something failed.  Runs once.
+cleanup() {
+	local p
+	[ -n "$CLEANED" ] && return
+	CLEANED=1
+	[ -n "$WATCHDOG_PID" ] && kill "$WATCHDOG_PID" 2>/dev/null
+	for p in $BG_PIDS; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	if [ -n "$AGENT_PID" ]; then
+		kill -TERM "$AGENT_PID" 2>/dev/null
+		sleep 1
+		kill -KILL "$AGENT_PID" 2>/dev/null
+	fi
+	if [ -n "$OOM_CG" ] && [ -d "$OOM_CG" ]; then
+		for p in $(cat "$OOM_CG/cgroup.procs" 2>/dev/null); do
+			kill -KILL "$p" 2>/dev/null
+		done
+		sleep 0.2
+		rmdir "$OOM_CG" 2>/dev/null
+	fi
+	rm -f "$T/written.dat"
+	if [ "$failed" -eq 0 ] && [ -z "${JOBTRACE_TEST_KEEP:-}" ]; then
+		rm -rf "$T"
+	else
+		echo "# kept $T (agent.log, jobtrace.db, workload output)"
+	fi
+}
+trap cleanup EXIT
+trap 'echo "# interrupted"; exit 1' INT TERM
+
+# Clean up, print the summary line last, and exit 0 only if all passed.
+finish() {
+	cleanup
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ] && exit 0
+	exit 1
+}
+
+# A hung agent or CLI must not hang "make check" forever.
+(
+	trap 'kill $s 2>/dev/null; exit 0' TERM
+	sleep 240 &
+	s=$!
+	wait $s && echo "# watchdog: test took over 240 s, aborting" &&
+		kill -TERM $$
+) 2>/dev/null &
+WATCHDOG_PID=$!
+
+# ---- a process that exists before the agent starts ------------------------------
+
+sleep 6 &
+PRE_PID=$!
+BG_PIDS="$BG_PIDS $PRE_PID"
+
+# ---- start the agent ----------------------------------------------------------------
+
+mkdir -p "$T/state" "$T/run"
+cat > "$CONF" <<EOF
+log = { level = "info"; };
+agent = { state_dir = "$T/state"; run_dir = "$T/run"; };
+collector = { sample_interval = 1.0; };
+store = { flush_interval = 0.2; };
+EOF
+
+T0=$(now)
+"$AGENT" --config "$CONF" --foreground >"$T/agent.log" 2>&1 &
+AGENT_PID=$!
+up=no
+for _ in $(seq 1 100); do
+	if ! kill -0 "$AGENT_PID" 2>/dev/null; then
+		wait "$AGENT_PID"
+		note "agent exited with status $? during start-up"
+		AGENT_PID=
+		break
+	fi
+	if cli status >/dev/null 2>&1; then
+		up=yes
+		break
+	fi
+	sleep 0.2
+done
+check "agent answers 'jobtrace status' within 20 s" eq "$up" yes
+if [ "$up" != yes ]; then
+	note "agent.log (last 30 lines):"
+	note "$(tail -n 30 "$T/agent.log")"
+	finish
+fi
+note "agent up after $(awk -v a="$T0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}') s"
+
+# ---- workloads -------------------------------------------------------------------------
+
+# jobtrace ps while a burn runs
+"$WL/burn" 3 >"$T/burn3.out" &
+BURN3_PID=$!
+BG_PIDS="$BG_PIDS $BURN3_PID"
+sleep 1
+cli ps >"$T/ps.out" 2>&1
+ps_st=$?
+check "'jobtrace ps' (exit $ps_st) lists the running 'burn 3' (pid $BURN3_PID)" \
+	grep -qw "$BURN3_PID" "$T/ps.out"
+if [ "$ps_st" -ne 0 ] || ! grep -qw "$BURN3_PID" "$T/ps.out"; then
+	note "$(head -n 20 "$T/ps.out")"
+fi
+wait "$BURN3_PID"
+reaped "$BURN3_PID"
+
+# CPU time of a single-threaded process
+BURN_OUT=$("$WL/burn" 2)
+BURN_PID=$(kv "$BURN_OUT" pid)
+
+# peak RSS
+TOUCH_OUT=$("$WL/touchmem" 200 300)
+TOUCH_PID=$(kv "$TOUCH_OUT" pid)
+
+# peak RSS of a child that execs after a fat parent forked it
+PRE_OUT=$("$WL/touchmem" --prefork 100 8)
+PRE_CHILD_LINE=$(printf '%s\n' "$PRE_OUT" | grep -v 'role=prefork')
+PRE_PARENT_LINE=$(printf '%s\n' "$PRE_OUT" | grep 'role=prefork')
+PRE_CHILD_PID=$(kv "$PRE_PARENT_LINE" child_pid)
+
+# block I/O: the file must be on a disk file system (tmpfs counts nothing)
+WDIR=$T
+if [ "$(stat -f -c %T "$T")" = tmpfs ]; then
+	WDIR=$top_builddir
+fi
+WFILE=$WDIR/written.dat
+WRITE_OUT=$("$WL/writefsync" "$WFILE" $((64 * MIB)))
+WRITE_PID=$(kv "$WRITE_OUT" pid)
+rm -f "$WFILE"
+
+# process tree: sh stays the parent of the tree's root, so the root's
+# parent also ends (and gets a row) during the test
+sh -c '"$0" 3 2 >"$1"; exit 0' "$WL/forktree" "$T/forktree.out" &
+TREE_SH_PID=$!
+wait "$TREE_SH_PID"
+
+# exit code
+sh -c 'exit 3' &
+EXIT3_PID=$!
+wait "$EXIT3_PID"
+EXIT3_ST=$?
+
+# killed by a signal
+sleep 30 &
+SIG_PID=$!
+BG_PIDS="$BG_PIDS $SIG_PID"
+sleep 0.3
+kill -TERM "$SIG_PID"
+{ wait "$SIG_PID"; } 2>/dev/null
+SIG_ST=$?
+reaped "$SIG_PID"
+
+# OOM kill in a memory cgroup limited to 64 MiB
+OOM_PID=
+if [ -e /sys/fs/cgroup/cgroup.controllers ]; then
+	# pure cgroup v2
+	OOM_CG=/sys/fs/cgroup/jobtrace_test_oom_$$
+	grep -qw memory /sys/fs/cgroup/cgroup.subtree_control ||
+		echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+	if mkdir "$OOM_CG" 2>/dev/null; then
+		echo $((64 * MIB)) >"$OOM_CG/memory.max"
+		[ -e "$OOM_CG/memory.swap.max" ] && echo 0 >"$OOM_CG/memory.swap.max"
+	else
+		OOM_CG=
+	fi
+elif [ -d /sys/fs/cgroup/memory ]; then
+	# hybrid or legacy: the memory controller is on v1
+	OOM_CG=/sys/fs/cgroup/memory/jobtrace_test_oom_$$
+	if mkdir "$OOM_CG" 2>/dev/null; then
+		echo $((64 * MIB)) >"$OOM_CG/memory.limit_in_bytes"
+		[ -e "$OOM_CG/memory.memsw.limit_in_bytes" ] &&
+			echo $((64 * MIB)) >"$OOM_CG/memory.memsw.limit_in_bytes"
+	else
+		OOM_CG=
+	fi
+fi
+if [ -n "$OOM_CG" ]; then
+	(echo "$BASHPID" >"$OOM_CG/cgroup.procs" &&
+		exec "$WL/touchmem" 256 >"$T/oom.out") &
+	OOM_PID=$!
+	{ wait "$OOM_PID"; } 2>/dev/null
+	OOM_ST=$?
+	note "touchmem 256 in $OOM_CG: pid $OOM_PID, shell status $OOM_ST"
+else
+	note "could not create a memory cgroup for the OOM case"
+fi
+
+# threads: one process, not one row per thread
+THR_T0=$(now)
+THR_OUT=$("$WL/threads" 100 2)
+THR_PID=$(kv "$THR_OUT" pid)
+
+# TCP over loopback
+NET_OUT=$("$WL/netio" $((10 * MIB)))
+NET_PID=$(kv "$NET_OUT" pid)
+
+# argv with bytes that are not UTF-8, a control byte, quotes and a backslash
+/bin/true $'\xff\x01' 'say "hi"' "it's" 'back\slash' &
+ODD_PID=$!
+wait "$ODD_PID"
+
+# the process that was there before the agent
+wait "$PRE_PID"
+PRE_ST=$?
+reaped "$PRE_PID"
+
+note "burn: $BURN_OUT" "touchmem: $TOUCH_OUT" "prefork: $PRE_OUT" \
+	"writefsync: $WRITE_OUT" "threads: $THR_OUT" "netio: $NET_OUT"
+
+# ---- what the agent says while running ---------------------------------------------------
+
+sleep 2	# several flush intervals, and one sample interval
+cli status >"$T/status.out" 2>&1
+st=$?
+note "jobtrace status (exit $st):" "$(cat "$T/status.out")"
+missing=
+for k in uptime_s events_seen events_dropped records_stored tracked last_error; do
+	grep -Eq "^[[:space:]]*$k:" "$T/status.out" || missing="$missing $k"
+done
+check "'jobtrace status' prints uptime_s, events_seen, events_dropped, records_stored, tracked, last_error${missing:+ (missing:$missing)}" \
+	eq "$st:$missing" "0:"
+check "'jobtrace status' shows events_dropped: 0" \
+	grep -Eq '^[[:space:]]*events_dropped:[[:space:]]*0[[:space:]]*$' "$T/status.out"
+
+TREE_ROOT=$(sed -n 's/^pid=\([0-9]*\) .*depth=0$/\1/p' "$T/forktree.out" | head -n 1)
+cli report --pid "$TREE_ROOT" >"$T/report.out" 2>&1
+st=$?
+missing=
+for p in $(sed -n 's/^pid=\([0-9]*\) .*/\1/p' "$T/forktree.out"); do
+	grep -qw "$p" "$T/report.out" || missing="$missing $p"
+done
+check "'jobtrace report --pid $TREE_ROOT' (exit $st) names all $(wc -l <"$T/forktree.out") pids of the forktree${missing:+ (missing:$missing)}" \
+	eq "$st:$missing" "0:"
+[ "$st:$missing" = "0:" ] || note "$(head -n 40 "$T/report.out")"
+
+SINCE=$(date -u -d "@${T0%.*}" +%Y-%m-%dT%H:%M:%SZ)
+cli export --since "$SINCE" --format ndjson >"$T/export.ndjson" 2>"$T/export.err"
+st=$?
+US=$'\x1f'	# one line per row: no column separator occurs in JSON text
+res=$(sqlite3 -batch -noheader :memory: '.mode ascii' ".separator \"$US\" \"\\n\"" \
+	'create table l(t text);' ".import $T/export.ndjson l" '.mode list' \
+	"select count(*), total(json_valid(t)), total(case when json_valid(t) then json_extract(t, '\$.pid') = $BURN_PID end) from l;" 2>&1)
+note "export: $(wc -l <"$T/export.ndjson") lines; count|valid|burn records: $res"
+check "'jobtrace export --since $SINCE --format ndjson' (exit $st): at least one line, every line json_valid, burn pid $BURN_PID among them ($res)" \
+	eq "$st:$(printf '%s' "$res" | awk -F'|' 'NF == 3 && $1 > 0 && $2 == $1 && $3 >= 1 { print "y" }')" "0:y"
+[ "$st" -eq 0 ] || note "$(head -n 5 "$T/export.err")"
+
+# ---- stop the agent; it flushes on SIGTERM ----------------------------------------------
+
+stop_agent
+st=$?
+check "agent exits 0 within 10 s of SIGTERM (status $st)" eq "$st" 0
+
+check "database $DB has a process table with rows" \
+	between "$(q 'select count(*) from process;')" 1 1000000000
+
+# ---- compare the database with the workloads' own figures --------------------------------
+
+# CPU
+r=$(row "$BURN_PID" 'cpu_user_s + cpu_sys_s')
+want=$(kv "$BURN_OUT" cpu_s)
+check "burn 2: cpu_user_s+cpu_sys_s $r within 5% or 20 ms of getrusage $want" \
+	near "$r" "$want" 5 0.02
+
+# peak RSS
+r=$(row "$TOUCH_PID" peak_rss_bytes)
+want=$(kv "$TOUCH_OUT" vmhwm_bytes)
+check "touchmem 200: peak_rss_bytes $r within 5% of VmHWM $want and >= 200 MiB" \
+	eq "$(near "$r" "$want" 5 0 && between "$r" $((200 * MIB)) 1e15 && echo y)" y
+
+r=$(row "$PRE_CHILD_PID" peak_rss_bytes)
+check "touchmem --prefork 100 8: child $PRE_CHILD_PID peak_rss_bytes $r < 30 MiB (own mm, VmHWM $(kv "$PRE_CHILD_LINE" vmhwm_bytes))" \
+	between "$r" 1 $((30 * MIB))
+r=$(row "$PRE_CHILD_PID" "json_extract(json, '\$.mem.maxrss_kernel_bytes')")
+check "touchmem --prefork 100 8: child mem.maxrss_kernel_bytes $r >= 100 MiB (getrusage says $(kv "$PRE_CHILD_LINE" maxrss_bytes))" \
+	between "$r" $((100 * MIB)) 1e15
+
+# block I/O
+r=$(row "$WRITE_PID" 'write_bytes, wchar')
+check "writefsync 64 MiB: write_bytes ${r%%|*} in [64 MiB, 65 MiB] (workload's /proc/self/io: $(kv "$WRITE_OUT" io_write_bytes))" \
+	between "${r%%|*}" $((64 * MIB)) $((65 * MIB))
+check "writefsync 64 MiB: wchar ${r#*|} >= 64 MiB" \
+	between "${r#*|}" $((64 * MIB)) 1e15
+
+# process tree
+bad=0
+n=0
+while read -r line; do
+	pid=$(kv "$line" pid)
+	ppid=$(kv "$line" ppid)
+	n=$((n + 1))
+	r=$(row "$pid" 'ppid, parent_start_ns')
+	pr=$(row "$ppid" start_ns)
+	if [ "${r%%|*}" != "$ppid" ] || [ -z "$pr" ] || [ "${r#*|}" != "$pr" ]; then
+		bad=$((bad + 1))
+		note "forktree pid $pid: want ppid $ppid parent_start_ns $pr, db has '$r'"
+	fi
+done <"$T/forktree.out"
+check "forktree 3 2: all $n (pid, ppid) pairs stored with that ppid and parent_start_ns = parent's start_ns ($bad wrong)" \
+	eq "$n:$bad" "15:0"
+
+# exit status
+r=$(row "$EXIT3_PID" 'exit_code, exit_signal')
+check "sh -c 'exit 3' (shell saw $EXIT3_ST): exit_code|exit_signal '$r' = '3|0'" eq "$r" "3|0"
+r=$(row "$SIG_PID" 'exit_code, exit_signal')
+check "sleep 30 + kill -TERM (shell saw $SIG_ST): exit_code|exit_signal '$r' = '-1|15'" eq "$r" "-1|15"
+
+# OOM
+if [ -n "$OOM_PID" ]; then
+	r=$(row "$OOM_PID" "oom_killed, exit_signal, cgroup like '%jobtrace_test_oom%', cgroup")
+	check "touchmem 256 in a 64 MiB cgroup: oom_killed|exit_signal|cgroup-matches '${r%|*}' = '1|9|1' (cgroup '${r##*|}')" \
+		eq "${r%|*}" "1|9|1"
+else
+	check "touchmem 256 in a 64 MiB cgroup: could create the cgroup" false
+fi
+
+# threads
+r=$(q "select count(*) from process where comm = 'threads' and start_time >= $THR_T0 - 1;")
+check "threads 100 x 2 s: $r process row(s) with comm 'threads', want 1" eq "$r" 1
+r=$(row "$THR_PID" 'cpu_user_s + cpu_sys_s')
+want=$(kv "$THR_OUT" cpu_s)
+check "threads 100 x 2 s: cpu_user_s+cpu_sys_s $r within 5% or 20 ms of getrusage $want" \
+	near "$r" "$want" 5 0.02
+
+# network
+r=$(row "$NET_PID" 'rx_bytes, tx_bytes')
+check "netio 10 MiB: rx_bytes|tx_bytes '$r' both in [10 MiB, 11 MiB]" \
+	eq "$(between "${r%%|*}" $((10 * MIB)) $((11 * MIB)) &&
+		between "${r#*|}" $((10 * MIB)) $((11 * MIB)) && echo y)" y
+
+# argv with odd bytes
+r=$(row "$ODD_PID" 'json_valid(json), json_valid(argv), json_array_length(argv)')
+check "argv with \\xff\\x01, quotes, backslash: json_valid(json)|json_valid(argv)|elements '$r' = '1|1|5'" \
+	eq "$r" "1|1|5"
+[ "$r" = "1|1|5" ] || note "argv column: $(row "$ODD_PID" argv)"
+
+# the process that predates the agent
+r=$(row "$PRE_PID" 'exit_code, comm')
+check "sleep 6 started before the agent (shell saw $PRE_ST): exit_code|comm '$r' = '0|sleep'" \
+	eq "$r" "0|sleep"
+
+# ---- agent log -----------------------------------------------------------------------------
+errs=$(grep -Eic '(^|[^a-z])(error|warn)' "$T/agent.log")
+note "agent.log: $(wc -l <"$T/agent.log") lines, $errs warning/error lines"
+[ "$errs" -eq 0 ] || note "$(grep -Ei '(^|[^a-z])(error|warn)' "$T/agent.log" | head -n 20)"
+
+finish

@@ -1,0 +1,662 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_config.c - cmocka tests of agent/config.c (jobtrace.conf). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+
+static char tmpdir[] = "/tmp/jt-test-config.XXXXXX";
+static char err[1024];
+
+/* Create the scratch folder shared by every test. */
+static int setup_dir(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+/* Remove one entry of the scratch folder. */
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Remove the scratch folder and everything in it. */
+static int teardown_dir(void **state)
+{
+	(void)state;
+	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Write text to tmpdir/name and return its path (static buffer). */
+static const char *write_conf(const char *name, const char *text)
+{
+	static char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+/* Assert that two configurations hold the same values (source aside). */
+static void assert_same_config(const struct jt_config *a,
+			       const struct jt_config *b)
+{
+	assert_int_equal(a->log_level, b->log_level);
+	assert_int_equal(a->log_syslog, b->log_syslog);
+	assert_string_equal(a->state_dir, b->state_dir);
+	assert_string_equal(a->run_dir, b->run_dir);
+	assert_string_equal(a->rules_dir, b->rules_dir);
+	assert_string_equal(a->hostname, b->hostname);
+	assert_int_equal(a->sample_interval_ms, b->sample_interval_ms);
+	assert_int_equal(a->ringbuf_kib, b->ringbuf_kib);
+	assert_int_equal(a->max_tracked, b->max_tracked);
+	assert_int_equal(a->argv_max_bytes, b->argv_max_bytes);
+	assert_int_equal(a->delay_accounting, b->delay_accounting);
+	assert_string_equal(a->sqlite_path, b->sqlite_path);
+	assert_int_equal(a->flush_interval_ms, b->flush_interval_ms);
+	assert_int_equal(a->flush_records, b->flush_records);
+}
+
+/*
+ * Load text as a file, expect -EINVAL, and check that the message starts
+ * with "PATH:LINE: " and contains want; *c must still hold the defaults.
+ */
+static void expect_error(const char *name, const char *text, int line,
+			 const char *want)
+{
+	struct jt_config c, d;
+	char prefix[PATH_MAX + 32];
+	const char *path = write_conf(name, text);
+
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_defaults(&d), 0);
+	assert_int_equal(config_load(&c, path, false, err, sizeof(err)),
+			 -EINVAL);
+	snprintf(prefix, sizeof(prefix), "%s:%d: ", path, line);
+	if (strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, want))
+		fail_msg("got \"%s\", want prefix \"%s\" and \"%s\"", err,
+			 prefix, want);
+	assert_null(c.source);
+	assert_same_config(&c, &d);
+	config_free(&c);
+	config_free(&d);
+}
+
+/* Every default matches config.h. */
+static void test_defaults(void **state)
+{
+	struct jt_config c;
+
+	(void)state;
+	assert_int_equal(config_defaults(&c), 0);
+	assert_null(c.source);
+	assert_int_equal(c.log_level, LOG_LVL_INFO);
+	assert_false(c.log_syslog);
+	assert_string_equal(c.state_dir, JT_LOCALSTATEDIR "/lib/jobtrace");
+	assert_string_equal(c.run_dir, JT_RUNSTATEDIR "/jobtrace");
+	assert_string_equal(c.rules_dir, JT_PKGDATADIR "/lua-rules");
+	assert_string_equal(c.hostname, "");
+	assert_int_equal(c.sample_interval_ms, 10000);
+	assert_int_equal(c.ringbuf_kib, 16384);
+	assert_int_equal(c.max_tracked, 131072);
+	assert_int_equal(c.argv_max_bytes, 2048);
+	assert_true(c.delay_accounting);
+	assert_string_equal(c.sqlite_path,
+			    JT_LOCALSTATEDIR "/lib/jobtrace/jobtrace.db");
+	assert_int_equal(c.flush_interval_ms, 1000);
+	assert_int_equal(c.flush_records, 1000);
+	assert_string_equal(config_socket_path(&c),
+			    JT_RUNSTATEDIR "/jobtrace/jobtraced.sock");
+	config_free(&c);
+	config_free(&c);	/* twice is harmless */
+}
+
+static const char full_conf[] =
+	"# every key\n"
+	"log = {\n"
+	"\tlevel = \"debug\";\n"
+	"\tsyslog = true;\n"
+	"};\n"
+	"agent: {\n"
+	"\tstate_dir = \"/srv/jt/state/\";\n"
+	"\trun_dir = \"/srv/jt/run\";\n"
+	"\trules_dir = \"/srv/jt/rules\";\n"
+	"\thostname = \"node-017.cluster\";\n"
+	"};\n"
+	"collector = {\n"
+	"\tsample_interval = 2.5;\n"
+	"\tringbuf_size_kib = 1024;\n"
+	"\tmax_tracked = 4096L;\n"
+	"\targv_max_bytes = 512;\n"
+	"\tdelay_accounting = false;\n"
+	"};\n"
+	"store = {\n"
+	"\tsqlite_path = \"/data/jt.db\";\n"
+	"\tflush_interval = 2;\n"
+	"\tflush_records = 50;\n"
+	"};\n";
+
+/* A file that sets every key is read in full. */
+static void test_full_file(void **state)
+{
+	struct jt_config c;
+	const char *path = write_conf("full.conf", full_conf);
+
+	(void)state;
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_load(&c, path, false, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_string_equal(c.source, path);
+	assert_int_equal(c.log_level, LOG_LVL_DEBUG);
+	assert_true(c.log_syslog);
+	assert_string_equal(c.state_dir, "/srv/jt/state");
+	assert_string_equal(c.run_dir, "/srv/jt/run");
+	assert_string_equal(c.rules_dir, "/srv/jt/rules");
+	assert_string_equal(c.hostname, "node-017.cluster");
+	assert_int_equal(c.sample_interval_ms, 2500);
+	assert_int_equal(c.ringbuf_kib, 1024);
+	assert_int_equal(c.max_tracked, 4096);
+	assert_int_equal(c.argv_max_bytes, 512);
+	assert_false(c.delay_accounting);
+	assert_string_equal(c.sqlite_path, "/data/jt.db");
+	assert_int_equal(c.flush_interval_ms, 2000);
+	assert_int_equal(c.flush_records, 50);
+	assert_string_equal(config_socket_path(&c),
+			    "/srv/jt/run/jobtraced.sock");
+	config_free(&c);
+}
+
+/* Range limits themselves are accepted. */
+static void test_limits_inclusive(void **state)
+{
+	struct jt_config c;
+	const char *path = write_conf("limits.conf",
+		"collector = { sample_interval = 0.1; ringbuf_size_kib = 256;\n"
+		"  max_tracked = 4194304; argv_max_bytes = 64; };\n"
+		"store = { flush_interval = 0.05; flush_records = 100000; };\n");
+
+	(void)state;
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_load(&c, path, false, err, sizeof(err)), 0);
+	assert_int_equal(c.sample_interval_ms, 100);
+	assert_int_equal(c.ringbuf_kib, 256);
+	assert_int_equal(c.max_tracked, 4194304);
+	assert_int_equal(c.argv_max_bytes, 64);
+	assert_int_equal(c.flush_interval_ms, 50);
+	assert_int_equal(c.flush_records, 100000);
+	config_free(&c);
+}
+
+/* An empty file and empty groups leave the defaults. */
+static void test_empty_file(void **state)
+{
+	struct jt_config c, d;
+	const char *path = write_conf("empty.conf", "");
+
+	(void)state;
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_defaults(&d), 0);
+	assert_int_equal(config_load(&c, path, false, err, sizeof(err)), 0);
+	assert_same_config(&c, &d);
+	config_free(&c);
+	path = write_conf("empty2.conf", "log = { };\nstore = { };\n");
+	assert_int_equal(config_load(&c, path, false, err, sizeof(err)), 0);
+	assert_same_config(&c, &d);
+	config_free(&c);
+	config_free(&d);
+}
+
+/* libconfig syntax errors carry libconfig's line and text. */
+static void test_syntax_error(void **state)
+{
+	(void)state;
+	expect_error("syntax.conf",
+		     "log = {\n\tlevel = \"info\";\n\tsyslog = ;\n};\n", 3,
+		     "syntax error");
+	expect_error("unterminated.conf",
+		     "log = {\n\tlevel = \"info\";\n};\nagent = {\n", 5,
+		     "syntax error");
+	expect_error("dup.conf",
+		     "log = {\n\tlevel = \"info\";\n\tlevel = \"warn\";\n};\n",
+		     3, "duplicate setting");
+}
+
+/* An unknown key is named and the valid keys of its group listed. */
+static void test_unknown_key(void **state)
+{
+	(void)state;
+	expect_error("unknown_key.conf",
+		     "log = { level = \"warn\"; };\n"
+		     "collector = {\n"
+		     "\tmax_tracked = 2048;\n"
+		     "\tsample_intervall = 5;\n"
+		     "};\n", 4,
+		     "unknown key \"collector.sample_intervall\"; valid keys in collector: "
+		     "sample_interval, ringbuf_size_kib, max_tracked, "
+		     "argv_max_bytes, delay_accounting");
+	expect_error("nested.conf",
+		     "store = {\n\tsqlite = { path = \"/x\"; };\n};\n", 2,
+		     "unknown key \"store.sqlite\"");
+}
+
+/* An unknown group is named and the valid groups listed. */
+static void test_unknown_group(void **state)
+{
+	(void)state;
+	expect_error("unknown_group.conf",
+		     "log = { level = \"warn\"; };\n\n"
+		     "sinks = {\n\turl = \"http://x\";\n};\n", 3,
+		     "unknown group \"sinks\"; valid groups: log, agent, "
+		     "collector, store");
+	expect_error("top_scalar.conf", "level = \"debug\";\n", 1,
+		     "unknown group \"level\"");
+	expect_error("group_not_group.conf", "\nlog = \"debug\";\n", 2,
+		     "log: expected a group");
+}
+
+/* A value of the wrong type names the key, the wanted and the given type. */
+static void test_wrong_type(void **state)
+{
+	(void)state;
+	expect_error("type_int.conf",
+		     "collector = {\n\targv_max_bytes = 100;\n"
+		     "\tmax_tracked = \"4096\";\n};\n", 3,
+		     "collector.max_tracked: expected an integer, got a string");
+	expect_error("type_float.conf",
+		     "collector = {\n\tmax_tracked = 4096.0;\n};\n", 2,
+		     "collector.max_tracked: expected an integer, got a float");
+	expect_error("type_bool.conf",
+		     "log = {\n\tsyslog = 1;\n};\n", 2,
+		     "log.syslog: expected a boolean");
+	expect_error("type_string.conf",
+		     "agent = {\n\tstate_dir = [ \"/a\" ];\n};\n", 2,
+		     "agent.state_dir: expected a string, got an array");
+	expect_error("type_seconds.conf",
+		     "store = {\n\tflush_interval = \"1s\";\n};\n", 2,
+		     "store.flush_interval: expected a number of seconds, got a string");
+}
+
+/* Values outside their range are errors that give the range. */
+static void test_out_of_range(void **state)
+{
+	(void)state;
+	expect_error("range_max.conf",
+		     "collector = {\n\tmax_tracked = 1000;\n};\n", 2,
+		     "collector.max_tracked: must be between 1024 and 4194304");
+	expect_error("range_neg.conf",
+		     "collector = {\n\n\targv_max_bytes = -1;\n};\n", 3,
+		     "collector.argv_max_bytes: must be between 64 and 2048");
+	expect_error("range_sample.conf",
+		     "collector = {\n\tsample_interval = 0.05;\n};\n", 2,
+		     "collector.sample_interval: must be between 0.1 and 3600");
+	expect_error("range_sample_hi.conf",
+		     "collector = {\n\tsample_interval = 3601;\n};\n", 2,
+		     "collector.sample_interval: must be between 0.1 and 3600");
+	expect_error("range_flush.conf",
+		     "store = {\n\tflush_records = 0;\n};\n", 2,
+		     "store.flush_records: must be between 1 and 100000");
+	expect_error("range_flushi.conf",
+		     "store = {\n\tflush_interval = 61.0;\n};\n", 2,
+		     "store.flush_interval: must be between 0.05 and 60");
+	expect_error("range_ringbuf.conf",
+		     "collector = {\n\tringbuf_size_kib = 128;\n};\n", 2,
+		     "collector.ringbuf_size_kib: must be between 256 and 1048576");
+	expect_error("range_int64.conf",
+		     "collector = {\n\tmax_tracked = 8589934592L;\n};\n", 2,
+		     "collector.max_tracked: must be between 1024 and 4194304");
+	/* libconfig 1.5 wraps this to 1024 without the L suffix */
+	expect_error("range_wrap.conf",
+		     "collector = {\n\tmax_tracked = 4294968320;\n};\n", 2,
+		     "collector.max_tracked: must be between 1024 and 4194304, got 4294968320");
+}
+
+/* Paths must be absolute. */
+static void test_relative_path(void **state)
+{
+	(void)state;
+	expect_error("relative.conf",
+		     "agent = {\n\tstate_dir = \"/ok\";\n"
+		     "\trules_dir = \"lua-rules\";\n};\n", 3,
+		     "agent.rules_dir: must be an absolute path");
+	expect_error("relative_db.conf",
+		     "store = {\n\tsqlite_path = \"\";\n};\n", 2,
+		     "store.sqlite_path: must be an absolute path");
+}
+
+/* The log level must be one log_level_parse knows. */
+static void test_bad_level(void **state)
+{
+	(void)state;
+	expect_error("level.conf", "log = {\n\tlevel = \"verbose\";\n};\n", 2,
+		     "log.level: must be one of error, warn, info, debug");
+}
+
+/* The ring buffer size must be a power of two. */
+static void test_ringbuf_pow2(void **state)
+{
+	(void)state;
+	expect_error("pow2.conf",
+		     "collector = {\n\tringbuf_size_kib = 1000;\n};\n", 2,
+		     "collector.ringbuf_size_kib: must be a power of two");
+}
+
+/* A host name with spaces is refused. */
+static void test_bad_hostname(void **state)
+{
+	(void)state;
+	expect_error("host.conf", "agent = {\n\thostname = \"a b\";\n};\n", 2,
+		     "agent.hostname:");
+}
+
+/* A run_dir too long for sun_path is refused. */
+static void test_run_dir_too_long(void **state)
+{
+	char text[512];
+	char dir[200];
+
+	(void)state;
+	memset(dir, 'r', sizeof(dir) - 1);
+	dir[0] = '/';
+	dir[sizeof(dir) - 1] = '\0';
+	snprintf(text, sizeof(text), "agent = {\n\trun_dir = \"%s\";\n};\n",
+		 dir);
+	expect_error("longrun.conf", text, 2, "agent.run_dir: too long");
+}
+
+/* Good keys before a bad one are not applied: *c keeps every old value. */
+static void test_error_keeps_values(void **state)
+{
+	struct jt_config c, d;
+	const char *path = write_conf("partial.conf",
+		"log = { level = \"debug\"; syslog = true; };\n"
+		"agent = { state_dir = \"/elsewhere\"; };\n"
+		"store = { flush_records = 7; };\n"
+		"collector = { max_tracked = 1; };\n");
+
+	(void)state;
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_defaults(&d), 0);
+	assert_int_equal(config_load(&c, path, false, err, sizeof(err)),
+			 -EINVAL);
+	assert_same_config(&c, &d);
+	assert_null(c.source);
+
+	/* a failed reload keeps the previously loaded file's values */
+	config_free(&d);
+	path = write_conf("good.conf", full_conf);
+	assert_int_equal(config_load(&c, path, false, err, sizeof(err)), 0);
+	assert_int_equal(config_defaults(&d), 0);
+	assert_int_equal(config_load(&d, path, false, err, sizeof(err)), 0);
+	path = write_conf("partial.conf",
+			  "log = { level = \"error\"; };\nbogus = 1;\n");
+	assert_int_equal(config_load(&c, path, false, err, sizeof(err)),
+			 -EINVAL);
+	assert_same_config(&c, &d);
+	assert_string_equal(c.source, d.source);
+	config_free(&c);
+	config_free(&d);
+}
+
+/* A missing file: defaults when missing_ok, -ENOENT otherwise. */
+static void test_missing_file(void **state)
+{
+	struct jt_config c, d;
+	char path[PATH_MAX], want[PATH_MAX + 64];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/does-not-exist.conf", tmpdir);
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_defaults(&d), 0);
+	assert_int_equal(config_load(&c, path, true, err, sizeof(err)), 0);
+	assert_null(c.source);
+	assert_same_config(&c, &d);
+
+	assert_int_equal(config_load(&c, path, false, err, sizeof(err)),
+			 -ENOENT);
+	snprintf(want, sizeof(want), "%s: No such file or directory", path);
+	assert_string_equal(err, want);
+	assert_null(c.source);
+	assert_same_config(&c, &d);
+
+	/* a zeroed struct gets the defaults */
+	config_free(&c);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(config_load(&c, path, true, err, sizeof(err)), 0);
+	assert_same_config(&c, &d);
+	config_free(&c);
+	config_free(&d);
+}
+
+/* A folder is not a readable file; a NULL err buffer is tolerated. */
+static void test_unreadable(void **state)
+{
+	struct jt_config c;
+	char want[PATH_MAX + 64];
+
+	(void)state;
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_load(&c, tmpdir, false, err, sizeof(err)),
+			 -EISDIR);
+	snprintf(want, sizeof(want), "%s: Is a directory", tmpdir);
+	assert_string_equal(err, want);
+	assert_int_equal(config_load(&c, tmpdir, true, NULL, 0), -EISDIR);
+	assert_int_equal(config_load(&c, write_conf("n.conf", "x = ;"),
+				     false, NULL, 0), -EINVAL);
+	config_free(&c);
+}
+
+/* Load whatever config_dump prints and compare with the original. */
+static void assert_round_trip(const struct jt_config *c, const char *name)
+{
+	struct jt_config back;
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	config_dump(c, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(config_defaults(&back), 0);
+	if (config_load(&back, path, false, err, sizeof(err)) != 0)
+		fail_msg("dump did not load: %s", err);
+	assert_same_config(&back, c);
+	config_free(&back);
+}
+
+/* config_dump output loads back to the same values. */
+static void test_dump_round_trip(void **state)
+{
+	struct jt_config c;
+
+	(void)state;
+	assert_int_equal(config_defaults(&c), 0);
+	assert_round_trip(&c, "dump-defaults.conf");
+	assert_int_equal(config_load(&c, write_conf("full2.conf", full_conf),
+				     false, err, sizeof(err)), 0);
+	assert_round_trip(&c, "dump-full.conf");
+	/* characters that need escaping in a libconfig string */
+	assert_int_equal(config_load(&c, write_conf("odd.conf",
+		"agent = { state_dir = \"/tmp/a \\\"b\\\" \\\\c\\t\"; };\n"
+		"collector = { sample_interval = 0.123; };\n"
+		"store = { flush_interval = 59.999; };\n"),
+				     false, err, sizeof(err)), 0);
+	assert_string_equal(c.state_dir, "/tmp/a \"b\" \\c\t");
+	assert_round_trip(&c, "dump-odd.conf");
+	config_free(&c);
+}
+
+/* Setting state_dir alone moves the database; an explicit path stays. */
+static void test_state_dir_moves_db(void **state)
+{
+	struct jt_config c;
+
+	(void)state;
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_load(&c, write_conf("state.conf",
+		"agent = { state_dir = \"/scratch/jt\"; };\n"),
+				     false, err, sizeof(err)), 0);
+	assert_string_equal(c.sqlite_path, "/scratch/jt/jobtrace.db");
+	config_free(&c);
+
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_load(&c, write_conf("state2.conf",
+		"store = { sqlite_path = \"/db/x.db\"; };\n"
+		"agent = { state_dir = \"/scratch/jt\"; };\n"),
+				     false, err, sizeof(err)), 0);
+	assert_string_equal(c.state_dir, "/scratch/jt");
+	assert_string_equal(c.sqlite_path, "/db/x.db");
+	config_free(&c);
+
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_load(&c, write_conf("state3.conf",
+		"agent = { state_dir = \"/\"; };\n"),
+				     false, err, sizeof(err)), 0);
+	assert_string_equal(c.sqlite_path, "/jobtrace.db");
+	config_free(&c);
+}
+
+/* Hostile input: binary junk and a huge line are errors, not crashes. */
+static void test_hostile(void **state)
+{
+	struct jt_config c;
+	static char big[200000];
+	const char *path;
+
+	(void)state;
+	assert_int_equal(config_defaults(&c), 0);
+	path = write_conf("junk.conf", "\x01\x02\xff{{{;;==\"\n");
+	assert_int_equal(config_load(&c, path, false, err, sizeof(err)),
+			 -EINVAL);
+	memset(big, 'a', sizeof(big) - 1);
+	memcpy(big, "agent = { hostname = \"", 22);
+	memcpy(big + sizeof(big) - 6, "\"; };", 5);
+	path = write_conf("big.conf", big);
+	assert_int_equal(config_load(&c, path, false, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "agent.hostname"));
+	/* a tiny err buffer is truncated, never overrun */
+	err[4] = 'X';
+	assert_int_equal(config_load(&c, path, false, err, 4), -EINVAL);
+	assert_int_equal(strlen(err), 3);
+	assert_int_equal(err[4], 'X');
+	assert_string_equal(c.hostname, "");
+	config_free(&c);
+}
+
+/* Copy src to dst with "#key = " lines uncommented. */
+static void uncomment(const char *src, const char *dst)
+{
+	FILE *in = fopen(src, "r"), *out = fopen(dst, "w");
+	char *line = NULL;
+	size_t cap = 0;
+
+	assert_non_null(in);
+	assert_non_null(out);
+	while (getline(&line, &cap, in) > 0) {
+		char *p = line + strspn(line, " \t");
+
+		if (p[0] == '#' && p[1] >= 'a' && p[1] <= 'z' &&
+		    strstr(p, " = "))
+			memmove(p, p + 1, strlen(p));
+		fputs(line, out);
+	}
+	free(line);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+/* dist/jobtrace.conf.sample loads as is and with every key uncommented. */
+static void test_sample_file(void **state)
+{
+	const char *top = getenv("top_srcdir");
+	struct jt_config c, d;
+	char sample[PATH_MAX], open_copy[PATH_MAX];
+
+	(void)state;
+	if (!top)
+		skip();
+	snprintf(sample, sizeof(sample), "%s/dist/jobtrace.conf.sample", top);
+	snprintf(open_copy, sizeof(open_copy), "%s/sample-open.conf", tmpdir);
+	assert_int_equal(config_defaults(&d), 0);
+
+	assert_int_equal(config_defaults(&c), 0);
+	if (config_load(&c, sample, false, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_same_config(&c, &d);
+	config_free(&c);
+
+	uncomment(sample, open_copy);
+	assert_int_equal(config_defaults(&c), 0);
+	if (config_load(&c, open_copy, false, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	/* the sample documents the default install paths */
+	assert_string_equal(c.state_dir, "/var/lib/jobtrace");
+	assert_string_equal(c.run_dir, "/run/jobtrace");
+	assert_string_equal(c.rules_dir, "/usr/share/jobtrace/lua-rules");
+	assert_string_equal(c.sqlite_path, "/var/lib/jobtrace/jobtrace.db");
+	free(c.state_dir);
+	free(c.run_dir);
+	free(c.rules_dir);
+	free(c.sqlite_path);
+	c.state_dir = strdup(d.state_dir);
+	c.run_dir = strdup(d.run_dir);
+	c.rules_dir = strdup(d.rules_dir);
+	c.sqlite_path = strdup(d.sqlite_path);
+	assert_same_config(&c, &d);
+	config_free(&c);
+	config_free(&d);
+}
+
+/* Run every config test in one scratch folder. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_full_file),
+		cmocka_unit_test(test_limits_inclusive),
+		cmocka_unit_test(test_empty_file),
+		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_unknown_key),
+		cmocka_unit_test(test_unknown_group),
+		cmocka_unit_test(test_wrong_type),
+		cmocka_unit_test(test_out_of_range),
+		cmocka_unit_test(test_relative_path),
+		cmocka_unit_test(test_bad_level),
+		cmocka_unit_test(test_ringbuf_pow2),
+		cmocka_unit_test(test_bad_hostname),
+		cmocka_unit_test(test_run_dir_too_long),
+		cmocka_unit_test(test_error_keeps_values),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_unreadable),
+		cmocka_unit_test(test_dump_round_trip),
+		cmocka_unit_test(test_state_dir_moves_db),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_sample_file),
+	};
+
+	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+}

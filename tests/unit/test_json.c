@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_json.c - unit tests for the JSON writer (agent/json.c). */
+#include <math.h>
+#include <stdio.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "json.h"
+
+/*
+ * A strict little RFC 8259 validator, so tests can check that whatever the
+ * writer produced is one valid JSON text (raw bytes in strings must be
+ * valid UTF-8, control characters must be escaped).
+ */
+struct vp {
+	const unsigned char *s;
+	size_t n, i;
+	int depth;
+};
+
+static int v_value(struct vp *p);
+
+/* Skip JSON whitespace. */
+static void v_ws(struct vp *p)
+{
+	while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\t' ||
+			       p->s[p->i] == '\n' || p->s[p->i] == '\r'))
+		p->i++;
+}
+
+/* Accept a literal word. */
+static int v_word(struct vp *p, const char *w)
+{
+	size_t l = strlen(w);
+
+	if (p->n - p->i < l || memcmp(p->s + p->i, w, l))
+		return -1;
+	p->i += l;
+	return 0;
+}
+
+/* Accept one valid UTF-8 sequence of 2..4 bytes. */
+static int v_utf8(struct vp *p)
+{
+	const unsigned char *s = p->s + p->i;
+	size_t avail = p->n - p->i, len, k;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return -1;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	if (s[0] == 0xed)
+		hi = 0x9f;
+	if (s[0] == 0xf0)
+		lo = 0x90;
+	if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (avail < len || s[1] < lo || s[1] > hi)
+		return -1;
+	for (k = 2; k < len; k++)
+		if (s[k] < 0x80 || s[k] > 0xbf)
+			return -1;
+	p->i += len;
+	return 0;
+}
+
+/* Accept a string token. */
+static int v_string(struct vp *p)
+{
+	if (p->i >= p->n || p->s[p->i] != '"')
+		return -1;
+	p->i++;
+	while (p->i < p->n) {
+		unsigned char c = p->s[p->i];
+
+		if (c == '"') {
+			p->i++;
+			return 0;
+		}
+		if (c < 0x20)
+			return -1;
+		if (c == '\\') {
+			if (++p->i >= p->n)
+				return -1;
+			c = p->s[p->i++];
+			if (c == 'u') {
+				for (int k = 0; k < 4; k++, p->i++)
+					if (p->i >= p->n ||
+					    !strchr("0123456789abcdefABCDEF",
+						    p->s[p->i]) || !p->s[p->i])
+						return -1;
+			} else if (!strchr("\"\\/bfnrt", c) || !c) {
+				return -1;
+			}
+			continue;
+		}
+		if (c >= 0x80) {
+			if (v_utf8(p))
+				return -1;
+			continue;
+		}
+		p->i++;
+	}
+	return -1;
+}
+
+/* Accept a number token (RFC 8259 grammar). */
+static int v_number(struct vp *p)
+{
+	size_t st;
+
+	if (p->i < p->n && p->s[p->i] == '-')
+		p->i++;
+	if (p->i >= p->n)
+		return -1;
+	if (p->s[p->i] == '0') {
+		p->i++;
+	} else if (p->s[p->i] >= '1' && p->s[p->i] <= '9') {
+		while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
+			p->i++;
+	} else {
+		return -1;
+	}
+	if (p->i < p->n && p->s[p->i] == '.') {
+		st = ++p->i;
+		while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
+			p->i++;
+		if (p->i == st)
+			return -1;
+	}
+	if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
+		p->i++;
+		if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-'))
+			p->i++;
+		st = p->i;
+		while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
+			p->i++;
+		if (p->i == st)
+			return -1;
+	}
+	return 0;
+}
+
+/* Accept an object or array body after its opening bracket. */
+static int v_container(struct vp *p, char close, int obj)
+{
+	if (++p->depth > 64)
+		return -1;
+	p->i++;
+	v_ws(p);
+	if (p->i < p->n && p->s[p->i] == close) {
+		p->i++;
+		p->depth--;
+		return 0;
+	}
+	for (;;) {
+		v_ws(p);
+		if (obj) {
+			if (v_string(p))
+				return -1;
+			v_ws(p);
+			if (p->i >= p->n || p->s[p->i] != ':')
+				return -1;
+			p->i++;
+		}
+		if (v_value(p))
+			return -1;
+		v_ws(p);
+		if (p->i >= p->n)
+			return -1;
+		if (p->s[p->i] == ',') {
+			p->i++;
+			continue;
+		}
+		if (p->s[p->i] != close)
+			return -1;
+		p->i++;
+		p->depth--;
+		return 0;
+	}
+}
+
+/* Accept any value. */
+static int v_value(struct vp *p)
+{
+	v_ws(p);
+	if (p->i >= p->n)
+		return -1;
+	switch (p->s[p->i]) {
+	case '{':
+		return v_container(p, '}', 1);
+	case '[':
+		return v_container(p, ']', 0);
+	case '"':
+		return v_string(p);
+	case 't':
+		return v_word(p, "true");
+	case 'f':
+		return v_word(p, "false");
+	case 'n':
+		return v_word(p, "null");
+	default:
+		return v_number(p);
+	}
+}
+
+/* True if s is exactly one valid JSON text. */
+static int json_valid(const char *s)
+{
+	struct vp p = { (const unsigned char *)s, strlen(s), 0, 0 };
+
+	if (v_value(&p))
+		return 0;
+	v_ws(&p);
+	return p.i == p.n;
+}
+
+/* The validator itself must reject what it should. */
+static void test_validator(void **state)
+{
+	(void)state;
+	assert_true(json_valid("{\"a\":[1,-2.5,1e3,true,false,null,\"x\"]}"));
+	assert_false(json_valid("{\"a\":1,}"));
+	assert_false(json_valid("[1 2]"));
+	assert_false(json_valid("\"\x01\""));
+	assert_false(json_valid("\"\xff\""));
+	assert_false(json_valid("\"\xed\xa0\x80\""));
+	assert_false(json_valid("01"));
+	assert_false(json_valid("1."));
+	assert_false(json_valid("{\"a\"}"));
+	assert_false(json_valid(""));
+}
+
+/* Write s as one string value and return the output (static buffer). */
+static const char *enc(const char *s, size_t len)
+{
+	static char out[1024];
+	struct jbuf b;
+
+	jbuf_init(&b);
+	json_strn(&b, s, len);
+	assert_false(b.oom);
+	assert_true(json_valid(jbuf_str(&b)));
+	snprintf(out, sizeof(out), "%s", jbuf_str(&b));
+	jbuf_free(&b);
+	return out;
+}
+
+#define ENC(lit) enc(lit, sizeof(lit) - 1)
+
+/* An empty buffer reads as "" and free/reset accept it. */
+static void test_empty(void **state)
+{
+	struct jbuf b;
+
+	(void)state;
+	jbuf_init(&b);
+	assert_string_equal(jbuf_str(&b), "");
+	jbuf_reset(&b);
+	assert_string_equal(jbuf_str(&b), "");
+	jbuf_free(&b);
+	jbuf_free(&b);
+	assert_null(b.buf);
+}
+
+/* Nested objects and arrays get commas in the right places only. */
+static void test_nesting_commas(void **state)
+{
+	struct jbuf b;
+
+	(void)state;
+	jbuf_init(&b);
+	json_obj_open(&b);
+	json_kv_str(&b, "type", "process");
+	json_kv_u64(&b, "schema", 1);
+	json_key(&b, "argv");
+	json_arr_open(&b);
+	json_str(&b, "ls");
+	json_str(&b, "-l");
+	json_arr_close(&b);
+	json_key(&b, "empty_obj");
+	json_obj_open(&b);
+	json_obj_close(&b);
+	json_key(&b, "empty_arr");
+	json_arr_open(&b);
+	json_arr_close(&b);
+	json_key(&b, "job");
+	json_obj_open(&b);
+	json_kv_str(&b, "id", "123");
+	json_kv_str(&b, "step", NULL);
+	json_key(&b, "deep");
+	json_arr_open(&b);
+	json_arr_open(&b);
+	json_arr_close(&b);
+	json_arr_open(&b);
+	json_i64(&b, -1);
+	json_null(&b);
+	json_arr_close(&b);
+	json_obj_open(&b);
+	json_obj_close(&b);
+	json_arr_close(&b);
+	json_obj_close(&b);
+	json_kv_bool(&b, "t", true);
+	json_kv_bool(&b, "f", false);
+	json_kv_i64(&b, "neg", -42);
+	json_kv_double(&b, "d", 0.5);
+	json_obj_close(&b);
+	assert_false(b.oom);
+	assert_int_equal(b.depth, 0);
+	assert_string_equal(jbuf_str(&b),
+		"{\"type\":\"process\",\"schema\":1,\"argv\":[\"ls\",\"-l\"],"
+		"\"empty_obj\":{},\"empty_arr\":[],"
+		"\"job\":{\"id\":\"123\",\"step\":null,"
+		"\"deep\":[[],[-1,null],{}]},"
+		"\"t\":true,\"f\":false,\"neg\":-42,\"d\":0.5}");
+	assert_true(json_valid(jbuf_str(&b)));
+
+	/* reset keeps the memory and starts a fresh document */
+	char *mem = b.buf;
+
+	jbuf_reset(&b);
+	assert_string_equal(jbuf_str(&b), "");
+	json_arr_open(&b);
+	json_u64(&b, 1);
+	json_u64(&b, 2);
+	json_arr_close(&b);
+	assert_ptr_equal(b.buf, mem);
+	assert_string_equal(jbuf_str(&b), "[1,2]");
+	jbuf_free(&b);
+}
+
+/* JSON_MAX_DEPTH levels work; one more marks the buffer invalid. */
+static void test_depth_limit(void **state)
+{
+	struct jbuf b;
+	int i;
+
+	(void)state;
+	jbuf_init(&b);
+	for (i = 0; i < JSON_MAX_DEPTH; i++)
+		json_arr_open(&b);
+	for (i = 0; i < JSON_MAX_DEPTH; i++)
+		json_arr_close(&b);
+	assert_false(b.oom);
+	assert_true(json_valid(jbuf_str(&b)));
+	jbuf_reset(&b);
+	for (i = 0; i < JSON_MAX_DEPTH + 1; i++)
+		json_arr_open(&b);
+	assert_true(b.oom);
+	jbuf_reset(&b);
+	assert_false(b.oom);
+	json_arr_close(&b);	/* unbalanced close */
+	assert_true(b.oom);
+	jbuf_free(&b);
+}
+
+/* Quotes, backslash and control characters are escaped. */
+static void test_escape_ascii(void **state)
+{
+	(void)state;
+	assert_string_equal(ENC("plain text 123 /path"),
+			    "\"plain text 123 /path\"");
+	assert_string_equal(ENC("a\"b"), "\"a\\\"b\"");
+	assert_string_equal(ENC("a\\b"), "\"a\\\\b\"");
+	assert_string_equal(ENC("l1\nl2"), "\"l1\\nl2\"");
+	assert_string_equal(ENC("\t\r\b\f"), "\"\\t\\r\\b\\f\"");
+	assert_string_equal(ENC("\x01"), "\"\\u0001\"");
+	assert_string_equal(ENC("\x1f"), "\"\\u001f\"");
+	assert_string_equal(ENC("x\x7fy"), "\"x\\u007fy\"");
+	assert_string_equal(ENC("\x1b[31m"), "\"\\u001b[31m\"");
+	assert_string_equal(ENC(""), "\"\"");
+}
+
+/* Embedded NUL through json_strn is kept as \u0000. */
+static void test_embedded_nul(void **state)
+{
+	(void)state;
+	assert_string_equal(ENC("a\0b"), "\"a\\u0000b\"");
+	assert_string_equal(ENC("\0"), "\"\\u0000\"");
+}
+
+/* Each byte of an invalid UTF-8 sequence becomes \u00XX. */
+static void test_invalid_utf8(void **state)
+{
+	(void)state;
+	/* lone bytes */
+	assert_string_equal(ENC("\xff"), "\"\\u00ff\"");
+	assert_string_equal(ENC("a\xfe"), "\"a\\u00fe\"");
+	assert_string_equal(ENC("\x80"), "\"\\u0080\"");
+	assert_string_equal(ENC("\xbf" "x"), "\"\\u00bfx\"");
+	/* truncated multibyte sequences, also at the very end */
+	assert_string_equal(ENC("\xc3"), "\"\\u00c3\"");
+	assert_string_equal(ENC("\xe2\x82"), "\"\\u00e2\\u0082\"");
+	assert_string_equal(ENC("\xe2\x82x"), "\"\\u00e2\\u0082x\"");
+	assert_string_equal(ENC("\xf0\x9f\x98"),
+			    "\"\\u00f0\\u009f\\u0098\"");
+	/* overlong encodings */
+	assert_string_equal(ENC("\xc0\xaf"), "\"\\u00c0\\u00af\"");
+	assert_string_equal(ENC("\xc1\xbf"), "\"\\u00c1\\u00bf\"");
+	assert_string_equal(ENC("\xe0\x80\xaf"),
+			    "\"\\u00e0\\u0080\\u00af\"");
+	assert_string_equal(ENC("\xf0\x80\x80\xaf"),
+			    "\"\\u00f0\\u0080\\u0080\\u00af\"");
+	/* UTF-16 surrogates */
+	assert_string_equal(ENC("\xed\xa0\x80"),
+			    "\"\\u00ed\\u00a0\\u0080\"");
+	assert_string_equal(ENC("\xed\xbf\xbf"),
+			    "\"\\u00ed\\u00bf\\u00bf\"");
+	/* above U+10FFFF and never-valid lead bytes */
+	assert_string_equal(ENC("\xf4\x90\x80\x80"),
+			    "\"\\u00f4\\u0090\\u0080\\u0080\"");
+	assert_string_equal(ENC("\xf5\x80\x80\x80"),
+			    "\"\\u00f5\\u0080\\u0080\\u0080\"");
+	/* a valid character right after an invalid byte survives */
+	assert_string_equal(ENC("\xff\xc3\xa9"), "\"\\u00ff\xc3\xa9\"");
+	/* a lead byte followed by a valid character */
+	assert_string_equal(ENC("\xe2\xc3\xa9"), "\"\\u00e2\xc3\xa9\"");
+}
+
+/* Valid multibyte UTF-8 passes through byte for byte. */
+static void test_valid_utf8(void **state)
+{
+	(void)state;
+	assert_string_equal(ENC("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
+	assert_string_equal(ENC("\xc2\x80"), "\"\xc2\x80\"");
+	assert_string_equal(ENC("\xe2\x82\xac 5"), "\"\xe2\x82\xac 5\"");
+	assert_string_equal(ENC("\xe0\xa0\x80"), "\"\xe0\xa0\x80\"");
+	assert_string_equal(ENC("\xed\x9f\xbf"), "\"\xed\x9f\xbf\"");
+	assert_string_equal(ENC("\xef\xbf\xbf"), "\"\xef\xbf\xbf\"");
+	assert_string_equal(ENC("\xf0\x9d\x84\x9e"), "\"\xf0\x9d\x84\x9e\"");
+	assert_string_equal(ENC("\xf4\x8f\xbf\xbf"), "\"\xf4\x8f\xbf\xbf\"");
+	assert_string_equal(ENC("\xe6\x97\xa5\xe6\x9c\xac"),
+			    "\"\xe6\x97\xa5\xe6\x9c\xac\"");
+}
+
+/* Keys are escaped like values. */
+static void test_key_escape(void **state)
+{
+	struct jbuf b;
+
+	(void)state;
+	jbuf_init(&b);
+	json_obj_open(&b);
+	json_kv_str(&b, "k\"\n\xff", "v");
+	json_obj_close(&b);
+	assert_string_equal(jbuf_str(&b), "{\"k\\\"\\n\\u00ff\":\"v\"}");
+	assert_true(json_valid(jbuf_str(&b)));
+	jbuf_free(&b);
+}
+
+/* Integers at their limits. */
+static void test_integers(void **state)
+{
+	struct jbuf b;
+
+	(void)state;
+	jbuf_init(&b);
+	json_arr_open(&b);
+	json_u64(&b, 0);
+	json_u64(&b, UINT64_MAX);
+	json_i64(&b, -1);
+	json_i64(&b, INT64_MIN);
+	json_i64(&b, INT64_MAX);
+	json_arr_close(&b);
+	assert_string_equal(jbuf_str(&b),
+		"[0,18446744073709551615,-1,-9223372036854775808,"
+		"9223372036854775807]");
+	assert_true(json_valid(jbuf_str(&b)));
+	jbuf_free(&b);
+}
+
+/* One double as written. */
+static const char *dbl(double v)
+{
+	static char out[512];
+	struct jbuf b;
+
+	jbuf_init(&b);
+	json_double(&b, v);
+	assert_true(json_valid(jbuf_str(&b)));
+	snprintf(out, sizeof(out), "%s", jbuf_str(&b));
+	jbuf_free(&b);
+	return out;
+}
+
+/* Doubles: up to 6 decimals, trimmed, never an exponent. */
+static void test_doubles(void **state)
+{
+	const char *s;
+
+	(void)state;
+	assert_string_equal(dbl(0.5), "0.5");
+	assert_string_equal(dbl(0.0), "0");
+	assert_string_equal(dbl(-0.0), "0");
+	assert_string_equal(dbl(1e-7), "0");
+	assert_string_equal(dbl(-1e-7), "0");
+	assert_string_equal(dbl(1.5e-6), "0.000002");
+	assert_string_equal(dbl(12345.678901), "12345.678901");
+	assert_string_equal(dbl(100.0), "100");
+	assert_string_equal(dbl(-2.25), "-2.25");
+	assert_string_equal(dbl(1e15), "1000000000000000");
+	assert_string_equal(dbl(NAN), "null");
+	assert_string_equal(dbl(INFINITY), "null");
+	assert_string_equal(dbl(-INFINITY), "null");
+	s = dbl(1.7976931348623157e308);
+	assert_null(strchr(s, 'e'));
+	assert_int_equal(strlen(s), 309);
+}
+
+/* Times are RFC 3339 UTC with microseconds, truncated not rounded. */
+static void test_time(void **state)
+{
+	char out[40];
+	struct jbuf b;
+
+	(void)state;
+	json_format_time(0, out, sizeof(out));
+	assert_string_equal(out, "1970-01-01T00:00:00.000000Z");
+	json_format_time(1000000000ULL * 1795341600ULL + 123456789ULL,
+			 out, sizeof(out));
+	assert_string_equal(out, "2026-11-22T10:00:00.123456Z");
+	json_format_time(951782400ULL * 1000000000ULL + 999999999ULL,
+			 out, sizeof(out));
+	assert_string_equal(out, "2000-02-29T00:00:00.999999Z");
+	json_format_time(1234567890ULL * 1000000000ULL + 1000ULL,
+			 out, sizeof(out));
+	assert_string_equal(out, "2009-02-13T23:31:30.000001Z");
+	json_format_time(UINT64_MAX, out, sizeof(out));
+	assert_string_equal(out, "2554-07-21T23:34:33.709551Z");
+	/* exactly 28 bytes is enough */
+	json_format_time(0, out, 28);
+	assert_string_equal(out, "1970-01-01T00:00:00.000000Z");
+	/* a short buffer is truncated but terminated */
+	json_format_time(0, out, 5);
+	assert_string_equal(out, "1970");
+
+	jbuf_init(&b);
+	json_obj_open(&b);
+	json_key(&b, "start_time");
+	json_time(&b, 1795341600ULL * 1000000000ULL + 123456789ULL);
+	json_obj_close(&b);
+	assert_string_equal(jbuf_str(&b),
+		"{\"start_time\":\"2026-11-22T10:00:00.123456Z\"}");
+	jbuf_free(&b);
+}
+
+/* Long strings make the buffer grow many times and stay exact. */
+static void test_growth(void **state)
+{
+	const size_t n = 200000;
+	char *in = malloc(n);
+	struct jbuf b;
+	const char *out;
+	size_t i;
+
+	(void)state;
+	assert_non_null(in);
+	for (i = 0; i < n; i++)
+		in[i] = (i % 2) ? 'a' + (char)(i % 26) : '\n';
+	jbuf_init(&b);
+	json_arr_open(&b);
+	json_strn(&b, in, n);
+	json_strn(&b, in, n);
+	json_arr_close(&b);
+	assert_false(b.oom);
+	out = jbuf_str(&b);
+	/* each '\n' becomes two bytes: 1.5 * n per string */
+	assert_int_equal(strlen(out), 2 * (n / 2 * 3 + 2) + 3);
+	assert_int_equal(b.len, strlen(out));
+	assert_true(b.cap > b.len);
+	assert_true(json_valid(out));
+	assert_memory_equal(out, "[\"\\nb\\nd", 8);
+	free(in);
+	jbuf_free(&b);
+}
+
+/* A key without a value marks the buffer invalid. */
+static void test_key_misuse(void **state)
+{
+	struct jbuf b;
+
+	(void)state;
+	jbuf_init(&b);
+	json_obj_open(&b);
+	json_key(&b, "a");
+	json_key(&b, "b");	/* key without a value */
+	assert_true(b.oom);
+	jbuf_reset(&b);
+	json_obj_open(&b);
+	json_key(&b, "a");
+	json_obj_close(&b);	/* dangling key */
+	assert_true(b.oom);
+	jbuf_free(&b);
+}
+
+/* Run every test in this file. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_validator),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_nesting_commas),
+		cmocka_unit_test(test_depth_limit),
+		cmocka_unit_test(test_escape_ascii),
+		cmocka_unit_test(test_embedded_nul),
+		cmocka_unit_test(test_invalid_utf8),
+		cmocka_unit_test(test_valid_utf8),
+		cmocka_unit_test(test_key_escape),
+		cmocka_unit_test(test_integers),
+		cmocka_unit_test(test_doubles),
+		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_key_misuse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * burn SECONDS - spin in user space until this process has used SECONDS of
+ * CPU time, then print its own getrusage(RUSAGE_SELF) figures:
+ *   pid=P cpu_user_s=U cpu_sys_s=S cpu_s=U+S
+ * The integration test compares these with what the agent recorded.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+/* CPU time used by the whole process so far, in seconds. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Seconds in a struct timeval. */
+static double tv_s(struct timeval tv)
+{
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	volatile unsigned long sink = 0;
+	struct rusage ru;
+	double want, start;
+	char *end;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: burn SECONDS\n");
+		return 2;
+	}
+	errno = 0;
+	want = strtod(argv[1], &end);
+	if (errno || *end || want < 0) {
+		fprintf(stderr, "burn: bad SECONDS '%s'\n", argv[1]);
+		return 2;
+	}
+
+	start = cpu_now();
+	/* Check the clock only every few thousand iterations: the vDSO
+	 * does not serve CPU clocks, so each read is a system call. */
+	while (cpu_now() - start < want)
+		for (int i = 0; i < 20000; i++)
+			sink += i;
+	(void)sink;
+
+	getrusage(RUSAGE_SELF, &ru);
+	printf("pid=%d cpu_user_s=%.6f cpu_sys_s=%.6f cpu_s=%.6f\n",
+	       (int)getpid(), tv_s(ru.ru_utime), tv_s(ru.ru_stime),
+	       tv_s(ru.ru_utime) + tv_s(ru.ru_stime));
+	return 0;
+}
