@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Quick start: build, start jobtraced on the embedded SQLite store, run a
+# short pipeline and print `jobtrace report` for it.  Run as root.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$top/build}
+if [ "$(id -u)" -ne 0 ]; then
+	echo "demo: run as root (BPF programs need it): sudo $0" >&2
+	exit 2
+fi
+"$top/scripts/build.sh" "$build"
+
+demo=$build/demo
+mkdir -p "$demo"
+conf=$demo/jobtrace.conf
+cat > "$conf" <<CONF
+# demo configuration: everything else keeps its default
+agent = { state_dir = "$demo/state"; run_dir = "$demo/run"; };
+collector = { sample_interval = 1.0; };
+store = { flush_interval = 0.2; };
+CONF
+jt() { "$build/jobtrace" --config "$conf" "$@"; }
+
+"$build/jobtraced" --config "$conf" --foreground 2> "$demo/agent.log" &
+agent=$!
+trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null || true' EXIT
+i=0
+until jt status > /dev/null 2>&1; do
+	i=$((i + 1))
+	if [ $i -gt 100 ] || ! kill -0 $agent 2>/dev/null; then
+		echo "demo: jobtraced did not start; its log:" >&2
+		cat "$demo/agent.log" >&2
+		exit 1
+	fi
+	sleep 0.1
+done
+echo "== jobtraced is running (log: $demo/agent.log); running demo/pipeline.sh"
+sh "$top/demo/pipeline.sh" &
+pipeline=$!
+wait $pipeline || true
+sleep 1	# one flush interval and a tick
+echo
+echo "== jobtrace report --pid $pipeline"
+jt report --pid $pipeline
+echo
+echo "== jobtrace status"
+jt status | grep -E '^(uptime_s|events_seen|events_dropped|records_stored|last_error):'
+echo
+echo "Try: $build/jobtrace --config $conf export --since 5m --format ndjson | head -n 2"

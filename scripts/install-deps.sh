@@ -1,0 +1,23 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Install what jobtrace needs to build and test, from Debian's archive.
+# Quiet and idempotent: packages already present are not reinstalled.
+set -eu
+PKGS="gcc make autoconf automake pkg-config clang llvm bpftool libbpf-dev
+libelf-dev zlib1g-dev libconfig-dev liblua5.4-dev libsqlite3-dev
+libcmocka-dev libcurl4-openssl-dev sqlite3 procps"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages:$missing (run as root to install them)" >&2
+	exit 1
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

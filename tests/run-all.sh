@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The whole test suite from scratch: install build dependencies, build in a
+# fresh folder, run unit and integration tests (make check, as root against
+# the live kernel), then make distcheck.  Ends with "N passed, M failed".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$top/build-test}
+if [ "$(id -u)" -ne 0 ]; then
+	echo "run-all: the integration tests load BPF programs: run as root" >&2
+	exit 2
+fi
+"$top/scripts/install-deps.sh" || exit 1
+rm -rf "$build"
+(cd "$top" && ./autogen.sh > /dev/null 2>&1) || { echo "run-all: autogen failed" >&2; exit 1; }
+mkdir -p "$build" && cd "$build" || exit 1
+"$top/configure" --enable-debug -q || { echo "run-all: configure failed" >&2; exit 1; }
+make -s -j"$(nproc)" || { echo "run-all: build failed" >&2; exit 1; }
+
+status=0
+make -j1 check > check.out 2>&1 || status=1
+grep -E '^(PASS|FAIL|ERROR|SKIP|XFAIL|XPASS):' check.out
+for log in tests/unit/*.log tests/integration/*.log; do
+	[ -f "$log" ] || continue
+	case "$log" in *test-suite.log) continue ;; esac
+	if grep -qE '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null; then
+		echo "---- $log"
+		tail -n 60 "$log"
+	fi
+done
+passed=$(sed -n 's/^# PASS: *//p' check.out | tail -n 1)
+failed=$(sed -n 's/^# FAIL: *//p' check.out | tail -n 1)
+errors=$(sed -n 's/^# ERROR: *//p' check.out | tail -n 1)
+failed=$(( ${failed:-0} + ${errors:-0} ))
+[ -n "${passed:-}" ] || { tail -n 30 check.out; failed=$((failed + 1)); passed=0; }
+
+if [ "${SKIP_DISTCHECK:-0}" != 1 ]; then
+	if make -s distcheck > distcheck.out 2>&1; then
+		echo "PASS: make distcheck"
+		passed=$((passed + 1))
+	else
+		echo "FAIL: make distcheck"
+		tail -n 40 distcheck.out
+		failed=$((failed + 1))
+	fi
+fi
+[ "$failed" -eq 0 ] || status=1
+echo "tests: $passed passed, $failed failed"
+exit $status
