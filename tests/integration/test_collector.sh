@@ -364,6 +364,11 @@ sleep 2	# several flush intervals, and one sample interval
 cli status >"$T/status.out" 2>&1
 st=$?
 note "jobtrace status (exit $st):" "$(cat "$T/status.out")"
+if [ "$st" -ne 0 ]; then
+	note "agent pid $AGENT_PID alive: $(kill -0 "$AGENT_PID" 2>/dev/null && echo yes || echo no)" \
+		"run dir: $(ls -la "$T/run" 2>&1)" \
+		"agent's unix sockets: $(ls -l /proc/"$AGENT_PID"/fd 2>/dev/null | grep -c socket) fds"
+fi
 missing=
 for k in uptime_s events_seen events_dropped records_stored tracked last_error; do
 	grep -Eq "^[[:space:]]*$k:" "$T/status.out" || missing="$missing $k"
