@@ -455,7 +455,7 @@ int config_defaults(struct jt_config *c)
 	c->rules_dir = strdup(JT_PKGDATADIR "/lua-rules");
 	c->hostname = strdup("");
 	c->sample_interval_ms = 10000;
-	c->ringbuf_kib = 16384;
+	c->ringbuf_kib = 8192;
 	c->max_tracked = 131072;
 	c->argv_max_bytes = 2048;
 	c->delay_accounting = true;

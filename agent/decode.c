@@ -3,7 +3,8 @@
  * decode.c - turn raw ring-buffer and iterator bytes into checked events.
  *
  * Nothing from the kernel is trusted blindly: a record must have exactly the
- * size of its type, every string is NUL-terminated before use and every
+ * size of its type (an exec record: its fixed part plus the argv bytes it
+ * says it carries), every string is NUL-terminated before use and every
  * length is clamped to its array.
  */
 #include <errno.h>
@@ -71,8 +72,18 @@ int decode_event(const void *data, size_t len, union jt_event *ev)
 	want = event_size(type);
 	if (!want)
 		return -EINVAL;
-	if (len != want)
+	if (type == JT_EV_EXEC) {
+		__u16 argv_len;
+
+		if (len < JT_EXEC_FIXED_SIZE || len > want)
+			return -EMSGSIZE;
+		memcpy(&argv_len, (const char *)data +
+		       offsetof(struct jt_ev_exec, argv_len), sizeof(argv_len));
+		if (argv_len != len - JT_EXEC_FIXED_SIZE)
+			return -EMSGSIZE;
+	} else if (len != want) {
 		return -EMSGSIZE;
+	}
 	memcpy(ev, data, len);
 	switch (type) {
 	case JT_EV_FORK:

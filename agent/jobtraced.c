@@ -500,6 +500,25 @@ static void evict_one(struct jt_proc *p, void *arg)
 	emit_process(ec->a, p);
 }
 
+/* A `sample` record for a running process that belongs to a job. */
+static void sample_one(struct jt_proc *p, void *arg)
+{
+	struct evict_ctx *ec = arg;
+	struct agent *a = ec->a;
+	char id[37], key[16];
+
+	if (p->sample_gen != ec->gen || !p->job.id[0])
+		return;
+	snprintf(key, sizeof(key), "%u", p->pid);
+	record_make_id(&a->host, "sample", key, p->sample_ns, id);
+	jbuf_reset(&a->jb);
+	record_sample(&a->jb, &a->host, p, id);
+	if (store_put_record(a->store, "sample", id,
+			     record_realtime(&a->host, p->sample_ns), p->job.id,
+			     jbuf_str(&a->jb)))
+		a->store_errors++;
+}
+
 /* Run one sample pass, then retire processes whose exit was lost. */
 static void sample_pass(struct agent *a)
 {
@@ -513,6 +532,7 @@ static void sample_pass(struct agent *a)
 	collector_drain(a->col);
 	ec.gen = a->sample_gen;
 	proc_table_foreach(a->procs, evict_one, &ec);
+	proc_table_foreach(a->procs, sample_one, &ec);
 }
 
 /* Commit pending records; a failure keeps them pending for the next try. */

@@ -90,11 +90,15 @@ struct jt_ev_exec {
 	__u16 cg1_len;			/* bytes used in cg1[], no NUL */
 	char comm[JT_COMM_LEN];
 	char filename[JT_FILENAME_LEN];
-	char argv[JT_ARGV_LEN];
 	char cg2[JT_CGROUP_LEN];	/* cgroup v2 path ("/..." or "/") */
 	char cg1[JT_CGROUP_LEN];	/* v1 memory-controller path, "" if none */
+	char argv[JT_ARGV_LEN];		/* last: only argv_len bytes are sent */
 };
 _Static_assert(sizeof(struct jt_ev_exec) == 3400, "jt_ev_exec layout");
+/* An exec record is JT_EXEC_FIXED_SIZE + argv_len bytes long. */
+#define JT_EXEC_FIXED_SIZE 1352
+_Static_assert(__builtin_offsetof(struct jt_ev_exec, argv) == JT_EXEC_FIXED_SIZE,
+	       "jt_ev_exec argv offset");
 
 /* Thread-group totals at the exit of the last thread. */
 struct jt_ev_exit {

@@ -61,6 +61,14 @@ struct {
 	__type(value, char[2 * JT_CGROUP_LEN]);
 } cg_scratch SEC(".maps");
 
+/* Room to build one exec event before copying its used part out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jt_ev_exec);
+} exec_scratch SEC(".maps");
+
 /* Kernels before 6.15 name the kernfs parent pointer `parent`. */
 struct kernfs_node___old {
 	struct kernfs_node *parent;
@@ -93,14 +101,19 @@ static __always_inline void *reserve(__u64 size, __u32 drop_idx)
 	return e;
 }
 
-/* Submit, waking the agent only once enough data has piled up. */
+/* Wake the agent only once enough data has piled up; it also drains on
+ * a short timer, so a quiet node costs no wakeups at all. */
+static __always_inline __u64 wakeup_flags(void)
+{
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
+/* Submit a reserved event. */
 static __always_inline void submit(void *e)
 {
-	__u64 flags = BPF_RB_NO_WAKEUP;
-
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
-	bpf_ringbuf_submit(e, flags);
+	bpf_ringbuf_submit(e, wakeup_flags());
 	count(JT_CNT_EVENTS);
 }
 
@@ -260,11 +273,12 @@ int BPF_PROG(jt_exec, struct task_struct *p, pid_t old_pid,
 	struct css_set *cgs;
 	struct mm_struct *mm;
 	__u64 start, end, len;
+	__u32 zero = 0;
 
 	t = bpf_map_lookup_elem(&tracked, &tgid);
 	if (!t || (t->flags & JT_TF_EXCLUDED))
 		return 0;
-	e = reserve(sizeof(*e), JT_CNT_RB_DROP_EXEC);
+	e = bpf_map_lookup_elem(&exec_scratch, &zero);
 	if (!e)
 		return 0;
 	rp = BPF_CORE_READ(p, real_parent);
@@ -313,7 +327,14 @@ int BPF_PROG(jt_exec, struct task_struct *p, pid_t old_pid,
 					BPF_CORE_READ(css, cgroup, kn), e->cg1);
 		}
 	}
-	submit(e);
+	/* only the argv bytes in use travel: most command lines are short */
+	len = JT_EXEC_FIXED_SIZE + e->argv_len;
+	if (len > sizeof(*e))
+		len = sizeof(*e);
+	if (bpf_ringbuf_output(&events, e, len, wakeup_flags()))
+		count(JT_CNT_RB_DROP_EXEC);
+	else
+		count(JT_CNT_EVENTS);
 	return 0;
 }
 

@@ -120,7 +120,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c.rules_dir, JT_PKGDATADIR "/lua-rules");
 	assert_string_equal(c.hostname, "");
 	assert_int_equal(c.sample_interval_ms, 10000);
-	assert_int_equal(c.ringbuf_kib, 16384);
+	assert_int_equal(c.ringbuf_kib, 8192);
 	assert_int_equal(c.max_tracked, 131072);
 	assert_int_equal(c.argv_max_bytes, 2048);
 	assert_true(c.delay_accounting);

@@ -80,7 +80,12 @@ static void test_exec(void **state)
 	e->cg1_len = sizeof(cg1) - 1;
 	memcpy(e->filename, "/usr/bin/ls", 12);
 	memcpy(e->comm, "ls", 3);
-	assert_int_equal(decode_event(e, sizeof(*e), ev), JT_EV_EXEC);
+	/* an exec record carries only the argv bytes in use */
+	assert_int_equal(decode_event(e, sizeof(*e), ev), -EMSGSIZE);
+	assert_int_equal(decode_event(e, JT_EXEC_FIXED_SIZE + e->argv_len - 1,
+				      ev), -EMSGSIZE);
+	assert_int_equal(decode_event(e, JT_EXEC_FIXED_SIZE + e->argv_len, ev),
+			 JT_EV_EXEC);
 	assert_int_equal(ev->exec.hdr.pid, 77);
 	assert_int_equal(ev->exec.cgroup_id, 0x1234);
 	assert_string_equal(ev->exec.comm, "ls");
@@ -98,7 +103,7 @@ static void test_exec(void **state)
 	e->cg2[0] = '/';
 	e->cg2_len = 1;
 	e->argv_len = 0;
-	assert_int_equal(decode_event(e, sizeof(*e), ev), JT_EV_EXEC);
+	assert_int_equal(decode_event(e, JT_EXEC_FIXED_SIZE, ev), JT_EV_EXEC);
 	assert_string_equal(ev->exec.cg1, "");
 	assert_string_equal(ev->exec.cg2, "/");
 	assert_int_equal(ev->exec.argv_len, 0);
@@ -116,7 +121,9 @@ static void test_exec_clamp(void **state)
 	assert_non_null(e);
 	assert_non_null(ev);
 	make_exec(e);
-	e->argv_len = 0xffff;
+	e->argv_len = 0xffff;	/* claims more than the record holds */
+	assert_int_equal(decode_event(e, sizeof(*e), ev), -EMSGSIZE);
+	e->argv_len = JT_ARGV_LEN;
 	e->cg2_len = 0xffff;
 	e->cg1_len = JT_CGROUP_LEN;	/* exactly full: no room for NUL */
 	assert_int_equal(decode_event(e, sizeof(*e), ev), JT_EV_EXEC);
@@ -133,7 +140,7 @@ static void test_exec_clamp(void **state)
 	e->argv_len = JT_ARGV_LEN - 1;
 	e->cg2_len = JT_CGROUP_LEN - 1;
 	e->cg1_len = 5;
-	assert_int_equal(decode_event(e, sizeof(*e), ev), JT_EV_EXEC);
+	assert_int_equal(decode_event(e, sizeof(*e) - 1, ev), JT_EV_EXEC);
 	assert_int_equal(ev->exec.argv_len, JT_ARGV_LEN - 1);
 	assert_int_equal(ev->exec.cg2_len, JT_CGROUP_LEN - 1);
 	assert_string_equal(ev->exec.cg1, "AAAAA");
@@ -191,7 +198,7 @@ static void test_wrong_size(void **state)
 		size_t size;
 	} t[] = {
 		{ JT_EV_FORK, sizeof(struct jt_ev_fork) },
-		{ JT_EV_EXEC, sizeof(struct jt_ev_exec) },
+		{ JT_EV_EXEC, JT_EXEC_FIXED_SIZE },	/* argv_len 0 */
 		{ JT_EV_EXIT, sizeof(struct jt_ev_exit) },
 		{ JT_EV_OOM, sizeof(struct jt_ev_oom) },
 	};
