@@ -140,16 +140,19 @@ burn_wall() {
 	calc '%.4f' "$(now) - $t0"
 }
 
-# Wait until the agent has caught up: its counters stop moving (max 120 s).
+# Wait until the agent has caught up with a backlog (max 120 s): its CPU use
+# falls to at most 2 ticks in a second.  Reads /proc only: polling "jobtrace
+# status" would itself start processes, i.e. new events, and never settle.
 drain() {
-	local prev='' cur i
-	for i in $(seq 1 240); do
-		cur="$(status_val events_seen) $(status_val records_stored)"
-		[ -n "$prev" ] && [ "$cur" = "$prev" ] && return 0
+	local prev cur
+	prev=$(cpu_ticks "$AGENT_PID")
+	for _ in $(seq 1 120); do
+		sleep 1
+		cur=$(cpu_ticks "$AGENT_PID")
+		[ $((cur - prev)) -le 2 ] && return 0
 		prev=$cur
-		sleep 0.5
 	done
-	say "warning: agent still busy after 120 s ($cur)"
+	say "warning: agent still busy after 120 s"
 }
 
 # Start a fresh agent (empty state) and wait until it answers and is idle.
