@@ -296,11 +296,7 @@ static void on_oom(struct agent *a, const struct jt_ev_oom *e)
 	snprintf(key, sizeof(key), "%u", e->hdr.pid);
 	record_make_id(&a->host, "signal", key, e->hdr.ts_ns, id);
 	jbuf_reset(b);
-	json_obj_open(b);
-	json_kv_str(b, "type", "signal");
-	json_kv_u64(b, "schema", JT_SCHEMA_VERSION);
-	json_kv_str(b, "host", a->host.name);
-	json_kv_str(b, "id", id);
+	record_head(b, "signal", &a->host, id);
 	json_kv_str(b, "kind", "oom_kill");
 	json_key(b, "time");
 	json_time(b, record_realtime(&a->host, e->hdr.ts_ns));
@@ -556,11 +552,7 @@ static void emit_host(struct agent *a, const char *phase)
 
 	record_make_id(&a->host, "host", phase, now, id);
 	jbuf_reset(b);
-	json_obj_open(b);
-	json_kv_str(b, "type", "host");
-	json_kv_u64(b, "schema", JT_SCHEMA_VERSION);
-	json_kv_str(b, "host", a->host.name);
-	json_kv_str(b, "id", id);
+	record_head(b, "host", &a->host, id);
 	json_key(b, "time");
 	json_time(b, record_realtime(&a->host, now));
 	json_kv_str(b, "phase", phase);

@@ -112,8 +112,8 @@ static void kv_opt(struct jbuf *b, const char *key, const char *val)
 		json_null(b);
 }
 
-/* Common head of every record. */
-static void head(struct jbuf *b, const char *type, const struct jt_host *h,
+/* Open a record and write the fields every record starts with. */
+void record_head(struct jbuf *b, const char *type, const struct jt_host *h,
 		 const char *id)
 {
 	json_obj_open(b);
@@ -213,7 +213,7 @@ static void counter_fields(struct jbuf *b, const struct jt_counters *c,
 void record_process(struct jbuf *b, const struct jt_host *h,
 		    const struct jt_proc *p, const char *id)
 {
-	head(b, "process", h, id);
+	record_head(b, "process", h, id);
 	proc_fields(b, h, p);
 	json_key(b, "end_time");
 	if (p->end_ns)
@@ -244,7 +244,7 @@ void record_process(struct jbuf *b, const struct jt_host *h,
 void record_sample(struct jbuf *b, const struct jt_host *h,
 		   const struct jt_proc *p, const char *id)
 {
-	head(b, "sample", h, id);
+	record_head(b, "sample", h, id);
 	json_key(b, "time");
 	json_time(b, record_realtime(h, p->sample_ns));
 	proc_fields(b, h, p);

@@ -29,6 +29,10 @@ void record_process_id(const struct jt_host *h, const struct jt_proc *p,
 /* Deterministic record id for any (type, key, time). */
 void record_make_id(const struct jt_host *h, const char *type,
 		    const char *key, uint64_t ns, char out[37]);
+/* Open a record object with type, schema, host and id; the caller adds
+ * its fields and closes it. */
+void record_head(struct jbuf *b, const char *type, const struct jt_host *h,
+		 const char *id);
 /* Encode a finished process as a schema v1 `process` record. */
 void record_process(struct jbuf *b, const struct jt_host *h,
 		    const struct jt_proc *p, const char *id);

@@ -125,6 +125,18 @@ prog_names() {
 		'[.[] | select(.id as $i | $ids | index($i)) | .name] | join(",")'
 }
 
+# Processes other than ours that hold BPF programs: "pid(comm)" list.
+other_bpf_holders() {
+	local d pid
+	for d in /proc/[0-9]*; do
+		pid=${d#/proc/}
+		[ "$pid" = "${AGENT_PID:-}" ] && continue
+		if grep -qs '^prog_id:' "$d"/fdinfo/* 2>/dev/null; then
+			printf '%s(%s) ' "$pid" "$(cat "$d/comm" 2>/dev/null)"
+		fi
+	done
+}
+
 # Run a storm of N fork+exec of /bin/true; prints its elapsed seconds.
 storm() {
 	local out
@@ -244,6 +256,8 @@ sysctl -q -w kernel.bpf_stats_enabled=0
 
 T_START=$(now)
 say "build $BUILD, $(nproc) CPUs, kernel $(uname -r), scratch $T"
+OTHERS=$(other_bpf_holders)
+[ -n "$OTHERS" ] && say "warning: other processes hold BPF programs and will skew 'off': $OTHERS"
 
 # ---- 1. storm, off vs on -----------------------------------------------------------------
 
@@ -393,6 +407,7 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	echo "jobtrace benchmark, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "command: bench/run.sh $BUILD  (STORM_N=$STORM_N STORM_PAIRS=$STORM_PAIRS BURN_S=$BURN_S BURN_PAIRS=$BURN_PAIRS RSS_BATCH=$RSS_BATCH RSS_TOTAL=$RSS_TOTAL)"
 	echo "machine: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo); source $(git -C "$SRC_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'); run took $(calc '%.0f' "$(now) - $T_START") s"
+	echo "other BPF program holders at start (skew the 'off' runs): ${OTHERS:-none}"
 	echo
 	printf '%-52s %14s %14s %s\n' figure value target verdict
 	printf '%-52s %14s %14s %s\n' "1. storm $STORM_N x fork+exec /bin/true, off (median s)" "$(median "${STORM_OFF[@]}")" "" ""
