@@ -137,11 +137,12 @@ other_bpf_holders() {
 	done
 }
 
-# Run a storm of N fork+exec of /bin/true; prints its elapsed seconds.
+# Run a storm of N fork+exec of /bin/true; prints "ELAPSED_S CPU_S" (CPU
+# of the storm's processes: the BPF programs run in their context).
 storm() {
 	local out
 	out=$("$WL/spawnstorm" "$1" /bin/true) || die "spawnstorm failed: $out"
-	printf '%s\n' "$out" | sed -n 's/.*elapsed_s=\([0-9.]*\).*/\1/p'
+	printf '%s\n' "$out" | sed -n 's/.*elapsed_s=\([0-9.]*\) cpu_s=\([0-9.]*\).*/\1 \2/p'
 }
 
 # Wall seconds of "burn S".
@@ -264,6 +265,7 @@ OTHERS=$(other_bpf_holders)
 STORM_RATIOS=()
 STORM_OFF=()
 STORM_ON=()
+STORM_CPU_RATIOS=()
 STORM_LINES=()
 for i in $(seq 1 "$STORM_PAIRS"); do
 	if [ $((i % 2)) -eq 1 ]; then order="off on"; else order="on off"; fi
@@ -273,20 +275,23 @@ for i in $(seq 1 "$STORM_PAIRS"); do
 		sleep 1
 		e=$(storm "$STORM_N") || die "spawnstorm failed"
 		if [ "$mode" = on ]; then
-			on=$e
+			read -r on on_cpu <<<"$e"
 			stop_agent
 		else
-			off=$e
+			read -r off off_cpu <<<"$e"
 		fi
-		say "storm pair $i: $mode ${e}s"
+		say "storm pair $i: $mode wall/cpu ${e/ //}s"
 	done
 	r=$(calc '%.4f' "$on / $off")
+	rc=$(calc '%.4f' "$on_cpu / $off_cpu")
 	STORM_OFF+=("$off")
 	STORM_ON+=("$on")
 	STORM_RATIOS+=("$r")
-	STORM_LINES+=("  pair $i ($order): off ${off}s  on ${on}s  ratio $r")
+	STORM_CPU_RATIOS+=("$rc")
+	STORM_LINES+=("  pair $i ($order): wall off ${off}s on ${on}s ratio $r;  cpu off ${off_cpu}s on ${on_cpu}s ratio $rc")
 done
 STORM_RATIO=$(median "${STORM_RATIOS[@]}")
+STORM_CPU_RATIO=$(median "${STORM_CPU_RATIOS[@]}")
 
 # ---- 2. CPU-bound, off vs on ------------------------------------------------------------
 
@@ -413,6 +418,7 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	printf '%-52s %14s %14s %s\n' "1. storm $STORM_N x fork+exec /bin/true, off (median s)" "$(median "${STORM_OFF[@]}")" "" ""
 	printf '%-52s %14s %14s %s\n' "   on (median s)" "$(median "${STORM_ON[@]}")" "" ""
 	printf '%-52s %14s %14s %s\n' "   median on/off ratio, $STORM_PAIRS pairs" "$STORM_RATIO" "<= 1.05" "$(verdict "$STORM_RATIO <= 1.05")"
+	printf '%-52s %14s %14s %s\n' "   median on/off ratio of the storm's CPU time" "$STORM_CPU_RATIO" "" "(info)"
 	printf '%-52s %14s %14s %s\n' "2. burn $BURN_S, off (median s)" "$(median "${BURN_OFF[@]}")" "" ""
 	printf '%-52s %14s %14s %s\n' "   on (median s)" "$(median "${BURN_ON[@]}")" "" ""
 	printf '%-52s %14s %14s %s\n' "   median on/off ratio, $BURN_PAIRS pairs" "$BURN_RATIO" "<= 1.01" "$(verdict "$BURN_RATIO <= 1.01")"

@@ -125,10 +125,10 @@ cli() {
 
 # Stop the agent with SIGTERM; returns its exit status (124 on timeout).
 stop_agent() {
-	local i st
+	local st
 	[ -n "$AGENT_PID" ] || return 0
 	kill -TERM "$AGENT_PID" 2>/dev/null
-	for i in $(seq 1 100); do
+	for _ in $(seq 1 100); do
 		if ! kill -0 "$AGENT_PID" 2>/dev/null; then
 			wait "$AGENT_PID"
 			st=$?
@@ -236,7 +236,8 @@ if [ "$up" != yes ]; then
 	note "$(tail -n 30 "$T/agent.log")"
 	finish
 fi
-note "agent up after $(awk -v a="$T0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}') s"
+note "agent up after $(awk -v a="$T0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}') s;" \
+	"sleep 6 (pid $PRE_PID) still running then: $(kill -0 "$PRE_PID" 2>/dev/null && echo yes || echo no)"
 
 # ---- workloads -------------------------------------------------------------------------
 
@@ -248,7 +249,7 @@ sleep 1
 cli ps >"$T/ps.out" 2>&1
 ps_st=$?
 check "'jobtrace ps' (exit $ps_st) lists the running 'burn 3' (pid $BURN3_PID)" \
-	grep -qw "$BURN3_PID" "$T/ps.out"
+	eq "$ps_st:$(grep -qw "$BURN3_PID" "$T/ps.out" && echo y)" "0:y"
 if [ "$ps_st" -ne 0 ] || ! grep -qw "$BURN3_PID" "$T/ps.out"; then
 	note "$(head -n 20 "$T/ps.out")"
 fi
@@ -367,7 +368,7 @@ note "jobtrace status (exit $st):" "$(cat "$T/status.out")"
 if [ "$st" -ne 0 ]; then
 	note "agent pid $AGENT_PID alive: $(kill -0 "$AGENT_PID" 2>/dev/null && echo yes || echo no)" \
 		"run dir: $(ls -la "$T/run" 2>&1)" \
-		"agent's unix sockets: $(ls -l /proc/"$AGENT_PID"/fd 2>/dev/null | grep -c socket) fds"
+		"agent's socket fds: $(find /proc/"$AGENT_PID"/fd -lname 'socket:*' 2>/dev/null | wc -l)"
 fi
 missing=
 for k in uptime_s events_seen events_dropped records_stored tracked last_error; do
