@@ -308,22 +308,46 @@ void json_str(struct jbuf *b, const char *s)
 		json_strn(b, s, strlen(s));
 }
 
+/* Write v in decimal, ending just before end; returns the first digit. */
+static char *fmt_u64(uint64_t v, char *end)
+{
+	char *p = end;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return p;
+}
+
+/* Write v as exactly width decimal digits, zero-padded, at out. */
+static void put_digits(char *out, unsigned v, int width)
+{
+	while (width--) {
+		out[width] = (char)('0' + v % 10);
+		v /= 10;
+	}
+}
+
 /* Unsigned integer value. */
 void json_u64(struct jbuf *b, uint64_t v)
 {
 	char tmp[24];
-	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v);
+	char *s = fmt_u64(v, tmp + sizeof(tmp));
 
-	scalar(b, tmp, (size_t)n);
+	scalar(b, s, (size_t)(tmp + sizeof(tmp) - s));
 }
 
 /* Signed integer value. */
 void json_i64(struct jbuf *b, int64_t v)
 {
 	char tmp[24];
-	int n = snprintf(tmp, sizeof(tmp), "%" PRId64, v);
+	uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	char *p = fmt_u64(mag, tmp + sizeof(tmp));
 
-	scalar(b, tmp, (size_t)n);
+	if (v < 0)
+		*--p = '-';
+	scalar(b, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 /* Float with up to 6 decimals, no exponent; NaN/Inf written as null. */
@@ -334,6 +358,28 @@ void json_double(struct jbuf *b, double v)
 
 	if (!isfinite(v)) {
 		json_null(b);
+		return;
+	}
+	if (fabs(v) < 1e12) {
+		/* the common case (seconds, ratios) without printf */
+		uint64_t micros = (uint64_t)llround(fabs(v) * 1e6);
+		char *end = tmp + sizeof(tmp), *p = end;
+		unsigned frac = micros % 1000000, digits = 6;
+
+		while (digits && frac % 10 == 0) {	/* trim trailing zeros */
+			frac /= 10;
+			digits--;
+		}
+		for (unsigned k = 0; k < digits; k++) {
+			*--p = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		if (digits)
+			*--p = '.';
+		p = fmt_u64(micros / 1000000, p);
+		if (v < 0 && micros)
+			*--p = '-';
+		scalar(b, p, (size_t)(end - p));
 		return;
 	}
 	n = snprintf(tmp, sizeof(tmp), "%.6f", v);
@@ -382,9 +428,28 @@ void json_format_time(uint64_t realtime_ns, char *out, size_t outlen)
 		out[0] = '\0';
 		return;
 	}
-	snprintf(out, outlen, "%04d-%02d-%02dT%02d:%02d:%02d.%06uZ",
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		 tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
+	if (outlen < 28 || tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 0) {
+		snprintf(out, outlen, "%04d-%02d-%02dT%02d:%02d:%02d.%06uZ",
+			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+			 tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
+		return;
+	}
+	/* fixed-width digits by hand: this runs for every record */
+	put_digits(out, (unsigned)tm.tm_year + 1900, 4);
+	out[4] = '-';
+	put_digits(out + 5, (unsigned)tm.tm_mon + 1, 2);
+	out[7] = '-';
+	put_digits(out + 8, (unsigned)tm.tm_mday, 2);
+	out[10] = 'T';
+	put_digits(out + 11, (unsigned)tm.tm_hour, 2);
+	out[13] = ':';
+	put_digits(out + 14, (unsigned)tm.tm_min, 2);
+	out[16] = ':';
+	put_digits(out + 17, (unsigned)tm.tm_sec, 2);
+	out[19] = '.';
+	put_digits(out + 20, usec, 6);
+	out[26] = 'Z';
+	out[27] = '\0';
 }
 
 /* Time in CLOCK_REALTIME ns as RFC 3339 UTC with microseconds. */

@@ -53,15 +53,20 @@ static const char schema_sql[] =
 	" wchar INTEGER, blkio_delay_s REAL,"
 	" rx_bytes INTEGER, tx_bytes INTEGER,"
 	" json TEXT NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS process_job_id ON process(job_id);"
-	"CREATE INDEX IF NOT EXISTS process_job_run ON process(job_run);"
+	/* partial: most processes of a node belong to no job, and every
+	 * index entry is work at ingest */
+	"CREATE INDEX IF NOT EXISTS process_job_id ON process(job_id)"
+	" WHERE job_id IS NOT NULL;"
+	"CREATE INDEX IF NOT EXISTS process_job_run ON process(job_run)"
+	" WHERE job_run IS NOT NULL;"
 	"CREATE INDEX IF NOT EXISTS process_start_time ON process(start_time);"
 	"CREATE INDEX IF NOT EXISTS process_identity"
 	" ON process(host, pid, start_ns);"
 	"CREATE TABLE IF NOT EXISTS record("
 	" id TEXT PRIMARY KEY, type TEXT, time REAL, job_id TEXT,"
 	" json TEXT NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS record_job_id ON record(job_id);"
+	"CREATE INDEX IF NOT EXISTS record_job_id ON record(job_id)"
+	" WHERE job_id IS NOT NULL;"
 	"CREATE INDEX IF NOT EXISTS record_time ON record(time);";
 
 static const char ins_process_sql[] =

@@ -607,9 +607,39 @@ static void test_key_misuse(void **state)
 }
 
 /* Run every test in this file. */
+/* The printf-free double path agrees with the value to 6 decimals. */
+static void test_double_fast_path(void **state)
+{
+	uint64_t x = 88172645463325252ull;
+	struct jbuf b;
+
+	(void)state;
+	jbuf_init(&b);
+	for (int i = 0; i < 20000; i++) {
+		double v, back;
+		char *end;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* magnitudes from 1e-7 to 1e11, both signs */
+		v = (double)(x % 1000000007) / 1000000007.0 *
+		    pow(10.0, (double)(int)(x % 19) - 7);
+		if (x & 1)
+			v = -v;
+		jbuf_reset(&b);
+		json_double(&b, v);
+		back = strtod(jbuf_str(&b), &end);
+		assert_int_equal(*end, '\0');
+		assert_true(fabs(back - v) <= 5e-7 + fabs(v) * 1e-15);
+	}
+	jbuf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_double_fast_path),
 		cmocka_unit_test(test_validator),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_nesting_commas),
