@@ -496,6 +496,20 @@ r=$(row "$PRE_PID" 'exit_code, comm')
 check "sleep 6 started before the agent (shell saw $PRE_ST): exit_code|comm '$r' = '0|sleep'" \
 	eq "$r" "0|sleep"
 
+# ---- user errors: clear messages and the documented exit status -------------------------
+printf 'collector = {\n\tsample_interval = 1.0;\n\tmax_trackd = 10;\n};\n' >"$T/bad.conf"
+out=$("$AGENT" --config "$T/bad.conf" --foreground 2>&1)
+st=$?
+check "jobtraced with an unknown key exits 2 naming file:line and key ($st: $out)" \
+	eq "$st:$(printf '%s' "$out" | grep -c "$T/bad.conf:3: .*max_trackd")" "2:1"
+out=$(timeout 20 "$CLI" --config "$T/jobtrace.conf" status 2>&1)
+st=$?
+check "jobtrace status with the agent stopped exits 1 and says it cannot reach it ($st)" \
+	eq "$st:$(printf '%s' "$out" | grep -c 'cannot reach jobtraced')" "1:1"
+out=$(timeout 20 "$CLI" --config "$T/jobtrace.conf" report --pid 2>&1)
+st=$?
+check "jobtrace report --pid without a value exits 2 ($st)" eq "$st" 2
+
 # ---- agent log -----------------------------------------------------------------------------
 errs=$(grep -Eic '(^|[^a-z])(error|warn)' "$T/agent.log")
 note "agent.log: $(wc -l <"$T/agent.log") lines, $errs warning/error lines"
