@@ -1,17 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* classify.c - default classification: the tool is the program's name. */
+/* classify.c - apply the rules' decision to one process. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "classify.h"
 #include "util.h"
 
-/* Decide about p: include it, named after its executable. */
-enum classify_verdict classify_process(struct jt_proc *p,
-				       const struct jt_proc *parent)
+/* Gather p's ancestors from the table (nearest first). */
+void classify_input(const struct proc_table *t, const struct jt_proc *p,
+		    struct rules_input *in)
 {
-	const char *name = p->exe && *p->exe ? util_basename(p->exe) : p->comm;
+	const struct jt_proc *a = p;
 
-	util_strlcpy(p->tool_name, name, sizeof(p->tool_name));
-	p->tool_category[0] = '\0';
-	return CLASSIFY_INCLUDE;
+	memset(in, 0, sizeof(*in));
+	in->p = p;
+	while (t && in->nanc < RULES_MAX_ANCESTORS &&
+	       (a = proc_table_parent(t, a)) != NULL && a != p)
+		in->anc[in->nanc++] = a;
+}
+
+/* Copy a job field the rules named; an empty one leaves the old value. */
+static void set_field(char *dst, size_t len, const char *src)
+{
+	if (*src)
+		util_strlcpy(dst, src, len);
+}
+
+/* Run the rules on p and apply the decision. */
+enum classify_verdict classify_process(struct rules *r, struct jt_proc *p,
+				       const struct proc_table *t)
+{
+	struct rules_decision d;
+	struct rules_input in;
+
+	classify_input(t, p, &in);
+	if (r) {
+		rules_classify(r, &in, &d);
+	} else {
+		memset(&d, 0, sizeof(d));
+		d.include = true;
+		d.children = -1;
+		util_strlcpy(d.tool, p->exe && *p->exe ? util_basename(p->exe)
+						       : p->comm, sizeof(d.tool));
+	}
+	util_strlcpy(p->tool_name, d.tool, sizeof(p->tool_name));
+	util_strlcpy(p->tool_category, d.category, sizeof(p->tool_category));
+	util_strlcpy(p->tool_version, d.version, sizeof(p->tool_version));
+	if (d.argv) {
+		/* the redacted argv replaces the original everywhere */
+		free(p->argv);
+		p->argv = d.argv;
+		p->argv_len = d.argv_len;
+		d.argv = NULL;
+	}
+	set_field(p->job.step, sizeof(p->job.step), d.step);
+	set_field(p->job.run, sizeof(p->job.run), d.run);
+	set_field(p->job.pipeline, sizeof(p->job.pipeline), d.pipeline);
+	set_field(p->job.task, sizeof(p->job.task), d.task);
+	rules_decision_free(&d);
+	if (d.include)
+		return CLASSIFY_INCLUDE;
+	return d.children == 1 ? CLASSIFY_EXCLUDE : CLASSIFY_EXCLUDE_TREE;
 }

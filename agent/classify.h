@@ -1,18 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * classify.h - the seam where rules decide about a process after exec:
- * include or exclude, tool name and category.  For now the tool is the
- * executable's base name; the Lua rules engine plugs in here.
+ * classify.h - apply the rules' decision to a process that just exec'd (or
+ * was found running): tool name, category and version, redacted argv,
+ * job fields from the process tree, and whether to follow it at all.
  */
 #ifndef JOBTRACE_CLASSIFY_H
 #define JOBTRACE_CLASSIFY_H
 
 #include "proc.h"
+#include "proc_table.h"
+#include "rules.h"
 
-enum classify_verdict { CLASSIFY_INCLUDE = 0, CLASSIFY_EXCLUDE = 1 };
+enum classify_verdict {
+	CLASSIFY_INCLUDE = 0,
+	CLASSIFY_EXCLUDE = 1,		/* this process only */
+	CLASSIFY_EXCLUDE_TREE = 2,	/* it and its descendants */
+};
 
-/* Decide about p (just exec'd or discovered); parent may be NULL. */
-enum classify_verdict classify_process(struct jt_proc *p,
-				       const struct jt_proc *parent);
+/* Gather p's ancestors from the table into in (nearest first). */
+void classify_input(const struct proc_table *t, const struct jt_proc *p,
+		    struct rules_input *in);
+/* Run the rules on p (r may be NULL: defaults) and apply the decision. */
+enum classify_verdict classify_process(struct rules *r, struct jt_proc *p,
+				       const struct proc_table *t);
 
 #endif

@@ -258,10 +258,17 @@ out:
 	return err;
 }
 
-/* Stop tracking a pid in the kernel. */
-int collector_untrack(struct collector *c, uint32_t pid)
+/* Keep a process's events (and with tree, its descendants') in the kernel. */
+int collector_exclude(struct collector *c, uint32_t pid, bool tree)
 {
-	if (bpf_map__delete_elem(c->skel->maps.tracked, &pid, sizeof(pid), 0))
+	struct jt_tracked t;
+
+	if (bpf_map__lookup_elem(c->skel->maps.tracked, &pid, sizeof(pid), &t,
+				 sizeof(t), 0))
+		return -errno;	/* already gone */
+	t.flags |= JT_TF_EXCLUDED | (tree ? JT_TF_EXCL_TREE : 0);
+	if (bpf_map__update_elem(c->skel->maps.tracked, &pid, sizeof(pid), &t,
+				 sizeof(t), BPF_EXIST))
 		return -errno;
 	return 0;
 }

@@ -47,8 +47,12 @@ int collector_drain(struct collector *c);
 /* Run the task iterator once; discovery also starts tracking every
  * process it meets.  Returns samples delivered or -errno. */
 int collector_sample(struct collector *c, bool discovery);
-/* Stop tracking a pid in the kernel. */
-int collector_untrack(struct collector *c, uint32_t pid);
+/*
+ * Exclude a process: its later events stay in the kernel (counted in
+ * JT_CNT_EXCLUDED).  With tree, its descendants are excluded too; without,
+ * its children are followed, and a new exec of its own is classified again.
+ */
+int collector_exclude(struct collector *c, uint32_t pid, bool tree);
 /* Sum the per-CPU counters into out[JT_CNT_NR]. */
 int collector_counters(struct collector *c, uint64_t out[JT_CNT_NR]);
 /* Number of pids in the kernel's tracked map (a full walk: use rarely). */

@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "control.h"
 #include "log.h"
+#include "proc_table.h"
 #include "report.h"
+#include "rules.h"
 #include "util.h"
 
 #define EXIT_USAGE 2
@@ -34,6 +37,9 @@ static void usage(FILE *out)
 		"  ps                     tracked processes running now\n"
 		"  report  (--job ID | --run ID | --since TIME | --pid PID) [--format text|json|html]\n"
 		"  export  (--job ID | --run ID | --since TIME) --format ndjson\n"
+		"  rules test [--rules DIR] [--exe PATH] [--parent CMD] [--repeat N] -- ARGV...\n"
+		"                         what the rules decide for a command line\n"
+		"  reload                 make the agent re-read its configuration and rules\n"
 		"\n"
 		"  -c, --config FILE      configuration (default %s)\n"
 		"  -h, --help             this text; COMMAND --help for a command's\n"
@@ -205,6 +211,260 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 	return err ? 1 : 0;
 }
 
+/* A process made up for `rules test`: argv, exe and comm. */
+struct made_proc {
+	struct jt_proc p;
+	char exe[4096];
+	char argv[8192];
+};
+
+/* Resolve a program name like execvp does: PATH lookup, else as given. */
+static void resolve_exe(const char *name, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(name, '/') || !path) {
+		util_strlcpy(out, name, len);
+		return;
+	}
+	for (const char *d = path; *d;) {
+		size_t n = strcspn(d, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, d, name);
+		if (n && access(buf, X_OK) == 0) {
+			util_strlcpy(out, buf, len);
+			return;
+		}
+		d += n + (d[n] == ':');
+	}
+	snprintf(out, len, "/usr/bin/%s", name);
+}
+
+/* Fill m from argc/argv and an optional exe path. */
+static int make_proc(struct made_proc *m, int argc, char **argv,
+		     const char *exe)
+{
+	size_t len = 0;
+
+	memset(m, 0, sizeof(*m));
+	for (int i = 0; i < argc; i++) {
+		size_t n = strlen(argv[i]) + 1;
+
+		if (len + n > sizeof(m->argv))
+			return -E2BIG;
+		memcpy(m->argv + len, argv[i], n);
+		len += n;
+	}
+	if (exe)
+		util_strlcpy(m->exe, exe, sizeof(m->exe));
+	else
+		resolve_exe(argv[0], m->exe, sizeof(m->exe));
+	m->p.exe = m->exe;
+	m->p.argv = m->argv;
+	m->p.argv_len = len;
+	m->p.uid = getuid();
+	util_strlcpy(m->p.comm, util_basename(m->exe), sizeof(m->p.comm));
+	return 0;
+}
+
+/* Split a command line on blanks (no quoting) into at most max words. */
+static int split_words(char *s, char **words, int max)
+{
+	int n = 0;
+
+	for (char *tok = strtok(s, " \t"); tok && n < max; tok = strtok(NULL, " \t"))
+		words[n++] = tok;
+	return n;
+}
+
+/* Order doubles for the median and percentiles. */
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Print one decision for `rules test`. */
+static void print_decision(const struct rules_decision *d,
+			   const struct jt_proc *p)
+{
+	const char *a = d->argv ? d->argv : p->argv;
+	size_t len = d->argv ? d->argv_len : p->argv_len;
+
+	printf("include:   %s\n", d->include ? "yes" : "no");
+	if (!d->include)
+		printf("children:  %s\n", d->children == 1 ? "followed" : "excluded too");
+	printf("tool:      %s\n", d->tool);
+	printf("category:  %s\n", *d->category ? d->category : "-");
+	printf("version:   %s\n", *d->version ? d->version : "-");
+	printf("argv:     ");
+	for (size_t off = 0; off < len;) {
+		size_t n = strnlen(a + off, len - off);
+
+		printf(" %.*s", (int)n, a + off);
+		off += n + 1;
+	}
+	printf("%s\n", d->argv ? "   (changed by the rules)" : "");
+	if (*d->step || *d->run || *d->pipeline || *d->task)
+		printf("job:       step=%s run=%s pipeline=%s task=%s\n",
+		       *d->step ? d->step : "-", *d->run ? d->run : "-",
+		       *d->pipeline ? d->pipeline : "-", *d->task ? d->task : "-");
+	printf("errors:    %u rule(s) failed\n", d->errors);
+}
+
+/* `rules test`: load the rules locally and show their decision. */
+static int cmd_rules(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "rules", required_argument, NULL, 'r' },
+		{ "exe", required_argument, NULL, 'e' },
+		{ "parent", required_argument, NULL, 'p' },
+		{ "repeat", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *usage_txt =
+		"Usage: jobtrace rules test [--rules DIR] [--exe PATH] [--parent CMD]\n"
+		"                           [--repeat N] -- ARGV...\n"
+		"\nShow what the rules decide for a command line, without the agent:\n"
+		"include or exclude, tool, category, version, redacted argv, job fields.\n"
+		"--rules tries a folder before it is installed (default: agent.rules_dir),\n"
+		"--parent gives the parent's command line, --repeat N times the decision.\n";
+	struct rules_limits lim = { 64u << 20, 1000000ul };
+	const char *dir = c->cfg.rules_dir, *exe = NULL, *parent = NULL;
+	struct made_proc *m = NULL, *pm = NULL;
+	struct rules_input in = { 0 };
+	struct rules_decision d;
+	struct rules *r = NULL;
+	long repeat = 0;
+	char err[512], *end;
+	int opt, rc = 1;
+
+	if (argc < 2 || strcmp(argv[1], "test") != 0) {
+		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+			fputs(usage_txt, stdout);
+			return 0;
+		}
+		fputs(usage_txt, stderr);
+		return EXIT_USAGE;
+	}
+	argc--;
+	argv++;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			dir = optarg;
+			break;
+		case 'e':
+			exe = optarg;
+			break;
+		case 'p':
+			parent = optarg;
+			break;
+		case 'n':
+			repeat = strtol(optarg, &end, 10);
+			if (*end || repeat < 1 || repeat > 10000000) {
+				fprintf(stderr, "jobtrace rules test: --repeat '%s': a count from 1 to 10000000\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(usage_txt, stdout);
+			return 0;
+		default:
+			fputs(usage_txt, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "jobtrace rules test: give the command line after --\n");
+		return EXIT_USAGE;
+	}
+	m = calloc(2, sizeof(*m));
+	if (!m)
+		return 1;
+	pm = &m[1];
+	if (make_proc(m, argc - optind, argv + optind, exe)) {
+		fprintf(stderr, "jobtrace rules test: command line too long\n");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (rules_new(&lim, &r))
+		goto out;
+	if (rules_load_dir(r, dir, err, sizeof(err))) {
+		fprintf(stderr, "jobtrace rules test: %s\n", err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (parent) {
+		char *copy = strdup(parent), *words[64];
+		int n = copy ? split_words(copy, words, 64) : 0;
+		struct rules_input pin = { 0 };
+		struct rules_decision pd;
+
+		if (n == 0 || make_proc(pm, n, words, NULL)) {
+			fprintf(stderr, "jobtrace rules test: --parent '%s': not a command line\n",
+				parent);
+			free(copy);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		free(copy);
+		pin.p = &pm->p;
+		rules_classify(r, &pin, &pd);
+		util_strlcpy(pm->p.tool_name, pd.tool, sizeof(pm->p.tool_name));
+		rules_decision_free(&pd);
+		in.anc[0] = &pm->p;
+		in.nanc = 1;
+	}
+	in.p = &m->p;
+	if (repeat) {
+		double *t = calloc(repeat, sizeof(*t));
+
+		if (!t)
+			goto out;
+		for (long i = 0; i < repeat; i++) {
+			uint64_t t0 = util_now_ns(CLOCK_MONOTONIC);
+
+			rules_classify(r, &in, &d);
+			t[i] = (util_now_ns(CLOCK_MONOTONIC) - t0) / 1e3;
+			rules_decision_free(&d);
+		}
+		qsort(t, repeat, sizeof(*t), cmp_double);
+		printf("cost:      median %.2f us, p99 %.2f us, max %.2f us over %ld calls\n",
+		       t[repeat / 2], t[(size_t)(repeat * 0.99)], t[repeat - 1], repeat);
+		free(t);
+	}
+	rules_classify(r, &in, &d);
+	print_decision(&d, &m->p);
+	rc = d.errors ? 1 : 0;
+	rules_decision_free(&d);
+out:
+	rules_free(r);
+	free(m);
+	return rc;
+}
+
+/* `reload`: ask the agent to re-read its configuration and rules. */
+static int cmd_reload(struct cli *c, int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("Usage: jobtrace reload\n\nMake the agent re-read its configuration and "
+		       "rules now; a broken rule file is reported with FILE:LINE and the "
+		       "running rules stay.\n");
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "jobtrace reload: unexpected argument '%s'\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	return ask_agent(c, "reload");
+}
+
 /* Entry point: global options, configuration, then the command. */
 int main(int argc, char **argv)
 {
@@ -258,6 +518,10 @@ int main(int argc, char **argv)
 		rc = cmd_report(&c, argc, argv, false);
 	else if (!strcmp(cmd, "export"))
 		rc = cmd_report(&c, argc, argv, true);
+	else if (!strcmp(cmd, "rules"))
+		rc = cmd_rules(&c, argc, argv);
+	else if (!strcmp(cmd, "reload"))
+		rc = cmd_reload(&c, argc, argv);
 	else {
 		fprintf(stderr, "jobtrace: unknown command '%s'\n", cmd);
 		usage(stderr);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -29,10 +30,14 @@
 #include "log.h"
 #include "proc_table.h"
 #include "record.h"
+#include "rules.h"
 #include "store.h"
 #include "util.h"
 
 #define TICK_MS 100
+#define RULES_MEM_BYTES (64u << 20)	/* cap on the Lua state */
+#define RULES_INSTRUCTIONS 1000000ul	/* per classification */
+#define RULES_SETTLE_NS 200000000ull	/* wait after the last file event */
 
 struct agent {
 	struct jt_config cfg;
@@ -41,12 +46,14 @@ struct agent {
 	bool verbose;
 
 	struct collector *col;
+	struct rules *rules;
 	struct proc_table *procs;
 	struct store *store;
 	struct jt_host host;
 	struct jbuf jb;
 
-	int epfd, sigfd, tickfd, ctlfd;
+	int epfd, sigfd, tickfd, ctlfd, inofd;
+	uint64_t rules_reload_at;	/* CLOCK_MONOTONIC, 0: none due */
 	uint64_t started_ns;		/* CLOCK_MONOTONIC */
 	uint64_t next_sample_ns;	/* CLOCK_MONOTONIC */
 	uint64_t last_flush_ns;
@@ -57,10 +64,14 @@ struct agent {
 	uint64_t store_errors;
 	uint64_t exits_lost;
 	uint64_t oom_kills;
+	uint64_t excluded;
 	uint64_t counters[JT_CNT_NR];
 	uint64_t drops_reported;
 	bool stop;
 };
+
+static int reload_rules(struct agent *a, char *err, size_t errlen);
+static void reload(struct agent *a);
 
 /* Sum of ring-buffer losses of every kind. */
 static uint64_t dropped(const struct agent *a)
@@ -145,15 +156,25 @@ static void inherit(struct jt_proc *p, const struct jt_proc *parent)
 	memcpy(p->tool_name, parent->tool_name, sizeof(p->tool_name));
 	memcpy(p->tool_category, parent->tool_category,
 	       sizeof(p->tool_category));
+	memcpy(p->tool_version, parent->tool_version, sizeof(p->tool_version));
 	p->state |= parent->state & JT_PS_ARGV_TRUNC;
 }
 
-/* Apply the rules' verdict; an excluded process leaves the kernel map. */
-static void classify(struct agent *a, struct jt_proc *p,
-		     const struct jt_proc *parent)
+/*
+ * Apply the rules' verdict.  An excluded process leaves the table at once
+ * (no record) and its later events, and with the tree its descendants',
+ * stay in the kernel.  Returns false when p is gone.
+ */
+static bool classify(struct agent *a, struct jt_proc *p)
 {
-	if (classify_process(p, parent) == CLASSIFY_EXCLUDE)
-		collector_untrack(a->col, p->pid);
+	enum classify_verdict v = classify_process(a->rules, p, a->procs);
+
+	if (v == CLASSIFY_INCLUDE)
+		return true;
+	collector_exclude(a->col, p->pid, v == CLASSIFY_EXCLUDE_TREE);
+	a->excluded++;
+	proc_table_remove(a->procs, p);
+	return false;
 }
 
 /* Write one finished process to the store and forget it. */
@@ -236,7 +257,7 @@ static void on_exec(struct agent *a, const struct jt_ev_exec *e)
 	}
 	parent = proc_table_parent(a->procs, p);
 	correlate(p, parent);
-	classify(a, p, parent);
+	classify(a, p);
 }
 
 /* The last thread of a process exited: final totals, then the record. */
@@ -253,7 +274,7 @@ static void on_exit_ev(struct agent *a, const struct jt_ev_exit *e)
 		p->state |= JT_PS_NO_FORK;
 		p->ppid = e->ppid;
 		util_strlcpy(p->comm, e->comm, sizeof(p->comm));
-		classify_process(p, NULL);
+		classify_process(NULL, p, NULL);
 	}
 	p->end_ns = e->hdr.ts_ns;
 	p->state |= JT_PS_EXITED;
@@ -469,7 +490,7 @@ static void on_samples(void *ctx, const struct jt_sample *s, size_t n,
 								   found[i]);
 
 			correlate(found[i], parent);
-			classify(a, found[i], parent);
+			classify(a, found[i]);
 		}
 		log_info("found %zu processes already running", nfound);
 		free(found);
@@ -599,6 +620,11 @@ static void on_tick(struct agent *a)
 	uint64_t flush_ns = a->cfg.flush_interval_ms * 1000000ull;
 
 	collector_drain(a->col);
+	if (a->rules_reload_at && now >= a->rules_reload_at) {
+		char err[512];
+
+		reload_rules(a, err, sizeof(err));
+	}
 	if (now >= a->next_sample_ns) {
 		sample_pass(a);
 		check_drops(a);
@@ -735,6 +761,23 @@ static void reply_status(struct agent *a, FILE *out)
 	fprintf(out, "store: sqlite %s\n", a->cfg.sqlite_path);
 	fprintf(out, "store_errors: %" PRIu64 "\n", a->store_errors);
 	fprintf(out, "signals_missing: %s\n", *missing ? missing : "none");
+	{
+		struct rules_stats st;
+
+		rules_get_stats(a->rules, &st);
+		fprintf(out, "rules: %s\n", st.files ? st.dir : "none loaded (every process included, tool = program name)");
+		fprintf(out, "rules_files: %u\n", st.files);
+		fprintf(out, "rules_count: %u\n", st.rules);
+		fprintf(out, "rules_selftests: %u\n", st.selftests);
+		fprintf(out, "rules_calls: %llu\n", (unsigned long long)st.calls);
+		fprintf(out, "rules_errors: %llu\n", (unsigned long long)st.runtime_errors);
+		fprintf(out, "rules_reloads: %llu ok, %llu failed\n",
+			(unsigned long long)st.reloads_ok,
+			(unsigned long long)st.reloads_failed);
+		fprintf(out, "rules_last_error: %s\n", *st.last_error ? st.last_error : "none");
+	}
+	fprintf(out, "excluded_processes: %" PRIu64 "\n", a->excluded);
+	fprintf(out, "excluded_events_in_kernel: %" PRIu64 "\n", a->counters[JT_CNT_EXCLUDED]);
 	fprintf(out, "last_error: %s\n",
 		*log_last_error() ? log_last_error() : "none");
 }
@@ -773,6 +816,19 @@ static void on_control(struct agent *a)
 		reply_status(a, out);
 	else if (strcmp(req, "ps") == 0)
 		reply_ps(a, out);
+	else if (strcmp(req, "reload") == 0) {
+		char err[512];
+		struct rules_stats st;
+
+		reload(a);
+		if (reload_rules(a, err, sizeof(err))) {
+			fprintf(out, "error %s\n", err);
+		} else {
+			rules_get_stats(a->rules, &st);
+			fprintf(out, "ok\nrules: %u files, %u rules, %u self-tests passed (%s)\n",
+				st.files, st.rules, st.selftests, st.dir);
+		}
+	}
 	else
 		fprintf(out, "error unknown request \"%.64s\"\n", req);
 	fclose(out);
@@ -786,6 +842,58 @@ static void on_control(struct agent *a)
 done:
 	free(reply);
 	close(fd);
+}
+
+/* Rebuild the rules from rules_dir; on failure the running rules stay. */
+static int reload_rules(struct agent *a, char *err, size_t errlen)
+{
+	struct rules_stats st;
+	int rc;
+
+	a->rules_reload_at = 0;
+	rc = rules_load_dir(a->rules, a->cfg.rules_dir, err, errlen);
+	if (rc) {
+		log_error("rules: %s (the previous rules stay in force)", err);
+		return rc;
+	}
+	rules_get_stats(a->rules, &st);
+	log_info("rules loaded from %s: %u files, %u rules, %u self-tests passed",
+		 a->cfg.rules_dir, st.files, st.rules, st.selftests);
+	return 0;
+}
+
+/* Watch the rules folder so a saved file takes effect within a second. */
+static void watch_rules(struct agent *a)
+{
+	a->inofd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (a->inofd < 0 ||
+	    inotify_add_watch(a->inofd, a->cfg.rules_dir,
+			      IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |
+			      IN_DELETE | IN_CREATE | IN_ATTRIB) < 0)
+		log_warn("cannot watch %s (%s): rules change on SIGHUP or `jobtrace reload` only",
+			 a->cfg.rules_dir, strerror(errno));
+}
+
+/* A file in the rules folder changed: reload once things settle. */
+static void on_rules_changed(struct agent *a)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool relevant = false;
+	ssize_t n;
+
+	while ((n = read(a->inofd, buf, sizeof(buf))) > 0) {
+		for (char *q = buf; q < buf + n;) {
+			const struct inotify_event *ev = (const void *)q;
+			size_t l = ev->len ? strlen(ev->name) : 0;
+
+			/* editors' swap and backup files are not rules */
+			if (l > 4 && strcmp(ev->name + l - 4, ".lua") == 0)
+				relevant = true;
+			q += sizeof(*ev) + ev->len;
+		}
+	}
+	if (relevant)
+		a->rules_reload_at = util_now_ns(CLOCK_MONOTONIC) + RULES_SETTLE_NS;
 }
 
 /* SIGHUP: re-read the configuration; apply what can change live. */
@@ -831,9 +939,13 @@ static void on_signal(struct agent *a)
 			log_info("signal %d: flushing and exiting", si.ssi_signo);
 			a->stop = true;
 			break;
-		case SIGHUP:
+		case SIGHUP: {
+			char err[512];
+
 			reload(a);
+			reload_rules(a, err, sizeof(err));
 			break;
+		}
 		}
 	}
 }
@@ -896,6 +1008,7 @@ static int setup_loop(struct agent *a)
 		return a->ctlfd;
 	if ((err = watch(a, a->sigfd)) || (err = watch(a, a->tickfd)) ||
 	    (err = watch(a, a->ctlfd)) ||
+	    (a->inofd >= 0 && (err = watch(a, a->inofd))) ||
 	    (err = watch(a, collector_fd(a->col)))) {
 		log_error("epoll: %s", strerror(-err));
 		return err;
@@ -923,6 +1036,8 @@ static void run(struct agent *a)
 					on_tick(a);
 			} else if (fd == a->ctlfd) {
 				on_control(a);
+			} else if (fd == a->inofd) {
+				on_rules_changed(a);
 			} else {
 				collector_drain(a->col);
 			}
@@ -959,7 +1074,10 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	struct agent a = { .epfd = -1, .sigfd = -1, .tickfd = -1, .ctlfd = -1 };
+	struct agent a = { .epfd = -1, .sigfd = -1, .tickfd = -1, .ctlfd = -1,
+			   .inofd = -1 };
+	struct rules_limits rl = { .mem_bytes = RULES_MEM_BYTES,
+				   .instructions = RULES_INSTRUCTIONS };
 	struct collector_cb cb = { .event = on_event, .samples = on_samples,
 				   .ctx = &a };
 	struct collector_opts co;
@@ -1032,9 +1150,13 @@ int main(int argc, char **argv)
 	}
 	if (a.cfg.delay_accounting)
 		enable_delayacct();
-	if (proc_table_new(&a.procs) ||
+	if (proc_table_new(&a.procs) || rules_new(&rl, &a.rules) ||
 	    store_open(a.cfg.sqlite_path, false, &a.store))
 		goto cleanup;
+	if (reload_rules(&a, err, sizeof(err)))
+		log_warn("running without rules until %s loads: every process is included",
+			 a.cfg.rules_dir);
+	watch_rules(&a);
 	co = (struct collector_opts){
 		.ringbuf_kib = a.cfg.ringbuf_kib,
 		.max_tracked = a.cfg.max_tracked,
@@ -1075,7 +1197,10 @@ cleanup:
 		close(a.sigfd);
 	if (a.tickfd >= 0)
 		close(a.tickfd);
+	if (a.inofd >= 0)
+		close(a.inofd);
 	collector_close(a.col);
+	rules_free(a.rules);
 	store_close(a.store);
 	proc_table_free(a.procs);
 	jbuf_free(&a.jb);

@@ -69,6 +69,7 @@ struct jt_proc {
 	struct jt_job job;
 	char tool_name[JT_STR_SMALL];
 	char tool_category[32];
+	char tool_version[32];
 
 	/* exit */
 	int exit_code;			/* -1 when killed by a signal */

@@ -174,6 +174,7 @@ static void proc_fields(struct jbuf *b, const struct jt_host *h,
 	json_obj_open(b);
 	kv_opt(b, "name", p->tool_name);
 	kv_opt(b, "category", p->tool_category);
+	kv_opt(b, "version", p->tool_version);
 	json_obj_close(b);
 }
 

@@ -36,12 +36,14 @@ enum jt_counter {
 	JT_CNT_RB_DROP_OOM,		/* ring buffer full: oom lost */
 	JT_CNT_TRACK_FULL,		/* tracked-pid map full at fork */
 	JT_CNT_EVENTS,			/* events submitted */
+	JT_CNT_EXCLUDED,		/* events of excluded processes kept in the kernel */
 	JT_CNT_NR,
 };
 
 /* Flags in struct jt_tracked.flags and event flags. */
 #define JT_TF_OOM 0x1		/* oom/mark_victim chose this process */
-#define JT_TF_EXCLUDED 0x2	/* rules excluded it (reserved for rules) */
+#define JT_TF_EXCLUDED 0x2	/* rules excluded it: its events stay in the kernel */
+#define JT_TF_EXCL_TREE 0x4	/* ... and its descendants are excluded too */
 
 #define JT_XF_MM_AT_EXIT 0x1	/* peak_rss read from the program's own mm */
 #define JT_XF_CORE 0x2		/* dumped core */

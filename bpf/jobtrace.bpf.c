@@ -239,13 +239,18 @@ int BPF_PROG(jt_fork, struct task_struct *parent, struct task_struct *child)
 	if (!pt)
 		return 0;
 	t.start_ns = BPF_CORE_READ(child, start_boottime);
-	t.flags = pt->flags & JT_TF_EXCLUDED;
+	/* an excluded tree stays excluded; an excluded wrapper's child is
+	 * followed again */
+	if (pt->flags & JT_TF_EXCL_TREE)
+		t.flags = JT_TF_EXCLUDED | JT_TF_EXCL_TREE;
 	if (bpf_map_update_elem(&tracked, &ctgid, &t, BPF_ANY)) {
 		count(JT_CNT_TRACK_FULL);
 		return 0;
 	}
-	if (t.flags & JT_TF_EXCLUDED)
+	if (t.flags & JT_TF_EXCLUDED) {
+		count(JT_CNT_EXCLUDED);
 		return 0;
+	}
 	e = reserve(sizeof(*e), JT_CNT_RB_DROP_FORK);
 	if (!e)
 		return 0;
@@ -276,8 +281,14 @@ int BPF_PROG(jt_exec, struct task_struct *p, pid_t old_pid,
 	__u32 zero = 0;
 
 	t = bpf_map_lookup_elem(&tracked, &tgid);
-	if (!t || (t->flags & JT_TF_EXCLUDED))
+	if (!t)
 		return 0;
+	if (t->flags & JT_TF_EXCL_TREE) {
+		count(JT_CNT_EXCLUDED);
+		return 0;
+	}
+	/* a new program in an excluded wrapper is classified afresh */
+	t->flags &= ~JT_TF_EXCLUDED;
 	e = bpf_map_lookup_elem(&exec_scratch, &zero);
 	if (!e)
 		return 0;
@@ -393,8 +404,10 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 		__sync_fetch_and_add(&t->blkio_acc_ns, task_blkio_ns(p));
 		return 0;
 	}
-	if (t->flags & JT_TF_EXCLUDED)
+	if (t->flags & JT_TF_EXCLUDED) {
+		count(JT_CNT_EXCLUDED);
 		goto untrack;
+	}
 	e = reserve(sizeof(*e), JT_CNT_RB_DROP_EXIT);
 	if (!e)
 		goto untrack;
@@ -480,6 +493,10 @@ int BPF_PROG(jt_oom, struct task_struct *task)
 	t = bpf_map_lookup_elem(&tracked, &tgid);
 	if (!t)
 		return 0;
+	if (t->flags & JT_TF_EXCLUDED) {
+		count(JT_CNT_EXCLUDED);
+		return 0;
+	}
 	mm = BPF_CORE_READ(task, mm);
 	if (mm) {
 		rss = mm_peak_pages(mm);
@@ -514,6 +531,10 @@ static __always_inline void net_add(struct sock *sk, int ret, int tx)
 	t = bpf_map_lookup_elem(&tracked, &tgid);
 	if (!t)
 		return;
+	if (t->flags & JT_TF_EXCLUDED) {
+		count(JT_CNT_EXCLUDED);
+		return;
+	}
 	family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	if (family != AF_INET && family != AF_INET6)
 		return;

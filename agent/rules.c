@@ -1,0 +1,929 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rules.c - the Lua rules engine.
+ *
+ * Lua is untrusted input: every call goes through lua_pcall, the state has
+ * a memory cap (our allocator) and every classification an instruction
+ * budget (a count hook).  The sandbox has no io, no os beyond time/clock,
+ * no load/dofile/require and no string.dump, so no bytecode gets in.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "log.h"
+#include "rules.h"
+#include "util.h"
+
+#define HOOK_EVERY 1000		/* instructions between budget checks */
+#define LOAD_BUDGET_FACTOR 50	/* a file's top level may do this much more */
+#define MAX_FILES 256
+
+/* One loaded Lua state with its registered rules and self-tests. */
+struct rstate {
+	lua_State *L;
+	size_t mem_used;
+	size_t mem_cap;
+	unsigned long budget;	/* instructions allowed in the current call */
+	unsigned long used;
+	int rules_ref;		/* registry: { {name=, fn=, where=}, ... } */
+	int tests_ref;		/* registry: { {case=, where=}, ... } */
+	int ro_meta_ref;	/* registry: metatable making p read-only */
+	unsigned nfiles, nrules;
+};
+
+struct rules {
+	struct rules_limits lim;
+	struct rstate *cur;
+	struct rules_stats st;
+};
+
+/* Allocator with a cap: refusing memory makes Lua raise "not enough memory". */
+static void *lalloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	struct rstate *rs = ud;
+	size_t old = ptr ? osize : 0;
+
+	if (nsize == 0) {
+		free(ptr);
+		rs->mem_used -= old;
+		return NULL;
+	}
+	if (nsize > old && rs->mem_used + (nsize - old) > rs->mem_cap)
+		return NULL;
+	ptr = realloc(ptr, nsize);
+	if (ptr)
+		rs->mem_used = rs->mem_used - old + nsize;
+	return ptr;
+}
+
+/* The rstate behind a lua_State. */
+static struct rstate *state_of(lua_State *L)
+{
+	void *ud;
+
+	lua_getallocf(L, &ud);
+	return ud;
+}
+
+/* Count hook: stop a rule that runs past the instruction budget. */
+static void budget_hook(lua_State *L, lua_Debug *ar)
+{
+	struct rstate *rs = state_of(L);
+
+	rs->used += HOOK_EVERY;
+	if (rs->used > rs->budget)
+		luaL_error(L, "instruction budget of %I exceeded (endless loop?)",
+			   (lua_Integer)rs->budget);
+}
+
+/* jobtrace.rule(name, fn): register a rule. */
+static int l_rule(lua_State *L)
+{
+	const char *name = luaL_checkstring(L, 1);
+	struct rstate *rs = state_of(L);
+
+	luaL_checktype(L, 2, LUA_TFUNCTION);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, rs->rules_ref);
+	lua_createtable(L, 0, 3);
+	lua_pushstring(L, name);
+	lua_setfield(L, -2, "name");
+	lua_pushvalue(L, 2);
+	lua_setfield(L, -2, "fn");
+	luaL_where(L, 1);
+	lua_setfield(L, -2, "where");
+	lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+	rs->nrules++;
+	return 0;
+}
+
+/* jobtrace.selftest{...}: register a case run after every load. */
+static int l_selftest(lua_State *L)
+{
+	struct rstate *rs = state_of(L);
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_getfield(L, 1, "argv");
+	if (!lua_istable(L, -1))
+		luaL_error(L, "selftest needs an argv list");
+	lua_pop(L, 1);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, rs->tests_ref);
+	lua_createtable(L, 0, 2);
+	lua_pushvalue(L, 1);
+	lua_setfield(L, -2, "case");
+	luaL_where(L, 1);
+	lua_setfield(L, -2, "where");
+	lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+	return 0;
+}
+
+/* jobtrace.basename(path). */
+static int l_basename(lua_State *L)
+{
+	lua_pushstring(L, util_basename(luaL_checkstring(L, 1)));
+	return 1;
+}
+
+/* print(...) from a rule goes to the debug log. */
+static int l_print(lua_State *L)
+{
+	luaL_Buffer b;
+	int n = lua_gettop(L);
+
+	luaL_buffinit(L, &b);
+	for (int i = 1; i <= n; i++) {
+		if (i > 1)
+			luaL_addchar(&b, '\t');
+		luaL_tolstring(L, i, NULL);
+		luaL_addvalue(&b);
+	}
+	luaL_pushresult(&b);
+	log_debug("rules: %s", lua_tostring(L, -1));
+	return 0;
+}
+
+/* Writing to p is a mistake worth an error. */
+static int l_readonly(lua_State *L)
+{
+	return luaL_error(L, "p is read-only (write to d instead)");
+}
+
+/* Open only the safe libraries and add the jobtrace API. */
+static void sandbox(lua_State *L, struct rstate *rs)
+{
+	static const luaL_Reg api[] = {
+		{ "rule", l_rule },
+		{ "selftest", l_selftest },
+		{ "basename", l_basename },
+		{ NULL, NULL },
+	};
+	static const char *const unsafe[] = { "dofile", "loadfile", "load",
+					      "collectgarbage", "require", NULL };
+
+	luaL_requiref(L, "_G", luaopen_base, 1);
+	luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+	luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
+	luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
+	luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
+	lua_pop(L, 5);
+	luaL_requiref(L, LUA_OSLIBNAME, luaopen_os, 0);
+	/* os: time and clock only */
+	lua_createtable(L, 0, 2);
+	lua_getfield(L, -2, "time");
+	lua_setfield(L, -2, "time");
+	lua_getfield(L, -2, "clock");
+	lua_setfield(L, -2, "clock");
+	lua_setglobal(L, "os");
+	lua_pop(L, 1);
+	for (const char *const *u = unsafe; *u; u++) {
+		lua_pushnil(L);
+		lua_setglobal(L, *u);
+	}
+	lua_getglobal(L, LUA_STRLIBNAME);
+	lua_pushnil(L);
+	lua_setfield(L, -2, "dump");
+	lua_pop(L, 1);
+	lua_pushcfunction(L, l_print);
+	lua_setglobal(L, "print");
+	luaL_newlib(L, api);
+	lua_setglobal(L, "jobtrace");
+
+	lua_newtable(L);
+	rs->rules_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	lua_newtable(L);
+	rs->tests_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	lua_createtable(L, 0, 3);
+	lua_pushcfunction(L, l_readonly);
+	lua_setfield(L, -2, "__newindex");
+	lua_pushboolean(L, 0);
+	lua_setfield(L, -2, "__metatable");
+	rs->ro_meta_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+/* Free a state; accepts NULL. */
+static void state_free(struct rstate *rs)
+{
+	if (!rs)
+		return;
+	if (rs->L)
+		lua_close(rs->L);
+	free(rs);
+}
+
+/* A new sandboxed state with the limits of r. */
+static struct rstate *state_new(const struct rules *r)
+{
+	struct rstate *rs = calloc(1, sizeof(*rs));
+
+	if (!rs)
+		return NULL;
+	rs->mem_cap = r->lim.mem_bytes;
+	rs->budget = r->lim.instructions;
+	rs->L = lua_newstate(lalloc, rs);
+	if (!rs->L) {
+		free(rs);
+		return NULL;
+	}
+	lua_sethook(rs->L, budget_hook, LUA_MASKCOUNT, HOOK_EVERY);
+	rs->budget = ~0ul;	/* setting up is ours, not the rules' */
+	sandbox(rs->L, rs);
+	return rs;
+}
+
+/* Push a list of the NUL-separated strings in buf (len bytes). */
+static void push_argv(lua_State *L, const char *buf, size_t len)
+{
+	const char *a = buf, *end = buf + len;
+	lua_Integer i = 1;
+
+	lua_createtable(L, 8, 0);
+	while (a && a < end) {
+		size_t n = strnlen(a, end - a);
+
+		lua_pushlstring(L, a, n);
+		lua_rawseti(L, -2, i++);
+		a += n + 1;
+	}
+}
+
+/* Set t[key] = s (or "" when s is NULL) on the table at the top. */
+static void set_str(lua_State *L, const char *key, const char *s)
+{
+	lua_pushstring(L, s ? s : "");
+	lua_setfield(L, -2, key);
+}
+
+/* Push {exe, comm, tool} (and argv when with_argv) of an ancestor. */
+static void push_ancestor(lua_State *L, const struct jt_proc *a, bool with_argv)
+{
+	lua_createtable(L, 0, 4);
+	set_str(L, "exe", a->exe);
+	set_str(L, "comm", a->comm);
+	set_str(L, "tool", a->tool_name);
+	if (with_argv) {
+		push_argv(L, a->argv, a->argv_len);
+		lua_setfield(L, -2, "argv");
+	}
+}
+
+/* Push the read-only view p of a process. */
+static void push_proc(lua_State *L, struct rstate *rs,
+		      const struct rules_input *in)
+{
+	const struct jt_proc *p = in->p;
+
+	lua_createtable(L, 0, 1);	/* the proxy */
+	lua_createtable(L, 0, 12);	/* the real fields */
+	lua_pushinteger(L, p->pid);
+	lua_setfield(L, -2, "pid");
+	lua_pushinteger(L, p->ppid);
+	lua_setfield(L, -2, "ppid");
+	lua_pushinteger(L, p->uid);
+	lua_setfield(L, -2, "uid");
+	set_str(L, "exe", p->exe);
+	set_str(L, "comm", p->comm);
+	set_str(L, "cgroup", p->cgroup);
+	set_str(L, "container", p->container);
+	push_argv(L, p->argv, p->argv_len);
+	lua_setfield(L, -2, "argv");
+	lua_createtable(L, 0, 8);
+	set_str(L, "scheduler", p->job.scheduler);
+	set_str(L, "id", p->job.id);
+	set_str(L, "step", p->job.step);
+	set_str(L, "run", p->job.run);
+	set_str(L, "pipeline", p->job.pipeline);
+	set_str(L, "task", p->job.task);
+	set_str(L, "user", p->job.user);
+	set_str(L, "account", p->job.account);
+	lua_setfield(L, -2, "job");
+	if (in->nanc) {
+		push_ancestor(L, in->anc[0], true);
+		lua_setfield(L, -2, "parent");
+	}
+	lua_createtable(L, (int)in->nanc, 0);
+	for (size_t i = 0; i < in->nanc; i++) {
+		push_ancestor(L, in->anc[i], false);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "ancestors");
+	/* proxy: reads go to the fields, writes raise an error */
+	lua_rawgeti(L, LUA_REGISTRYINDEX, rs->ro_meta_ref);
+	lua_pushvalue(L, -2);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, -3);
+	lua_pop(L, 1);
+}
+
+/* The default tool name: the executable's base name, else comm. */
+static const char *default_tool(const struct jt_proc *p)
+{
+	return p->exe && *p->exe ? util_basename(p->exe) : p->comm;
+}
+
+/* Push the decision table d with its defaults. */
+static void push_decision(lua_State *L, const struct jt_proc *p)
+{
+	lua_createtable(L, 0, 12);
+	lua_pushboolean(L, 1);
+	lua_setfield(L, -2, "include");
+	set_str(L, "tool", default_tool(p));
+	set_str(L, "category", "");
+	set_str(L, "version", "");
+	set_str(L, "step", "");
+	set_str(L, "run", "");
+	set_str(L, "pipeline", "");
+	set_str(L, "task", "");
+	lua_pushboolean(L, 0);
+	lua_setfield(L, -2, "stop");
+	push_argv(L, p->argv, p->argv_len);
+	lua_setfield(L, -2, "argv");
+}
+
+/* A string field of d and its length limit. */
+struct dfield {
+	const char *key;
+	size_t max;
+};
+
+static const struct dfield dstr[] = {
+	{ "tool", JT_STR_SMALL - 1 },     { "category", 31 },
+	{ "version", 31 },                { "step", JT_STR_MEDIUM - 1 },
+	{ "run", JT_STR_MEDIUM - 1 },     { "pipeline", JT_STR_MEDIUM - 1 },
+	{ "task", JT_STR_MEDIUM - 1 },
+};
+
+/* Check d (at index di) after a rule; returns NULL or what is wrong. */
+static const char *check_decision(lua_State *L, int di, char *why, size_t len)
+{
+	int t;
+
+	lua_getfield(L, di, "include");
+	t = lua_type(L, -1);
+	lua_pop(L, 1);
+	if (t != LUA_TBOOLEAN) {
+		snprintf(why, len, "d.include must be a boolean, not a %s",
+			 lua_typename(L, t));
+		return why;
+	}
+	lua_getfield(L, di, "children");
+	t = lua_type(L, -1);
+	lua_pop(L, 1);
+	if (t != LUA_TBOOLEAN && t != LUA_TNIL) {
+		snprintf(why, len, "d.children must be a boolean or nil, not a %s",
+			 lua_typename(L, t));
+		return why;
+	}
+	for (size_t i = 0; i < sizeof(dstr) / sizeof(dstr[0]); i++) {
+		size_t n;
+
+		lua_getfield(L, di, dstr[i].key);
+		t = lua_type(L, -1);
+		n = t == LUA_TSTRING ? lua_rawlen(L, -1) : 0;
+		lua_pop(L, 1);
+		if (t != LUA_TSTRING) {
+			snprintf(why, len, "d.%s must be a string, not a %s",
+				 dstr[i].key, lua_typename(L, t));
+			return why;
+		}
+		if (n > dstr[i].max) {
+			snprintf(why, len, "d.%s is %zu bytes, at most %zu",
+				 dstr[i].key, n, dstr[i].max);
+			return why;
+		}
+	}
+	lua_getfield(L, di, "argv");
+	if (!lua_istable(L, -1)) {
+		snprintf(why, len, "d.argv must be a list of strings, not a %s",
+			 luaL_typename(L, -1));
+		lua_pop(L, 1);
+		return why;
+	}
+	for (lua_Integer i = 1, n = (lua_Integer)lua_rawlen(L, -1); i <= n; i++) {
+		t = lua_rawgeti(L, -1, i);
+		lua_pop(L, 1);
+		if (t != LUA_TSTRING) {
+			snprintf(why, len, "d.argv[%lld] must be a string, not a %s",
+				 (long long)i, lua_typename(L, t));
+			lua_pop(L, 1);
+			return why;
+		}
+	}
+	lua_pop(L, 1);
+	return NULL;
+}
+
+/* Record a rule's failure: log it (rate-limited) and keep the last one. */
+static void rule_error(struct rules *r, const char *where, const char *name,
+		       const char *msg)
+{
+	const char *pos = strstr(msg, ".lua:");
+	/* Lua's own messages carry FILE:LINE; ours get the rule's place */
+	bool located = pos && pos - msg < 256;
+
+	r->st.runtime_errors++;
+	snprintf(r->st.last_error, sizeof(r->st.last_error), "%s%s (rule '%s')",
+		 located ? "" : where, msg, name);
+	if (r->st.runtime_errors <= 10 || r->st.runtime_errors % 1000 == 0)
+		log_warn("rules: %s (%llu rule errors so far)", r->st.last_error,
+			 (unsigned long long)r->st.runtime_errors);
+}
+
+/*
+ * Run every rule on (p at pi, d at di).  A rule that errors or leaves d
+ * invalid is reported; its changes to d are undone by restoring a copy.
+ * Returns the number of failed rules.
+ */
+static unsigned run_chain(struct rules *r, struct rstate *rs, int pi, int di)
+{
+	lua_State *L = rs->L;
+	unsigned failed = 0;
+	lua_Integer n;
+
+	lua_rawgeti(L, LUA_REGISTRYINDEX, rs->rules_ref);
+	n = (lua_Integer)lua_rawlen(L, -1);
+	rs->used = 0;
+	rs->budget = r->lim.instructions;
+	for (lua_Integer i = 1; i <= n; i++) {
+		char why[160];
+		const char *bad;
+		int stop;
+
+		lua_rawgeti(L, -1, i);			/* rule entry */
+		lua_getfield(L, -1, "fn");
+		lua_pushvalue(L, pi);
+		lua_pushvalue(L, di);
+		if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+			lua_getfield(L, -2, "where");
+			lua_getfield(L, -3, "name");
+			rule_error(r, lua_tostring(L, -2), lua_tostring(L, -1),
+				   lua_tostring(L, -3) ? lua_tostring(L, -3)
+						       : "error object is not a string");
+			lua_pop(L, 4);
+			failed++;
+			if (rs->used > rs->budget)
+				break;	/* out of budget: no rule may run on */
+			continue;
+		}
+		bad = check_decision(L, di, why, sizeof(why));
+		if (bad) {
+			lua_getfield(L, -1, "where");
+			lua_getfield(L, -2, "name");
+			rule_error(r, lua_tostring(L, -2), lua_tostring(L, -1), bad);
+			lua_pop(L, 3);
+			failed++;
+			/* an invalid d cannot be trusted by later rules */
+			break;
+		}
+		lua_pop(L, 1);
+		lua_getfield(L, di, "stop");
+		stop = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+		if (stop)
+			break;
+	}
+	lua_pop(L, 1);
+	rs->budget = ~0ul;
+	return failed;
+}
+
+/* Copy the string field key of the table at di into out. */
+static void get_str(lua_State *L, int di, const char *key, char *out,
+		    size_t len)
+{
+	const char *s;
+
+	lua_getfield(L, di, key);
+	s = lua_tostring(L, -1);
+	util_strlcpy(out, s ? s : "", len);
+	lua_pop(L, 1);
+}
+
+/* Fill *d with the defaults for p. */
+static void decision_defaults(const struct jt_proc *p, struct rules_decision *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->include = true;
+	d->children = -1;
+	util_strlcpy(d->tool, default_tool(p), sizeof(d->tool));
+}
+
+/* Read the (checked) table at di into *d; argv only if it changed. */
+static void read_decision(lua_State *L, int di, const struct jt_proc *p,
+			  struct rules_decision *d)
+{
+	luaL_Buffer b;
+	const char *s;
+	size_t len;
+	int ai;
+
+	lua_getfield(L, di, "include");
+	d->include = lua_toboolean(L, -1);
+	lua_pop(L, 1);
+	lua_getfield(L, di, "children");
+	d->children = lua_isnil(L, -1) ? -1 : lua_toboolean(L, -1);
+	lua_pop(L, 1);
+	get_str(L, di, "tool", d->tool, sizeof(d->tool));
+	get_str(L, di, "category", d->category, sizeof(d->category));
+	get_str(L, di, "version", d->version, sizeof(d->version));
+	get_str(L, di, "step", d->step, sizeof(d->step));
+	get_str(L, di, "run", d->run, sizeof(d->run));
+	get_str(L, di, "pipeline", d->pipeline, sizeof(d->pipeline));
+	get_str(L, di, "task", d->task, sizeof(d->task));
+
+	lua_getfield(L, di, "argv");
+	ai = lua_gettop(L);
+	luaL_buffinit(L, &b);
+	for (lua_Integer i = 1, n = (lua_Integer)lua_rawlen(L, ai); i <= n; i++) {
+		lua_rawgeti(L, ai, i);
+		luaL_addvalue(&b);
+		luaL_addchar(&b, '\0');
+	}
+	luaL_pushresult(&b);
+	s = lua_tolstring(L, -1, &len);
+	if (len != p->argv_len || !p->argv || memcmp(s, p->argv, len)) {
+		d->argv = malloc(len + 1);
+		if (d->argv) {
+			memcpy(d->argv, s, len);
+			d->argv[len] = '\0';
+			d->argv_len = len;
+		}
+	}
+	lua_pop(L, 2);
+}
+
+/* Run the chain for one input in state rs and fill *d. */
+static void classify_in(struct rules *r, struct rstate *rs,
+			const struct rules_input *in, struct rules_decision *d)
+{
+	lua_State *L = rs->L;
+	int top = lua_gettop(L);
+
+	decision_defaults(in->p, d);
+	if (!lua_checkstack(L, 16))
+		return;
+	push_proc(L, rs, in);
+	push_decision(L, in->p);
+	d->errors = run_chain(r, rs, top + 1, top + 2);
+	if (check_decision(L, top + 2, (char[160]){ 0 }, 160) == NULL)
+		read_decision(L, top + 2, in->p, d);
+	lua_settop(L, top);
+	if (d->errors)
+		lua_gc(L, LUA_GCCOLLECT);	/* a memory bomb leaves garbage */
+}
+
+/* Run the rules on one process. */
+void rules_classify(struct rules *r, const struct rules_input *in,
+		    struct rules_decision *d)
+{
+	r->st.calls++;
+	if (!r->cur) {
+		decision_defaults(in->p, d);
+		return;
+	}
+	classify_in(r, r->cur, in, d);
+}
+
+/* Release what a decision owns. */
+void rules_decision_free(struct rules_decision *d)
+{
+	free(d->argv);
+	d->argv = NULL;
+	d->argv_len = 0;
+}
+
+/* Copy the string field key of the table at idx, or NULL if absent. */
+static const char *opt_str(lua_State *L, int idx, const char *key)
+{
+	const char *s;
+
+	lua_getfield(L, idx, key);
+	s = lua_isstring(L, -1) ? lua_tostring(L, -1) : NULL;
+	lua_pop(L, 1);
+	return s;	/* still anchored in the table */
+}
+
+/* Flatten the string list field key of the table at idx into buf. */
+static size_t opt_argv(lua_State *L, int idx, const char *key, char *buf,
+		       size_t cap)
+{
+	size_t len = 0;
+
+	lua_getfield(L, idx, key);
+	if (lua_istable(L, -1)) {
+		for (lua_Integer i = 1, n = (lua_Integer)lua_rawlen(L, -1); i <= n;
+		     i++) {
+			size_t sl;
+			const char *s;
+
+			lua_rawgeti(L, -1, i);
+			s = lua_tolstring(L, -1, &sl);
+			if (s && len + sl + 1 <= cap) {
+				memcpy(buf + len, s, sl);
+				len += sl;
+				buf[len++] = '\0';
+			}
+			lua_pop(L, 1);
+		}
+	}
+	lua_pop(L, 1);
+	return len;
+}
+
+/* A fake process for a self-test, built from the case table at idx. */
+struct fake_proc {
+	struct jt_proc p;
+	char argv[4096];
+	char exe[512];
+	char cgroup[512];
+};
+
+/* Fill f from the table at idx (argv, exe, comm, tool, cgroup). */
+static void fake_from(lua_State *L, int idx, struct fake_proc *f)
+{
+	const char *exe = opt_str(L, idx, "exe"), *s;
+
+	memset(f, 0, sizeof(*f));
+	f->p.argv = f->argv;
+	f->p.argv_len = opt_argv(L, idx, "argv", f->argv, sizeof(f->argv));
+	if (!exe && f->p.argv_len) {
+		if (strchr(f->argv, '/'))
+			exe = f->argv;
+		else {
+			snprintf(f->exe, sizeof(f->exe), "/usr/bin/%.*s",
+				 (int)(sizeof(f->exe) - 10), f->argv);
+			exe = f->exe;
+		}
+	}
+	if (exe && exe != f->exe)
+		util_strlcpy(f->exe, exe, sizeof(f->exe));
+	f->p.exe = f->exe;
+	s = opt_str(L, idx, "comm");
+	util_strlcpy(f->p.comm, s ? s : util_basename(f->exe), sizeof(f->p.comm));
+	s = opt_str(L, idx, "tool");
+	util_strlcpy(f->p.tool_name, s ? s : util_basename(f->exe),
+		     sizeof(f->p.tool_name));
+	s = opt_str(L, idx, "cgroup");
+	if (s) {
+		util_strlcpy(f->cgroup, s, sizeof(f->cgroup));
+		f->p.cgroup = f->cgroup;
+	}
+}
+
+/* Compare one expected string; writes the mismatch into why. */
+static bool expect_str(lua_State *L, int ei, const char *key, const char *got,
+		       char *why, size_t len)
+{
+	const char *want = opt_str(L, ei, key);
+
+	if (!want || strcmp(want, got) == 0)
+		return true;
+	snprintf(why, len, "%s is '%s', expected '%s'", key, got, want);
+	return false;
+}
+
+/* Run one self-test case (table at ci); returns NULL or what failed. */
+static const char *run_selftest(struct rules *r, struct rstate *rs, int ci,
+				char *why, size_t len)
+{
+	lua_State *L = rs->L;
+	struct fake_proc *f = malloc(sizeof(*f) * 2);
+	struct rules_input in = { 0 };
+	struct rules_decision d;
+	const char *bad = NULL;
+	int ei;
+
+	if (!f)
+		return "out of memory";
+	fake_from(L, ci, &f[0]);
+	in.p = &f[0].p;
+	lua_getfield(L, ci, "parent");
+	if (lua_istable(L, -1)) {
+		fake_from(L, lua_gettop(L), &f[1]);
+		in.anc[0] = &f[1].p;
+		in.nanc = 1;
+	}
+	lua_pop(L, 1);
+	classify_in(r, rs, &in, &d);
+	lua_getfield(L, ci, "expect");
+	ei = lua_gettop(L);
+	if (d.errors) {
+		snprintf(why, len, "a rule failed on this case: %s", r->st.last_error);
+		bad = why;
+	} else if (lua_istable(L, ei)) {
+		lua_getfield(L, ei, "include");
+		if (lua_isboolean(L, -1) && lua_toboolean(L, -1) != d.include) {
+			snprintf(why, len, "include is %s, expected %s",
+				 d.include ? "true" : "false",
+				 d.include ? "false" : "true");
+			bad = why;
+		}
+		lua_pop(L, 1);
+		if (!bad &&
+		    !(expect_str(L, ei, "tool", d.tool, why, len) &&
+		      expect_str(L, ei, "category", d.category, why, len) &&
+		      expect_str(L, ei, "version", d.version, why, len) &&
+		      expect_str(L, ei, "step", d.step, why, len) &&
+		      expect_str(L, ei, "run", d.run, why, len) &&
+		      expect_str(L, ei, "pipeline", d.pipeline, why, len) &&
+		      expect_str(L, ei, "task", d.task, why, len)))
+			bad = why;
+		if (!bad) {
+			char want[4096];
+			size_t wl;
+
+			lua_getfield(L, ei, "argv");
+			if (lua_istable(L, -1)) {
+				const char *got = d.argv ? d.argv : in.p->argv;
+				size_t gl = d.argv ? d.argv_len : in.p->argv_len;
+
+				wl = opt_argv(L, ei, "argv", want, sizeof(want));
+				if (wl != gl || memcmp(want, got, wl)) {
+					snprintf(why, len, "argv differs from the expected one");
+					bad = why;
+				}
+			}
+			lua_pop(L, 1);
+		}
+	}
+	lua_pop(L, 1);
+	rules_decision_free(&d);
+	free(f);
+	return bad;
+}
+
+/* Only regular *.lua files, in byte order of their names. */
+static int lua_file(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return n > 4 && e->d_name[0] != '.' && strcmp(e->d_name + n - 4, ".lua") == 0;
+}
+
+/* Byte order of names (not the locale's). */
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* Load every file of dir into rs; returns 0 or -errno with err filled. */
+static int load_files(struct rules *r, struct rstate *rs, const char *dir,
+		      char *err, size_t errlen)
+{
+	struct dirent **names = NULL;
+	lua_State *L = rs->L;
+	int n, rc = 0;
+
+	n = scandir(dir, &names, lua_file, by_name);
+	if (n < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return rc;
+	}
+	if (n > MAX_FILES) {
+		snprintf(err, errlen, "%s: more than %d rule files", dir, MAX_FILES);
+		rc = -E2BIG;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		char path[4096];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		if (stat(path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		rs->used = 0;
+		rs->budget = r->lim.instructions * LOAD_BUDGET_FACTOR;
+		if (luaL_loadfilex(L, path, "t") != LUA_OK ||
+		    lua_pcall(L, 0, 0, 0) != LUA_OK) {
+			const char *m = lua_tostring(L, -1);
+
+			/* libconfig-like "FILE:LINE: what"; Lua writes "FILE:LINE: what" too */
+			snprintf(err, errlen, "%s", m ? m : "error object is not a string");
+			if (m && strncmp(m, path, strlen(path)) != 0)
+				snprintf(err, errlen, "%s: %s", path, m);
+			lua_pop(L, 1);
+			rc = -EINVAL;
+			goto out;
+		}
+		rs->budget = ~0ul;
+		rs->nfiles++;
+	}
+out:
+	rs->budget = ~0ul;
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+/* Run every registered self-test; returns 0 or -EINVAL with err filled. */
+static int run_selftests(struct rules *r, struct rstate *rs, char *err,
+			 size_t errlen, unsigned *passed)
+{
+	lua_State *L = rs->L;
+	uint64_t errs_before = r->st.runtime_errors;
+	int rc = 0;
+
+	lua_rawgeti(L, LUA_REGISTRYINDEX, rs->tests_ref);
+	for (lua_Integer i = 1, n = (lua_Integer)lua_rawlen(L, -1); i <= n; i++) {
+		char why[384];
+		const char *bad;
+
+		lua_rawgeti(L, -1, i);
+		lua_getfield(L, -1, "case");
+		bad = run_selftest(r, rs, lua_gettop(L), why, sizeof(why));
+		lua_pop(L, 1);
+		if (bad) {
+			lua_getfield(L, -1, "where");
+			snprintf(err, errlen, "%sself-test failed: %s",
+				 lua_tostring(L, -1), bad);
+			lua_pop(L, 2);
+			rc = -EINVAL;
+			break;
+		}
+		lua_pop(L, 1);
+		(*passed)++;
+	}
+	lua_pop(L, 1);
+	/* errors of a candidate state are not the running rules' errors */
+	r->st.runtime_errors = errs_before;
+	return rc;
+}
+
+/* Build, check and swap in the rules of dir. */
+int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen)
+{
+	char last[sizeof(r->st.last_error)];
+	struct rstate *rs;
+	unsigned passed = 0;
+	int rc;
+
+	memcpy(last, r->st.last_error, sizeof(last));
+	rs = state_new(r);
+	if (!rs) {
+		snprintf(err, errlen, "%s: cannot create a Lua state", dir);
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = load_files(r, rs, dir, err, errlen);
+	if (rc)
+		goto fail;
+	if (rs->nrules == 0) {
+		snprintf(err, errlen, "%s: no rules registered (no *.lua file calls jobtrace.rule)",
+			 dir);
+		rc = -EINVAL;
+		goto fail;
+	}
+	rc = run_selftests(r, rs, err, errlen, &passed);
+	memcpy(r->st.last_error, last, sizeof(last));
+	if (rc)
+		goto fail;
+	lua_gc(rs->L, LUA_GCCOLLECT);
+	state_free(r->cur);
+	r->cur = rs;
+	r->st.files = rs->nfiles;
+	r->st.rules = rs->nrules;
+	r->st.selftests = passed;
+	r->st.reloads_ok++;
+	util_strlcpy(r->st.dir, dir, sizeof(r->st.dir));
+	return 0;
+fail:
+	state_free(rs);
+	r->st.reloads_failed++;
+	snprintf(r->st.last_error, sizeof(r->st.last_error), "%s", err);
+	return rc;
+}
+
+/* Create an engine with no rules loaded. */
+int rules_new(const struct rules_limits *lim, struct rules **out)
+{
+	struct rules *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->lim = *lim;
+	*out = r;
+	return 0;
+}
+
+/* Free the engine. */
+void rules_free(struct rules *r)
+{
+	if (!r)
+		return;
+	state_free(r->cur);
+	free(r);
+}
+
+/* Copy the engine's counters. */
+void rules_get_stats(const struct rules *r, struct rules_stats *st)
+{
+	*st = r->st;
+}

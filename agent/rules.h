@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rules.h - the Lua rules engine: one sandboxed Lua 5.4 state built from
+ * every *.lua file of the rules folder, called once per exec to decide
+ * include/exclude, tool, argv redaction and job fields.
+ *
+ * A (re)load builds a complete new state and swaps it in only if every file
+ * loads and every self-test passes; otherwise the running rules stay.
+ */
+#ifndef JOBTRACE_RULES_H
+#define JOBTRACE_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proc.h"
+
+#define RULES_MAX_ANCESTORS 8
+
+struct rules;
+
+struct rules_limits {
+	size_t mem_bytes;		/* cap on the Lua state's memory */
+	unsigned long instructions;	/* VM instructions per classification */
+};
+
+/* What the rules decided about one process. */
+struct rules_decision {
+	bool include;
+	int children;		/* -1: follow include, 0: exclude, 1: keep tracked */
+	char tool[JT_STR_SMALL];
+	char category[32];
+	char version[32];
+	char step[JT_STR_MEDIUM];
+	char run[JT_STR_MEDIUM];
+	char pipeline[JT_STR_MEDIUM];
+	char task[JT_STR_MEDIUM];
+	char *argv;		/* malloc'd NUL-separated, NULL if unchanged */
+	size_t argv_len;
+	unsigned errors;	/* rules that failed during this call */
+};
+
+/* The process shown to the rules: p and its ancestors, nearest first. */
+struct rules_input {
+	const struct jt_proc *p;
+	const struct jt_proc *anc[RULES_MAX_ANCESTORS];
+	size_t nanc;
+};
+
+/* Create an engine with no rules loaded (every process is included). */
+int rules_new(const struct rules_limits *lim, struct rules **out);
+/* Free the engine; accepts NULL. */
+void rules_free(struct rules *r);
+/*
+ * Build a new state from every *.lua in dir (byte order of names), run the
+ * self-tests and swap it in.  On failure returns -EINVAL (or -errno) and
+ * writes "FILE:LINE: what" into err; the previous rules stay in force.
+ */
+int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen);
+/*
+ * Run the rules on one process.  Always fills *d (defaults when no rules
+ * are loaded or every rule failed); free d->argv with rules_decision_free.
+ */
+void rules_classify(struct rules *r, const struct rules_input *in,
+		    struct rules_decision *d);
+/* Release what a decision owns. */
+void rules_decision_free(struct rules_decision *d);
+
+/* Counters and state for `jobtrace status`. */
+struct rules_stats {
+	unsigned files;			/* files in the running rules */
+	unsigned rules;			/* rules registered */
+	unsigned selftests;		/* self-tests that passed at load */
+	uint64_t calls;
+	uint64_t runtime_errors;	/* rule errors while classifying */
+	uint64_t reloads_ok;
+	uint64_t reloads_failed;
+	char dir[256];
+	char last_error[512];		/* last load or runtime error, "" if none */
+};
+/* Copy the engine's counters. */
+void rules_get_stats(const struct rules *r, struct rules_stats *st);
+
+#endif
