@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_rules.c - cmocka tests of the Lua rules engine: decisions, the
+ * sandbox, limits, and broken rules that must leave the previous rules in
+ * force with a FILE:LINE message.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "log.h"
+#include "rules.h"
+
+static char dir[] = "/tmp/jt-test-rules.XXXXXX";
+static char err[1024];
+
+static const char good[] =
+	"local cat = { bwa = 'aligner' }\n"
+	"jobtrace.rule('catalogue', function(p, d)\n"
+	"  d.category = cat[d.tool] or ''\n"
+	"  if d.tool == 'sshd' then d.include = false end\n"
+	"  if d.tool == 'wrapper' then d.include = false; d.children = true end\n"
+	"  if p.parent and p.parent.tool == 'snakemake' then d.step = 'from-parent' end\n"
+	"end)\n"
+	"jobtrace.rule('redact', function(p, d)\n"
+	"  for i, a in ipairs(d.argv) do\n"
+	"    if a == '--token' and d.argv[i + 1] then d.argv[i + 1] = '[REDACTED]' end\n"
+	"  end\n"
+	"end)\n"
+	"jobtrace.selftest{ argv = {'bwa', 'mem'}, expect = { tool = 'bwa', category = 'aligner' } }\n";
+
+/* Write name in the rules folder with the given text. */
+static void put_file(const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Remove name from the rules folder. */
+static void drop_file(const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(path);
+}
+
+/* A process with this NUL-separated argv (len bytes) and exe. */
+static struct jt_proc mkproc(const char *argv, size_t len, const char *exe)
+{
+	struct jt_proc p;
+
+	memset(&p, 0, sizeof(p));
+	p.argv = (char *)argv;
+	p.argv_len = len;
+	p.exe = (char *)exe;
+	strcpy(p.comm, "x");
+	return p;
+}
+
+/* An engine with the good rules loaded. */
+static struct rules *engine(void)
+{
+	struct rules_limits lim = { 16u << 20, 200000 };
+	struct rules *r;
+
+	put_file("10-good.lua", good);
+	assert_int_equal(rules_new(&lim, &r), 0);
+	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	return r;
+}
+
+/* Classify argv/exe and return the decision (caller frees). */
+static struct rules_decision decide(struct rules *r, const char *argv,
+				    size_t len, const char *exe)
+{
+	struct jt_proc p = mkproc(argv, len, exe);
+	struct rules_input in = { .p = &p };
+	struct rules_decision d;
+
+	rules_classify(r, &in, &d);
+	return d;
+}
+
+/* Tool, category, redaction and exclusion come from the rules. */
+static void test_decisions(void **state)
+{
+	static const char bwa[] = "bwa\0mem\0--token\0s3cr3t\0ref.fa";
+	struct rules *r = engine();
+	struct rules_decision d;
+	struct rules_stats st;
+
+	d = decide(r, bwa, sizeof(bwa), "/opt/bin/bwa");
+	assert_true(d.include);
+	assert_string_equal(d.tool, "bwa");
+	assert_string_equal(d.category, "aligner");
+	assert_non_null(d.argv);
+	assert_int_equal(d.argv_len, sizeof("bwa\0mem\0--token\0[REDACTED]\0ref.fa"));
+	assert_memory_equal(d.argv, "bwa\0mem\0--token\0[REDACTED]\0ref.fa",
+			    d.argv_len);
+	assert_null(memmem(d.argv, d.argv_len, "s3cr3t", 6));
+	rules_decision_free(&d);
+
+	d = decide(r, "sshd\0-D", 8, "/usr/sbin/sshd");
+	assert_false(d.include);
+	assert_int_equal(d.children, -1);	/* the tree goes too */
+	assert_null(d.argv);			/* unchanged argv is not copied */
+	rules_decision_free(&d);
+
+	d = decide(r, "wrapper", 8, "/usr/bin/wrapper");
+	assert_false(d.include);
+	assert_int_equal(d.children, 1);
+	rules_decision_free(&d);
+
+	rules_get_stats(r, &st);
+	assert_int_equal(st.files, 1);
+	assert_int_equal(st.rules, 2);
+	assert_int_equal(st.selftests, 1);
+	assert_int_equal(st.runtime_errors, 0);
+	rules_free(r);
+	drop_file("10-good.lua");
+}
+
+/* The parent's tool is visible to the rules. */
+static void test_parent(void **state)
+{
+	struct rules *r = engine();
+	struct jt_proc p = mkproc("rule.sh", 8, "/bin/rule.sh");
+	struct jt_proc parent = mkproc("snakemake", 10, "/usr/bin/snakemake");
+	struct rules_input in = { .p = &p, .anc = { &parent }, .nanc = 1 };
+	struct rules_decision d;
+
+	strcpy(parent.tool_name, "snakemake");
+	rules_classify(r, &in, &d);
+	assert_string_equal(d.step, "from-parent");
+	rules_decision_free(&d);
+	rules_free(r);
+	drop_file("10-good.lua");
+}
+
+/* A broken file: the load fails with FILE:LINE, the old rules stay. */
+static void expect_broken(const char *text, const char *where, const char *what)
+{
+	struct rules *r = engine();
+	struct rules_decision d;
+	struct rules_stats st;
+
+	put_file("20-bad.lua", text);
+	assert_int_not_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	if (!strstr(err, where) || !strstr(err, what))
+		fail_msg("message '%s' lacks '%s' or '%s'", err, where, what);
+	/* the previous rules are still in force */
+	d = decide(r, "bwa\0mem", 8, "/usr/bin/bwa");
+	assert_string_equal(d.category, "aligner");
+	assert_int_equal(d.errors, 0);
+	rules_decision_free(&d);
+	rules_get_stats(r, &st);
+	assert_int_equal(st.reloads_failed, 1);
+	assert_non_null(strstr(st.last_error, where));
+	rules_free(r);
+	drop_file("20-bad.lua");
+	drop_file("10-good.lua");
+}
+
+/* Syntax error. */
+static void test_syntax_error(void **state)
+{
+	expect_broken("jobtrace.rule('x', function(p, d)\n  d.tool = 'y'\nend\n",
+		      "20-bad.lua:4:", "expected");
+}
+
+/* Runtime error at load time (no io in the sandbox). */
+static void test_load_runtime_error(void **state)
+{
+	expect_broken("local x = 1\nio.open('/etc/passwd')\n", "20-bad.lua:2:",
+		      "global 'io'");
+}
+
+/* Runtime error inside a rule, caught by the self-test. */
+static void test_rule_runtime_error(void **state)
+{
+	expect_broken("jobtrace.rule('boom', function(p, d)\n  error('kaboom')\nend)\n",
+		      "20-bad.lua:2:", "kaboom");
+}
+
+/* Endless loop in a rule: the instruction budget stops it. */
+static void test_endless_loop(void **state)
+{
+	expect_broken("jobtrace.rule('spin', function(p, d)\n  while true do end\nend)\n",
+		      "20-bad.lua", "instruction budget");
+}
+
+/* Endless loop at the top level of a file. */
+static void test_endless_loop_at_load(void **state)
+{
+	expect_broken("while true do end\n", "20-bad.lua", "instruction budget");
+}
+
+/* Memory bomb: the allocator cap stops it. */
+static void test_memory_bomb(void **state)
+{
+	expect_broken("jobtrace.rule('bomb', function(p, d)\n"
+		      "  local t = {}\n"
+		      "  for i = 1, 1e9 do t[i] = string.rep('x', 4096) .. i end\n"
+		      "end)\n",
+		      "20-bad.lua", "not enough memory");
+}
+
+/* Wrong return types are errors of the rule that set them. */
+static void test_wrong_types(void **state)
+{
+	expect_broken("jobtrace.rule('typo', function(p, d)\n  d.tool = 42\nend)\n",
+		      "20-bad.lua:1:", "d.tool must be a string");
+	expect_broken("jobtrace.rule('typo', function(p, d)\n  d.include = 'no'\nend)\n",
+		      "20-bad.lua:1:", "d.include must be a boolean");
+	expect_broken("jobtrace.rule('typo', function(p, d)\n  d.argv = { 1, 2 }\nend)\n",
+		      "20-bad.lua:1:", "d.argv[1] must be a string");
+	expect_broken("jobtrace.rule('long', function(p, d)\n  d.tool = string.rep('t', 200)\nend)\n",
+		      "20-bad.lua:1:", "d.tool is 200 bytes");
+}
+
+/* Writing to p is refused. */
+static void test_readonly_p(void **state)
+{
+	expect_broken("jobtrace.rule('w', function(p, d)\n  p.exe = 'x'\nend)\n",
+		      "20-bad.lua:2:", "read-only");
+}
+
+/* A failing self-test keeps the old rules. */
+static void test_selftest_fails(void **state)
+{
+	expect_broken("jobtrace.selftest{ argv = {'bwa'}, expect = { tool = 'BWA' } }\n",
+		      "20-bad.lua:1:", "tool is 'bwa', expected 'BWA'");
+}
+
+/* Nothing dangerous is reachable from the sandbox. */
+static void test_sandbox(void **state)
+{
+	static const char *const probes[] = {
+		"os.execute", "io", "load", "loadfile", "dofile", "require",
+		"package", "debug", "string.dump", "collectgarbage", "os.getenv",
+		"os.remove", NULL,
+	};
+	char text[512];
+
+	for (const char *const *p = probes; *p; p++) {
+		snprintf(text, sizeof(text),
+			 "assert(%s == nil, '%s is reachable')\n"
+			 "jobtrace.rule('ok', function(p, d) end)\n", *p, *p);
+		put_file("30-probe.lua", text);
+		{
+			struct rules_limits lim = { 16u << 20, 200000 };
+			struct rules *r;
+
+			assert_int_equal(rules_new(&lim, &r), 0);
+			if (rules_load_dir(r, dir, err, sizeof(err)))
+				fail_msg("%s: %s", *p, err);
+			rules_free(r);
+		}
+	}
+	drop_file("30-probe.lua");
+}
+
+/* A rule failing at run time (not in a self-test) is counted and skipped. */
+static void test_runtime_error_counted(void **state)
+{
+	struct rules *r = engine();
+	struct rules_decision d;
+	struct rules_stats st;
+
+	put_file("20-rare.lua",
+		 "jobtrace.rule('rare', function(p, d)\n"
+		 "  if p.argv[2] == 'boom' then error('kaboom') end\n"
+		 "  d.version = '1'\n"
+		 "end)\n");
+	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	d = decide(r, "bwa\0boom", 9, "/usr/bin/bwa");
+	assert_int_equal(d.errors, 1);
+	assert_string_equal(d.category, "aligner");	/* other rules ran */
+	assert_string_equal(d.version, "");
+	rules_decision_free(&d);
+	rules_get_stats(r, &st);
+	assert_int_equal(st.runtime_errors, 1);
+	assert_non_null(strstr(st.last_error, "20-rare.lua:2:"));
+	rules_free(r);
+	drop_file("20-rare.lua");
+	drop_file("10-good.lua");
+}
+
+/* No rules at all: defaults (include, tool = program name). */
+static void test_no_rules(void **state)
+{
+	struct rules_limits lim = { 16u << 20, 200000 };
+	struct rules_decision d;
+	struct rules *r;
+
+	assert_int_equal(rules_new(&lim, &r), 0);
+	assert_int_not_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "no rules registered"));
+	d = decide(r, "ls", 3, "/usr/bin/ls");
+	assert_true(d.include);
+	assert_string_equal(d.tool, "ls");
+	rules_decision_free(&d);
+	rules_free(r);
+}
+
+/* Create the scratch folder. */
+static int setup(void **state)
+{
+	log_init("test", 0, LOG_LVL_ERROR);
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+/* Remove the scratch folder. */
+static int teardown(void **state)
+{
+	return rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decisions),
+		cmocka_unit_test(test_parent),
+		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_load_runtime_error),
+		cmocka_unit_test(test_rule_runtime_error),
+		cmocka_unit_test(test_endless_loop),
+		cmocka_unit_test(test_endless_loop_at_load),
+		cmocka_unit_test(test_memory_bomb),
+		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_readonly_p),
+		cmocka_unit_test(test_selftest_fails),
+		cmocka_unit_test(test_sandbox),
+		cmocka_unit_test(test_runtime_error_counted),
+		cmocka_unit_test(test_no_rules),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
