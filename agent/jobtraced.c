@@ -161,19 +161,28 @@ static void inherit(struct jt_proc *p, const struct jt_proc *parent)
 }
 
 /*
- * Apply the rules' verdict.  An excluded process leaves the table at once
- * (no record) and its later events, and with the tree its descendants',
- * stay in the kernel.  Returns false when p is gone.
+ * Exclude p: no record, and its later events (with the tree, its
+ * descendants' too) stay in the kernel.
  */
+static void exclude(struct agent *a, struct jt_proc *p, bool tree)
+{
+	/* the entry stays (marked) until the process is gone, so that events
+	 * already on their way from the kernel make no record either */
+	p->state |= JT_PS_EXCLUDED | (tree ? JT_PS_EXCL_TREE : 0);
+	proc_free_strings(p);
+	collector_exclude(a->col, p->pid, tree);
+	a->excluded++;
+}
+
+/* Apply the rules' verdict; returns false when p is excluded. */
 static bool classify(struct agent *a, struct jt_proc *p)
 {
 	enum classify_verdict v = classify_process(a->rules, p, a->procs);
 
+	p->state &= ~(JT_PS_EXCLUDED | JT_PS_EXCL_TREE);
 	if (v == CLASSIFY_INCLUDE)
 		return true;
-	collector_exclude(a->col, p->pid, v == CLASSIFY_EXCLUDE_TREE);
-	a->excluded++;
-	proc_table_remove(a->procs, p);
+	exclude(a, p, v == CLASSIFY_EXCLUDE_TREE);
 	return false;
 }
 
@@ -183,6 +192,10 @@ static void emit_process(struct agent *a, struct jt_proc *p)
 	char id[37];
 	int err;
 
+	if (p->state & JT_PS_EXCLUDED) {
+		proc_table_remove(a->procs, p);
+		return;
+	}
 	record_process_id(&a->host, p, id);
 	jbuf_reset(&a->jb);
 	record_process(&a->jb, &a->host, p, id);
@@ -215,7 +228,9 @@ static void on_fork(struct agent *a, const struct jt_ev_fork *e)
 	p->uid = e->uid;
 	util_strlcpy(p->comm, e->comm, sizeof(p->comm));
 	parent = proc_table_parent(a->procs, p);
-	if (parent)
+	if (parent && (parent->state & JT_PS_EXCL_TREE))
+		exclude(a, p, true);	/* forked before the kernel knew */
+	else if (parent)
 		inherit(p, parent);
 }
 
@@ -233,6 +248,8 @@ static void on_exec(struct agent *a, const struct jt_ev_exec *e)
 	if (created)
 		p->state |= JT_PS_NO_FORK;
 	p->last_seen_ns = e->hdr.ts_ns;
+	if (p->state & JT_PS_EXCL_TREE)
+		return;	/* sent before the kernel knew: the tree stays out */
 	p->ppid = e->ppid;
 	p->parent_start_ns = e->parent_start_ns;
 	p->uid = e->uid;
@@ -511,6 +528,11 @@ static void evict_one(struct jt_proc *p, void *arg)
 
 	if (p->sample_gen == ec->gen || p->last_seen_ns >= ec->before_ns)
 		return;
+	if (p->state & JT_PS_EXCLUDED) {
+		/* the kernel keeps its exit to itself: forget it now */
+		proc_table_remove(ec->a->procs, p);
+		return;
+	}
 	p->state |= JT_PS_EXIT_LOST;
 	p->end_ns = p->last_seen_ns;
 	ec->a->exits_lost++;
@@ -663,6 +685,8 @@ static void ps_collect(struct jt_proc *p, void *arg)
 {
 	struct ps_ctx *c = arg;
 
+	if (p->state & JT_PS_EXCLUDED)
+		return;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 256;
 		struct jt_proc **v = realloc(c->v, cap * sizeof(*v));

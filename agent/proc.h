@@ -49,6 +49,8 @@ struct jt_counters {
 #define JT_PS_ARGV_TRUNC 0x8	/* argv was longer than captured */
 #define JT_PS_NO_FORK 0x10	/* fork event missing (lost or before start) */
 #define JT_PS_EXIT_LOST 0x20	/* gone without an exit event */
+#define JT_PS_EXCLUDED 0x40	/* rules excluded it: never a record */
+#define JT_PS_EXCL_TREE 0x80	/* ... and its descendants */
 
 struct jt_proc {
 	/* identity: (pid, start_ns) never repeats on a boot */

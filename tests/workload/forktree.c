@@ -16,15 +16,15 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Parse a small non-negative integer argument or exit with status 2. */
-static int arg_int(const char *s, const char *what)
+/* Parse a non-negative integer argument up to max or exit with status 2. */
+static int arg_int(const char *s, const char *what, long max)
 {
 	long v;
 	char *end;
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || *end || !*s || v < 0 || v > 20) {
+	if (errno || *end || !*s || v < 0 || v > max) {
 		fprintf(stderr, "forktree: bad %s '%s'\n", what, s);
 		exit(2);
 	}
@@ -86,9 +86,13 @@ static int node(int depth, int max_depth, int fanout)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: forktree DEPTH FANOUT\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: forktree DEPTH FANOUT [DELAY_MS]\n");
 		return 2;
 	}
-	return node(0, arg_int(argv[1], "DEPTH"), arg_int(argv[2], "FANOUT"));
+	/* an optional pause first, e.g. to let a tracer classify us */
+	if (argc == 4)
+		usleep(1000 * arg_int(argv[3], "DELAY_MS", 60000));
+	return node(0, arg_int(argv[1], "DEPTH", 20),
+		    arg_int(argv[2], "FANOUT", 20));
 }

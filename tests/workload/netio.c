@@ -66,10 +66,13 @@ int main(int argc, char **argv)
 	char *end;
 	int fd, err;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: netio BYTES\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: netio BYTES [DELAY_MS]\n");
 		return 2;
 	}
+	/* an optional pause first, e.g. to let a tracer classify us */
+	if (argc == 3)
+		usleep(1000 * atoi(argv[2]));
 	errno = 0;
 	want = strtoull(argv[1], &end, 10);
 	if (errno || *end || !*argv[1] || *argv[1] == '-') {

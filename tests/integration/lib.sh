@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# lib.sh - shared by the integration tests: assertions, the SQLite query
+# helpers, starting and stopping the agent, clean-up and the summary line.
+# A test sets top_builddir/top_srcdir, sources this file, and may define
+# extra_cleanup.  Tests print "ok - ..." / "not ok - ..." lines and end with
+# "N passed, M failed".
+
+top_builddir=${top_builddir:-$(pwd)}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+WL=$top_builddir/tests/workload
+AGENT=$top_builddir/jobtraced
+CLI=$top_builddir/jobtrace
+MIB=$((1024 * 1024))
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "# skipped: needs root"
+	exit 77
+fi
+if [ ! -r /sys/kernel/btf/vmlinux ]; then
+	echo "# skipped: no kernel BTF at /sys/kernel/btf/vmlinux"
+	exit 77
+fi
+if ! command -v sqlite3 >/dev/null; then
+	echo "# error: the sqlite3 CLI is missing (Debian package sqlite3)"
+	exit 99
+fi
+
+passed=0
+failed=0
+T=$(mktemp -d /tmp/jobtrace-it.XXXXXX)
+CONF=$T/jobtrace.conf
+DB=$T/state/jobtrace.db
+AGENT_PID=
+WATCHDOG_PID=
+BG_PIDS=
+CLEANED=
+
+# ---- helpers ------------------------------------------------------------------
+
+# Record one assertion: check "message" cmd args...
+check() {
+	local msg=$1
+	shift
+	if "$@"; then
+		echo "ok - $msg"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $msg"
+		failed=$((failed + 1))
+	fi
+}
+
+# Print evidence lines, each prefixed with "# ".
+note() {
+	local line
+	for line in "$@"; do
+		printf '%s\n' "$line" | sed 's/^/# /'
+	done
+}
+
+# The value of KEY in a "k=v k=v" truth line.
+kv() {
+	printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
+}
+
+# Run SQL against the agent's database.
+q() {
+	sqlite3 -batch -noheader -cmd '.timeout 5000' "$DB" "$1" 2>&1
+}
+
+# Columns COLS of the newest process row for PID (a pid may repeat).
+row() {
+	q "select $2 from process where pid=$1 order by start_time desc, start_ns desc limit 1;"
+}
+
+# True if A is within PCT percent of B, or within ABS of it.
+near() {
+	awk -v a="$1" -v b="$2" -v p="$3" -v m="$4" 'BEGIN {
+		if (a == "" || b == "") exit 1
+		d = a - b; if (d < 0) d = -d
+		t = b * p / 100; if (t < 0) t = -t; if (t < m) t = m
+		exit !(d <= t) }'
+}
+
+# True if LO <= A <= HI (numbers; empty fails).
+between() {
+	awk -v a="$1" -v l="$2" -v h="$3" 'BEGIN {
+		if (a == "") exit 1; exit !(a + 0 >= l + 0 && a + 0 <= h + 0) }'
+}
+
+# True if string A equals B.
+eq() {
+	[ "$1" = "$2" ]
+}
+
+# Epoch seconds with nanoseconds.
+now() {
+	date +%s.%N
+}
+
+# The jobtrace CLI with this test's configuration, bounded in time.
+cli() {
+	timeout 20 "$CLI" --config "$CONF" "$@"
+}
+
+# Stop the agent with SIGTERM; returns its exit status (124 on timeout).
+stop_agent() {
+	local st
+	[ -n "$AGENT_PID" ] || return 0
+	kill -TERM "$AGENT_PID" 2>/dev/null
+	for _ in $(seq 1 100); do
+		if ! kill -0 "$AGENT_PID" 2>/dev/null; then
+			wait "$AGENT_PID"
+			st=$?
+			AGENT_PID=
+			return $st
+		fi
+		sleep 0.1
+	done
+	kill -KILL "$AGENT_PID" 2>/dev/null
+	wait "$AGENT_PID" 2>/dev/null
+	AGENT_PID=
+	return 124
+}
+
+# Forget a background pid once it has been reaped (it may be reused).
+reaped() {
+	BG_PIDS=$(printf '%s\n' $BG_PIDS | grep -vx "$1" | tr '\n' ' ')
+}
+
+# Remove what the test made; keep $T when something failed.  Runs once.
+cleanup() {
+	local p
+	[ -n "$CLEANED" ] && return
+	CLEANED=1
+	[ -n "$WATCHDOG_PID" ] && kill "$WATCHDOG_PID" 2>/dev/null
+	for p in $BG_PIDS; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	if [ -n "$AGENT_PID" ]; then
+		kill -TERM "$AGENT_PID" 2>/dev/null
+		sleep 1
+		kill -KILL "$AGENT_PID" 2>/dev/null
+	fi
+	# a test's own leftovers (cgroups, files): it defines extra_cleanup
+	if declare -F extra_cleanup >/dev/null; then
+		extra_cleanup
+	fi
+	if [ "$failed" -eq 0 ] && [ -z "${JOBTRACE_TEST_KEEP:-}" ]; then
+		rm -rf "$T"
+	else
+		echo "# kept $T (agent.log, jobtrace.db, workload output)"
+	fi
+}
+trap cleanup EXIT
+trap 'echo "# interrupted"; exit 1' INT TERM
+
+# Clean up, print the summary line last, and exit 0 only if all passed.
+finish() {
+	cleanup
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ] && exit 0
+	exit 1
+}
+
+# Abort the test if it runs longer than $1 seconds (a hung agent or CLI).
+start_watchdog() {
+	(
+		trap 'kill $s 2>/dev/null; exit 0' TERM
+		sleep "$1" &
+		s=$!
+		wait $s && echo "# watchdog: test took over $1 s, aborting" &&
+			kill -TERM $$
+	) 2>/dev/null &
+	WATCHDOG_PID=$!
+}
+
+# Write $CONF (extra libconfig lines in $1) and start the agent; returns 1
+# if it does not answer `jobtrace status` within 20 s.
+start_agent() {
+	local up=no
+	mkdir -p "$T/state" "$T/run"
+	cat > "$CONF" <<CONFEOF
+log = { level = "info"; };
+agent = { state_dir = "$T/state"; run_dir = "$T/run"; ${1:-} };
+collector = { sample_interval = 1.0; };
+store = { flush_interval = 0.2; };
+CONFEOF
+	"$AGENT" --config "$CONF" --foreground >"$T/agent.log" 2>&1 &
+	AGENT_PID=$!
+	for _ in $(seq 1 100); do
+		if ! kill -0 "$AGENT_PID" 2>/dev/null; then
+			wait "$AGENT_PID"
+			note "agent exited with status $? during start-up"
+			AGENT_PID=
+			break
+		fi
+		if cli status >/dev/null 2>&1; then
+			up=yes
+			break
+		fi
+		sleep 0.2
+	done
+	check "agent answers 'jobtrace status' within 20 s" eq "$up" yes
+	if [ "$up" != yes ]; then
+		note "agent.log (last 30 lines):"
+		note "$(tail -n 30 "$T/agent.log")"
+		return 1
+	fi
+	return 0
+}

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Run the default rules over the table of real command lines (cases.tsv) and
+# the redaction table (redact.tsv) through `jobtrace rules test`, and check
+# each decision.  Ends with "N passed, M failed".
+set -u
+top_builddir=${top_builddir:-$(pwd)}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+CLI=$top_builddir/jobtrace
+RULES=$top_srcdir/lua-rules
+CASES=$top_srcdir/tests/rules/cases.tsv
+REDACT=$top_srcdir/tests/rules/redact.tsv
+passed=0
+failed=0
+
+# The value of "key:" in a decision printed by `rules test`.
+field() {
+	printf '%s\n' "$1" | sed -n "s/^$2: *//p" | head -n 1
+}
+
+# Decide for a command line given as words; extra options first.
+decide() {
+	"$CLI" rules test --rules "$RULES" "$@" 2>&1
+}
+
+[ -x "$CLI" ] || { echo "run-cases: $CLI not built" >&2; exit 99; }
+n=0
+while IFS=$'\t' read -r tool category include cmd opt1 opt2; do
+	case "$tool" in ''|'#'*) continue ;; esac
+	n=$((n + 1))
+	opts=()
+	for o in "${opt1:-}" "${opt2:-}"; do
+		case "$o" in
+		exe=*) opts+=(--exe "${o#exe=}") ;;
+		parent=*) opts+=(--parent "${o#parent=}") ;;
+		esac
+	done
+	eval "set -- $cmd"
+	out=$(decide "${opts[@]}" -- "$@")
+	got_tool=$(field "$out" tool)
+	got_cat=$(field "$out" category)
+	[ "$got_cat" = "-" ] && got_cat=""
+	[ "$category" = "-" ] && category=""
+	got_inc=$(field "$out" include)
+	[ "$got_inc" = yes ] && got_inc=1 || got_inc=0
+	if [ "$got_tool|$got_cat|$got_inc" = "$tool|$category|$include" ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "not ok - case $n: $cmd: got tool '$got_tool' category '$got_cat' include $got_inc, want '$tool' '$category' $include"
+		printf '%s\n' "$out" | grep -E '^(errors|jobtrace)' | sed 's/^/# /'
+	fi
+done < "$CASES"
+echo "# $n command lines from $(basename "$CASES")"
+if [ "$n" -lt 150 ]; then
+	echo "not ok - the table has $n command lines, at least 150 wanted"
+	failed=$((failed + 1))
+fi
+
+m=0
+while IFS=$'\t' read -r cmd want; do
+	case "$cmd" in ''|'#'*) continue ;; esac
+	m=$((m + 1))
+	eval "set -- $cmd"
+	out=$(decide -- "$@")
+	got=$(field "$out" argv | sed 's/   (changed by the rules)$//')
+	if [ "$got" = "$want" ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "not ok - redaction $m: $cmd: got '$got', want '$want'"
+	fi
+done < "$REDACT"
+echo "# $m redaction cases from $(basename "$REDACT")"
+
+# the default rules must be cheap: median of one classification
+out=$(decide --repeat 20000 -- bwa mem -t 8 ref.fa reads_1.fq reads_2.fq)
+echo "# $(field "$out" cost)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
