@@ -23,6 +23,7 @@ set -u
 
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 SRC_DIR=$(cd "$BENCH_DIR/.." && pwd)
+RULES_DIR=${RULES_DIR:-$SRC_DIR/lua-rules}	# the default rules, on (set RULES_DIR=/nonexistent for rules off)
 BUILD=$(cd "${1:-.}" && pwd) || exit 2
 AGENT=$BUILD/jobtraced
 CLI=$BUILD/jobtrace
@@ -245,7 +246,7 @@ trap 'FAILED=1; exit 1' INT TERM
 T=$(mktemp -d /tmp/jobtrace-bench.XXXXXX)
 cat >"$T/jobtrace.conf" <<EOF
 log = { level = "info"; };
-agent = { state_dir = "$T/state"; run_dir = "$T/run"; };
+agent = { state_dir = "$T/state"; run_dir = "$T/run"; rules_dir = "$RULES_DIR"; };
 EOF
 
 # execsnoop attaches plain tracepoints: libbpf needs tracefs for their ids.

@@ -16,7 +16,7 @@ mkdir -p "$demo"
 conf=$demo/jobtrace.conf
 cat > "$conf" <<CONF
 # demo configuration: everything else keeps its default
-agent = { state_dir = "$demo/state"; run_dir = "$demo/run"; };
+agent = { state_dir = "$demo/state"; run_dir = "$demo/run"; rules_dir = "$top/lua-rules"; };
 collector = { sample_interval = 1.0; };
 store = { flush_interval = 0.2; };
 CONF
