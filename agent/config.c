@@ -53,6 +53,7 @@ static const struct key_def agent_keys[] = {
 	{ "run_dir", K_PATH, 0, 0, F(run_dir) },
 	{ "rules_dir", K_PATH, 0, 0, F(rules_dir) },
 	{ "hostname", K_HOST, 0, 0, F(hostname) },
+	{ "control_group", K_HOST, 0, 0, F(control_group) },
 	{ NULL, 0, 0, 0, 0 },
 };
 
@@ -430,7 +431,8 @@ static int apply_root(struct parse_ctx *p, const config_t *cfg,
 static int copy_config(struct jt_config *dst, const struct jt_config *src)
 {
 	char **dstr[] = { &dst->source, &dst->state_dir, &dst->run_dir,
-			  &dst->rules_dir, &dst->hostname, &dst->sqlite_path };
+			  &dst->rules_dir, &dst->hostname, &dst->sqlite_path,
+			  &dst->control_group };
 
 	*dst = *src;
 	for (size_t i = 0; i < sizeof(dstr) / sizeof(dstr[0]); i++) {
@@ -454,6 +456,7 @@ int config_defaults(struct jt_config *c)
 	c->run_dir = strdup(JT_RUNSTATEDIR "/jobtrace");
 	c->rules_dir = strdup(JT_PKGDATADIR "/lua-rules");
 	c->hostname = strdup("");
+	c->control_group = strdup("");
 	c->sample_interval_ms = 10000;
 	c->ringbuf_kib = 8192;
 	c->max_tracked = 131072;
@@ -464,7 +467,7 @@ int config_defaults(struct jt_config *c)
 	c->flush_interval_ms = 1000;
 	c->flush_records = 1000;
 	if (!c->state_dir || !c->run_dir || !c->rules_dir || !c->hostname ||
-	    !c->sqlite_path) {
+	    !c->sqlite_path || !c->control_group) {
 		config_free(c);
 		return -ENOMEM;
 	}
@@ -614,12 +617,14 @@ void config_free(struct jt_config *c)
 	free(c->run_dir);
 	free(c->rules_dir);
 	free(c->hostname);
+	free(c->control_group);
 	free(c->sqlite_path);
 	c->source = NULL;
 	c->state_dir = NULL;
 	c->run_dir = NULL;
 	c->rules_dir = NULL;
 	c->hostname = NULL;
+	c->control_group = NULL;
 	c->sqlite_path = NULL;
 }
 
@@ -672,8 +677,11 @@ void config_dump(const struct jt_config *c, FILE *out)
 	dump_string(out, c->rules_dir);
 	fprintf(out, ";\n\thostname = ");
 	dump_string(out, c->hostname);
-	fprintf(out, ";%s\n};\n",
+	fprintf(out, ";%s\n\tcontrol_group = ",
 		c->hostname && c->hostname[0] ? "" : "\t# empty: gethostname()");
+	dump_string(out, c->control_group);
+	fprintf(out, ";%s\n};\n",
+		c->control_group && c->control_group[0] ? "" : "\t# empty: root only");
 
 	fprintf(out, "collector = {\n");
 	fprintf(out, "\tsample_interval = %u.%03u;\n",

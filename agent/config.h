@@ -40,6 +40,7 @@ struct jt_config {
 	char *run_dir;			/* run_dir = RUNSTATEDIR/jobtrace */
 	char *rules_dir;		/* rules_dir = PKGDATADIR/lua-rules */
 	char *hostname;			/* hostname = "" (gethostname) */
+	char *control_group;		/* control_group = "" (root only) */
 
 	/* collector { } */
 	unsigned sample_interval_ms;	/* sample_interval = 10.0 (s) */

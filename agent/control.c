@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* control.c - the agent's Unix control socket (server setup and client). */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
@@ -51,7 +52,7 @@ int control_listen(const char *path)
 		goto fail;
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		goto fail;
-	if (chmod(path, 0660))
+	if (chmod(path, 0666))
 		goto fail;
 	if (listen(fd, 64))
 		goto fail;
@@ -138,4 +139,75 @@ int control_request(const char *path, const char *request, int timeout_ms,
 out:
 	close(fd);
 	return err;
+}
+
+/* Is s a word of [a-z_-] of 1..32 bytes? */
+static bool is_word(const char *s, bool dash)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if (!((s[n] >= 'a' && s[n] <= 'z') || s[n] == '_' ||
+		      (dash && s[n] == '-')))
+			return false;
+	return n >= 1 && n <= 32;
+}
+
+/* Split a request line in place. */
+int control_parse(char *line, struct control_req *req, const char **why)
+{
+	char *save = NULL, *tok;
+
+	memset(req, 0, sizeof(*req));
+	*why = NULL;
+	tok = strtok_r(line, "\t", &save);
+	if (!tok || !is_word(tok, true)) {
+		*why = "malformed request: expected a command word";
+		return -EINVAL;
+	}
+	req->cmd = tok;
+	while ((tok = strtok_r(NULL, "\t", &save))) {
+		char *eq = strchr(tok, '=');
+
+		if (req->n == CONTROL_MAX_FIELDS) {
+			*why = "too many fields";
+			return -EINVAL;
+		}
+		if (!eq) {
+			*why = "malformed field: expected key=value";
+			return -EINVAL;
+		}
+		*eq = '\0';
+		if (!is_word(tok, false)) {
+			*why = "malformed field name";
+			return -EINVAL;
+		}
+		if (strlen(eq + 1) > CONTROL_MAX_VALUE) {
+			*why = "field value too long";
+			return -EINVAL;
+		}
+		for (const unsigned char *c = (unsigned char *)eq + 1; *c; c++) {
+			if (*c < 0x20 || *c == 0x7f) {
+				*why = "control character in a field value";
+				return -EINVAL;
+			}
+		}
+		if (control_get(req, tok)) {
+			*why = "a field is given twice";
+			return -EINVAL;
+		}
+		req->f[req->n].key = tok;
+		req->f[req->n].val = eq + 1;
+		req->n++;
+	}
+	return 0;
+}
+
+/* The value of key, or NULL. */
+const char *control_get(const struct control_req *req, const char *key)
+{
+	for (size_t i = 0; i < req->n; i++)
+		if (!strcmp(req->f[i].key, key))
+			return req->f[i].val;
+	return NULL;
 }

@@ -4,8 +4,10 @@
  * socket (status, ps) or reads the store (report, export).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <syslog.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +42,9 @@ static void usage(FILE *out)
 		"  rules test [--rules DIR] [--exe PATH] [--parent CMD] [--repeat N] -- ARGV...\n"
 		"                         what the rules decide for a command line\n"
 		"  reload                 make the agent re-read its configuration and rules\n"
+		"  job-start --job ID [--user U] [--account A] [--run R] ...   (hooks; see --help)\n"
+		"  job-end   --job ID [--exit-code N]\n"
+		"  job-update --job ID [--run R] [--pipeline P] [--step S] [--task T] [--cost-center C]\n"
 		"\n"
 		"  -c, --config FILE      configuration (default %s)\n"
 		"  -h, --help             this text; COMMAND --help for a command's\n"
@@ -465,6 +470,153 @@ static int cmd_reload(struct cli *c, int argc, char **argv)
 	return ask_agent(c, "reload");
 }
 
+/* Report a hook's failure: one line on stderr and in syslog. */
+static void hook_log(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void hook_log(const char *cmd, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "jobtrace %s: %s\n", cmd, msg);
+	openlog("jobtrace", LOG_PID, LOG_DAEMON);
+	syslog(LOG_WARNING, "%s: %s", cmd, msg);
+	closelog();
+}
+
+/* Print the usage of the job hooks. */
+static void job_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: jobtrace job-start --job ID [--scheduler S] [--step S] [--user U] [--uid N]\n"
+		"                          [--account A] [--partition P] [--run R] [--pipeline P]\n"
+		"                          [--task T] [--cost-center C] [--cpus N] [--mem-mb N]\n"
+		"                          [--gpus N] [--node NAME] [--cgroup PATH] [--name NAME]\n"
+		"       jobtrace job-end --job ID [--exit-code N]\n"
+		"       jobtrace job-update --job ID [--run R] [--pipeline P] [--step S] [--task T]\n"
+		"                           [--cost-center C]\n"
+		"  common: [--strict] [--timeout-ms N] (default 500)\n"
+		"\nTell the agent that a job started, ended or belongs to a workflow run.\n"
+		"Hooks never fail a job: without --strict the exit status is always 0 and a\n"
+		"problem (agent down, slow, refused, bad argument) is one line on stderr and\n"
+		"in syslog.  With --strict it is 1 (2 for bad arguments).  Only root or\n"
+		"agent.control_group may change jobs.\n");
+}
+
+/* job-start, job-end, job-update: one request to the agent, never blocking long. */
+static int cmd_job(struct cli *c, int argc, char **argv, const char *cmd)
+{
+	static const struct option opts[] = {
+		{ "job", required_argument, NULL, 'j' },
+		{ "scheduler", required_argument, NULL, 1 },
+		{ "step", required_argument, NULL, 1 },
+		{ "user", required_argument, NULL, 1 },
+		{ "uid", required_argument, NULL, 1 },
+		{ "account", required_argument, NULL, 1 },
+		{ "partition", required_argument, NULL, 1 },
+		{ "run", required_argument, NULL, 1 },
+		{ "pipeline", required_argument, NULL, 1 },
+		{ "task", required_argument, NULL, 1 },
+		{ "cost-center", required_argument, NULL, 1 },
+		{ "cpus", required_argument, NULL, 1 },
+		{ "mem-mb", required_argument, NULL, 1 },
+		{ "gpus", required_argument, NULL, 1 },
+		{ "node", required_argument, NULL, 1 },
+		{ "cgroup", required_argument, NULL, 1 },
+		{ "name", required_argument, NULL, 1 },
+		{ "exit-code", required_argument, NULL, 1 },
+		{ "strict", no_argument, NULL, 's' },
+		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	bool strict = false, have_job = false, bad = false;
+	char line[8192], *reply = NULL;
+	size_t len, rlen = 0;
+	long timeout = 500;
+	int opt, idx, err;
+	FILE *mem;
+
+	len = (size_t)snprintf(line, sizeof(line), "%s", cmd);
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
+		const char *name = opt == 'j' ? "job" : opts[idx].name;
+		char key[32];
+
+		switch (opt) {
+		case 's':
+			strict = true;
+			continue;
+		case 't':
+			timeout = strtol(optarg, NULL, 10);
+			if (timeout < 10 || timeout > 600000) {
+				hook_log(cmd, "--timeout-ms '%s': milliseconds from 10 to 600000", optarg);
+				bad = true;
+			}
+			continue;
+		case 'h':
+			job_usage(stdout);
+			return 0;
+		case '?':
+			hook_log(cmd, "unknown or incomplete option '%s' (see jobtrace %s --help)",
+				 argv[optind - 1], cmd);
+			bad = true;
+			continue;
+		}
+		if (opt == 'j')
+			have_job = *optarg != '\0';
+		if (strpbrk(optarg, "\t\n\r")) {
+			hook_log(cmd, "--%s: tabs and newlines are not allowed", name);
+			bad = true;
+			continue;
+		}
+		/* option names become field names: cost-center -> cost_center */
+		util_strlcpy(key, name, sizeof(key));
+		for (char *k = key; *k; k++)
+			if (*k == '-')
+				*k = '_';
+		len += (size_t)snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0,
+					"\t%s=%s", key, optarg);
+	}
+	if (optind < argc) {
+		hook_log(cmd, "unexpected argument '%s'", argv[optind]);
+		bad = true;
+	}
+	if (!have_job) {
+		hook_log(cmd, "--job ID is required");
+		bad = true;
+	}
+	if (len >= sizeof(line)) {
+		hook_log(cmd, "arguments too long");
+		bad = true;
+	}
+	if (bad)
+		return strict ? EXIT_USAGE : 0;
+	mem = open_memstream(&reply, &rlen);
+	if (!mem)
+		return strict ? 1 : 0;
+	err = control_request(config_socket_path(&c->cfg), line, (int)timeout, mem);
+	fclose(mem);
+	if (err) {
+		hook_log(cmd, "agent at %s not reachable: %s%s", config_socket_path(&c->cfg),
+			 strerror(-err), strict ? "" : " (job not affected)");
+		free(reply);
+		return strict ? 1 : 0;
+	}
+	if (strncmp(reply, "ok\n", 3) != 0) {
+		reply[strcspn(reply, "\n")] = '\0';
+		hook_log(cmd, "agent refused: %s", strncmp(reply, "error ", 6) ? reply : reply + 6);
+		free(reply);
+		return strict ? 1 : 0;
+	}
+	free(reply);
+	return 0;
+}
+
 /* Entry point: global options, configuration, then the command. */
 int main(int argc, char **argv)
 {
@@ -506,8 +658,17 @@ int main(int argc, char **argv)
 		return 1;
 	if (config_load(&c.cfg, c.config_path, !c.config_explicit, err,
 			sizeof(err))) {
-		fprintf(stderr, "jobtrace: %s\n", err);
+		bool strict = false;
+
+		for (int k = i + 1; k < argc; k++)
+			strict |= !strcmp(argv[k], "--strict");
 		config_free(&c.cfg);
+		if (!strncmp(cmd, "job-", 4) && !strict) {
+			/* a hook never fails a job, not even on a bad config */
+			hook_log(cmd, "%s (job not affected)", err);
+			return 0;
+		}
+		fprintf(stderr, "jobtrace: %s\n", err);
 		return EXIT_USAGE;
 	}
 	argc -= i;
@@ -522,6 +683,9 @@ int main(int argc, char **argv)
 		rc = cmd_rules(&c, argc, argv);
 	else if (!strcmp(cmd, "reload"))
 		rc = cmd_reload(&c, argc, argv);
+	else if (!strcmp(cmd, "job-start") || !strcmp(cmd, "job-end") ||
+		 !strcmp(cmd, "job-update"))
+		rc = cmd_job(&c, argc, argv, cmd);
 	else {
 		fprintf(stderr, "jobtrace: unknown command '%s'\n", cmd);
 		usage(stderr);

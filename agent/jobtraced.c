@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cgroup_parse.h"
@@ -26,11 +28,13 @@
 #include "config.h"
 #include "control.h"
 #include "decode.h"
+#include "jobs.h"
 #include "json.h"
 #include "log.h"
 #include "proc_table.h"
 #include "record.h"
 #include "rules.h"
+#include "slurmq.h"
 #include "store.h"
 #include "util.h"
 
@@ -38,6 +42,19 @@
 #define RULES_MEM_BYTES (64u << 20)	/* cap on the Lua state */
 #define RULES_INSTRUCTIONS 1000000ul	/* per classification */
 #define RULES_SETTLE_NS 200000000ull	/* wait after the last file event */
+#define JOB_KEEP_NS (3600ull * 1000000000ull)	/* ended jobs kept an hour */
+#define MAX_QUERIES 16			/* scontrol queries at once */
+#define QUERY_TIMEOUT_NS (10ull * 1000000000ull)
+
+/* A background `scontrol show job` and what it printed so far. */
+struct query {
+	pid_t pid;
+	int fd;
+	char job[JT_STR_SMALL];
+	char out[8192];
+	size_t len;
+	uint64_t deadline_ns;	/* CLOCK_MONOTONIC */
+};
 
 struct agent {
 	struct jt_config cfg;
@@ -47,6 +64,10 @@ struct agent {
 
 	struct collector *col;
 	struct rules *rules;
+	struct jobs *jobs;
+	struct query queries[MAX_QUERIES];
+	gid_t control_gid;
+	bool control_gid_set;
 	struct proc_table *procs;
 	struct store *store;
 	struct jt_host host;
@@ -72,6 +93,7 @@ struct agent {
 
 static int reload_rules(struct agent *a, char *err, size_t errlen);
 static void reload(struct agent *a);
+static void check_queries(struct agent *a, uint64_t now);
 
 /* Sum of ring-buffer losses of every kind. */
 static uint64_t dropped(const struct agent *a)
@@ -118,7 +140,8 @@ static bool slurmstepd_job(struct jt_proc *stepd)
  * Tie p to its container and job: the cgroup path first (Slurm's
  * job_N/step_S layout), else the parent's job, else a slurmstepd parent.
  */
-static void correlate(struct jt_proc *p, struct jt_proc *parent)
+static void correlate(struct agent *a, struct jt_proc *p,
+		      struct jt_proc *parent)
 {
 	struct cg_container ct;
 	struct cg_slurm s;
@@ -128,17 +151,19 @@ static void correlate(struct jt_proc *p, struct jt_proc *parent)
 		snprintf(p->container, sizeof(p->container), "%s://%s",
 			 ct.runtime, ct.id);
 	if (p->cgroup && cg_parse_slurm(p->cgroup, &s)) {
+		if (strcmp(p->job.id, s.job) || strcmp(p->job.step, s.step))
+			memset(&p->job, 0, sizeof(p->job));
 		util_strlcpy(p->job.scheduler, "slurm", sizeof(p->job.scheduler));
 		util_strlcpy(p->job.id, s.job, sizeof(p->job.id));
 		util_strlcpy(p->job.step, s.step, sizeof(p->job.step));
-		return;
+	} else if (parent) {
+		if (!parent->job.id[0] && strcmp(parent->comm, "slurmstepd") == 0)
+			slurmstepd_job(parent);
+		if (parent->job.id[0] && !p->job.id[0])
+			p->job = parent->job;
 	}
-	if (!parent)
-		return;
-	if (!parent->job.id[0] && strcmp(parent->comm, "slurmstepd") == 0)
-		slurmstepd_job(parent);
-	if (parent->job.id[0] && !p->job.id[0])
-		p->job = parent->job;
+	/* what the hooks registered: user, account, workflow run */
+	jobs_fill(a->jobs, &p->job, p->cgroup);
 }
 
 /* Copy what a forked child shares with its parent. */
@@ -196,6 +221,9 @@ static void emit_process(struct agent *a, struct jt_proc *p)
 		proc_table_remove(a->procs, p);
 		return;
 	}
+	/* a job-update may have come after the exec */
+	if (p->job.id[0])
+		jobs_fill(a->jobs, &p->job, p->cgroup);
 	record_process_id(&a->host, p, id);
 	jbuf_reset(&a->jb);
 	record_process(&a->jb, &a->host, p, id);
@@ -273,7 +301,7 @@ static void on_exec(struct agent *a, const struct jt_ev_exec *e)
 			proc_set_str(&p->cgroup, cg, strlen(cg));
 	}
 	parent = proc_table_parent(a->procs, p);
-	correlate(p, parent);
+	correlate(a, p, parent);
 	classify(a, p);
 }
 
@@ -506,7 +534,7 @@ static void on_samples(void *ctx, const struct jt_sample *s, size_t n,
 			struct jt_proc *parent = proc_table_parent(a->procs,
 								   found[i]);
 
-			correlate(found[i], parent);
+			correlate(a, found[i], parent);
 			classify(a, found[i]);
 		}
 		log_info("found %zu processes already running", nfound);
@@ -647,7 +675,9 @@ static void on_tick(struct agent *a)
 
 		reload_rules(a, err, sizeof(err));
 	}
+	check_queries(a, now);
 	if (now >= a->next_sample_ns) {
+		jobs_expire(a->jobs, now, JOB_KEEP_NS);
 		sample_pass(a);
 		check_drops(a);
 		record_host_sync_clock(&a->host);
@@ -800,20 +830,266 @@ static void reply_status(struct agent *a, FILE *out)
 			(unsigned long long)st.reloads_failed);
 		fprintf(out, "rules_last_error: %s\n", *st.last_error ? st.last_error : "none");
 	}
+	{
+		size_t running, known = jobs_count(a->jobs, &running);
+
+		fprintf(out, "jobs_running: %zu\n", running);
+		fprintf(out, "jobs_known: %zu\n", known);
+	}
 	fprintf(out, "excluded_processes: %" PRIu64 "\n", a->excluded);
 	fprintf(out, "excluded_events_in_kernel: %" PRIu64 "\n", a->counters[JT_CNT_EXCLUDED]);
 	fprintf(out, "last_error: %s\n",
 		*log_last_error() ? log_last_error() : "none");
 }
 
+/* Write a `job` record for a registered job. */
+static void emit_job(struct agent *a, const struct jt_jobinfo *ji,
+		     const char *phase)
+{
+	char id[37], key[96];
+	uint64_t t = !strcmp(phase, "end") ? ji->end_ns : ji->start_ns;
+
+	snprintf(key, sizeof(key), "%s:%s:%s", ji->job.scheduler, ji->job.id,
+		 phase);
+	record_make_id(&a->host, "job", key, t, id);
+	jbuf_reset(&a->jb);
+	record_job(&a->jb, &a->host, ji, phase, id);
+	if (store_put_record(a->store, "job", id, t, ji->job.id,
+			     jbuf_str(&a->jb)))
+		a->store_errors++;
+}
+
+/* Ask slurmctld in the background for what the prolog could not pass. */
+static void query_slurm(struct agent *a, const struct jt_jobinfo *ji)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct query *q = NULL;
+	int err;
+
+	for (int i = 0; i < MAX_QUERIES; i++)
+		if (!a->queries[i].pid)
+			q = &a->queries[i];
+	if (!q) {
+		log_debug("too many scontrol queries at once: job %s not asked",
+			  ji->job.id);
+		return;
+	}
+	err = slurmq_start(ji->job.id, &q->pid, &q->fd);
+	if (err) {
+		log_debug("scontrol show job %s: %s", ji->job.id, strerror(-err));
+		q->pid = 0;
+		return;
+	}
+	util_strlcpy(q->job, ji->job.id, sizeof(q->job));
+	q->len = 0;
+	q->deadline_ns = util_now_ns(CLOCK_MONOTONIC) + QUERY_TIMEOUT_NS;
+	ev.data.fd = q->fd;
+	epoll_ctl(a->epfd, EPOLL_CTL_ADD, q->fd, &ev);
+}
+
+/* Finish a query: parse what it printed, reap it, free the slot. */
+static void query_done(struct agent *a, struct query *q, bool timed_out)
+{
+	struct jt_jobinfo *ji = jobs_get(a->jobs, "slurm", q->job, false);
+
+	epoll_ctl(a->epfd, EPOLL_CTL_DEL, q->fd, NULL);
+	close(q->fd);
+	if (timed_out)
+		kill(q->pid, SIGKILL);
+	waitpid(q->pid, NULL, 0);
+	q->out[q->len] = '\0';
+	if (!timed_out && ji) {
+		int n = slurmq_parse(q->out, ji);
+
+		log_debug("scontrol show job %s: %d fields learnt", q->job, n);
+	} else if (timed_out) {
+		log_warn("scontrol show job %s did not answer in time", q->job);
+	}
+	memset(q, 0, sizeof(*q));
+}
+
+/* Data from a query's pipe; returns false if fd is no query's. */
+static bool on_query(struct agent *a, int fd)
+{
+	for (int i = 0; i < MAX_QUERIES; i++) {
+		struct query *q = &a->queries[i];
+		ssize_t n;
+
+		if (!q->pid || q->fd != fd)
+			continue;
+		n = read(fd, q->out + q->len, sizeof(q->out) - 1 - q->len);
+		if (n > 0)
+			q->len += n;
+		if (n == 0 || (n < 0 && errno != EAGAIN) ||
+		    q->len == sizeof(q->out) - 1)
+			query_done(a, q, false);
+		return true;
+	}
+	return false;
+}
+
+/* Reap queries that hang (slurmctld down). */
+static void check_queries(struct agent *a, uint64_t now)
+{
+	for (int i = 0; i < MAX_QUERIES; i++)
+		if (a->queries[i].pid && now > a->queries[i].deadline_ns)
+			query_done(a, &a->queries[i], true);
+}
+
+/* May the peer on fd change jobs?  Root, or a member of control_group. */
+static bool authorized(struct agent *a, int fd, char *who, size_t len)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+	gid_t groups[256];
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l)) {
+		snprintf(who, len, "unknown peer");
+		return false;
+	}
+	snprintf(who, len, "uid %u (pid %d)", (unsigned)cr.uid, (int)cr.pid);
+	if (cr.uid == 0)
+		return true;
+	if (!a->control_gid_set)
+		return false;
+	if (cr.gid == a->control_gid)
+		return true;
+	l = sizeof(groups);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &l) == 0)
+		for (size_t i = 0; i < l / sizeof(gid_t); i++)
+			if (groups[i] == a->control_gid)
+				return true;
+	return false;
+}
+
+/* Copy a request field into a registry string when given. */
+static void set_if(const struct control_req *r, const char *key, char *dst,
+		   size_t len)
+{
+	const char *v = control_get(r, key);
+
+	if (v && *v)
+		util_strlcpy(dst, v, len);
+}
+
+/* Parse an unsigned field; false (and a reply) if it is not a number. */
+static bool num_if(const struct control_req *r, const char *key,
+		   uint64_t max, uint64_t *out, FILE *reply)
+{
+	const char *v = control_get(r, key);
+	char *end;
+
+	if (!v)
+		return true;
+	errno = 0;
+	*out = strtoull(v, &end, 10);
+	if (errno || end == v || *end || *out > max || *v == '-') {
+		fprintf(reply, "error field %s: '%s' is not a number up to %llu\n",
+			key, v, (unsigned long long)max);
+		return false;
+	}
+	return true;
+}
+
+/* job-start, job-end, job-update: change the registry, write job records. */
+static void handle_job(struct agent *a, const struct control_req *r,
+		       FILE *out)
+{
+	static const char *const allowed[] = {
+		"job", "scheduler", "step", "user", "uid", "account",
+		"partition", "run", "pipeline", "task", "cost_center", "cpus",
+		"mem_mb", "gpus", "node", "cgroup", "name", "exit_code", NULL,
+	};
+	const char *id = control_get(r, "job");
+	const char *sched = control_get(r, "scheduler");
+	bool start = !strcmp(r->cmd, "job-start");
+	bool end = !strcmp(r->cmd, "job-end");
+	uint64_t uid = UINT64_MAX, cpus = 0, mem_mb = 0, gpus = 0, code = 0;
+	struct jt_jobinfo *ji;
+	bool have_code;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const char *const *k = allowed;
+
+		while (*k && strcmp(*k, r->f[i].key))
+			k++;
+		if (!*k) {
+			fprintf(out, "error unknown field '%s'\n", r->f[i].key);
+			return;
+		}
+	}
+	if (!id || !*id || strlen(id) >= JT_STR_SMALL) {
+		fprintf(out, "error %s needs job=ID (at most %d bytes)\n", r->cmd,
+			JT_STR_SMALL - 1);
+		return;
+	}
+	if (!num_if(r, "uid", UINT32_MAX - 1, &uid, out) ||
+	    !num_if(r, "cpus", 1u << 20, &cpus, out) ||
+	    !num_if(r, "mem_mb", 1ull << 40, &mem_mb, out) ||
+	    !num_if(r, "gpus", 4096, &gpus, out) ||
+	    !num_if(r, "exit_code", 255, &code, out))
+		return;
+	have_code = control_get(r, "exit_code") != NULL;
+	ji = jobs_get(a->jobs, sched && *sched ? sched : "slurm", id, true);
+	if (!ji) {
+		fprintf(out, "error out of memory\n");
+		return;
+	}
+	set_if(r, "step", ji->job.step, sizeof(ji->job.step));
+	set_if(r, "user", ji->job.user, sizeof(ji->job.user));
+	set_if(r, "account", ji->job.account, sizeof(ji->job.account));
+	set_if(r, "run", ji->job.run, sizeof(ji->job.run));
+	set_if(r, "pipeline", ji->job.pipeline, sizeof(ji->job.pipeline));
+	set_if(r, "task", ji->job.task, sizeof(ji->job.task));
+	set_if(r, "cost_center", ji->job.cost_center, sizeof(ji->job.cost_center));
+	set_if(r, "partition", ji->partition, sizeof(ji->partition));
+	set_if(r, "node", ji->node, sizeof(ji->node));
+	set_if(r, "cgroup", ji->cgroup, sizeof(ji->cgroup));
+	set_if(r, "name", ji->name, sizeof(ji->name));
+	if (uid != UINT64_MAX) {
+		ji->uid = uid;
+		ji->uid_known = true;
+	}
+	if (cpus)
+		ji->cpus = cpus;
+	if (mem_mb)
+		ji->mem_bytes = mem_mb << 20;
+	if (gpus)
+		ji->gpus = gpus;
+	ji->touched_ns = util_now_ns(CLOCK_MONOTONIC);
+	if (start) {
+		ji->start_ns = util_now_ns(CLOCK_REALTIME);
+		ji->end_ns = 0;
+		emit_job(a, ji, "start");
+		if (!strcmp(ji->job.scheduler, "slurm") &&
+		    (!ji->job.account[0] || !ji->name[0] || !ji->cpus))
+			query_slurm(a, ji);
+	} else if (end) {
+		ji->end_ns = util_now_ns(CLOCK_REALTIME);
+		if (have_code) {
+			ji->exit_code = (int)code;
+			ji->exit_known = true;
+		}
+		emit_job(a, ji, "end");
+	}
+	log_info("%s job %s:%s (user %s, account %s, run %s)", r->cmd,
+		 ji->job.scheduler, ji->job.id, *ji->job.user ? ji->job.user : "-",
+		 *ji->job.account ? ji->job.account : "-",
+		 *ji->job.run ? ji->job.run : "-");
+	fprintf(out, "ok\njob: %s:%s %s\n", ji->job.scheduler, ji->job.id,
+		start ? "registered" : end ? "closed" : "updated");
+}
+
 /* Serve one control connection: read a request line, reply, close. */
 static void on_control(struct agent *a)
 {
 	struct timeval tv = { .tv_sec = 1 };
-	char req[256];
+	struct control_req req;
+	char line[8192], who[64];
 	size_t len = 0;
 	char *reply = NULL;
 	size_t rlen = 0;
+	const char *why;
 	FILE *out;
 	int fd;
 
@@ -822,39 +1098,53 @@ static void on_control(struct agent *a)
 		return;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	while (len < sizeof(req) - 1) {
-		ssize_t n = recv(fd, req + len, sizeof(req) - 1 - len, 0);
+	while (len < sizeof(line) - 1) {
+		ssize_t n = recv(fd, line + len, sizeof(line) - 1 - len, 0);
 
 		if (n <= 0)
 			break;
 		len += n;
-		if (memchr(req, '\n', len))
+		if (memchr(line, '\n', len))
 			break;
 	}
-	req[len] = '\0';
-	req[strcspn(req, "\r\n")] = '\0';
+	line[len] = '\0';
+	line[strcspn(line, "\r\n")] = '\0';
 	out = open_memstream(&reply, &rlen);
 	if (!out)
 		goto done;
-	if (strcmp(req, "status") == 0)
+	if (control_parse(line, &req, &why)) {
+		fprintf(out, "error %s\n", why);
+	} else if (!strcmp(req.cmd, "status")) {
 		reply_status(a, out);
-	else if (strcmp(req, "ps") == 0)
+	} else if (!strcmp(req.cmd, "ps")) {
 		reply_ps(a, out);
-	else if (strcmp(req, "reload") == 0) {
-		char err[512];
-		struct rules_stats st;
+	} else if (!strcmp(req.cmd, "reload") || !strncmp(req.cmd, "job-", 4)) {
+		if (!authorized(a, fd, who, sizeof(who))) {
+			log_warn("control: %s refused for %s", req.cmd, who);
+			fprintf(out, "error permission denied: %s needs root%s%s\n",
+				req.cmd, a->control_gid_set ? " or group " : "",
+				a->control_gid_set ? a->cfg.control_group : "");
+		} else if (!strcmp(req.cmd, "reload")) {
+			char err[512];
+			struct rules_stats st;
 
-		reload(a);
-		if (reload_rules(a, err, sizeof(err))) {
-			fprintf(out, "error %s\n", err);
+			reload(a);
+			if (reload_rules(a, err, sizeof(err))) {
+				fprintf(out, "error %s\n", err);
+			} else {
+				rules_get_stats(a->rules, &st);
+				fprintf(out, "ok\nrules: %u files, %u rules, %u self-tests passed (%s)\n",
+					st.files, st.rules, st.selftests, st.dir);
+			}
+		} else if (!strcmp(req.cmd, "job-start") || !strcmp(req.cmd, "job-end") ||
+			   !strcmp(req.cmd, "job-update")) {
+			handle_job(a, &req, out);
 		} else {
-			rules_get_stats(a->rules, &st);
-			fprintf(out, "ok\nrules: %u files, %u rules, %u self-tests passed (%s)\n",
-				st.files, st.rules, st.selftests, st.dir);
+			fprintf(out, "error unknown request \"%.64s\"\n", req.cmd);
 		}
+	} else {
+		fprintf(out, "error unknown request \"%.64s\"\n", req.cmd);
 	}
-	else
-		fprintf(out, "error unknown request \"%.64s\"\n", req);
 	fclose(out);
 	for (size_t off = 0; off < rlen;) {
 		ssize_t n = send(fd, reply + off, rlen - off, MSG_NOSIGNAL);
@@ -920,6 +1210,24 @@ static void on_rules_changed(struct agent *a)
 		a->rules_reload_at = util_now_ns(CLOCK_MONOTONIC) + RULES_SETTLE_NS;
 }
 
+/* Look up agent.control_group; unknown means root only (and a warning). */
+static void resolve_group(struct agent *a)
+{
+	struct group *g;
+
+	a->control_gid_set = false;
+	if (!a->cfg.control_group || !*a->cfg.control_group)
+		return;
+	g = getgrnam(a->cfg.control_group);
+	if (!g) {
+		log_warn("agent.control_group \"%s\" is not a group here: only root may register jobs",
+			 a->cfg.control_group);
+		return;
+	}
+	a->control_gid = g->gr_gid;
+	a->control_gid_set = true;
+}
+
 /* SIGHUP: re-read the configuration; apply what can change live. */
 static void reload(struct agent *a)
 {
@@ -942,6 +1250,10 @@ static void reload(struct agent *a)
 	    nc.max_tracked != a->cfg.max_tracked ||
 	    nc.argv_max_bytes != a->cfg.argv_max_bytes)
 		log_warn("reload: store, run_dir and collector sizes change only at restart");
+	free(a->cfg.control_group);
+	a->cfg.control_group = nc.control_group;
+	nc.control_group = NULL;
+	resolve_group(a);
 	a->cfg.sample_interval_ms = nc.sample_interval_ms;
 	a->cfg.flush_interval_ms = nc.flush_interval_ms;
 	a->cfg.flush_records = nc.flush_records;
@@ -1062,6 +1374,8 @@ static void run(struct agent *a)
 				on_control(a);
 			} else if (fd == a->inofd) {
 				on_rules_changed(a);
+			} else if (on_query(a, fd)) {
+				/* scontrol's answer */
 			} else {
 				collector_drain(a->col);
 			}
@@ -1174,7 +1488,9 @@ int main(int argc, char **argv)
 	}
 	if (a.cfg.delay_accounting)
 		enable_delayacct();
+	resolve_group(&a);
 	if (proc_table_new(&a.procs) || rules_new(&rl, &a.rules) ||
+	    jobs_new(&a.jobs) ||
 	    store_open(a.cfg.sqlite_path, false, &a.store))
 		goto cleanup;
 	if (reload_rules(&a, err, sizeof(err)))
@@ -1225,6 +1541,10 @@ cleanup:
 		close(a.inofd);
 	collector_close(a.col);
 	rules_free(a.rules);
+	for (int i = 0; i < MAX_QUERIES; i++)
+		if (a.queries[i].pid)
+			query_done(&a, &a.queries[i], true);
+	jobs_free(a.jobs);
 	store_close(a.store);
 	proc_table_free(a.procs);
 	jbuf_free(&a.jb);

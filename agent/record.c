@@ -241,6 +241,59 @@ void record_process(struct jbuf *b, const struct jt_host *h,
 	json_obj_close(b);
 }
 
+/* Encode a `job` record. */
+void record_job(struct jbuf *b, const struct jt_host *h,
+		const struct jt_jobinfo *ji, const char *phase, const char *id)
+{
+	record_head(b, "job", h, id);
+	json_kv_str(b, "phase", phase);
+	job_obj(b, &ji->job);
+	kv_opt(b, "name", ji->name);
+	kv_opt(b, "partition", ji->partition);
+	kv_opt(b, "node", ji->node[0] ? ji->node : h->name);
+	json_key(b, "uid");
+	if (ji->uid_known)
+		json_u64(b, ji->uid);
+	else
+		json_null(b);
+	json_key(b, "start_time");
+	if (ji->start_ns)
+		json_time(b, ji->start_ns);
+	else
+		json_null(b);
+	json_key(b, "end_time");
+	if (ji->end_ns)
+		json_time(b, ji->end_ns);
+	else
+		json_null(b);
+	json_key(b, "allocation");
+	json_obj_open(b);
+	json_key(b, "cpus");
+	if (ji->cpus)
+		json_u64(b, ji->cpus);
+	else
+		json_null(b);
+	json_key(b, "mem_bytes");
+	if (ji->mem_bytes)
+		json_u64(b, ji->mem_bytes);
+	else
+		json_null(b);
+	json_key(b, "gpus");
+	if (ji->gpus)
+		json_u64(b, ji->gpus);
+	else
+		json_null(b);
+	json_obj_close(b);
+	json_key(b, "exit_code");
+	if (ji->exit_known)
+		json_i64(b, ji->exit_code);
+	else
+		json_null(b);
+	json_key(b, "cost");
+	json_null(b);	/* prices arrive with the cloud integration */
+	json_obj_close(b);
+}
+
 /* Encode a running process's counters as a `sample` record. */
 void record_sample(struct jbuf *b, const struct jt_host *h,
 		   const struct jt_proc *p, const char *id)

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "jobs.h"
 #include "json.h"
 #include "proc.h"
 
@@ -36,6 +37,9 @@ void record_head(struct jbuf *b, const char *type, const struct jt_host *h,
 /* Encode a finished process as a schema v1 `process` record. */
 void record_process(struct jbuf *b, const struct jt_host *h,
 		    const struct jt_proc *p, const char *id);
+/* Encode a `job` record: phase "start" or "end" of a registered job. */
+void record_job(struct jbuf *b, const struct jt_host *h,
+		const struct jt_jobinfo *ji, const char *phase, const char *id);
 /* Encode a running process's counters as a `sample` record. */
 void record_sample(struct jbuf *b, const struct jt_host *h,
 		   const struct jt_proc *p, const char *id);

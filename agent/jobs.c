@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* jobs.c - the job registry (a node runs few jobs at once: a plain array). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobs.h"
+#include "util.h"
+
+struct jobs {
+	struct jt_jobinfo **v;
+	size_t n, cap;
+};
+
+/* Create an empty registry. */
+int jobs_new(struct jobs **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+/* Free the registry. */
+void jobs_free(struct jobs *j)
+{
+	if (!j)
+		return;
+	for (size_t i = 0; i < j->n; i++)
+		free(j->v[i]);
+	free(j->v);
+	free(j);
+}
+
+/* The job (scheduler, id), created on request. */
+struct jt_jobinfo *jobs_get(struct jobs *j, const char *scheduler,
+			    const char *id, bool create)
+{
+	struct jt_jobinfo *ji;
+
+	for (size_t i = 0; i < j->n; i++)
+		if (!strcmp(j->v[i]->job.id, id) &&
+		    !strcmp(j->v[i]->job.scheduler, scheduler))
+			return j->v[i];
+	if (!create)
+		return NULL;
+	if (j->n == j->cap) {
+		size_t cap = j->cap ? j->cap * 2 : 16;
+		struct jt_jobinfo **v = realloc(j->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		j->v = v;
+		j->cap = cap;
+	}
+	ji = calloc(1, sizeof(*ji));
+	if (!ji)
+		return NULL;
+	util_strlcpy(ji->job.scheduler, scheduler, sizeof(ji->job.scheduler));
+	util_strlcpy(ji->job.id, id, sizeof(ji->job.id));
+	j->v[j->n++] = ji;
+	return ji;
+}
+
+/* Is path the folder dir or below it? */
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return n && strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/' || dir[n - 1] == '/');
+}
+
+/* The running job whose cgroup contains path (the deepest one wins). */
+struct jt_jobinfo *jobs_by_cgroup(struct jobs *j, const char *path)
+{
+	struct jt_jobinfo *best = NULL;
+
+	if (!path)
+		return NULL;
+	for (size_t i = 0; i < j->n; i++) {
+		struct jt_jobinfo *ji = j->v[i];
+
+		if (ji->end_ns || !ji->cgroup[0] || !under(path, ji->cgroup))
+			continue;
+		if (!best || strlen(ji->cgroup) > strlen(best->cgroup))
+			best = ji;
+	}
+	return best;
+}
+
+/* Copy src into an empty dst. */
+static void fill(char *dst, size_t len, const char *src)
+{
+	if (!dst[0] && src[0])
+		util_strlcpy(dst, src, len);
+}
+
+/* Fill the empty job fields of a process from the registry. */
+bool jobs_fill(struct jobs *j, struct jt_job *pj, const char *cgroup)
+{
+	struct jt_jobinfo *ji = NULL;
+
+	if (pj->id[0])
+		ji = jobs_get(j, pj->scheduler, pj->id, false);
+	else
+		ji = jobs_by_cgroup(j, cgroup);
+	if (!ji)
+		return false;
+	fill(pj->scheduler, sizeof(pj->scheduler), ji->job.scheduler);
+	fill(pj->id, sizeof(pj->id), ji->job.id);
+	fill(pj->run, sizeof(pj->run), ji->job.run);
+	fill(pj->pipeline, sizeof(pj->pipeline), ji->job.pipeline);
+	fill(pj->task, sizeof(pj->task), ji->job.task);
+	fill(pj->user, sizeof(pj->user), ji->job.user);
+	fill(pj->account, sizeof(pj->account), ji->job.account);
+	fill(pj->cost_center, sizeof(pj->cost_center), ji->job.cost_center);
+	/* the account pays unless a cost center was named */
+	fill(pj->cost_center, sizeof(pj->cost_center), ji->job.account);
+	if (!pj->step[0])
+		fill(pj->step, sizeof(pj->step), ji->job.step);
+	return true;
+}
+
+/* Forget jobs that ended long enough ago. */
+void jobs_expire(struct jobs *j, uint64_t now_ns, uint64_t keep_ns)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < j->n; i++) {
+		struct jt_jobinfo *ji = j->v[i];
+
+		if (ji->end_ns && now_ns - ji->touched_ns > keep_ns)
+			free(ji);
+		else
+			j->v[k++] = ji;
+	}
+	j->n = k;
+}
+
+/* Number of jobs known and running. */
+size_t jobs_count(const struct jobs *j, size_t *running)
+{
+	size_t r = 0;
+
+	for (size_t i = 0; i < j->n; i++)
+		r += !j->v[i]->end_ns;
+	if (running)
+		*running = r;
+	return j->n;
+}

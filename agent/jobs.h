@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * jobs.h - the job registry: what scheduler hooks told the agent about
+ * each job (ids, user, account, allocation, workflow run), used to fill
+ * the job fields of the job's processes.
+ */
+#ifndef JOBTRACE_JOBS_H
+#define JOBTRACE_JOBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proc.h"
+
+struct jt_jobinfo {
+	struct jt_job job;		/* scheduler, id, run, user, account, ... */
+	char name[JT_STR_MEDIUM];
+	char partition[JT_STR_SMALL];
+	char node[JT_STR_MEDIUM];
+	char cgroup[512];		/* processes under it belong to the job */
+	uint32_t uid;
+	bool uid_known;
+	uint32_t cpus;
+	uint64_t mem_bytes;
+	uint32_t gpus;
+	uint64_t start_ns;		/* CLOCK_REALTIME */
+	uint64_t end_ns;		/* CLOCK_REALTIME, 0 while running */
+	int exit_code;
+	bool exit_known;
+	uint64_t touched_ns;		/* CLOCK_MONOTONIC of the last change */
+};
+
+struct jobs;
+
+/* Create an empty registry. */
+int jobs_new(struct jobs **out);
+/* Free the registry; accepts NULL. */
+void jobs_free(struct jobs *j);
+/* The job (scheduler, id), created when create is set; NULL if absent. */
+struct jt_jobinfo *jobs_get(struct jobs *j, const char *scheduler,
+			    const char *id, bool create);
+/* The running job whose registered cgroup contains path, or NULL. */
+struct jt_jobinfo *jobs_by_cgroup(struct jobs *j, const char *path);
+/*
+ * Fill the empty fields of a process's job from the registry: the job is
+ * found by (scheduler, id), or by cgroup when the process has no job id.
+ * Returns true if a registered job was found.
+ */
+bool jobs_fill(struct jobs *j, struct jt_job *pj, const char *cgroup);
+/* Forget jobs that ended more than keep_ns ago (CLOCK_MONOTONIC now). */
+void jobs_expire(struct jobs *j, uint64_t now_ns, uint64_t keep_ns);
+/* Number of jobs known, and of those still running. */
+size_t jobs_count(const struct jobs *j, size_t *running);
+
+#endif

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* slurmq.c - background `scontrol show job -o ID` and its parser. */
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "slurmq.h"
+#include "util.h"
+
+extern char **environ;
+
+/* Start the query in the background. */
+int slurmq_start(const char *jobid, pid_t *pid, int *fd)
+{
+	char *argv[] = { "scontrol", "show", "job", "-o", (char *)jobid, NULL };
+	posix_spawn_file_actions_t fa;
+	int p[2], err;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	/* the agent's own environment (SLURM_CONF), nothing of any job's */
+	err = posix_spawnp(pid, "scontrol", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	if (err) {
+		close(p[0]);
+		return -err;
+	}
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	*fd = p[0];
+	return 0;
+}
+
+/* Bytes from a size like "2000M", "4G", "512K" or "1024" (MiB). */
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return 0;
+	switch (*end) {
+	case 'K': return (uint64_t)(v * 1024);
+	case 'G': return (uint64_t)(v * 1024 * 1024 * 1024);
+	case 'T': return (uint64_t)(v * 1024 * 1024 * 1024 * 1024);
+	case 'M':
+	default: return (uint64_t)(v * 1024 * 1024);
+	}
+}
+
+/* Copy a value into an empty field; "(null)" and "" are no value. */
+static int take(char *dst, size_t len, const char *v, size_t vlen)
+{
+	if (dst[0] || vlen == 0 || (vlen == 6 && !strncmp(v, "(null)", 6)))
+		return 0;
+	if (vlen >= len)
+		vlen = len - 1;
+	memcpy(dst, v, vlen);
+	dst[vlen] = '\0';
+	return 1;
+}
+
+/* The value of "key=" in a TRES list like "cpu=2,mem=2000M,node=1". */
+static const char *tres(const char *list, size_t len, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (const char *s = list; s < list + len;) {
+		if (!strncmp(s, key, k) && s[k] == '=')
+			return s + k + 1;
+		s = memchr(s, ',', list + len - s);
+		if (!s)
+			break;
+		s++;
+	}
+	return NULL;
+}
+
+/* Fill the empty fields of ji from one scontrol -o line. */
+int slurmq_parse(const char *text, struct jt_jobinfo *ji)
+{
+	int filled = 0;
+	bool ours = false;
+
+	for (const char *s = text; *s;) {
+		size_t n = strcspn(s, " \n"), klen;
+		const char *eq = memchr(s, '=', n), *v;
+		size_t vlen;
+
+		if (eq) {
+			klen = eq - s;
+			v = eq + 1;
+			vlen = n - klen - 1;
+#define KEY(k) (klen == sizeof(k) - 1 && !strncmp(s, k, klen))
+			if (KEY("JobId")) {
+				ours = vlen == strlen(ji->job.id) &&
+				       !strncmp(v, ji->job.id, vlen);
+			} else if (KEY("JobName")) {
+				filled += take(ji->name, sizeof(ji->name), v, vlen);
+			} else if (KEY("Account")) {
+				filled += take(ji->job.account,
+					       sizeof(ji->job.account), v, vlen);
+			} else if (KEY("Partition")) {
+				filled += take(ji->partition, sizeof(ji->partition),
+					       v, vlen);
+			} else if (KEY("UserId")) {
+				/* "name(uid)" */
+				const char *par = memchr(v, '(', vlen);
+
+				filled += take(ji->job.user, sizeof(ji->job.user),
+					       v, par ? (size_t)(par - v) : vlen);
+				if (par && !ji->uid_known) {
+					ji->uid = strtoul(par + 1, NULL, 10);
+					ji->uid_known = true;
+				}
+			} else if (KEY("NumCPUs")) {
+				if (!ji->cpus && (ji->cpus = strtoul(v, NULL, 10)))
+					filled++;
+			} else if (KEY("TRES")) {
+				const char *m = tres(v, vlen, "mem");
+				const char *g = tres(v, vlen, "gres/gpu");
+
+				if (m && !ji->mem_bytes && (ji->mem_bytes = parse_size(m)))
+					filled++;
+				if (g && !ji->gpus && (ji->gpus = strtoul(g, NULL, 10)))
+					filled++;
+			}
+#undef KEY
+		}
+		s += n;
+		while (*s == ' ' || *s == '\n')
+			s++;
+	}
+	return ours ? filled : -EINVAL;
+}
