@@ -984,9 +984,161 @@ static void json_query(struct jbuf *b, const struct report_query *q)
 	json_obj_close(b);
 }
 
+/* One line of the efficiency summary: a step, or the whole job. */
+struct eff {
+	char name[64];
+	double cpu_s;		/* user + sys of every process */
+	double elapsed_s;
+	uint64_t peak;		/* largest process's peak RSS */
+	long processes;
+};
+
+/* Allocation and steps of a job, for a summary in the spirit of seff. */
+struct efficiency {
+	bool have_job;		/* a job record gave the allocation */
+	uint64_t cpus;
+	uint64_t mem_bytes;
+	struct eff job;
+	struct eff step[32];
+	size_t nsteps;
+};
+
+/* Read the allocation and per-step totals of job from the store. */
+static int load_efficiency(sqlite3 *db, const char *path, const char *job,
+			   struct efficiency *e)
+{
+	static const char alloc_sql[] =
+		"SELECT json_extract(json, '$.allocation.cpus'),"
+		" json_extract(json, '$.allocation.mem_bytes'),"
+		" (julianday(json_extract(json, '$.end_time')) -"
+		"  julianday(json_extract(json, '$.start_time'))) * 86400.0"
+		" FROM record WHERE type = 'job' AND job_id = ?1"
+		" ORDER BY (json_extract(json, '$.end_time') IS NULL), time DESC LIMIT 1";
+	static const char step_sql[] =
+		"SELECT COALESCE(job_step, '-'), SUM(cpu_user_s + cpu_sys_s),"
+		" MAX(peak_rss_bytes), MAX(COALESCE(end_time, start_time)) - MIN(start_time),"
+		" COUNT(*) FROM process WHERE job_id = ?1"
+		" GROUP BY job_step ORDER BY MIN(start_time)";
+	sqlite3_stmt *st = NULL;
+
+	memset(e, 0, sizeof(*e));
+	if (sqlite3_prepare_v2(db, alloc_sql, -1, &st, NULL) != SQLITE_OK) {
+		log_error("report: %s: %s", path, sqlite3_errmsg(db));
+		return -EIO;
+	}
+	sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		e->have_job = true;
+		e->cpus = (uint64_t)sqlite3_column_int64(st, 0);
+		e->mem_bytes = (uint64_t)sqlite3_column_int64(st, 1);
+		e->job.elapsed_s = sqlite3_column_double(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db, step_sql, -1, &st, NULL) != SQLITE_OK) {
+		log_error("report: %s: %s", path, sqlite3_errmsg(db));
+		return -EIO;
+	}
+	sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct eff *x = e->nsteps < 32 ? &e->step[e->nsteps++] : NULL;
+		const unsigned char *name = sqlite3_column_text(st, 0);
+
+		if (!x)
+			break;
+		snprintf(x->name, sizeof(x->name), "%s", name ? (const char *)name : "-");
+		x->cpu_s = sqlite3_column_double(st, 1);
+		x->peak = (uint64_t)sqlite3_column_int64(st, 2);
+		x->elapsed_s = sqlite3_column_double(st, 3);
+		x->processes = sqlite3_column_int64(st, 4);
+		e->job.cpu_s += x->cpu_s;
+		e->job.processes += x->processes;
+		if (x->peak > e->job.peak)
+			e->job.peak = x->peak;
+	}
+	sqlite3_finalize(st);
+	snprintf(e->job.name, sizeof(e->job.name), "job %s", job);
+	return 0;
+}
+
+/* Percent of part in whole, or -1 when whole is unknown. */
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : -1;
+}
+
+/* One text line of the efficiency summary. */
+static void eff_line(FILE *out, const struct efficiency *e, const struct eff *x)
+{
+	double cpu_pct = pct(x->cpu_s, (double)e->cpus * x->elapsed_s);
+	double mem_pct = pct((double)x->peak, (double)e->mem_bytes);
+	char peak[32], req[32];
+
+	human_bytes(x->peak, peak, sizeof(peak));
+	human_bytes(e->mem_bytes, req, sizeof(req));
+	fprintf(out, "  %-14s CPU %9.2f s of %9.2f s", x->name, x->cpu_s,
+		(double)e->cpus * x->elapsed_s);
+	if (cpu_pct >= 0)
+		fprintf(out, " = %5.1f%%", cpu_pct);
+	else
+		fprintf(out, " =     ?");
+	fprintf(out, "   memory %10s", peak);
+	if (mem_pct >= 0)
+		fprintf(out, " of %s = %5.1f%%", req, mem_pct);
+	fprintf(out, "   (%ld processes, %.1f s)\n", x->processes, x->elapsed_s);
+}
+
+/* The efficiency summary in text. */
+static void print_efficiency(const struct efficiency *e, FILE *out)
+{
+	fputs("\nEfficiency (in the spirit of seff: CPU time over allocated CPUs x elapsed;\n"
+	      "memory: the largest process's peak RSS over the memory requested)\n", out);
+	if (!e->have_job || !e->cpus)
+		fputs("  no allocation recorded for this job (no job-start hook): "
+		      "percentages unknown\n", out);
+	else
+		fprintf(out, "  allocation: %llu CPUs, %.1f GiB\n",
+			(unsigned long long)e->cpus, e->mem_bytes / 1073741824.0);
+	eff_line(out, e, &e->job);
+	for (size_t i = 0; i < e->nsteps; i++) {
+		struct eff x = e->step[i];
+		char name[64];
+
+		snprintf(name, sizeof(name), "step %s", x.name);
+		memcpy(x.name, name, sizeof(x.name));
+		eff_line(out, e, &x);
+	}
+}
+
+/* One efficiency object in JSON. */
+static void eff_json(struct jbuf *b, const struct efficiency *e,
+		     const struct eff *x)
+{
+	double c = pct(x->cpu_s, (double)e->cpus * x->elapsed_s);
+	double m = pct((double)x->peak, (double)e->mem_bytes);
+
+	json_obj_open(b);
+	json_kv_str(b, "name", x->name);
+	json_kv_double(b, "cpu_s", x->cpu_s);
+	json_kv_double(b, "elapsed_s", x->elapsed_s);
+	json_kv_u64(b, "peak_rss_bytes", x->peak);
+	json_kv_u64(b, "processes", (uint64_t)x->processes);
+	json_key(b, "cpu_efficiency_pct");
+	if (c >= 0)
+		json_double(b, c);
+	else
+		json_null(b);
+	json_key(b, "memory_efficiency_pct");
+	if (m >= 0)
+		json_double(b, m);
+	else
+		json_null(b);
+	json_obj_close(b);
+}
+
 /* Print {"query":..,"summary":..,"processes":[stored records]}. */
 static int print_json(const struct rows *r, const struct summary *s,
-		      const struct report_query *q, FILE *out)
+		      const struct report_query *q,
+		      const struct efficiency *e, FILE *out)
 {
 	struct jbuf b;
 	int err = 0;
@@ -1014,6 +1166,28 @@ static int print_json(const struct rows *r, const struct summary *s,
 	json_time(&b, to_ns(s->last_end));
 	json_kv_double(&b, "wall_s", s->last_end - s->first_start);
 	json_obj_close(&b);
+	if (e) {
+		json_key(&b, "efficiency");
+		json_obj_open(&b);
+		json_key(&b, "cpus");
+		if (e->cpus)
+			json_u64(&b, e->cpus);
+		else
+			json_null(&b);
+		json_key(&b, "mem_bytes");
+		if (e->mem_bytes)
+			json_u64(&b, e->mem_bytes);
+		else
+			json_null(&b);
+		json_key(&b, "job");
+		eff_json(&b, e, &e->job);
+		json_key(&b, "steps");
+		json_arr_open(&b);
+		for (size_t i = 0; i < e->nsteps; i++)
+			eff_json(&b, e, &e->step[i]);
+		json_arr_close(&b);
+		json_obj_close(&b);
+	}
 	/* the object stays open: the stored records follow verbatim */
 	if (b.oom) {
 		err = -ENOMEM;
@@ -1147,10 +1321,12 @@ static void print_html(const struct rows *r, const struct summary *s,
 	fputs("</table>\n</body></html>\n", out);
 }
 
+
 /* Print the process tree and totals selected by q. */
 int report_run(const char *db_path, const struct report_query *q,
 	       enum report_format fmt, FILE *out)
 {
+	struct efficiency *eff = NULL;
 	struct rows r = { 0 };
 	struct summary s;
 	sqlite3 *db = NULL;
@@ -1178,13 +1354,22 @@ int report_run(const char *db_path, const struct report_query *q,
 	if (err)
 		goto cleanup;
 	summarize(&r, &s);
+	if (q->job) {
+		eff = calloc(1, sizeof(*eff));
+		if (!eff || load_efficiency(db, db_path, q->job, eff)) {
+			free(eff);
+			eff = NULL;
+		}
+	}
 
 	switch (fmt) {
 	case REPORT_TEXT:
 		print_text(&r, &s, sel, out);
+		if (eff)
+			print_efficiency(eff, out);
 		break;
 	case REPORT_JSON:
-		err = print_json(&r, &s, q, out);
+		err = print_json(&r, &s, q, eff, out);
 		break;
 	case REPORT_HTML:
 		print_html(&r, &s, sel, out);
@@ -1202,6 +1387,7 @@ int report_run(const char *db_path, const struct report_query *q,
 	}
 
 cleanup:
+	free(eff);
 	rows_free(&r);
 	sqlite3_close(db);
 	return err;
