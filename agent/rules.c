@@ -359,8 +359,8 @@ static const struct dfield dstr[] = {
 	{ "task", JT_STR_MEDIUM - 1 },
 };
 
-/* Check d (at index di) after a rule; returns NULL or what is wrong. */
-static const char *check_decision(lua_State *L, int di, char *why, size_t len)
+/* Check d's scalar fields (at index di); returns NULL or what is wrong. */
+static const char *check_scalars(lua_State *L, int di, char *why, size_t len)
 {
 	int t;
 
@@ -398,6 +398,14 @@ static const char *check_decision(lua_State *L, int di, char *why, size_t len)
 			return why;
 		}
 	}
+	return NULL;
+}
+
+/* Check d's argv (at index di); returns NULL or what is wrong. */
+static const char *check_argv(lua_State *L, int di, char *why, size_t len)
+{
+	int t;
+
 	lua_getfield(L, di, "argv");
 	if (!lua_istable(L, -1)) {
 		snprintf(why, len, "d.argv must be a list of strings, not a %s",
@@ -417,6 +425,14 @@ static const char *check_decision(lua_State *L, int di, char *why, size_t len)
 	}
 	lua_pop(L, 1);
 	return NULL;
+}
+
+/* Check all of d (at index di); returns NULL or what is wrong. */
+static const char *check_decision(lua_State *L, int di, char *why, size_t len)
+{
+	const char *bad = check_scalars(L, di, why, len);
+
+	return bad ? bad : check_argv(L, di, why, len);
 }
 
 /* Record a rule's failure: log it (rate-limited) and keep the last one. */
@@ -443,11 +459,15 @@ static void rule_error(struct rules *r, const char *where, const char *name,
 static unsigned run_chain(struct rules *r, struct rstate *rs, int pi, int di)
 {
 	lua_State *L = rs->L;
+	const void *argv_id;
 	unsigned failed = 0;
 	lua_Integer n;
 
 	lua_rawgeti(L, LUA_REGISTRYINDEX, rs->rules_ref);
 	n = (lua_Integer)lua_rawlen(L, -1);
+	lua_getfield(L, di, "argv");
+	argv_id = lua_topointer(L, -1);
+	lua_pop(L, 1);
 	rs->used = 0;
 	rs->budget = r->lim.instructions;
 	for (lua_Integer i = 1; i <= n; i++) {
@@ -471,7 +491,16 @@ static unsigned run_chain(struct rules *r, struct rstate *rs, int pi, int di)
 				break;	/* out of budget: no rule may run on */
 			continue;
 		}
-		bad = check_decision(L, di, why, sizeof(why));
+		/* scalars after every rule (cheap); argv is checked below, and
+		 * here only when this rule replaced the whole list */
+		bad = check_scalars(L, di, why, sizeof(why));
+		if (!bad) {
+			lua_getfield(L, di, "argv");
+			if (lua_topointer(L, -1) != argv_id)
+				bad = check_argv(L, di, why, sizeof(why));
+			argv_id = lua_topointer(L, -1);
+			lua_pop(L, 1);
+		}
 		if (bad) {
 			lua_getfield(L, -1, "where");
 			lua_getfield(L, -2, "name");
@@ -571,8 +600,18 @@ static void classify_in(struct rules *r, struct rstate *rs,
 	push_proc(L, rs, in);
 	push_decision(L, in->p);
 	d->errors = run_chain(r, rs, top + 1, top + 2);
-	if (check_decision(L, top + 2, (char[160]){ 0 }, 160) == NULL)
-		read_decision(L, top + 2, in->p, d);
+	{
+		char why[160];
+		const char *bad = check_decision(L, top + 2, why, sizeof(why));
+
+		if (!bad) {
+			read_decision(L, top + 2, in->p, d);
+		} else {
+			/* an element of argv changed in place to a non-string */
+			rule_error(r, "", "(the rules)", bad);
+			d->errors++;
+		}
+	}
 	lua_settop(L, top);
 	if (d->errors)
 		lua_gc(L, LUA_GCCOLLECT);	/* a memory bomb leaves garbage */
