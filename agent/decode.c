@@ -88,6 +88,7 @@ int decode_event(const void *data, size_t len, union jt_event *ev)
 	switch (type) {
 	case JT_EV_FORK:
 		ev->fork.comm[JT_COMM_LEN - 1] = '\0';
+		ev->fork.parent_title[JT_TITLE_LEN - 1] = '\0';
 		break;
 	case JT_EV_EXEC:
 		fix_exec(&ev->exec);

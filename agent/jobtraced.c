@@ -114,11 +114,23 @@ static const char *pick_cgroup(const char *cg2, const char *cg1)
 	return cg2;
 }
 
+/* Set a slurmstepd's job from its title ("slurmstepd: [7.batch]"). */
+static bool stepd_title_job(struct jt_proc *stepd, const char *title)
+{
+	struct cg_slurm s;
+
+	if (!cg_parse_slurmstepd_title(title, &s))
+		return false;
+	util_strlcpy(stepd->job.scheduler, "slurm", sizeof(stepd->job.scheduler));
+	util_strlcpy(stepd->job.id, s.job, sizeof(stepd->job.id));
+	util_strlcpy(stepd->job.step, s.step, sizeof(stepd->job.step));
+	return true;
+}
+
 /* Job of a slurmstepd, from its title in /proc (set after its exec). */
 static bool slurmstepd_job(struct jt_proc *stepd)
 {
 	char path[64], buf[256];
-	struct cg_slurm s;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%u/cmdline", stepd->pid);
@@ -128,12 +140,7 @@ static bool slurmstepd_job(struct jt_proc *stepd)
 	for (ssize_t i = 0; i < n; i++)
 		if (buf[i] == '\0')
 			buf[i] = ' ';
-	if (!cg_parse_slurmstepd_title(buf, &s))
-		return false;
-	util_strlcpy(stepd->job.scheduler, "slurm", sizeof(stepd->job.scheduler));
-	util_strlcpy(stepd->job.id, s.job, sizeof(stepd->job.id));
-	util_strlcpy(stepd->job.step, s.step, sizeof(stepd->job.step));
-	return true;
+	return stepd_title_job(stepd, buf);
 }
 
 /*
@@ -256,10 +263,16 @@ static void on_fork(struct agent *a, const struct jt_ev_fork *e)
 	p->uid = e->uid;
 	util_strlcpy(p->comm, e->comm, sizeof(p->comm));
 	parent = proc_table_parent(a->procs, p);
+	/* a slurmstepd's title, caught by the kernel at the fork: short steps
+	 * are gone before /proc could be read */
+	if (parent && e->parent_title[0] && !parent->job.id[0])
+		stepd_title_job(parent, e->parent_title);
 	if (parent && (parent->state & JT_PS_EXCL_TREE))
 		exclude(a, p, true);	/* forked before the kernel knew */
 	else if (parent)
 		inherit(p, parent);
+	else if (e->parent_title[0])
+		stepd_title_job(p, e->parent_title);
 }
 
 /* An exec: the process now runs a new program, maybe in a new cgroup. */
@@ -1035,7 +1048,9 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		fprintf(out, "error out of memory\n");
 		return;
 	}
-	set_if(r, "step", ji->job.step, sizeof(ji->job.step));
+	/* a hook's step names the workflow's step: Slurm's own step comes
+	 * from each process's cgroup or slurmstepd */
+	set_if(r, "step", ji->job.task, sizeof(ji->job.task));
 	set_if(r, "user", ji->job.user, sizeof(ji->job.user));
 	set_if(r, "account", ji->job.account, sizeof(ji->job.account));
 	set_if(r, "run", ji->job.run, sizeof(ji->job.run));

@@ -71,14 +71,19 @@ struct jt_ev_hdr {
 };
 _Static_assert(sizeof(struct jt_ev_hdr) == 24, "jt_ev_hdr layout");
 
+#define JT_TITLE_LEN 64
+
 struct jt_ev_fork {
 	struct jt_ev_hdr hdr;
 	__u32 ppid;
 	__u32 uid;
 	__u64 parent_start_ns;
 	char comm[JT_COMM_LEN];
+	/* the parent's process title when the parent is a slurmstepd
+	 * ("slurmstepd: [7.batch]"), read while it surely still exists */
+	char parent_title[JT_TITLE_LEN];
 };
-_Static_assert(sizeof(struct jt_ev_fork) == 56, "jt_ev_fork layout");
+_Static_assert(sizeof(struct jt_ev_fork) == 120, "jt_ev_fork layout");
 
 struct jt_ev_exec {
 	struct jt_ev_hdr hdr;

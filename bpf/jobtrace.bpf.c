@@ -224,6 +224,17 @@ static __always_inline __u64 proc_start(struct task_struct *t)
 	return BPF_CORE_READ(t, group_leader, start_boottime);
 }
 
+/* Is comm "slurmstepd"?  (A forked child still has its parent's comm.) */
+static __always_inline bool is_slurmstepd(const char *comm)
+{
+	static const char want[] = "slurmstepd";
+
+	for (int i = 0; i < sizeof(want); i++)
+		if (comm[i] != want[i])
+			return false;
+	return true;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(jt_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -263,6 +274,15 @@ int BPF_PROG(jt_fork, struct task_struct *parent, struct task_struct *child)
 	e->parent_start_ns = proc_start(rp);
 	e->uid = BPF_CORE_READ(child, cred, uid.val);
 	BPF_CORE_READ_STR_INTO(&e->comm, child, comm);
+	e->parent_title[0] = '\0';
+	if (is_slurmstepd(e->comm)) {
+		/* the parent is the running task: its title is readable now,
+		 * even if it exits before the agent sees this event */
+		struct mm_struct *mm = BPF_CORE_READ(parent, mm);
+
+		bpf_probe_read_user_str(e->parent_title, sizeof(e->parent_title),
+					(void *)BPF_CORE_READ(mm, arg_start));
+	}
 	submit(e);
 	return 0;
 }
