@@ -115,8 +115,6 @@ bool jobs_fill(struct jobs *j, struct jt_job *pj, const char *cgroup)
 	fill(pj->cost_center, sizeof(pj->cost_center), ji->job.cost_center);
 	/* the account pays unless a cost center was named */
 	fill(pj->cost_center, sizeof(pj->cost_center), ji->job.account);
-	if (!pj->step[0])
-		fill(pj->step, sizeof(pj->step), ji->job.step);
 	return true;
 }
 
