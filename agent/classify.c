@@ -53,10 +53,11 @@ enum classify_verdict classify_process(struct rules *r, struct jt_proc *p,
 		p->argv_len = d.argv_len;
 		d.argv = NULL;
 	}
-	set_field(p->job.step, sizeof(p->job.step), d.step);
+	/* job.step is the scheduler's; the workflow's step (or, when it
+	 * names none, its task id) goes to job.task */
+	set_field(p->job.task, sizeof(p->job.task), d.step[0] ? d.step : d.task);
 	set_field(p->job.run, sizeof(p->job.run), d.run);
 	set_field(p->job.pipeline, sizeof(p->job.pipeline), d.pipeline);
-	set_field(p->job.task, sizeof(p->job.task), d.task);
 	rules_decision_free(&d);
 	if (d.include)
 		return CLASSIFY_INCLUDE;

@@ -333,7 +333,13 @@ static void push_decision(lua_State *L, const struct jt_proc *p)
 	lua_createtable(L, 0, 12);
 	lua_pushboolean(L, 1);
 	lua_setfield(L, -2, "include");
-	set_str(L, "tool", default_tool(p));
+	{
+		const char *t = default_tool(p);
+
+		/* the same limit the rules must keep to */
+		lua_pushlstring(L, t, strnlen(t, JT_STR_SMALL - 1));
+		lua_setfield(L, -2, "tool");
+	}
 	set_str(L, "category", "");
 	set_str(L, "version", "");
 	set_str(L, "step", "");
@@ -543,6 +549,30 @@ static void decision_defaults(const struct jt_proc *p, struct rules_decision *d)
 	util_strlcpy(d->tool, default_tool(p), sizeof(d->tool));
 }
 
+/* Does the string list at ai hold exactly p's argv? */
+static bool argv_same(lua_State *L, int ai, const struct jt_proc *p)
+{
+	const char *a = p->argv, *end = p->argv + p->argv_len;
+	lua_Integer n = (lua_Integer)lua_rawlen(L, ai), i = 1;
+
+	for (; a && a < end; i++) {
+		size_t al = strnlen(a, end - a), sl;
+		const char *s;
+		bool eq;
+
+		if (i > n)
+			return false;
+		lua_rawgeti(L, ai, i);
+		s = lua_tolstring(L, -1, &sl);
+		eq = s && sl == al && memcmp(s, a, al) == 0;
+		lua_pop(L, 1);
+		if (!eq)
+			return false;
+		a += al + 1;
+	}
+	return i - 1 == n;
+}
+
 /* Read the (checked) table at di into *d; argv only if it changed. */
 static void read_decision(lua_State *L, int di, const struct jt_proc *p,
 			  struct rules_decision *d)
@@ -568,6 +598,10 @@ static void read_decision(lua_State *L, int di, const struct jt_proc *p,
 
 	lua_getfield(L, di, "argv");
 	ai = lua_gettop(L);
+	if (argv_same(L, ai, p)) {
+		lua_pop(L, 1);
+		return;
+	}
 	luaL_buffinit(L, &b);
 	for (lua_Integer i = 1, n = (lua_Integer)lua_rawlen(L, ai); i <= n; i++) {
 		lua_rawgeti(L, ai, i);
@@ -606,11 +640,11 @@ static void classify_in(struct rules *r, struct rstate *rs,
 
 		if (!bad) {
 			read_decision(L, top + 2, in->p, d);
-		} else {
+		} else if (!d->errors) {
 			/* an element of argv changed in place to a non-string */
 			rule_error(r, "", "(the rules)", bad);
 			d->errors++;
-		}
+		}	/* else: the failing rule was reported; defaults stand */
 	}
 	lua_settop(L, top);
 	if (d->errors)

@@ -1,0 +1,465 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
+--
+-- 30-redact.lua - replace secrets in d.argv with "[REDACTED]".
+--
+-- What is redacted (option names are matched case-insensitively, with or
+-- without leading dashes, "_" and "-" alike, in both "--opt value" and
+-- "--opt=value" forms):
+--   * values of secret options: --password, --passwd, --pass, --passphrase,
+--     --token, --secret, --api-key, --apikey, --access-key, --secret-key,
+--     --client-secret, --access-token, --auth-token, --hub-token, ... and any
+--     option whose name ends in password/passwd/passphrase/secret/api-key/
+--     access-key/secret-key, or in -token (but not --pad-token, --eos-token
+--     and other tokenizer options)
+--   * short options only where the tool means a password: mysql/mariadb
+--     family -pSECRET (attached only: `mysql -p db` prompts and db is a
+--     database), sshpass -p, redis-cli -a, mongo/mongosh -p, sqlcmd -P,
+--     ldapsearch & co -w, zip/unzip -P, 7z -pSECRET, openssl -k,
+--     docker/podman login -p, curl -u user:SECRET, smbclient -U user%SECRET
+--     (psql's -p is a port and is never touched)
+--   * NAME=value arguments whose NAME looks secret (contains PASSW,
+--     PASSPHRASE or SECRET; ends in TOKEN/KEY or has them as a word:
+--     AWS_SECRET_ACCESS_KEY=..., GITHUB_TOKEN=..., password=... in a
+--     libpq conninfo or a URL query, sig=/X-Amz-Signature= in signed URLs)
+--   * credentials in URLs: scheme://user:SECRET@host (https, s3, postgres,
+--     mongodb+srv, ...)
+--   * Authorization/Proxy-Authorization headers (the scheme word stays:
+--     "Authorization: Bearer [REDACTED]"), X-Api-Key, Private-Token,
+--     X-Auth-Token, Cookie headers, and "Bearer xyz" anywhere
+--   * tokens by shape: AWS access key ids (AKIA/ASIA + 16), GitHub
+--     (ghp_/gho_/ghu_/ghs_/ghr_, github_pat_), GitLab (glpat-), Slack
+--     (xox[baprs]-), Hugging Face (hf_), Google API keys (AIza)
+-- Ordinary arguments are left alone: a file named secret_santa.txt,
+-- --tokenizer bert, --max-tokens 512, --keep-going.
+--
+-- Cost: one concatenation of argv and a few plain searches decide whether
+-- any argument needs a closer look; most command lines stop there.
+
+local byte, sub, find, match, lower, upper, gsub, rep = string.byte,
+	string.sub, string.find, string.match, string.lower, string.upper,
+	string.gsub, string.rep
+local concat = table.concat
+local set = lib.set
+local R = lib.REDACTED
+
+-- option names (lower case, no leading dashes, "_" -> "-")
+local secret_opt = set { "password", "passwd", "pass", "passphrase",
+	"token", "secret", "api-key", "apikey", "access-key", "secret-key",
+	"client-secret", "access-token", "auth-token", "api-token", "hub-token",
+	"hf-token", "github-token", "gh-token", "gitlab-token", "refresh-token",
+	"session-token", "private-token", "bearer-token", "oauth-token",
+	"id-token", "slack-token", "wandb-key", "aws-secret-access-key",
+	"aws-session-token", "secret-access-key", "storepass", "keypass",
+	"srcstorepass", "deststorepass", "sas-token", "connection-string" }
+lib.secret_options = secret_opt
+
+-- the word before "-token" in tokenizer and generation options
+local not_secret_token = set { "pad", "eos", "bos", "unk", "sep", "cls", "mask",
+	"max", "min", "num", "start", "end", "special", "stop", "with", "image",
+	"audio", "video", "new", "first", "last", "default", "split", "add", "skip",
+	"use", "n", "max-new", "max-input", "max-total", "decoder-start",
+	"pad-to", "chat" }
+
+local function secret_option(norm)
+	if secret_opt[norm] then return true end
+	if find(norm, "passw", 1, true) then
+		return find(norm, "passwo?r?d$") ~= nil
+	end
+	if find(norm, "passphrase$") or find(norm, "secret$") or find(norm, "api%-?key$")
+		or find(norm, "access%-key$") or find(norm, "secret%-key$") then
+		return true
+	end
+	local pre = match(norm, "^(.-)%-token$")
+	if pre and not not_secret_token[pre] then
+		local last = match(pre, "([^%-]+)$")
+		return not not_secret_token[last]
+	end
+	return false
+end
+local secret_option_t
+secret_option, secret_option_t = lib.memo(secret_option)
+lib.secret_option = secret_option
+
+-- NAME of a NAME=value that holds a secret
+local function secret_key(key)
+	local ku = upper(key)
+	if find(ku, "PASSW", 1, true) or find(ku, "SECRET", 1, true)
+		or find(ku, "PASSPHRASE", 1, true) or ku == "PASS" then
+		return true
+	end
+	if find(ku, "TOKEN", 1, true) then
+		if find(ku, "TOKEN$") or find(ku, "TOKEN[_%-]") then return true end
+	end
+	if find(ku, "KEY", 1, true) then
+		if find(ku, "KEY$") or find(ku, "KEY[_%-]") then return true end
+	end
+	if ku == "SIG" or find(ku, "SIGNATURE$") or find(ku, "CREDENTIAL", 1, true) then
+		return true
+	end
+	return false
+end
+secret_key = lib.memo(secret_key)
+lib.secret_key = secret_key
+
+-- headers whose value is a secret (lower case names)
+local secret_header = set { "authorization", "proxy-authorization", "x-api-key",
+	"api-key", "apikey", "x-auth-token", "x-access-token", "private-token",
+	"x-vault-token", "cookie", "x-goog-api-key", "x-amz-security-token",
+	"x-github-token", "x-token" }
+local auth_header = set { "authorization", "proxy-authorization" }
+
+-- tokens by shape: { plain word that must show first, pattern }; the
+-- first two are searched in the argument as is, the others lower-cased
+local token_patterns = {
+	{ "AKIA", "%f[%w]A[KS]IA" .. rep("[%u%d]", 16) .. "%f[^%w]" },
+	{ "ASIA", "%f[%w]A[KS]IA" .. rep("[%u%d]", 16) .. "%f[^%w]" },
+	{ "gh", "%f[%w]gh[pousr]_" .. rep("%w", 20) .. "%w*" },
+	{ "github_pat_", "%f[%w]github_pat_" .. rep("[%w_]", 20) .. "[%w_]*" },
+	{ "glpat-", "%f[%w]glpat%-" .. rep("[%w_%-]", 20) .. "[%w_%-]*" },
+	{ "xox", "%f[%w]xox[baprs]%-" .. rep("[%w%-]", 10) .. "[%w%-]*" },
+	{ "hf_", "%f[%w]hf_" .. rep("%a", 30) .. "%a*" },
+	{ "aiza", "%f[%w]AIza" .. rep("[%w_%-]", 35) },
+}
+
+-- tool -> { short letter = how }, how: "attached" (-pSECRET only),
+-- "any" (-p SECRET or -pSECRET), "userpass" (user:SECRET), "smb" (user%SECRET)
+local tool_short = {}
+local no_consume = {}	-- tool -> set of option names that never take the next arg
+local needs_word = {}	-- tool -> word that must be argv[2] (docker login)
+for _, t in ipairs { "mysql", "mysqldump", "mysqladmin", "mysqlimport",
+	"mysqlshow", "mysqlcheck", "mysqlslap", "mysqlpump", "mysqlbinlog",
+	"mariadb", "mariadb-dump", "mariadb-admin", "mariadb-import",
+	"mariadb-check", "mariadb-show", "mariadb-slap" } do
+	tool_short[t] = { p = "attached" }
+	no_consume[t] = set { "password", "pass" }
+end
+tool_short.sshpass = { p = "any" }
+tool_short["redis-cli"] = { a = "any" }
+for _, t in ipairs { "mongo", "mongosh", "mongodump", "mongorestore",
+	"mongoexport", "mongoimport", "mongostat", "mongotop" } do
+	tool_short[t] = { p = "any" }
+end
+tool_short.sqlcmd = { P = "any" }
+tool_short.bcp = { P = "any" }
+for _, t in ipairs { "ldapsearch", "ldapadd", "ldapmodify", "ldapdelete",
+	"ldapwhoami", "ldappasswd", "ldapcompare", "ldapmodrdn", "ldapexop" } do
+	tool_short[t] = { w = "any" }
+end
+tool_short.zip = { P = "any" }
+tool_short.unzip = { P = "any" }
+tool_short["7z"] = { p = "attached" }
+tool_short.openssl = { k = "any" }
+tool_short.curl = { u = "userpass", U = "userpass", user = "userpass",
+	["proxy-user"] = "userpass" }
+tool_short.smbclient = { U = "smb", user = "smb" }
+tool_short.docker = { p = "any" }
+tool_short.podman = { p = "any" }
+needs_word.docker = "login"
+needs_word.podman = "login"
+lib.redact_tool_short = tool_short
+
+-- Redact credentials in userpass-style values.
+local function userpass(v, how)
+	if how == "userpass" then
+		local u = match(v, "^([^:]*):.")
+		if u then return u .. ":" .. R end
+		return v
+	elseif how == "smb" then
+		local u = match(v, "^([^%%]*)%%.")
+		if u then return u .. "%" .. R end
+		return v
+	end
+	return R
+end
+
+local function header_in_text(name, sp, rest)
+	local ln = lower(name)
+	if secret_header[ln] then
+		local scheme = auth_header[ln] and match(rest, "^(%a+%s+)%S")
+		return name .. sp .. (scheme or "") .. R
+	end
+end
+
+-- scheme://user:SECRET@host -> scheme://user:[REDACTED]@host, for every
+-- "://" in a; plain searches only (a pattern here would be quadratic).
+local function url_creds(a)
+	local out, pos, from = nil, 1, 1
+	local n = #a
+	while true do
+		local i = find(a, "://", pos, true)
+		if i == nil then break end
+		local as = i + 3
+		local ae = find(a, "[/%s]", as) or n + 1	-- end of the authority
+		local at = find(a, "@", as, true)
+		if at and at < ae then
+			local colon = find(a, ":", as, true)
+			if colon and colon < at - 1 then
+				out = (out or "") .. sub(a, from, colon) .. R
+				from = at
+			end
+		end
+		pos = ae
+	end
+	if out == nil then return a end
+	return out .. sub(a, from)
+end
+lib.url_creds = url_creds
+
+-- Content checks for one argument (or an option's value): URL
+-- credentials, NAME=value, headers, Bearer, token shapes.  Every Lua
+-- pattern here is either anchored or behind a plain search that must hit
+-- first: an unanchored pattern over a long argument costs as much as the
+-- whole rest of the chain.
+local function redact_text(a)
+	local out = a
+	local la = lower(a)
+	if find(a, "@", 1, true) and find(a, "://", 1, true) then
+		out = url_creds(out)
+	end
+	if sub(la, 1, 5) == "pass:" and #a > 5 then
+		return "pass:" .. R
+	end
+	if find(out, "=", 1, true) then
+		if find(out, " ", 1, true) or find(out, "&", 1, true) or find(out, "?", 1, true)
+			or find(out, ";", 1, true) then
+			-- keys start where a run of key characters starts (a frontier
+			-- on the whole class keeps this linear); "--password=x" inside
+			-- a command string has its dashes dropped for the check
+			out = gsub(out, "%f[%w_%.%-]([%w_%.%-]+)=([^%s&;,=\"']+)",
+				function(k, v)
+					if v ~= R and secret_key(match(k, "^[%-%.]*(.*)$")) then
+						return k .. "=" .. R
+					end
+				end)
+		else
+			local k, v = match(out, "^([%a_][%w_%.%-]*)=(.+)$")
+			if k and v ~= R and secret_key(k) then out = k .. "=" .. R end
+		end
+	end
+	if find(la, "bearer", 1, true) then
+		out = gsub(out, "([Bb][Ee][Aa][Rr][Ee][Rr]%s+)([^%s,;\"']+)", "%1" .. R)
+	end
+	if find(out, ":", 1, true) then
+		local name, sp, rest = match(out, "^(%a[%w%-]*)(:%s*)(.+)$")
+		if name then
+			-- the argument is a header: "Authorization: Bearer xyz"
+			local ln = lower(name)
+			if secret_header[ln] and rest ~= R then
+				local scheme = auth_header[ln] and match(rest, "^(%a+%s+)%S")
+				out = name .. sp .. (scheme or "") .. R
+			end
+		elseif find(out, " ", 1, true) and (find(la, "auth", 1, true)
+			or find(la, "cookie", 1, true) or find(la, "key", 1, true)
+			or find(la, "token", 1, true)) then
+			-- a header inside a command string, up to the closing quote
+			out = gsub(out, "%f[%w](%a[%w%-]*)(:[ \t]*)([^\"'\n]+)", header_in_text)
+		end
+	end
+	if #a >= 20 then
+		for k = 1, #token_patterns do
+			local tp = token_patterns[k]
+			if find(k <= 2 and a or la, tp[1], 1, true) then
+				out = gsub(out, tp[2], R)
+			end
+		end
+	end
+	-- "mysql ... -psecret" inside a command string (sh -c '...')
+	if (find(la, "mysql", 1, true) or find(la, "mariadb", 1, true)) and find(out, " ", 1, true) then
+		out = gsub(out, "(%s%-p)([^%s'\"]+)", "%1" .. R)
+	end
+	return out
+end
+lib.redact_text = redact_text
+
+-- Arguments known to hold no word of a secret (see the gate below).  The
+-- gate looks for words inside single arguments (none spans the "\n"
+-- between two), so a command line made only of known arguments cannot
+-- match it: such lines skip the searches.  Bounded; short arguments only.
+local safe, safe_n = {}, 0
+local SAFE_LEN = 128
+
+local function redact(argv, tool)
+	local ts = tool_short[tool]
+	if ts and needs_word[tool] and argv[2] ~= needs_word[tool] then ts = nil end
+	local nc = no_consume[tool]
+	local pending = nil	-- how to redact the next argument
+	for k = 2, #argv do
+		local a = argv[k]
+		if pending then
+			if pending == "any" or pending == "value" then
+				argv[k] = R
+			elseif pending == "auth-scheme" then
+				-- "Authorization:" "Bearer" "xyz" split by the shell
+				local l = lower(a)
+				if l == "bearer" or l == "basic" or l == "token" or l == "digest" then
+					pending = "value"
+					goto next
+				end
+				argv[k] = R
+			else
+				argv[k] = userpass(a, pending)
+			end
+			pending = nil
+			goto next
+		end
+		if safe[a] and not ts then goto next end	-- no word of a secret
+		if byte(a, 1) == 45 and #a >= 2 then
+			local eq = find(a, "=", 2, true)
+			local name = eq and sub(a, 1, eq - 1) or a
+			local dashes = byte(a, 2) == 45 and 2 or 1
+			local norm = lower(sub(name, dashes + 1))
+			if find(norm, "_", 1, true) then norm = gsub(norm, "_", "-") end
+			-- tool-specific options first
+			if ts then
+				local how = ts[norm]
+				if how and dashes == 2 then
+					if eq then argv[k] = sub(a, 1, eq) .. userpass(sub(a, eq + 1), how)
+					else pending = how end
+					goto next
+				end
+				if dashes == 1 and not eq then
+					local letter = sub(a, 2, 2)
+					how = ts[letter]
+					if how then
+						if #a > 2 then
+							argv[k] = "-" .. letter .. userpass(sub(a, 3), how)
+						elseif how ~= "attached" then
+							pending = how
+						end
+						goto next
+					end
+				end
+			end
+			if #norm >= 3 and secret_option(norm) then
+				if eq then
+					if eq < #a then argv[k] = sub(a, 1, eq) .. R end
+				elseif not (nc and nc[norm]) then
+					pending = "any"
+				end
+				goto next
+			end
+			if eq then
+				local v = sub(a, eq + 1)
+				local lv = lower(v)
+				if lv == "authorization:" or lv == "proxy-authorization:" then
+					pending = "auth-scheme"
+					goto next
+				end
+				local nv = redact_text(v)
+				if nv ~= v then argv[k] = sub(a, 1, eq) .. nv end
+				goto next
+			end
+		else
+			local l = lower(a)
+			if l == "bearer" or l == "aws_secret_access_key" or l == "aws_session_token"
+				or l == "aws_access_key_id" then
+				pending = "any"
+				goto next
+			end
+			if l == "authorization:" or l == "proxy-authorization:" then
+				pending = "auth-scheme"
+				goto next
+			end
+		end
+		do
+			local na = redact_text(a)
+			if na ~= a then argv[k] = na end
+		end
+		::next::
+	end
+end
+lib.redact = redact
+
+local argv_lower = lib.argv_lower
+
+
+-- Extra words for the gate (lower case), added by lib.redact_option
+-- and lib.redact_word for a site's own secrets.
+local extra_words = {}
+
+-- Does the (lower-cased, "\n"-joined) text hold a word of a secret?
+local function gate(s)
+	for k = 1, #extra_words do
+		if find(s, extra_words[k], 1, true) then return true end
+	end
+	return find(s, "pass", 1, true) or find(s, "secret", 1, true)
+		or find(s, "token", 1, true) or find(s, "key", 1, true)
+		or find(s, "auth", 1, true) or find(s, "bearer", 1, true)
+		or (find(s, "@", 1, true) and find(s, "://", 1, true)) or find(s, "?", 1, true)
+		or find(s, "akia", 1, true) or find(s, "asia", 1, true)
+		or find(s, "github_pat", 1, true) or find(s, "xox", 1, true)
+		or find(s, "hf_", 1, true) or find(s, "cookie", 1, true)
+		or find(s, "mysql", 1, true) or find(s, "mariadb", 1, true)
+		or (find(s, "gh", 1, true) and find(s, "gh[pousr]_"))
+end
+lib.redact_gate = gate
+
+-- A site's secret option: lib.redact_option("--vault-blob") redacts the
+-- value of --vault-blob / --vault_blob / -vault-blob=... (any case).
+function lib.redact_option(name)
+	local norm = lower(match(name, "^%-*(.*)$"))
+	norm = gsub(norm, "_", "-")
+	secret_opt[norm] = true
+	extra_words[#extra_words + 1] = norm
+	if find(norm, "-", 1, true) then
+		extra_words[#extra_words + 1] = (gsub(norm, "%-", "_"))
+	end
+end
+
+-- A word that makes the redaction rule look closer at a command line
+-- (for a site rule that edits d.argv after this one, see README.md).
+function lib.redact_word(word)
+	extra_words[#extra_words + 1] = lower(word)
+end
+
+-- A tool whose short option holds a password: lib.redact_tool("acmectl",
+-- "k", "any") ("any": -k SECRET or -kSECRET; "attached": -kSECRET only).
+function lib.redact_tool(tool, letter, how)
+	local t = tool_short[tool] or {}
+	t[letter] = how or "any"
+	tool_short[tool] = t
+end
+
+jobtrace.rule("redact-secrets", function(p, d)
+	local argv = d.argv
+	local n = #argv
+	if n < 2 then return end
+	local tool = d.tool
+	if tool_short[tool] == nil then
+		local k = 2
+		while k <= n and safe[argv[k]] do k = k + 1 end
+		if k > n then return end
+		if not gate(argv_lower(p, argv)) then
+			-- remember the arguments of this harmless line
+			local max = lib.CACHE_MAX * 2
+			if safe_n + n > max then
+				for a in pairs(safe) do safe[a] = nil end
+				safe_n = 0
+			end
+			if max > 0 then
+				for q = k, n do
+					local a = argv[q]
+					if #a <= SAFE_LEN and not safe[a] then
+						safe[a] = true
+						safe_n = safe_n + 1
+					end
+				end
+			end
+			return
+		end
+	end
+	redact(argv, tool)
+end)
+
+jobtrace.selftest { argv = { "mysql", "-uroot", "-ps3cret", "db" },
+	expect = { argv = { "mysql", "-uroot", "-p[REDACTED]", "db" } } }
+jobtrace.selftest { argv = { "curl", "-H", "Authorization: Bearer abc.def",
+	"https://user:pw@example.org/x" },
+	expect = { argv = { "curl", "-H", "Authorization: Bearer [REDACTED]",
+		"https://user:[REDACTED]@example.org/x" } } }
+jobtrace.selftest { argv = { "tool", "--API_KEY=xyz", "--token", "t0k",
+	"secret_santa.txt", "--tokenizer", "bert" },
+	expect = { argv = { "tool", "--API_KEY=[REDACTED]", "--token", "[REDACTED]",
+		"secret_santa.txt", "--tokenizer", "bert" } } }
+jobtrace.selftest { argv = { "psql", "-h", "db", "-p", "5432", "-U", "me" },
+	expect = { argv = { "psql", "-h", "db", "-p", "5432", "-U", "me" } } }
