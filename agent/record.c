@@ -210,17 +210,33 @@ static void counter_fields(struct jbuf *b, const struct jt_counters *c,
 	json_obj_close(b);
 }
 
+/* key: v, or null when not known. */
+static void kv_u64_opt(struct jbuf *b, const char *key, bool known, uint64_t v)
+{
+	json_key(b, key);
+	if (known)
+		json_u64(b, v);
+	else
+		json_null(b);
+}
+
+/* key: a time, or null when 0 (not yet / not known). */
+static void kv_time_opt(struct jbuf *b, const char *key, uint64_t realtime_ns)
+{
+	json_key(b, key);
+	if (realtime_ns)
+		json_time(b, realtime_ns);
+	else
+		json_null(b);
+}
+
 /* Encode a finished process as a schema v1 `process` record. */
 void record_process(struct jbuf *b, const struct jt_host *h,
 		    const struct jt_proc *p, const char *id)
 {
 	record_head(b, "process", h, id);
 	proc_fields(b, h, p);
-	json_key(b, "end_time");
-	if (p->end_ns)
-		json_time(b, record_realtime(h, p->end_ns));
-	else
-		json_null(b);
+	kv_time_opt(b, "end_time", p->end_ns ? record_realtime(h, p->end_ns) : 0);
 	json_key(b, "exit");
 	json_obj_open(b);
 	json_key(b, "code");
@@ -251,38 +267,14 @@ void record_job(struct jbuf *b, const struct jt_host *h,
 	kv_opt(b, "name", ji->name);
 	kv_opt(b, "partition", ji->partition);
 	kv_opt(b, "node", ji->node[0] ? ji->node : h->name);
-	json_key(b, "uid");
-	if (ji->uid_known)
-		json_u64(b, ji->uid);
-	else
-		json_null(b);
-	json_key(b, "start_time");
-	if (ji->start_ns)
-		json_time(b, ji->start_ns);
-	else
-		json_null(b);
-	json_key(b, "end_time");
-	if (ji->end_ns)
-		json_time(b, ji->end_ns);
-	else
-		json_null(b);
+	kv_u64_opt(b, "uid", ji->uid_known, ji->uid);
+	kv_time_opt(b, "start_time", ji->start_ns);
+	kv_time_opt(b, "end_time", ji->end_ns);
 	json_key(b, "allocation");
 	json_obj_open(b);
-	json_key(b, "cpus");
-	if (ji->cpus)
-		json_u64(b, ji->cpus);
-	else
-		json_null(b);
-	json_key(b, "mem_bytes");
-	if (ji->mem_bytes)
-		json_u64(b, ji->mem_bytes);
-	else
-		json_null(b);
-	json_key(b, "gpus");
-	if (ji->gpus)
-		json_u64(b, ji->gpus);
-	else
-		json_null(b);
+	kv_u64_opt(b, "cpus", ji->cpus, ji->cpus);
+	kv_u64_opt(b, "mem_bytes", ji->mem_bytes, ji->mem_bytes);
+	kv_u64_opt(b, "gpus", ji->gpus, ji->gpus);
 	json_obj_close(b);
 	json_key(b, "exit_code");
 	if (ji->exit_known)
