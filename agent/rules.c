@@ -36,6 +36,9 @@ struct rstate {
 	int rules_ref;		/* registry: { {name=, fn=, where=}, ... } */
 	int tests_ref;		/* registry: { {case=, where=}, ... } */
 	int ro_meta_ref;	/* registry: metatable making p read-only */
+	int lazy_meta_ref;	/* registry: metatable building p's tables on use */
+	const struct rules_input *cur_in;	/* the call under way, or NULL */
+	lua_Integer call;	/* number of the call under way */
 	unsigned nfiles, nrules;
 };
 
@@ -44,6 +47,9 @@ struct rules {
 	struct rstate *cur;
 	struct rules_stats st;
 };
+
+static char lazy_call_key;	/* address used as a private table key */
+static int l_lazy(lua_State *L);
 
 /* Allocator with a cap: refusing memory makes Lua raise "not enough memory". */
 static void *lalloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -205,6 +211,10 @@ static void sandbox(lua_State *L, struct rstate *rs)
 	lua_pushboolean(L, 0);
 	lua_setfield(L, -2, "__metatable");
 	rs->ro_meta_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	lua_createtable(L, 0, 1);
+	lua_pushcfunction(L, l_lazy);
+	lua_setfield(L, -2, "__index");
+	rs->lazy_meta_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
 /* Free a state; accepts NULL. */
@@ -273,6 +283,52 @@ static void push_ancestor(lua_State *L, const struct jt_proc *a, bool with_argv)
 	}
 }
 
+/* __index of p's fields: build job, parent and ancestors on first use. */
+static int l_lazy(lua_State *L)
+{
+	struct rstate *rs = state_of(L);
+	const struct rules_input *in = rs->cur_in;
+	const char *k = lua_tostring(L, 2);
+	lua_Integer call;
+
+	lua_pushlightuserdata(L, &lazy_call_key);
+	lua_rawget(L, 1);
+	call = lua_tointeger(L, -1);
+	lua_pop(L, 1);
+	/* a p kept from an earlier call has nothing more to give */
+	if (!k || !in || call != rs->call)
+		return 0;
+	if (!strcmp(k, "job")) {
+		const struct jt_job *j = &in->p->job;
+
+		lua_createtable(L, 0, 8);
+		set_str(L, "scheduler", j->scheduler);
+		set_str(L, "id", j->id);
+		set_str(L, "step", j->step);
+		set_str(L, "run", j->run);
+		set_str(L, "pipeline", j->pipeline);
+		set_str(L, "task", j->task);
+		set_str(L, "user", j->user);
+		set_str(L, "account", j->account);
+	} else if (!strcmp(k, "parent")) {
+		if (!in->nanc)
+			return 0;
+		push_ancestor(L, in->anc[0], true);
+	} else if (!strcmp(k, "ancestors")) {
+		lua_createtable(L, (int)in->nanc, 0);
+		for (size_t i = 0; i < in->nanc; i++) {
+			push_ancestor(L, in->anc[i], false);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+	} else {
+		return 0;
+	}
+	lua_pushvalue(L, 2);
+	lua_pushvalue(L, -2);
+	lua_rawset(L, 1);	/* built once per call */
+	return 1;
+}
+
 /* Push the read-only view p of a process. */
 static void push_proc(lua_State *L, struct rstate *rs,
 		      const struct rules_input *in)
@@ -293,26 +349,12 @@ static void push_proc(lua_State *L, struct rstate *rs,
 	set_str(L, "container", p->container);
 	push_argv(L, p->argv, p->argv_len);
 	lua_setfield(L, -2, "argv");
-	lua_createtable(L, 0, 8);
-	set_str(L, "scheduler", p->job.scheduler);
-	set_str(L, "id", p->job.id);
-	set_str(L, "step", p->job.step);
-	set_str(L, "run", p->job.run);
-	set_str(L, "pipeline", p->job.pipeline);
-	set_str(L, "task", p->job.task);
-	set_str(L, "user", p->job.user);
-	set_str(L, "account", p->job.account);
-	lua_setfield(L, -2, "job");
-	if (in->nanc) {
-		push_ancestor(L, in->anc[0], true);
-		lua_setfield(L, -2, "parent");
-	}
-	lua_createtable(L, (int)in->nanc, 0);
-	for (size_t i = 0; i < in->nanc; i++) {
-		push_ancestor(L, in->anc[i], false);
-		lua_rawseti(L, -2, (lua_Integer)i + 1);
-	}
-	lua_setfield(L, -2, "ancestors");
+	/* job, parent and ancestors are built only if a rule reads them */
+	lua_pushlightuserdata(L, &lazy_call_key);
+	lua_pushinteger(L, ++rs->call);
+	lua_rawset(L, -3);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, rs->lazy_meta_ref);
+	lua_setmetatable(L, -2);
 	/* proxy: reads go to the fields, writes raise an error */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, rs->ro_meta_ref);
 	lua_pushvalue(L, -2);
@@ -462,7 +504,8 @@ static void rule_error(struct rules *r, const char *where, const char *name,
  * invalid is reported; its changes to d are undone by restoring a copy.
  * Returns the number of failed rules.
  */
-static unsigned run_chain(struct rules *r, struct rstate *rs, int pi, int di)
+static unsigned run_chain(struct rules *r, struct rstate *rs, int pi, int di,
+			  bool check_each)
 {
 	lua_State *L = rs->L;
 	const void *argv_id;
@@ -497,10 +540,10 @@ static unsigned run_chain(struct rules *r, struct rstate *rs, int pi, int di)
 				break;	/* out of budget: no rule may run on */
 			continue;
 		}
-		/* scalars after every rule (cheap); argv is checked below, and
-		 * here only when this rule replaced the whole list */
-		bad = check_scalars(L, di, why, sizeof(why));
-		if (!bad) {
+		/* only when diagnosing: which rule left d invalid?  argv is
+		 * checked here only when this rule replaced the whole list */
+		bad = check_each ? check_scalars(L, di, why, sizeof(why)) : NULL;
+		if (check_each && !bad) {
 			lua_getfield(L, di, "argv");
 			if (lua_topointer(L, -1) != argv_id)
 				bad = check_argv(L, di, why, sizeof(why));
@@ -631,21 +674,30 @@ static void classify_in(struct rules *r, struct rstate *rs,
 	decision_defaults(in->p, d);
 	if (!lua_checkstack(L, 16))
 		return;
+	rs->cur_in = in;
 	push_proc(L, rs, in);
 	push_decision(L, in->p);
-	d->errors = run_chain(r, rs, top + 1, top + 2);
+	d->errors = run_chain(r, rs, top + 1, top + 2, false);
 	{
 		char why[160];
 		const char *bad = check_decision(L, top + 2, why, sizeof(why));
 
 		if (!bad) {
 			read_decision(L, top + 2, in->p, d);
-		} else if (!d->errors) {
-			/* an element of argv changed in place to a non-string */
-			rule_error(r, "", "(the rules)", bad);
-			d->errors++;
-		}	/* else: the failing rule was reported; defaults stand */
+		} else {
+			/* rare: run again, checking after every rule, to name
+			 * the rule that left d invalid; the defaults stand */
+			lua_settop(L, top + 1);
+			push_decision(L, in->p);
+			d->errors = run_chain(r, rs, top + 1, top + 2, true);
+			if (!d->errors) {
+				/* an argv element changed in place */
+				rule_error(r, "", "(the rules)", bad);
+				d->errors++;
+			}
+		}
 	}
+	rs->cur_in = NULL;
 	lua_settop(L, top);
 	if (d->errors)
 		lua_gc(L, LUA_GCCOLLECT);	/* a memory bomb leaves garbage */
