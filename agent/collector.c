@@ -289,22 +289,6 @@ int collector_counters(struct collector *c, uint64_t out[JT_CNT_NR])
 	return 0;
 }
 
-/* Number of pids in the kernel's tracked map. */
-long collector_tracked_count(struct collector *c)
-{
-	int fd = bpf_map__fd(c->skel->maps.tracked);
-	uint32_t key, next;
-	long n = 0;
-	void *prev = NULL;
-
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		n++;
-		key = next;
-		prev = &key;
-	}
-	return n;
-}
-
 /* Names of signals this kernel cannot give. */
 const char *collector_missing(const struct collector *c)
 {

@@ -55,8 +55,6 @@ int collector_sample(struct collector *c, bool discovery);
 int collector_exclude(struct collector *c, uint32_t pid, bool tree);
 /* Sum the per-CPU counters into out[JT_CNT_NR]. */
 int collector_counters(struct collector *c, uint64_t out[JT_CNT_NR]);
-/* Number of pids in the kernel's tracked map (a full walk: use rarely). */
-long collector_tracked_count(struct collector *c);
 /* Comma-separated names of signals this kernel cannot give ("" if none). */
 const char *collector_missing(const struct collector *c);
 

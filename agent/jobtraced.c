@@ -341,7 +341,6 @@ static void on_exit_ev(struct agent *a, const struct jt_ev_exit *e)
 	p->exit_signal = st.signal;
 	p->core_dumped = st.core_dumped;
 	p->oom_killed = e->flags & JT_XF_OOM;
-	p->peak_from_own_mm = e->flags & JT_XF_MM_AT_EXIT;
 	decode_cpu_split(e->runtime_ns, e->utime_ns, e->stime_ns,
 			 &p->c.cpu_user_s, &p->c.cpu_sys_s);
 	p->c.peak_rss_bytes = e->peak_rss_bytes ? e->peak_rss_bytes
@@ -502,7 +501,7 @@ static void on_samples(void *ctx, const struct jt_sample *s, size_t n,
 			p->ppid = x->ppid;
 			p->parent_start_ns = x->parent_start_ns;
 			p->uid = x->uid;
-			p->state |= JT_PS_DISCOVERED | JT_PS_NO_FORK;
+			p->state |= JT_PS_NO_FORK;
 			util_strlcpy(p->comm, x->comm, sizeof(p->comm));
 			fill_from_proc(p);
 			if (found)
@@ -515,7 +514,6 @@ static void on_samples(void *ctx, const struct jt_sample *s, size_t n,
 			p->c.peak_rss_bytes = p->prev.peak_rss_bytes;
 			p->sample_gen = gen;
 			p->sample_ns = now;
-			p->sample_threads = 0;
 			p->last_seen_ns = now;
 		}
 		/* CPU split per thread then summed, like the kernel's own */
@@ -539,7 +537,6 @@ static void on_samples(void *ctx, const struct jt_sample *s, size_t n,
 			p->c.rx_bytes = x->rx_bytes;
 			p->c.tx_bytes = x->tx_bytes;
 		}
-		p->sample_threads++;
 	}
 	if (found) {
 		qsort(found, nfound, sizeof(*found), by_start);
@@ -702,18 +699,10 @@ static void on_tick(struct agent *a)
 		flush(a);
 }
 
-/* Human-readable byte count into buf. */
+/* Human-readable bytes into buf, returned for use in printf. */
 static const char *human(uint64_t v, char *buf, size_t len)
 {
-	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double d = v;
-	int u = 0;
-
-	while (d >= 1024 && u < 4) {
-		d /= 1024;
-		u++;
-	}
-	snprintf(buf, len, u ? "%.1f%s" : "%.0f%s", d, units[u]);
+	util_human_bytes(v, buf, len);
 	return buf;
 }
 

@@ -45,7 +45,6 @@ struct jt_counters {
 /* Process lifetime state bits (struct jt_proc.state). */
 #define JT_PS_EXECED 0x1	/* exe/argv come from an exec event */
 #define JT_PS_EXITED 0x2	/* exit totals are final */
-#define JT_PS_DISCOVERED 0x4	/* already running when the agent started */
 #define JT_PS_ARGV_TRUNC 0x8	/* argv was longer than captured */
 #define JT_PS_NO_FORK 0x10	/* fork event missing (lost or before start) */
 #define JT_PS_EXIT_LOST 0x20	/* gone without an exit event */
@@ -78,14 +77,12 @@ struct jt_proc {
 	int exit_signal;		/* 0 when exited normally */
 	bool core_dumped;
 	bool oom_killed;
-	bool peak_from_own_mm;		/* peak_rss from the program's own mm */
 
 	struct jt_counters c;		/* totals at exit, latest sample before */
 	uint64_t sample_ns;		/* when c was last sampled (boottime) */
 	struct jt_counters prev;	/* previous sample, for rates */
 	uint64_t prev_sample_ns;
 	uint64_t last_seen_ns;		/* last event or sample (boottime) */
-	unsigned sample_threads;	/* threads summed in the last sample */
 	unsigned sample_gen;		/* iterator pass that last saw it */
 };
 

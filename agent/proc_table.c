@@ -99,19 +99,6 @@ struct jt_proc *proc_table_lookup(const struct proc_table *t, uint32_t pid,
 	return NULL;
 }
 
-/* The newest entry with this pid; a full scan, for rare CLI-driven use. */
-struct jt_proc *proc_table_lookup_pid(const struct proc_table *t, uint32_t pid)
-{
-	struct jt_proc *best = NULL;
-
-	for (size_t i = 0; i < t->nbuckets; i++)
-		for (struct node *n = t->buckets[i]; n; n = n->next)
-			if (n->p.pid == pid &&
-			    (!best || n->p.start_ns > best->start_ns))
-				best = &n->p;
-	return best;
-}
-
 /* The parent entry of p, or NULL. */
 struct jt_proc *proc_table_parent(const struct proc_table *t,
 				  const struct jt_proc *p)

@@ -21,9 +21,6 @@ void proc_table_free(struct proc_table *t);
 /* The entry for (pid, start_ns), or NULL. */
 struct jt_proc *proc_table_lookup(const struct proc_table *t, uint32_t pid,
 				  uint64_t start_ns);
-/* The newest entry with this pid (any start), or NULL. */
-struct jt_proc *proc_table_lookup_pid(const struct proc_table *t,
-				      uint32_t pid);
 /* The parent entry of p, or NULL if not followed. */
 struct jt_proc *proc_table_parent(const struct proc_table *t,
 				  const struct jt_proc *p);

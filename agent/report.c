@@ -22,6 +22,7 @@
 #include "json.h"
 #include "log.h"
 #include "report.h"
+#include "util.h"
 
 #define TOOL_WIDTH 30		/* display columns of the TOOL column */
 #define ARGV_SHOWN 60		/* characters of argv shown per process */
@@ -633,24 +634,6 @@ static void summarize(const struct rows *r, struct summary *s)
 	}
 }
 
-/* Human-readable bytes: "512 B", "1.5 KiB", "2.0 GiB". */
-static void human_bytes(uint64_t v, char *out, size_t len)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
-	double d = (double)v;
-	int u = -1;
-
-	if (v < 1024) {
-		snprintf(out, len, "%llu B", (unsigned long long)v);
-		return;
-	}
-	while (d >= 1024 && u < 3) {
-		d /= 1024;
-		u++;
-	}
-	snprintf(out, len, "%.1f %s", d, units[u]);
-}
-
 /* Exit column: "0", "3", "SIGKILL", "SIGKILL OOM", "running". */
 static void exit_text(const struct row *w, char *out, size_t len)
 {
@@ -937,11 +920,11 @@ static void print_text(const struct rows *r, const struct summary *s,
 					 w->end - w->start);
 			snprintf(cpu, sizeof(cpu), "%.2f/%.2f", w->cpu_user,
 				 w->cpu_sys);
-			human_bytes(w->peak_rss, h[0], sizeof(h[0]));
-			human_bytes(w->read_bytes, h[1], sizeof(h[1]));
-			human_bytes(w->write_bytes, h[2], sizeof(h[2]));
-			human_bytes(w->rx, h[3], sizeof(h[3]));
-			human_bytes(w->tx, h[4], sizeof(h[4]));
+			util_human_bytes(w->peak_rss, h[0], sizeof(h[0]));
+			util_human_bytes(w->read_bytes, h[1], sizeof(h[1]));
+			util_human_bytes(w->write_bytes, h[2], sizeof(h[2]));
+			util_human_bytes(w->rx, h[3], sizeof(h[3]));
+			util_human_bytes(w->tx, h[4], sizeof(h[4]));
 			snprintf(net, sizeof(net), "%s/%s", h[3], h[4]);
 			exit_text(w, ex, sizeof(ex));
 			fprintf(out, "%-7lld %s%*s %-12s %10s %12s %10s %10s"
@@ -955,11 +938,11 @@ static void print_text(const struct rows *r, const struct summary *s,
 		}
 	}
 
-	human_bytes(s->peak_rss, h[0], sizeof(h[0]));
-	human_bytes(s->read_bytes, h[1], sizeof(h[1]));
-	human_bytes(s->write_bytes, h[2], sizeof(h[2]));
-	human_bytes(s->rx, h[3], sizeof(h[3]));
-	human_bytes(s->tx, h[4], sizeof(h[4]));
+	util_human_bytes(s->peak_rss, h[0], sizeof(h[0]));
+	util_human_bytes(s->read_bytes, h[1], sizeof(h[1]));
+	util_human_bytes(s->write_bytes, h[2], sizeof(h[2]));
+	util_human_bytes(s->rx, h[3], sizeof(h[3]));
+	util_human_bytes(s->tx, h[4], sizeof(h[4]));
 	fprintf(out, "TOTAL   CPU %.2fs (user %.2f + sys %.2f), peak RSS"
 		" max %s, read %s, write %s, net rx %s tx %s, wall %.3fs%s\n",
 		s->cpu_user + s->cpu_sys, s->cpu_user, s->cpu_sys, h[0],
@@ -1073,8 +1056,8 @@ static void eff_line(FILE *out, const struct efficiency *e, const struct eff *x)
 	double mem_pct = pct((double)x->peak, (double)e->mem_bytes);
 	char peak[32], req[32];
 
-	human_bytes(x->peak, peak, sizeof(peak));
-	human_bytes(e->mem_bytes, req, sizeof(req));
+	util_human_bytes(x->peak, peak, sizeof(peak));
+	util_human_bytes(e->mem_bytes, req, sizeof(req));
 	fprintf(out, "  %-14s CPU %9.2f s of %9.2f s", x->name, x->cpu_s,
 		(double)e->cpus * x->elapsed_s);
 	if (cpu_pct >= 0)
@@ -1265,11 +1248,11 @@ static void print_html(const struct rows *r, const struct summary *s,
 		s->last_end - s->first_start);
 	fprintf(out, "<dt>CPU</dt><dd>%.2f s (user %.2f, sys %.2f)</dd>\n",
 		s->cpu_user + s->cpu_sys, s->cpu_user, s->cpu_sys);
-	human_bytes(s->peak_rss, h[0], sizeof(h[0]));
-	human_bytes(s->read_bytes, h[1], sizeof(h[1]));
-	human_bytes(s->write_bytes, h[2], sizeof(h[2]));
-	human_bytes(s->rx, h[3], sizeof(h[3]));
-	human_bytes(s->tx, h[4], sizeof(h[4]));
+	util_human_bytes(s->peak_rss, h[0], sizeof(h[0]));
+	util_human_bytes(s->read_bytes, h[1], sizeof(h[1]));
+	util_human_bytes(s->write_bytes, h[2], sizeof(h[2]));
+	util_human_bytes(s->rx, h[3], sizeof(h[3]));
+	util_human_bytes(s->tx, h[4], sizeof(h[4]));
 	fprintf(out, "<dt>max peak RSS</dt><dd>%s</dd>\n"
 		"<dt>I/O</dt><dd>read %s, write %s</dd>\n"
 		"<dt>network</dt><dd>rx %s, tx %s</dd>\n</dl>\n",
@@ -1291,11 +1274,11 @@ static void print_html(const struct rows *r, const struct summary *s,
 
 			clock_text(w->start, t, sizeof(t));
 			exit_text(w, ex, sizeof(ex));
-			human_bytes(w->peak_rss, h[0], sizeof(h[0]));
-			human_bytes(w->read_bytes, h[1], sizeof(h[1]));
-			human_bytes(w->write_bytes, h[2], sizeof(h[2]));
-			human_bytes(w->rx, h[3], sizeof(h[3]));
-			human_bytes(w->tx, h[4], sizeof(h[4]));
+			util_human_bytes(w->peak_rss, h[0], sizeof(h[0]));
+			util_human_bytes(w->read_bytes, h[1], sizeof(h[1]));
+			util_human_bytes(w->write_bytes, h[2], sizeof(h[2]));
+			util_human_bytes(w->rx, h[3], sizeof(h[3]));
+			util_human_bytes(w->tx, h[4], sizeof(h[4]));
 			fprintf(out, "<tr%s><td>%lld</td>"
 				"<td class=\"tool\" style=\"padding-left:"
 				"%.1fem\">", failed ? " class=\"fail\"" : "",

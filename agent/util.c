@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,6 +68,24 @@ uint64_t util_now_ns(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Human-readable bytes: "512 B", "1.5 KiB", "2.0 GiB". */
+void util_human_bytes(uint64_t v, char *out, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double d = (double)v;
+	int u = -1;
+
+	if (v < 1024) {
+		snprintf(out, len, "%llu B", (unsigned long long)v);
+		return;
+	}
+	while (d >= 1024 && u < 3) {
+		d /= 1024;
+		u++;
+	}
+	snprintf(out, len, "%.1f %s", d, units[u]);
 }
 
 /* mkdir -p. */

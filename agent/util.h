@@ -17,6 +17,8 @@ const char *util_basename(const char *path);
 ssize_t util_read_file(const char *path, char *buf, size_t len);
 /* Now on clock id, in ns. */
 uint64_t util_now_ns(clockid_t clk);
+/* Human-readable bytes into out: "512 B", "1.5 KiB", "2.0 GiB". */
+void util_human_bytes(uint64_t v, char *out, size_t len);
 /* mkdir -p with mode for the missing parts; returns 0 or -errno. */
 int util_mkdir_p(const char *path, mode_t mode);
 

@@ -35,7 +35,6 @@ enum jt_counter {
 	JT_CNT_RB_DROP_EXIT,		/* ring buffer full: exit lost */
 	JT_CNT_RB_DROP_OOM,		/* ring buffer full: oom lost */
 	JT_CNT_TRACK_FULL,		/* tracked-pid map full at fork */
-	JT_CNT_EVENTS,			/* events submitted */
 	JT_CNT_EXCLUDED,		/* events of excluded processes kept in the kernel */
 	JT_CNT_NR,
 };
@@ -46,7 +45,6 @@ enum jt_counter {
 #define JT_TF_EXCL_TREE 0x4	/* ... and its descendants are excluded too */
 
 #define JT_XF_MM_AT_EXIT 0x1	/* peak_rss read from the program's own mm */
-#define JT_XF_CORE 0x2		/* dumped core */
 #define JT_XF_OOM 0x4		/* OOM killed */
 #define JT_XF_DELAYACCT 0x8	/* blkio delay accounting data present */
 
@@ -148,7 +146,6 @@ _Static_assert(sizeof(struct jt_ev_oom) == 64, "jt_ev_oom layout");
  */
 #define JT_SF_LEADER 0x1	/* this thread is the group leader */
 #define JT_SF_DISCOVERED 0x2	/* discovery pass: newly tracked */
-#define JT_SF_KTHREAD 0x4
 
 struct jt_sample {
 	__u32 pid;		/* tgid */

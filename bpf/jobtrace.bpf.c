@@ -114,7 +114,6 @@ static __always_inline __u64 wakeup_flags(void)
 static __always_inline void submit(void *e)
 {
 	bpf_ringbuf_submit(e, wakeup_flags());
-	count(JT_CNT_EVENTS);
 }
 
 /* Parent of a kernfs node on old and new kernels. */
@@ -364,8 +363,6 @@ int BPF_PROG(jt_exec, struct task_struct *p, pid_t old_pid,
 		len = sizeof(*e);
 	if (bpf_ringbuf_output(&events, e, len, wakeup_flags()))
 		count(JT_CNT_RB_DROP_EXEC);
-	else
-		count(JT_CNT_EVENTS);
 	return 0;
 }
 
@@ -445,8 +442,6 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 	else
 		e->exit_status = BPF_CORE_READ(p, exit_code);
 	e->flags = 0;
-	if (e->exit_status & 0x80)
-		e->flags |= JT_XF_CORE;
 	if ((t->flags & JT_TF_OOM) || BPF_CORE_READ(sig, oom_mm))
 		e->flags |= JT_XF_OOM;
 

@@ -46,9 +46,9 @@ static void test_pid_reuse(void **state)
 	new = proc_table_get(t, 4242, 9000, NULL);
 	assert_ptr_not_equal(old, new);
 	assert_int_equal(proc_table_count(t), 2);
-	assert_ptr_equal(proc_table_lookup_pid(t, 4242), new);
+	assert_ptr_equal(proc_table_lookup(t, 4242, 9000), new);
 	proc_table_remove(t, new);
-	assert_ptr_equal(proc_table_lookup_pid(t, 4242), old);
+	assert_ptr_equal(proc_table_lookup(t, 4242, 1000), old);
 	assert_null(proc_table_lookup(t, 4242, 9000));
 	assert_int_equal(proc_table_count(t), 1);
 	proc_table_free(t);
