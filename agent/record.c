@@ -127,7 +127,7 @@ void record_head(struct jbuf *b, const char *type, const struct jt_host *h,
 static void job_obj(struct jbuf *b, const struct jt_job *j)
 {
 	json_key(b, "job");
-	if (!j->id[0] && !j->run[0] && !j->pipeline[0]) {
+	if (!j->id[0] && !j->run[0] && !j->pipeline[0] && !j->task[0]) {
 		json_null(b);
 		return;
 	}
