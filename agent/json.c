@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <errno.h>
+
 #include "json.h"
 
 #define JBUF_MIN_CAP 256
@@ -56,6 +58,13 @@ static void put(struct jbuf *b, const char *s, size_t n)
 	memcpy(b->buf + b->len, s, n);
 	b->len += n;
 	b->buf[b->len] = '\0';
+}
+
+/* Append n raw bytes (no separators): the buffer as a byte buffer. */
+int jbuf_put(struct jbuf *b, const void *p, size_t n)
+{
+	put(b, p, n);
+	return b->oom ? -ENOMEM : 0;
 }
 
 /* Append one raw byte. */

@@ -32,6 +32,8 @@ void jbuf_init(struct jbuf *b);
 void jbuf_free(struct jbuf *b);
 /* Empty the buffer, keep its memory. */
 void jbuf_reset(struct jbuf *b);
+/* Append n raw bytes (a byte buffer); 0 or -ENOMEM. */
+int jbuf_put(struct jbuf *b, const void *p, size_t n);
 /* NUL-terminated contents ("" when empty). */
 const char *jbuf_str(struct jbuf *b);
 

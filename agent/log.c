@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* log.c - leveled logging to stderr or syslog. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -11,6 +12,7 @@
 
 static int to_syslog;
 static enum log_level cur_level = LOG_LVL_INFO;
+static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
 static char last_error[512];	/* NUL at the end stays from zero init */
 
 /* Set up logging: ident for syslog, use_syslog chooses the target. */
@@ -56,8 +58,12 @@ void log_vmsg(enum log_level lvl, const char *fmt, va_list ap)
 	char buf[1024];
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (lvl == LOG_LVL_ERROR)
+	if (lvl == LOG_LVL_ERROR) {
+		/* sink threads log too */
+		pthread_mutex_lock(&last_lock);
 		memcpy(last_error, buf, sizeof(last_error) - 1);
+		pthread_mutex_unlock(&last_lock);
+	}
 	if (lvl > cur_level)
 		return;
 	if (to_syslog) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* util.c - small helpers shared by the agent and the CLI. */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -107,4 +108,16 @@ int util_mkdir_p(const char *path, mode_t mode)
 	if (mkdir(tmp, mode) && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+/* printf into err (when errlen > 0). */
+void util_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
 }

@@ -22,4 +22,8 @@ void util_human_bytes(uint64_t v, char *out, size_t len);
 /* mkdir -p with mode for the missing parts; returns 0 or -errno. */
 int util_mkdir_p(const char *path, mode_t mode);
 
+/* printf into err (when errlen > 0): the "what is wrong" of a failure. */
+__attribute__((format(printf, 3, 4)))
+void util_seterr(char *err, size_t errlen, const char *fmt, ...);
+
 #endif

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * http.c - blocking HTTP POST over libcurl for the network sinks and the
+ * CLI.  One client per sink thread; the handle keeps its connection alive
+ * between batches.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <zlib.h>
+
+#include "http.h"
+#include "util.h"
+
+#define CRED_MAX 4096
+
+struct http_client {
+	CURL *curl;
+	struct curl_slist *headers;
+	char *url;
+	char *user;
+	char *password;
+	char curl_err[CURL_ERROR_SIZE];
+	struct jbuf gz;		/* compressed body */
+	struct jbuf url_buf;	/* url + suffix */
+};
+
+/* Strip blanks at both ends of s in place. */
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+/*
+ * Read "user = NAME" and "password = SECRET" lines (# comments allowed)
+ * from a file that only root may read.
+ */
+static int read_credentials(const char *path, char **user, char **password,
+			    char *err, size_t errlen)
+{
+	char buf[CRED_MAX], *line, *save = NULL;
+	struct stat sb;
+	int fd, lineno = 0;
+	ssize_t n;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		util_seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		util_seterr(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return -EINVAL;
+	}
+	if (sb.st_uid != 0 || (sb.st_mode & 077)) {
+		util_seterr(err, errlen, "%s: credentials must be owned by root and"
+		       " not readable by group or others (chown root; chmod"
+		       " 600)", path);
+		close(fd);
+		return -EPERM;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0) {
+		util_seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *eq, *key, *val, **dst;
+
+		lineno++;
+		key = trim(line);
+		if (!*key || *key == '#')
+			continue;
+		eq = strchr(key, '=');
+		if (!eq) {
+			util_seterr(err, errlen, "%s:%d: expected key = value",
+			       path, lineno);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		key = trim(key);
+		val = trim(eq + 1);
+		if (!strcmp(key, "user"))
+			dst = user;
+		else if (!strcmp(key, "password"))
+			dst = password;
+		else {
+			util_seterr(err, errlen, "%s:%d: unknown key '%s' (user,"
+			       " password)", path, lineno, key);
+			return -EINVAL;
+		}
+		free(*dst);
+		*dst = strdup(val);
+		if (!*dst)
+			return -ENOMEM;
+	}
+	if (!*user) {
+		util_seterr(err, errlen, "%s: no 'user = NAME' line", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Set one curl option, remembering the first failure in *ok. */
+#define SETOPT(c, opt, val, ok)                                     \
+	do {                                                        \
+		if (curl_easy_setopt((c), (opt), (val)) != CURLE_OK) \
+			(ok) = false;                               \
+	} while (0)
+
+/* A client for the target of one sink (see http.h). */
+int http_client_new(const struct jt_sink_config *s, struct http_client **out,
+		    char *err, size_t errlen)
+{
+	static bool global_done;
+	struct http_client *c;
+	bool ok = true;
+	int e;
+
+	*out = NULL;
+	if (!global_done) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+			util_seterr(err, errlen, "libcurl initialisation failed");
+			return -EIO;
+		}
+		global_done = true;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	jbuf_init(&c->gz);
+	jbuf_init(&c->url_buf);
+	c->url = strdup(s->url ? s->url : "");
+	c->curl = curl_easy_init();
+	if (!c->url || !c->curl) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	if (s->credentials_file && *s->credentials_file) {
+		e = read_credentials(s->credentials_file, &c->user,
+				     &c->password, err, errlen);
+		if (e)
+			goto fail;
+	}
+	for (size_t i = 0; i < s->n_headers; i++) {
+		struct curl_slist *l = curl_slist_append(c->headers,
+							 s->headers[i]);
+
+		if (!l) {
+			e = -ENOMEM;
+			goto fail;
+		}
+		c->headers = l;
+	}
+	/* no "Expect: 100-continue" round trip on big batches */
+	c->headers = curl_slist_append(c->headers, "Expect:");
+	if (!c->headers) {
+		e = -ENOMEM;
+		goto fail;
+	}
+
+	SETOPT(c->curl, CURLOPT_NOSIGNAL, 1L, ok);
+	SETOPT(c->curl, CURLOPT_ERRORBUFFER, c->curl_err, ok);
+	SETOPT(c->curl, CURLOPT_TIMEOUT_MS, (long)s->timeout_ms, ok);
+	SETOPT(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
+	       (long)(s->timeout_ms < 5000 ? s->timeout_ms : 5000), ok);
+	SETOPT(c->curl, CURLOPT_PROTOCOLS_STR, "http,https", ok);
+	SETOPT(c->curl, CURLOPT_FOLLOWLOCATION, 0L, ok);
+	SETOPT(c->curl, CURLOPT_USERAGENT, "jobtraced/" JT_VERSION, ok);
+	SETOPT(c->curl, CURLOPT_SSL_VERIFYPEER, s->tls_verify ? 1L : 0L, ok);
+	SETOPT(c->curl, CURLOPT_SSL_VERIFYHOST, s->tls_verify ? 2L : 0L, ok);
+	if (s->tls_ca_file && *s->tls_ca_file)
+		SETOPT(c->curl, CURLOPT_CAINFO, s->tls_ca_file, ok);
+	if (s->tls_cert && *s->tls_cert)
+		SETOPT(c->curl, CURLOPT_SSLCERT, s->tls_cert, ok);
+	if (s->tls_key && *s->tls_key)
+		SETOPT(c->curl, CURLOPT_SSLKEY, s->tls_key, ok);
+	if (c->user) {
+		SETOPT(c->curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC, ok);
+		SETOPT(c->curl, CURLOPT_USERNAME, c->user, ok);
+		SETOPT(c->curl, CURLOPT_PASSWORD,
+		       c->password ? c->password : "", ok);
+	}
+	if (!ok) {
+		util_seterr(err, errlen, "%s: libcurl rejected an option", c->url);
+		e = -EINVAL;
+		goto fail;
+	}
+	*out = c;
+	return 0;
+
+fail:
+	http_client_free(c);
+	return e;
+}
+
+/* Release a client; accepts NULL.  The password is wiped first. */
+void http_client_free(struct http_client *c)
+{
+	if (!c)
+		return;
+	if (c->curl)
+		curl_easy_cleanup(c->curl);
+	curl_slist_free_all(c->headers);
+	if (c->password)
+		explicit_bzero(c->password, strlen(c->password));
+	free(c->password);
+	free(c->user);
+	free(c->url);
+	jbuf_free(&c->gz);
+	jbuf_free(&c->url_buf);
+	free(c);
+}
+
+/* Gzip body into c->gz. */
+static int gzip_body(struct http_client *c, const void *body, size_t len)
+{
+	z_stream z;
+	size_t bound;
+	int rc;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	c->gz.len = 0;
+	bound = deflateBound(&z, len) + 1;
+	if (c->gz.cap < bound) {
+		char *p = realloc(c->gz.buf, bound);
+
+		if (!p) {
+			deflateEnd(&z);
+			return -ENOMEM;
+		}
+		c->gz.buf = p;
+		c->gz.cap = bound;
+	}
+	z.next_in = (Bytef *)body;
+	z.avail_in = len;
+	z.next_out = (Bytef *)c->gz.buf;
+	z.avail_out = c->gz.cap;
+	rc = deflate(&z, Z_FINISH);
+	c->gz.len = z.total_out;
+	deflateEnd(&z);
+	return rc == Z_STREAM_END ? 0 : -EIO;
+}
+
+/* curl write callback: append the answer to a jbuf. */
+static size_t on_data(char *p, size_t size, size_t n, void *arg)
+{
+	struct jbuf *b = arg;
+
+	if (b && jbuf_put(b, p, size * n))
+		return 0;
+	return size * n;
+}
+
+/* POST body to the client's URL + suffix (see http.h). */
+int http_post(struct http_client *c, const char *suffix,
+	      const char *content_type, const void *body, size_t len,
+	      bool gzip, struct jbuf *resp, char *err, size_t errlen)
+{
+	struct curl_slist *hdrs = c->headers, *extra = NULL;
+	struct jbuf answer;
+	char ct[128];
+	long status = 0;
+	CURLcode rc;
+	int e = 0;
+
+	jbuf_init(&answer);
+	c->url_buf.len = 0;
+	if (jbuf_put(&c->url_buf, c->url, strlen(c->url)) ||
+	    (suffix && jbuf_put(&c->url_buf, suffix, strlen(suffix))))
+		return -ENOMEM;
+	if (gzip) {
+		e = gzip_body(c, body, len);
+		if (e) {
+			util_seterr(err, errlen, "gzip: %s", strerror(-e));
+			return e;
+		}
+		body = c->gz.buf;
+		len = c->gz.len;
+	}
+	snprintf(ct, sizeof(ct), "Content-Type: %s",
+		 content_type ? content_type : "application/octet-stream");
+	extra = curl_slist_append(NULL, ct);
+	if (extra && gzip)
+		extra = curl_slist_append(extra, "Content-Encoding: gzip") ?
+			extra : NULL;
+	if (!extra)
+		return -ENOMEM;
+	/* the per-request headers go first, then the sink's own */
+	{
+		struct curl_slist *t = extra;
+
+		while (t->next)
+			t = t->next;
+		t->next = c->headers;
+		hdrs = extra;
+	}
+	c->curl_err[0] = '\0';
+	curl_easy_setopt(c->curl, CURLOPT_URL, c->url_buf.buf);
+	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE,
+			 (curl_off_t)len);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, resp ? resp : &answer);
+	rc = curl_easy_perform(c->curl);
+
+	/* unlink the sink's headers before freeing the request's own */
+	{
+		struct curl_slist *t = extra;
+
+		while (t->next != c->headers)
+			t = t->next;
+		t->next = NULL;
+		curl_slist_free_all(extra);
+	}
+	if (rc != CURLE_OK) {
+		util_seterr(err, errlen, "%s", c->curl_err[0] ? c->curl_err :
+		       curl_easy_strerror(rc));
+		e = rc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT :
+		    rc == CURLE_COULDNT_CONNECT ? -ECONNREFUSED : -EIO;
+		goto out;
+	}
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (status < 200 || status > 299) {
+		const struct jbuf *a = resp ? resp : &answer;
+		const char *msg = a->buf ? a->buf : "";
+		size_t n = strcspn(msg, "\n");
+
+		util_seterr(err, errlen, "HTTP %ld%s%.*s", status, n ? ": " : "",
+		       (int)(n > 300 ? 300 : n), msg);
+		e = status == 401 || status == 403 ? -EACCES : -EPROTO;
+	}
+out:
+	jbuf_free(&answer);
+	return e;
+}
+
+/* Percent-encode s for a URL query into b. */
+void http_urlencode(struct jbuf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		char e[3];
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' ||
+		    ch == '.' || ch == '~') {
+			jbuf_put(b, s, 1);
+			continue;
+		}
+		e[0] = '%';
+		e[1] = hex[ch >> 4];
+		e[2] = hex[ch & 15];
+		jbuf_put(b, e, 3);
+	}
+}

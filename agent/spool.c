@@ -1,0 +1,1001 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * spool.c - the durable, bounded record spool (see spool.h).
+ *
+ * Segment file: "JTSPOOL1", u64 first sequence number (little endian),
+ * then frames of u32 length, u32 CRC-32 (of the length bytes then the
+ * payload), payload.  Only the writer appends, always to a segment it
+ * created in this run; at open the newest old segment is scanned and cut
+ * at the first frame that does not check out (a torn tail).
+ */
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "log.h"
+#include "spool.h"
+#include "util.h"
+
+#define SEG_MAGIC "JTSPOOL1"
+#define SEG_HDR 16
+#define FRAME_HDR 8
+#define WBUF_SIZE (256u << 10)
+#define RBUF_SIZE (256u << 10)
+#define MIN_SEGMENT (4u << 10)
+
+struct segment {
+	uint64_t first;		/* sequence number of its first record */
+	uint64_t bytes;		/* file size (written) */
+};
+
+struct sink_pos {
+	char *name;
+	uint64_t ack;
+	uint64_t dropped;
+	uint64_t corrupt;
+	bool dirty;		/* ack moved; file not rewritten yet */
+};
+
+struct spool {
+	char *dir;
+	uint64_t max_bytes;
+	uint64_t segment_bytes;
+
+	pthread_mutex_t lock;	/* segs, sinks, durable, counters */
+	struct segment *segs;	/* oldest first; the last is active */
+	size_t n_segs, cap_segs;
+	struct sink_pos *sinks;
+	size_t n_sinks;
+	uint64_t durable;	/* records below are synced */
+	uint64_t total_bytes;	/* closed segments + active written */
+
+	/* writer */
+	int fd;			/* active segment */
+	uint64_t next_seq;
+	char *wbuf;
+	size_t wlen;
+	unsigned unsynced;
+	bool dir_dirty;		/* a segment was created or removed */
+	bool failing;
+
+	struct spool_stats st;
+};
+
+struct spool_reader {
+	struct spool *s;
+	unsigned idx;
+	int fd;
+	uint64_t seg_first;	/* segment the fd reads */
+	uint64_t seq;		/* next record to return */
+	uint64_t off;		/* its file offset */
+	char *buf;		/* read-ahead */
+	size_t blen, bpos;
+	uint64_t buf_off;	/* file offset of buf[0] */
+};
+
+/* Build DIR/NAME into out. */
+static void path_of(const struct spool *s, const char *name, char *out,
+		    size_t len)
+{
+	snprintf(out, len, "%s/%s", s->dir, name);
+}
+
+/* Path of the segment starting at first. */
+static void seg_path(const struct spool *s, uint64_t first, char *out,
+		     size_t len)
+{
+	snprintf(out, len, "%s/%016" PRIx64 ".seg", s->dir, first);
+}
+
+/* CRC-32 of a frame: its length bytes, then its payload. */
+static uint32_t frame_crc(uint32_t len_le, const void *p, size_t n)
+{
+	uLong c = crc32(0L, Z_NULL, 0);
+
+	c = crc32(c, (const Bytef *)&len_le, sizeof(len_le));
+	return (uint32_t)crc32(c, (const Bytef *)p, (uInt)n);
+}
+
+/* fsync the spool directory (segment created or removed). */
+static void sync_dir(struct spool *s)
+{
+	int fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	s->dir_dirty = false;
+}
+
+/* Write all n bytes at the fd's position; 0 or -errno. */
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Read exactly n bytes at off; returns bytes read (short at EOF) or -errno. */
+static ssize_t pread_full(int fd, void *p, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, (char *)p + got, n - got,
+				  (off_t)(off + got));
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* Append a segment to the list (lock held or single-threaded). */
+static int segs_push(struct spool *s, uint64_t first, uint64_t bytes)
+{
+	if (s->n_segs == s->cap_segs) {
+		size_t cap = s->cap_segs ? s->cap_segs * 2 : 16;
+		struct segment *v = realloc(s->segs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->segs = v;
+		s->cap_segs = cap;
+	}
+	s->segs[s->n_segs].first = first;
+	s->segs[s->n_segs].bytes = bytes;
+	s->n_segs++;
+	return 0;
+}
+
+/* Order segments by first sequence number. */
+static int cmp_seg(const void *a, const void *b)
+{
+	const struct segment *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Read "ack N / dropped N / corrupt N" from DIR/NAME.ack, if present. */
+static void load_ack(struct spool *s, struct sink_pos *k)
+{
+	char path[4096], buf[256], *line, *save = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s.ack", s->dir, k->name);
+	if (util_read_file(path, buf, sizeof(buf)) <= 0) {
+		k->ack = UINT64_MAX;	/* none: from the oldest record */
+		return;
+	}
+	k->ack = UINT64_MAX;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long v;
+
+		if (sscanf(line, "ack %llu", &v) == 1)
+			k->ack = v;
+		else if (sscanf(line, "dropped %llu", &v) == 1)
+			k->dropped = v;
+		else if (sscanf(line, "corrupt %llu", &v) == 1)
+			k->corrupt = v;
+	}
+}
+
+/* Persist one sink's position (lock held): write a new file, rename. */
+static int save_ack(struct spool *s, struct sink_pos *k)
+{
+	char path[4096], tmp[4200], buf[160];
+	int fd, n, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s.ack", s->dir, k->name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	n = snprintf(buf, sizeof(buf), "ack %" PRIu64 "\ndropped %" PRIu64
+		     "\ncorrupt %" PRIu64 "\n", k->ack, k->dropped,
+		     k->corrupt);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, buf, (size_t)n);
+	close(fd);
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		log_error("spool %s: %s", path, strerror(-err));
+		return err;
+	}
+	k->dirty = false;
+	return 0;
+}
+
+/*
+ * Check the frames of an old segment from the start; cut the file at the
+ * first one that does not check out.  Returns the records it holds.
+ */
+static int64_t scan_segment(struct spool *s, struct segment *g)
+{
+	char path[4096];
+	uint64_t off = SEG_HDR, n = 0;
+	char *buf = NULL;
+	size_t cap = 0;
+	struct stat sb;
+	int fd;
+
+	seg_path(s, g->first, path, sizeof(path));
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		log_error("spool %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -EIO;
+	}
+	for (;;) {
+		uint32_t hdr[2], len;
+		ssize_t r = pread_full(fd, hdr, sizeof(hdr), off);
+
+		if (r < (ssize_t)sizeof(hdr))
+			break;
+		len = le32toh(hdr[0]);
+		if (len == 0 || len > SPOOL_MAX_RECORD ||
+		    off + FRAME_HDR + len > (uint64_t)sb.st_size)
+			break;
+		if (cap < len) {
+			char *b = realloc(buf, len);
+
+			if (!b)
+				break;
+			buf = b;
+			cap = len;
+		}
+		if (pread_full(fd, buf, len, off + FRAME_HDR) != (ssize_t)len ||
+		    frame_crc(hdr[0], buf, len) != le32toh(hdr[1]))
+			break;
+		off += FRAME_HDR + len;
+		n++;
+	}
+	if (off < (uint64_t)sb.st_size) {
+		uint64_t cut = (uint64_t)sb.st_size - off;
+
+		log_warn("spool %s: torn tail: %" PRIu64 " bytes after record"
+			 " %" PRIu64 " do not form a valid record; cut (%" PRIu64
+			 " records kept)", path, cut, g->first + n, n);
+		s->st.tail_cut_bytes += cut;
+		s->st.tail_cut_segment = g->first;
+		if (ftruncate(fd, (off_t)off) == 0)
+			fdatasync(fd);
+	}
+	close(fd);
+	free(buf);
+	g->bytes = off;
+	return (int64_t)n;
+}
+
+/* Check a segment file's header; true when it names first. */
+static bool seg_header_ok(const char *path, uint64_t first)
+{
+	char hdr[SEG_HDR];
+	uint64_t v;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return false;
+	r = pread_full(fd, hdr, sizeof(hdr), 0);
+	close(fd);
+	if (r != SEG_HDR || memcmp(hdr, SEG_MAGIC, 8) != 0)
+		return false;
+	memcpy(&v, hdr + 8, 8);
+	return le64toh(v) == first;
+}
+
+/* List DIR's segments (sorted), dropping files that are not segments. */
+static int list_segments(struct spool *s, char *err, size_t errlen)
+{
+	DIR *d = opendir(s->dir);
+	struct dirent *e;
+
+	if (!d) {
+		util_seterr(err, errlen, "spool %s: %s", s->dir,
+			    strerror(errno));
+		return -errno;
+	}
+	while ((e = readdir(d))) {
+		char path[4096], *end;
+		unsigned long long first;
+		struct stat sb;
+
+		if (strlen(e->d_name) != 20 ||
+		    strcmp(e->d_name + 16, ".seg") != 0)
+			continue;
+		errno = 0;
+		first = strtoull(e->d_name, &end, 16);
+		if (errno || end != e->d_name + 16)
+			continue;
+		path_of(s, e->d_name, path, sizeof(path));
+		if (stat(path, &sb) < 0)
+			continue;
+		if (!seg_header_ok(path, first)) {
+			log_warn("spool %s: not a spool segment (bad header);"
+				 " removed", path);
+			s->st.tail_cut_bytes += (uint64_t)sb.st_size;
+			s->st.tail_cut_segment = first;
+			unlink(path);
+			continue;
+		}
+		if (segs_push(s, first, (uint64_t)sb.st_size)) {
+			closedir(d);
+			return -ENOMEM;
+		}
+	}
+	closedir(d);
+	qsort(s->segs, s->n_segs, sizeof(*s->segs), cmp_seg);
+	return 0;
+}
+
+/* Create a new active segment starting at next_seq (writer). */
+static int new_segment(struct spool *s)
+{
+	char path[4096], hdr[SEG_HDR];
+	uint64_t first = htole64(s->next_seq);
+	int fd, err;
+
+	seg_path(s, s->next_seq, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		err = -errno;
+		log_error("spool %s: %s", path, strerror(-err));
+		return err;
+	}
+	memcpy(hdr, SEG_MAGIC, 8);
+	memcpy(hdr + 8, &first, 8);
+	err = write_all(fd, hdr, sizeof(hdr));
+	if (err) {
+		log_error("spool %s: %s", path, strerror(-err));
+		close(fd);
+		unlink(path);
+		return err;
+	}
+	pthread_mutex_lock(&s->lock);
+	err = segs_push(s, s->next_seq, SEG_HDR);
+	if (!err)
+		s->total_bytes += SEG_HDR;
+	pthread_mutex_unlock(&s->lock);
+	if (err) {
+		close(fd);
+		unlink(path);
+		return err;
+	}
+	s->fd = fd;
+	s->dir_dirty = true;
+	return 0;
+}
+
+/* Open (creating) the spool for the named sinks (see spool.h). */
+int spool_open(const struct spool_opts *o, const char *const *sinks,
+	       size_t n_sinks, struct spool **out, char *err, size_t errlen)
+{
+	struct spool *s;
+	int e;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	pthread_mutex_init(&s->lock, NULL);
+	s->fd = -1;
+	s->dir = strdup(o->dir);
+	s->wbuf = malloc(WBUF_SIZE);
+	s->sinks = calloc(n_sinks ? n_sinks : 1, sizeof(*s->sinks));
+	if (!s->dir || !s->wbuf || !s->sinks) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	s->max_bytes = o->max_bytes;
+	/* a few segments fit under the limit, so dropping one frees room */
+	s->segment_bytes = o->segment_bytes;
+	if (s->segment_bytes > s->max_bytes / 4)
+		s->segment_bytes = s->max_bytes / 4;
+	if (s->segment_bytes < MIN_SEGMENT)
+		s->segment_bytes = MIN_SEGMENT;
+
+	e = util_mkdir_p(s->dir, 0700);
+	if (e) {
+		util_seterr(err, errlen, "spool %s: %s", s->dir, strerror(-e));
+		goto fail;
+	}
+	e = list_segments(s, err, errlen);
+	if (e)
+		goto fail;
+
+	/* the newest old segment may end in a torn write */
+	s->next_seq = 0;
+	if (s->n_segs) {
+		struct segment *g = &s->segs[s->n_segs - 1];
+		int64_t n = scan_segment(s, g);
+
+		if (n < 0) {
+			util_seterr(err, errlen, "spool %s: cannot read the"
+				    " last segment", s->dir);
+			e = -EIO;
+			goto fail;
+		}
+		s->next_seq = g->first + (uint64_t)n;
+		if (n == 0) {
+			char path[4096];
+
+			seg_path(s, g->first, path, sizeof(path));
+			unlink(path);
+			s->n_segs--;
+		}
+	}
+	for (size_t i = 0; i < s->n_segs; i++)
+		s->total_bytes += s->segs[i].bytes;
+
+	for (size_t i = 0; i < n_sinks; i++) {
+		struct sink_pos *k = &s->sinks[i];
+
+		k->name = strdup(sinks[i]);
+		if (!k->name) {
+			e = -ENOMEM;
+			goto fail;
+		}
+		s->n_sinks++;
+		load_ack(s, k);
+		/* sequence numbers never go back, even over an empty spool */
+		if (!s->n_segs && k->ack != UINT64_MAX && k->ack > s->next_seq)
+			s->next_seq = k->ack;
+	}
+	for (size_t i = 0; i < s->n_sinks; i++) {
+		struct sink_pos *k = &s->sinks[i];
+		uint64_t oldest = s->n_segs ? s->segs[0].first : s->next_seq;
+
+		if (k->ack == UINT64_MAX || k->ack < oldest)
+			k->ack = oldest;
+		if (k->ack > s->next_seq) {
+			log_warn("spool %s: sink %s acknowledged up to %" PRIu64
+				 " but the spool ends at %" PRIu64, s->dir,
+				 k->name, k->ack, s->next_seq);
+			k->ack = s->next_seq;
+		}
+		save_ack(s, k);
+	}
+	s->durable = s->next_seq;
+	e = new_segment(s);
+	if (e) {
+		util_seterr(err, errlen, "spool %s: cannot create a segment: %s",
+			    s->dir, strerror(-e));
+		goto fail;
+	}
+	sync_dir(s);
+	*out = s;
+	return 0;
+
+fail:
+	spool_close(s);
+	return e;
+}
+
+/* Sync, persist positions and close. */
+void spool_close(struct spool *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0) {
+		spool_sync(s);
+		close(s->fd);
+	}
+	for (size_t i = 0; i < s->n_sinks; i++) {
+		if (s->sinks[i].dirty)
+			save_ack(s, &s->sinks[i]);
+		free(s->sinks[i].name);
+	}
+	free(s->sinks);
+	free(s->segs);
+	free(s->wbuf);
+	free(s->dir);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+/* Write the append buffer to the active segment (no sync). */
+static int flush_wbuf(struct spool *s)
+{
+	int err;
+
+	if (!s->wlen)
+		return 0;
+	err = write_all(s->fd, s->wbuf, s->wlen);
+	if (err) {
+		/* leave a clean end: a partial frame would read as torn */
+		if (ftruncate(s->fd, (off_t)s->segs[s->n_segs - 1].bytes) < 0)
+			log_error("spool %s: cannot cut a partial write: %s",
+				  s->dir, strerror(errno));
+		s->st.write_errors++;
+		return err;
+	}
+	pthread_mutex_lock(&s->lock);
+	s->segs[s->n_segs - 1].bytes += s->wlen;
+	s->total_bytes += s->wlen;
+	pthread_mutex_unlock(&s->lock);
+	s->wlen = 0;
+	return 0;
+}
+
+/* Write and fdatasync; readers see everything appended so far. */
+int spool_sync(struct spool *s)
+{
+	int err;
+
+	if (!s->unsynced && !s->wlen && !s->dir_dirty)
+		return 0;
+	err = flush_wbuf(s);
+	if (!err && fdatasync(s->fd) < 0)
+		err = -errno;
+	if (err) {
+		if (!s->failing)
+			log_error("spool %s: writing records: %s (they stay in"
+				  " memory and are retried)", s->dir,
+				  strerror(-err));
+		s->failing = true;
+		s->st.write_errors++;
+		return err;
+	}
+	if (s->failing)
+		log_info("spool %s: writing again", s->dir);
+	s->failing = false;
+	if (s->dir_dirty)
+		sync_dir(s);
+	pthread_mutex_lock(&s->lock);
+	s->durable = s->next_seq;
+	pthread_mutex_unlock(&s->lock);
+	s->unsynced = 0;
+	return 0;
+}
+
+/* Close the active segment (synced) and start the next one. */
+static int rotate(struct spool *s)
+{
+	int err = spool_sync(s);
+
+	if (err)
+		return err;
+	close(s->fd);
+	s->fd = -1;
+	err = new_segment(s);
+	if (err)
+		s->st.write_errors++;
+	return err;
+}
+
+/* Remove the oldest segment (lock held); count what sinks had not acked. */
+static void drop_oldest(struct spool *s, bool count)
+{
+	struct segment *g = &s->segs[0];
+	uint64_t end = s->segs[1].first;
+	char path[4096];
+
+	for (size_t i = 0; i < s->n_sinks; i++) {
+		struct sink_pos *k = &s->sinks[i];
+
+		if (k->ack >= end)
+			continue;
+		if (count) {
+			k->dropped += end - (k->ack > g->first ? k->ack :
+							       g->first);
+			log_warn("spool %s: size limit (%" PRIu64 " bytes)"
+				 " reached; dropped records %" PRIu64 "..%"
+				 PRIu64 " that sink %s had not stored (%"
+				 PRIu64 " dropped so far)", s->dir,
+				 s->max_bytes, k->ack, end - 1, k->name,
+				 k->dropped);
+		}
+		k->ack = end;
+		save_ack(s, k);
+	}
+	seg_path(s, g->first, path, sizeof(path));
+	unlink(path);
+	s->total_bytes -= g->bytes;
+	memmove(s->segs, s->segs + 1, (s->n_segs - 1) * sizeof(*s->segs));
+	s->n_segs--;
+	s->dir_dirty = true;
+}
+
+/* Make room for need more bytes under the size limit. */
+static int make_room(struct spool *s, uint64_t need)
+{
+	int err;
+
+	while (s->total_bytes + s->wlen + need > s->max_bytes) {
+		if (s->n_segs < 2) {
+			/* only the active segment: close it so it can go */
+			if (s->segs[0].bytes + s->wlen <= SEG_HDR)
+				return 0;	/* one huge record: let it in */
+			err = rotate(s);
+			if (err)
+				return err;
+		}
+		pthread_mutex_lock(&s->lock);
+		drop_oldest(s, true);
+		pthread_mutex_unlock(&s->lock);
+	}
+	return 0;
+}
+
+/* Append one record (buffered until spool_sync). */
+int spool_append(struct spool *s, const void *rec, size_t len)
+{
+	uint32_t hdr[2];
+	size_t need = FRAME_HDR + len;
+	uint64_t seg_size;
+	int err;
+
+	if (len == 0 || len > SPOOL_MAX_RECORD) {
+		s->st.refused++;
+		return -E2BIG;
+	}
+	seg_size = s->segs[s->n_segs - 1].bytes + s->wlen;
+	if (seg_size > SEG_HDR && seg_size + need > s->segment_bytes) {
+		err = rotate(s);
+		if (err)
+			return err;
+	}
+	err = make_room(s, need);
+	if (err)
+		return err;
+	if (s->wlen + need > WBUF_SIZE) {
+		err = flush_wbuf(s);
+		if (err)
+			return err;
+	}
+	hdr[0] = htole32((uint32_t)len);
+	hdr[1] = htole32(frame_crc(hdr[0], rec, len));
+	if (need > WBUF_SIZE) {
+		err = write_all(s->fd, hdr, sizeof(hdr));
+		if (!err)
+			err = write_all(s->fd, rec, len);
+		if (err)
+			return err;
+		pthread_mutex_lock(&s->lock);
+		s->segs[s->n_segs - 1].bytes += need;
+		s->total_bytes += need;
+		pthread_mutex_unlock(&s->lock);
+	} else {
+		memcpy(s->wbuf + s->wlen, hdr, sizeof(hdr));
+		memcpy(s->wbuf + s->wlen + sizeof(hdr), rec, len);
+		s->wlen += need;
+	}
+	s->next_seq++;
+	s->unsynced++;
+	s->st.appended++;
+	return 0;
+}
+
+/* Delete segments every sink has acknowledged. */
+int spool_maintain(struct spool *s)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&s->lock);
+	while (s->n_segs >= 2) {
+		uint64_t end = s->segs[1].first;
+		bool done = true;
+
+		for (size_t i = 0; i < s->n_sinks; i++)
+			if (s->sinks[i].ack < end)
+				done = false;
+		if (!done)
+			break;
+		drop_oldest(s, false);
+		n++;
+	}
+	for (size_t i = 0; i < s->n_sinks; i++)
+		if (s->sinks[i].dirty)
+			save_ack(s, &s->sinks[i]);
+	pthread_mutex_unlock(&s->lock);
+	if (n)
+		sync_dir(s);
+	return n;
+}
+
+/* Records appended but not yet synced. */
+unsigned spool_unsynced(const struct spool *s)
+{
+	return s->unsynced;
+}
+
+void spool_get_stats(struct spool *s, struct spool_stats *st)
+{
+	pthread_mutex_lock(&s->lock);
+	*st = s->st;
+	st->first_seq = s->n_segs ? s->segs[0].first : s->next_seq;
+	st->next_seq = s->next_seq;
+	st->durable_seq = s->durable;
+	st->bytes = s->total_bytes + s->wlen;
+	st->segments = (unsigned)s->n_segs;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void spool_get_sink_stats(struct spool *s, unsigned sink,
+			  struct spool_sink_stats *st)
+{
+	pthread_mutex_lock(&s->lock);
+	st->ack_seq = s->sinks[sink].ack;
+	st->dropped = s->sinks[sink].dropped;
+	st->corrupt = s->sinks[sink].corrupt;
+	pthread_mutex_unlock(&s->lock);
+}
+
+size_t spool_sinks(const struct spool *s)
+{
+	return s->n_sinks;
+}
+
+const char *spool_sink_name(const struct spool *s, unsigned sink)
+{
+	return sink < s->n_sinks ? s->sinks[sink].name : NULL;
+}
+
+/* The sink stored every record below seq: persist its position. */
+int spool_ack(struct spool *s, unsigned sink, uint64_t seq)
+{
+	struct sink_pos *k = &s->sinks[sink];
+	int err = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (seq > k->ack) {
+		k->ack = seq;
+		err = save_ack(s, k);
+		if (err)
+			k->dirty = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+/* A reader for sink idx. */
+int spool_reader_open(struct spool *s, unsigned idx,
+		      struct spool_reader **out)
+{
+	struct spool_reader *r = calloc(1, sizeof(*r));
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->buf = malloc(RBUF_SIZE);
+	if (!r->buf) {
+		free(r);
+		return -ENOMEM;
+	}
+	r->s = s;
+	r->idx = idx;
+	r->fd = -1;
+	spool_reader_rewind(r);
+	*out = r;
+	return 0;
+}
+
+void spool_reader_close(struct spool_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
+	free(r);
+}
+
+/* Seek the reader back to the acknowledged position. */
+void spool_reader_rewind(struct spool_reader *r)
+{
+	pthread_mutex_lock(&r->s->lock);
+	r->seq = r->s->sinks[r->idx].ack;
+	pthread_mutex_unlock(&r->s->lock);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;		/* reopened (and scanned to seq) on read */
+}
+
+/* Open the segment holding r->seq and walk its frames up to r->seq. */
+static int reader_seek(struct spool_reader *r)
+{
+	struct spool *s = r->s;
+	uint64_t first = 0, seq;
+	char path[4096];
+	bool found = false;
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = s->n_segs; i-- > 0;)
+		if (s->segs[i].first <= r->seq) {
+			first = s->segs[i].first;
+			found = true;
+			break;
+		}
+	if (!found && s->n_segs) {
+		/* dropped from under us: continue at the oldest record */
+		first = s->segs[0].first;
+		r->seq = first;
+		found = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (!found)
+		return -ENOENT;
+
+	if (r->fd >= 0)
+		close(r->fd);
+	seg_path(s, first, path, sizeof(path));
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0)
+		return -errno;
+	r->seg_first = first;
+	r->off = SEG_HDR;
+	r->blen = r->bpos = 0;
+	r->buf_off = SEG_HDR;
+	for (seq = first; seq < r->seq; seq++) {
+		uint32_t hdr[2];
+
+		if (pread_full(r->fd, hdr, sizeof(hdr), r->off) !=
+		    sizeof(hdr))
+			return -EIO;
+		r->off += FRAME_HDR + le32toh(hdr[0]);
+	}
+	r->buf_off = r->off;
+	return 0;
+}
+
+/* Make n bytes at r->off available in r->buf; returns a pointer or NULL. */
+static const char *reader_bytes(struct spool_reader *r, size_t n)
+{
+	ssize_t got;
+
+	if (r->off >= r->buf_off && r->off + n <= r->buf_off + r->blen)
+		return r->buf + (r->off - r->buf_off);
+	if (n > RBUF_SIZE) {
+		/* a record larger than the read-ahead: read it alone */
+		char *b = realloc(r->buf, n);
+
+		if (!b)
+			return NULL;
+		r->buf = b;
+	}
+	got = pread_full(r->fd, r->buf, n > RBUF_SIZE ? n : RBUF_SIZE,
+			 r->off);
+	if (got < (ssize_t)n) {
+		r->blen = 0;
+		return NULL;
+	}
+	r->buf_off = r->off;
+	r->blen = (size_t)got;
+	return r->buf;
+}
+
+/* The segment after the reader's, when the reader has reached it. */
+static bool next_segment(struct spool_reader *r, uint64_t *first)
+{
+	struct spool *s = r->s;
+	bool yes = false;
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->n_segs; i++)
+		if (s->segs[i].first > r->seg_first) {
+			*first = s->segs[i].first;
+			yes = true;
+			break;
+		}
+	pthread_mutex_unlock(&s->lock);
+	return yes;
+}
+
+/* Count a bad frame against the sink and skip to the next segment. */
+static void skip_corrupt(struct spool_reader *r, uint64_t next_first)
+{
+	struct spool *s = r->s;
+	struct sink_pos *k = &s->sinks[r->idx];
+
+	log_error("spool %s: bad record %" PRIu64 " in segment %016" PRIx64
+		  ": skipping %" PRIu64 " records to the next segment for"
+		  " sink %s", s->dir, r->seq, r->seg_first,
+		  next_first - r->seq, k->name);
+	pthread_mutex_lock(&s->lock);
+	k->corrupt += next_first - r->seq;
+	if (k->ack < next_first) {
+		k->ack = next_first;
+		save_ack(s, k);
+	}
+	pthread_mutex_unlock(&s->lock);
+	r->seq = next_first;
+	close(r->fd);
+	r->fd = -1;
+}
+
+/* Read synced records after the reader's position (see spool.h). */
+int spool_read(struct spool_reader *r, size_t max_records, size_t max_bytes,
+	       int (*cb)(void *arg, const char *rec, size_t len), void *arg,
+	       uint64_t *first_seq)
+{
+	struct spool *s = r->s;
+	uint64_t durable, ack, next_first;
+	size_t n = 0, bytes = 0;
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	durable = s->durable;
+	ack = s->sinks[r->idx].ack;
+	pthread_mutex_unlock(&s->lock);
+	if (r->seq < ack) {
+		/* the size limit dropped records this reader had not read */
+		r->seq = ack;
+		if (r->fd >= 0)
+			close(r->fd);
+		r->fd = -1;
+	}
+	*first_seq = r->seq;
+	while (n < max_records && r->seq < durable) {
+		const char *p;
+		uint32_t hdr[2], len;
+
+		if (r->fd < 0 || (next_segment(r, &next_first) &&
+				  r->seq >= next_first)) {
+			err = reader_seek(r);
+			if (err)
+				return n ? (int)n : err;
+		}
+		p = reader_bytes(r, FRAME_HDR);
+		if (!p)
+			goto bad;
+		memcpy(hdr, p, sizeof(hdr));
+		len = le32toh(hdr[0]);
+		if (len == 0 || len > SPOOL_MAX_RECORD)
+			goto bad;
+		if (n && bytes + len > max_bytes)
+			break;
+		p = reader_bytes(r, FRAME_HDR + len);
+		if (!p || frame_crc(hdr[0], p + FRAME_HDR, len) !=
+			  le32toh(hdr[1]))
+			goto bad;
+		if (cb(arg, p + FRAME_HDR, len))
+			break;
+		r->off += FRAME_HDR + len;
+		r->seq++;
+		n++;
+		bytes += len;
+		continue;
+bad:
+		if (n)
+			break;	/* deliver what is good first */
+		if (next_segment(r, &next_first)) {
+			skip_corrupt(r, next_first);
+			*first_seq = r->seq;
+			continue;
+		}
+		return -EBADMSG;
+	}
+	return (int)n;
+}

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_spool.c - the durable spool: order and integrity of what readers
+ * get back, acknowledged positions across reopen, torn tails cut, space
+ * released only after every sink acknowledged, and the size limit's drops
+ * counted exactly.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "log.h"
+#include "spool.h"
+
+static char dir[64];
+
+/* A fresh spool directory per test. */
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/jt-spool-test.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	return 0;
+}
+
+/* Remove the directory and everything in it. */
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+/* Record number i: distinct text of a length that varies with i. */
+static size_t make_rec(uint64_t i, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "{\"type\":\"process\",\"id\":\"r%llu\",\"pad\":\"",
+			 (unsigned long long)i);
+
+	for (uint64_t k = 0; k < i % 97 && (size_t)n < len - 3; k++)
+		buf[n++] = 'a' + (char)(k % 26);
+	buf[n++] = '"';
+	buf[n++] = '}';
+	return (size_t)n;
+}
+
+static struct spool *open_spool(const char *const *names, size_t n,
+				uint64_t max, uint64_t seg)
+{
+	struct spool_opts o = { .dir = dir, .max_bytes = max,
+				.segment_bytes = seg };
+	struct spool *s = NULL;
+	char err[256];
+
+	assert_int_equal(spool_open(&o, names, n, &s, err, sizeof(err)), 0);
+	return s;
+}
+
+static void append_range(struct spool *s, uint64_t from, uint64_t to)
+{
+	char buf[256];
+
+	for (uint64_t i = from; i < to; i++)
+		assert_int_equal(spool_append(s, buf, make_rec(i, buf,
+							       sizeof(buf))), 0);
+}
+
+/* Reader check: records come back in order, byte for byte. */
+struct expect {
+	uint64_t next;		/* record number expected next */
+	uint64_t got;
+	uint64_t stop_after;	/* refuse once this many were taken */
+};
+
+static int check_cb(void *arg, const char *rec, size_t len)
+{
+	struct expect *e = arg;
+	char buf[256];
+	size_t n = make_rec(e->next, buf, sizeof(buf));
+
+	if (e->stop_after && e->got >= e->stop_after)
+		return 1;
+	assert_int_equal(len, n);
+	assert_memory_equal(rec, buf, n);
+	e->next++;
+	e->got++;
+	return 0;
+}
+
+/* Read everything visible to reader r, checking it starts at rec number. */
+static uint64_t read_all(struct spool_reader *r, uint64_t from)
+{
+	struct expect e = { .next = from };
+	uint64_t first;
+	int n;
+
+	while ((n = spool_read(r, 1000, 1 << 20, check_cb, &e, &first)) > 0)
+		;
+	assert_true(n >= 0);
+	return e.got;
+}
+
+static unsigned count_segments(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, ".seg"))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Appended records are invisible until synced, then read back in order. */
+static void test_sync_visibility_and_order(void **state)
+{
+	const char *names[] = { "a" };
+	struct spool *s = open_spool(names, 1, 64 << 20, 128 << 10);
+	struct spool_reader *r;
+	struct spool_stats st;
+
+	(void)state;
+	assert_int_equal(spool_reader_open(s, 0, &r), 0);
+	append_range(s, 0, 100);
+	assert_int_equal(read_all(r, 0), 0);
+	assert_int_equal(spool_sync(s), 0);
+	assert_int_equal(read_all(r, 0), 100);
+	/* a rotation syncs what it closes: those become visible too */
+	append_range(s, 100, 5000);
+	assert_true(read_all(r, 100) < 4900);
+	assert_int_equal(spool_sync(s), 0);
+	spool_reader_rewind(r);
+	assert_int_equal(read_all(r, 0), 5000);
+	spool_get_stats(s, &st);
+	assert_int_equal(st.next_seq, 5000);
+	assert_int_equal(st.durable_seq, 5000);
+	assert_true(st.segments > 1);	/* 128 KiB segments rotated */
+	spool_reader_close(r);
+	spool_close(s);
+}
+
+/* A sink resumes at its acknowledged position after a reopen. */
+static void test_ack_survives_reopen(void **state)
+{
+	const char *names[] = { "a", "b" };
+	struct spool *s = open_spool(names, 2, 64 << 20, 64 << 10);
+	struct spool_reader *r;
+	struct spool_sink_stats ks;
+
+	(void)state;
+	append_range(s, 0, 3000);
+	assert_int_equal(spool_sync(s), 0);
+	assert_int_equal(spool_ack(s, 0, 1234), 0);
+	assert_int_equal(spool_ack(s, 1, 2999), 0);
+	assert_int_equal(spool_ack(s, 1, 10), 0);	/* never goes back */
+	spool_close(s);
+
+	s = open_spool(names, 2, 64 << 20, 64 << 10);
+	spool_get_sink_stats(s, 0, &ks);
+	assert_int_equal(ks.ack_seq, 1234);
+	spool_get_sink_stats(s, 1, &ks);
+	assert_int_equal(ks.ack_seq, 2999);
+	assert_int_equal(spool_reader_open(s, 0, &r), 0);
+	assert_int_equal(read_all(r, 1234), 3000 - 1234);
+	spool_reader_close(r);
+	/* numbering continues */
+	append_range(s, 3000, 3100);
+	assert_int_equal(spool_sync(s), 0);
+	assert_int_equal(spool_reader_open(s, 1, &r), 0);
+	assert_int_equal(read_all(r, 2999), 101);
+	spool_reader_close(r);
+	spool_close(s);
+}
+
+/* A rewind after a failed batch returns the same records again. */
+static void test_rewind(void **state)
+{
+	const char *names[] = { "a" };
+	struct spool *s = open_spool(names, 1, 64 << 20, 64 << 10);
+	struct spool_reader *r;
+	struct expect e = { 0 };
+	uint64_t first;
+
+	(void)state;
+	append_range(s, 0, 500);
+	assert_int_equal(spool_sync(s), 0);
+	assert_int_equal(spool_reader_open(s, 0, &r), 0);
+	assert_int_equal(spool_read(r, 200, 1 << 20, check_cb, &e, &first),
+			 200);
+	assert_int_equal(first, 0);
+	spool_ack(s, 0, 100);
+	spool_reader_rewind(r);
+	assert_int_equal(read_all(r, 100), 400);
+	/* a callback that refuses stops before the record */
+	spool_reader_rewind(r);
+	e = (struct expect){ .next = 100, .stop_after = 7 };
+	assert_int_equal(spool_read(r, 1000, 1 << 20, check_cb, &e, &first),
+			 7);
+	assert_int_equal(first, 100);
+	assert_int_equal(read_all(r, 107), 393);
+	spool_reader_close(r);
+	spool_close(s);
+}
+
+/* The newest segment file of the spool directory. */
+static void last_segment(char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char best[64] = "";
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, ".seg") && strcmp(e->d_name, best) > 0)
+			snprintf(best, sizeof(best), "%s", e->d_name);
+	closedir(d);
+	assert_true(best[0]);
+	snprintf(out, len, "%s/%s", dir, best);
+}
+
+/* A torn tail (half a frame, or garbage) is cut; the rest stays. */
+static void test_torn_tail_cut(void **state)
+{
+	const char *names[] = { "a" };
+	struct spool *s = open_spool(names, 1, 64 << 20, 16 << 20);
+	struct spool_reader *r;
+	struct spool_stats st;
+	char path[128], junk[300];
+	struct stat sb;
+	int fd;
+
+	(void)state;
+	append_range(s, 0, 1000);
+	spool_close(s);
+
+	/* a write torn in the middle of record 1000's frame */
+	last_segment(path, sizeof(path));
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	memset(junk, 'x', sizeof(junk));
+	junk[0] = 100;	/* length 100 ... */
+	junk[1] = junk[2] = junk[3] = 0;
+	assert_int_equal(write(fd, junk, 50), 50);	/* ... half there */
+	close(fd);
+	assert_int_equal(stat(path, &sb), 0);
+
+	s = open_spool(names, 1, 64 << 20, 16 << 20);
+	spool_get_stats(s, &st);
+	assert_int_equal(st.next_seq, 1000);
+	assert_int_equal(st.tail_cut_bytes, 50);
+	assert_int_equal(spool_reader_open(s, 0, &r), 0);
+	assert_int_equal(read_all(r, 0), 1000);
+	append_range(s, 1000, 1100);
+	assert_int_equal(spool_sync(s), 0);
+	assert_int_equal(read_all(r, 1000), 100);
+	spool_reader_close(r);
+	spool_close(s);
+}
+
+/* A flipped byte inside the last frames: cut at the first bad frame. */
+static void test_bad_checksum_cut(void **state)
+{
+	const char *names[] = { "a" };
+	struct spool *s = open_spool(names, 1, 64 << 20, 16 << 20);
+	struct spool_reader *r;
+	struct spool_stats st;
+	char path[128], c;
+	struct stat sb;
+	int fd;
+
+	(void)state;
+	append_range(s, 0, 100);
+	spool_close(s);
+	last_segment(path, sizeof(path));
+	assert_int_equal(stat(path, &sb), 0);
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	/* inside the payload of the last record (its pad is ~98 bytes) */
+	assert_int_equal(pread(fd, &c, 1, sb.st_size - 20), 1);
+	c ^= 0x20;
+	assert_int_equal(pwrite(fd, &c, 1, sb.st_size - 20), 1);
+	close(fd);
+
+	s = open_spool(names, 1, 64 << 20, 16 << 20);
+	spool_get_stats(s, &st);
+	assert_int_equal(st.next_seq, 99);	/* record 99 was the bad one */
+	assert_true(st.tail_cut_bytes > 0);
+	assert_int_equal(spool_reader_open(s, 0, &r), 0);
+	assert_int_equal(read_all(r, 0), 99);
+	spool_reader_close(r);
+	spool_close(s);
+}
+
+/* Space is released only when every sink acknowledged a segment. */
+static void test_release_needs_every_ack(void **state)
+{
+	const char *names[] = { "a", "b" };
+	struct spool *s = open_spool(names, 2, 64 << 20, 64 << 10);
+	struct spool_stats st;
+	unsigned before;
+
+	(void)state;
+	append_range(s, 0, 4000);
+	assert_int_equal(spool_sync(s), 0);
+	before = count_segments();
+	assert_true(before > 3);
+	spool_ack(s, 0, 4000);
+	assert_int_equal(spool_maintain(s), 0);
+	assert_int_equal(count_segments(), before);
+	spool_ack(s, 1, 2000);
+	assert_true(spool_maintain(s) > 0);
+	spool_get_stats(s, &st);
+	assert_true(st.first_seq <= 2000);
+	assert_true(count_segments() < before);
+	spool_ack(s, 1, 4000);
+	spool_maintain(s);
+	assert_int_equal(count_segments(), 1);	/* the active one */
+	spool_close(s);
+}
+
+/* The size limit drops the oldest records and counts them per sink. */
+static void test_size_limit_counts_drops(void **state)
+{
+	const char *names[] = { "down", "up" };
+	struct spool *s = open_spool(names, 2, 64 << 10, 16 << 10);
+	struct spool_sink_stats down, up;
+	struct spool_reader *r;
+	struct spool_stats st;
+	uint64_t readable;
+
+	(void)state;
+	/* "up" keeps acknowledging, "down" never does */
+	for (uint64_t i = 0; i < 20000; i += 100) {
+		append_range(s, i, i + 100);
+		assert_int_equal(spool_sync(s), 0);
+		spool_ack(s, 1, i + 100);
+	}
+	spool_get_stats(s, &st);
+	assert_true(st.bytes <= 64 << 10);
+	spool_get_sink_stats(s, 0, &down);
+	spool_get_sink_stats(s, 1, &up);
+	assert_int_equal(up.dropped, 0);
+	assert_true(down.dropped > 0);
+	assert_int_equal(down.ack_seq, down.dropped);
+	assert_int_equal(spool_reader_open(s, 0, &r), 0);
+	readable = read_all(r, down.ack_seq);
+	/* every record is either still readable or counted as dropped */
+	assert_int_equal(readable + down.dropped, 20000);
+	spool_reader_close(r);
+	spool_close(s);
+
+	/* the count persists */
+	s = open_spool(names, 2, 64 << 10, 16 << 10);
+	spool_get_sink_stats(s, 0, &down);
+	assert_int_equal(down.dropped, 20000 - readable);
+	spool_close(s);
+}
+
+/* A reader that was mid-way when its records were dropped moves on. */
+static void test_reader_follows_drops(void **state)
+{
+	const char *names[] = { "a" };
+	struct spool *s = open_spool(names, 1, 64 << 10, 16 << 10);
+	struct spool_reader *r;
+	struct spool_sink_stats k;
+	struct expect e = { 0 };
+	uint64_t first;
+
+	(void)state;
+	append_range(s, 0, 50);
+	assert_int_equal(spool_sync(s), 0);
+	assert_int_equal(spool_reader_open(s, 0, &r), 0);
+	assert_int_equal(spool_read(r, 10, 1 << 20, check_cb, &e, &first), 10);
+	append_range(s, 50, 5000);
+	assert_int_equal(spool_sync(s), 0);
+	spool_get_sink_stats(s, 0, &k);
+	assert_true(k.ack_seq > 10);
+	assert_int_equal(read_all(r, k.ack_seq), 5000 - k.ack_seq);
+	spool_reader_close(r);
+	spool_close(s);
+}
+
+/* Files that are not segments, and oversize records, are refused. */
+static void test_refusals(void **state)
+{
+	const char *names[] = { "a" };
+	struct spool *s;
+	struct spool_stats st;
+	char path[128];
+	char *big;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/00000000000000ff.seg", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "not a segment at all", 20), 20);
+	close(fd);
+	s = open_spool(names, 1, 64 << 20, 1 << 20);
+	assert_int_equal(access(path, F_OK), -1);
+	big = calloc(1, SPOOL_MAX_RECORD + 1);
+	assert_non_null(big);
+	assert_int_equal(spool_append(s, big, SPOOL_MAX_RECORD + 1), -E2BIG);
+	assert_int_equal(spool_append(s, big, 0), -E2BIG);
+	free(big);
+	spool_get_stats(s, &st);
+	assert_int_equal(st.refused, 2);
+	assert_int_equal(st.next_seq, 0);
+	spool_close(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sync_visibility_and_order,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ack_survives_reopen,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rewind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_torn_tail_cut, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bad_checksum_cut, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_release_needs_every_ack,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_size_limit_counts_drops,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reader_follows_drops,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+	};
+
+	log_init("test_spool", 0, LOG_LVL_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
