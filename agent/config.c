@@ -20,9 +20,12 @@
 #include <libconfig.h>
 
 #include "config.h"
+#include "util.h"
 
 #define SOCKET_NAME "jobtraced.sock"
 #define SQLITE_NAME "jobtrace.db"
+#define SPOOL_NAME "spool"
+#define SINK_NAME_MAX 32
 #define HOSTNAME_MAX 253
 
 /* What one key accepts; lo/hi bound ints and floats (seconds). */
@@ -67,9 +70,18 @@ static const struct key_def collector_keys[] = {
 };
 
 static const struct key_def store_keys[] = {
+	{ "enabled", K_BOOL, 0, 0, F(store_enabled) },
 	{ "sqlite_path", K_PATH, 0, 0, F(sqlite_path) },
 	{ "flush_interval", K_SECONDS, 0.05, 60, F(flush_interval_ms) },
 	{ "flush_records", K_INT, 1, 100000, F(flush_records) },
+	{ NULL, 0, 0, 0, 0 },
+};
+
+static const struct key_def spool_keys[] = {
+	{ "dir", K_PATH, 0, 0, F(spool_dir) },
+	{ "max_size_mib", K_INT, 1, 1048576, F(spool_max_mib) },
+	{ "segment_size_kib", K_INT, 64, 1048576, F(spool_segment_kib) },
+	{ "sync_interval", K_SECONDS, 0.01, 10, F(spool_sync_ms) },
 	{ NULL, 0, 0, 0, 0 },
 };
 
@@ -78,7 +90,51 @@ static const struct group_def groups[] = {
 	{ "agent", agent_keys },
 	{ "collector", collector_keys },
 	{ "store", store_keys },
+	{ "spool", spool_keys },
+	{ "sinks", NULL },	/* a list of sink groups, see apply_sinks() */
 	{ NULL, NULL },
+};
+
+/* Keys of one sink group; off is into struct jt_sink_config. */
+enum sink_key_kind { S_TYPE, S_NAME, S_URL, S_DB, S_FILE, S_HEADERS,
+		     S_INT, S_SECONDS, S_BOOL };
+
+struct sink_key_def {
+	const char *name;
+	enum sink_key_kind kind;
+	double lo, hi;
+	size_t off;
+	unsigned types;		/* bit per enum jt_sink_type that accepts it */
+};
+
+#define SF(field) offsetof(struct jt_sink_config, field)
+#define T_CH (1u << JT_SINK_CLICKHOUSE)
+#define T_HTTP (1u << JT_SINK_HTTP)
+#define T_NET (T_CH | T_HTTP)
+
+static const struct sink_key_def sink_keys[] = {
+	{ "type", S_TYPE, 0, 0, SF(type), T_NET },
+	{ "name", S_NAME, 0, 0, SF(name), T_NET },
+	{ "url", S_URL, 0, 0, SF(url), T_NET },
+	{ "database", S_DB, 0, 0, SF(database), T_CH },
+	{ "credentials_file", S_FILE, 0, 0, SF(credentials_file), T_CH },
+	{ "headers", S_HEADERS, 0, 0, SF(headers), T_HTTP },
+	{ "batch_records", S_INT, 1, 1000000, SF(batch_records), T_NET },
+	{ "batch_age", S_SECONDS, 0.01, 3600, SF(batch_age_ms), T_NET },
+	{ "timeout", S_SECONDS, 0.1, 600, SF(timeout_ms), T_NET },
+	{ "retry_max", S_SECONDS, 0.1, 3600, SF(retry_max_ms), T_NET },
+	{ "gzip", S_BOOL, 0, 0, SF(gzip), T_NET },
+	{ "tls_verify", S_BOOL, 0, 0, SF(tls_verify), T_NET },
+	{ "tls_ca_file", S_FILE, 0, 0, SF(tls_ca_file), T_NET },
+	{ "tls_cert", S_FILE, 0, 0, SF(tls_cert), T_NET },
+	{ "tls_key", S_FILE, 0, 0, SF(tls_key), T_NET },
+	{ NULL, 0, 0, 0, 0, 0 },
+};
+
+static const char *const sink_type_names[] = {
+	[JT_SINK_SQLITE] = "sqlite",
+	[JT_SINK_CLICKHOUSE] = "clickhouse",
+	[JT_SINK_HTTP] = "http",
 };
 
 /* Parsing state shared by the helpers below. */
@@ -87,6 +143,7 @@ struct parse_ctx {
 	char *err;
 	size_t errlen;
 	bool sqlite_set;
+	bool spool_set;
 };
 
 /* Join dir and name with exactly one slash; NULL on ENOMEM. */
@@ -101,19 +158,6 @@ static char *join_path(const char *dir, const char *name)
 	return out;
 }
 
-/* Format a message into err, if the caller gave room for one. */
-__attribute__((format(printf, 3, 4)))
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* Report "FILE:LINE: group.key: what" for setting s; returns -EINVAL. */
 __attribute__((format(printf, 3, 4)))
 static int bad(struct parse_ctx *p, const config_setting_t *s,
@@ -126,7 +170,7 @@ static int bad(struct parse_ctx *p, const config_setting_t *s,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	seterr(p->err, p->errlen, "%s:%u: %s", file ? file : p->path,
+	util_seterr(p->err, p->errlen, "%s:%u: %s", file ? file : p->path,
 	       config_setting_source_line(s), msg);
 	return -EINVAL;
 }
@@ -394,8 +438,318 @@ static int apply_group(struct parse_ctx *p, const config_setting_t *gs,
 			return err;
 		if (k->off == F(sqlite_path))
 			p->sqlite_set = true;
+		if (k->off == F(spool_dir))
+			p->spool_set = true;
 	}
 	return 0;
+}
+
+/* Release one sink's strings. */
+static void sink_free(struct jt_sink_config *s)
+{
+	free(s->name);
+	free(s->url);
+	free(s->database);
+	free(s->credentials_file);
+	free(s->tls_ca_file);
+	free(s->tls_cert);
+	free(s->tls_key);
+	for (size_t i = 0; i < s->n_headers; i++)
+		free(s->headers[i]);
+	free(s->headers);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Release every sink of c. */
+static void sinks_free(struct jt_config *c)
+{
+	for (size_t i = 0; i < c->n_sinks; i++)
+		sink_free(&c->sinks[i]);
+	free(c->sinks);
+	c->sinks = NULL;
+	c->n_sinks = 0;
+}
+
+/* A sink's defaults (strings allocated later, when set or at the end). */
+static void sink_defaults(struct jt_sink_config *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->type = JT_SINK_HTTP;
+	s->batch_records = 5000;
+	s->batch_age_ms = 1000;
+	s->timeout_ms = 10000;
+	s->retry_max_ms = 60000;
+	s->tls_verify = true;
+}
+
+/* Check a sink string key's value; returns 0 or a bad() error. */
+static int check_sink_string(struct parse_ctx *p, const config_setting_t *s,
+			     const struct sink_key_def *k, const char *v)
+{
+	size_t n = strlen(v);
+
+	switch (k->kind) {
+	case S_NAME:
+		if (!n || n > SINK_NAME_MAX)
+			return bad(p, s, "sinks.name: 1 to %d characters, got \"%s\"",
+				   SINK_NAME_MAX, v);
+		for (const char *q = v; *q; q++)
+			if (!isalnum((unsigned char)*q) && *q != '_' &&
+			    *q != '-')
+				return bad(p, s, "sinks.name: only letters, digits, '_' and '-', got \"%s\"",
+					   v);
+		return 0;
+	case S_URL:
+		if (strncmp(v, "http://", 7) != 0 &&
+		    strncmp(v, "https://", 8) != 0)
+			return bad(p, s, "sinks.url: must start with http:// or https://, got \"%s\"",
+				   v);
+		for (const char *q = v; *q; q++)
+			if ((unsigned char)*q <= ' ' || *q == 0x7f)
+				return bad(p, s, "sinks.url: must not contain spaces or control characters");
+		return 0;
+	case S_DB:
+		if (!n || n > 64)
+			return bad(p, s, "sinks.database: 1 to 64 characters");
+		for (const char *q = v; *q; q++)
+			if (!isalnum((unsigned char)*q) && *q != '_')
+				return bad(p, s, "sinks.database: only letters, digits and '_', got \"%s\"",
+					   v);
+		return 0;
+	case S_FILE:
+		if (n && v[0] != '/')
+			return bad(p, s, "sinks.%s: must be an absolute path, got \"%s\"",
+				   k->name, v);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Parse headers = [ "Name: value", ... ] into sink d. */
+static int apply_headers(struct parse_ctx *p, const config_setting_t *s,
+			 struct jt_sink_config *d)
+{
+	int n = config_setting_length(s);
+
+	if (config_setting_type(s) != CONFIG_TYPE_ARRAY &&
+	    config_setting_type(s) != CONFIG_TYPE_LIST)
+		return bad(p, s, "sinks.headers: expected an array of \"Name: value\" strings, got %s",
+			   type_name(config_setting_type(s)));
+	d->headers = calloc(n ? n : 1, sizeof(*d->headers));
+	if (!d->headers)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, i);
+		const char *v = config_setting_get_string(e);
+		const char *colon = v ? strchr(v, ':') : NULL;
+
+		if (!v)
+			return bad(p, s, "sinks.headers[%d]: expected a string", i);
+		if (!colon || colon == v || strpbrk(v, "\r\n"))
+			return bad(p, s, "sinks.headers[%d]: expected \"Name: value\" on one line, got \"%s\"",
+				   i, v);
+		d->headers[i] = strdup(v);
+		if (!d->headers[i])
+			return -ENOMEM;
+		d->n_headers++;
+	}
+	return 0;
+}
+
+/* Parse one key of a sink group into d. */
+static int apply_sink_key(struct parse_ctx *p, const config_setting_t *s,
+			  const struct sink_key_def *k,
+			  struct jt_sink_config *d)
+{
+	struct key_def kd = { k->name, K_INT, k->lo, k->hi, 0 };
+	void *field = (char *)d + k->off;
+	const char *v;
+	int err;
+
+	switch (k->kind) {
+	case S_INT:
+		return apply_int(p, s, "sinks", &kd, field);
+	case S_SECONDS:
+		return apply_seconds(p, s, "sinks", &kd, field);
+	case S_BOOL:
+		if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+			return bad(p, s, "sinks.%s: expected a boolean (true or false), got %s",
+				   k->name, type_name(config_setting_type(s)));
+		*(bool *)field = config_setting_get_bool(s);
+		return 0;
+	case S_HEADERS:
+		return apply_headers(p, s, d);
+	default:
+		break;
+	}
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return bad(p, s, "sinks.%s: expected a string, got %s", k->name,
+			   type_name(config_setting_type(s)));
+	v = config_setting_get_string(s);
+	if (k->kind == S_TYPE) {
+		if (!strcmp(v, "clickhouse"))
+			d->type = JT_SINK_CLICKHOUSE;
+		else if (!strcmp(v, "http"))
+			d->type = JT_SINK_HTTP;
+		else
+			return bad(p, s, "sinks.type: must be \"clickhouse\" or \"http\", got \"%s\"%s",
+				   v, !strcmp(v, "sqlite") ?
+				   " (the SQLite store is set up in store { })" : "");
+		return 0;
+	}
+	err = check_sink_string(p, s, k, v);
+	if (err)
+		return err;
+	return set_string((char **)field, v, k->kind == S_FILE);
+}
+
+/* Parse one sink group into d (defaults first, type read first). */
+static int apply_sink(struct parse_ctx *p, const config_setting_t *gs,
+		      struct jt_sink_config *d)
+{
+	const config_setting_t *ts = config_setting_get_member(gs, "type");
+	int n = config_setting_length(gs);
+	int err;
+
+	sink_defaults(d);
+	d->line = (int)config_setting_source_line(gs);
+	if (!ts)
+		return bad(p, gs, "sinks: every sink needs type = \"clickhouse\" or \"http\"");
+	err = apply_sink_key(p, ts, &sink_keys[0], d);
+	if (err)
+		return err;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *s = config_setting_get_elem(gs, i);
+		const char *name = config_setting_name(s);
+		const struct sink_key_def *k;
+		char valid[512];
+		size_t used = 0;
+
+		for (k = sink_keys; k->name; k++)
+			if (name && !strcmp(k->name, name))
+				break;
+		if (!k->name || !(k->types & (1u << d->type))) {
+			valid[0] = '\0';
+			for (k = sink_keys; k->name && used < sizeof(valid);
+			     k++)
+				if (k->types & (1u << d->type))
+					used += snprintf(valid + used,
+							 sizeof(valid) - used,
+							 "%s%s",
+							 used ? ", " : "",
+							 k->name);
+			return bad(p, s, "unknown key \"%s\" for a %s sink; valid keys: %s",
+				   name ? name : "?",
+				   sink_type_names[d->type], valid);
+		}
+		if (k->kind == S_TYPE)
+			continue;
+		err = apply_sink_key(p, s, k, d);
+		if (err)
+			return err;
+	}
+	if (!d->url)
+		return bad(p, gs, "sinks: a %s sink needs url = \"http://...\"",
+			   sink_type_names[d->type]);
+	if (!d->name && !(d->name = strdup(sink_type_names[d->type])))
+		return -ENOMEM;
+	if (d->type == JT_SINK_CLICKHOUSE && !d->database &&
+	    !(d->database = strdup("jobtrace")))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Parse sinks = ( { ... }, ... ) into c, replacing any earlier list. */
+static int apply_sinks(struct parse_ctx *p, const config_setting_t *ls,
+		       struct jt_config *c)
+{
+	int n = config_setting_length(ls);
+	int err;
+
+	if (config_setting_type(ls) != CONFIG_TYPE_LIST)
+		return bad(p, ls, "sinks: expected a list ( { type = ...; url = ...; }, ... ), got %s",
+			   type_name(config_setting_type(ls)));
+	sinks_free(c);
+	c->sinks = calloc(n ? n : 1, sizeof(*c->sinks));
+	if (!c->sinks)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *gs = config_setting_get_elem(ls, i);
+
+		if (config_setting_type(gs) != CONFIG_TYPE_GROUP)
+			return bad(p, gs, "sinks: each element must be a group { ... }, got %s",
+				   type_name(config_setting_type(gs)));
+		c->n_sinks++;
+		err = apply_sink(p, gs, &c->sinks[i]);
+		if (err)
+			return err;
+		if (!strcmp(c->sinks[i].name, "sqlite"))
+			return bad(p, gs, "sinks.name: \"sqlite\" is the local store's name");
+		for (int j = 0; j < i; j++)
+			if (!strcmp(c->sinks[j].name, c->sinks[i].name))
+				return bad(p, gs, "sinks.name: \"%s\" is already the name of the sink at line %d; give each sink its own name",
+					   c->sinks[i].name, c->sinks[j].line);
+	}
+	return 0;
+}
+
+/* strdup that keeps NULL; false on ENOMEM. */
+static bool dup_opt(char **slot, const char *v)
+{
+	*slot = v ? strdup(v) : NULL;
+	return !v || *slot;
+}
+
+/* Deep-copy the sinks of src into dst (dst->sinks points at src's). */
+static int copy_sinks(struct jt_config *dst, const struct jt_config *src)
+{
+	dst->sinks = NULL;
+	dst->n_sinks = 0;
+	if (!src->n_sinks)
+		return 0;
+	dst->sinks = calloc(src->n_sinks, sizeof(*dst->sinks));
+	if (!dst->sinks)
+		return -ENOMEM;
+	for (size_t i = 0; i < src->n_sinks; i++) {
+		const struct jt_sink_config *a = &src->sinks[i];
+		struct jt_sink_config *b = &dst->sinks[i];
+		bool ok;
+
+		*b = *a;
+		b->headers = a->n_headers ? calloc(a->n_headers,
+						   sizeof(char *)) : NULL;
+		b->n_headers = 0;
+		dst->n_sinks++;
+		ok = dup_opt(&b->name, a->name) & dup_opt(&b->url, a->url) &
+		     dup_opt(&b->database, a->database) &
+		     dup_opt(&b->credentials_file, a->credentials_file) &
+		     dup_opt(&b->tls_ca_file, a->tls_ca_file) &
+		     dup_opt(&b->tls_cert, a->tls_cert) &
+		     dup_opt(&b->tls_key, a->tls_key);
+		if (!ok || (a->n_headers && !b->headers))
+			return -ENOMEM;
+		for (size_t k = 0; k < a->n_headers; k++) {
+			if (!dup_opt(&b->headers[k], a->headers[k]))
+				return -ENOMEM;
+			b->n_headers++;
+		}
+	}
+	return 0;
+}
+
+/* The first sink of the given type (or named name when not NULL). */
+const struct jt_sink_config *config_find_sink(const struct jt_config *c,
+					      enum jt_sink_type type,
+					      const char *name)
+{
+	for (size_t i = 0; i < c->n_sinks; i++) {
+		if (c->sinks[i].type != type)
+			continue;
+		if (!name || !*name || !strcmp(c->sinks[i].name, name))
+			return &c->sinks[i];
+	}
+	return NULL;
 }
 
 /* Check the whole parsed tree and store it into *c. */
@@ -420,7 +774,10 @@ static int apply_root(struct parse_ctx *p, const config_t *cfg,
 			return bad(p, gs, "unknown group \"%s\"; valid groups: %s",
 				   name ? name : "?", valid);
 		}
-		err = apply_group(p, gs, g, c);
+		if (!g->keys)
+			err = apply_sinks(p, gs, c);
+		else
+			err = apply_group(p, gs, g, c);
 		if (err < 0)
 			return err;
 	}
@@ -432,9 +789,15 @@ static int copy_config(struct jt_config *dst, const struct jt_config *src)
 {
 	char **dstr[] = { &dst->source, &dst->state_dir, &dst->run_dir,
 			  &dst->rules_dir, &dst->hostname, &dst->sqlite_path,
-			  &dst->control_group };
+			  &dst->control_group, &dst->spool_dir };
 
 	*dst = *src;
+	if (copy_sinks(dst, src) < 0) {
+		for (size_t j = 0; j < sizeof(dstr) / sizeof(dstr[0]); j++)
+			*dstr[j] = NULL;
+		config_free(dst);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < sizeof(dstr) / sizeof(dstr[0]); i++) {
 		if (*dstr[i] && !(*dstr[i] = strdup(*dstr[i]))) {
 			for (size_t j = i; j < sizeof(dstr) / sizeof(dstr[0]); j++)
@@ -464,10 +827,16 @@ int config_defaults(struct jt_config *c)
 	c->delay_accounting = true;
 	c->sqlite_path = c->state_dir ? join_path(c->state_dir, SQLITE_NAME) :
 					NULL;
+	c->store_enabled = true;
 	c->flush_interval_ms = 1000;
 	c->flush_records = 1000;
+	c->spool_dir = c->state_dir ? join_path(c->state_dir, SPOOL_NAME) :
+				      NULL;
+	c->spool_max_mib = 1024;
+	c->spool_segment_kib = 16384;
+	c->spool_sync_ms = 200;
 	if (!c->state_dir || !c->run_dir || !c->rules_dir || !c->hostname ||
-	    !c->sqlite_path || !c->control_group) {
+	    !c->sqlite_path || !c->control_group || !c->spool_dir) {
 		config_free(c);
 		return -ENOMEM;
 	}
@@ -492,28 +861,32 @@ static int check_readable(const char *path)
 }
 
 /*
- * Keep sqlite_path following state_dir unless the file chose one: if the
- * old value was the one derived from the old state_dir, derive it again.
+ * Keep a path under state_dir (the store, the spool) following state_dir
+ * unless the file chose one: if the old value was the one derived from the
+ * old state_dir, derive it again.
  */
-static int follow_state_dir(struct jt_config *tmp, const struct jt_config *old)
+static int follow_state_dir(struct jt_config *tmp, const struct jt_config *old,
+			    size_t off, const char *name)
 {
+	const char *old_val = *(char **)((const char *)old + off);
+	char **slot = (char **)((char *)tmp + off);
 	char *derived, *fresh;
 
-	if (!old->state_dir || !old->sqlite_path)
+	if (!old->state_dir || !old_val)
 		return 0;
-	derived = join_path(old->state_dir, SQLITE_NAME);
+	derived = join_path(old->state_dir, name);
 	if (!derived)
 		return -ENOMEM;
-	if (strcmp(derived, old->sqlite_path) != 0) {
+	if (strcmp(derived, old_val) != 0) {
 		free(derived);
 		return 0;
 	}
 	free(derived);
-	fresh = join_path(tmp->state_dir, SQLITE_NAME);
+	fresh = join_path(tmp->state_dir, name);
 	if (!fresh)
 		return -ENOMEM;
-	free(tmp->sqlite_path);
-	tmp->sqlite_path = fresh;
+	free(*slot);
+	*slot = fresh;
 	return 0;
 }
 
@@ -527,12 +900,12 @@ int config_load(struct jt_config *c, const char *path, bool missing_ok,
 	config_t cfg;
 	int ret;
 
-	seterr(err, errlen, "%s", "");
+	util_seterr(err, errlen, "%s", "");
 	ret = check_readable(path);
 	if (ret == -ENOENT && missing_ok)
 		return c->state_dir ? 0 : config_defaults(c);
 	if (ret < 0) {
-		seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		util_seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
 
@@ -550,10 +923,10 @@ int config_load(struct jt_config *c, const char *path, bool missing_ok,
 
 		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO) {
 			ret = errno ? -errno : -EIO;
-			seterr(err, errlen, "%s: %s", path, strerror(-ret));
+			util_seterr(err, errlen, "%s: %s", path, strerror(-ret));
 		} else {
 			ret = -EINVAL;
-			seterr(err, errlen, "%s:%d: %s", file ? file : path,
+			util_seterr(err, errlen, "%s:%d: %s", file ? file : path,
 			       config_error_line(&cfg),
 			       config_error_text(&cfg));
 		}
@@ -563,11 +936,12 @@ int config_load(struct jt_config *c, const char *path, bool missing_ok,
 	if (ret < 0)
 		goto out;
 
-	if (!p.sqlite_set) {
-		ret = follow_state_dir(&tmp, &base);
-		if (ret < 0)
-			goto nomem_cfg;
-	}
+	if (!p.sqlite_set &&
+	    follow_state_dir(&tmp, &base, F(sqlite_path), SQLITE_NAME) < 0)
+		goto nomem_cfg;
+	if (!p.spool_set &&
+	    follow_state_dir(&tmp, &base, F(spool_dir), SPOOL_NAME) < 0)
+		goto nomem_cfg;
 	if (strlen(tmp.run_dir) + 1 + strlen(SOCKET_NAME) >=
 	    sizeof(((struct sockaddr_un *)0)->sun_path)) {
 		const config_setting_t *s = config_lookup(&cfg, "agent.run_dir");
@@ -579,7 +953,7 @@ int config_load(struct jt_config *c, const char *path, bool missing_ok,
 			ret = bad(&p, s, "agent.run_dir: too long for the control socket (at most %zu characters)",
 				  max);
 		else
-			seterr(err, errlen, "%s: agent.run_dir: too long for the control socket (at most %zu characters)",
+			util_seterr(err, errlen, "%s: agent.run_dir: too long for the control socket (at most %zu characters)",
 			       path, max);
 		ret = -EINVAL;
 		goto out;
@@ -603,7 +977,7 @@ nomem_cfg:
 nomem:
 	config_free(&tmp);
 	config_free(&base);
-	seterr(err, errlen, "%s: %s", path, strerror(ENOMEM));
+	util_seterr(err, errlen, "%s: %s", path, strerror(ENOMEM));
 	return -ENOMEM;
 }
 
@@ -619,6 +993,9 @@ void config_free(struct jt_config *c)
 	free(c->hostname);
 	free(c->control_group);
 	free(c->sqlite_path);
+	free(c->spool_dir);
+	sinks_free(c);
+	c->spool_dir = NULL;
 	c->source = NULL;
 	c->state_dir = NULL;
 	c->run_dir = NULL;
@@ -692,9 +1069,52 @@ void config_dump(const struct jt_config *c, FILE *out)
 	fprintf(out, "\tdelay_accounting = %s;\n};\n",
 		c->delay_accounting ? "true" : "false");
 
-	fprintf(out, "store = {\n\tsqlite_path = ");
+	fprintf(out, "store = {\n\tenabled = %s;\n\tsqlite_path = ",
+		c->store_enabled ? "true" : "false");
 	dump_string(out, c->sqlite_path);
 	fprintf(out, ";\n\tflush_interval = %u.%03u;\n",
 		c->flush_interval_ms / 1000, c->flush_interval_ms % 1000);
 	fprintf(out, "\tflush_records = %u;\n};\n", c->flush_records);
+
+	fprintf(out, "spool = {\n\tdir = ");
+	dump_string(out, c->spool_dir);
+	fprintf(out, ";\n\tmax_size_mib = %u;\n", c->spool_max_mib);
+	fprintf(out, "\tsegment_size_kib = %u;\n", c->spool_segment_kib);
+	fprintf(out, "\tsync_interval = %u.%03u;\n};\n",
+		c->spool_sync_ms / 1000, c->spool_sync_ms % 1000);
+
+	fprintf(out, "sinks = (");
+	for (size_t i = 0; i < c->n_sinks; i++) {
+		const struct jt_sink_config *k = &c->sinks[i];
+
+		fprintf(out, "%s\n\t{\n\t\ttype = \"%s\";\n\t\tname = ",
+			i ? "," : "", sink_type_names[k->type]);
+		dump_string(out, k->name);
+		fprintf(out, ";\n\t\turl = ");
+		dump_string(out, k->url);
+		fprintf(out, ";\n");
+		if (k->type == JT_SINK_CLICKHOUSE) {
+			fprintf(out, "\t\tdatabase = ");
+			dump_string(out, k->database);
+			fprintf(out, ";\n\t\tcredentials_file = ");
+			dump_string(out, k->credentials_file);
+			fprintf(out, ";\n");
+		}
+		/* header values may be secrets: names only */
+		for (size_t h = 0; h < k->n_headers; h++)
+			fprintf(out, "\t\t# header: %.*s: (value not shown)\n",
+				(int)strcspn(k->headers[h], ":"),
+				k->headers[h]);
+		fprintf(out, "\t\tbatch_records = %u;\n", k->batch_records);
+		fprintf(out, "\t\tbatch_age = %u.%03u;\n",
+			k->batch_age_ms / 1000, k->batch_age_ms % 1000);
+		fprintf(out, "\t\ttimeout = %u.%03u;\n", k->timeout_ms / 1000,
+			k->timeout_ms % 1000);
+		fprintf(out, "\t\tretry_max = %u.%03u;\n",
+			k->retry_max_ms / 1000, k->retry_max_ms % 1000);
+		fprintf(out, "\t\tgzip = %s;\n\t\ttls_verify = %s;\n\t}",
+			k->gzip ? "true" : "false",
+			k->tls_verify ? "true" : "false");
+	}
+	fprintf(out, "%s);\n", c->n_sinks ? "\n" : "");
 }

@@ -49,10 +49,44 @@ struct jt_config {
 	unsigned argv_max_bytes;	/* argv_max_bytes = 2048 */
 	bool delay_accounting;		/* delay_accounting = true */
 
-	/* store { } */
+	/* store { } : the embedded SQLite store, itself a sink of the spool */
+	bool store_enabled;		/* enabled = true */
 	char *sqlite_path;		/* sqlite_path = STATE_DIR/jobtrace.db */
 	unsigned flush_interval_ms;	/* flush_interval = 1.0 (s) */
 	unsigned flush_records;		/* flush_records = 1000 */
+
+	/* spool { } */
+	char *spool_dir;		/* dir = STATE_DIR/spool */
+	unsigned spool_max_mib;		/* max_size_mib = 1024 */
+	unsigned spool_segment_kib;	/* segment_size_kib = 16384 */
+	unsigned spool_sync_ms;		/* sync_interval = 0.2 (s) */
+
+	/* sinks = ( { type = "clickhouse" | "http"; ... }, ... ) */
+	struct jt_sink_config *sinks;
+	size_t n_sinks;
+};
+
+enum jt_sink_type { JT_SINK_SQLITE, JT_SINK_CLICKHOUSE, JT_SINK_HTTP };
+
+/* One network sink (the SQLite store is configured by store { }). */
+struct jt_sink_config {
+	enum jt_sink_type type;
+	char *name;			/* name = type, unique */
+	char *url;			/* url (required), http:// or https:// */
+	char *database;			/* clickhouse: database = "jobtrace" */
+	char *credentials_file;		/* clickhouse: "" (no auth); root-only */
+	char **headers;			/* http: headers = [ "Name: value" ] */
+	size_t n_headers;
+	unsigned batch_records;		/* batch_records = 5000 */
+	unsigned batch_age_ms;		/* batch_age = 1.0 (s) */
+	unsigned timeout_ms;		/* timeout = 10.0 (s) */
+	unsigned retry_max_ms;		/* retry_max = 60.0 (s) */
+	bool gzip;			/* gzip = false */
+	bool tls_verify;		/* tls_verify = true */
+	char *tls_ca_file;		/* tls_ca_file = "" (system CAs) */
+	char *tls_cert;			/* tls_cert = "" (client certificate) */
+	char *tls_key;			/* tls_key = "" */
+	int line;			/* where it was configured */
 };
 
 /* Fill *c with every default (allocates strings). Returns 0 or -ENOMEM. */
@@ -68,6 +102,10 @@ int config_load(struct jt_config *c, const char *path, bool missing_ok,
 void config_free(struct jt_config *c);
 /* Path of the control socket derived from run_dir (static buffer). */
 const char *config_socket_path(const struct jt_config *c);
+/* The first sink of the given type (or named name when not NULL). */
+const struct jt_sink_config *config_find_sink(const struct jt_config *c,
+					      enum jt_sink_type type,
+					      const char *name);
 /* Print every effective key = value, in libconfig syntax. */
 void config_dump(const struct jt_config *c, FILE *out);
 

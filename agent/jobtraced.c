@@ -3,7 +3,7 @@
  * jobtraced.c - the agent: one event loop over the ring buffer, a tick
  * timer, signals and the control socket.  Kernel events become entries of
  * the process table; finished processes become schema v1 records in the
- * store.
+ * spool, from which the sinks (SQLite, ClickHouse, HTTP) store them.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,8 +34,9 @@
 #include "proc_table.h"
 #include "record.h"
 #include "rules.h"
+#include "sink.h"
 #include "slurmq.h"
-#include "store.h"
+#include "spool.h"
 #include "util.h"
 
 #define TICK_MS 100
@@ -45,6 +46,7 @@
 #define JOB_KEEP_NS (3600ull * 1000000000ull)	/* ended jobs kept an hour */
 #define MAX_QUERIES 16			/* scontrol queries at once */
 #define QUERY_TIMEOUT_NS (10ull * 1000000000ull)
+#define DRAIN_MS 5000			/* sinks' last delivery at stop */
 
 /* A background `scontrol show job` and what it printed so far. */
 struct query {
@@ -69,7 +71,8 @@ struct agent {
 	gid_t control_gid;
 	bool control_gid_set;
 	struct proc_table *procs;
-	struct store *store;
+	struct spool *spool;
+	struct sinks *sinks;
 	struct jt_host host;
 	struct jbuf jb;
 
@@ -77,12 +80,15 @@ struct agent {
 	uint64_t rules_reload_at;	/* CLOCK_MONOTONIC, 0: none due */
 	uint64_t started_ns;		/* CLOCK_MONOTONIC */
 	uint64_t next_sample_ns;	/* CLOCK_MONOTONIC */
-	uint64_t last_flush_ns;
+	uint64_t last_sync_ns;		/* CLOCK_MONOTONIC */
+	uint64_t last_maintain_ns;
+	uint64_t last_drop_host_ns;
+	uint64_t lost_reported;		/* spool drops in a host record */
 	unsigned sample_gen;
 
 	uint64_t events_seen;
-	uint64_t records_stored;
-	uint64_t store_errors;
+	uint64_t records_spooled;
+	uint64_t spool_errors;
 	uint64_t exits_lost;
 	uint64_t oom_kills;
 	uint64_t excluded;
@@ -92,6 +98,30 @@ struct agent {
 };
 
 static int reload_rules(struct agent *a, char *err, size_t errlen);
+
+/* Open the spool and start its sinks. */
+static int open_delivery(struct agent *a)
+{
+	const char *names[32];
+	struct spool_opts so = {
+		.dir = a->cfg.spool_dir,
+		.max_bytes = (uint64_t)a->cfg.spool_max_mib << 20,
+		.segment_bytes = (uint64_t)a->cfg.spool_segment_kib << 10,
+	};
+	size_t n = sinks_names(&a->cfg, names, 32);
+	char err[512];
+
+	if (!n)
+		log_warn("no sinks: store.enabled is false and no sinks are"
+			 " configured; records stay in the spool %s",
+			 a->cfg.spool_dir);
+	if (spool_open(&so, names, n, &a->spool, err, sizeof(err)) ||
+	    sinks_start(&a->cfg, a->spool, &a->sinks, err, sizeof(err))) {
+		log_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
 static void reload(struct agent *a);
 static void check_queries(struct agent *a, uint64_t now);
 
@@ -102,6 +132,27 @@ static uint64_t dropped(const struct agent *a)
 	       a->counters[JT_CNT_RB_DROP_EXEC] +
 	       a->counters[JT_CNT_RB_DROP_EXIT] +
 	       a->counters[JT_CNT_RB_DROP_OOM];
+}
+
+/* Hand one record to the spool; every sink reads it from there. */
+static void put_record(struct agent *a, struct jbuf *b)
+{
+	int err;
+
+	if (b->oom) {
+		log_error("out of memory encoding a record");
+		a->spool_errors++;
+		return;
+	}
+	err = spool_append(a->spool, b->buf, b->len);
+	if (err) {
+		if (!a->spool_errors)
+			log_error("spool: a record could not be written: %s",
+				  strerror(-err));
+		a->spool_errors++;
+		return;
+	}
+	a->records_spooled++;
 }
 
 /* Choose the cgroup that tells jobs apart: v2 unless it is the root. */
@@ -218,11 +269,10 @@ static bool classify(struct agent *a, struct jt_proc *p)
 	return false;
 }
 
-/* Write one finished process to the store and forget it. */
+/* Write one finished process to the spool and forget it. */
 static void emit_process(struct agent *a, struct jt_proc *p)
 {
 	char id[37];
-	int err;
 
 	if (p->state & JT_PS_EXCLUDED) {
 		proc_table_remove(a->procs, p);
@@ -234,15 +284,7 @@ static void emit_process(struct agent *a, struct jt_proc *p)
 	record_process_id(&a->host, p, id);
 	jbuf_reset(&a->jb);
 	record_process(&a->jb, &a->host, p, id);
-	if (a->jb.oom) {
-		log_error("out of memory encoding pid %u", p->pid);
-		a->store_errors++;
-	} else {
-		err = store_put_process(a->store, &a->host, p, id,
-					jbuf_str(&a->jb));
-		if (err)
-			a->store_errors++;
-	}
+	put_record(a, &a->jb);
 	proc_table_remove(a->procs, p);
 }
 
@@ -395,10 +437,7 @@ static void on_oom(struct agent *a, const struct jt_ev_oom *e)
 		    e->total_vm_pages * (uint64_t)sysconf(_SC_PAGESIZE));
 	json_obj_close(b);
 	json_obj_close(b);
-	if (store_put_record(a->store, "signal", id,
-			     record_realtime(&a->host, e->hdr.ts_ns),
-			     p ? p->job.id : NULL, jbuf_str(b)))
-		a->store_errors++;
+	put_record(a, b);
 }
 
 /* Dispatch one kernel event. */
@@ -590,10 +629,7 @@ static void sample_one(struct jt_proc *p, void *arg)
 	record_make_id(&a->host, "sample", key, p->sample_ns, id);
 	jbuf_reset(&a->jb);
 	record_sample(&a->jb, &a->host, p, id);
-	if (store_put_record(a->store, "sample", id,
-			     record_realtime(&a->host, p->sample_ns), p->job.id,
-			     jbuf_str(&a->jb)))
-		a->store_errors++;
+	put_record(a, &a->jb);
 }
 
 /* Run one sample pass, then retire processes whose exit was lost. */
@@ -612,16 +648,13 @@ static void sample_pass(struct agent *a)
 	proc_table_foreach(a->procs, sample_one, &ec);
 }
 
-/* Commit pending records; a failure keeps them pending for the next try. */
+/* Make appended records durable and wake the sinks; a failure keeps them
+ * buffered for the next try. */
 static void flush(struct agent *a)
 {
-	int n = store_flush(a->store);
-
-	if (n > 0)
-		a->records_stored += n;
-	else if (n < 0)
-		a->store_errors++;
-	a->last_flush_ns = util_now_ns(CLOCK_MONOTONIC);
+	if (spool_unsynced(a->spool) && spool_sync(a->spool) == 0)
+		sinks_notify(a->sinks);
+	a->last_sync_ns = util_now_ns(CLOCK_MONOTONIC);
 }
 
 /* A `host` record: identity, agent version and the drop counters. */
@@ -647,12 +680,28 @@ static void emit_host(struct agent *a, const char *phase)
 	json_kv_u64(b, "ringbuf_oom", a->counters[JT_CNT_RB_DROP_OOM]);
 	json_kv_u64(b, "tracked_map_full", a->counters[JT_CNT_TRACK_FULL]);
 	json_kv_u64(b, "exits_lost", a->exits_lost);
+	json_kv_u64(b, "spool_write_errors", a->spool_errors);
+	sinks_drops_json(a->sinks, b);
 	json_obj_close(b);
 	json_kv_u64(b, "events_seen", a->events_seen);
 	json_obj_close(b);
-	if (store_put_record(a->store, "host", id, record_realtime(&a->host, now),
-			     NULL, jbuf_str(b)))
-		a->store_errors++;
+	a->lost_reported = sinks_lost_total(a->sinks);
+	put_record(a, b);
+}
+
+/* Spool housekeeping: release acknowledged segments; report new drops in
+ * a host record (at most every few seconds). */
+static void spool_housekeeping(struct agent *a, uint64_t now)
+{
+	if (now - a->last_maintain_ns >= 1000000000ull) {
+		spool_maintain(a->spool);
+		a->last_maintain_ns = now;
+	}
+	if (now - a->last_drop_host_ns >= 5000000000ull &&
+	    sinks_lost_total(a->sinks) > a->lost_reported) {
+		emit_host(a, "spool_drop");
+		a->last_drop_host_ns = now;
+	}
 }
 
 /* Read the kernel's drop counters and warn when they grow. */
@@ -677,7 +726,7 @@ static void check_drops(struct agent *a)
 static void on_tick(struct agent *a)
 {
 	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
-	uint64_t flush_ns = a->cfg.flush_interval_ms * 1000000ull;
+	uint64_t sync_ns = a->cfg.spool_sync_ms * 1000000ull;
 
 	collector_drain(a->col);
 	if (a->rules_reload_at && now >= a->rules_reload_at) {
@@ -693,9 +742,8 @@ static void on_tick(struct agent *a)
 		record_host_sync_clock(&a->host);
 		a->next_sample_ns = now + a->cfg.sample_interval_ms * 1000000ull;
 	}
-	if (store_pending(a->store) &&
-	    (now - a->last_flush_ns >= flush_ns ||
-	     store_pending(a->store) >= a->cfg.flush_records))
+	spool_housekeeping(a, now);
+	if (spool_unsynced(a->spool) && now - a->last_sync_ns >= sync_ns)
 		flush(a);
 }
 
@@ -812,10 +860,26 @@ static void reply_status(struct agent *a, FILE *out)
 	fprintf(out, "exits_lost: %" PRIu64 "\n", a->exits_lost);
 	fprintf(out, "oom_kills: %" PRIu64 "\n", a->oom_kills);
 	fprintf(out, "tracked: %zu\n", proc_table_count(a->procs));
-	fprintf(out, "records_stored: %" PRIu64 "\n", a->records_stored);
-	fprintf(out, "records_pending: %u\n", store_pending(a->store));
-	fprintf(out, "store: sqlite %s\n", a->cfg.sqlite_path);
-	fprintf(out, "store_errors: %" PRIu64 "\n", a->store_errors);
+	fprintf(out, "records_spooled: %" PRIu64 "\n", a->records_spooled);
+	fprintf(out, "store: %s%s\n", a->cfg.store_enabled ? "sqlite " : "none",
+		a->cfg.store_enabled ? a->cfg.sqlite_path : "");
+	{
+		struct spool_stats ss;
+
+		spool_get_stats(a->spool, &ss);
+		fprintf(out, "spool: %s\n", a->cfg.spool_dir);
+		fprintf(out, "spool_bytes: %" PRIu64 " of %u MiB\n", ss.bytes,
+			a->cfg.spool_max_mib);
+		fprintf(out, "spool_segments: %u\n", ss.segments);
+		fprintf(out, "spool_records: %" PRIu64 "\n",
+			ss.next_seq - ss.first_seq);
+		fprintf(out, "spool_unsynced: %u\n", spool_unsynced(a->spool));
+		fprintf(out, "spool_write_errors: %" PRIu64 "\n",
+			a->spool_errors + ss.write_errors);
+		fprintf(out, "spool_torn_tail_cut_bytes: %" PRIu64 "\n",
+			ss.tail_cut_bytes);
+		sinks_status(a->sinks, out);
+	}
 	fprintf(out, "signals_missing: %s\n", *missing ? missing : "none");
 	{
 		struct rules_stats st;
@@ -856,9 +920,7 @@ static void emit_job(struct agent *a, const struct jt_jobinfo *ji,
 	record_make_id(&a->host, "job", key, t, id);
 	jbuf_reset(&a->jb);
 	record_job(&a->jb, &a->host, ji, phase, id);
-	if (store_put_record(a->store, "job", id, t, ji->job.id,
-			     jbuf_str(&a->jb)))
-		a->store_errors++;
+	put_record(a, &a->jb);
 }
 
 /* Ask slurmctld in the background for what the prolog could not pass. */
@@ -1249,18 +1311,21 @@ static void reload(struct agent *a)
 	if (!a->verbose)
 		log_set_level(nc.log_level);
 	if (strcmp(nc.sqlite_path, a->cfg.sqlite_path) ||
+	    strcmp(nc.spool_dir, a->cfg.spool_dir) ||
+	    nc.n_sinks != a->cfg.n_sinks ||
+	    nc.store_enabled != a->cfg.store_enabled ||
+	    nc.flush_interval_ms != a->cfg.flush_interval_ms ||
+	    nc.flush_records != a->cfg.flush_records ||
 	    strcmp(nc.run_dir, a->cfg.run_dir) ||
 	    nc.ringbuf_kib != a->cfg.ringbuf_kib ||
 	    nc.max_tracked != a->cfg.max_tracked ||
 	    nc.argv_max_bytes != a->cfg.argv_max_bytes)
-		log_warn("reload: store, run_dir and collector sizes change only at restart");
+		log_warn("reload: store, spool, sinks, run_dir and collector sizes change only at restart");
 	free(a->cfg.control_group);
 	a->cfg.control_group = nc.control_group;
 	nc.control_group = NULL;
 	resolve_group(a);
 	a->cfg.sample_interval_ms = nc.sample_interval_ms;
-	a->cfg.flush_interval_ms = nc.flush_interval_ms;
-	a->cfg.flush_records = nc.flush_records;
 	a->cfg.log_level = nc.log_level;
 	log_info("configuration reloaded from %s",
 		 nc.source ? nc.source : "(defaults)");
@@ -1494,8 +1559,9 @@ int main(int argc, char **argv)
 		enable_delayacct();
 	resolve_group(&a);
 	if (proc_table_new(&a.procs) || rules_new(&rl, &a.rules) ||
-	    jobs_new(&a.jobs) ||
-	    store_open(a.cfg.sqlite_path, false, &a.store))
+	    jobs_new(&a.jobs))
+		goto cleanup;
+	if (open_delivery(&a))
 		goto cleanup;
 	if (reload_rules(&a, err, sizeof(err)))
 		log_warn("running without rules until %s loads: every process is included",
@@ -1516,19 +1582,19 @@ int main(int argc, char **argv)
 	collector_drain(a.col);
 	a.next_sample_ns = util_now_ns(CLOCK_MONOTONIC) +
 			   a.cfg.sample_interval_ms * 1000000ull;
-	a.last_flush_ns = util_now_ns(CLOCK_MONOTONIC);
+	a.last_sync_ns = util_now_ns(CLOCK_MONOTONIC);
 	emit_host(&a, "start");
 	flush(&a);
-	log_info("jobtraced %s started: %zu processes tracked, store %s, socket %s",
-		 JT_VERSION, proc_table_count(a.procs), a.cfg.sqlite_path,
-		 config_socket_path(&a.cfg));
+	log_info("jobtraced %s started: %zu processes tracked, spool %s, %zu sinks, socket %s",
+		 JT_VERSION, proc_table_count(a.procs), a.cfg.spool_dir,
+		 spool_sinks(a.spool), config_socket_path(&a.cfg));
 	run(&a);
 	collector_drain(a.col);
 	check_drops(&a);
 	emit_host(&a, "stop");
 	flush(&a);
-	log_info("stopped: %" PRIu64 " events, %" PRIu64 " records stored, %"
-		 PRIu64 " dropped", a.events_seen, a.records_stored, dropped(&a));
+	log_info("stopped: %" PRIu64 " events, %" PRIu64 " records spooled, %"
+		 PRIu64 " dropped", a.events_seen, a.records_spooled, dropped(&a));
 	rc = 0;
 cleanup:
 	if (a.ctlfd >= 0) {
@@ -1549,7 +1615,9 @@ cleanup:
 		if (a.queries[i].pid)
 			query_done(&a, &a.queries[i], true);
 	jobs_free(a.jobs);
-	store_close(a.store);
+	/* the sinks store what they can of the synced records, then stop */
+	sinks_stop(a.sinks, DRAIN_MS);
+	spool_close(a.spool);
 	proc_table_free(a.procs);
 	jbuf_free(&a.jb);
 	config_free(&a.cfg);

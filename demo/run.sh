@@ -45,6 +45,6 @@ echo "== jobtrace report --pid $pipeline"
 jt report --pid $pipeline
 echo
 echo "== jobtrace status"
-jt status | grep -E '^(uptime_s|events_seen|events_dropped|records_stored|last_error):'
+jt status | grep -E '^(uptime_s|events_seen|events_dropped|records_spooled|sink.sqlite.delivered|last_error):'
 echo
 echo "Try: $build/jobtrace --config $conf export --since 5m --format ndjson | head -n 2"

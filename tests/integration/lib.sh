@@ -176,7 +176,8 @@ start_watchdog() {
 	WATCHDOG_PID=$!
 }
 
-# Write $CONF (extra libconfig lines in $1) and start the agent; returns 1
+# Write $CONF (extra agent { } settings in $1, extra top-level groups in $2)
+# and start the agent; returns 1
 # if it does not answer `jobtrace status` within 20 s.
 start_agent() {
 	local up=no
@@ -186,8 +187,9 @@ log = { level = "info"; };
 agent = { state_dir = "$T/state"; run_dir = "$T/run"; ${1:-} };
 collector = { sample_interval = 1.0; };
 store = { flush_interval = 0.2; };
+${2:-}
 CONFEOF
-	"$AGENT" --config "$CONF" --foreground >"$T/agent.log" 2>&1 &
+	"$AGENT" --config "$CONF" --foreground >>"$T/agent.log" 2>&1 &
 	AGENT_PID=$!
 	for _ in $(seq 1 100); do
 		if ! kill -0 "$AGENT_PID" 2>/dev/null; then

@@ -186,10 +186,10 @@ if [ "$st" -ne 0 ]; then
 		"agent's socket fds: $(find /proc/"$AGENT_PID"/fd -lname 'socket:*' 2>/dev/null | wc -l)"
 fi
 missing=
-for k in uptime_s events_seen events_dropped records_stored tracked last_error; do
+for k in uptime_s events_seen events_dropped records_spooled tracked last_error; do
 	grep -Eq "^[[:space:]]*$k:" "$T/status.out" || missing="$missing $k"
 done
-check "'jobtrace status' prints uptime_s, events_seen, events_dropped, records_stored, tracked, last_error${missing:+ (missing:$missing)}" \
+check "'jobtrace status' prints uptime_s, events_seen, events_dropped, records_spooled, tracked, last_error${missing:+ (missing:$missing)}" \
 	eq "$st:$missing" "0:"
 check "'jobtrace status' shows events_dropped: 0" \
 	grep -Eq '^[[:space:]]*events_dropped:[[:space:]]*0[[:space:]]*$' "$T/status.out"

@@ -105,6 +105,108 @@ static void expect_error(const char *name, const char *text, int line,
 	config_free(&d);
 }
 
+/* A sinks list with both types, every key, and the spool group. */
+static void test_sinks(void **state)
+{
+	const char *path = write_conf("sinks.conf",
+		"agent = { state_dir = \"/srv/jt\"; };\n"
+		"spool = { max_size_mib = 8; segment_size_kib = 256;"
+		" sync_interval = 0.05; };\n"
+		"store = { enabled = false; };\n"
+		"sinks = (\n"
+		" { type = \"clickhouse\"; name = \"fleet\";"
+		" url = \"https://ch:8443/\"; database = \"jt_prod\";"
+		" credentials_file = \"/etc/jobtrace/ch.cred\";"
+		" batch_records = 100; batch_age = 0.5; timeout = 3.0;"
+		" retry_max = 5; gzip = true; tls_verify = false;"
+		" tls_ca_file = \"/etc/ca.pem\"; },\n"
+		" { type = \"http\"; url = \"http://127.0.0.1:8686/x\";"
+		" headers = [ \"Authorization: Bearer t\", \"X-A: b\" ]; }\n"
+		");\n");
+	struct jt_config c, copy;
+	const struct jt_sink_config *k;
+
+	(void)state;
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_load(&c, path, false, err, sizeof(err)), 0);
+	assert_string_equal(c.spool_dir, "/srv/jt/spool");
+	assert_int_equal(c.spool_max_mib, 8);
+	assert_int_equal(c.spool_segment_kib, 256);
+	assert_int_equal(c.spool_sync_ms, 50);
+	assert_false(c.store_enabled);
+	assert_int_equal(c.n_sinks, 2);
+	k = config_find_sink(&c, JT_SINK_CLICKHOUSE, NULL);
+	assert_non_null(k);
+	assert_string_equal(k->name, "fleet");
+	assert_string_equal(k->database, "jt_prod");
+	assert_string_equal(k->credentials_file, "/etc/jobtrace/ch.cred");
+	assert_int_equal(k->batch_records, 100);
+	assert_int_equal(k->batch_age_ms, 500);
+	assert_int_equal(k->timeout_ms, 3000);
+	assert_int_equal(k->retry_max_ms, 5000);
+	assert_true(k->gzip);
+	assert_false(k->tls_verify);
+	k = config_find_sink(&c, JT_SINK_HTTP, "http");
+	assert_non_null(k);
+	assert_int_equal(k->n_headers, 2);
+	assert_string_equal(k->headers[1], "X-A: b");
+	assert_int_equal(k->batch_records, 5000);	/* defaults */
+	assert_true(k->tls_verify);
+	assert_null(config_find_sink(&c, JT_SINK_HTTP, "nope"));
+	/* a reload of the same file copies the list deeply */
+	assert_int_equal(config_defaults(&copy), 0);
+	assert_int_equal(config_load(&copy, path, false, err, sizeof(err)), 0);
+	assert_int_equal(config_load(&copy, path, false, err, sizeof(err)), 0);
+	assert_int_equal(copy.n_sinks, 2);
+	assert_string_equal(copy.sinks[1].headers[0], "Authorization: Bearer t");
+	config_free(&copy);
+	config_free(&c);
+}
+
+/* Sink mistakes name the line and what is wrong. */
+static void test_sink_errors(void **state)
+{
+	(void)state;
+	expect_error("sink_type.conf",
+		     "sinks = (\n { type = \"kafka\"; url = \"http://x/\"; }\n);\n",
+		     2, "must be \"clickhouse\" or \"http\"");
+	expect_error("sink_sqlite.conf",
+		     "sinks = (\n { type = \"sqlite\"; url = \"http://x/\"; }\n);\n",
+		     2, "store { }");
+	expect_error("sink_notype.conf",
+		     "sinks = (\n { url = \"http://x/\"; }\n);\n", 2,
+		     "needs type");
+	expect_error("sink_nourl.conf",
+		     "sinks = (\n { type = \"http\"; }\n);\n", 2,
+		     "needs url");
+	expect_error("sink_badurl.conf",
+		     "sinks = (\n { type = \"http\";\n url = \"ftp://x/\"; }\n);\n",
+		     3, "http:// or https://");
+	expect_error("sink_key.conf",
+		     "sinks = (\n { type = \"http\"; url = \"http://x/\";\n"
+		     " database = \"a\"; }\n);\n", 3,
+		     "unknown key \"database\" for a http sink");
+	expect_error("sink_dup.conf",
+		     "sinks = (\n { type = \"http\"; url = \"http://x/\"; },\n"
+		     " { type = \"http\"; url = \"http://y/\"; }\n);\n", 3,
+		     "already the name of the sink at line 2");
+	expect_error("sink_header.conf",
+		     "sinks = (\n { type = \"http\"; url = \"http://x/\";\n"
+		     " headers = [ \"no colon\" ]; }\n);\n", 3,
+		     "Name: value");
+	expect_error("sink_cred.conf",
+		     "sinks = (\n { type = \"clickhouse\"; url = \"http://x/\";\n"
+		     " credentials_file = \"ch.cred\"; }\n);\n", 3,
+		     "absolute path");
+	expect_error("sink_batch.conf",
+		     "sinks = (\n { type = \"http\"; url = \"http://x/\";\n"
+		     " batch_records = 0; }\n);\n", 3, "between 1 and");
+	expect_error("sink_notlist.conf", "sinks = { type = \"http\"; };\n",
+		     1, "expected a list");
+	expect_error("spool_range.conf", "spool = {\n max_size_mib = 0; };\n",
+		     2, "spool.max_size_mib");
+}
+
 /* Every default matches config.h. */
 static void test_defaults(void **state)
 {
@@ -268,9 +370,9 @@ static void test_unknown_group(void **state)
 	(void)state;
 	expect_error("unknown_group.conf",
 		     "log = { level = \"warn\"; };\n\n"
-		     "sinks = {\n\turl = \"http://x\";\n};\n", 3,
-		     "unknown group \"sinks\"; valid groups: log, agent, "
-		     "collector, store");
+		     "sink = {\n\turl = \"http://x\";\n};\n", 3,
+		     "unknown group \"sink\"; valid groups: log, agent, "
+		     "collector, store, spool, sinks");
 	expect_error("top_scalar.conf", "level = \"debug\";\n", 1,
 		     "unknown group \"level\"");
 	expect_error("group_not_group.conf", "\nlog = \"debug\";\n", 2,
@@ -656,6 +758,8 @@ int main(void)
 		cmocka_unit_test(test_state_dir_moves_db),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_sample_file),
+		cmocka_unit_test(test_sinks),
+		cmocka_unit_test(test_sink_errors),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);

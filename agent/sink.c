@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sink.c - one thread per sink: read a batch from the spool, store it,
+ * acknowledge it; on failure rewind to the acknowledged position and retry
+ * after an exponential back-off with jitter.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "chschema.h"
+#include "http.h"
+#include "log.h"
+#include "sink.h"
+#include "store.h"
+#include "util.h"
+
+#define MAX_SINKS 17
+#define BATCH_MAX_BYTES (32u << 20)
+#define RETRY_BASE_MS 500
+#define CH_TABLES_MAX 16
+
+struct sink;
+
+/* What differs between sink types. */
+struct sink_ops {
+	int (*open)(struct sink *k, char *err, size_t errlen);
+	/* take one record into the batch being built; non-zero: skip it */
+	int (*add)(struct sink *k, const char *rec, size_t len);
+	/* store the batch; 0 or -errno with the reason in err */
+	int (*send)(struct sink *k, char *err, size_t errlen);
+	/* forget the batch (after send, or to rebuild it) */
+	void (*reset)(struct sink *k);
+	void (*close)(struct sink *k);
+};
+
+struct sink_stats {
+	uint64_t delivered;	/* records stored */
+	uint64_t batches;
+	uint64_t retries;	/* failed attempts */
+	uint64_t skipped;	/* records the sink could not encode */
+	unsigned failing;	/* consecutive failures */
+	char last_error[256];
+	uint64_t last_error_ns;	/* CLOCK_REALTIME */
+	uint64_t last_ok_ns;
+	uint64_t retry_at_ns;	/* CLOCK_MONOTONIC, while backing off */
+};
+
+struct sink {
+	struct sinks *all;
+	unsigned idx;		/* spool sink number */
+	enum jt_sink_type type;
+	struct jt_sink_config cfg;	/* strings borrowed from the config */
+	const char *sqlite_path;
+	const struct sink_ops *ops;
+	struct spool_reader *reader;
+	pthread_t thread;
+	bool started;
+
+	/* batch being built */
+	size_t n;
+	size_t bytes;
+	uint64_t end_seq;
+	uint64_t started_ns;	/* CLOCK_MONOTONIC of its first record */
+	unsigned batch_records;
+	unsigned batch_age_ms;
+
+	/* type state */
+	struct store *store;
+	struct http_client *http;
+	struct jbuf body;			/* http */
+	struct jbuf row;			/* clickhouse scratch */
+	struct jbuf tbl[CH_TABLES_MAX];		/* clickhouse, per table */
+	const char *const *tables;
+	bool logged_skip;
+
+	struct sink_stats st;		/* under all->lock */
+	unsigned seed;
+};
+
+struct sinks {
+	struct spool *spool;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stopping;
+	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; 0 while running */
+	uint64_t wakeups;	/* bumped by sinks_notify */
+	size_t n;
+	struct sink k[MAX_SINKS];
+};
+
+static const char *const type_names[] = {
+	[JT_SINK_SQLITE] = "sqlite",
+	[JT_SINK_CLICKHOUSE] = "clickhouse",
+	[JT_SINK_HTTP] = "http",
+};
+
+/* ---- sqlite ----------------------------------------------------------- */
+
+static int sqlite_open(struct sink *k, char *err, size_t errlen)
+{
+	int e = store_open(k->sqlite_path, false, &k->store);
+
+	if (e)
+		util_seterr(err, errlen, "%s: %s", k->sqlite_path,
+			    log_last_error());
+	return e;
+}
+
+static int sqlite_add(struct sink *k, const char *rec, size_t len)
+{
+	return store_put_json(k->store, rec, len) == -ENOMEM ? -ENOMEM : 0;
+}
+
+static int sqlite_send(struct sink *k, char *err, size_t errlen)
+{
+	int n = store_flush(k->store);
+
+	if (n < 0) {
+		util_seterr(err, errlen, "%s: %s", k->sqlite_path,
+			    log_last_error());
+		return n;
+	}
+	return 0;
+}
+
+static void sqlite_reset(struct sink *k)
+{
+	(void)k;	/* a failed commit was rolled back by store_flush */
+}
+
+static void sqlite_close(struct sink *k)
+{
+	store_close(k->store);
+	k->store = NULL;
+}
+
+static const struct sink_ops sqlite_ops = {
+	sqlite_open, sqlite_add, sqlite_send, sqlite_reset, sqlite_close,
+};
+
+/* ---- http (NDJSON) ---------------------------------------------------- */
+
+static int http_open(struct sink *k, char *err, size_t errlen)
+{
+	return http_client_new(&k->cfg, &k->http, err, errlen);
+}
+
+static int http_add(struct sink *k, const char *rec, size_t len)
+{
+	if (jbuf_put(&k->body, rec, len) || jbuf_put(&k->body, "\n", 1))
+		return -ENOMEM;
+	return 0;
+}
+
+static int http_send(struct sink *k, char *err, size_t errlen)
+{
+	return http_post(k->http, NULL, "application/x-ndjson", k->body.buf,
+			 k->body.len, k->cfg.gzip, NULL, err, errlen);
+}
+
+static void http_reset(struct sink *k)
+{
+	jbuf_reset(&k->body);
+}
+
+static void http_close(struct sink *k)
+{
+	http_client_free(k->http);
+	k->http = NULL;
+}
+
+static const struct sink_ops http_ops = {
+	http_open, http_add, http_send, http_reset, http_close,
+};
+
+/* ---- clickhouse (JSONEachRow per table) ------------------------------- */
+
+static int ch_open(struct sink *k, char *err, size_t errlen)
+{
+	size_t n = 0;
+
+	k->tables = chschema_tables();
+	while (k->tables[n])
+		n++;
+	if (n > CH_TABLES_MAX) {
+		util_seterr(err, errlen, "too many ClickHouse tables");
+		return -EINVAL;
+	}
+	return http_client_new(&k->cfg, &k->http, err, errlen);
+}
+
+static int ch_add(struct sink *k, const char *rec, size_t len)
+{
+	const char *table = NULL;
+	int e;
+
+	jbuf_reset(&k->row);
+	e = chschema_row(&k->row, rec, len, &table);
+	if (e == -ENOMEM || k->row.oom)
+		return -ENOMEM;
+	if (e) {
+		pthread_mutex_lock(&k->all->lock);
+		k->st.skipped++;
+		pthread_mutex_unlock(&k->all->lock);
+		if (!k->logged_skip)
+			log_warn("sink %s: a record that is not a schema v1"
+				 " record was skipped (%.60s)", k->cfg.name,
+				 rec);
+		k->logged_skip = true;
+		return 0;
+	}
+	for (size_t i = 0; k->tables[i]; i++)
+		if (!strcmp(k->tables[i], table))
+			return jbuf_put(&k->tbl[i], k->row.buf, k->row.len);
+	return 0;
+}
+
+static int ch_send(struct sink *k, char *err, size_t errlen)
+{
+	struct jbuf q;
+	int e = 0;
+
+	jbuf_init(&q);
+	for (size_t i = 0; k->tables[i] && !e; i++) {
+		char sql[256];
+
+		if (!k->tbl[i].len)
+			continue;
+		snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT"
+			 " JSONEachRow", k->cfg.database, k->tables[i]);
+		jbuf_reset(&q);
+		jbuf_put(&q, "?input_format_skip_unknown_fields=1&query=", 42);
+		http_urlencode(&q, sql);
+		if (q.oom) {
+			e = -ENOMEM;
+			break;
+		}
+		e = http_post(k->http, q.buf, "application/json", k->tbl[i].buf,
+			      k->tbl[i].len, k->cfg.gzip, NULL, err, errlen);
+	}
+	jbuf_free(&q);
+	return e;
+}
+
+static void ch_reset(struct sink *k)
+{
+	for (size_t i = 0; i < CH_TABLES_MAX; i++)
+		jbuf_reset(&k->tbl[i]);
+}
+
+static const struct sink_ops ch_ops = {
+	ch_open, ch_add, ch_send, ch_reset, http_close,
+};
+
+/* ---- the thread ------------------------------------------------------- */
+
+/* spool_read callback: one record into the batch. */
+static int take(void *arg, const char *rec, size_t len)
+{
+	struct sink *k = arg;
+
+	if (k->ops->add(k, rec, len) == -ENOMEM)
+		return -ENOMEM;
+	k->n++;
+	k->bytes += len;
+	return 0;
+}
+
+/* Forget the batch and read it again from the acknowledged position. */
+static void drop_batch(struct sink *k)
+{
+	k->ops->reset(k);
+	k->n = 0;
+	k->bytes = 0;
+	spool_reader_rewind(k->reader);
+}
+
+/* Record a failure: stats, log on the first of a streak. */
+static void failed(struct sink *k, const char *what, const char *err)
+{
+	struct sinks *ks = k->all;
+
+	pthread_mutex_lock(&ks->lock);
+	k->st.retries++;
+	k->st.failing++;
+	snprintf(k->st.last_error, sizeof(k->st.last_error), "%s%s", what,
+		 err);
+	k->st.last_error_ns = util_now_ns(CLOCK_REALTIME);
+	pthread_mutex_unlock(&ks->lock);
+	if (k->st.failing == 1)
+		log_error("sink %s: %s%s (retrying with back-off; records"
+			  " stay in the spool)", k->cfg.name, what, err);
+	else
+		log_debug("sink %s: %s%s", k->cfg.name, what, err);
+}
+
+/* Back-off before attempt number failing+1: exponential, full jitter. */
+static uint64_t backoff_ms(struct sink *k)
+{
+	uint64_t d = RETRY_BASE_MS;
+
+	for (unsigned i = 1; i < k->st.failing && d < k->cfg.retry_max_ms;
+	     i++)
+		d *= 2;
+	if (d > k->cfg.retry_max_ms)
+		d = k->cfg.retry_max_ms;
+	return d / 2 + (uint64_t)rand_r(&k->seed) % (d / 2 + 1);
+}
+
+/* Wait on the sinks' condition until ns (CLOCK_MONOTONIC) or a wakeup.
+ * Lock held. */
+static void wait_until(struct sinks *ks, uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull),
+			       (long)(ns % 1000000000ull) };
+
+	pthread_cond_timedwait(&ks->cond, &ks->lock, &ts);
+}
+
+/* True once the agent is stopping and the drain time is over. */
+static bool past_deadline(struct sinks *ks)
+{
+	return ks->deadline_ns && util_now_ns(CLOCK_MONOTONIC) >= ks->deadline_ns;
+}
+
+/* Open the sink's target, retrying with back-off until it works. */
+static bool open_target(struct sink *k)
+{
+	struct sinks *ks = k->all;
+	char err[512];
+
+	for (;;) {
+		uint64_t until;
+
+		err[0] = '\0';
+		if (k->ops->open(k, err, sizeof(err)) == 0)
+			return true;
+		failed(k, "", err);
+		pthread_mutex_lock(&ks->lock);
+		if (ks->stopping) {
+			pthread_mutex_unlock(&ks->lock);
+			return false;
+		}
+		until = util_now_ns(CLOCK_MONOTONIC) + backoff_ms(k) * 1000000;
+		k->st.retry_at_ns = until;
+		while (!ks->stopping && util_now_ns(CLOCK_MONOTONIC) < until)
+			wait_until(ks, until);
+		k->st.retry_at_ns = 0;
+		pthread_mutex_unlock(&ks->lock);
+	}
+}
+
+/* Send the batch; on success acknowledge it. Returns 0 or -errno. */
+static int deliver(struct sink *k)
+{
+	struct sinks *ks = k->all;
+	char err[512];
+	int e;
+
+	err[0] = '\0';
+	e = k->ops->send(k, err, sizeof(err));
+	if (e) {
+		failed(k, "", err);
+		drop_batch(k);
+		return e;
+	}
+	spool_ack(ks->spool, k->idx, k->end_seq);
+	pthread_mutex_lock(&ks->lock);
+	k->st.delivered += k->n;
+	k->st.batches++;
+	if (k->st.failing)
+		log_info("sink %s: delivering again after %u failed attempts",
+			 k->cfg.name, k->st.failing);
+	k->st.failing = 0;
+	k->st.last_ok_ns = util_now_ns(CLOCK_REALTIME);
+	pthread_mutex_unlock(&ks->lock);
+	k->ops->reset(k);
+	k->n = 0;
+	k->bytes = 0;
+	return 0;
+}
+
+/* The sink thread. */
+static void *sink_main(void *arg)
+{
+	struct sink *k = arg;
+	struct sinks *ks = k->all;
+
+	if (!open_target(k))
+		return NULL;
+	for (;;) {
+		uint64_t now, first, wake;
+		bool stopping, full, old;
+		int n;
+
+		pthread_mutex_lock(&ks->lock);
+		stopping = ks->stopping;
+		pthread_mutex_unlock(&ks->lock);
+		if (stopping && past_deadline(ks))
+			break;
+
+		n = spool_read(k->reader, k->batch_records - k->n,
+			       BATCH_MAX_BYTES - k->bytes, take, k, &first);
+		if (n < 0 && n != -ENOENT) {
+			failed(k, "reading the spool: ", strerror(-n));
+			drop_batch(k);
+			n = 0;
+		}
+		if (n > 0) {
+			if (k->n == (size_t)n)
+				k->started_ns = util_now_ns(CLOCK_MONOTONIC);
+			k->end_seq = first + (uint64_t)n;
+		}
+		now = util_now_ns(CLOCK_MONOTONIC);
+		full = k->n >= k->batch_records ||
+		       k->bytes + SPOOL_MAX_RECORD > BATCH_MAX_BYTES;
+		old = k->n && now - k->started_ns >=
+			      (uint64_t)k->batch_age_ms * 1000000;
+		if (k->n && (full || old || stopping)) {
+			if (deliver(k) == 0)
+				continue;
+			if (stopping)
+				break;	/* one attempt while stopping */
+			pthread_mutex_lock(&ks->lock);
+			wake = util_now_ns(CLOCK_MONOTONIC) +
+			       backoff_ms(k) * 1000000;
+			k->st.retry_at_ns = wake;
+			while (!ks->stopping &&
+			       util_now_ns(CLOCK_MONOTONIC) < wake)
+				wait_until(ks, wake);
+			k->st.retry_at_ns = 0;
+			pthread_mutex_unlock(&ks->lock);
+			continue;
+		}
+		if (n > 0 && k->n < k->batch_records)
+			continue;	/* more may be there already */
+		if (stopping && !k->n)
+			break;		/* drained */
+
+		/* wait for records, or for the batch to come of age */
+		pthread_mutex_lock(&ks->lock);
+		wake = now + (uint64_t)k->batch_age_ms * 1000000;
+		if (k->n)
+			wake = k->started_ns +
+			       (uint64_t)k->batch_age_ms * 1000000;
+		if (!ks->stopping)
+			wait_until(ks, wake);
+		pthread_mutex_unlock(&ks->lock);
+	}
+	return NULL;
+}
+
+/* ---- setup and status ------------------------------------------------- */
+
+/* The spool's sink names for this configuration. */
+size_t sinks_names(const struct jt_config *c, const char **names, size_t max)
+{
+	size_t n = 0;
+
+	if (c->store_enabled && n < max)
+		names[n++] = "sqlite";
+	for (size_t i = 0; i < c->n_sinks && n < max; i++)
+		names[n++] = c->sinks[i].name;
+	return n;
+}
+
+/* Start one thread per sink reading from sp. */
+int sinks_start(const struct jt_config *c, struct spool *sp,
+		struct sinks **out, char *err, size_t errlen)
+{
+	const char *names[MAX_SINKS];
+	pthread_condattr_t ca;
+	struct sinks *ks;
+	size_t n = sinks_names(c, names, MAX_SINKS);
+	int e = 0;
+
+	*out = NULL;
+	if (c->n_sinks + 1 > MAX_SINKS) {
+		util_seterr(err, errlen, "at most %d sinks", MAX_SINKS - 1);
+		return -EINVAL;
+	}
+	ks = calloc(1, sizeof(*ks));
+	if (!ks)
+		return -ENOMEM;
+	ks->spool = sp;
+	pthread_mutex_init(&ks->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ks->cond, &ca);
+	pthread_condattr_destroy(&ca);
+
+	for (size_t i = 0; i < n; i++) {
+		struct sink *k = &ks->k[i];
+
+		k->all = ks;
+		k->idx = (unsigned)i;
+		k->seed = (unsigned)(util_now_ns(CLOCK_REALTIME) ^ (i << 16));
+		jbuf_init(&k->body);
+		jbuf_init(&k->row);
+		for (size_t t = 0; t < CH_TABLES_MAX; t++)
+			jbuf_init(&k->tbl[t]);
+		if (c->store_enabled && i == 0) {
+			k->type = JT_SINK_SQLITE;
+			k->cfg.name = (char *)"sqlite";
+			k->cfg.retry_max_ms = 30000;
+			k->sqlite_path = c->sqlite_path;
+			k->batch_records = c->flush_records;
+			k->batch_age_ms = c->flush_interval_ms;
+			k->ops = &sqlite_ops;
+		} else {
+			k->cfg = c->sinks[i - (c->store_enabled ? 1 : 0)];
+			k->type = k->cfg.type;
+			k->batch_records = k->cfg.batch_records;
+			k->batch_age_ms = k->cfg.batch_age_ms;
+			k->ops = k->type == JT_SINK_CLICKHOUSE ? &ch_ops :
+								 &http_ops;
+		}
+		ks->n++;
+		e = spool_reader_open(sp, k->idx, &k->reader);
+		if (e)
+			break;
+	}
+	for (size_t i = 0; !e && i < ks->n; i++) {
+		struct sink *k = &ks->k[i];
+
+		e = -pthread_create(&k->thread, NULL, sink_main, k);
+		if (!e)
+			k->started = true;
+	}
+	if (e) {
+		util_seterr(err, errlen, "starting the sinks: %s", strerror(-e));
+		sinks_stop(ks, 0);
+		return e;
+	}
+	*out = ks;
+	return 0;
+}
+
+/* New records were synced: wake the sinks. */
+void sinks_notify(struct sinks *ks)
+{
+	if (!ks)
+		return;
+	pthread_mutex_lock(&ks->lock);
+	ks->wakeups++;
+	pthread_cond_broadcast(&ks->cond);
+	pthread_mutex_unlock(&ks->lock);
+}
+
+/* Stop: drain within drain_ms, join, release. */
+void sinks_stop(struct sinks *ks, unsigned drain_ms)
+{
+	if (!ks)
+		return;
+	pthread_mutex_lock(&ks->lock);
+	ks->stopping = true;
+	ks->deadline_ns = util_now_ns(CLOCK_MONOTONIC) +
+			  (uint64_t)drain_ms * 1000000 + 1;
+	pthread_cond_broadcast(&ks->cond);
+	pthread_mutex_unlock(&ks->lock);
+	for (size_t i = 0; i < ks->n; i++) {
+		struct sink *k = &ks->k[i];
+
+		if (k->started)
+			pthread_join(k->thread, NULL);
+		if (k->ops)
+			k->ops->close(k);
+		spool_reader_close(k->reader);
+		jbuf_free(&k->body);
+		jbuf_free(&k->row);
+		for (size_t t = 0; t < CH_TABLES_MAX; t++)
+			jbuf_free(&k->tbl[t]);
+	}
+	pthread_cond_destroy(&ks->cond);
+	pthread_mutex_destroy(&ks->lock);
+	free(ks);
+}
+
+/* Seconds since a CLOCK_REALTIME ns stamp, as text ("never" for 0). */
+static void ago(uint64_t ns, char *out, size_t len)
+{
+	uint64_t now = util_now_ns(CLOCK_REALTIME);
+
+	if (!ns)
+		snprintf(out, len, "never");
+	else
+		snprintf(out, len, "%.1f s ago",
+			 now > ns ? (double)(now - ns) / 1e9 : 0.0);
+}
+
+/* "key: value" status lines for every sink. */
+void sinks_status(struct sinks *ks, FILE *out)
+{
+	struct spool_stats ss;
+
+	if (!ks)
+		return;
+	spool_get_stats(ks->spool, &ss);
+	fprintf(out, "sinks: %zu\n", ks->n);
+	for (size_t i = 0; i < ks->n; i++) {
+		struct sink *k = &ks->k[i];
+		struct spool_sink_stats ps;
+		struct sink_stats st;
+		char t1[64], t2[64];
+		const char *state;
+		uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+
+		spool_get_sink_stats(ks->spool, k->idx, &ps);
+		pthread_mutex_lock(&ks->lock);
+		st = k->st;
+		pthread_mutex_unlock(&ks->lock);
+		state = st.failing ? "retrying" : "ok";
+		ago(st.last_ok_ns, t1, sizeof(t1));
+		ago(st.last_error_ns, t2, sizeof(t2));
+		fprintf(out, "sink.%s.type: %s\n", k->cfg.name,
+			type_names[k->type]);
+		if (k->cfg.url)
+			fprintf(out, "sink.%s.url: %s\n", k->cfg.name,
+				k->cfg.url);
+		fprintf(out, "sink.%s.state: %s\n", k->cfg.name, state);
+		fprintf(out, "sink.%s.lag_records: %" PRIu64 "\n", k->cfg.name,
+			ss.next_seq > ps.ack_seq ? ss.next_seq - ps.ack_seq : 0);
+		fprintf(out, "sink.%s.delivered: %" PRIu64 "\n", k->cfg.name,
+			st.delivered);
+		fprintf(out, "sink.%s.batches: %" PRIu64 "\n", k->cfg.name,
+			st.batches);
+		fprintf(out, "sink.%s.retries: %" PRIu64 "\n", k->cfg.name,
+			st.retries);
+		fprintf(out, "sink.%s.dropped: %" PRIu64 "\n", k->cfg.name,
+			ps.dropped);
+		fprintf(out, "sink.%s.corrupt_skipped: %" PRIu64 "\n",
+			k->cfg.name, ps.corrupt);
+		fprintf(out, "sink.%s.unencodable_skipped: %" PRIu64 "\n",
+			k->cfg.name, st.skipped);
+		fprintf(out, "sink.%s.last_success: %s\n", k->cfg.name, t1);
+		fprintf(out, "sink.%s.last_error: %s%s%s%s\n", k->cfg.name,
+			st.last_error[0] ? st.last_error : "none",
+			st.last_error[0] ? " (" : "",
+			st.last_error[0] ? t2 : "",
+			st.last_error[0] ? ")" : "");
+		if (st.retry_at_ns > now)
+			fprintf(out, "sink.%s.next_retry_in: %.1f s\n",
+				k->cfg.name,
+				(double)(st.retry_at_ns - now) / 1e9);
+	}
+}
+
+/* The "spool" member of a host record's drops. */
+void sinks_drops_json(struct sinks *ks, struct jbuf *b)
+{
+	json_key(b, "spool");
+	json_obj_open(b);
+	for (size_t i = 0; ks && i < ks->n; i++) {
+		struct spool_sink_stats ps;
+
+		spool_get_sink_stats(ks->spool, ks->k[i].idx, &ps);
+		json_kv_u64(b, ks->k[i].cfg.name, ps.dropped + ps.corrupt);
+	}
+	json_obj_close(b);
+}
+
+/* Records dropped or skipped as corrupt over all sinks. */
+uint64_t sinks_lost_total(struct sinks *ks)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; ks && i < ks->n; i++) {
+		struct spool_sink_stats ps;
+
+		spool_get_sink_stats(ks->spool, ks->k[i].idx, &ps);
+		t += ps.dropped + ps.corrupt;
+	}
+	return t;
+}

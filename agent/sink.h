@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sink.h - the sinks that store the spool's records: the local SQLite
+ * store, ClickHouse and any HTTP (NDJSON) collector.  Each runs in its own
+ * thread with its own spool reader, batches, retries with exponential
+ * back-off and jitter, and acknowledges what it stored; a sink that keeps
+ * failing slows neither the event loop nor the other sinks.
+ */
+#ifndef JOBTRACE_SINK_H
+#define JOBTRACE_SINK_H
+
+#include <stdio.h>
+
+#include "config.h"
+#include "json.h"
+#include "spool.h"
+
+struct sinks;
+
+/*
+ * The spool's sink names for this configuration: "sqlite" when the store
+ * is enabled, then each configured sink.  Fills names (at most max) and
+ * returns how many.
+ */
+size_t sinks_names(const struct jt_config *c, const char **names, size_t max);
+/* Start one thread per sink reading from sp (opened with sinks_names()). */
+int sinks_start(const struct jt_config *c, struct spool *sp,
+		struct sinks **out, char *err, size_t errlen);
+/* New records were synced: wake the sinks. */
+void sinks_notify(struct sinks *ks);
+/*
+ * Stop: each sink stores what it can of the synced records within
+ * drain_ms (one attempt, no retries), then its thread ends.  What is left
+ * stays in the spool for the next start.  Accepts NULL.
+ */
+void sinks_stop(struct sinks *ks, unsigned drain_ms);
+/* "key: value" status lines for every sink. */
+void sinks_status(struct sinks *ks, FILE *out);
+/* The "spool" member of a host record's drops: {"NAME": dropped, ...}. */
+void sinks_drops_json(struct sinks *ks, struct jbuf *b);
+/* Records dropped or skipped as corrupt over all sinks (host records). */
+uint64_t sinks_lost_total(struct sinks *ks);
+
+#endif
