@@ -43,6 +43,7 @@ struct sink_pos {
 	uint64_t ack;
 	uint64_t dropped;
 	uint64_t corrupt;
+	uint64_t warned_ns;	/* last drop warning (CLOCK_MONOTONIC) */
 	bool dirty;		/* ack moved; file not rewritten yet */
 };
 
@@ -608,8 +609,14 @@ static void drop_oldest(struct spool *s, bool count)
 		if (k->ack >= end)
 			continue;
 		if (count) {
+			uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+
 			k->dropped += end - (k->ack > g->first ? k->ack :
 							       g->first);
+			/* the first drop, then a summary every 10 s */
+			if (k->warned_ns && now - k->warned_ns < 10000000000ull)
+				goto next;
+			k->warned_ns = now;
 			log_warn("spool %s: size limit (%" PRIu64 " bytes)"
 				 " reached; dropped records %" PRIu64 "..%"
 				 PRIu64 " that sink %s had not stored (%"
@@ -617,6 +624,7 @@ static void drop_oldest(struct spool *s, bool count)
 				 s->max_bytes, k->ack, end - 1, k->name,
 				 k->dropped);
 		}
+next:
 		k->ack = end;
 		save_ack(s, k);
 	}
