@@ -1,0 +1,257 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# check-schema.sh - the ClickHouse schema and rows (agent/chschema.c) against
+# a real clickhouse-server (Debian's 18.16 here), end to end:
+#
+#   - the DDL (chrow --schema, what `jobtrace schema clickhouse` prints)
+#     applies with clickhouse-client --multiquery, twice (IF NOT EXISTS);
+#   - records of every type, with escapes, surrogate pairs, odd bytes,
+#     nulls, unknown future fields and values that do not fit their
+#     columns, become rows (chrow) that INSERT ... FORMAT JSONEachRow
+#     takes over HTTP, as `default` and as `jobtrace` with basic auth
+#     (a wrong password is refused);
+#   - the typed columns hold the right values;
+#   - a second insert of the same rows (a retried delivery) is counted once
+#     with FINAL, and OPTIMIZE ... FINAL merges the copies away;
+#   - SELECT json ... FORMAT TabSeparatedRaw gives back the records byte
+#     for byte, per table and per job;
+#   - the data is still there after the server is stopped and started
+#     again, and a paused (hung) server times out instead of answering.
+#
+# Needs root and clickhouse-server/clickhouse-client (exit 77 without them).
+# Exit 0 pass, 1 fail, 77 skipped, 99 hard error; ends with "N passed, M
+# failed".  Run: top_builddir=BUILD top_srcdir=SRC bash check-schema.sh
+# (CH_KEEP=1 keeps the server's folder).
+
+set -u
+
+top_builddir=${top_builddir:-$(pwd)}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+CHROW=$top_builddir/tests/clickhouse/chrow
+
+if [ ! -x /usr/sbin/clickhouse-server ] || ! command -v clickhouse-client >/dev/null; then
+	echo "# skipped: clickhouse-server/clickhouse-client are not installed"
+	exit 77
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "# skipped: needs root (the server runs as user clickhouse)"
+	exit 77
+fi
+if ! command -v curl >/dev/null; then
+	echo "# error: curl is missing"
+	exit 99
+fi
+if [ ! -x "$CHROW" ]; then
+	echo "# error: $CHROW is not built (make check builds it)"
+	exit 99
+fi
+
+. "$top_srcdir/tests/clickhouse/ch-env.sh"
+
+passed=0
+failed=0
+T=$(mktemp -d /tmp/jobtrace-ch.XXXXXX)
+chmod 0755 "$T"
+
+# Stop the server and remove the temporary folder.
+cleanup() {
+	ch_destroy
+	[ -n "${CH_KEEP:-}" ] || rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 99' INT TERM
+
+# Record one assertion: check "message" cmd args...
+check() {
+	local msg=$1
+	shift
+	if "$@"; then
+		echo "ok - $msg"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $msg"
+		failed=$((failed + 1))
+	fi
+}
+
+# True if "$1" equals "$2"; shows both otherwise.
+same() {
+	[ "$1" = "$2" ] && return 0
+	printf '#   want: %s\n#   got:  %s\n' "$2" "$1" | head -n 20
+	return 1
+}
+
+# True if files $1 and $2 are byte-identical; shows a diff otherwise.
+same_file() {
+	cmp -s "$1" "$2" && return 0
+	diff "$2" "$1" | head -n 10 | sed 's/^/#   /'
+	return 1
+}
+
+# INSERT table's rows over HTTP; extra curl arguments follow.
+insert() {
+	local t=$1
+	shift
+	ch_http "INSERT INTO jobtrace.$t FORMAT JSONEachRow" \
+		"input_format_skip_unknown_fields=1" "$@" <"$T/rows/$t.rows"
+}
+
+# ---- records: every type, as the agent writes them (doc/records.md) ----------
+# Odd ones: argv with quotes, backslashes, raw and escaped UTF-8, a byte that
+# is not UTF-8 (\u00ff), a surrogate pair, a control character; unknown
+# future fields; a uid that does not fit UInt32; a time past 2105; nulls.
+cat >"$T/records.ndjson" <<'EOF'
+{"type":"host","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000001","time":"2026-11-22T09:59:00.000001Z","phase":"start","boot_id":"b7c1e0d2-7f4e-4b7a-9d55-0c1f2e3d4c5b","agent_version":"0.3.0","drops":{"ringbuf_fork":0,"ringbuf_exec":0,"ringbuf_exit":0,"ringbuf_oom":0,"tracked_map_full":0,"exits_lost":0},"events_seen":0}
+{"type":"job","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000002","phase":"start","job":{"scheduler":"slurm","id":"12345","step":null,"run":"run-7","pipeline":"rnaseq","task":null,"user":"alice","account":"genomics","cost_center":"genomics"},"name":"align-all","partition":"debug","node":"node-a1","uid":1001,"start_time":"2026-11-22T09:59:58.5Z","end_time":null,"allocation":{"cpus":8,"mem_bytes":34359738368,"gpus":null},"exit_code":null,"cost":null}
+{"type":"process","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000003","pid":4242,"ppid":4200,"start_time":"2026-11-22T10:00:00.123456Z","exe":"/usr/bin/bwa","comm":"bwa","argv":["bwa","mem","-t","8","-R","@RG\\tID:s1\\tSM:sample \"NA12878\"","/data/ref/GRCh38.fa","/data/réads_1.fq","caf\u00ff","\ud83d\ude00\u0001"],"argv_truncated":false,"uid":1001,"cgroup":"/slurm_node-a1/uid_1001/job_12345/step_batch/task_0","container":null,"job":{"scheduler":"slurm","id":"12345","step":"batch","run":"run-7","pipeline":"rnaseq","task":"align","user":"alice","account":"genomics","cost_center":"genomics"},"tool":{"name":"bwa","category":"aligner","version":null},"end_time":"2026-11-22T10:05:30.000001Z","exit":{"code":0,"signal":null,"core_dumped":false,"oom_killed":false,"lost":false},"cpu":{"user_s":312.5,"sys_s":4.25},"mem":{"peak_rss_bytes":5368709120,"maxrss_kernel_bytes":5370000000},"io":{"read_bytes":1073741824,"write_bytes":536870912,"rchar":2147483648,"wchar":536870912,"blkio_delay_s":0.125},"net":{"rx_bytes":0,"tx_bytes":17}}
+{"type":"sample","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000004","time":"2026-11-22T10:01:00.0005Z","pid":4243,"ppid":4242,"start_time":"2026-11-22T10:00:10Z","exe":"/usr/bin/samtools","comm":"samtools","argv":["samtools","sort"],"argv_truncated":true,"uid":1001,"cgroup":"/","container":null,"job":{"scheduler":"slurm","id":"12345","step":"batch","run":"run-7","pipeline":"rnaseq","task":"sort","user":"alice","account":"genomics","cost_center":"genomics"},"tool":{"name":"samtools","category":"alignment-utils","version":"1.16"},"cpu":{"user_s":59.999999,"sys_s":0},"mem":{"peak_rss_bytes":4096,"rss_bytes":2048},"io":{"read_bytes":0,"write_bytes":0,"rchar":10,"wchar":20,"blkio_delay_s":0},"net":{"rx_bytes":1,"tx_bytes":2}}
+{"type":"signal","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000005","kind":"oom_kill","time":"2026-11-22T10:03:00.000001Z","job":"12345","pid":4300,"comm":"touchmem","tool":"touchmem","evidence":{"rss_bytes":1073741824,"total_vm_bytes":2147483648}}
+{"type":"process","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000006","pid":4300,"ppid":4200,"start_time":"2026-11-22T10:02:00Z","exe":"/opt/bin/touchmem","comm":"touchmem","argv":["touchmem","2G"],"argv_truncated":false,"uid":4294967296,"cgroup":"/","container":null,"job":{"scheduler":"slurm","id":"12345","step":"0","run":"run-7","pipeline":"rnaseq","task":null,"user":"alice","account":"genomics","cost_center":"genomics"},"tool":{"name":"touchmem","category":null,"version":null},"end_time":"2206-01-01T00:00:00Z","exit":{"code":null,"signal":9,"core_dumped":false,"oom_killed":true,"lost":false},"cpu":{"user_s":0.5,"sys_s":1.5},"mem":{"peak_rss_bytes":1073741824,"maxrss_kernel_bytes":1073745920},"io":{"read_bytes":0,"write_bytes":0,"rchar":0,"wchar":0,"blkio_delay_s":0},"net":{"rx_bytes":0,"tx_bytes":0},"gpu":{"util":0.5,"mem_bytes":[1,2]},"labels":["future","fields"]}
+{"type":"job","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000007","phase":"end","job":{"scheduler":"slurm","id":"12345","step":null,"run":"run-7","pipeline":"rnaseq","task":null,"user":"alice","account":"genomics","cost_center":"genomics"},"name":null,"partition":null,"node":"node-a1","uid":null,"start_time":"2026-11-22T09:59:58.5Z","end_time":"2026-12-01T00:00:01.25Z","allocation":{"cpus":null,"mem_bytes":null,"gpus":null},"exit_code":-9,"cost":1.25}
+{"type":"process","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000008","pid":5000,"ppid":1,"start_time":"2026-11-22T11:00:00.999999Z","exe":null,"comm":"nf-ALIGN (1)","argv":[],"argv_truncated":false,"uid":0,"cgroup":"/docker/0123abcd","container":"docker://0123abcd","job":{"scheduler":"aws_batch","id":"a1b2c3d4-job","step":null,"run":null,"pipeline":null,"task":"ALIGN","user":null,"account":null,"cost_center":null},"tool":{"name":"nextflow-task","category":"workflow","version":null},"end_time":null,"exit":{"code":1,"signal":null,"core_dumped":false,"oom_killed":false,"lost":true},"cpu":{"user_s":0,"sys_s":0},"mem":{"peak_rss_bytes":0,"maxrss_kernel_bytes":0},"io":{"read_bytes":0,"write_bytes":0,"rchar":0,"wchar":0,"blkio_delay_s":0},"net":{"rx_bytes":0,"tx_bytes":0}}
+{"type":"process","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000009","pid":6000,"ppid":1,"start_time":"2026-12-31T23:59:59.5Z","exe":"/bin/true","comm":"true","argv":["true"],"argv_truncated":false,"uid":0,"cgroup":"/","container":null,"job":null,"tool":{"name":"true","category":null,"version":null},"end_time":"2027-01-01T00:00:00Z","exit":{"code":0,"signal":null,"core_dumped":false,"oom_killed":false,"lost":false},"cpu":{"user_s":0.001,"sys_s":0.000001},"mem":{"peak_rss_bytes":1,"maxrss_kernel_bytes":2},"io":{"read_bytes":0,"write_bytes":0,"rchar":0,"wchar":0,"blkio_delay_s":0},"net":{"rx_bytes":0,"tx_bytes":0}}
+{"type":"signal","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-00000000000a","kind":"idle_host","time":"2026-11-22T12:00:00Z","job":null,"pid":null,"comm":null,"tool":null,"evidence":{"idle_s":600}}
+{"type":"host","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-00000000000b","time":"2026-11-22T12:30:00Z","phase":"stop","boot_id":"b7c1e0d2-7f4e-4b7a-9d55-0c1f2e3d4c5b","agent_version":"0.3.0","drops":{"ringbuf_fork":1,"ringbuf_exec":2,"ringbuf_exit":3,"ringbuf_oom":0,"tracked_map_full":5,"exits_lost":4,"spool":{"fleet":12,"http":3}},"events_seen":123456}
+EOF
+
+# ---- server and schema --------------------------------------------------------
+
+ch_pick_ports || exit 99
+if ! ch_start "$T/ch"; then
+	echo "# error: clickhouse-server did not start"
+	exit 99
+fi
+echo "# clickhouse-server $(ch_query 'SELECT version()') on $CH_URL (pid $CH_PID)"
+
+"$CHROW" --schema jobtrace >"$T/schema.sql"
+check "the schema applies with clickhouse-client --multiquery" \
+	ch_multiquery <"$T/schema.sql"
+check "and applies again (IF NOT EXISTS)" ch_multiquery <"$T/schema.sql"
+check "one table per record type" \
+	same "$(ch_query "SELECT name FROM system.tables WHERE database = 'jobtrace' ORDER BY name" | tr '\n' ' ')" \
+	"host job process sample signal "
+for t in process sample job signal host; do
+	create=$(ch_query "SHOW CREATE TABLE jobtrace.$t")
+	check "$t: ReplacingMergeTree ... ORDER BY (host, ..., id)" \
+		eval '[[ "$create" == *"ENGINE = ReplacingMergeTree() PARTITION BY toYYYYMM("*") ORDER BY (host, "*", id)"* ]]'
+done
+
+# ---- rows -----------------------------------------------------------------------
+
+mkdir -p "$T/rows"
+counts=$("$CHROW" "$T/rows" <"$T/records.ndjson" 2>"$T/chrow.err")
+check "chrow converts every record" same "$(cat "$T/chrow.err")" ""
+check "rows per table" same "$(echo $counts)" "process 4 sample 1 job 2 signal 2 host 2"
+
+check "process rows INSERT over HTTP as default" insert process
+check "sample rows INSERT as jobtrace (basic auth)" insert sample -u jobtrace:jt-secret
+check "job rows INSERT as jobtrace (basic auth)" insert job -u jobtrace:jt-secret
+check "signal rows INSERT as jobtrace (X-ClickHouse-User/Key)" insert signal \
+	-H "X-ClickHouse-User: jobtrace" -H "X-ClickHouse-Key: jt-secret"
+check "host rows INSERT as jobtrace (basic auth)" insert host -u jobtrace:jt-secret
+check "a wrong password is refused" eval '! insert host -u jobtrace:wrong >"$T/auth.err" 2>&1'
+grep -q "516\|192\|Authentication\|Wrong password" "$T/auth.err" ||
+	sed 's/^/#   /' "$T/auth.err"
+check "a row that does not fit the table fails (so chschema must not write one)" \
+	eval '! printf "{\"pid\":-1}\n" | ch_http "INSERT INTO jobtrace.process FORMAT JSONEachRow" \
+		input_format_skip_unknown_fields=1 >/dev/null 2>&1'
+
+# ---- typed columns ----------------------------------------------------------------
+
+# The id of test record N.
+rid() { printf "00000000-0000-8000-8000-%012x" "$1"; }
+check "process: identity, times, job, exit, counters" \
+	same "$(ch_query "SELECT schema, host, pid, ppid, start_time, start_time_us, end_time, end_time_us,
+		exe, comm, uid, job_id, job_step, job_task, tool_name, tool_version, exit_code,
+		exit_signal, exit_oom_killed, cpu_user_s, cpu_sys_s, mem_peak_rss_bytes, io_rchar,
+		io_blkio_delay_s, net_tx_bytes
+		FROM jobtrace.process FINAL WHERE id = '$(rid 3)'")" \
+	"$(printf '%s\t' 1 node-a1 4242 4200 '2026-11-22 10:00:00' 123456 '2026-11-22 10:05:30' 1 \
+		/usr/bin/bwa bwa 1001 12345 batch align bwa '\N' 0 '\N' 0 312.5 4.25 5368709120 \
+		2147483648 0.125 17 | sed 's/\t$//')"
+check "process: argv with escapes, UTF-8, U+00FF, a surrogate pair, U+0001" \
+	same "$(ch_query "SELECT length(argv), argv[6], argv[8], hex(argv[9]), hex(argv[10])
+		FROM jobtrace.process FINAL WHERE id = '$(rid 3)'")" \
+	"$(printf '10\t@RG\\\\tID:s1\\\\tSM:sample "NA12878"\t/data/réads_1.fq\t636166C3BF\tF09F988001')"
+check "process: values that do not fit are NULL or 0, future fields ignored" \
+	same "$(ch_query "SELECT uid, end_time, exit_code, exit_signal, exit_oom_killed
+		FROM jobtrace.process FINAL WHERE id = '$(rid 6)'")" \
+	"$(printf '0\t\\N\t\\N\t9\t1')"
+check "process: a container, no exe, no job step, an empty argv" \
+	same "$(ch_query "SELECT exe, container, job_scheduler, job_id, job_step, argv, exit_lost
+		FROM jobtrace.process FINAL WHERE id = '$(rid 8)'")" \
+	"$(printf '\\N\tdocker://0123abcd\taws_batch\ta1b2c3d4-job\t\\N\t[]\t1')"
+check "process: partitioned by the month of its start" \
+	same "$(ch_query "SELECT partition, sum(rows) FROM system.parts WHERE database = 'jobtrace'
+		AND table = 'process' AND active GROUP BY partition ORDER BY partition" | tr '\n' ' ')" \
+	"202611	3 202612	1 "
+check "sample: time, microseconds, current RSS" \
+	same "$(ch_query "SELECT time, time_us, mem_rss_bytes, argv_truncated, tool_version
+		FROM jobtrace.sample FINAL")" \
+	"$(printf '2026-11-22 10:01:00\t500\t2048\t1\t1.16')"
+check "job: the record's time is its start, or its end at the end" \
+	same "$(ch_query "SELECT phase, time, time_us, start_time, end_time, allocation_cpus,
+		allocation_mem_bytes, exit_code, cost FROM jobtrace.job FINAL ORDER BY time" | tr '\n' '|')" \
+	"$(printf 'start\t2026-11-22 09:59:58\t500000\t2026-11-22 09:59:58\t\\N\t8\t34359738368\t\\N\t\\N|end\t2026-12-01 00:00:01\t250000\t2026-11-22 09:59:58\t2026-12-01 00:00:01\t\\N\t\\N\t-9\t1.25|')"
+check "signal: job id, tool, evidence; an idle host without a job" \
+	same "$(ch_query "SELECT kind, job_id, pid, tool_name, evidence_rss_bytes
+		FROM jobtrace.signal FINAL ORDER BY time" | tr '\n' '|')" \
+	"$(printf 'oom_kill\t12345\t4300\ttouchmem\t1073741824|idle_host\t\\N\t\\N\t\\N\t\\N|')"
+check "host: drop counters and per-sink spool drops" \
+	same "$(ch_query "SELECT phase, drops_tracked_map_full, drops_exits_lost, drops_spool_sink,
+		drops_spool_count, arraySum(drops_spool_count) FROM jobtrace.host FINAL ORDER BY time" | tr '\n' '|')" \
+	"$(printf "start\t0\t0\t[]\t[]\t0|stop\t5\t4\t['fleet','http']\t[12,3]\t15|")"
+
+# ---- a retried delivery ------------------------------------------------------------
+
+check "the same process rows INSERT again (a retry) as jobtrace" \
+	insert process -u jobtrace:jt-secret
+check "the same host rows INSERT again" insert host
+check "FINAL counts each process record once" \
+	same "$(ch_query "SELECT count() FROM jobtrace.process FINAL")" 4
+check "GROUP BY id counts each once too" \
+	same "$(ch_query "SELECT count() FROM (SELECT id FROM jobtrace.process GROUP BY id)")" 4
+check "FINAL counts the job's processes once" \
+	same "$(ch_query "SELECT count() FROM jobtrace.process FINAL WHERE job_id = '12345'")" 2
+echo "# before merging: $(ch_query "SELECT count() FROM jobtrace.process") process rows," \
+	"$(ch_query "SELECT count() FROM jobtrace.host") host rows"
+check "OPTIMIZE ... FINAL merges the copies away" \
+	eval 'ch_query "OPTIMIZE TABLE jobtrace.process FINAL" &&
+		ch_query "OPTIMIZE TABLE jobtrace.host FINAL" &&
+		[ "$(ch_query "SELECT count() FROM jobtrace.process") $(ch_query "SELECT count() FROM jobtrace.host")" = "4 2" ]'
+
+# ---- the records back, byte for byte ------------------------------------------------
+
+for t in process sample job signal host; do
+	grep "^{\"type\":\"$t\"," "$T/records.ndjson" | LC_ALL=C sort >"$T/want.$t"
+	ch_query "SELECT json FROM jobtrace.$t FINAL ORDER BY id FORMAT TabSeparatedRaw" \
+		>"$T/got.$t"
+	check "$t: SELECT json ... FORMAT TabSeparatedRaw gives the records back byte for byte" \
+		same_file "$T/got.$t" "$T/want.$t"
+done
+grep '"job":{"scheduler":"slurm","id":"12345"' "$T/records.ndjson" |
+	grep '^{"type":"process"' >"$T/want.job12345"
+ch_query "SELECT json FROM jobtrace.process FINAL WHERE job_id = '12345'
+	ORDER BY start_time, start_time_us FORMAT TabSeparatedRaw" >"$T/got.job12345"
+check "a job's process records back, in start order, byte for byte" \
+	same_file "$T/got.job12345" "$T/want.job12345"
+printf 'SELECT json FROM jobtrace.process FINAL WHERE job_id = %s ORDER BY id FORMAT TabSeparatedRaw' \
+	"'12345'" | curl -sS -m 30 -u jobtrace:jt-secret --data-binary @- "$CH_URL" >"$T/got.http"
+LC_ALL=C sort "$T/want.job12345" >"$T/want.http"
+check "the same over HTTP as jobtrace" same_file "$T/got.http" "$T/want.http"
+
+# ---- stop, start, pause ----------------------------------------------------------------
+
+ch_stop
+check "the server is down after ch_stop" eval '! curl -s -m 2 "${CH_URL}ping" >/dev/null'
+check "ch_start on the same folder" ch_start "$T/ch"
+check "the records are still there" \
+	same "$(ch_query "SELECT count() FROM jobtrace.process FINAL") $(ch_query "SELECT count() FROM jobtrace.host FINAL")" "4 2"
+ch_pause
+check "a paused server does not answer (timeout)" eval '! curl -s -m 2 "${CH_URL}ping" >/dev/null'
+ch_resume
+check "and answers again when resumed" same "$(curl -s -m 10 "${CH_URL}ping")" "Ok."
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
