@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * jobtrace.c - the command-line interface: asks the agent over its control
- * socket (status, ps) or reads the store (report, export).
+ * socket (status, ps) or reads the records (report, export) from the local
+ * store or from a ClickHouse sink.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -12,12 +13,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "chquery.h"
+#include "chschema.h"
 #include "config.h"
 #include "control.h"
 #include "log.h"
 #include "proc_table.h"
 #include "report.h"
 #include "rules.h"
+#include "store.h"
 #include "util.h"
 
 #define EXIT_USAGE 2
@@ -38,13 +42,17 @@ static void usage(FILE *out)
 		"  status                 agent health, counters, store\n"
 		"  ps                     tracked processes running now\n"
 		"  report  (--job ID | --run ID | --since TIME | --pid PID) [--format text|json|html]\n"
+		"          [--source sqlite|clickhouse[:NAME]]\n"
 		"  export  (--job ID | --run ID | --since TIME) --format ndjson\n"
+		"          [--source sqlite|clickhouse[:NAME]]\n"
 		"  rules test [--rules DIR] [--exe PATH] [--parent CMD] [--repeat N] -- ARGV...\n"
 		"                         what the rules decide for a command line\n"
 		"  reload                 make the agent re-read its configuration and rules\n"
 		"  job-start --job ID [--user U] [--account A] [--run R] ...   (hooks; see --help)\n"
 		"  job-end   --job ID [--exit-code N]\n"
 		"  job-update --job ID [--run R] [--pipeline P] [--step S] [--task T] [--cost-center C]\n"
+		"  schema clickhouse [--database DB]\n"
+		"                         the ClickHouse tables the clickhouse sinks fill\n"
 		"\n"
 		"  -c, --config FILE      configuration (default %s)\n"
 		"  -h, --help             this text; COMMAND --help for a command's\n"
@@ -110,16 +118,66 @@ static void report_usage(FILE *out, bool export)
 	if (export)
 		fprintf(out,
 			"Usage: jobtrace export (--job ID | --run ID | --since TIME) --format ndjson\n"
+			"                       [--source sqlite|clickhouse[:NAME]]\n"
 			"\nPrint the selected schema v1 records, one JSON object per line.\n");
 	else
 		fprintf(out,
 			"Usage: jobtrace report (--job ID | --run ID | --since TIME | --pid PID)\n"
 			"                       [--format text|json|html]\n"
+			"                       [--source sqlite|clickhouse[:NAME]]\n"
 			"\nShow the process tree with start, duration, CPU, peak memory, I/O,\n"
-			"network and exit of every process selected.\n");
+			"network and exit of every process selected.  A job that ran on several\n"
+			"hosts is one report, with a HOST column.\n");
 	fprintf(out,
 		"\nTIME: RFC 3339 (2026-11-22T10:00:00Z), 'YYYY-MM-DD[ hh:mm[:ss]]' (UTC),\n"
-		"@EPOCH, or a relative 90s, 15m, 2h, 3d before now.\n");
+		"@EPOCH, or a relative 90s, 15m, 2h, 3d before now.\n"
+		"\n--source where the records are read:\n"
+		"  sqlite           this node's store, store.sqlite_path (the default)\n"
+		"  clickhouse       the first clickhouse sink of the configuration: the\n"
+		"                   whole fleet (its url, database, credentials_file, TLS)\n"
+		"  clickhouse:NAME  the clickhouse sink named NAME\n");
+}
+
+/*
+ * Read the records q selects from a ClickHouse sink into a temporary
+ * store and report or export them from there.
+ */
+static int report_clickhouse(struct cli *c, const char *cmd, const char *name,
+			     const struct report_query *q,
+			     enum report_format fmt, bool export)
+{
+	const struct jt_sink_config *s;
+	struct store *st = NULL;
+	char err[1024], where[1024];
+	int n, rc = 1;
+
+	s = config_find_sink(&c->cfg, JT_SINK_CLICKHOUSE, name);
+	if (!s) {
+		fprintf(stderr, "jobtrace %s: --source clickhouse%s%s: no clickhouse"
+			" sink%s%s%s in %s\n", cmd, name ? ":" : "", name ? name : "",
+			name ? " named '" : "", name ? name : "", name ? "'" : "",
+			c->cfg.source ? c->cfg.source : "the configuration (no file)");
+		return EXIT_USAGE;
+	}
+	/* a private temporary database: SQLite deletes it on close */
+	if (store_open("", false, &st))
+		return 1;
+	n = chquery_load(s, q, export, st, err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr, "jobtrace %s: %s\n", cmd, err);
+		goto out;
+	}
+	if (store_flush(st) < 0)
+		goto out;
+	snprintf(where, sizeof(where), "clickhouse sink '%s' (%s, database %s)",
+		 s->name, s->url, s->database && *s->database ? s->database : "jobtrace");
+	if (export)
+		rc = report_export_store(st, where, q, stdout) ? 1 : 0;
+	else
+		rc = report_run_store(st, where, q, fmt, stdout) ? 1 : 0;
+out:
+	store_close(st);
+	return rc;
 }
 
 /* `report` and `export`: parse the selector and format, then read the store. */
@@ -131,10 +189,12 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 		{ "since", required_argument, NULL, 's' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "source", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *name = export ? "export" : "report";
+	const char *source = "sqlite", *sink = NULL;
 	enum report_format fmt = export ? REPORT_NDJSON : REPORT_TEXT;
 	struct report_query q = { 0 };
 	int opt, nsel = 0, err;
@@ -184,6 +244,9 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 			}
 			have_format = true;
 			break;
+		case 'S':
+			source = optarg;
+			break;
 		case 'h':
 			report_usage(stdout, export);
 			return 0;
@@ -205,6 +268,22 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 	if (export && !have_format) {
 		fprintf(stderr, "jobtrace export: --format ndjson is required\n");
 		return EXIT_USAGE;
+	}
+	if (!strncmp(source, "clickhouse:", 11) && source[11]) {
+		sink = source + 11;
+	} else if (strcmp(source, "clickhouse") && strcmp(source, "sqlite")) {
+		fprintf(stderr, "jobtrace %s: --source '%s': expected sqlite, clickhouse"
+			" or clickhouse:NAME\n", name, source);
+		return EXIT_USAGE;
+	}
+	if (strcmp(source, "sqlite")) {
+		err = report_clickhouse(c, name, sink, &q, fmt, export);
+		if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, "jobtrace %s: writing output: %s\n", name,
+				strerror(errno));
+			return 1;
+		}
+		return err;
 	}
 	err = export ? report_export(c->cfg.sqlite_path, &q, stdout)
 		     : report_run(c->cfg.sqlite_path, &q, fmt, stdout);
@@ -470,6 +549,72 @@ static int cmd_reload(struct cli *c, int argc, char **argv)
 	return ask_agent(c, "reload");
 }
 
+/* `schema clickhouse`: print the DDL of the ClickHouse tables. */
+static int cmd_schema(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "database", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *usage_txt =
+		"Usage: jobtrace schema clickhouse [--database DB]\n"
+		"\nPrint the statements that create the ClickHouse database and the tables\n"
+		"the clickhouse sinks write into (one per record type), for example:\n"
+		"  jobtrace schema clickhouse | clickhouse-client --multiquery\n"
+		"--database: default the database of the first clickhouse sink of the\n"
+		"configuration, else jobtrace.\n";
+	const struct jt_sink_config *s;
+	const char *db = NULL;
+	int opt;
+
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage_txt, stdout);
+		return 0;
+	}
+	if (argc < 2 || strcmp(argv[1], "clickhouse") != 0) {
+		if (argc >= 2)
+			fprintf(stderr, "jobtrace schema: unknown target '%s'\n", argv[1]);
+		fputs(usage_txt, stderr);
+		return EXIT_USAGE;
+	}
+	argc--;
+	argv++;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'h':
+			fputs(usage_txt, stdout);
+			return 0;
+		default:
+			fputs(usage_txt, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "jobtrace schema clickhouse: unexpected argument '%s'\n",
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (db && !*db) {
+		fprintf(stderr, "jobtrace schema clickhouse: --database: empty name\n");
+		return EXIT_USAGE;
+	}
+	if (!db) {
+		s = config_find_sink(&c->cfg, JT_SINK_CLICKHOUSE, NULL);
+		db = s && s->database && *s->database ? s->database : "jobtrace";
+	}
+	chschema_print(stdout, db);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "jobtrace schema: writing output: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 /* Report a hook's failure: one line on stderr and in syslog. */
 static void hook_log(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -683,6 +828,8 @@ int main(int argc, char **argv)
 		rc = cmd_rules(&c, argc, argv);
 	else if (!strcmp(cmd, "reload"))
 		rc = cmd_reload(&c, argc, argv);
+	else if (!strcmp(cmd, "schema"))
+		rc = cmd_schema(&c, argc, argv);
 	else if (!strcmp(cmd, "job-start") || !strcmp(cmd, "job-end") ||
 		 !strcmp(cmd, "job-update"))
 		rc = cmd_job(&c, argc, argv, cmd);

@@ -102,6 +102,19 @@ void record_process_id(const struct jt_host *h, const struct jt_proc *p,
 	record_make_id(h, "process", key, p->start_ns, out);
 }
 
+/*
+ * The record id of p's parent process: what record_process_id() gives the
+ * parent, whose pid is p->ppid and whose start is p->parent_start_ns.
+ */
+void record_parent_id(const struct jt_host *h, const struct jt_proc *p,
+		      char out[37])
+{
+	char key[16];
+
+	snprintf(key, sizeof(key), "%u", p->ppid);
+	record_make_id(h, "process", key, p->parent_start_ns, out);
+}
+
 /* Write key: string, or null when empty. */
 static void kv_opt(struct jbuf *b, const char *key, const char *val)
 {
@@ -152,6 +165,15 @@ static void proc_fields(struct jbuf *b, const struct jt_host *h,
 
 	json_kv_u64(b, "pid", p->pid);
 	json_kv_u64(b, "ppid", p->ppid);
+	json_key(b, "parent_id");
+	if (p->ppid) {
+		char parent_id[37];
+
+		record_parent_id(h, p, parent_id);
+		json_str(b, parent_id);
+	} else {
+		json_null(b);
+	}
 	json_key(b, "start_time");
 	json_time(b, record_realtime(h, p->start_ns));
 	kv_opt(b, "exe", p->exe);

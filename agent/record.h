@@ -27,6 +27,9 @@ uint64_t record_realtime(const struct jt_host *h, uint64_t boot_ns);
 /* Deterministic record id (UUID text, 37 bytes) for a process. */
 void record_process_id(const struct jt_host *h, const struct jt_proc *p,
 		       char out[37]);
+/* The id record_process_id() gives p's parent (same host and boot). */
+void record_parent_id(const struct jt_host *h, const struct jt_proc *p,
+		      char out[37]);
 /* Deterministic record id for any (type, key, time). */
 void record_make_id(const struct jt_host *h, const char *type,
 		    const char *key, uint64_t ns, char out[37]);

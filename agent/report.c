@@ -3,8 +3,9 @@
  * report.c - `jobtrace report` and `jobtrace export` over the SQLite store.
  *
  * Reports select process rows, link them into a tree by the parent's
- * identity (ppid, parent_start_ns) and print it as text, JSON or HTML.
- * Exports print the stored schema v1 JSON verbatim, one record per line.
+ * record id (parent_id) and print it as text, JSON or HTML.  Rows of
+ * several hosts (a multi-node job) make one report.  Exports print the
+ * stored schema v1 JSON verbatim, one record per line.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +15,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include <sqlite3.h>
@@ -22,6 +22,7 @@
 #include "json.h"
 #include "log.h"
 #include "report.h"
+#include "store.h"
 #include "util.h"
 
 #define TOOL_WIDTH 30		/* display columns of the TOOL column */
@@ -31,6 +32,7 @@
 /* One selected process, as the report needs it. */
 struct row {
 	char *id;
+	char *parent_id;
 	char *host;
 	char *exe;
 	char *comm;
@@ -39,8 +41,6 @@ struct row {
 	char *json;
 	int64_t pid;
 	int64_t ppid;
-	int64_t start_ns;
-	int64_t parent_start_ns;
 	double start;		/* epoch seconds */
 	double end;		/* epoch seconds, valid unless running */
 	bool running;
@@ -84,23 +84,27 @@ struct summary {
 	uint64_t tx;
 	double first_start;
 	double last_end;
+	const char **hosts;	/* distinct host names, sorted (borrowed) */
+	size_t nhosts;
+	int host_width;		/* width of the longest, capped */
 };
 
+#define HOST_WIDTH_MAX 24	/* longer host names overflow the column */
+
 #define ROW_COLUMNS \
-	"id, host, pid, ppid, start_ns, parent_start_ns, start_time," \
+	"id, host, pid, ppid, parent_id, start_time," \
 	" end_time, exe, comm, argv, tool_name, exit_code, exit_signal," \
 	" oom_killed, cpu_user_s, cpu_sys_s, peak_rss_bytes, read_bytes," \
 	" write_bytes, rx_bytes, tx_bytes, json"
 
 /* Process rows of the newest process with a pid and all its descendants. */
 #define PID_SUBTREE \
-	"WITH RECURSIVE sel(id, host, pid, start_ns) AS (" \
-	" SELECT * FROM (SELECT id, host, pid, start_ns FROM process" \
-	"  WHERE pid = ?1 ORDER BY start_time DESC, start_ns DESC LIMIT 1)" \
+	"WITH RECURSIVE sel(id, pid) AS (" \
+	" SELECT * FROM (SELECT id, pid FROM process" \
+	"  WHERE pid = ?1 ORDER BY start_time DESC, id DESC LIMIT 1)" \
 	" UNION" \
-	" SELECT c.id, c.host, c.pid, c.start_ns FROM process c JOIN sel" \
-	"  ON c.ppid = sel.pid AND c.parent_start_ns = sel.start_ns" \
-	"  AND c.host IS sel.host) "
+	" SELECT c.id, c.pid FROM process c JOIN sel" \
+	"  ON c.ppid = sel.pid AND c.parent_id = sel.id) "
 
 static const char *const signal_names[] = {
 	[SIGHUP] = "SIGHUP",	[SIGINT] = "SIGINT",
@@ -295,6 +299,7 @@ static void rows_free(struct rows *r)
 		struct row *w = &r->v[i];
 
 		free(w->id);
+		free(w->parent_id);
 		free(w->host);
 		free(w->exe);
 		free(w->comm);
@@ -328,26 +333,25 @@ static int rows_add(struct rows *r, sqlite3_stmt *st)
 	err |= col_dup(st, 1, &w->host);
 	w->pid = sqlite3_column_int64(st, 2);
 	w->ppid = sqlite3_column_int64(st, 3);
-	w->start_ns = sqlite3_column_int64(st, 4);
-	w->parent_start_ns = sqlite3_column_int64(st, 5);
-	w->start = sqlite3_column_double(st, 6);
-	w->running = sqlite3_column_type(st, 7) == SQLITE_NULL;
-	w->end = w->running ? w->start : sqlite3_column_double(st, 7);
-	err |= col_dup(st, 8, &w->exe);
-	err |= col_dup(st, 9, &w->comm);
-	err |= col_dup(st, 10, &w->argv);
-	err |= col_dup(st, 11, &w->tool);
-	w->exit_code = sqlite3_column_int(st, 12);
-	w->exit_signal = sqlite3_column_int(st, 13);
-	w->oom = sqlite3_column_int(st, 14) != 0;
-	w->cpu_user = sqlite3_column_double(st, 15);
-	w->cpu_sys = sqlite3_column_double(st, 16);
-	w->peak_rss = (uint64_t)sqlite3_column_int64(st, 17);
-	w->read_bytes = (uint64_t)sqlite3_column_int64(st, 18);
-	w->write_bytes = (uint64_t)sqlite3_column_int64(st, 19);
-	w->rx = (uint64_t)sqlite3_column_int64(st, 20);
-	w->tx = (uint64_t)sqlite3_column_int64(st, 21);
-	err |= col_dup(st, 22, &w->json);
+	err |= col_dup(st, 4, &w->parent_id);
+	w->start = sqlite3_column_double(st, 5);
+	w->running = sqlite3_column_type(st, 6) == SQLITE_NULL;
+	w->end = w->running ? w->start : sqlite3_column_double(st, 6);
+	err |= col_dup(st, 7, &w->exe);
+	err |= col_dup(st, 8, &w->comm);
+	err |= col_dup(st, 9, &w->argv);
+	err |= col_dup(st, 10, &w->tool);
+	w->exit_code = sqlite3_column_int(st, 11);
+	w->exit_signal = sqlite3_column_int(st, 12);
+	w->oom = sqlite3_column_int(st, 13) != 0;
+	w->cpu_user = sqlite3_column_double(st, 14);
+	w->cpu_sys = sqlite3_column_double(st, 15);
+	w->peak_rss = (uint64_t)sqlite3_column_int64(st, 16);
+	w->read_bytes = (uint64_t)sqlite3_column_int64(st, 17);
+	w->write_bytes = (uint64_t)sqlite3_column_int64(st, 18);
+	w->rx = (uint64_t)sqlite3_column_int64(st, 19);
+	w->tx = (uint64_t)sqlite3_column_int64(st, 20);
+	err |= col_dup(st, 21, &w->json);
 	w->parent = w->first_child = w->last_child = w->next_sibling = -1;
 	return err ? -ENOMEM : 0;
 }
@@ -394,30 +398,6 @@ static void query_describe(const struct report_query *q, char *out,
 	}
 }
 
-/* Open the store read-only; a missing file is -ENOENT with a message. */
-static int db_open(const char *path, sqlite3 **out)
-{
-	struct stat sb;
-	int rc, err;
-
-	*out = NULL;
-	if (stat(path, &sb) < 0) {
-		err = -errno;
-		log_error("database %s: %s", path, strerror(-err));
-		return err;
-	}
-	rc = sqlite3_open_v2(path, out, SQLITE_OPEN_READONLY, NULL);
-	if (rc != SQLITE_OK) {
-		log_error("database %s: %s", path,
-			  *out ? sqlite3_errmsg(*out) : sqlite3_errstr(rc));
-		sqlite3_close(*out);
-		*out = NULL;
-		return rc == SQLITE_CANTOPEN ? -EACCES : -EIO;
-	}
-	sqlite3_busy_timeout(*out, 5000);
-	return 0;
-}
-
 /* Prepare a statement and bind the query's selector as ?1. */
 static int prepare_bound(sqlite3 *db, const char *path, const char *sql,
 			 const struct report_query *q, sqlite3_stmt **out)
@@ -448,7 +428,7 @@ static int prepare_bound(sqlite3 *db, const char *path, const char *sql,
 static int load_rows(sqlite3 *db, const char *path,
 		     const struct report_query *q, struct rows *r)
 {
-	static const char order[] = " ORDER BY start_time, start_ns, id";
+	static const char order[] = " ORDER BY start_time, id";
 	sqlite3_stmt *st = NULL;
 	char sql[1024];
 	int rc, err;
@@ -465,8 +445,9 @@ static int load_rows(sqlite3 *db, const char *path,
 			 order);
 	else
 		snprintf(sql, sizeof(sql), "SELECT " ROW_COLUMNS
-			 " FROM process WHERE start_time >= ?1"
-			 " OR end_time >= ?1%s", order);
+			 " FROM process"
+			 " WHERE COALESCE(end_time, start_time) >= ?1%s",
+			 order);
 
 	err = prepare_bound(db, path, sql, q, &st);
 	if (err)
@@ -486,38 +467,26 @@ cleanup:
 	return err;
 }
 
-/* Order rows by identity (pid, start_ns, host) for the parent lookup. */
-static int cmp_identity(const void *a, const void *b, void *arg)
+/* Order row indices by record id for the parent lookup. */
+static int cmp_id(const void *a, const void *b, void *arg)
 {
 	const struct row *v = arg;
-	const struct row *x = &v[*(const long *)a];
-	const struct row *y = &v[*(const long *)b];
+	const char *x = v[*(const long *)a].id;
+	const char *y = v[*(const long *)b].id;
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
-	return strcmp(x->host ? x->host : "", y->host ? y->host : "");
+	return strcmp(x ? x : "", y ? y : "");
 }
 
-/* Find the row with identity (pid, start_ns, host) in the sorted index. */
-static long find_row(const struct rows *r, const long *idx, int64_t pid,
-		     int64_t start_ns, const char *host)
+/* Find the row with record id id in the index sorted by id. */
+static long find_row(const struct rows *r, const long *idx, const char *id)
 {
 	size_t lo = 0, hi = r->n;
 
-	host = host ? host : "";
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct row *m = &r->v[idx[mid]];
-		int c;
+		const char *m = r->v[idx[mid]].id;
+		int c = strcmp(m ? m : "", id);
 
-		if (m->pid != pid)
-			c = m->pid < pid ? -1 : 1;
-		else if (m->start_ns != start_ns)
-			c = m->start_ns < start_ns ? -1 : 1;
-		else
-			c = strcmp(m->host ? m->host : "", host);
 		if (c == 0)
 			return idx[mid];
 		if (c < 0)
@@ -528,7 +497,10 @@ static long find_row(const struct rows *r, const long *idx, int64_t pid,
 	return -1;
 }
 
-/* Link rows into a forest; children keep start-time order. */
+/*
+ * Link rows into a forest by parent_id; children keep start-time order.
+ * Ids carry host and boot, so processes of several hosts never mix.
+ */
 static int build_tree(struct rows *r)
 {
 	long *idx;
@@ -538,12 +510,11 @@ static int build_tree(struct rows *r)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->n; i++)
 		idx[i] = (long)i;
-	qsort_r(idx, r->n, sizeof(*idx), cmp_identity, r->v);
+	qsort_r(idx, r->n, sizeof(*idx), cmp_id, r->v);
 
 	for (size_t i = 0; i < r->n; i++) {
 		struct row *w = &r->v[i];
-		long p = find_row(r, idx, w->ppid, w->parent_start_ns,
-				  w->host);
+		long p = w->parent_id ? find_row(r, idx, w->parent_id) : -1;
 
 		w->parent = p == (long)i ? -1 : p;
 	}
@@ -605,8 +576,42 @@ static long next_root(const struct rows *r, long after)
 	return -1;
 }
 
-/* Add up the selection. */
-static void summarize(const struct rows *r, struct summary *s)
+/* Order host names for the distinct list. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Collect the distinct host names of the rows into s->hosts. */
+static int collect_hosts(const struct rows *r, struct summary *s)
+{
+	size_t n = 0;
+
+	s->hosts = malloc((r->n ? r->n : 1) * sizeof(*s->hosts));
+	if (!s->hosts)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++)
+		s->hosts[i] = r->v[i].host ? r->v[i].host : "?";
+	qsort(s->hosts, r->n, sizeof(*s->hosts), cmp_str);
+	for (size_t i = 0; i < r->n; i++) {
+		if (n && strcmp(s->hosts[n - 1], s->hosts[i]) == 0)
+			continue;
+		s->hosts[n++] = s->hosts[i];
+	}
+	s->nhosts = n;
+	s->host_width = 4;	/* "HOST" */
+	for (size_t i = 0; i < n; i++) {
+		size_t w = strlen(s->hosts[i]);
+
+		if (w > (size_t)s->host_width)
+			s->host_width = w < HOST_WIDTH_MAX ? (int)w :
+							     HOST_WIDTH_MAX;
+	}
+	return 0;
+}
+
+/* Add up the selection; s->hosts is allocated (free it). */
+static int summarize(const struct rows *r, struct summary *s)
 {
 	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; i < r->n; i++) {
@@ -632,6 +637,7 @@ static void summarize(const struct rows *r, struct summary *s)
 		if (i == 0 || w->end > s->last_end)
 			s->last_end = w->end;
 	}
+	return collect_hosts(r, s);
 }
 
 /* Exit column: "0", "3", "SIGKILL", "SIGKILL OOM", "running". */
@@ -875,26 +881,45 @@ static void date_text(double t, char *out, size_t len)
 	strftime(out, len, "%Y-%m-%d", &tm);
 }
 
-/* Print the text report: header, tree, argv lines and totals. */
+/* A host name for a text column: control characters become '?'. */
+static void host_text(const char *host, char *out, size_t len)
+{
+	util_strlcpy(out, host ? host : "?", len);
+	for (char *c = out; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
+/*
+ * Print the text report: header, tree, argv lines and totals.  With rows
+ * of more than one host a HOST column follows the PID.
+ */
 static void print_text(const struct rows *r, const struct summary *s,
 		       const char *sel, FILE *out)
 {
 	char d1[16], d2[16], branch[256], under[256], cell[512];
-	char argv[ARGV_SHOWN * 4 + 8];
+	char argv[ARGV_SHOWN * 4 + 8], host[256];
 	char h[6][24], ex[32], start[16], dur[24], cpu[40], net[56];
+	bool hosts = s->nhosts > 1;
+	int hw = hosts ? s->host_width : 0;
 
 	date_text(s->first_start, d1, sizeof(d1));
 	date_text(s->last_end, d2, sizeof(d2));
-	fprintf(out, "jobtrace report: %s: %zu processes, %zu failed,"
-		" %zu OOM-killed", sel, s->processes, s->failed, s->oom);
+	fprintf(out, "jobtrace report: %s: %zu processes", sel, s->processes);
+	if (hosts)
+		fprintf(out, " on %zu hosts", s->nhosts);
+	fprintf(out, ", %zu failed, %zu OOM-killed", s->failed, s->oom);
 	if (s->running)
 		fprintf(out, ", %zu running", s->running);
 	if (strcmp(d1, d2) == 0)
 		fprintf(out, " (%s, times UTC)\n", d1);
 	else
 		fprintf(out, " (%s .. %s, times UTC)\n", d1, d2);
-	fprintf(out, "%-7s %-*s %-12s %10s %12s %10s %10s %10s %21s  %s\n",
-		"PID", TOOL_WIDTH, "TOOL", "START", "DURATION", "CPU USR/SYS",
+	fprintf(out, "%-7s ", "PID");
+	if (hosts)
+		fprintf(out, "%-*s ", hw, "HOST");
+	fprintf(out, "%-*s %-12s %10s %12s %10s %10s %10s %21s  %s\n",
+		TOOL_WIDTH, "TOOL", "START", "DURATION", "CPU USR/SYS",
 		"PEAK RSS", "READ", "WRITE", "NET RX/TX", "EXIT");
 
 	for (long i = next_root(r, -1); i >= 0; i = next_root(r, i)) {
@@ -927,14 +952,20 @@ static void print_text(const struct rows *r, const struct summary *s,
 			util_human_bytes(w->tx, h[4], sizeof(h[4]));
 			snprintf(net, sizeof(net), "%s/%s", h[3], h[4]);
 			exit_text(w, ex, sizeof(ex));
-			fprintf(out, "%-7lld %s%*s %-12s %10s %12s %10s %10s"
-				" %10s %21s  %s\n", (long long)w->pid, cell,
+			fprintf(out, "%-7lld ", (long long)w->pid);
+			if (hosts) {
+				host_text(w->host, host, sizeof(host));
+				fprintf(out, "%-*s ", hw, host);
+			}
+			fprintf(out, "%s%*s %-12s %10s %12s %10s %10s"
+				" %10s %21s  %s\n", cell,
 				(int)(width < TOOL_WIDTH ?
 				      TOOL_WIDTH - width : 0), "",
 				start, dur, cpu, h[0], h[1], h[2], net, ex);
 			argv_display(w->argv, argv, sizeof(argv), ARGV_SHOWN);
 			if (argv[0])
-				fprintf(out, "%-7s %s%s\n", "", under, argv);
+				fprintf(out, "%-7s %*s%s%s%s\n", "", hw, "",
+					hosts ? " " : "", under, argv);
 		}
 	}
 
@@ -1148,6 +1179,11 @@ static int print_json(const struct rows *r, const struct summary *s,
 	json_key(&b, "end_time");
 	json_time(&b, to_ns(s->last_end));
 	json_kv_double(&b, "wall_s", s->last_end - s->first_start);
+	json_key(&b, "hosts");
+	json_arr_open(&b);
+	for (size_t i = 0; i < s->nhosts; i++)
+		json_str(&b, s->hosts[i]);
+	json_arr_close(&b);
 	json_obj_close(&b);
 	if (e) {
 		json_key(&b, "efficiency");
@@ -1242,6 +1278,13 @@ static void print_html(const struct rows *r, const struct summary *s,
 	fprintf(out, "<dt>processes</dt><dd>%zu (%zu failed, %zu OOM-killed,"
 		" %zu running)</dd>\n", s->processes, s->failed, s->oom,
 		s->running);
+	fputs(s->nhosts > 1 ? "<dt>hosts</dt><dd>" : "<dt>host</dt><dd>",
+	      out);
+	for (size_t i = 0; i < s->nhosts; i++) {
+		fputs(i ? ", " : "", out);
+		html_esc(out, s->hosts[i]);
+	}
+	fputs("</dd>\n", out);
 	json_format_time(to_ns(s->first_start), t, sizeof(t));
 	fprintf(out, "<dt>first start</dt><dd>%s</dd>\n", t);
 	fprintf(out, "<dt>wall span</dt><dd>%.3f s</dd>\n",
@@ -1258,7 +1301,10 @@ static void print_html(const struct rows *r, const struct summary *s,
 		"<dt>network</dt><dd>rx %s, tx %s</dd>\n</dl>\n",
 		h[0], h[1], h[2], h[3], h[4]);
 
-	fputs("<table>\n<tr><th>PID</th><th>TOOL</th><th>START (UTC)</th>"
+	fputs("<table>\n<tr><th>PID</th>", out);
+	if (s->nhosts > 1)
+		fputs("<th>HOST</th>", out);
+	fputs("<th>TOOL</th><th>START (UTC)</th>"
 	      "<th>DURATION</th><th>CPU USR/SYS</th><th>PEAK RSS</th>"
 	      "<th>READ</th><th>WRITE</th><th>NET RX/TX</th><th>EXIT</th>"
 	      "<th>ARGV</th></tr>\n", out);
@@ -1279,10 +1325,16 @@ static void print_html(const struct rows *r, const struct summary *s,
 			util_human_bytes(w->write_bytes, h[2], sizeof(h[2]));
 			util_human_bytes(w->rx, h[3], sizeof(h[3]));
 			util_human_bytes(w->tx, h[4], sizeof(h[4]));
-			fprintf(out, "<tr%s><td>%lld</td>"
-				"<td class=\"tool\" style=\"padding-left:"
-				"%.1fem\">", failed ? " class=\"fail\"" : "",
-				(long long)w->pid, 0.5 + 1.5 * depth);
+			fprintf(out, "<tr%s><td>%lld</td>",
+				failed ? " class=\"fail\"" : "",
+				(long long)w->pid);
+			if (s->nhosts > 1) {
+				fputs("<td class=\"tool\">", out);
+				html_esc(out, w->host);
+				fputs("</td>", out);
+			}
+			fprintf(out, "<td class=\"tool\" style=\"padding-left:"
+				"%.1fem\">", 0.5 + 1.5 * depth);
 			html_esc(out, tool_text(w));
 			fprintf(out, "</td><td>%s</td>", t);
 			if (w->running)
@@ -1305,41 +1357,43 @@ static void print_html(const struct rows *r, const struct summary *s,
 }
 
 
-/* Print the process tree and totals selected by q. */
-int report_run(const char *db_path, const struct report_query *q,
-	       enum report_format fmt, FILE *out)
+/*
+ * Print the process tree and totals selected by q from an open store;
+ * where names it in messages.
+ */
+int report_run_store(struct store *st, const char *where,
+		     const struct report_query *q, enum report_format fmt,
+		     FILE *out)
 {
 	struct efficiency *eff = NULL;
+	sqlite3 *db = store_handle(st);
 	struct rows r = { 0 };
-	struct summary s;
-	sqlite3 *db = NULL;
+	struct summary s = { 0 };
 	char sel[256];
 	int err;
 
 	err = query_check(q);
 	if (err)
 		return err;
-	err = db_open(db_path, &db);
-	if (err)
-		return err;
-	err = load_rows(db, db_path, q, &r);
+	err = load_rows(db, where, q, &r);
 	if (err)
 		goto cleanup;
 
 	query_describe(q, sel, sizeof(sel));
 	if (r.n == 0) {
 		fprintf(stderr, "jobtrace: no records for %s in %s\n", sel,
-			db_path);
+			where);
 		err = -ENOENT;
 		goto cleanup;
 	}
 	err = build_tree(&r);
+	if (!err)
+		err = summarize(&r, &s);
 	if (err)
 		goto cleanup;
-	summarize(&r, &s);
 	if (q->job) {
 		eff = calloc(1, sizeof(*eff));
-		if (!eff || load_efficiency(db, db_path, q->job, eff)) {
+		if (!eff || load_efficiency(db, where, q->job, eff)) {
 			free(eff);
 			eff = NULL;
 		}
@@ -1370,27 +1424,42 @@ int report_run(const char *db_path, const struct report_query *q,
 	}
 
 cleanup:
+	free(s.hosts);
 	free(eff);
 	rows_free(&r);
-	sqlite3_close(db);
 	return err;
 }
 
-/* Print the selected records as schema v1 NDJSON, one per line. */
-int report_export(const char *db_path, const struct report_query *q,
-		  FILE *out)
+/* Print the process tree and totals selected by q. */
+int report_run(const char *db_path, const struct report_query *q,
+	       enum report_format fmt, FILE *out)
+{
+	struct store *st = NULL;
+	int err;
+
+	err = query_check(q);
+	if (err)
+		return err;
+	err = store_open(db_path, true, &st);
+	if (err)
+		return err;
+	err = report_run_store(st, db_path, q, fmt, out);
+	store_close(st);
+	return err;
+}
+
+/* Print the records selected by q from an open store as NDJSON. */
+int report_export_store(struct store *s, const char *where,
+			const struct report_query *q, FILE *out)
 {
 	static const char order[] = " ORDER BY t, id";
+	sqlite3 *db = store_handle(s);
 	sqlite3_stmt *st = NULL;
-	sqlite3 *db = NULL;
 	char sql[1024], sel[256];
 	size_t n = 0;
 	int rc, err;
 
 	err = query_check(q);
-	if (err)
-		return err;
-	err = db_open(db_path, &db);
 	if (err)
 		return err;
 
@@ -1414,11 +1483,11 @@ int report_export(const char *db_path, const struct report_query *q,
 	else
 		snprintf(sql, sizeof(sql),
 			 "SELECT json, start_time AS t, id FROM process"
-			 " WHERE start_time >= ?1 OR end_time >= ?1 UNION ALL"
+			 " WHERE COALESCE(end_time, start_time) >= ?1 UNION ALL"
 			 " SELECT json, time, id FROM record"
 			 " WHERE time >= ?1%s", order);
 
-	err = prepare_bound(db, db_path, sql, q, &st);
+	err = prepare_bound(db, where, sql, q, &st);
 	if (err)
 		goto cleanup;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1426,14 +1495,14 @@ int report_export(const char *db_path, const struct report_query *q,
 		n++;
 	}
 	if (rc != SQLITE_DONE) {
-		log_error("database %s: %s", db_path, sqlite3_errmsg(db));
+		log_error("database %s: %s", where, sqlite3_errmsg(db));
 		err = -EIO;
 		goto cleanup;
 	}
 	if (n == 0) {
 		query_describe(q, sel, sizeof(sel));
 		fprintf(stderr, "jobtrace: no records for %s in %s\n", sel,
-			db_path);
+			where);
 		err = -ENOENT;
 	} else if (ferror(out)) {
 		log_error("export: write failed");
@@ -1442,6 +1511,23 @@ int report_export(const char *db_path, const struct report_query *q,
 
 cleanup:
 	sqlite3_finalize(st);
-	sqlite3_close(db);
+	return err;
+}
+
+/* Print the selected records as schema v1 NDJSON, one per line. */
+int report_export(const char *db_path, const struct report_query *q,
+		  FILE *out)
+{
+	struct store *st = NULL;
+	int err;
+
+	err = query_check(q);
+	if (err)
+		return err;
+	err = store_open(db_path, true, &st);
+	if (err)
+		return err;
+	err = report_export_store(st, db_path, q, out);
+	store_close(st);
 	return err;
 }

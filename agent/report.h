@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* report.h - `jobtrace report` and `jobtrace export` over the SQLite store. */
+/*
+ * report.h - `jobtrace report` and `jobtrace export` over the SQLite store
+ * (the agent's, or a temporary one loaded from ClickHouse).
+ */
 #ifndef JOBTRACE_REPORT_H
 #define JOBTRACE_REPORT_H
 
 #include <stdint.h>
 #include <stdio.h>
+
+struct store;
 
 enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_HTML, REPORT_NDJSON };
 
@@ -25,13 +30,21 @@ int report_format_parse(const char *s, enum report_format *out);
  */
 int report_parse_since(const char *s, double now, double *out);
 /*
- * Print the process tree and totals selected by q.  Returns 0, -ENOENT when
- * nothing matched (a message was printed on stderr), or -errno.
+ * Print the process tree and totals selected by q from the store at
+ * db_path.  Returns 0, -ENOENT when nothing matched (a message was printed
+ * on stderr), or -errno.
  */
 int report_run(const char *db_path, const struct report_query *q,
 	       enum report_format fmt, FILE *out);
+/* As report_run(), over an open store; where names it in messages. */
+int report_run_store(struct store *s, const char *where,
+		     const struct report_query *q, enum report_format fmt,
+		     FILE *out);
 /* Print the selected records as schema v1 NDJSON, one per line. */
 int report_export(const char *db_path, const struct report_query *q,
 		  FILE *out);
+/* As report_export(), over an open store; where names it in messages. */
+int report_export_store(struct store *s, const char *where,
+			const struct report_query *q, FILE *out);
 
 #endif

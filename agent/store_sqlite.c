@@ -1,22 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * store_sqlite.c - the embedded SQLite store.  Process records keep their
- * schema v1 JSON verbatim plus the columns `jobtrace report` queries; other
- * record types go to one generic table.  Writes are batched: the first put
- * opens a transaction, store_flush() commits it.
+ * store_sqlite.c - the embedded SQLite store.  Every record keeps its
+ * schema v1 JSON verbatim; the columns `jobtrace report` queries are
+ * generated from it by SQLite.  Process records have their own table, the
+ * other types share one.  Writes are batched: the first put opens a
+ * transaction, store_flush() commits it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include <sqlite3.h>
 
-#include "json.h"
 #include "log.h"
 #include "store.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
+/* generated columns need 3.31; JSON1 is built in since 3.38 */
+#define STORE_SQLITE_MIN 3031000
 
 struct store {
 	sqlite3 *db;
@@ -33,57 +36,117 @@ struct store {
 	sqlite3_stmt *rollback;
 };
 
+/* A field of the record: json_extract of a path. */
+#define J(path) "json_extract(json, '" path "')"
+/*
+ * RFC 3339 "YYYY-MM-DDThh:mm:ss.uuuuuuZ" to epoch seconds with the
+ * microseconds.  julianday() and strftime() keep only milliseconds (and
+ * '%s' of ".999999" rounds up a second), so the whole seconds come from
+ * the first 19 characters and the fraction is added as it is written.
+ */
+#define EPOCH(t) "(CAST(strftime('%s', substr(" t ", 1, 19)) AS REAL)" \
+	" + CAST(substr(" t ", 20, 7) AS REAL))"
+#define COL(name, type, expr) " " name " " type " AS (" expr "),"
+
+/*
+ * Schema 2: every table keeps the record's id and its JSON; the columns
+ * reports and sqlite3(1) users query are generated from the JSON.  They
+ * are VIRTUAL, so not stored, but SQLite computes every generated column
+ * of a row at insert (about 0.7 us each here): there are no more of them
+ * than schema 1 had columns.  STORED gained nothing where an index needs
+ * the value (the index keeps it) and made the file 4% larger.
+ */
 static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS meta("
 	" key TEXT PRIMARY KEY, value TEXT);"
 	"INSERT OR IGNORE INTO meta(key, value)"
-	" VALUES('schema_version', '1');"
+	" VALUES('schema_version', '2');"
 	"CREATE TABLE IF NOT EXISTS process("
-	" id TEXT PRIMARY KEY, host TEXT, pid INTEGER, ppid INTEGER,"
-	" start_ns INTEGER, parent_start_ns INTEGER,"
-	" start_time REAL, end_time REAL,"
-	" exe TEXT, comm TEXT, argv TEXT, uid INTEGER, cgroup TEXT,"
-	" container TEXT, job_scheduler TEXT, job_id TEXT, job_step TEXT,"
-	" job_run TEXT, job_pipeline TEXT, job_task TEXT, job_user TEXT,"
-	" job_account TEXT, job_cost_center TEXT,"
-	" tool_name TEXT, tool_category TEXT,"
-	" exit_code INTEGER, exit_signal INTEGER, oom_killed INTEGER,"
-	" cpu_user_s REAL, cpu_sys_s REAL, peak_rss_bytes INTEGER,"
-	" read_bytes INTEGER, write_bytes INTEGER, rchar INTEGER,"
-	" wchar INTEGER, blkio_delay_s REAL,"
-	" rx_bytes INTEGER, tx_bytes INTEGER,"
-	" json TEXT NOT NULL);"
+	" id TEXT PRIMARY KEY NOT NULL,"
+	" json TEXT NOT NULL,"
+	COL("host", "TEXT", J("$.host"))
+	COL("pid", "INTEGER", J("$.pid"))
+	COL("ppid", "INTEGER", J("$.ppid"))
+	COL("parent_id", "TEXT", J("$.parent_id"))
+	COL("start_time", "REAL", EPOCH(J("$.start_time")))
+	COL("end_time", "REAL", EPOCH(J("$.end_time")))
+	COL("exe", "TEXT", J("$.exe"))
+	COL("comm", "TEXT", "NULLIF(" J("$.comm") ", '')")
+	COL("argv", "TEXT", J("$.argv"))
+	COL("uid", "INTEGER", J("$.uid"))
+	COL("cgroup", "TEXT", J("$.cgroup"))
+	COL("container", "TEXT", J("$.container"))
+	COL("job_scheduler", "TEXT", J("$.job.scheduler"))
+	COL("job_id", "TEXT", J("$.job.id"))
+	COL("job_step", "TEXT", J("$.job.step"))
+	COL("job_run", "TEXT", J("$.job.run"))
+	COL("job_pipeline", "TEXT", J("$.job.pipeline"))
+	COL("job_task", "TEXT", J("$.job.task"))
+	COL("job_user", "TEXT", J("$.job.user"))
+	COL("job_account", "TEXT", J("$.job.account"))
+	COL("job_cost_center", "TEXT", J("$.job.cost_center"))
+	COL("tool_name", "TEXT", J("$.tool.name"))
+	COL("tool_category", "TEXT", J("$.tool.category"))
+	/* as schema 1 had them: -1 and the signal when killed, 0 for none */
+	COL("exit_code", "INTEGER", "COALESCE(" J("$.exit.code") ","
+	    " CASE WHEN " J("$.exit.signal") " IS NOT NULL THEN -1 END)")
+	COL("exit_signal", "INTEGER", "COALESCE(" J("$.exit.signal") ","
+	    " CASE WHEN " J("$.end_time") " IS NOT NULL THEN 0 END)")
+	COL("oom_killed", "INTEGER", "COALESCE(" J("$.exit.oom_killed") ", 0)")
+	COL("cpu_user_s", "REAL", J("$.cpu.user_s"))
+	COL("cpu_sys_s", "REAL", J("$.cpu.sys_s"))
+	COL("peak_rss_bytes", "INTEGER", J("$.mem.peak_rss_bytes"))
+	COL("read_bytes", "INTEGER", J("$.io.read_bytes"))
+	COL("write_bytes", "INTEGER", J("$.io.write_bytes"))
+	COL("rchar", "INTEGER", J("$.io.rchar"))
+	COL("wchar", "INTEGER", J("$.io.wchar"))
+	COL("blkio_delay_s", "REAL", J("$.io.blkio_delay_s"))
+	COL("rx_bytes", "INTEGER", J("$.net.rx_bytes"))
+	" tx_bytes INTEGER AS (" J("$.net.tx_bytes") "));"
 	/* partial: most processes of a node belong to no job, and every
 	 * index entry is work at ingest */
 	"CREATE INDEX IF NOT EXISTS process_job_id ON process(job_id)"
 	" WHERE job_id IS NOT NULL;"
 	"CREATE INDEX IF NOT EXISTS process_job_run ON process(job_run)"
 	" WHERE job_run IS NOT NULL;"
-	"CREATE INDEX IF NOT EXISTS process_start_time ON process(start_time);"
-	"CREATE INDEX IF NOT EXISTS process_identity"
-	" ON process(host, pid, start_ns);"
+	/* --since: started or ended since, and the end is never earlier */
+	"CREATE INDEX IF NOT EXISTS process_time"
+	" ON process(COALESCE(end_time, start_time));"
+	/*
+	 * --pid: the process, then its descendants by ppid (and parent_id).
+	 * Not an index on parent_id: random UUIDs put every insert on
+	 * another page, recent pids mostly on the last ones.
+	 */
+	"CREATE INDEX IF NOT EXISTS process_pid ON process(pid);"
+	"CREATE INDEX IF NOT EXISTS process_ppid ON process(ppid);"
 	"CREATE TABLE IF NOT EXISTS record("
-	" id TEXT PRIMARY KEY, type TEXT, time REAL, job_id TEXT,"
-	" json TEXT NOT NULL);"
+	" id TEXT PRIMARY KEY NOT NULL,"
+	" json TEXT NOT NULL,"
+	COL("type", "TEXT", J("$.type"))
+	/* a job record is at its end, or its start while it runs */
+	COL("time_text", "TEXT", "CASE WHEN " J("$.type") " = 'job' THEN"
+	    " COALESCE(CASE " J("$.phase") " WHEN 'end' THEN"
+	    " " J("$.end_time") " END, " J("$.start_time") ")"
+	    " ELSE " J("$.time") " END")
+	COL("time", "REAL", EPOCH("time_text"))
+	/* job is an object, or a signal's plain id */
+	" job_id TEXT AS (CASE json_type(json, '$.job')"
+	" WHEN 'object' THEN " J("$.job.id")
+	" WHEN 'text' THEN " J("$.job") " END));"
 	"CREATE INDEX IF NOT EXISTS record_job_id ON record(job_id)"
 	" WHERE job_id IS NOT NULL;"
 	"CREATE INDEX IF NOT EXISTS record_time ON record(time);";
 
+/* a known id is a replay: ignored; a record without one is an error */
 static const char ins_process_sql[] =
-	"INSERT OR IGNORE INTO process(id, host, pid, ppid, start_ns,"
-	" parent_start_ns, start_time, end_time, exe, comm, argv, uid, cgroup,"
-	" container, job_scheduler, job_id, job_step, job_run, job_pipeline,"
-	" job_task, job_user, job_account, job_cost_center, tool_name,"
-	" tool_category, exit_code, exit_signal, oom_killed, cpu_user_s,"
-	" cpu_sys_s, peak_rss_bytes, read_bytes, write_bytes, rchar, wchar,"
-	" blkio_delay_s, rx_bytes, tx_bytes, json)"
-	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-	" ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27,"
-	" ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39)";
+	"INSERT INTO process(id, json)"
+	" VALUES(json_extract(?1, '$.id'), ?1)"
+	" ON CONFLICT(id) DO NOTHING";
 
 static const char ins_record_sql[] =
-	"INSERT OR IGNORE INTO record(id, type, time, job_id, json)"
-	" VALUES(?1, ?2, ?3, ?4, ?5)";
+	"INSERT INTO record(id, json)"
+	" VALUES(json_extract(?1, '$.id'), ?1)"
+	" ON CONFLICT(id) DO NOTHING";
 
 /* Map an SQLite result code to a negative errno. */
 static int sql_errno(int rc)
@@ -121,20 +184,6 @@ static int fail(struct store *s, const char *what, int rc)
 	return sql_errno(rc);
 }
 
-/* Boottime ns to realtime epoch seconds (same arithmetic as record.c). */
-static double realtime_s(const struct jt_host *h, uint64_t boot_ns)
-{
-	return (double)(boot_ns + (uint64_t)h->boot_to_real_ns) / 1e9;
-}
-
-/* Bind a C string, or NULL when it is missing or empty. */
-static int bind_opt(sqlite3_stmt *st, int i, const char *v)
-{
-	if (!v || !*v)
-		return sqlite3_bind_null(st, i);
-	return sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-}
-
 /* Execute one prepared statement that returns no rows. */
 static int step_done(sqlite3_stmt *st)
 {
@@ -150,8 +199,10 @@ static int setup_writer(struct store *s)
 	char *msg = NULL;
 	int rc;
 
+	/* 8 MiB of page cache: inserts touch index pages all over */
 	rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;"
-			  "PRAGMA synchronous=NORMAL;", NULL, NULL, &msg);
+			  "PRAGMA synchronous=NORMAL;"
+			  "PRAGMA cache_size=-8192;", NULL, NULL, &msg);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(s->db, schema_sql, NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
@@ -179,32 +230,80 @@ static int setup_writer(struct store *s)
 	return 0;
 }
 
-/* Check that an existing database carries a schema version we read. */
-static int check_version(struct store *s)
+/* Read the schema version into *v: 0 for a database without tables. */
+static int read_version(struct store *s, int *v)
 {
+	static const char sql[] =
+		"SELECT (SELECT count(*) FROM sqlite_master),"
+		" (SELECT count(*) FROM sqlite_master"
+		"  WHERE type = 'table' AND name = 'meta')";
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
+	*v = 0;
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		err = fail(s, "reading schema version", rc);
+		goto cleanup;
+	}
+	if (sqlite3_column_int(st, 0) == 0)
+		goto cleanup;		/* a new, empty database */
+	if (sqlite3_column_int(st, 1) == 0) {
+		log_error("sqlite store %s: not a jobtrace store (no schema"
+			  " version)", s->path);
+		err = -EPROTO;
+		goto cleanup;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
 	rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta"
 				" WHERE key = 'schema_version'", -1, &st,
 				NULL);
-	if (rc != SQLITE_OK)
-		return fail(s, "reading schema version", rc);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		int v = sqlite3_column_int(st, 0);
-
-		if (v != STORE_SCHEMA_VERSION) {
-			log_error("sqlite store %s: schema version %d,"
-				  " expected %d", s->path, v,
-				  STORE_SCHEMA_VERSION);
-			err = -EPROTO;
-		}
-	} else if (rc != SQLITE_DONE) {
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int(st, 0);
+	else if (rc != SQLITE_DONE)
 		err = fail(s, "reading schema version", rc);
-	}
+
+cleanup:
 	sqlite3_finalize(st);
 	return err;
+}
+
+/*
+ * Check that the database is new or carries the schema version we use,
+ * and tell the admin what to do with one of another version.
+ */
+static int check_version(struct store *s)
+{
+	int v, err;
+
+	err = read_version(s, &v);
+	if (err)
+		return err;
+	if (v == STORE_SCHEMA_VERSION || (v == 0 && !s->readonly))
+		return 0;
+	if (v == 0)
+		log_error("sqlite store %s: no jobtrace records yet (empty"
+			  " database)", s->path);
+	else if (v < STORE_SCHEMA_VERSION)
+		log_error("sqlite store %s: written by an older jobtrace"
+			  " (store schema %d; this version uses %d and does"
+			  " not convert it): stop jobtraced, move the file"
+			  " aside (mv %s %s.v%d, and its -wal and -shm files"
+			  " if any) and start jobtraced to create a new store;"
+			  " the old records stay readable with sqlite3(1)",
+			  s->path, v, STORE_SCHEMA_VERSION, s->path, s->path,
+			  v);
+	else
+		log_error("sqlite store %s: written by a newer jobtrace"
+			  " (store schema %d; this version reads %d): use"
+			  " that version, or move the file aside to start a"
+			  " new store", s->path, v, STORE_SCHEMA_VERSION);
+	return -EPROTO;
 }
 
 /* Open (creating) the database at path; readonly for the CLI. */
@@ -215,7 +314,13 @@ int store_open(const char *path, bool readonly, struct store **out)
 	int flags, rc, err;
 
 	*out = NULL;
-	if (readonly && stat(path, &sb) < 0) {
+	if (sqlite3_libversion_number() < STORE_SQLITE_MIN) {
+		log_error("sqlite store %s: SQLite %s is too old: the store"
+			  " needs 3.31 or later (generated columns, JSON1)",
+			  path, sqlite3_libversion());
+		return -ENOTSUP;
+	}
+	if (readonly && *path && stat(path, &sb) < 0) {
 		err = -errno;
 		log_error("sqlite store %s: %s", path, strerror(-err));
 		return err;
@@ -224,7 +329,7 @@ int store_open(const char *path, bool readonly, struct store **out)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->path = strdup(path);
+	s->path = strdup(*path ? path : "(temporary)");
 	if (!s->path) {
 		free(s);
 		return -ENOMEM;
@@ -241,14 +346,11 @@ int store_open(const char *path, bool readonly, struct store **out)
 	sqlite3_busy_timeout(s->db, 5000);
 	sqlite3_extended_result_codes(s->db, 0);
 
-	err = readonly ? check_version(s) : setup_writer(s);
+	err = check_version(s);
+	if (!err && !readonly)
+		err = setup_writer(s);
 	if (err)
 		goto cleanup;
-	if (!readonly) {
-		err = check_version(s);
-		if (err)
-			goto cleanup;
-	}
 	*out = s;
 	return 0;
 
@@ -292,155 +394,122 @@ static int begin_lazy(struct store *s)
 	return 0;
 }
 
-/* Build the argv column: a JSON array of the NUL-separated arguments. */
-static int argv_json(const struct jt_proc *p, struct jbuf *b)
+/*
+ * Copy the value of the top-level string member "type" of a JSON object
+ * into out.  Nested values and strings are skipped without being parsed;
+ * SQLite validates the whole record when it is inserted.
+ */
+static int json_type_of(const char *json, size_t len, char *out,
+			size_t outlen)
 {
-	size_t off = 0;
+	const char *p = json, *end = json + len;
+	bool want_key = false;
+	int depth = 0;
 
-	json_arr_open(b);
-	while (p->argv && off < p->argv_len) {
-		const char *a = p->argv + off;
-		const char *nul = memchr(a, '\0', p->argv_len - off);
-		size_t n = nul ? (size_t)(nul - a) : p->argv_len - off;
+	while (p < end) {
+		const char *str;
 
-		json_strn(b, a, n);
-		off += n + 1;
+		switch (*p) {
+		case '{':
+		case '[':
+			if (++depth == 1 && *p != '{')
+				return -EINVAL;
+			want_key = depth == 1;
+			p++;
+			continue;
+		case '}':
+		case ']':
+			if (--depth <= 0)
+				return -EINVAL;
+			p++;
+			continue;
+		case ',':
+			want_key = depth == 1;
+			p++;
+			continue;
+		case '"':
+			break;
+		default:
+			p++;
+			continue;
+		}
+		/* a string: skip it, and look closer at a member name */
+		str = ++p;
+		while (p < end && *p != '"')
+			p += *p == '\\' ? 2 : 1;
+		if (p >= end)
+			return -EINVAL;
+		p++;
+		if (!want_key)
+			continue;
+		want_key = false;
+		if (p - str - 1 != 4 || memcmp(str, "type", 4) != 0)
+			continue;
+		while (p < end && strchr(" \t\r\n:", *p))
+			p++;
+		if (p >= end || *p != '"')
+			return -EINVAL;
+		str = ++p;
+		while (p < end && *p != '"' && *p != '\\')
+			p++;
+		if (p >= end || *p != '"' || (size_t)(p - str) >= outlen)
+			return -EINVAL;
+		memcpy(out, str, p - str);
+		out[p - str] = '\0';
+		return 0;
 	}
-	json_arr_close(b);
-	return b->oom ? -ENOMEM : 0;
+	return -EINVAL;
 }
 
-/* Bind every column of one process row. */
-static int bind_process(sqlite3_stmt *st, const struct jt_host *h,
-			const struct jt_proc *p, const char *id,
-			const char *argv, const char *json)
+/* How much of a rejected record a message shows. */
+static int snippet(size_t len)
 {
-	const struct jt_counters *c = &p->c;
-	const struct jt_job *j = &p->job;
-	char comm[sizeof(p->comm) + 1];
-	int rc = 0;
-
-	memcpy(comm, p->comm, sizeof(p->comm));
-	comm[sizeof(p->comm)] = '\0';
-
-	rc |= sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
-	rc |= bind_opt(st, 2, h->name);
-	rc |= sqlite3_bind_int64(st, 3, p->pid);
-	rc |= sqlite3_bind_int64(st, 4, p->ppid);
-	rc |= sqlite3_bind_int64(st, 5, (sqlite3_int64)p->start_ns);
-	rc |= sqlite3_bind_int64(st, 6, (sqlite3_int64)p->parent_start_ns);
-	rc |= sqlite3_bind_double(st, 7, realtime_s(h, p->start_ns));
-	if (p->end_ns)
-		rc |= sqlite3_bind_double(st, 8, realtime_s(h, p->end_ns));
-	else
-		rc |= sqlite3_bind_null(st, 8);
-	rc |= bind_opt(st, 9, p->exe);
-	rc |= bind_opt(st, 10, comm);
-	rc |= sqlite3_bind_text(st, 11, argv, -1, SQLITE_TRANSIENT);
-	rc |= sqlite3_bind_int64(st, 12, p->uid);
-	rc |= bind_opt(st, 13, p->cgroup);
-	rc |= bind_opt(st, 14, p->container);
-	rc |= bind_opt(st, 15, j->scheduler);
-	rc |= bind_opt(st, 16, j->id);
-	rc |= bind_opt(st, 17, j->step);
-	rc |= bind_opt(st, 18, j->run);
-	rc |= bind_opt(st, 19, j->pipeline);
-	rc |= bind_opt(st, 20, j->task);
-	rc |= bind_opt(st, 21, j->user);
-	rc |= bind_opt(st, 22, j->account);
-	rc |= bind_opt(st, 23, j->cost_center);
-	rc |= bind_opt(st, 24, p->tool_name);
-	rc |= bind_opt(st, 25, p->tool_category);
-	if (p->end_ns) {
-		rc |= sqlite3_bind_int(st, 26, p->exit_code);
-		rc |= sqlite3_bind_int(st, 27, p->exit_signal);
-	} else {
-		rc |= sqlite3_bind_null(st, 26);
-		rc |= sqlite3_bind_null(st, 27);
-	}
-	rc |= sqlite3_bind_int(st, 28, p->oom_killed ? 1 : 0);
-	rc |= sqlite3_bind_double(st, 29, c->cpu_user_s);
-	rc |= sqlite3_bind_double(st, 30, c->cpu_sys_s);
-	rc |= sqlite3_bind_int64(st, 31, (sqlite3_int64)c->peak_rss_bytes);
-	rc |= sqlite3_bind_int64(st, 32, (sqlite3_int64)c->read_bytes);
-	rc |= sqlite3_bind_int64(st, 33, (sqlite3_int64)c->write_bytes);
-	rc |= sqlite3_bind_int64(st, 34, (sqlite3_int64)c->rchar);
-	rc |= sqlite3_bind_int64(st, 35, (sqlite3_int64)c->wchar);
-	rc |= sqlite3_bind_double(st, 36, c->blkio_delay_s);
-	rc |= sqlite3_bind_int64(st, 37, (sqlite3_int64)c->rx_bytes);
-	rc |= sqlite3_bind_int64(st, 38, (sqlite3_int64)c->tx_bytes);
-	rc |= sqlite3_bind_text(st, 39, json, -1, SQLITE_TRANSIENT);
-	return rc;
+	return len < 80 ? (int)len : 80;
 }
 
-/* Run a bound insert; count the row if it was new (not a duplicate id). */
-static int run_insert(struct store *s, sqlite3_stmt *st, const char *what)
-{
-	int rc = step_done(st);
-
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_OK)
-		return fail(s, what, rc);
-	if (sqlite3_changes(s->db) > 0)
-		s->pending++;
-	return 0;
-}
-
-/* Queue one finished process; committed by store_flush(). */
-int store_put_process(struct store *s, const struct jt_host *h,
-		      const struct jt_proc *p, const char *id,
-		      const char *json)
-{
-	struct jbuf argv;
-	int rc, err;
-
-	if (!id || !json)
-		return -EINVAL;
-	err = begin_lazy(s);
-	if (err)
-		return err;
-
-	jbuf_init(&argv);
-	err = argv_json(p, &argv);
-	if (err)
-		goto cleanup;
-	rc = bind_process(s->ins_process, h, p, id, jbuf_str(&argv), json);
-	if (rc != SQLITE_OK) {
-		sqlite3_clear_bindings(s->ins_process);
-		err = fail(s, "binding process", rc);
-		goto cleanup;
-	}
-	err = run_insert(s, s->ins_process, "inserting process");
-
-cleanup:
-	jbuf_free(&argv);
-	return err;
-}
-
-/* Queue any other record type (host, job, signal, sample). */
-int store_put_record(struct store *s, const char *type, const char *id,
-		     uint64_t time_ns, const char *job_id, const char *json)
+/* Queue one record given as schema v1 JSON; committed by store_flush(). */
+int store_put_json(struct store *s, const char *json, size_t len)
 {
 	sqlite3_stmt *st;
-	int rc = 0, err;
+	char type[32];
+	int rc, err;
 
-	if (!type || !id || !json)
+	if (!json || len > INT_MAX || json_type_of(json, len, type,
+						   sizeof(type))) {
+		log_error("sqlite store %s: record rejected: not a JSON object"
+			  " with a \"type\": %.*s", s->path, snippet(len),
+			  json ? json : "");
 		return -EINVAL;
+	}
 	err = begin_lazy(s);
 	if (err)
 		return err;
 
-	st = s->ins_record;
-	rc |= sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
-	rc |= sqlite3_bind_text(st, 2, type, -1, SQLITE_TRANSIENT);
-	rc |= sqlite3_bind_double(st, 3, (double)time_ns / 1e9);
-	rc |= bind_opt(st, 4, job_id);
-	rc |= sqlite3_bind_text(st, 5, json, -1, SQLITE_TRANSIENT);
+	st = strcmp(type, "process") ? s->ins_record : s->ins_process;
+	rc = sqlite3_bind_text(st, 1, json, (int)len, SQLITE_STATIC);
 	if (rc != SQLITE_OK) {
 		sqlite3_clear_bindings(st);
 		return fail(s, "binding record", rc);
 	}
-	return run_insert(s, st, "inserting record");
+	rc = step_done(st);
+	sqlite3_clear_bindings(st);
+	switch (rc) {
+	case SQLITE_OK:
+		if (sqlite3_changes(s->db) > 0)
+			s->pending++;
+		return 0;
+	case SQLITE_CONSTRAINT:		/* no "id" */
+	case SQLITE_ERROR:		/* malformed JSON */
+	case SQLITE_MISMATCH:
+	case SQLITE_TOOBIG:
+		/* this record can never be stored; the batch goes on */
+		log_error("sqlite store %s: %s record rejected: %s: %.*s",
+			  s->path, type, sqlite3_errmsg(s->db), snippet(len),
+			  json);
+		return -EINVAL;
+	default:
+		return fail(s, "inserting record", rc);
+	}
 }
 
 /* Commit the open transaction; returns records committed or -errno. */
@@ -483,4 +552,16 @@ uint64_t store_count(const struct store *s)
 unsigned store_pending(const struct store *s)
 {
 	return s->pending;
+}
+
+/* The SQLite handle, for readers (report, export). */
+sqlite3 *store_handle(struct store *s)
+{
+	return s->db;
+}
+
+/* The database path given to store_open(), for messages. */
+const char *store_path(const struct store *s)
+{
+	return s->path;
 }

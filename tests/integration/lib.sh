@@ -71,7 +71,7 @@ q() {
 
 # Columns COLS of the newest process row for PID (a pid may repeat).
 row() {
-	q "select $2 from process where pid=$1 order by start_time desc, start_ns desc limit 1;"
+	q "select $2 from process where pid=$1 order by start_time desc, id desc limit 1;"
 }
 
 # True if A is within PCT percent of B, or within ABS of it.

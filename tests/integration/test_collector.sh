@@ -261,14 +261,14 @@ while read -r line; do
 	pid=$(kv "$line" pid)
 	ppid=$(kv "$line" ppid)
 	n=$((n + 1))
-	r=$(row "$pid" 'ppid, parent_start_ns')
-	pr=$(row "$ppid" start_ns)
+	r=$(row "$pid" 'ppid, parent_id')
+	pr=$(row "$ppid" id)
 	if [ "${r%%|*}" != "$ppid" ] || [ -z "$pr" ] || [ "${r#*|}" != "$pr" ]; then
 		bad=$((bad + 1))
-		note "forktree pid $pid: want ppid $ppid parent_start_ns $pr, db has '$r'"
+		note "forktree pid $pid: want ppid $ppid parent_id $pr, db has '$r'"
 	fi
 done <"$T/forktree.out"
-check "forktree 3 2: all $n (pid, ppid) pairs stored with that ppid and parent_start_ns = parent's start_ns ($bad wrong)" \
+check "forktree 3 2: all $n (pid, ppid) pairs stored with that ppid and parent_id = parent's id ($bad wrong)" \
 	eq "$n:$bad" "15:0"
 
 # exit status

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test_store.c - the SQLite store and `jobtrace report`/`export` over it:
- * a fixed three-level process tree for job 42 plus unrelated processes.
+ * a fixed three-level process tree for job 42 plus unrelated processes,
+ * stored as the agent's own schema v1 records through store_put_json().
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -16,19 +17,20 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "chquery.h"
 #include "json.h"
 #include "log.h"
 #include "proc.h"
 #include "record.h"
 #include "report.h"
 #include "store.h"
+#include "util.h"
 
 #define BOOT_TO_REAL 1700000000000000000LL	/* 2023-11-14T22:13:20Z */
 #define MS 1000000ULL
 
 /* One test process; times are boottime milliseconds. */
 struct spec {
-	const char *id;
 	uint32_t pid, ppid;
 	uint64_t start_ms, pstart_ms, end_ms;
 	const char *job;
@@ -47,29 +49,29 @@ struct spec {
 
 static const struct spec specs[] = {
 	/* job 42: 1000 -> {1001 -> 1003, 1002 -> 1004} */
-	{ "id-1000", 1000, 1, 10000, 500, 130000, "42", "", "/usr/bin/bash",
+	{ 1000, 1, 10000, 500, 130000, "42", "", "/usr/bin/bash",
 	  "bash", ARGV("bash\0run.sh"), 0, 0, false, 1.25, 0.5,
 	  10 << 20, 1 << 20, 2 << 20, 1024, 2048 },
-	{ "id-1001", 1001, 1000, 11250, 10000, 100000, "42", "bwa",
+	{ 1001, 1000, 11250, 10000, 100000, "42", "bwa",
 	  "/opt/bwa/bwa", "bwa", ARGV("bwa\0mem\0-t\0" "4\0ref.fa"), 3, 0,
 	  false, 8.5, 1.0, 512ULL << 20, 3ULL << 30, 100, 0, 0 },
-	{ "id-1002", 1002, 1000, 20000, 10000, 120000, "42", "", NULL,
+	{ 1002, 1000, 20000, 10000, 120000, "42", "", NULL,
 	  "python3", ARGV("python3\0-c\0print('\x1b[2J')\0"
 			  "--a-rather-long-option=with-a-long-value"),
 	  0, 0, false, 0.75, 0.25, 64 << 20, 0, 0, 0, 0 },
-	{ "id-1003", 1003, 1001, 25000, 11250, 90000, "42", "samtools",
+	{ 1003, 1001, 25000, 11250, 90000, "42", "samtools",
 	  "/usr/bin/samtools", "samtools",
 	  ARGV("samtools\0sort\0<script>alert(1)</script>"), -1, 9, true,
 	  2.0, 0.25, 3ULL << 29, 0, 5 << 20, 0, 0 },
-	{ "id-1004", 1004, 1002, 30000, 20000, 60000, "42", "", "/usr/bin/sort",
+	{ 1004, 1002, 30000, 20000, 60000, "42", "", "/usr/bin/sort",
 	  "sort", ARGV("sort\0-u"), -1, 15, false, 0.5, 0.25, 2048, 10, 20,
 	  0, 0 },
 	/* unrelated: another job, an older pid 1001, a running one */
-	{ "id-2000", 2000, 1, 5000, 500, 8000, "43", "", "/bin/true", "true",
+	{ 2000, 1, 5000, 500, 8000, "43", "", "/bin/true", "true",
 	  ARGV("true"), 0, 0, false, 0, 0, 0, 0, 0, 0, 0 },
-	{ "id-1001-old", 1001, 1, 1000, 500, 2000, "7", "", "/bin/ls", "ls",
+	{ 1001, 1, 1000, 500, 2000, "7", "", "/bin/ls", "ls",
 	  ARGV("ls"), 0, 0, false, 0, 0, 0, 0, 0, 0, 0 },
-	{ "id-3000", 3000, 1, 500000, 500, 0, "", "", "/usr/bin/sleep",
+	{ 3000, 1, 500000, 500, 0, "", "", "/usr/bin/sleep",
 	  "sleep", ARGV("sleep\0" "1000"), 0, 0, false, 0, 0, 4096, 0, 0,
 	  0, 0 },
 };
@@ -93,6 +95,7 @@ struct fixture {
 	char dir[64];
 	char db[96];
 	struct jt_host host;
+	char id[NSPECS][37];
 	char *json[NSPECS];
 	char *other_json[NOTHERS];
 };
@@ -125,39 +128,63 @@ static void fill_proc(const struct spec *sp, struct jt_proc *p)
 	p->c.tx_bytes = sp->tx;
 }
 
-/* A small schema v1-shaped process record for a spec. */
-static char *proc_json(const struct spec *sp)
+/* The schema v1 process record of a spec on host h (malloc'd). */
+static char *proc_json(const struct jt_host *h, const struct spec *sp,
+		       char id[37])
 {
+	struct jt_proc p;
 	struct jbuf b;
-	size_t off = 0;
 	char *s;
 
+	fill_proc(sp, &p);
+	record_process_id(h, &p, id);
 	jbuf_init(&b);
-	json_obj_open(&b);
-	json_kv_str(&b, "type", "process");
-	json_kv_u64(&b, "schema", 1);
-	json_kv_str(&b, "id", sp->id);
-	json_kv_str(&b, "host", "node01");
-	json_kv_u64(&b, "pid", sp->pid);
-	json_kv_u64(&b, "ppid", sp->ppid);
-	json_key(&b, "argv");
-	json_arr_open(&b);
-	while (off < sp->argv_len) {
-		size_t n = strnlen(sp->argv + off, sp->argv_len - off);
-
-		json_strn(&b, sp->argv + off, n);
-		off += n + 1;
-	}
-	json_arr_close(&b);
-	json_key(&b, "job");
-	json_obj_open(&b);
-	json_kv_str(&b, "id", sp->job);
-	json_obj_close(&b);
-	json_obj_close(&b);
+	record_process(&b, h, &p, id);
 	assert_false(b.oom);
 	s = strdup(jbuf_str(&b));
 	jbuf_free(&b);
 	return s;
+}
+
+/* A small record of another type with its time (malloc'd). */
+static char *other_record(const struct jt_host *h, const char *type,
+			  const char *id, uint64_t ms, const char *job)
+{
+	struct jbuf b;
+	char *s;
+
+	jbuf_init(&b);
+	if (!strcmp(type, "job")) {
+		struct jt_jobinfo ji;
+
+		memset(&ji, 0, sizeof(ji));
+		snprintf(ji.job.scheduler, sizeof(ji.job.scheduler), "slurm");
+		snprintf(ji.job.id, sizeof(ji.job.id), "%s", job);
+		ji.cpus = 4;
+		ji.mem_bytes = 8ULL << 30;
+		ji.start_ns = BOOT_TO_REAL + ms * MS;
+		record_job(&b, h, &ji, "start", id);
+	} else {
+		record_head(&b, type, h, id);
+		json_key(&b, "time");
+		json_time(&b, BOOT_TO_REAL + ms * MS);
+		json_key(&b, "job");
+		json_str(&b, job);	/* a signal's plain id, or null */
+		json_obj_close(&b);
+	}
+	assert_false(b.oom);
+	s = strdup(jbuf_str(&b));
+	jbuf_free(&b);
+	return s;
+}
+
+/* Set up host name, boot id and clock of a test host. */
+static void host_init(struct jt_host *h, const char *name, const char *boot)
+{
+	memset(h, 0, sizeof(*h));
+	snprintf(h->name, sizeof(h->name), "%s", name);
+	snprintf(h->boot_id, sizeof(h->boot_id), "%s", boot);
+	h->boot_to_real_ns = BOOT_TO_REAL;
 }
 
 /* Create the database with every spec and record committed. */
@@ -165,34 +192,26 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct store *s = NULL;
-	struct jt_proc p;
-	char json[128];
 
 	assert_non_null(f);
 	log_init("test_store", 0, LOG_LVL_ERROR);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/jt_store_XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->db, sizeof(f->db), "%s/jobtrace.db", f->dir);
-	snprintf(f->host.name, sizeof(f->host.name), "node01");
-	f->host.boot_to_real_ns = BOOT_TO_REAL;
+	host_init(&f->host, "node01", "b0000000-0000-4000-8000-000000000001");
 
 	assert_int_equal(store_open(f->db, false, &s), 0);
 	for (size_t i = 0; i < NSPECS; i++) {
-		f->json[i] = proc_json(&specs[i]);
-		fill_proc(&specs[i], &p);
-		assert_int_equal(store_put_process(s, &f->host, &p,
-						   specs[i].id, f->json[i]), 0);
+		f->json[i] = proc_json(&f->host, &specs[i], f->id[i]);
+		assert_int_equal(store_put_json(s, f->json[i],
+						strlen(f->json[i])), 0);
 	}
 	for (size_t i = 0; i < NOTHERS; i++) {
-		snprintf(json, sizeof(json),
-			 "{\"type\":\"%s\",\"schema\":1,\"id\":\"%s\"}",
-			 others[i].type, others[i].id);
-		f->other_json[i] = strdup(json);
-		assert_int_equal(store_put_record(s, others[i].type,
-						  others[i].id,
-						  BOOT_TO_REAL +
-						  others[i].ms * MS,
-						  others[i].job, json), 0);
+		f->other_json[i] = other_record(&f->host, others[i].type,
+						others[i].id, others[i].ms,
+						others[i].job);
+		assert_int_equal(store_put_json(s, f->other_json[i],
+						strlen(f->other_json[i])), 0);
 	}
 	assert_int_equal(store_pending(s), NSPECS + NOTHERS);
 	assert_int_equal(store_flush(s), NSPECS + NOTHERS);
@@ -221,6 +240,40 @@ static int teardown(void **state)
 		free(f->other_json[i]);
 	free(f);
 	return 0;
+}
+
+/* One value of a query on the database as text (malloc'd, "" for NULL). */
+static char *query1(const char *db_path, const char *sql, const char *arg)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db = NULL;
+	char *v;
+
+	assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (arg)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		fail_msg("%s (%s): no row: %s", sql, arg ? arg : "",
+			 sqlite3_errmsg(db));
+	v = strdup(sqlite3_column_text(st, 0) ?
+		   (const char *)sqlite3_column_text(st, 0) : "");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/* Check one query value. */
+static void query_is(const char *db_path, const char *sql, const char *arg,
+		     const char *want)
+{
+	char *v = query1(db_path, sql, arg);
+
+	if (strcmp(v, want) != 0)
+		fail_msg("%s (%s): got '%s', want '%s'", sql, arg ? arg : "",
+			 v, want);
+	free(v);
 }
 
 /* Run a report into a malloc'd string; returns report_run's result. */
@@ -288,23 +341,34 @@ static long line_pos(const char *text, unsigned pid)
 	return p ? p - text : -1;
 }
 
-/* Duplicate ids are ignored; counts only count new rows. */
+/* Duplicate ids are ignored (a spool replay); counts count new rows. */
 static void test_duplicate_ignored(void **state)
 {
 	struct fixture *f = *state;
 	struct store *s = NULL;
-	struct jt_proc p;
+	char *again;
 
 	assert_int_equal(store_open(f->db, false, &s), 0);
-	fill_proc(&specs[0], &p);
-	assert_int_equal(store_put_process(s, &f->host, &p, specs[0].id,
-					   f->json[0]), 0);
-	assert_int_equal(store_put_record(s, "job", "rec-job", 1, "42",
-					  "{}"), 0);
+	/* every record of the fixture again */
+	for (size_t i = 0; i < NSPECS; i++)
+		assert_int_equal(store_put_json(s, f->json[i],
+						strlen(f->json[i])), 0);
+	for (size_t i = 0; i < NOTHERS; i++)
+		assert_int_equal(store_put_json(s, f->other_json[i],
+						strlen(f->other_json[i])), 0);
+	/* same id, other content: the first one stays */
+	again = strdup(f->json[1]);
+	memcpy(strstr(again, "\"bwa\""), "\"BWA\"", 5);
+	assert_int_equal(store_put_json(s, again, strlen(again)), 0);
 	assert_int_equal(store_pending(s), 0);
 	assert_int_equal(store_flush(s), 0);
 	assert_int_equal(store_count(s), 0);
 	store_close(s);
+	free(again);
+	query_is(f->db, "SELECT count(*) FROM process", NULL, "8");
+	query_is(f->db, "SELECT count(*) FROM record", NULL, "3");
+	query_is(f->db, "SELECT comm FROM process WHERE id = ?1", f->id[1],
+		 "bwa");
 }
 
 /* Readonly open works on the file and refuses writes. */
@@ -315,7 +379,7 @@ static void test_readonly(void **state)
 	char missing[128];
 
 	assert_int_equal(store_open(f->db, true, &s), 0);
-	assert_int_equal(store_put_record(s, "job", "x", 1, "42", "{}"),
+	assert_int_equal(store_put_json(s, f->json[0], strlen(f->json[0])),
 			 -EROFS);
 	store_close(s);
 
@@ -423,7 +487,7 @@ static void test_report_json(void **state)
 		assert_non_null(strstr(t, f->json[i]));
 	assert_null(strstr(t, "id-2000"));
 	/* ordered by start time: 1002 started before 1003 */
-	assert_true(strstr(t, "\"id-1002\"") < strstr(t, "\"id-1003\""));
+	assert_true(strstr(t, f->id[2]) < strstr(t, f->id[3]));
 	free(t);
 }
 
@@ -577,16 +641,25 @@ static void test_report_hostile_argv(void **state)
 	memcpy(cont, "[\"", 2);
 	memcpy(cont + sizeof(cont) - 3, "\"]", 3);
 
+	/* the columns come from the JSON: a string argv is a corrupt column */
 	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "UPDATE process SET argv = ?1,"
-					    " tool_name = 'a' || char(27) ||"
-					    " '[2J' WHERE id = 'id-1000'",
+	assert_int_equal(sqlite3_prepare_v2(db, "UPDATE process SET json ="
+					    " json_set(json, '$.argv', ?1,"
+					    " '$.tool.name', 'a' || char(27) ||"
+					    " '[2J') WHERE id = ?2",
 					    -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 2, f->id[0], -1, SQLITE_STATIC);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv;
+
 		sqlite3_bind_text(st, 1, bad[i] ? bad[i] : cont, -1,
 				  SQLITE_STATIC);
 		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
 		sqlite3_reset(st);
+		argv = query1(f->db, "SELECT argv FROM process WHERE id = ?1",
+			      f->id[0]);
+		assert_string_equal(argv, bad[i] ? bad[i] : cont);
+		free(argv);
 		for (int fmt = REPORT_TEXT; fmt <= REPORT_HTML; fmt++) {
 			assert_int_equal(run_report(f->db, &q, fmt, &t), 0);
 			assert_null(strchr(t, '\x1b'));
@@ -597,6 +670,449 @@ static void test_report_hostile_argv(void **state)
 	}
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+}
+
+/* Every record type lands in its table with its generated columns. */
+static void test_put_json_columns(void **state)
+{
+	struct fixture *f = *state;
+	struct jt_proc p;
+	char pid1[37];
+
+	/* process rows: identity, tree, times, exit as schema 1 had it */
+	query_is(f->db, "SELECT host || '|' || pid || '|' || ppid"
+		 " FROM process WHERE id = ?1", f->id[3], "node01|1003|1001");
+	query_is(f->db, "SELECT parent_id FROM process WHERE id = ?1",
+		 f->id[3], f->id[1]);
+	query_is(f->db, "SELECT printf('%.6f|%.6f', start_time, end_time)"
+		 " FROM process WHERE id = ?1", f->id[3],
+		 "1700000025.000000|1700000090.000000");
+	query_is(f->db, "SELECT exit_code || '|' || exit_signal || '|' ||"
+		 " oom_killed FROM process WHERE id = ?1", f->id[3], "-1|9|1");
+	query_is(f->db, "SELECT exit_code || '|' || exit_signal || '|' ||"
+		 " oom_killed FROM process WHERE id = ?1", f->id[1], "3|0|0");
+	query_is(f->db, "SELECT quote(end_time) || '|' || quote(exit_signal)"
+		 " FROM process WHERE id = ?1", f->id[7], "NULL|NULL");
+	query_is(f->db, "SELECT quote(job_id) FROM process WHERE id = ?1",
+		 f->id[7], "NULL");
+	query_is(f->db, "SELECT job_id || '|' || job_scheduler || '|' ||"
+		 " tool_name || '|' || exe || '|' || comm || '|' || argv ||"
+		 " '|' || cpu_user_s || '|' || peak_rss_bytes || '|' ||"
+		 " read_bytes FROM process WHERE id = ?1", f->id[1],
+		 "42|slurm|bwa|/opt/bwa/bwa|bwa|[\"bwa\",\"mem\",\"-t\",\"4\","
+		 "\"ref.fa\"]|8.5|536870912|3221225472");
+	/* the root's parent is pid 1, not stored: its id all the same */
+	fill_proc(&specs[0], &p);
+	record_parent_id(&f->host, &p, pid1);
+	query_is(f->db, "SELECT parent_id FROM process WHERE id = ?1",
+		 f->id[0], pid1);
+
+	/* other types: job at its start, signal's plain job id, host */
+	query_is(f->db, "SELECT type || '|' || printf('%.6f', time) || '|' ||"
+		 " job_id FROM record WHERE id = ?1", "rec-job",
+		 "job|1700000009.000000|42");
+	query_is(f->db, "SELECT type || '|' || printf('%.6f', time) || '|' ||"
+		 " job_id FROM record WHERE id = ?1", "rec-oom",
+		 "signal|1700000090.000000|42");
+	query_is(f->db, "SELECT type || '|' || printf('%.6f', time) || '|' ||"
+		 " quote(job_id) FROM record WHERE id = ?1", "rec-host",
+		 "host|1700000000.000000|NULL");
+	query_is(f->db, "SELECT count(*) FROM record WHERE type = 'process'",
+		 NULL, "0");
+}
+
+/* Times keep their microseconds; sample and job-end times are chosen. */
+static void test_put_json_times(void **state)
+{
+	static const struct {
+		uint64_t ns;		/* after BOOT_TO_REAL */
+		const char *want;
+	} t[] = {
+		{ 1000, "1700000000.000001" },
+		{ 999999000, "1700000000.999999" },
+		{ 500000000, "1700000000.500000" },
+		{ 59999999000ULL, "1700000059.999999" },
+		{ 86399999999000ULL, "1700086399.999999" },
+	};
+	struct fixture *f = *state;
+	struct jt_jobinfo ji;
+	struct store *s = NULL;
+	struct jt_proc p;
+	struct jbuf b;
+	char id[37], key[16];
+
+	jbuf_init(&b);
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	fill_proc(&specs[1], &p);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		/* a process starting at that time, and a sample at it */
+		p.pid = 5000 + i;
+		p.start_ns = t[i].ns;
+		p.end_ns = t[i].ns + 1000;
+		p.sample_ns = t[i].ns;
+		jbuf_reset(&b);
+		record_process_id(&f->host, &p, id);
+		record_process(&b, &f->host, &p, id);
+		assert_int_equal(store_put_json(s, jbuf_str(&b), b.len), 0);
+		snprintf(key, sizeof(key), "s%zu", i);
+		jbuf_reset(&b);
+		record_sample(&b, &f->host, &p, key);
+		assert_int_equal(store_put_json(s, jbuf_str(&b), b.len), 0);
+	}
+	/* a job's end record sorts at its end, not its start */
+	memset(&ji, 0, sizeof(ji));
+	snprintf(ji.job.id, sizeof(ji.job.id), "77");
+	ji.start_ns = BOOT_TO_REAL + 1000;
+	ji.end_ns = BOOT_TO_REAL + 2500000;
+	jbuf_reset(&b);
+	record_job(&b, &f->host, &ji, "end", "job-end");
+	assert_int_equal(store_put_json(s, jbuf_str(&b), b.len), 0);
+	assert_int_equal(store_flush(s), 2 * 5 + 1);
+	store_close(s);
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char pid[16], want[64];
+
+		snprintf(pid, sizeof(pid), "%zu", 5000 + i);
+		query_is(f->db, "SELECT printf('%.6f', start_time) FROM process"
+			 " WHERE pid = CAST(?1 AS INTEGER)", pid, t[i].want);
+		snprintf(key, sizeof(key), "s%zu", i);
+		snprintf(want, sizeof(want), "%s|sample|42", t[i].want);
+		query_is(f->db, "SELECT printf('%.6f', time) || '|' || type ||"
+			 " '|' || job_id FROM record WHERE id = ?1", key, want);
+	}
+	query_is(f->db, "SELECT printf('%.6f', time) || '|' || job_id"
+		 " FROM record WHERE id = ?1", "job-end",
+		 "1700000000.002500|77");
+	jbuf_free(&b);
+}
+/* Records that can never be stored are refused; the batch goes on. */
+static void test_put_json_rejects(void **state)
+{
+	static const char *const bad[] = {
+		"", "not json", "[]", "[{\"type\":\"process\"}]", "{}",
+		"{\"id\":\"no-type\"}",
+		"{\"type\":\"process\"}",
+		"{\"type\":\"job\",\"id\":null}",
+		"{\"type\":\"process\",\"id\":\"cut\",\"pid\":",
+		"{\"type\":\"signal\",\"id\":\"cut\",\"job\":\"4",
+		"{\"type\":\"sample\",\"id\":\"bad\",\"time\":tru}",
+		"{\"job\":{\"type\":\"process\"},\"id\":\"nested\"}",
+		"{\"type\":\"pro\\u0063ess\",\"id\":\"escaped\"}",
+	};
+	static const char tail[] = "{\"type\":\"host\",\"id\":\"tail\","
+		"\"time\":\"2023-11-14T22:13:20.000000Z\"}GARBAGE";
+	struct fixture *f = *state;
+	struct store *s = NULL;
+
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	assert_int_equal(store_put_json(s, f->json[0], strlen(f->json[0])), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (store_put_json(s, bad[i], strlen(bad[i])) != -EINVAL)
+			fail_msg("accepted: %s", bad[i]);
+		assert_non_null(strstr(log_last_error(), f->db));
+		assert_non_null(strstr(log_last_error(), "rejected"));
+	}
+	assert_int_equal(store_put_json(s, NULL, 0), -EINVAL);
+	/* len bounds the record: what follows is not read */
+	assert_int_equal(store_put_json(s, tail, sizeof(tail) - 8), 0);
+	assert_int_equal(store_pending(s), 1);
+	assert_int_equal(store_flush(s), 1);
+	store_close(s);
+	query_is(f->db, "SELECT count(*) FROM record", NULL, "4");
+	query_is(f->db, "SELECT json FROM record WHERE id = 'tail'", NULL,
+		 "{\"type\":\"host\",\"id\":\"tail\","
+		 "\"time\":\"2023-11-14T22:13:20.000000Z\"}");
+}
+
+/* parent_id is the id the parent's own record has; null without one. */
+static void test_parent_id(void **state)
+{
+	struct jt_host h, other;
+	struct jt_proc parent, child;
+	char pid_parent[37], pid_child_parent[37];
+	struct jbuf b;
+
+	(void)state;
+	host_init(&h, "node01", "b0000000-0000-4000-8000-000000000001");
+	host_init(&other, "node02", "b0000000-0000-4000-8000-000000000002");
+	fill_proc(&specs[1], &parent);
+	fill_proc(&specs[3], &child);
+	record_process_id(&h, &parent, pid_parent);
+	record_parent_id(&h, &child, pid_child_parent);
+	assert_string_equal(pid_parent, pid_child_parent);
+	/* the same pids and times on another host are other processes */
+	record_parent_id(&other, &child, pid_child_parent);
+	assert_string_not_equal(pid_parent, pid_child_parent);
+
+	jbuf_init(&b);
+	record_process(&b, &h, &child, "x");
+	assert_non_null(strstr(jbuf_str(&b), "\"ppid\":1001,\"parent_id\":\""));
+	assert_non_null(strstr(jbuf_str(&b), pid_parent));
+	jbuf_reset(&b);
+	record_sample(&b, &h, &child, "y");
+	assert_non_null(strstr(jbuf_str(&b), pid_parent));
+	child.ppid = 0;
+	jbuf_reset(&b);
+	record_process(&b, &h, &child, "z");
+	assert_non_null(strstr(jbuf_str(&b), "\"ppid\":0,\"parent_id\":null,"));
+	jbuf_free(&b);
+}
+
+/* A store of schema 1 is refused with what to do, by writer and reader. */
+static void test_v1_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { .job = "42" };
+	struct store *s = (struct store *)1;
+	char old[128], *t = NULL;
+	sqlite3 *db = NULL;
+
+	snprintf(old, sizeof(old), "%s/v1.db", f->dir);
+	assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+		"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+		"INSERT INTO meta VALUES('schema_version', '1');"
+		"CREATE TABLE process(id TEXT PRIMARY KEY, host TEXT,"
+		" pid INTEGER, ppid INTEGER, start_ns INTEGER,"
+		" parent_start_ns INTEGER, job_id TEXT, json TEXT NOT NULL);"
+		"CREATE TABLE record(id TEXT PRIMARY KEY, type TEXT, time REAL,"
+		" job_id TEXT, json TEXT NOT NULL);", NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(store_open(old, false, &s), -EPROTO);
+	assert_null(s);
+	assert_non_null(strstr(log_last_error(), old));
+	assert_non_null(strstr(log_last_error(), "older jobtrace"));
+	assert_non_null(strstr(log_last_error(), "store schema 1"));
+	assert_non_null(strstr(log_last_error(), "mv "));
+	assert_int_equal(store_open(old, true, &s), -EPROTO);
+	assert_int_equal(run_report(old, &q, REPORT_TEXT, &t), -EPROTO);
+	free(t);
+	assert_non_null(strstr(log_last_error(), "store schema 1"));
+	/* untouched: still schema 1, no table of schema 2 added */
+	query_is(old, "SELECT value || '|' || (SELECT count(*) FROM"
+		 " sqlite_master WHERE type = 'table') FROM meta", NULL, "1|3");
+
+	/* and a newer one, and a database that is not ours */
+	assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE meta SET value = '3'",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(old, false, &s), -EPROTO);
+	assert_non_null(strstr(log_last_error(), "newer jobtrace"));
+	assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE meta", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(old, false, &s), -EPROTO);
+	assert_non_null(strstr(log_last_error(), "not a jobtrace store"));
+	unlink(old);
+}
+
+/* Put job 42's records of a second host, with the same pids and times. */
+static void add_second_host(struct fixture *f, char ids[2][37])
+{
+	struct jt_host h2;
+	struct store *s = NULL;
+
+	host_init(&h2, "node02", "b0000000-0000-4000-8000-000000000002");
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	for (size_t i = 0; i < 2; i++) {
+		char *json = proc_json(&h2, &specs[i], ids[i]);
+
+		assert_int_equal(store_put_json(s, json, strlen(json)), 0);
+		free(json);
+	}
+	assert_int_equal(store_flush(s), 2);
+	store_close(s);
+}
+
+/* A job on two hosts is one report; each host's tree stays its own. */
+static void test_report_two_hosts(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { .job = "42" };
+	char ids[2][37], *t = NULL, *line;
+	const char *p;
+	int n = 0;
+
+	add_second_host(f, ids);
+	assert_int_equal(run_report(f->db, &q, REPORT_TEXT, &t), 0);
+	if (getenv("TEST_STORE_SHOW"))
+		fputs(t, stdout);
+	assert_non_null(strstr(t, "jobtrace report: job 42: 7 processes on"
+			       " 2 hosts, 4 failed, 1 OOM-killed"));
+	assert_non_null(strstr(t, "\nPID     HOST   TOOL "));
+	/* node02's bwa is the only child of node02's bash */
+	for (p = t; (p = strstr(p, "\n1001    node02 ")); p++, n++) {
+		line = strndup(p + 1, strcspn(p + 1, "\n"));
+		assert_non_null(strstr(line, "└─ bwa "));
+		free(line);
+	}
+	assert_int_equal(n, 1);
+	check_line(t, 1001, "node01 ├─ bwa ", "  3");
+	check_line(t, 1003, "node01 │  └─ samtools ", "SIGKILL OOM");
+	assert_non_null(strstr(t, "\n1000    node02 bash "));
+	/* argv lines stay under the tool column */
+	assert_non_null(strstr(t, "\n               │ bash run.sh\n"));
+	free(t);
+
+	assert_int_equal(run_report(f->db, &q, REPORT_JSON, &t), 0);
+	assert_json_balanced(t);
+	assert_non_null(strstr(t, "\"processes\":7,"));
+	assert_non_null(strstr(t, "\"hosts\":[\"node01\",\"node02\"]"));
+	assert_non_null(strstr(t, ids[1]));
+	free(t);
+
+	assert_int_equal(run_report(f->db, &q, REPORT_HTML, &t), 0);
+	assert_non_null(strstr(t, "<dt>hosts</dt><dd>node01, node02</dd>"));
+	assert_non_null(strstr(t, "<th>HOST</th>"));
+	free(t);
+
+	/* one host: no HOST column, and the json names it */
+	q.job = "43";
+	assert_int_equal(run_report(f->db, &q, REPORT_TEXT, &t), 0);
+	assert_null(strstr(t, "HOST"));
+	assert_null(strstr(t, " hosts"));
+	free(t);
+	assert_int_equal(run_report(f->db, &q, REPORT_JSON, &t), 0);
+	assert_non_null(strstr(t, "\"hosts\":[\"node01\"]"));
+	free(t);
+}
+
+/* Insert cost of process records: batches of 1000 in one transaction. */
+static void test_put_json_cost(void **state)
+{
+	struct fixture *f = *state;
+	struct store *s = NULL;
+	struct jt_proc p;
+	struct jbuf b;
+	char id[37], path[128], **json;
+	double best = 1e9, sum = 0;
+	const int batches = 5, per = 1000;
+
+	snprintf(path, sizeof(path), "%s/cost.db", f->dir);
+	json = calloc(per, sizeof(*json));
+	assert_non_null(json);
+	jbuf_init(&b);
+	assert_int_equal(store_open(path, false, &s), 0);
+	fill_proc(&specs[1], &p);
+	for (int k = 0; k < batches; k++) {
+		uint64_t t0;
+		double us;
+
+		for (int i = 0; i < per; i++) {
+			p.pid = 10000 + k * per + i;
+			p.start_ns = (uint64_t)(k * per + i) * 1000 * MS;
+			p.end_ns = p.start_ns + 5000 * MS;
+			record_process_id(&f->host, &p, id);
+			jbuf_reset(&b);
+			record_process(&b, &f->host, &p, id);
+			json[i] = strdup(jbuf_str(&b));
+		}
+		t0 = util_now_ns(CLOCK_MONOTONIC);
+		for (int i = 0; i < per; i++)
+			assert_int_equal(store_put_json(s, json[i],
+							strlen(json[i])), 0);
+		assert_int_equal(store_flush(s), per);
+		us = (util_now_ns(CLOCK_MONOTONIC) - t0) / 1e3 / per;
+		sum += us;
+		if (us < best)
+			best = us;
+		for (int i = 0; i < per; i++)
+			free(json[i]);
+	}
+	store_close(s);
+	print_message("store_put_json: %zu-byte process records: %.1f us"
+		      " each (best batch), %.1f us mean, %d x %d\n",
+		      strlen(jbuf_str(&b)), best, sum / batches, batches, per);
+	/* a loose bound: only an order-of-magnitude regression fails */
+	assert_true(best < 1000);
+	jbuf_free(&b);
+	free(json);
+	snprintf(path, sizeof(path), "%s/cost.db-wal", f->dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/cost.db-shm", f->dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/cost.db", f->dir);
+	unlink(path);
+}
+
+/* Selector values become safe ClickHouse literals and identifiers. */
+static void test_chquery_quote(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} lit[] = {
+		{ "42", "'42'" },
+		{ "", "''" },
+		{ "4'2", "'4\\'2'" },
+		{ "a\\b", "'a\\\\b'" },
+		{ "x' OR 1=1 --", "'x\\' OR 1=1 --'" },
+		{ "\\'", "'\\\\\\''" },
+		{ "ünï ✓", "'ünï ✓'" },
+	}, id[] = {
+		{ "jobtrace", "jobtrace" },
+		{ "jt_2", "jt_2" },
+		{ "2jt", "`2jt`" },
+		{ "a-b", "`a-b`" },
+		{ "a`b\\", "`a\\`b\\\\`" },
+	};
+	struct jbuf b;
+
+	(void)state;
+	jbuf_init(&b);
+	for (size_t i = 0; i < sizeof(lit) / sizeof(lit[0]); i++) {
+		jbuf_reset(&b);
+		assert_int_equal(chquery_quote(&b, lit[i].in), 0);
+		assert_string_equal(jbuf_str(&b), lit[i].want);
+	}
+	jbuf_reset(&b);
+	assert_int_equal(chquery_quote(&b, "a\nb"), -EINVAL);
+	assert_int_equal(chquery_quote(&b, "tab\there"), -EINVAL);
+	assert_int_equal(chquery_quote(&b, "del\x7f"), -EINVAL);
+	for (size_t i = 0; i < sizeof(id) / sizeof(id[0]); i++) {
+		jbuf_reset(&b);
+		chquery_ident(&b, id[i].in);
+		assert_string_equal(jbuf_str(&b), id[i].want);
+	}
+	jbuf_free(&b);
+}
+
+/* A TabSeparated answer is unescaped into the records, byte for byte. */
+static void test_chquery_tsv(void **state)
+{
+	/* what ClickHouse sends for two records (one with JSON escapes, a
+	 * quote and a tab between tokens), a duplicate, an empty line and a
+	 * broken record */
+	static const char answer[] =
+		"{\"type\":\"host\",\"id\":\"h1\",\"time\":"
+		"\"2023-11-14T22:13:20.000001Z\",\"x\":\"a\\\\tb\\\\nc\\\\\\\\d"
+		"\\'e\",\\t\"y\":1}\n"
+		"{\"type\":\"job\",\"id\":\"j1\",\"phase\":\"start\",\"job\":"
+		"{\"id\":\"4\\'2\"},\"start_time\":\"2023-11-14T22:13:21Z\"}\n"
+		"{\"type\":\"host\",\"id\":\"h1\",\"time\":"
+		"\"2023-11-14T22:13:20.000001Z\"}\n"
+		"\n"
+		"{\"type\":\"host\",\"id\":\"broken\"\n";
+	struct fixture *f = *state;
+	struct store *s = NULL;
+	char *tsv = strdup(answer);
+
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	assert_int_equal(chquery_put_tsv(s, tsv, strlen(tsv)), 4);
+	assert_int_equal(store_flush(s), 2);
+	store_close(s);
+	free(tsv);
+	/* TSV's \t is a real tab; the JSON's own \t escape stays two bytes */
+	query_is(f->db, "SELECT json FROM record WHERE id = ?1", "h1",
+		 "{\"type\":\"host\",\"id\":\"h1\",\"time\":"
+		 "\"2023-11-14T22:13:20.000001Z\",\"x\":\"a\\tb\\nc\\\\d'e\",\t"
+		 "\"y\":1}");
+	query_is(f->db, "SELECT job_id || '|' || printf('%.6f', time) FROM"
+		 " record WHERE id = ?1", "j1", "4'2|1700000001.000000");
 }
 
 /* --format words. */
@@ -696,6 +1212,22 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_report_hostile_argv,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_put_json_columns, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_put_json_times, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_put_json_rejects, setup,
+						teardown),
+		cmocka_unit_test(test_parent_id),
+		cmocka_unit_test_setup_teardown(test_v1_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_report_two_hosts, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_put_json_cost, setup,
+						teardown),
+		cmocka_unit_test(test_chquery_quote),
+		cmocka_unit_test_setup_teardown(test_chquery_tsv, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * chquery.c - read records back from ClickHouse into a SQLite store, so
+ * that `jobtrace report` and `export` run their own SQL on them.
+ *
+ * Every table the agent fills (see chschema.c) keeps the record verbatim
+ * in `json` and typed copies of the fields a selector needs: job_id,
+ * job_run, pid, ppid, host, start_time, end_time and time, in whole
+ * seconds.  The queries ask for a superset of what the selector means (a
+ * second's worth at the --since boundary, by ppid for --pid) and the
+ * local store narrows it exactly.  No FINAL: a record stored twice after a
+ * retry comes back twice with the same id and the store keeps one.
+ *
+ * ClickHouse 18.16 has no query parameters, so values from the command
+ * line are written as string literals, quotes and backslashes escaped and
+ * control characters refused.  Answers are TabSeparated, unescaped here:
+ * a record's text reaches the store byte for byte whatever it contains.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "chquery.h"
+#include "http.h"
+#include "log.h"
+#include "util.h"
+
+#define PID_LEVELS_MAX 256	/* deeper process trees are cut there */
+#define PIDS_PER_QUERY 1000	/* length of one "ppid IN (...)" list */
+
+/* One query session against a sink. */
+struct chq {
+	const struct jt_sink_config *s;
+	struct http_client *http;
+	struct store *st;
+	struct jbuf sql;
+	struct jbuf resp;
+	long loaded;
+	char *err;
+	size_t errlen;
+};
+
+/* Append a C string to b. */
+static void put(struct jbuf *b, const char *s)
+{
+	jbuf_put(b, s, strlen(s));
+}
+
+/* Append s as a ClickHouse string literal (see chquery.h). */
+int chquery_quote(struct jbuf *b, const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return -EINVAL;
+	put(b, "'");
+	for (; *s; s++) {
+		if (*s == '\'' || *s == '\\')
+			put(b, "\\");
+		jbuf_put(b, s, 1);
+	}
+	put(b, "'");
+	return b->oom ? -ENOMEM : 0;
+}
+
+/* Append name as an identifier, back-quoted unless it is plain. */
+void chquery_ident(struct jbuf *b, const char *name)
+{
+	bool plain = (*name >= 'a' && *name <= 'z') ||
+		     (*name >= 'A' && *name <= 'Z') || *name == '_';
+	const char *s;
+
+	for (s = name; plain && *s; s++)
+		plain = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+			(*s >= '0' && *s <= '9') || *s == '_';
+	if (plain) {
+		put(b, name);
+		return;
+	}
+	put(b, "`");
+	for (s = name; *s; s++) {
+		if (*s == '`' || *s == '\\')
+			put(b, "\\");
+		jbuf_put(b, s, 1);
+	}
+	put(b, "`");
+}
+
+/* Undo ClickHouse's TabSeparated escaping of one value, in place. */
+static size_t unescape(char *p, size_t len)
+{
+	char *start = p, *o = p, *end = p + len;
+
+	for (; p < end; p++) {
+		if (*p != '\\' || p + 1 == end) {
+			*o++ = *p;
+			continue;
+		}
+		switch (*++p) {
+		case 'b':
+			*o++ = '\b';
+			break;
+		case 'f':
+			*o++ = '\f';
+			break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
+		case '0':
+			*o++ = '\0';
+			break;
+		case 'a':
+			*o++ = '\a';
+			break;
+		case 'v':
+			*o++ = '\v';
+			break;
+		default:		/* \\, \', and anything else as is */
+			*o++ = *p;
+			break;
+		}
+	}
+	return (size_t)(o - start);
+}
+
+/* Put the records of a TabSeparated answer into st (see chquery.h). */
+int chquery_put_tsv(struct store *st, char *tsv, size_t len)
+{
+	char *p = tsv, *end = tsv + len;
+	int n = 0, err;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *e = nl ? nl : end;
+		size_t m = unescape(p, (size_t)(e - p));
+
+		if (m) {
+			err = store_put_json(st, p, m);
+			if (err && err != -EINVAL)
+				return err;
+			n++;
+		}
+		p = e + 1;
+	}
+	return n;
+}
+
+/* Start "SELECT json FROM db.table WHERE " in c->sql. */
+static void select_from(struct chq *c, const char *table)
+{
+	jbuf_reset(&c->sql);
+	put(&c->sql, "SELECT json FROM ");
+	chquery_ident(&c->sql, c->s->database && *c->s->database ?
+			       c->s->database : "jobtrace");
+	put(&c->sql, ".");
+	put(&c->sql, table);
+	put(&c->sql, " WHERE ");
+}
+
+/* Append printf output to c->sql. */
+__attribute__((format(printf, 2, 3)))
+static void sqlf(struct chq *c, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	put(&c->sql, buf);
+}
+
+/* Append a quoted value, or say which one cannot be queried. */
+static int quoted(struct chq *c, const char *what, const char *v)
+{
+	int err = chquery_quote(&c->sql, v);
+
+	if (err == -EINVAL)
+		util_seterr(c->err, c->errlen, "%s: control characters are"
+			    " not allowed in a ClickHouse query", what);
+	return err;
+}
+
+/* Send c->sql and load the answer into the store; returns records. */
+static int run(struct chq *c)
+{
+	char msg[512];
+	int n, err;
+
+	put(&c->sql, " FORMAT TabSeparated");
+	if (c->sql.oom)
+		return -ENOMEM;
+	log_debug("clickhouse %s: %s", c->s->url, c->sql.buf);
+	jbuf_reset(&c->resp);
+	err = http_post(c->http, NULL, "text/plain; charset=utf-8",
+			c->sql.buf, c->sql.len, false, &c->resp, msg,
+			sizeof(msg));
+	if (err) {
+		/* 60: no such table, 81: no such database */
+		bool schema = strstr(msg, "Code: 60,") ||
+			      strstr(msg, "Code: 81,");
+
+		util_seterr(c->err, c->errlen, "clickhouse %s: %s%s", c->s->url,
+			    msg, schema ? " (create the tables with: jobtrace"
+			    " schema clickhouse | clickhouse-client"
+			    " --multiquery)" : "");
+		return err;
+	}
+	if (c->resp.oom)
+		return -ENOMEM;
+	n = c->resp.len ? chquery_put_tsv(c->st, c->resp.buf, c->resp.len) : 0;
+	if (n < 0) {
+		util_seterr(c->err, c->errlen, "clickhouse %s: storing the"
+			    " answer: %s", c->s->url, strerror(-n));
+		return n;
+	}
+	c->loaded += n;
+	return n;
+}
+
+/* One table's records for a job, a run or a time (not --pid). */
+static int load_table(struct chq *c, const struct report_query *q,
+		      const char *table)
+{
+	bool process = !strcmp(table, "process");
+	int err = 0;
+
+	select_from(c, table);
+	if (q->job && *q->job) {
+		put(&c->sql, "job_id = ");
+		err = quoted(c, "--job", q->job);
+	} else if (q->run && *q->run) {
+		if (process) {
+			put(&c->sql, "job_run = ");
+		} else {
+			put(&c->sql, "job_id IN (SELECT job_id FROM ");
+			chquery_ident(&c->sql, c->s->database &&
+				      *c->s->database ? c->s->database :
+				      "jobtrace");
+			put(&c->sql, ".process WHERE job_run = ");
+		}
+		err = quoted(c, "--run", q->run);
+		if (!process)
+			put(&c->sql, ")");
+	} else {
+		/* whole seconds: the boundary's second is narrowed locally */
+		long long t = q->since > 0 ? (long long)q->since : 0;
+
+		if (process)
+			sqlf(c, "(start_time >= toDateTime(%lld) OR"
+			     " end_time >= toDateTime(%lld))", t, t);
+		else
+			sqlf(c, "time >= toDateTime(%lld)", t);
+	}
+	return err ? err : run(c);
+}
+
+/* Query the children of the pids in [pids, pids + n) on host since t. */
+static int load_children(struct chq *c, const char *host, long long t,
+			 const int64_t *pids, size_t n)
+{
+	int err;
+
+	select_from(c, "process");
+	put(&c->sql, "host = ");
+	err = quoted(c, "host", host);
+	if (err)
+		return err;
+	sqlf(c, " AND start_time >= toDateTime(%lld) AND ppid IN (", t);
+	for (size_t i = 0; i < n; i++)
+		sqlf(c, "%s%" PRId64, i ? ", " : "", pids[i]);
+	put(&c->sql, ")");
+	return run(c);
+}
+
+/* One level of the tree: ids and pids. */
+struct level {
+	char (*id)[40];
+	int64_t *pid;
+	size_t n, cap;
+};
+
+/* Add a process to a level. */
+static int level_add(struct level *l, const char *id, int64_t pid)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		char (*ids)[40] = realloc(l->id, cap * sizeof(*ids));
+		int64_t *pids;
+
+		if (!ids)
+			return -ENOMEM;
+		l->id = ids;
+		pids = realloc(l->pid, cap * sizeof(*pids));
+		if (!pids)
+			return -ENOMEM;
+		l->pid = pids;
+		l->cap = cap;
+	}
+	util_strlcpy(l->id[l->n], id, sizeof(l->id[0]));
+	l->pid[l->n++] = pid;
+	return 0;
+}
+
+/* The loaded children of every process of cur, as the next level. */
+static int next_level(sqlite3 *db, const struct level *cur,
+		      struct level *next)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err = 0;
+
+	next->n = 0;
+	rc = sqlite3_prepare_v2(db, "SELECT id, pid FROM process"
+				" WHERE ppid = ?2 AND parent_id = ?1", -1, &st,
+				NULL);
+	if (rc != SQLITE_OK)
+		return -EIO;
+	for (size_t i = 0; i < cur->n && !err; i++) {
+		sqlite3_bind_text(st, 1, cur->id[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, cur->pid[i]);
+		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
+			err = level_add(next, (const char *)
+					sqlite3_column_text(st, 0),
+					sqlite3_column_int64(st, 1));
+		if (!err && rc != SQLITE_DONE)
+			err = -EIO;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+/*
+ * --pid: the newest process with that pid anywhere, then its descendants
+ * level by level: the processes of its host started since it whose ppid is
+ * a pid of the level before, kept when their parent_id links them.
+ */
+static int load_pid_tree(struct chq *c, int64_t pid)
+{
+	sqlite3 *db = store_handle(c->st);
+	struct level a = { 0 }, b = { 0 }, *cur = &a, *next = &b, *tmp;
+	sqlite3_stmt *st = NULL;
+	char host[256] = "";
+	long long t = 0;
+	int n, level, err;
+
+	select_from(c, "process");
+	sqlf(c, "pid = %" PRId64 " ORDER BY start_time DESC,"
+	     " start_time_us DESC, id DESC LIMIT 1", pid);
+	n = run(c);
+	if (n <= 0)
+		return n;
+	if (sqlite3_prepare_v2(db, "SELECT host, id, CAST(start_time AS"
+			       " INTEGER) FROM process WHERE pid = ?1"
+			       " ORDER BY start_time DESC, id DESC LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, pid);
+	err = sqlite3_step(st) == SQLITE_ROW ? 0 : -EIO;
+	if (!err) {
+		util_strlcpy(host, sqlite3_column_text(st, 0) ?
+			     (const char *)sqlite3_column_text(st, 0) : "",
+			     sizeof(host));
+		t = sqlite3_column_int64(st, 2);
+		err = level_add(cur, (const char *)sqlite3_column_text(st, 1),
+				pid);
+	}
+	sqlite3_finalize(st);
+
+	for (level = 0; !err && cur->n && level < PID_LEVELS_MAX; level++) {
+		for (size_t i = 0; i < cur->n && !err; i += PIDS_PER_QUERY) {
+			size_t k = cur->n - i < PIDS_PER_QUERY ?
+				   cur->n - i : PIDS_PER_QUERY;
+
+			n = load_children(c, host, t, cur->pid + i, k);
+			err = n < 0 ? n : 0;
+		}
+		if (!err)
+			err = next_level(db, cur, next);
+		tmp = cur;
+		cur = next;
+		next = tmp;
+	}
+	if (!err && cur->n)
+		log_warn("clickhouse %s: pid %" PRId64 ": the tree is deeper"
+			 " than %d levels; the report stops there", c->s->url,
+			 pid, PID_LEVELS_MAX);
+	if (err == -EIO)
+		util_seterr(c->err, c->errlen, "temporary store: %s",
+			    sqlite3_errmsg(db));
+	free(a.id);
+	free(a.pid);
+	free(b.id);
+	free(b.pid);
+	return err;
+}
+
+/* Load what q selects from the sink s into st (see chquery.h). */
+int chquery_load(const struct jt_sink_config *s, const struct report_query *q,
+		 bool export, struct store *st, char *err, size_t errlen)
+{
+	static const char *const all[] = {
+		"process", "job", "sample", "signal", "host", NULL
+	};
+	struct chq c = { .s = s, .st = st, .err = err, .errlen = errlen };
+	char msg[512];
+	int e = 0;
+
+	jbuf_init(&c.sql);
+	jbuf_init(&c.resp);
+	e = http_client_new(s, &c.http, msg, sizeof(msg));
+	if (e) {
+		util_seterr(err, errlen, "clickhouse %s: %s", s->url, msg);
+		goto cleanup;
+	}
+	if (q->pid) {
+		e = load_pid_tree(&c, q->pid);
+		goto cleanup;
+	}
+	for (size_t i = 0; all[i] && !e; i++) {
+		const char *t = all[i];
+
+		/* a report reads processes, and a job's allocation */
+		if (!export && strcmp(t, "process") &&
+		    (strcmp(t, "job") || !q->job))
+			continue;
+		/* host records belong to no job */
+		if (!strcmp(t, "host") && !q->since)
+			continue;
+		e = load_table(&c, q, t);
+		e = e < 0 ? e : 0;
+	}
+
+cleanup:
+	http_client_free(c.http);
+	jbuf_free(&c.sql);
+	jbuf_free(&c.resp);
+	if (e == -ENOMEM)
+		util_seterr(err, errlen, "out of memory");
+	return e ? e : (int)c.loaded;
+}

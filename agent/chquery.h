@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * chquery.h - read records back from ClickHouse for `jobtrace report` and
+ * `jobtrace export --source clickhouse`: the selected records' `json`
+ * column is fetched over HTTP and put into a (temporary) SQLite store, on
+ * which the usual report and export code runs.
+ */
+#ifndef JOBTRACE_CHQUERY_H
+#define JOBTRACE_CHQUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "json.h"
+#include "report.h"
+#include "store.h"
+
+/*
+ * Load into st every record of the ClickHouse sink s that q selects: for
+ * a report the process records (and a job's `job` records), for an export
+ * (export true) every record type.  What ClickHouse returns is a superset
+ * (times to the second, --pid by ppid); the report's own SQL picks the
+ * exact set.  Duplicates (a retried delivery) are dropped by the store.
+ * Returns the records loaded (not committed: the caller flushes), or
+ * -errno with one line in err naming the URL and ClickHouse's message.
+ */
+int chquery_load(const struct jt_sink_config *s, const struct report_query *q,
+		 bool export, struct store *st, char *err, size_t errlen);
+
+/*
+ * Append s to b as a ClickHouse string literal in single quotes, with
+ * quotes and backslashes escaped.  Control characters are refused
+ * (-EINVAL): no selector needs them.
+ */
+int chquery_quote(struct jbuf *b, const char *s);
+
+/* Append name to b as a ClickHouse identifier, back-quoted when needed. */
+void chquery_ident(struct jbuf *b, const char *name);
+
+/*
+ * Put the records of a TabSeparated answer (one escaped `json` value per
+ * line) into st; tsv is unescaped in place.  Returns the records put (new
+ * or duplicate), or -errno; a record the store refuses is logged and
+ * skipped.
+ */
+int chquery_put_tsv(struct store *st, char *tsv, size_t len);
+
+#endif
