@@ -26,17 +26,29 @@
 
 struct sink;
 
+/* A batch's encoded bodies. */
+struct batch {
+	struct jbuf body;			/* http */
+	struct jbuf tbl[CH_TABLES_MAX];		/* clickhouse, per table */
+	size_t n;				/* records */
+	uint64_t end_seq;			/* acknowledged when stored */
+};
+
 /* What differs between sink types. */
 struct sink_ops {
 	int (*open)(struct sink *k, char *err, size_t errlen);
-	/* take one record into the batch being built; non-zero: skip it */
+	/* take one record into the batch being built: 0, SKIP (counted,
+	 * not stored) or -errno (the batch fails) */
 	int (*add)(struct sink *k, const char *rec, size_t len);
-	/* store the batch; 0 or -errno with the reason in err */
-	int (*send)(struct sink *k, char *err, size_t errlen);
-	/* forget the batch (after send, or to rebuild it) */
-	void (*reset)(struct sink *k);
+	/* store batch b; 0 or -errno with the reason in err */
+	int (*send)(struct sink *k, struct batch *b, char *err, size_t errlen);
 	void (*close)(struct sink *k);
+	/* network sinks send a batch in a second thread while the next one
+	 * is built, so encoding and the backend's work overlap */
+	bool pipelined;
 };
+
+#define SKIP 1
 
 struct sink_stats {
 	uint64_t delivered;	/* records stored */
@@ -62,19 +74,32 @@ struct sink {
 	bool started;
 
 	/* batch being built */
+	struct batch b[2];	/* cur is built, the other may be in flight */
+	unsigned cur;
 	size_t n;
 	size_t bytes;
 	uint64_t end_seq;
 	uint64_t started_ns;	/* CLOCK_MONOTONIC of its first record */
 	unsigned batch_records;
 	unsigned batch_age_ms;
+	int add_error;		/* an add failed: the batch is retried */
+
+	/* the sender thread (pipelined sinks), under tx_lock */
+	pthread_t tx_thread;
+	bool tx_started;
+	pthread_mutex_t tx_lock;
+	pthread_cond_t tx_cond;
+	struct batch *tx;	/* handed over, not yet sent */
+	bool tx_busy;		/* handed over, result not yet taken */
+	bool tx_quit;
+	int tx_err;
+	char tx_errbuf[512];
 
 	/* type state */
 	struct store *store;
 	struct http_client *http;
-	struct jbuf body;			/* http */
 	struct jbuf row;			/* clickhouse scratch */
-	struct jbuf tbl[CH_TABLES_MAX];		/* clickhouse, per table */
+	struct jbuf query;			/* clickhouse URL suffix */
 	const char *const *tables;
 	bool logged_skip;
 
@@ -113,12 +138,20 @@ static int sqlite_open(struct sink *k, char *err, size_t errlen)
 
 static int sqlite_add(struct sink *k, const char *rec, size_t len)
 {
-	return store_put_json(k->store, rec, len) == -ENOMEM ? -ENOMEM : 0;
+	int e = store_put_json(k->store, rec, len);
+
+	/* a record that can never be stored is skipped (and logged by the
+	 * store); any other failure fails the batch */
+	return e == -EINVAL ? SKIP : e;
 }
 
-static int sqlite_send(struct sink *k, char *err, size_t errlen)
+static int sqlite_send(struct sink *k, struct batch *b, char *err,
+		       size_t errlen)
 {
-	int n = store_flush(k->store);
+	int n;
+
+	(void)b;
+	n = store_flush(k->store);
 
 	if (n < 0) {
 		util_seterr(err, errlen, "%s: %s", k->sqlite_path,
@@ -128,11 +161,6 @@ static int sqlite_send(struct sink *k, char *err, size_t errlen)
 	return 0;
 }
 
-static void sqlite_reset(struct sink *k)
-{
-	(void)k;	/* a failed commit was rolled back by store_flush */
-}
-
 static void sqlite_close(struct sink *k)
 {
 	store_close(k->store);
@@ -140,7 +168,7 @@ static void sqlite_close(struct sink *k)
 }
 
 static const struct sink_ops sqlite_ops = {
-	sqlite_open, sqlite_add, sqlite_send, sqlite_reset, sqlite_close,
+	sqlite_open, sqlite_add, sqlite_send, sqlite_close, false,
 };
 
 /* ---- http (NDJSON) ---------------------------------------------------- */
@@ -152,20 +180,18 @@ static int http_open(struct sink *k, char *err, size_t errlen)
 
 static int http_add(struct sink *k, const char *rec, size_t len)
 {
-	if (jbuf_put(&k->body, rec, len) || jbuf_put(&k->body, "\n", 1))
+	struct jbuf *body = &k->b[k->cur].body;
+
+	if (jbuf_put(body, rec, len) || jbuf_put(body, "\n", 1))
 		return -ENOMEM;
 	return 0;
 }
 
-static int http_send(struct sink *k, char *err, size_t errlen)
+static int http_send(struct sink *k, struct batch *b, char *err,
+		     size_t errlen)
 {
-	return http_post(k->http, NULL, "application/x-ndjson", k->body.buf,
-			 k->body.len, k->cfg.gzip, NULL, err, errlen);
-}
-
-static void http_reset(struct sink *k)
-{
-	jbuf_reset(&k->body);
+	return http_post(k->http, NULL, "application/x-ndjson", b->body.buf,
+			 b->body.len, k->cfg.gzip, NULL, err, errlen);
 }
 
 static void http_close(struct sink *k)
@@ -175,7 +201,7 @@ static void http_close(struct sink *k)
 }
 
 static const struct sink_ops http_ops = {
-	http_open, http_add, http_send, http_reset, http_close,
+	http_open, http_add, http_send, http_close, true,
 };
 
 /* ---- clickhouse (JSONEachRow per table) ------------------------------- */
@@ -204,57 +230,46 @@ static int ch_add(struct sink *k, const char *rec, size_t len)
 	if (e == -ENOMEM || k->row.oom)
 		return -ENOMEM;
 	if (e) {
-		pthread_mutex_lock(&k->all->lock);
-		k->st.skipped++;
-		pthread_mutex_unlock(&k->all->lock);
 		if (!k->logged_skip)
 			log_warn("sink %s: a record that is not a schema v1"
-				 " record was skipped (%.60s)", k->cfg.name,
-				 rec);
+				 " record was skipped: %s (%.60s)", k->cfg.name,
+				 chschema_strerror(), rec);
 		k->logged_skip = true;
-		return 0;
+		return SKIP;
 	}
 	for (size_t i = 0; k->tables[i]; i++)
 		if (!strcmp(k->tables[i], table))
-			return jbuf_put(&k->tbl[i], k->row.buf, k->row.len);
+			return jbuf_put(&k->b[k->cur].tbl[i], k->row.buf,
+					k->row.len);
 	return 0;
 }
 
-static int ch_send(struct sink *k, char *err, size_t errlen)
+static int ch_send(struct sink *k, struct batch *b, char *err, size_t errlen)
 {
-	struct jbuf q;
+	struct jbuf *q = &k->query;
 	int e = 0;
 
-	jbuf_init(&q);
 	for (size_t i = 0; k->tables[i] && !e; i++) {
 		char sql[256];
 
-		if (!k->tbl[i].len)
+		if (!b->tbl[i].len)
 			continue;
 		snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT"
 			 " JSONEachRow", k->cfg.database, k->tables[i]);
-		jbuf_reset(&q);
-		jbuf_put(&q, "?input_format_skip_unknown_fields=1&query=", 42);
-		http_urlencode(&q, sql);
-		if (q.oom) {
-			e = -ENOMEM;
-			break;
-		}
-		e = http_post(k->http, q.buf, "application/json", k->tbl[i].buf,
-			      k->tbl[i].len, k->cfg.gzip, NULL, err, errlen);
+		jbuf_reset(q);
+		jbuf_put(q, "?input_format_skip_unknown_fields=1&query=", 42);
+		http_urlencode(q, sql);
+		if (q->oom)
+			return -ENOMEM;
+		e = http_post(k->http, q->buf, "application/json",
+			      b->tbl[i].buf, b->tbl[i].len, k->cfg.gzip, NULL,
+			      err, errlen);
 	}
-	jbuf_free(&q);
 	return e;
 }
 
-static void ch_reset(struct sink *k)
-{
-	for (size_t i = 0; i < CH_TABLES_MAX; i++)
-		jbuf_reset(&k->tbl[i]);
-}
-
 static const struct sink_ops ch_ops = {
-	ch_open, ch_add, ch_send, ch_reset, http_close,
+	ch_open, ch_add, ch_send, http_close, true,
 };
 
 /* ---- the thread ------------------------------------------------------- */
@@ -263,20 +278,39 @@ static const struct sink_ops ch_ops = {
 static int take(void *arg, const char *rec, size_t len)
 {
 	struct sink *k = arg;
+	int e = k->ops->add(k, rec, len);
 
-	if (k->ops->add(k, rec, len) == -ENOMEM)
-		return -ENOMEM;
+	if (e < 0) {
+		k->add_error = e;
+		return e;	/* stops the read before this record */
+	}
+	if (e == SKIP) {
+		pthread_mutex_lock(&k->all->lock);
+		k->st.skipped++;
+		pthread_mutex_unlock(&k->all->lock);
+	}
 	k->n++;
 	k->bytes += len;
 	return 0;
 }
 
-/* Forget the batch and read it again from the acknowledged position. */
+/* Empty a batch's buffers (their memory stays for the next one). */
+static void batch_reset(struct batch *b)
+{
+	jbuf_reset(&b->body);
+	for (size_t t = 0; t < CH_TABLES_MAX; t++)
+		jbuf_reset(&b->tbl[t]);
+	b->n = 0;
+}
+
+/* Forget the batch being built and read it again from the acknowledged
+ * position (nothing may be in flight). */
 static void drop_batch(struct sink *k)
 {
-	k->ops->reset(k);
+	batch_reset(&k->b[k->cur]);
 	k->n = 0;
 	k->bytes = 0;
+	k->add_error = 0;
 	spool_reader_rewind(k->reader);
 }
 
@@ -292,7 +326,7 @@ static void failed(struct sink *k, const char *what, const char *err)
 		 err);
 	k->st.last_error_ns = util_now_ns(CLOCK_REALTIME);
 	pthread_mutex_unlock(&ks->lock);
-	if (k->st.failing == 1)
+	if (k->st.failing == 1 || k->st.failing == 100)
 		log_error("sink %s: %s%s (retrying with back-off; records"
 			  " stay in the spool)", k->cfg.name, what, err);
 	else
@@ -355,23 +389,14 @@ static bool open_target(struct sink *k)
 	}
 }
 
-/* Send the batch; on success acknowledge it. Returns 0 or -errno. */
-static int deliver(struct sink *k)
+/* A batch was stored: acknowledge it and count it. */
+static void stored(struct sink *k, size_t n, uint64_t end_seq)
 {
 	struct sinks *ks = k->all;
-	char err[512];
-	int e;
 
-	err[0] = '\0';
-	e = k->ops->send(k, err, sizeof(err));
-	if (e) {
-		failed(k, "", err);
-		drop_batch(k);
-		return e;
-	}
-	spool_ack(ks->spool, k->idx, k->end_seq);
+	spool_ack(ks->spool, k->idx, end_seq);
 	pthread_mutex_lock(&ks->lock);
-	k->st.delivered += k->n;
+	k->st.delivered += n;
 	k->st.batches++;
 	if (k->st.failing)
 		log_info("sink %s: delivering again after %u failed attempts",
@@ -379,10 +404,124 @@ static int deliver(struct sink *k)
 	k->st.failing = 0;
 	k->st.last_ok_ns = util_now_ns(CLOCK_REALTIME);
 	pthread_mutex_unlock(&ks->lock);
-	k->ops->reset(k);
+}
+
+/* The sender thread of a pipelined sink: sends what it is handed. */
+static void *sender_main(void *arg)
+{
+	struct sink *k = arg;
+
+	pthread_mutex_lock(&k->tx_lock);
+	for (;;) {
+		struct batch *b;
+		int e;
+
+		while (!k->tx && !k->tx_quit)
+			pthread_cond_wait(&k->tx_cond, &k->tx_lock);
+		if (!k->tx)
+			break;
+		b = k->tx;
+		pthread_mutex_unlock(&k->tx_lock);
+		k->tx_errbuf[0] = '\0';
+		e = k->ops->send(k, b, k->tx_errbuf, sizeof(k->tx_errbuf));
+		pthread_mutex_lock(&k->tx_lock);
+		k->tx_err = e;
+		k->tx = NULL;
+		pthread_cond_broadcast(&k->tx_cond);
+	}
+	pthread_mutex_unlock(&k->tx_lock);
+	return NULL;
+}
+
+/*
+ * Wait for the batch in flight, if any, and take its result: acknowledge
+ * it, or on failure forget the batch being built too and rewind to the
+ * acknowledged position (the start of the failed batch).
+ */
+static int finish_tx(struct sink *k)
+{
+	struct batch *b = &k->b[k->cur ^ 1];
+	int e;
+
+	pthread_mutex_lock(&k->tx_lock);
+	if (!k->tx_busy) {
+		pthread_mutex_unlock(&k->tx_lock);
+		return 0;
+	}
+	while (k->tx)
+		pthread_cond_wait(&k->tx_cond, &k->tx_lock);
+	k->tx_busy = false;
+	e = k->tx_err;
+	pthread_mutex_unlock(&k->tx_lock);
+	if (e) {
+		failed(k, "", k->tx_errbuf);
+		batch_reset(b);
+		drop_batch(k);
+		return e;
+	}
+	stored(k, b->n, b->end_seq);
+	batch_reset(b);
+	return 0;
+}
+
+/* Deliver the batch being built: send it (a pipelined sink hands it to
+ * its sender and returns once the previous one is stored).  Returns 0 or
+ * -errno (the batch is dropped, to be read again). */
+static int deliver(struct sink *k)
+{
+	struct batch *b = &k->b[k->cur];
+	char err[512];
+	int e;
+
+	if (k->add_error) {
+		e = k->add_error;
+		failed(k, "encoding a batch: ", strerror(-e));
+		drop_batch(k);
+		return e;
+	}
+	b->n = k->n;
+	b->end_seq = k->end_seq;
+	if (!k->ops->pipelined) {
+		err[0] = '\0';
+		e = k->ops->send(k, b, err, sizeof(err));
+		if (e) {
+			failed(k, "", err);
+			drop_batch(k);
+			return e;
+		}
+		stored(k, b->n, b->end_seq);
+		batch_reset(b);
+		k->n = 0;
+		k->bytes = 0;
+		return 0;
+	}
+	e = finish_tx(k);
+	if (e)
+		return e;
+	pthread_mutex_lock(&k->tx_lock);
+	k->tx = b;
+	k->tx_busy = true;
+	pthread_cond_broadcast(&k->tx_cond);
+	pthread_mutex_unlock(&k->tx_lock);
+	k->cur ^= 1;
 	k->n = 0;
 	k->bytes = 0;
 	return 0;
+}
+
+/* Sleep the back-off before the next attempt (a stop cuts it short). */
+static void back_off(struct sink *k)
+{
+	struct sinks *ks = k->all;
+	uint64_t wake;
+
+	pthread_mutex_lock(&ks->lock);
+	wake = util_now_ns(CLOCK_MONOTONIC) + backoff_ms(k) * 1000000;
+	k->st.retry_at_ns = wake;
+	while (!ks->stopping && util_now_ns(CLOCK_MONOTONIC) < wake)
+		wait_until(ks, wake);
+	k->st.retry_at_ns = 0;
+	pthread_mutex_unlock(&ks->lock);
 }
 
 /* The sink thread. */
@@ -421,24 +560,23 @@ static void *sink_main(void *arg)
 		       k->bytes + SPOOL_MAX_RECORD > BATCH_MAX_BYTES;
 		old = k->n && now - k->started_ns >=
 			      (uint64_t)k->batch_age_ms * 1000000;
-		if (k->n && (full || old || stopping)) {
+		if (k->n && (full || old || stopping || k->add_error)) {
 			if (deliver(k) == 0)
 				continue;
 			if (stopping)
 				break;	/* one attempt while stopping */
-			pthread_mutex_lock(&ks->lock);
-			wake = util_now_ns(CLOCK_MONOTONIC) +
-			       backoff_ms(k) * 1000000;
-			k->st.retry_at_ns = wake;
-			while (!ks->stopping &&
-			       util_now_ns(CLOCK_MONOTONIC) < wake)
-				wait_until(ks, wake);
-			k->st.retry_at_ns = 0;
-			pthread_mutex_unlock(&ks->lock);
+			back_off(k);
 			continue;
 		}
 		if (n > 0 && k->n < k->batch_records)
 			continue;	/* more may be there already */
+		/* nothing new: take the result of the batch in flight */
+		if (k->tx_busy && finish_tx(k)) {
+			if (stopping)
+				break;
+			back_off(k);
+			continue;
+		}
 		if (stopping && !k->n)
 			break;		/* drained */
 
@@ -452,6 +590,7 @@ static void *sink_main(void *arg)
 			wait_until(ks, wake);
 		pthread_mutex_unlock(&ks->lock);
 	}
+	finish_tx(k);
 	return NULL;
 }
 
@@ -501,10 +640,15 @@ int sinks_start(const struct jt_config *c, struct spool *sp,
 		k->all = ks;
 		k->idx = (unsigned)i;
 		k->seed = (unsigned)(util_now_ns(CLOCK_REALTIME) ^ (i << 16));
-		jbuf_init(&k->body);
 		jbuf_init(&k->row);
-		for (size_t t = 0; t < CH_TABLES_MAX; t++)
-			jbuf_init(&k->tbl[t]);
+		jbuf_init(&k->query);
+		for (int j = 0; j < 2; j++) {
+			jbuf_init(&k->b[j].body);
+			for (size_t t = 0; t < CH_TABLES_MAX; t++)
+				jbuf_init(&k->b[j].tbl[t]);
+		}
+		pthread_mutex_init(&k->tx_lock, NULL);
+		pthread_cond_init(&k->tx_cond, NULL);
 		if (c->store_enabled && i == 0) {
 			k->type = JT_SINK_SQLITE;
 			k->cfg.name = (char *)"sqlite";
@@ -535,6 +679,12 @@ int sinks_start(const struct jt_config *c, struct spool *sp,
 		e = -pthread_create(&k->thread, NULL, sink_main, k);
 		if (!e)
 			k->started = true;
+		if (!e && k->ops->pipelined) {
+			e = -pthread_create(&k->tx_thread, NULL, sender_main,
+					    k);
+			if (!e)
+				k->tx_started = true;
+		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {
@@ -573,13 +723,25 @@ void sinks_stop(struct sinks *ks, unsigned drain_ms)
 
 		if (k->started)
 			pthread_join(k->thread, NULL);
+		if (k->tx_started) {
+			pthread_mutex_lock(&k->tx_lock);
+			k->tx_quit = true;
+			pthread_cond_broadcast(&k->tx_cond);
+			pthread_mutex_unlock(&k->tx_lock);
+			pthread_join(k->tx_thread, NULL);
+		}
 		if (k->ops)
 			k->ops->close(k);
 		spool_reader_close(k->reader);
-		jbuf_free(&k->body);
 		jbuf_free(&k->row);
-		for (size_t t = 0; t < CH_TABLES_MAX; t++)
-			jbuf_free(&k->tbl[t]);
+		jbuf_free(&k->query);
+		for (int j = 0; j < 2; j++) {
+			jbuf_free(&k->b[j].body);
+			for (size_t t = 0; t < CH_TABLES_MAX; t++)
+				jbuf_free(&k->b[j].tbl[t]);
+		}
+		pthread_cond_destroy(&k->tx_cond);
+		pthread_mutex_destroy(&k->tx_lock);
 	}
 	pthread_cond_destroy(&ks->cond);
 	pthread_mutex_destroy(&ks->lock);

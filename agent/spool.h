@@ -5,7 +5,7 @@
  *
  * Records are appended (by one writer: the event loop) to segment files
  * named after the sequence number of their first record.  Each record is
- * a frame: u32 length, u32 CRC-32 of length and payload, payload.  A
+ * a frame: u32 length, u32 CRC-32C of length and payload, payload.  A
  * record becomes visible to readers once spool_sync() has written and
  * fdatasync'd it.  Each sink has a reader and an acknowledged position
  * (the sequence number of the first record it has not stored), kept in
@@ -64,6 +64,9 @@ struct spool_sink_stats {
  */
 int spool_open(const struct spool_opts *o, const char *const *sinks,
 	       size_t n_sinks, struct spool **out, char *err, size_t errlen);
+/* CRC-32C (Castagnoli) of n bytes, continuing from crc (0 to start);
+ * SSE4.2's instruction when the CPU has it. */
+uint32_t spool_crc32c(uint32_t crc, const void *p, size_t n);
 /* Sync, persist positions and close; accepts NULL.  Readers first. */
 void spool_close(struct spool *s);
 

@@ -9,6 +9,7 @@
  *
  *   deliver N SPOOL_DIR SINK_URL [clickhouse|http] [gzip]
  *
+ * DELIVER_BATCH (environment) sets the sink's batch_records (5000). *
  * The records are copies of one realistic `process` record (about 1.2 KB,
  * as the agent writes them) with distinct ids "bench-RUN-N".  Prints one
  * line of key=value: records, append_s, deliver_s (first append to the
@@ -114,7 +115,8 @@ int main(int argc, char **argv)
 	sk.name = (char *)"bench";
 	sk.url = argv[3];
 	sk.database = (char *)"jobtrace";
-	sk.batch_records = 5000;
+	sk.batch_records = getenv("DELIVER_BATCH") ?
+			   (unsigned)atoi(getenv("DELIVER_BATCH")) : 5000;
 	sk.batch_age_ms = 1000;
 	sk.timeout_ms = 30000;
 	sk.retry_max_ms = 5000;

@@ -29,6 +29,7 @@ for f in "$BUILD/bench/deliver" "$BUILD/jobtrace"; do
 done
 . "$SRC_DIR/tests/clickhouse/ch-env.sh"
 T=$(mktemp -d /tmp/jobtrace-bench-deliver.XXXXXX)
+chmod 755 "$T"	# the clickhouse user reaches its folder in it
 trap 'ch_stop >/dev/null 2>&1; rm -rf "$T"' EXIT
 ch_start "$T/ch" || exit 1
 "$BUILD/jobtrace" schema clickhouse | ch_multiquery || exit 1

@@ -425,6 +425,16 @@ static void test_refusals(void **state)
 	spool_close(s);
 }
 
+/* The checksum is CRC-32C: the standard check value, and in pieces. */
+static void test_crc32c(void **state)
+{
+	(void)state;
+	assert_int_equal(spool_crc32c(0, "123456789", 9), 0xe3069283u);
+	assert_int_equal(spool_crc32c(spool_crc32c(0, "1234", 4), "56789", 5),
+			 0xe3069283u);
+	assert_int_equal(spool_crc32c(0, "", 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +454,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reader_follows_drops,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		cmocka_unit_test(test_crc32c),
 	};
 
 	log_init("test_spool", 0, LOG_LVL_ERROR);
