@@ -143,6 +143,7 @@ static const struct ch_field net_fields[] = {
 #define PROC_FIELDS \
 	NUM("pid", CT_U32, "pid", 0, NULL), \
 	NUM("ppid", CT_U32, "ppid", 0, NULL), \
+	STR("parent_id", "parent_id", F_NULL, "the parent's record id"), \
 	TIME("start_time", "start_time", 0, "process start"), \
 	STR("exe", "exe", F_NULL, "path given to exec"), \
 	STR("comm", "comm", 0, NULL), \
