@@ -477,37 +477,6 @@ static inline void ws(struct chp *p)
 		p->pos++;
 }
 
-/* Length of the valid UTF-8 sequence at s (RFC 3629), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0;	/* overlong */
-		else if (c == 0xed)
-			hi = 0x9f;	/* UTF-16 surrogates */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90;	/* overlong */
-		else if (c == 0xf4)
-			hi = 0x8f;	/* above U+10FFFF */
-	} else {
-		return 0;
-	}
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
 /* Value of 4 hex digits at s, or -1. */
 static int hex4(const unsigned char *s)
 {
@@ -651,7 +620,7 @@ static int parse_string(struct chp *p, struct ch_str *str)
 			q++;
 			break;
 		default:
-			n = utf8_len(q, (size_t)(end - q));
+			n = json_utf8_len(q, (size_t)(end - q));
 			if (!n) {
 				p->pos = q;
 				return fail(p, "invalid UTF-8");

@@ -178,7 +178,7 @@ void json_arr_close(struct jbuf *b)
 }
 
 /* Length of the valid UTF-8 sequence at s (RFC 3629), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t json_utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0];
 	unsigned char lo = 0x80, hi = 0xbf;
@@ -229,7 +229,7 @@ static void escape(struct jbuf *b, const unsigned char *s, size_t len)
 			continue;
 		}
 		if (c >= 0x80) {
-			n = utf8_len(s + i, len - i);
+			n = json_utf8_len(s + i, len - i);
 			if (n) {
 				run += n;
 				i += n;

@@ -56,6 +56,10 @@ void json_null(struct jbuf *b);
 /* Time in CLOCK_REALTIME ns as RFC 3339 UTC with microseconds. */
 void json_time(struct jbuf *b, uint64_t realtime_ns);
 
+/* Length of the valid UTF-8 sequence at s (RFC 3629; n > 0 bytes
+ * available), 0 if it is not one. */
+size_t json_utf8_len(const unsigned char *s, size_t n);
+
 /* Format realtime ns as "YYYY-MM-DDThh:mm:ss.uuuuuuZ" into out (>= 28). */
 void json_format_time(uint64_t realtime_ns, char *out, size_t outlen);
 
