@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,22 +126,34 @@ static int read_credentials(const char *path, char **user, char **password,
 			(ok) = false;                               \
 	} while (0)
 
+static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+static int global_rc;
+
+static void global_init(void)
+{
+	global_rc = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 :
+									-EIO;
+}
+
+/* libcurl's process-wide set-up, once (see http.h). */
+int http_global_init(void)
+{
+	pthread_once(&global_once, global_init);
+	return global_rc;
+}
+
 /* A client for the target of one sink (see http.h). */
 int http_client_new(const struct jt_sink_config *s, struct http_client **out,
 		    char *err, size_t errlen)
 {
-	static bool global_done;
 	struct http_client *c;
 	bool ok = true;
 	int e;
 
 	*out = NULL;
-	if (!global_done) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-			util_seterr(err, errlen, "libcurl initialisation failed");
-			return -EIO;
-		}
-		global_done = true;
+	if (http_global_init()) {
+		util_seterr(err, errlen, "libcurl initialisation failed");
+		return -EIO;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -301,11 +314,15 @@ int http_post(struct http_client *c, const char *suffix,
 	snprintf(ct, sizeof(ct), "Content-Type: %s",
 		 content_type ? content_type : "application/octet-stream");
 	extra = curl_slist_append(NULL, ct);
-	if (extra && gzip)
-		extra = curl_slist_append(extra, "Content-Encoding: gzip") ?
-			extra : NULL;
-	if (!extra)
+	if (extra && gzip &&
+	    !curl_slist_append(extra, "Content-Encoding: gzip")) {
+		curl_slist_free_all(extra);
+		extra = NULL;
+	}
+	if (!extra) {
+		util_seterr(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
 	/* the per-request headers go first, then the sink's own */
 	{
 		struct curl_slist *t = extra;

@@ -14,6 +14,10 @@
 
 struct http_client;
 
+/* libcurl's process-wide set-up, done once (thread-safe); 0 or -EIO.
+ * Call it from the main thread before any other thread runs libcurl. */
+int http_global_init(void);
+
 /*
  * A client for the target of one sink: URL, credentials (read from
  * s->credentials_file, which must be owned by root and not readable by

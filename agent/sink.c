@@ -118,6 +118,8 @@ struct sinks {
 	struct sink k[MAX_SINKS];
 };
 
+static bool past_deadline(struct sinks *ks);
+
 static const char *const type_names[] = {
 	[JT_SINK_SQLITE] = "sqlite",
 	[JT_SINK_CLICKHOUSE] = "clickhouse",
@@ -241,7 +243,7 @@ static int ch_add(struct sink *k, const char *rec, size_t len)
 		if (!strcmp(k->tables[i], table))
 			return jbuf_put(&k->b[k->cur].tbl[i], k->row.buf,
 					k->row.len);
-	return 0;
+	return SKIP;
 }
 
 static int ch_send(struct sink *k, struct batch *b, char *err, size_t errlen)
@@ -254,6 +256,10 @@ static int ch_send(struct sink *k, struct batch *b, char *err, size_t errlen)
 
 		if (!b->tbl[i].len)
 			continue;
+		if (past_deadline(k->all)) {
+			util_seterr(err, errlen, "stopping");
+			return -ETIMEDOUT;
+		}
 		snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT"
 			 " JSONEachRow", k->cfg.database, k->tables[i]);
 		jbuf_reset(q);
@@ -533,12 +539,13 @@ static void *sink_main(void *arg)
 	if (!open_target(k))
 		return NULL;
 	for (;;) {
-		uint64_t now, first, wake;
+		uint64_t now, first, wake, wakeups;
 		bool stopping, full, old;
 		int n;
 
 		pthread_mutex_lock(&ks->lock);
 		stopping = ks->stopping;
+		wakeups = ks->wakeups;
 		pthread_mutex_unlock(&ks->lock);
 		if (stopping && past_deadline(ks))
 			break;
@@ -586,7 +593,8 @@ static void *sink_main(void *arg)
 		if (k->n)
 			wake = k->started_ns +
 			       (uint64_t)k->batch_age_ms * 1000000;
-		if (!ks->stopping)
+		/* a notify since the read means records to read now */
+		if (!ks->stopping && ks->wakeups == wakeups)
 			wait_until(ks, wake);
 		pthread_mutex_unlock(&ks->lock);
 	}
@@ -623,6 +631,10 @@ int sinks_start(const struct jt_config *c, struct spool *sp,
 	if (c->n_sinks + 1 > MAX_SINKS) {
 		util_seterr(err, errlen, "at most %d sinks", MAX_SINKS - 1);
 		return -EINVAL;
+	}
+	if (c->n_sinks && http_global_init()) {
+		util_seterr(err, errlen, "libcurl initialisation failed");
+		return -EIO;
 	}
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
@@ -676,15 +688,16 @@ int sinks_start(const struct jt_config *c, struct spool *sp,
 	for (size_t i = 0; !e && i < ks->n; i++) {
 		struct sink *k = &ks->k[i];
 
+		if (k->ops->pipelined) {
+			e = -pthread_create(&k->tx_thread, NULL, sender_main,
+					    k);
+			if (e)
+				break;
+			k->tx_started = true;
+		}
 		e = -pthread_create(&k->thread, NULL, sink_main, k);
 		if (!e)
 			k->started = true;
-		if (!e && k->ops->pipelined) {
-			e = -pthread_create(&k->tx_thread, NULL, sender_main,
-					    k);
-			if (!e)
-				k->tx_started = true;
-		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {

@@ -42,6 +42,7 @@ struct sink_pos {
 	uint64_t dropped;
 	uint64_t corrupt;
 	uint64_t warned_ns;	/* last drop warning (CLOCK_MONOTONIC) */
+	uint64_t corrupt_to;	/* bad records counted up to here */
 	bool dirty;		/* ack moved; file not rewritten yet */
 };
 
@@ -609,6 +610,8 @@ int spool_sync(struct spool *s)
 
 	if (!s->unsynced && !s->wlen && !s->dir_dirty)
 		return 0;
+	if (s->fd < 0)
+		return -EBADF;	/* spool_append makes a new segment */
 	err = flush_wbuf(s);
 	if (!err && fdatasync(s->fd) < 0)
 		err = -errno;
@@ -721,6 +724,12 @@ int spool_append(struct spool *s, const void *rec, size_t len)
 		s->st.refused++;
 		return -E2BIG;
 	}
+	if (s->fd < 0) {
+		/* a rotation could not create the next segment: try again */
+		err = new_segment(s);
+		if (err)
+			return err;
+	}
 	seg_size = s->segs[s->n_segs - 1].bytes + s->wlen;
 	if (seg_size > SEG_HDR && seg_size + need > s->segment_bytes) {
 		err = rotate(s);
@@ -741,8 +750,15 @@ int spool_append(struct spool *s, const void *rec, size_t len)
 		err = write_all(s->fd, hdr, sizeof(hdr));
 		if (!err)
 			err = write_all(s->fd, rec, len);
-		if (err)
+		if (err) {
+			/* no partial frame may stay in front of later ones */
+			if (ftruncate(s->fd,
+				      (off_t)s->segs[s->n_segs - 1].bytes) < 0)
+				log_error("spool %s: cannot cut a partial write:"
+					  " %s", s->dir, strerror(errno));
+			s->st.write_errors++;
 			return err;
+		}
 		pthread_mutex_lock(&s->lock);
 		s->segs[s->n_segs - 1].bytes += need;
 		s->total_bytes += need;
@@ -973,21 +989,27 @@ static bool next_segment(struct spool_reader *r, uint64_t *first)
 	return yes;
 }
 
-/* Count a bad frame against the sink and skip to the next segment. */
+/*
+ * Skip a bad frame and the rest of its segment: count the records skipped
+ * (once, even when a rewind reads them again).  The acknowledged position
+ * is left alone: it moves past them with the sink's next stored batch.
+ */
 static void skip_corrupt(struct spool_reader *r, uint64_t next_first)
 {
 	struct spool *s = r->s;
 	struct sink_pos *k = &s->sinks[r->idx];
 
-	log_error("spool %s: bad record %" PRIu64 " in segment %016" PRIx64
-		  ": skipping %" PRIu64 " records to the next segment for"
-		  " sink %s", s->dir, r->seq, r->seg_first,
-		  next_first - r->seq, k->name);
 	pthread_mutex_lock(&s->lock);
-	k->corrupt += next_first - r->seq;
-	if (k->ack < next_first) {
-		k->ack = next_first;
-		save_ack(s, k);
+	if (next_first > k->corrupt_to) {
+		uint64_t from = r->seq > k->corrupt_to ? r->seq : k->corrupt_to;
+
+		k->corrupt += next_first - from;
+		k->corrupt_to = next_first;
+		log_error("spool %s: bad record %" PRIu64 " in segment %016"
+			  PRIx64 ": skipping %" PRIu64 " records to the next"
+			  " segment for sink %s", s->dir, r->seq, r->seg_first,
+			  next_first - from, k->name);
+		k->dirty = true;
 	}
 	pthread_mutex_unlock(&s->lock);
 	r->seq = next_first;
