@@ -13,7 +13,8 @@
 # each.  Every run's records are then counted in ClickHouse (FINAL), so a
 # rate only counts if every record arrived once.  Prints the table and
 # writes it to bench/delivery-latest.txt (or $BENCH_OUT).
-# Knobs: DELIVER_N (default 200000), RUNS (default 3).
+# Knobs: DELIVER_N (default 200000), RUNS (default 3), DELIVER_BATCH (the
+# sink's batch_records, default 5000).
 
 set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +22,7 @@ SRC_DIR=$(cd "$BENCH_DIR/.." && pwd)
 BUILD=$(cd "${1:-.}" && pwd) || exit 2
 OUT=${BENCH_OUT:-$BENCH_DIR/delivery-latest.txt}
 N=${DELIVER_N:-200000}
+export DELIVER_BATCH=${DELIVER_BATCH:-5000}
 RUNS=${RUNS:-3}
 
 [ "$(id -u)" -eq 0 ] || { echo "bench/delivery.sh: run as root" >&2; exit 2; }
@@ -41,7 +43,7 @@ ch_cpu() {
 
 {
 	echo "# jobtrace delivery benchmark, $(date -u +%FT%TZ), $(nproc) cores, ClickHouse $(ch_query 'SELECT version()')"
-	echo "# $N records per run (one ~1.2 KB process record, distinct ids), batches of 5000"
+	echo "# $N records per run (one ~1.2 KB process record, distinct ids), batches of $DELIVER_BATCH"
 	printf '%-5s %-4s %9s %9s %10s %8s %10s %10s %9s %s\n' gzip run append_s deliver_s rate/s cpu_s us/record spool_B/rec ch_cpu_s arrived
 } | tee "$OUT"
 for gz in plain gzip; do
