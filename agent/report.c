@@ -446,7 +446,7 @@ static int load_rows(sqlite3 *db, const char *path,
 	else
 		snprintf(sql, sizeof(sql), "SELECT " ROW_COLUMNS
 			 " FROM process"
-			 " WHERE COALESCE(end_time, start_time) >= ?1%s",
+			 " WHERE since_time >= ?1%s",
 			 order);
 
 	err = prepare_bound(db, path, sql, q, &st);
@@ -1483,7 +1483,7 @@ int report_export_store(struct store *s, const char *where,
 	else
 		snprintf(sql, sizeof(sql),
 			 "SELECT json, start_time AS t, id FROM process"
-			 " WHERE COALESCE(end_time, start_time) >= ?1 UNION ALL"
+			 " WHERE since_time >= ?1 UNION ALL"
 			 " SELECT json, time, id FROM record"
 			 " WHERE time >= ?1%s", order);
 

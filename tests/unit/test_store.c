@@ -643,7 +643,7 @@ static void test_report_hostile_argv(void **state)
 
 	/* the columns come from the JSON: a string argv is a corrupt column */
 	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "UPDATE process SET json ="
+	assert_int_equal(sqlite3_prepare_v2(db, "UPDATE process_rec SET json ="
 					    " json_set(json, '$.argv', ?1,"
 					    " '$.tool.name', 'a' || char(27) ||"
 					    " '[2J') WHERE id = ?2",
@@ -891,13 +891,13 @@ static void test_v1_refused(void **state)
 	assert_int_equal(run_report(old, &q, REPORT_TEXT, &t), -EPROTO);
 	free(t);
 	assert_non_null(strstr(log_last_error(), "store schema 1"));
-	/* untouched: still schema 1, no table of schema 2 added */
+	/* untouched: still schema 1, no table of a later schema added */
 	query_is(old, "SELECT value || '|' || (SELECT count(*) FROM"
 		 " sqlite_master WHERE type = 'table') FROM meta", NULL, "1|3");
 
 	/* and a newer one, and a database that is not ours */
 	assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "UPDATE meta SET value = '3'",
+	assert_int_equal(sqlite3_exec(db, "UPDATE meta SET value = '4'",
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(old, false, &s), -EPROTO);
