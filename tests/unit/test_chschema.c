@@ -15,139 +15,16 @@
 #include <cmocka.h>
 
 #include "chschema.h"
+#include "json_check.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
-
-/*
- * A strict little JSON reader for the rows: checks that a row is one valid
- * JSON object and hands out its members' raw values.
- */
-struct vp {
-	const char *s;
-	size_t n, i;
-	int depth;
-};
-
-static int v_value(struct vp *p);
-
-/* Skip JSON white space. */
-static void v_ws(struct vp *p)
-{
-	while (p->i < p->n && strchr(" \t\r\n", p->s[p->i]) && p->s[p->i])
-		p->i++;
-}
-
-/* Accept a string token (escapes, no raw control characters). */
-static int v_string(struct vp *p)
-{
-	if (p->i >= p->n || p->s[p->i] != '"')
-		return -1;
-	for (p->i++; p->i < p->n; p->i++) {
-		unsigned char c = (unsigned char)p->s[p->i];
-
-		if (c == '"') {
-			p->i++;
-			return 0;
-		}
-		if (c < 0x20)
-			return -1;
-		if (c == '\\') {
-			if (++p->i >= p->n)
-				return -1;
-			c = (unsigned char)p->s[p->i];
-			if (c == 'u') {
-				for (int k = 0; k < 4; k++)
-					if (++p->i >= p->n ||
-					    !strchr("0123456789abcdefABCDEF", p->s[p->i]) ||
-					    !p->s[p->i])
-						return -1;
-			} else if (!c || !strchr("\"\\/bfnrt", c)) {
-				return -1;
-			}
-		}
-	}
-	return -1;
-}
-
-/* Accept an object or an array after its opening bracket. */
-static int v_container(struct vp *p, char close, int obj)
-{
-	if (++p->depth > 64)
-		return -1;
-	p->i++;
-	v_ws(p);
-	if (p->i < p->n && p->s[p->i] == close) {
-		p->i++;
-		p->depth--;
-		return 0;
-	}
-	for (;;) {
-		v_ws(p);
-		if (obj) {
-			if (v_string(p))
-				return -1;
-			v_ws(p);
-			if (p->i >= p->n || p->s[p->i] != ':')
-				return -1;
-			p->i++;
-		}
-		if (v_value(p))
-			return -1;
-		v_ws(p);
-		if (p->i >= p->n)
-			return -1;
-		if (p->s[p->i] == ',') {
-			p->i++;
-			continue;
-		}
-		if (p->s[p->i] != close)
-			return -1;
-		p->i++;
-		p->depth--;
-		return 0;
-	}
-}
-
-/* Accept any value (numbers loosely: the rows hold only ours). */
-static int v_value(struct vp *p)
-{
-	v_ws(p);
-	if (p->i >= p->n)
-		return -1;
-	switch (p->s[p->i]) {
-	case '{':
-		return v_container(p, '}', 1);
-	case '[':
-		return v_container(p, ']', 0);
-	case '"':
-		return v_string(p);
-	}
-	if (!strncmp(p->s + p->i, "true", 4) || !strncmp(p->s + p->i, "null", 4)) {
-		p->i += 4;
-		return 0;
-	}
-	if (!strncmp(p->s + p->i, "false", 5)) {
-		p->i += 5;
-		return 0;
-	}
-	if (!strchr("-0123456789", p->s[p->i]) || !p->s[p->i])
-		return -1;
-	while (p->i < p->n && p->s[p->i] && strchr("-+.eE0123456789", p->s[p->i]))
-		p->i++;
-	return 0;
-}
 
 /* Whether s[0..n) is exactly one JSON object followed by "\n". */
 static int valid_row(const char *s, size_t n)
 {
-	struct vp p = { s, n, 0, 0 };
-
 	if (n < 3 || s[0] != '{' || s[n - 1] != '\n')
 		return 0;
-	p.n = n - 1;
-	if (v_value(&p))
-		return 0;
-	return p.i == n - 1;
+	return json_valid_n(s, n - 1);
 }
 
 /* The row of the last successful row(), its length and table. */
@@ -182,7 +59,7 @@ static const char *row_ok(const char *rec, const char *table)
  */
 static char *col(const char *rowtext, const char *name)
 {
-	struct vp p = { rowtext, strlen(rowtext), 1, 1 };
+	struct vp p = { (const unsigned char *)rowtext, strlen(rowtext), 1, 1 };
 	size_t klen = strlen(name), start;
 
 	for (;;) {
@@ -242,7 +119,7 @@ static void assert_no_col(const char *rowtext, const char *name)
 /* Number of members of a row. */
 static int count_cols(const char *rowtext)
 {
-	struct vp p = { rowtext, strlen(rowtext), 1, 1 };
+	struct vp p = { (const unsigned char *)rowtext, strlen(rowtext), 1, 1 };
 	int n = 0;
 
 	for (;;) {
@@ -1275,7 +1152,7 @@ static void test_schema(void **state)
 	/* every member of every row is a column of its table */
 	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
 		const char *r = row_ok(recs[i].rec, recs[i].table);
-		struct vp q = { r, strlen(r), 1, 1 };
+		struct vp q = { (const unsigned char *)r, strlen(r), 1, 1 };
 
 		ddl_columns(ddl, recs[i].table, cols, sizeof(cols));
 		for (;;) {
