@@ -106,31 +106,6 @@ struct summary {
 	" SELECT c.id, c.pid FROM process c JOIN sel" \
 	"  ON c.ppid = sel.pid AND c.parent_id = sel.id) "
 
-static const char *const signal_names[] = {
-	[SIGHUP] = "SIGHUP",	[SIGINT] = "SIGINT",
-	[SIGQUIT] = "SIGQUIT",	[SIGILL] = "SIGILL",
-	[SIGTRAP] = "SIGTRAP",	[SIGABRT] = "SIGABRT",
-	[SIGBUS] = "SIGBUS",	[SIGFPE] = "SIGFPE",
-	[SIGKILL] = "SIGKILL",	[SIGUSR1] = "SIGUSR1",
-	[SIGSEGV] = "SIGSEGV",	[SIGUSR2] = "SIGUSR2",
-	[SIGPIPE] = "SIGPIPE",	[SIGALRM] = "SIGALRM",
-	[SIGTERM] = "SIGTERM",
-#ifdef SIGSTKFLT
-	[SIGSTKFLT] = "SIGSTKFLT",
-#endif
-	[SIGCHLD] = "SIGCHLD",	[SIGCONT] = "SIGCONT",
-	[SIGSTOP] = "SIGSTOP",	[SIGTSTP] = "SIGTSTP",
-	[SIGTTIN] = "SIGTTIN",	[SIGTTOU] = "SIGTTOU",
-	[SIGURG] = "SIGURG",	[SIGXCPU] = "SIGXCPU",
-	[SIGXFSZ] = "SIGXFSZ",	[SIGVTALRM] = "SIGVTALRM",
-	[SIGPROF] = "SIGPROF",	[SIGWINCH] = "SIGWINCH",
-	[SIGIO] = "SIGIO",
-#ifdef SIGPWR
-	[SIGPWR] = "SIGPWR",
-#endif
-	[SIGSYS] = "SIGSYS",
-};
-
 /* Parse a --format word. */
 int report_format_parse(const char *s, enum report_format *out)
 {
@@ -645,12 +620,13 @@ static void exit_text(const struct row *w, char *out, size_t len)
 {
 	const char *oom = w->oom ? " OOM" : "";
 	int sig = w->exit_signal;
+	/* glibc's table of names; NULL for real-time and unknown signals */
+	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
 
 	if (w->running)
 		snprintf(out, len, "running%s", oom);
-	else if (sig > 0 && (size_t)sig < sizeof(signal_names) /
-		 sizeof(signal_names[0]) && signal_names[sig])
-		snprintf(out, len, "%s%s", signal_names[sig], oom);
+	else if (abbrev)
+		snprintf(out, len, "SIG%s%s", abbrev, oom);
 	else if (sig > 0)
 		snprintf(out, len, "SIG%d%s", sig, oom);
 	else
