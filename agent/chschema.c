@@ -1327,6 +1327,63 @@ out:
 }
 
 /*
+ * The member loop of an object, in three steps:
+ *   for (err = obj_open(p); err > 0; err = obj_next(p)) {
+ *           err = obj_key(p, &key);  ... the value ...
+ *   }
+ * obj_open() takes the '{' (1: members follow, 0: it was "{}"),
+ * obj_key() a member name and its ':', obj_next() the ',' (1) or the
+ * closing '}' (0).  Errors are negative.
+ */
+static int obj_open(struct chp *p)
+{
+	if (++p->depth > CHSCHEMA_MAX_DEPTH)
+		return fail(p, "nested too deeply");
+	p->pos++;
+	ws(p);
+	if (p->pos < p->end && *p->pos == '}') {
+		p->pos++;
+		p->depth--;
+		return 0;
+	}
+	return 1;
+}
+
+static int obj_key(struct chp *p, struct ch_str *key)
+{
+	int err;
+
+	if (p->pos >= p->end || *p->pos != '"')
+		return fail(p, "expected a member name");
+	err = parse_string(p, key);
+	if (err)
+		return err;
+	ws(p);
+	if (p->pos >= p->end || *p->pos != ':')
+		return fail(p, "expected ':'");
+	p->pos++;
+	ws(p);
+	return 0;
+}
+
+static int obj_next(struct chp *p)
+{
+	ws(p);
+	if (p->pos >= p->end)
+		return fail(p, "unterminated object");
+	if (*p->pos == '}') {
+		p->pos++;
+		p->depth--;
+		return 0;
+	}
+	if (*p->pos != ',')
+		return fail(p, "expected ',' or '}'");
+	p->pos++;
+	ws(p);
+	return 1;
+}
+
+/*
  * One pass over a {name: count} object: the names (names) or the counts
  * of the members whose value is an unsigned integer.
  */
@@ -1337,23 +1394,10 @@ static int counts_pass(struct chp *p, bool names)
 	uint64_t v;
 	int err;
 
-	if (++p->depth > CHSCHEMA_MAX_DEPTH)
-		return fail(p, "nested too deeply");
-	p->pos++;
-	ws(p);
-	if (p->pos < p->end && *p->pos == '}')
-		goto out;
-	for (;;) {
-		if (p->pos >= p->end || *p->pos != '"')
-			return fail(p, "expected a member name");
-		err = parse_string(p, &key);
+	for (err = obj_open(p); err > 0; err = obj_next(p)) {
+		err = obj_key(p, &key);
 		if (err)
 			return err;
-		ws(p);
-		if (p->pos >= p->end || *p->pos != ':')
-			return fail(p, "expected ':'");
-		p->pos++;
-		ws(p);
 		if (p->pos < p->end && (*p->pos == '-' ||
 					(*p->pos >= '0' && *p->pos <= '9'))) {
 			err = parse_number(p, &num);
@@ -1364,28 +1408,14 @@ static int counts_pass(struct chp *p, bool names)
 					err = put_str(p, &key);
 				else
 					json_u64(p->b, v);
-				if (err)
-					return err;
 			}
 		} else {
 			err = skip_value(p);
-			if (err)
-				return err;
 		}
-		ws(p);
-		if (p->pos >= p->end)
-			return fail(p, "unterminated object");
-		if (*p->pos == '}')
-			break;
-		if (*p->pos != ',')
-			return fail(p, "expected ',' or '}'");
-		p->pos++;
-		ws(p);
+		if (err)
+			return err;
 	}
-out:
-	p->pos++;
-	p->depth--;
-	return 0;
+	return err;
 }
 
 /* A {name: count} object as two parallel arrays. */
@@ -1498,23 +1528,10 @@ static int parse_object(struct chp *p, const struct ch_field *f, size_t n)
 	size_t next = 0;
 	int err;
 
-	if (++p->depth > CHSCHEMA_MAX_DEPTH)
-		return fail(p, "nested too deeply");
-	p->pos++;
-	ws(p);
-	if (p->pos < p->end && *p->pos == '}')
-		goto out;
-	for (;;) {
-		if (p->pos >= p->end || *p->pos != '"')
-			return fail(p, "expected a member name");
-		err = parse_string(p, &key);
+	for (err = obj_open(p); err > 0; err = obj_next(p)) {
+		err = obj_key(p, &key);
 		if (err)
 			return err;
-		ws(p);
-		if (p->pos >= p->end || *p->pos != ':')
-			return fail(p, "expected ':'");
-		p->pos++;
-		ws(p);
 		fld = lookup(f, n, next, &key);
 		bit = fld ? 1ull << (fld - f) : 0;
 		if (fld && !(seen & bit)) {
@@ -1526,20 +1543,8 @@ static int parse_object(struct chp *p, const struct ch_field *f, size_t n)
 		}
 		if (err)
 			return err;
-		ws(p);
-		if (p->pos >= p->end)
-			return fail(p, "unterminated object");
-		if (*p->pos == '}')
-			break;
-		if (*p->pos != ',')
-			return fail(p, "expected ',' or '}'");
-		p->pos++;
-		ws(p);
 	}
-out:
-	p->pos++;
-	p->depth--;
-	return 0;
+	return err;
 }
 
 /*
@@ -1556,24 +1561,11 @@ static int find_type(struct chp *p, struct ch_str *type)
 	int err;
 
 	type->s = NULL;
-	p->depth = 1;
-	p->pos++;
-	ws(p);
-	if (p->pos < p->end && *p->pos == '}') {
-		p->pos++;
-		return 0;
-	}
-	for (;;) {
-		if (p->pos >= p->end || *p->pos != '"')
-			return fail(p, "expected a member name");
-		err = parse_string(p, &key);
+	p->depth = 0;
+	for (err = obj_open(p); err > 0; err = obj_next(p)) {
+		err = obj_key(p, &key);
 		if (err)
 			return err;
-		ws(p);
-		if (p->pos >= p->end || *p->pos != ':')
-			return fail(p, "expected ':'");
-		p->pos++;
-		ws(p);
 		if (!found && lookup(type_field, 1, 0, &key)) {
 			found = true;	/* the first one counts */
 			if (p->pos < p->end && *p->pos == '"')
@@ -1585,18 +1577,8 @@ static int find_type(struct chp *p, struct ch_str *type)
 		}
 		if (err)
 			return err;
-		ws(p);
-		if (p->pos >= p->end)
-			return fail(p, "unterminated object");
-		if (*p->pos == '}')
-			break;
-		if (*p->pos != ',')
-			return fail(p, "expected ',' or '}'");
-		p->pos++;
-		ws(p);
 	}
-	p->pos++;
-	return 0;
+	return err;
 }
 
 /* Whether c is JSON white space. */
