@@ -631,31 +631,6 @@ static int parse_string(struct chp *p, struct ch_str *str)
 	}
 }
 
-/* Write code point cp as UTF-8 at o; returns the length. */
-static size_t put_utf8(unsigned char *o, uint32_t cp)
-{
-	if (cp < 0x80) {
-		o[0] = (unsigned char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (unsigned char)(0xc0 | cp >> 6);
-		o[1] = (unsigned char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (unsigned char)(0xe0 | cp >> 12);
-		o[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-		o[2] = (unsigned char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	o[0] = (unsigned char)(0xf0 | cp >> 18);
-	o[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
-	o[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-	o[3] = (unsigned char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
 /* Decode a checked string into out (>= str->len bytes); returns the length. */
 static size_t unescape(const struct ch_str *str, unsigned char *out)
 {
@@ -672,7 +647,7 @@ static size_t unescape(const struct ch_str *str, unsigned char *out)
 		if (bs == end)
 			break;
 		k = escape_len(bs, end, &cp);	/* checked: never 0 here */
-		n += put_utf8(out + n, cp);
+		n += json_utf8_put((char *)out + n, cp);
 		s = bs + (k ? k : 2);
 	}
 	return n;

@@ -56,6 +56,9 @@ void json_null(struct jbuf *b);
 /* Time in CLOCK_REALTIME ns as RFC 3339 UTC with microseconds. */
 void json_time(struct jbuf *b, uint64_t realtime_ns);
 
+/* Write code point cp (< 0x110000) as UTF-8 at o (room for 4 bytes);
+ * returns the length. */
+size_t json_utf8_put(char *o, uint32_t cp);
 /* Length of the valid UTF-8 sequence at s (RFC 3629; n > 0 bytes
  * available), 0 if it is not one. */
 size_t json_utf8_len(const unsigned char *s, size_t n);

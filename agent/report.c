@@ -655,21 +655,9 @@ static size_t put_utf8(char *o, unsigned cp)
 		o[0] = '?';
 		return 1;
 	}
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xc0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
 	if (cp >= 0xd800 && cp < 0xe000)
 		cp = 0xfffd;
-	o[0] = (char)(0xe0 | cp >> 12);
-	o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	o[2] = (char)(0x80 | (cp & 0x3f));
-	return 3;
+	return json_utf8_put(o, cp);
 }
 
 /* Read the four hex digits of a \\u escape. */

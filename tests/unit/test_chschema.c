@@ -138,31 +138,6 @@ static int count_cols(const char *rowtext)
 	}
 }
 
-/* Append code point cp as UTF-8 at o; returns the length. */
-static size_t utf8_put(char *o, unsigned cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xc0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xe0 | cp >> 12);
-		o[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		o[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | cp >> 18);
-	o[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-	o[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-	o[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
 /* Decode a JSON string token (with quotes) into malloc'd bytes, *len. */
 static char *unquote(const char *tok, size_t *len)
 {
@@ -191,7 +166,7 @@ static char *unquote(const char *tok, size_t *len)
 				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 				i += 6;
 			}
-			o += utf8_put(out + o, cp);
+			o += json_utf8_put(out + o, cp);
 			break;
 		default: out[o++] = tok[i]; break;
 		}

@@ -15,6 +15,31 @@
 
 #include "json_check.h"
 
+/* Code points to UTF-8 at every length boundary. */
+static void test_utf8_put(void **state)
+{
+	static const struct { uint32_t cp; const char *want; } v[] = {
+		{ 0x24, "\x24" }, { 0x7f, "\x7f" }, { 0x80, "\xc2\x80" },
+		{ 0x7ff, "\xdf\xbf" }, { 0x800, "\xe0\xa0\x80" },
+		{ 0x20ac, "\xe2\x82\xac" }, { 0xffff, "\xef\xbf\xbf" },
+		{ 0x10000, "\xf0\x90\x80\x80" },
+		{ 0x1f600, "\xf0\x9f\x98\x80" },
+		{ 0x10ffff, "\xf4\x8f\xbf\xbf" },
+	};
+	char o[4];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		size_t n = json_utf8_put(o, v[i].cp);
+
+		assert_int_equal(n, strlen(v[i].want));
+		assert_memory_equal(o, v[i].want, n);
+		/* and the validator's reading agrees */
+		assert_int_equal(json_utf8_len((const unsigned char *)o, n),
+				 n > 1 ? n : 0);
+	}
+}
+
 /* The validator itself must reject what it should. */
 static void test_validator(void **state)
 {
@@ -428,6 +453,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_double_fast_path),
 		cmocka_unit_test(test_validator),
+		cmocka_unit_test(test_utf8_put),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_nesting_commas),
 		cmocka_unit_test(test_depth_limit),
