@@ -795,37 +795,76 @@ static int literal(struct chp *p, const char *w, size_t n)
 	return 0;
 }
 
+/*
+ * The element loop of an array or object, in two or three steps:
+ *   for (err = cont_open(p, '}'); err > 0; err = cont_next(p, '}')) {
+ *           err = obj_key(p, &key);  (objects only)  ... the value ...
+ *   }
+ * cont_open() takes the '[' or '{' (1: elements follow, 0: it was empty),
+ * obj_key() a member name and its ':', cont_next() the ',' (1) or the
+ * closing bracket (0).  Errors are negative.
+ */
+static int cont_open(struct chp *p, unsigned char close)
+{
+	if (++p->depth > CHSCHEMA_MAX_DEPTH)
+		return fail(p, "nested too deeply");
+	p->pos++;
+	ws(p);
+	if (p->pos < p->end && *p->pos == close) {
+		p->pos++;
+		p->depth--;
+		return 0;
+	}
+	return 1;
+}
+
+static int obj_key(struct chp *p, struct ch_str *key)
+{
+	int err;
+
+	if (p->pos >= p->end || *p->pos != '"')
+		return fail(p, "expected a member name");
+	err = parse_string(p, key);
+	if (err)
+		return err;
+	ws(p);
+	if (p->pos >= p->end || *p->pos != ':')
+		return fail(p, "expected ':'");
+	p->pos++;
+	ws(p);
+	return 0;
+}
+
+static int cont_next(struct chp *p, unsigned char close)
+{
+	ws(p);
+	if (p->pos >= p->end)
+		return fail(p, close == '}' ? "unterminated object" :
+					      "unterminated array");
+	if (*p->pos == close) {
+		p->pos++;
+		p->depth--;
+		return 0;
+	}
+	if (*p->pos != ',')
+		return fail(p, close == '}' ? "expected ',' or '}'" :
+					      "expected ',' or ']'");
+	p->pos++;
+	ws(p);
+	return 1;
+}
+
 /* Skip (and check) an array at p->pos. */
 static int skip_array(struct chp *p)
 {
 	int err;
 
-	if (++p->depth > CHSCHEMA_MAX_DEPTH)
-		return fail(p, "nested too deeply");
-	p->pos++;
-	ws(p);
-	if (p->pos < p->end && *p->pos == ']') {
-		p->pos++;
-		p->depth--;
-		return 0;
-	}
-	for (;;) {
+	for (err = cont_open(p, ']'); err > 0; err = cont_next(p, ']')) {
 		err = skip_value(p);
 		if (err)
 			return err;
-		ws(p);
-		if (p->pos >= p->end)
-			return fail(p, "unterminated array");
-		if (*p->pos == ']')
-			break;
-		if (*p->pos != ',')
-			return fail(p, "expected ',' or ']'");
-		p->pos++;
-		ws(p);
 	}
-	p->pos++;
-	p->depth--;
-	return 0;
+	return err;
 }
 
 static int parse_object(struct chp *p, const struct ch_field *f, size_t n);
@@ -1242,15 +1281,9 @@ static int string_array(struct chp *p, const struct ch_field *f)
 	struct ch_num num;
 	int err;
 
-	if (++p->depth > CHSCHEMA_MAX_DEPTH)
-		return fail(p, "nested too deeply");
 	raw_key(p->b, f->col);
 	json_arr_open(p->b);
-	p->pos++;
-	ws(p);
-	if (p->pos < p->end && *p->pos == ']')
-		goto out;
-	for (;;) {
+	for (err = cont_open(p, ']'); err > 0; err = cont_next(p, ']')) {
 		if (p->pos >= p->end)
 			return fail(p, "unterminated array");
 		switch (*p->pos) {
@@ -1258,104 +1291,34 @@ static int string_array(struct chp *p, const struct ch_field *f)
 			err = parse_string(p, &str);
 			if (!err)
 				err = put_str(p, &str);
-			if (err)
-				return err;
 			break;
 		case '{':
 		case '[':
 		case 'n':
 			err = skip_value(p);
-			if (err)
-				return err;
-			raw_string(p->b, "", 0);
+			if (!err)
+				raw_string(p->b, "", 0);
 			break;
 		case 't':
 		case 'f':
 			s = p->pos;
 			err = skip_value(p);
-			if (err)
-				return err;
-			raw_string(p->b, s, (size_t)(p->pos - s));
+			if (!err)
+				raw_string(p->b, s, (size_t)(p->pos - s));
 			break;
 		default:
 			err = parse_number(p, &num);
-			if (err)
-				return err;
-			raw_string(p->b, num.s, num.len);
+			if (!err)
+				raw_string(p->b, num.s, num.len);
 			break;
 		}
-		ws(p);
-		if (p->pos >= p->end)
-			return fail(p, "unterminated array");
-		if (*p->pos == ']')
-			break;
-		if (*p->pos != ',')
-			return fail(p, "expected ',' or ']'");
-		p->pos++;
-		ws(p);
+		if (err)
+			return err;
 	}
-out:
-	p->pos++;
-	p->depth--;
-	json_arr_close(p->b);
-	return 0;
-}
-
-/*
- * The member loop of an object, in three steps:
- *   for (err = obj_open(p); err > 0; err = obj_next(p)) {
- *           err = obj_key(p, &key);  ... the value ...
- *   }
- * obj_open() takes the '{' (1: members follow, 0: it was "{}"),
- * obj_key() a member name and its ':', obj_next() the ',' (1) or the
- * closing '}' (0).  Errors are negative.
- */
-static int obj_open(struct chp *p)
-{
-	if (++p->depth > CHSCHEMA_MAX_DEPTH)
-		return fail(p, "nested too deeply");
-	p->pos++;
-	ws(p);
-	if (p->pos < p->end && *p->pos == '}') {
-		p->pos++;
-		p->depth--;
-		return 0;
-	}
-	return 1;
-}
-
-static int obj_key(struct chp *p, struct ch_str *key)
-{
-	int err;
-
-	if (p->pos >= p->end || *p->pos != '"')
-		return fail(p, "expected a member name");
-	err = parse_string(p, key);
 	if (err)
 		return err;
-	ws(p);
-	if (p->pos >= p->end || *p->pos != ':')
-		return fail(p, "expected ':'");
-	p->pos++;
-	ws(p);
+	json_arr_close(p->b);
 	return 0;
-}
-
-static int obj_next(struct chp *p)
-{
-	ws(p);
-	if (p->pos >= p->end)
-		return fail(p, "unterminated object");
-	if (*p->pos == '}') {
-		p->pos++;
-		p->depth--;
-		return 0;
-	}
-	if (*p->pos != ',')
-		return fail(p, "expected ',' or '}'");
-	p->pos++;
-	ws(p);
-	return 1;
 }
 
 /*
@@ -1369,7 +1332,7 @@ static int counts_pass(struct chp *p, bool names)
 	uint64_t v;
 	int err;
 
-	for (err = obj_open(p); err > 0; err = obj_next(p)) {
+	for (err = cont_open(p, '}'); err > 0; err = cont_next(p, '}')) {
 		err = obj_key(p, &key);
 		if (err)
 			return err;
@@ -1503,7 +1466,7 @@ static int parse_object(struct chp *p, const struct ch_field *f, size_t n)
 	size_t next = 0;
 	int err;
 
-	for (err = obj_open(p); err > 0; err = obj_next(p)) {
+	for (err = cont_open(p, '}'); err > 0; err = cont_next(p, '}')) {
 		err = obj_key(p, &key);
 		if (err)
 			return err;
@@ -1537,7 +1500,7 @@ static int find_type(struct chp *p, struct ch_str *type)
 
 	type->s = NULL;
 	p->depth = 0;
-	for (err = obj_open(p); err > 0; err = obj_next(p)) {
+	for (err = cont_open(p, '}'); err > 0; err = cont_next(p, '}')) {
 		err = obj_key(p, &key);
 		if (err)
 			return err;
