@@ -341,7 +341,6 @@ static int64_t scan_segment(struct spool *s, struct segment *g)
 			 " %" PRIu64 " do not form a valid record; cut (%" PRIu64
 			 " records kept)", path, cut, g->first + n, n);
 		s->st.tail_cut_bytes += cut;
-		s->st.tail_cut_segment = g->first;
 		if (ftruncate(fd, (off_t)off) == 0)
 			fdatasync(fd);
 	}
@@ -399,7 +398,6 @@ static int list_segments(struct spool *s, char *err, size_t errlen)
 			log_warn("spool %s: not a spool segment (bad header);"
 				 " removed", path);
 			s->st.tail_cut_bytes += (uint64_t)sb.st_size;
-			s->st.tail_cut_segment = first;
 			unlink(path);
 			continue;
 		}
@@ -832,11 +830,6 @@ void spool_get_sink_stats(struct spool *s, unsigned sink,
 size_t spool_sinks(const struct spool *s)
 {
 	return s->n_sinks;
-}
-
-const char *spool_sink_name(const struct spool *s, unsigned sink)
-{
-	return sink < s->n_sinks ? s->sinks[sink].name : NULL;
 }
 
 /* The sink stored every record below seq: persist its position. */

@@ -47,7 +47,6 @@ struct spool_stats {
 	uint64_t refused;		/* records too large to spool */
 	uint64_t write_errors;		/* failed writes or syncs */
 	uint64_t tail_cut_bytes;	/* torn tail found and cut at open */
-	uint64_t tail_cut_segment;	/* in the segment starting here */
 };
 
 struct spool_sink_stats {
@@ -84,9 +83,8 @@ unsigned spool_unsynced(const struct spool *s);
 void spool_get_stats(struct spool *s, struct spool_stats *st);
 void spool_get_sink_stats(struct spool *s, unsigned sink,
 			  struct spool_sink_stats *st);
-/* Count of sinks, and a sink's name. */
+/* Count of sinks. */
 size_t spool_sinks(const struct spool *s);
-const char *spool_sink_name(const struct spool *s, unsigned sink);
 
 /* A reader for sink number idx (order of spool_open's list). */
 int spool_reader_open(struct spool *s, unsigned idx,
