@@ -37,6 +37,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -329,18 +330,28 @@ static int take_task(const struct comp *c, struct cg_slurm *out)
 	return copy(out->task, sizeof(out->task), c->s + pl, c->n - pl);
 }
 
+/* Empty a Slurm parse result: no job, levels unknown. */
+static void clear_slurm(struct cg_slurm *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->job_level = -1;
+	out->step_level = -1;
+}
+
 /* Parse the levels from job_<n> on; i indexes the job component. */
 static int parse_job_levels(const struct comp *c, size_t nr, size_t i,
 			    bool v2, struct cg_slurm *out)
 {
 	if (take_num(&c[i], "job_", out->job, sizeof(out->job)))
 		return -1;
+	out->job_level = (int)(nr - i - 1);
 	if (++i >= nr)
 		return 0;
 	if (!starts(c[i].s, c[i].n, "step_"))
 		return 0;	/* e.g. v2 job_N/system: job, no step */
 	if (set_step(out, c[i].s + 5, c[i].n - 5))
 		return -1;
+	out->step_level = (int)(nr - i - 1);
 	if (++i >= nr)
 		return 0;
 	if (v2) {
@@ -362,7 +373,7 @@ int cg_parse_slurm(const char *path, struct cg_slurm *out)
 
 	if (!out)
 		return 0;
-	memset(out, 0, sizeof(*out));
+	clear_slurm(out);
 	if (!path)
 		return 0;
 	nr = split(path, c, CG_MAX_COMPS);
@@ -382,7 +393,7 @@ int cg_parse_slurm(const char *path, struct cg_slurm *out)
 			    take_num(&c[i + 1], "uid_", out->uid,
 				     sizeof(out->uid)) ||
 			    !starts(c[i + 2].s, c[i + 2].n, "job_")) {
-				memset(out, 0, sizeof(*out));
+				clear_slurm(out);
 				continue;
 			}
 			rc = parse_job_levels(c, nr, i + 2, false, out);
@@ -393,7 +404,7 @@ int cg_parse_slurm(const char *path, struct cg_slurm *out)
 			return 1;
 		break;
 	}
-	memset(out, 0, sizeof(*out));
+	clear_slurm(out);
 	return 0;
 }
 
@@ -410,7 +421,7 @@ int cg_parse_slurmstepd_title(const char *title, struct cg_slurm *out)
 
 	if (!out)
 		return 0;
-	memset(out, 0, sizeof(*out));
+	clear_slurm(out);
 	if (!title || strncmp(title, pfx, sizeof(pfx) - 1) != 0)
 		return 0;
 	p = title + sizeof(pfx) - 1;
@@ -431,6 +442,107 @@ int cg_parse_slurmstepd_title(const char *title, struct cg_slurm *out)
 		goto fail;
 	return 1;
 fail:
-	memset(out, 0, sizeof(*out));
+	clear_slurm(out);
 	return 0;
+}
+
+/* Levels of path below ancestor (0: the same cgroup), or -1. */
+int cg_level_below(const char *path, const char *ancestor)
+{
+	struct comp pc[CG_MAX_COMPS], ac[CG_MAX_COMPS];
+	size_t np, na;
+
+	if (!path || !ancestor || !*ancestor)
+		return -1;
+	np = split(path, pc, CG_MAX_COMPS);
+	na = split(ancestor, ac, CG_MAX_COMPS);
+	if (na > np || np == CG_MAX_COMPS || na == CG_MAX_COMPS)
+		return -1;
+	for (size_t i = 0; i < na; i++)
+		if (pc[i].n != ac[i].n || memcmp(pc[i].s, ac[i].s, pc[i].n))
+			return -1;
+	return (int)(np - na);
+}
+
+/* Copy the n bytes at s into dst (size bytes), cut to fit. */
+static void copy_cut(char *dst, size_t size, const char *s, size_t n)
+{
+	if (!size)
+		return;
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+/*
+ * From the text of /proc/PID/cgroup: the cgroup v2 path ("0::/..." line)
+ * into v2, and the memory controller's path into mem (the v1 line naming
+ * "memory", else the v2 path when mem_on_v2).  Missing ones are "".
+ * Returns 0, or -1 when no line had the hierarchy:controllers:path form.
+ */
+int cg_parse_proc_cgroup(const char *text, bool mem_on_v2, char *v2,
+			 size_t v2len, char *mem, size_t memlen)
+{
+	const char *line = text;
+	int lines = 0;
+
+	if (v2len)
+		v2[0] = '\0';
+	if (memlen)
+		mem[0] = '\0';
+	while (line && *line) {
+		const char *eol = strchr(line, '\n');
+		size_t len = eol ? (size_t)(eol - line) : strlen(line);
+		const char *c1 = memchr(line, ':', len);
+		const char *c2 = c1 ? memchr(c1 + 1, ':', len - (c1 + 1 - line)) : NULL;
+
+		if (c2) {
+			const char *ctl = c1 + 1, *path = c2 + 1;
+			size_t cl = (size_t)(c2 - ctl), pl = len - (path - line);
+
+			lines++;
+			if (cl == 0 && c1 - line == 1 && line[0] == '0') {
+				copy_cut(v2, v2len, path, pl);
+				if (mem_on_v2)
+					copy_cut(mem, memlen, path, pl);
+			} else {
+				/* controllers are comma-separated */
+				for (const char *k = ctl; k < c2;) {
+					const char *e = memchr(k, ',', c2 - k);
+					size_t kl = e ? (size_t)(e - k) : (size_t)(c2 - k);
+
+					if (kl == 6 && !memcmp(k, "memory", 6) &&
+					    !mem_on_v2)
+						copy_cut(mem, memlen, path, pl);
+					k += kl + 1;
+				}
+			}
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	return lines ? 0 : -1;
+}
+
+/*
+ * From the text of /proc/cgroups: 1 if the memory controller is on the
+ * cgroup v2 hierarchy (hierarchy id 0), 0 if on a v1 one, -1 if it is
+ * absent or disabled.
+ */
+int cg_memory_on_v2(const char *text)
+{
+	const char *line = text;
+
+	while (line && *line) {
+		char name[32];
+		unsigned hier, num, enabled;
+
+		if (sscanf(line, "%31s %u %u %u", name, &hier, &num,
+			   &enabled) == 4 && !strcmp(name, "memory"))
+			return enabled ? hier == 0 : -1;
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return -1;
 }

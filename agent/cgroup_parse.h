@@ -8,6 +8,7 @@
 #ifndef JOBTRACE_CGROUP_PARSE_H
 #define JOBTRACE_CGROUP_PARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct cg_container {
@@ -21,6 +22,8 @@ struct cg_slurm {
 	char step[32];		/* "batch", "extern", "0", "interactive", ... or "" */
 	char uid[16];		/* from uid_N when present */
 	char task[16];		/* from task_N when present */
+	int job_level;		/* levels of the path below job_N, or -1 */
+	int step_level;		/* levels below step_S, or -1 */
 };
 
 /* Fill *out from a cgroup path; returns 1 if a container was found, else 0. */
@@ -33,5 +36,21 @@ int cg_parse_slurm(const char *path, struct cg_slurm *out);
  * allowed) into job and step; returns 1 on a match, else 0.
  */
 int cg_parse_slurmstepd_title(const char *title, struct cg_slurm *out);
+
+/* Levels of path below ancestor (0: the same cgroup), or -1 if not under. */
+int cg_level_below(const char *path, const char *ancestor);
+/*
+ * From the text of /proc/PID/cgroup: the cgroup v2 path ("0::/..." line)
+ * into v2, and the memory controller's path into mem (the v1 line naming
+ * "memory", else the v2 path when mem_on_v2).  Missing ones are "".
+ * Returns 0, or -1 when no line had the hierarchy:controllers:path form.
+ */
+int cg_parse_proc_cgroup(const char *text, bool mem_on_v2, char *v2,
+			 size_t v2len, char *mem, size_t memlen);
+/*
+ * From the text of /proc/cgroups: 1 if the memory controller is on the
+ * cgroup v2 hierarchy, 0 if on a v1 one, -1 if absent or disabled.
+ */
+int cg_memory_on_v2(const char *text);
 
 #endif

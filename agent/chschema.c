@@ -128,7 +128,9 @@ static const struct ch_field mem_sample_fields[] = {
 
 static const struct ch_field io_fields[] = {
 	NUM("read_bytes", CT_U64, "io_read_bytes", 0, "from storage"),
-	NUM("write_bytes", CT_U64, "io_write_bytes", 0, "to storage"),
+	NUM("write_bytes", CT_U64, "io_write_bytes", 0, "dirtied for storage"),
+	NUM("cancelled_write_bytes", CT_U64, "io_cancelled_write_bytes", 0,
+	    "dirty bytes its truncates and deletes took back"),
 	NUM("rchar", CT_U64, "io_rchar", 0, "read(2) and friends"),
 	NUM("wchar", CT_U64, "io_wchar", 0, "write(2) and friends"),
 	NUM("blkio_delay_s", CT_F64, "io_blkio_delay_s", 0, "seconds waiting for block I/O"),
@@ -182,6 +184,15 @@ static const struct ch_field allocation_fields[] = {
 	NUM("gpus", CT_U32, "allocation_gpus", F_NULL, NULL),
 };
 
+static const struct ch_field usage_fields[] = {
+	NUM("cpu_s", CT_F64, "usage_cpu_s", F_NULL, "its processes' own CPU"),
+	NUM("processes", CT_U64, "usage_processes", F_NULL, NULL),
+	NUM("mem_peak_bytes", CT_U64, "usage_mem_peak_bytes", F_NULL,
+	    "memory cgroup charge peak, else peak sum of RSS"),
+	STR("mem_peak_source", "usage_mem_peak_source", F_NULL,
+	    "cgroup_v1, cgroup_v2 or samples"),
+};
+
 static const struct ch_field job_record_fields[] = {
 	HEAD_FIELDS,
 	FLD("", CT_RECTIME, 0, "time", "time_us", NULL, 0,
@@ -197,6 +208,7 @@ static const struct ch_field job_record_fields[] = {
 	OBJ("allocation", allocation_fields),
 	NUM("exit_code", CT_I32, "exit_code", F_NULL, NULL),
 	NUM("cost", CT_F64, "cost", F_NULL, "NULL until prices are known"),
+	OBJ("usage", usage_fields),
 };
 
 /* signal: "job" is the job's id (an object is read for its "id"). */

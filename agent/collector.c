@@ -139,6 +139,13 @@ int collector_open(const struct collector_opts *o,
 		skip_prog(c, c->skel->progs.jt_sock_recv, "sock_recv_length",
 			  "network bytes received");
 
+	/* a dead task's CPU is final only after its last context switch */
+	if (have_tp(vmlinux, "sched_switch"))
+		c->skel->rodata->defer_exit = 1;
+	else
+		skip_prog(c, c->skel->progs.jt_switch, "sched_switch",
+			  "the CPU of a process's last time slice");
+
 	c->skel->rodata->agent_tgid = getpid();
 	c->skel->rodata->argv_max = o->argv_max;
 	c->skel->rodata->page_size = sysconf(_SC_PAGESIZE);

@@ -95,6 +95,8 @@ int decode_event(const void *data, size_t len, union jt_event *ev)
 		break;
 	case JT_EV_EXIT:
 		ev->exit.comm[JT_COMM_LEN - 1] = '\0';
+		if (ev->exit.memcg_levels > JT_MEMCG_LEVELS)
+			ev->exit.memcg_levels = JT_MEMCG_LEVELS;
 		break;
 	case JT_EV_OOM:
 		ev->oom.comm[JT_COMM_LEN - 1] = '\0';

@@ -118,6 +118,59 @@ bool jobs_fill(struct jobs *j, struct jt_job *pj, const char *cgroup)
 	return true;
 }
 
+/* The usage of one step of a job. */
+struct jt_usage *jobs_step_usage(struct jt_jobinfo *ji, const char *step)
+{
+	struct jt_step_usage *su;
+
+	if (!step || !*step)
+		return NULL;
+	for (unsigned i = 0; i < ji->nsteps; i++)
+		if (!strcmp(ji->steps[i].step, step))
+			return &ji->steps[i].u;
+	if (ji->nsteps == JT_JOB_STEPS)
+		return NULL;
+	su = &ji->steps[ji->nsteps++];
+	memset(su, 0, sizeof(*su));
+	util_strlcpy(su->step, step, sizeof(su->step));
+	return &su->u;
+}
+
+/* Call fn on the usage of every job and step. */
+static void each_usage(struct jobs *j, void (*fn)(struct jt_usage *u))
+{
+	for (size_t i = 0; i < j->n; i++) {
+		fn(&j->v[i]->usage);
+		for (unsigned k = 0; k < j->v[i]->nsteps; k++)
+			fn(&j->v[i]->steps[k].u);
+	}
+}
+
+/* Zero the current sum. */
+static void rss_zero(struct jt_usage *u)
+{
+	u->rss_sum_now = 0;
+}
+
+/* Keep the current sum as the peak if higher. */
+static void rss_fold(struct jt_usage *u)
+{
+	if (u->rss_sum_now > u->rss_sum_peak_bytes)
+		u->rss_sum_peak_bytes = u->rss_sum_now;
+}
+
+/* Start a sample pass. */
+void jobs_rss_begin(struct jobs *j)
+{
+	each_usage(j, rss_zero);
+}
+
+/* End a sample pass. */
+void jobs_rss_end(struct jobs *j)
+{
+	each_usage(j, rss_fold);
+}
+
 /* Forget jobs that ended long enough ago. */
 void jobs_expire(struct jobs *j, uint64_t now_ns, uint64_t keep_ns)
 {

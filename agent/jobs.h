@@ -13,6 +13,22 @@
 
 #include "proc.h"
 
+/* What a job, or one of its steps, used: from its processes. */
+struct jt_usage {
+	double cpu_s;			/* own CPU of its finished processes */
+	uint64_t processes;		/* finished processes */
+	uint64_t cgroup_peak_bytes;	/* its memory cgroup's charge peak */
+	uint64_t rss_sum_peak_bytes;	/* peak of the sampled sum of RSS */
+	uint64_t rss_sum_now;		/* the sum in the current pass */
+};
+
+#define JT_JOB_STEPS 16
+
+struct jt_step_usage {
+	char step[JT_STR_SMALL];
+	struct jt_usage u;
+};
+
 struct jt_jobinfo {
 	struct jt_job job;		/* scheduler, id, run, user, account, ... */
 	char name[JT_STR_MEDIUM];
@@ -29,6 +45,11 @@ struct jt_jobinfo {
 	int exit_code;
 	bool exit_known;
 	uint64_t touched_ns;		/* CLOCK_MONOTONIC of the last change */
+
+	struct jt_usage usage;
+	struct jt_step_usage steps[JT_JOB_STEPS];
+	unsigned nsteps;
+	bool memcg_v2;			/* cgroup_peak_bytes is memory.peak */
 };
 
 struct jobs;
@@ -48,6 +69,13 @@ struct jt_jobinfo *jobs_by_cgroup(struct jobs *j, const char *path);
  * Returns true if a registered job was found.
  */
 bool jobs_fill(struct jobs *j, struct jt_job *pj, const char *cgroup);
+/* The usage of one step of a job (created; NULL when the step is "" or
+ * the job has too many steps). */
+struct jt_usage *jobs_step_usage(struct jt_jobinfo *ji, const char *step);
+/* Start a sample pass: every job's and step's current RSS sum is 0. */
+void jobs_rss_begin(struct jobs *j);
+/* End a sample pass: the sums taken become peaks where higher. */
+void jobs_rss_end(struct jobs *j);
 /* Forget jobs that ended more than keep_ns ago (CLOCK_MONOTONIC now). */
 void jobs_expire(struct jobs *j, uint64_t now_ns, uint64_t keep_ns);
 /* Number of jobs known, and of those still running. */

@@ -37,6 +37,7 @@
 #include "sink.h"
 #include "slurmq.h"
 #include "spool.h"
+#include "tracker.h"
 #include "util.h"
 
 #define TICK_MS 100
@@ -70,7 +71,7 @@ struct agent {
 	struct query queries[MAX_QUERIES];
 	gid_t control_gid;
 	bool control_gid_set;
-	struct proc_table *procs;
+	struct tracker trk;		/* process table, events -> records */
 	struct spool *spool;
 	struct sinks *sinks;
 	struct jt_host host;
@@ -84,14 +85,9 @@ struct agent {
 	uint64_t last_maintain_ns;
 	uint64_t last_drop_host_ns;
 	uint64_t lost_reported;		/* spool drops in a host record */
-	unsigned sample_gen;
 
-	uint64_t events_seen;
 	uint64_t records_spooled;
 	uint64_t spool_errors;
-	uint64_t exits_lost;
-	uint64_t oom_kills;
-	uint64_t excluded;
 	uint64_t counters[JT_CNT_NR];
 	uint64_t drops_reported;
 	bool stop;
@@ -155,289 +151,18 @@ static void put_record(struct agent *a, struct jbuf *b)
 	a->records_spooled++;
 }
 
-/* Choose the cgroup that tells jobs apart: v2 unless it is the root. */
-static const char *pick_cgroup(const char *cg2, const char *cg1)
+/* Records from the tracker go to the spool. */
+static void on_record(void *ctx, struct jbuf *b)
 {
-	if (cg2 && *cg2 && strcmp(cg2, "/") != 0)
-		return cg2;
-	if (cg1 && *cg1)
-		return cg1;
-	return cg2;
+	put_record(ctx, b);
 }
 
-/* Set a slurmstepd's job from its title ("slurmstepd: [7.batch]"). */
-static bool stepd_title_job(struct jt_proc *stepd, const char *title)
+/* The tracker excludes a process: keep its events in the kernel. */
+static void on_exclude(void *ctx, uint32_t pid, bool tree)
 {
-	struct cg_slurm s;
+	struct agent *a = ctx;
 
-	if (!cg_parse_slurmstepd_title(title, &s))
-		return false;
-	util_strlcpy(stepd->job.scheduler, "slurm", sizeof(stepd->job.scheduler));
-	util_strlcpy(stepd->job.id, s.job, sizeof(stepd->job.id));
-	util_strlcpy(stepd->job.step, s.step, sizeof(stepd->job.step));
-	return true;
-}
-
-/* Job of a slurmstepd, from its title in /proc (set after its exec). */
-static bool slurmstepd_job(struct jt_proc *stepd)
-{
-	char path[64], buf[256];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%u/cmdline", stepd->pid);
-	n = util_read_file(path, buf, sizeof(buf));
-	if (n <= 0)
-		return false;
-	for (ssize_t i = 0; i < n; i++)
-		if (buf[i] == '\0')
-			buf[i] = ' ';
-	return stepd_title_job(stepd, buf);
-}
-
-/*
- * Tie p to its container and job: the cgroup path first (Slurm's
- * job_N/step_S layout), else the parent's job, else a slurmstepd parent.
- */
-static void correlate(struct agent *a, struct jt_proc *p,
-		      struct jt_proc *parent)
-{
-	struct cg_container ct;
-	struct cg_slurm s;
-
-	p->container[0] = '\0';
-	if (p->cgroup && cg_parse_container(p->cgroup, &ct))
-		snprintf(p->container, sizeof(p->container), "%s://%s",
-			 ct.runtime, ct.id);
-	if (p->cgroup && cg_parse_slurm(p->cgroup, &s)) {
-		if (strcmp(p->job.id, s.job) || strcmp(p->job.step, s.step))
-			memset(&p->job, 0, sizeof(p->job));
-		util_strlcpy(p->job.scheduler, "slurm", sizeof(p->job.scheduler));
-		util_strlcpy(p->job.id, s.job, sizeof(p->job.id));
-		util_strlcpy(p->job.step, s.step, sizeof(p->job.step));
-	} else if (parent) {
-		if (!parent->job.id[0] && strcmp(parent->comm, "slurmstepd") == 0)
-			slurmstepd_job(parent);
-		if (parent->job.id[0] && !p->job.id[0])
-			p->job = parent->job;
-	}
-	/* what the hooks registered: user, account, workflow run */
-	jobs_fill(a->jobs, &p->job, p->cgroup);
-}
-
-/* Copy what a forked child shares with its parent. */
-static void inherit(struct jt_proc *p, const struct jt_proc *parent)
-{
-	if (parent->exe)
-		proc_set_str(&p->exe, parent->exe, strlen(parent->exe));
-	if (parent->argv)
-		proc_set_str(&p->argv, parent->argv, parent->argv_len);
-	p->argv_len = parent->argv ? parent->argv_len : 0;
-	if (parent->cgroup)
-		proc_set_str(&p->cgroup, parent->cgroup, strlen(parent->cgroup));
-	memcpy(p->container, parent->container, sizeof(p->container));
-	p->job = parent->job;
-	memcpy(p->tool_name, parent->tool_name, sizeof(p->tool_name));
-	memcpy(p->tool_category, parent->tool_category,
-	       sizeof(p->tool_category));
-	memcpy(p->tool_version, parent->tool_version, sizeof(p->tool_version));
-	p->state |= parent->state & JT_PS_ARGV_TRUNC;
-}
-
-/*
- * Exclude p: no record, and its later events (with the tree, its
- * descendants' too) stay in the kernel.
- */
-static void exclude(struct agent *a, struct jt_proc *p, bool tree)
-{
-	/* the entry stays (marked) until the process is gone, so that events
-	 * already on their way from the kernel make no record either */
-	p->state |= JT_PS_EXCLUDED | (tree ? JT_PS_EXCL_TREE : 0);
-	proc_free_strings(p);
-	collector_exclude(a->col, p->pid, tree);
-	a->excluded++;
-}
-
-/* Apply the rules' verdict; returns false when p is excluded. */
-static bool classify(struct agent *a, struct jt_proc *p)
-{
-	enum classify_verdict v = classify_process(a->rules, p, a->procs);
-
-	p->state &= ~(JT_PS_EXCLUDED | JT_PS_EXCL_TREE);
-	if (v == CLASSIFY_INCLUDE)
-		return true;
-	exclude(a, p, v == CLASSIFY_EXCLUDE_TREE);
-	return false;
-}
-
-/* Write one finished process to the spool and forget it. */
-static void emit_process(struct agent *a, struct jt_proc *p)
-{
-	char id[37];
-
-	if (p->state & JT_PS_EXCLUDED) {
-		proc_table_remove(a->procs, p);
-		return;
-	}
-	/* a job-update may have come after the exec */
-	if (p->job.id[0])
-		jobs_fill(a->jobs, &p->job, p->cgroup);
-	record_process_id(&a->host, p, id);
-	jbuf_reset(&a->jb);
-	record_process(&a->jb, &a->host, p, id);
-	put_record(a, &a->jb);
-	proc_table_remove(a->procs, p);
-}
-
-/* A fork: a new process that shares its parent's program and job. */
-static void on_fork(struct agent *a, const struct jt_ev_fork *e)
-{
-	struct jt_proc *p, *parent;
-	int created;
-
-	p = proc_table_get(a->procs, e->hdr.pid, e->hdr.start_ns, &created);
-	if (!p)
-		return;
-	p->last_seen_ns = e->hdr.ts_ns;
-	if (!created)
-		return;
-	p->ppid = e->ppid;
-	p->parent_start_ns = e->parent_start_ns;
-	p->uid = e->uid;
-	util_strlcpy(p->comm, e->comm, sizeof(p->comm));
-	parent = proc_table_parent(a->procs, p);
-	/* a slurmstepd's title, caught by the kernel at the fork: short steps
-	 * are gone before /proc could be read */
-	if (parent && e->parent_title[0] && !parent->job.id[0])
-		stepd_title_job(parent, e->parent_title);
-	if (parent && (parent->state & JT_PS_EXCL_TREE))
-		exclude(a, p, true);	/* forked before the kernel knew */
-	else if (parent)
-		inherit(p, parent);
-	else if (e->parent_title[0])
-		stepd_title_job(p, e->parent_title);
-}
-
-/* An exec: the process now runs a new program, maybe in a new cgroup. */
-static void on_exec(struct agent *a, const struct jt_ev_exec *e)
-{
-	struct jt_proc *p, *parent;
-	int created;
-	size_t argc;
-	char *argv;
-
-	p = proc_table_get(a->procs, e->hdr.pid, e->hdr.start_ns, &created);
-	if (!p)
-		return;
-	if (created)
-		p->state |= JT_PS_NO_FORK;
-	p->last_seen_ns = e->hdr.ts_ns;
-	if (p->state & JT_PS_EXCL_TREE)
-		return;	/* sent before the kernel knew: the tree stays out */
-	p->ppid = e->ppid;
-	p->parent_start_ns = e->parent_start_ns;
-	p->uid = e->uid;
-	p->state |= JT_PS_EXECED;
-	util_strlcpy(p->comm, e->comm, sizeof(p->comm));
-	proc_set_str(&p->exe, e->filename, strlen(e->filename));
-	argv = decode_argv_dup(e->argv, e->argv_len, &argc);
-	if (argv) {
-		free(p->argv);
-		p->argv = argv;
-		p->argv_len = e->argv_len;
-	}
-	if (e->argv_truncated)
-		p->state |= JT_PS_ARGV_TRUNC;
-	else
-		p->state &= ~JT_PS_ARGV_TRUNC;
-	{
-		const char *cg = pick_cgroup(e->cg2, e->cg1);
-
-		if (cg)
-			proc_set_str(&p->cgroup, cg, strlen(cg));
-	}
-	parent = proc_table_parent(a->procs, p);
-	correlate(a, p, parent);
-	classify(a, p);
-}
-
-/* The last thread of a process exited: final totals, then the record. */
-static void on_exit_ev(struct agent *a, const struct jt_ev_exit *e)
-{
-	struct jt_exit_status st;
-	struct jt_proc *p;
-	int created;
-
-	p = proc_table_get(a->procs, e->hdr.pid, e->hdr.start_ns, &created);
-	if (!p)
-		return;
-	if (created) {
-		p->state |= JT_PS_NO_FORK;
-		p->ppid = e->ppid;
-		util_strlcpy(p->comm, e->comm, sizeof(p->comm));
-		classify_process(NULL, p, NULL);
-	}
-	p->end_ns = e->hdr.ts_ns;
-	p->state |= JT_PS_EXITED;
-	decode_exit_status(e->exit_status, &st);
-	p->exit_code = st.code;
-	p->exit_signal = st.signal;
-	p->core_dumped = st.core_dumped;
-	p->oom_killed = e->flags & JT_XF_OOM;
-	decode_cpu_split(e->runtime_ns, e->utime_ns, e->stime_ns,
-			 &p->c.cpu_user_s, &p->c.cpu_sys_s);
-	p->c.peak_rss_bytes = e->peak_rss_bytes ? e->peak_rss_bytes
-						: e->maxrss_kernel_bytes;
-	p->c.maxrss_kernel_bytes = e->maxrss_kernel_bytes;
-	p->c.rss_bytes = 0;
-	p->c.rchar = e->rchar;
-	p->c.wchar = e->wchar;
-	p->c.read_bytes = e->read_bytes;
-	p->c.write_bytes = e->write_bytes > e->cancelled_write_bytes
-				   ? e->write_bytes - e->cancelled_write_bytes
-				   : 0;
-	p->c.blkio_delay_s = (e->flags & JT_XF_DELAYACCT)
-				     ? e->blkio_delay_ns / 1e9 : 0;
-	p->c.rx_bytes = e->rx_bytes;
-	p->c.tx_bytes = e->tx_bytes;
-	emit_process(a, p);
-}
-
-/* An OOM kill: a `signal` record now; the process record follows at exit. */
-static void on_oom(struct agent *a, const struct jt_ev_oom *e)
-{
-	struct jt_proc *p = proc_table_lookup(a->procs, e->hdr.pid,
-					      e->hdr.start_ns);
-	struct jbuf *b = &a->jb;
-	char id[37], key[32];
-
-	a->oom_kills++;
-	log_info("OOM kill of pid %u (%s), rss %" PRIu64 " KiB", e->hdr.pid,
-		 e->comm, (uint64_t)(e->rss_pages * sysconf(_SC_PAGESIZE) / 1024));
-	snprintf(key, sizeof(key), "%u", e->hdr.pid);
-	record_make_id(&a->host, "signal", key, e->hdr.ts_ns, id);
-	jbuf_reset(b);
-	record_head(b, "signal", &a->host, id);
-	json_kv_str(b, "kind", "oom_kill");
-	json_key(b, "time");
-	json_time(b, record_realtime(&a->host, e->hdr.ts_ns));
-	json_key(b, "job");
-	if (p && p->job.id[0])
-		json_str(b, p->job.id);
-	else
-		json_null(b);
-	json_kv_u64(b, "pid", e->hdr.pid);
-	json_kv_str(b, "comm", e->comm);
-	json_key(b, "tool");
-	json_str(b, p ? p->tool_name : e->comm);
-	json_key(b, "evidence");
-	json_obj_open(b);
-	json_kv_u64(b, "rss_bytes",
-		    e->rss_pages * (uint64_t)sysconf(_SC_PAGESIZE));
-	json_kv_u64(b, "total_vm_bytes",
-		    e->total_vm_pages * (uint64_t)sysconf(_SC_PAGESIZE));
-	json_obj_close(b);
-	json_obj_close(b);
-	put_record(a, b);
+	collector_exclude(a->col, pid, tree);
 }
 
 /* Dispatch one kernel event. */
@@ -445,207 +170,30 @@ static void on_event(void *ctx, const union jt_event *ev)
 {
 	struct agent *a = ctx;
 
-	a->events_seen++;
-	switch (ev->hdr.type) {
-	case JT_EV_FORK:
-		on_fork(a, &ev->fork);
-		break;
-	case JT_EV_EXEC:
-		on_exec(a, &ev->exec);
-		break;
-	case JT_EV_EXIT:
-		on_exit_ev(a, &ev->exit);
-		break;
-	case JT_EV_OOM:
-		on_oom(a, &ev->oom);
-		break;
-	}
+	tracker_event(&a->trk, ev);
 }
 
-/* Fill a process already running at start from /proc. */
-static void fill_from_proc(struct jt_proc *p)
-{
-	char path[64], buf[4096], cg1[1024] = "", cg2[1024] = "";
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
-	n = readlink(path, buf, sizeof(buf) - 1);
-	if (n > 0)
-		proc_set_str(&p->exe, buf, n);
-	snprintf(path, sizeof(path), "/proc/%u/cmdline", p->pid);
-	n = util_read_file(path, buf, sizeof(buf));
-	if (n > 0) {
-		free(p->argv);
-		p->argv = decode_argv_dup(buf, n, NULL);
-		p->argv_len = p->argv ? (size_t)n : 0;
-		if ((size_t)n == sizeof(buf) - 1)
-			p->state |= JT_PS_ARGV_TRUNC;
-	}
-	snprintf(path, sizeof(path), "/proc/%u/cgroup", p->pid);
-	n = util_read_file(path, buf, sizeof(buf));
-	for (char *line = n > 0 ? strtok(buf, "\n") : NULL; line;
-	     line = strtok(NULL, "\n")) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-
-		if (!c2)
-			continue;
-		*c2 = '\0';
-		if (strcmp(c1 + 1, "") == 0 && strncmp(line, "0:", 2) == 0)
-			util_strlcpy(cg2, c2 + 1, sizeof(cg2));
-		else if (strstr(c1 + 1, "memory"))
-			util_strlcpy(cg1, c2 + 1, sizeof(cg1));
-	}
-	{
-		const char *cg = pick_cgroup(cg2, cg1);
-
-		if (cg && *cg)
-			proc_set_str(&p->cgroup, cg, strlen(cg));
-	}
-}
-
-/* Entries of a discovery pass are finished in start order, parents first. */
-static int by_start(const void *x, const void *y)
-{
-	const struct jt_proc *const *a = x, *const *b = y;
-
-	return (*a)->start_ns < (*b)->start_ns ? -1
-	       : (*a)->start_ns > (*b)->start_ns;
-}
-
-/* One iterator pass: sum threads into their processes, find new ones. */
+/* One iterator pass. */
 static void on_samples(void *ctx, const struct jt_sample *s, size_t n,
 		       bool discovery)
 {
 	struct agent *a = ctx;
-	uint64_t now = util_now_ns(CLOCK_BOOTTIME);
-	struct jt_proc **found = NULL;
-	size_t nfound = 0;
-	unsigned gen = ++a->sample_gen;
 
-	if (discovery)
-		found = calloc(n ? n : 1, sizeof(*found));
-	for (size_t i = 0; i < n; i++) {
-		const struct jt_sample *x = &s[i];
-		struct jt_proc *p;
-		int created = 0;
-
-		if (x->flags & JT_SF_DISCOVERED)
-			p = proc_table_get(a->procs, x->pid, x->start_ns,
-					   &created);
-		else
-			p = proc_table_lookup(a->procs, x->pid, x->start_ns);
-		if (!p)
-			continue;
-		if (created) {
-			p->ppid = x->ppid;
-			p->parent_start_ns = x->parent_start_ns;
-			p->uid = x->uid;
-			p->state |= JT_PS_NO_FORK;
-			util_strlcpy(p->comm, x->comm, sizeof(p->comm));
-			fill_from_proc(p);
-			if (found)
-				found[nfound++] = p;
-		}
-		if (p->sample_gen != gen) {
-			p->prev = p->c;
-			p->prev_sample_ns = p->sample_ns;
-			memset(&p->c, 0, sizeof(p->c));
-			p->c.peak_rss_bytes = p->prev.peak_rss_bytes;
-			p->sample_gen = gen;
-			p->sample_ns = now;
-			p->last_seen_ns = now;
-		}
-		/* CPU split per thread then summed, like the kernel's own */
-		{
-			double u, sy;
-
-			decode_cpu_split(x->runtime_ns, x->utime_ns, x->stime_ns,
-					 &u, &sy);
-			p->c.cpu_user_s += u;
-			p->c.cpu_sys_s += sy;
-		}
-		p->c.rchar += x->rchar;
-		p->c.wchar += x->wchar;
-		p->c.read_bytes += x->read_bytes;
-		p->c.write_bytes += x->write_bytes;
-		p->c.blkio_delay_s += x->blkio_delay_ns / 1e9;
-		if (x->flags & JT_SF_LEADER) {
-			p->c.rss_bytes = x->rss_bytes;
-			if (x->hiwater_rss_bytes > p->c.peak_rss_bytes)
-				p->c.peak_rss_bytes = x->hiwater_rss_bytes;
-			p->c.rx_bytes = x->rx_bytes;
-			p->c.tx_bytes = x->tx_bytes;
-		}
-	}
-	if (found) {
-		qsort(found, nfound, sizeof(*found), by_start);
-		for (size_t i = 0; i < nfound; i++) {
-			struct jt_proc *parent = proc_table_parent(a->procs,
-								   found[i]);
-
-			correlate(a, found[i], parent);
-			classify(a, found[i]);
-		}
-		log_info("found %zu processes already running", nfound);
-		free(found);
-	}
-}
-
-/* Eviction context: the pass that just ran and when it started. */
-struct evict_ctx {
-	struct agent *a;
-	unsigned gen;
-	uint64_t before_ns;
-};
-
-/* A process the last pass did not see and no exit event explained. */
-static void evict_one(struct jt_proc *p, void *arg)
-{
-	struct evict_ctx *ec = arg;
-
-	if (p->sample_gen == ec->gen || p->last_seen_ns >= ec->before_ns)
-		return;
-	if (p->state & JT_PS_EXCLUDED) {
-		/* the kernel keeps its exit to itself: forget it now */
-		proc_table_remove(ec->a->procs, p);
-		return;
-	}
-	p->state |= JT_PS_EXIT_LOST;
-	p->end_ns = p->last_seen_ns;
-	ec->a->exits_lost++;
-	emit_process(ec->a, p);
-}
-
-/* A `sample` record for a running process that belongs to a job. */
-static void sample_one(struct jt_proc *p, void *arg)
-{
-	struct evict_ctx *ec = arg;
-	struct agent *a = ec->a;
-	char id[37], key[16];
-
-	if (p->sample_gen != ec->gen || !p->job.id[0])
-		return;
-	snprintf(key, sizeof(key), "%u", p->pid);
-	record_make_id(&a->host, "sample", key, p->sample_ns, id);
-	jbuf_reset(&a->jb);
-	record_sample(&a->jb, &a->host, p, id);
-	put_record(a, &a->jb);
+	tracker_samples(&a->trk, s, n, discovery,
+			util_now_ns(CLOCK_BOOTTIME));
 }
 
 /* Run one sample pass, then retire processes whose exit was lost. */
 static void sample_pass(struct agent *a)
 {
-	struct evict_ctx ec = { .a = a };
+	uint64_t before = util_now_ns(CLOCK_BOOTTIME);
 
-	ec.before_ns = util_now_ns(CLOCK_BOOTTIME);
 	collector_drain(a->col);
 	if (collector_sample(a->col, false) < 0)
 		return;
 	/* exits submitted before the pass are now in the ring buffer */
 	collector_drain(a->col);
-	ec.gen = a->sample_gen;
-	proc_table_foreach(a->procs, evict_one, &ec);
-	proc_table_foreach(a->procs, sample_one, &ec);
+	tracker_after_pass(&a->trk, before);
 }
 
 /* Make appended records durable and wake the sinks; a failure keeps them
@@ -679,11 +227,13 @@ static void emit_host(struct agent *a, const char *phase)
 	json_kv_u64(b, "ringbuf_exit", a->counters[JT_CNT_RB_DROP_EXIT]);
 	json_kv_u64(b, "ringbuf_oom", a->counters[JT_CNT_RB_DROP_OOM]);
 	json_kv_u64(b, "tracked_map_full", a->counters[JT_CNT_TRACK_FULL]);
-	json_kv_u64(b, "exits_lost", a->exits_lost);
+	json_kv_u64(b, "exits_before_last_switch",
+		    a->counters[JT_CNT_EXIT_EARLY]);
+	json_kv_u64(b, "exits_lost", a->trk.exits_lost);
 	json_kv_u64(b, "spool_write_errors", a->spool_errors);
 	sinks_drops_json(a->sinks, b);
 	json_obj_close(b);
-	json_kv_u64(b, "events_seen", a->events_seen);
+	json_kv_u64(b, "events_seen", a->trk.events_seen);
 	json_obj_close(b);
 	a->lost_reported = sinks_lost_total(a->sinks);
 	put_record(a, b);
@@ -793,7 +343,7 @@ static void reply_ps(struct agent *a, FILE *out)
 	struct ps_ctx c = { 0 };
 	char r1[16], r2[16], r3[16];
 
-	proc_table_foreach(a->procs, ps_collect, &c);
+	proc_table_foreach(a->trk.procs, ps_collect, &c);
 	qsort(c.v, c.n, sizeof(*c.v), by_pid);
 	fprintf(out, "ok\n%-8s %-8s %-20s %-16s %6s %9s %10s %10s %s\n", "PID",
 		"PPID", "TOOL", "JOB", "CPU%", "RSS", "READ/s", "WRITE/s",
@@ -850,16 +400,18 @@ static void reply_status(struct agent *a, FILE *out)
 	fprintf(out, "host: %s\n", a->host.name);
 	fprintf(out, "config: %s\n", a->cfg.source ? a->cfg.source : "(defaults)");
 	fprintf(out, "uptime_s: %.1f\n", (now - a->started_ns) / 1e9);
-	fprintf(out, "events_seen: %" PRIu64 "\n", a->events_seen);
+	fprintf(out, "events_seen: %" PRIu64 "\n", a->trk.events_seen);
 	fprintf(out, "events_dropped: %" PRIu64 "\n", dropped(a));
 	fprintf(out, "dropped_fork: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_FORK]);
 	fprintf(out, "dropped_exec: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_EXEC]);
 	fprintf(out, "dropped_exit: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_EXIT]);
 	fprintf(out, "dropped_oom: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_OOM]);
 	fprintf(out, "tracked_map_full: %" PRIu64 "\n", a->counters[JT_CNT_TRACK_FULL]);
-	fprintf(out, "exits_lost: %" PRIu64 "\n", a->exits_lost);
-	fprintf(out, "oom_kills: %" PRIu64 "\n", a->oom_kills);
-	fprintf(out, "tracked: %zu\n", proc_table_count(a->procs));
+	fprintf(out, "exits_before_last_switch: %" PRIu64 "\n",
+		a->counters[JT_CNT_EXIT_EARLY]);
+	fprintf(out, "exits_lost: %" PRIu64 "\n", a->trk.exits_lost);
+	fprintf(out, "oom_kills: %" PRIu64 "\n", a->trk.oom_kills);
+	fprintf(out, "tracked: %zu\n", proc_table_count(a->trk.procs));
 	fprintf(out, "records_spooled: %" PRIu64 "\n", a->records_spooled);
 	fprintf(out, "store: %s%s\n", a->cfg.store_enabled ? "sqlite " : "none",
 		a->cfg.store_enabled ? a->cfg.sqlite_path : "");
@@ -902,25 +454,10 @@ static void reply_status(struct agent *a, FILE *out)
 		fprintf(out, "jobs_running: %zu\n", running);
 		fprintf(out, "jobs_known: %zu\n", known);
 	}
-	fprintf(out, "excluded_processes: %" PRIu64 "\n", a->excluded);
+	fprintf(out, "excluded_processes: %" PRIu64 "\n", a->trk.excluded);
 	fprintf(out, "excluded_events_in_kernel: %" PRIu64 "\n", a->counters[JT_CNT_EXCLUDED]);
 	fprintf(out, "last_error: %s\n",
 		*log_last_error() ? log_last_error() : "none");
-}
-
-/* Write a `job` record for a registered job. */
-static void emit_job(struct agent *a, const struct jt_jobinfo *ji,
-		     const char *phase)
-{
-	char id[37], key[96];
-	uint64_t t = !strcmp(phase, "end") ? ji->end_ns : ji->start_ns;
-
-	snprintf(key, sizeof(key), "%s:%s:%s", ji->job.scheduler, ji->job.id,
-		 phase);
-	record_make_id(&a->host, "job", key, t, id);
-	jbuf_reset(&a->jb);
-	record_job(&a->jb, &a->host, ji, phase, id);
-	put_record(a, &a->jb);
 }
 
 /* Ask slurmctld in the background for what the prolog could not pass. */
@@ -1126,7 +663,7 @@ static void handle_job(struct agent *a, const struct control_req *r,
 	if (start) {
 		ji->start_ns = util_now_ns(CLOCK_REALTIME);
 		ji->end_ns = 0;
-		emit_job(a, ji, "start");
+		tracker_job_record(&a->trk, ji, "start");
 		if (!strcmp(ji->job.scheduler, "slurm") &&
 		    (!ji->job.account[0] || !ji->name[0] || !ji->cpus))
 			query_slurm(a, ji);
@@ -1136,7 +673,9 @@ static void handle_job(struct agent *a, const struct control_req *r,
 			ji->exit_code = (int)code;
 			ji->exit_known = true;
 		}
-		emit_job(a, ji, "end");
+		/* the job's last exits may still wait in the ring buffer */
+		collector_drain(a->col);
+		tracker_job_record(&a->trk, ji, "end");
 	}
 	log_info("%s job %s:%s (user %s, account %s, run %s)", r->cmd,
 		 ji->job.scheduler, ji->job.id, *ji->job.user ? ji->job.user : "-",
@@ -1558,8 +1097,11 @@ int main(int argc, char **argv)
 	if (a.cfg.delay_accounting)
 		enable_delayacct();
 	resolve_group(&a);
-	if (proc_table_new(&a.procs) || rules_new(&rl, &a.rules) ||
-	    jobs_new(&a.jobs))
+	if (rules_new(&rl, &a.rules) || jobs_new(&a.jobs) ||
+	    tracker_init(&a.trk, a.rules, a.jobs, &a.host,
+			 &(struct tracker_cb){ .record = on_record,
+					       .exclude = on_exclude,
+					       .ctx = &a }))
 		goto cleanup;
 	if (open_delivery(&a))
 		goto cleanup;
@@ -1586,7 +1128,7 @@ int main(int argc, char **argv)
 	emit_host(&a, "start");
 	flush(&a);
 	log_info("jobtraced %s started: %zu processes tracked, spool %s, %zu sinks, socket %s",
-		 JT_VERSION, proc_table_count(a.procs), a.cfg.spool_dir,
+		 JT_VERSION, proc_table_count(a.trk.procs), a.cfg.spool_dir,
 		 spool_sinks(a.spool), config_socket_path(&a.cfg));
 	run(&a);
 	collector_drain(a.col);
@@ -1594,7 +1136,7 @@ int main(int argc, char **argv)
 	emit_host(&a, "stop");
 	flush(&a);
 	log_info("stopped: %" PRIu64 " events, %" PRIu64 " records spooled, %"
-		 PRIu64 " dropped", a.events_seen, a.records_spooled, dropped(&a));
+		 PRIu64 " dropped", a.trk.events_seen, a.records_spooled, dropped(&a));
 	rc = 0;
 cleanup:
 	if (a.ctlfd >= 0) {
@@ -1618,7 +1160,7 @@ cleanup:
 	/* the sinks store what they can of the synced records, then stop */
 	sinks_stop(a.sinks, DRAIN_MS);
 	spool_close(a.spool);
-	proc_table_free(a.procs);
+	tracker_fini(&a.trk);
 	jbuf_free(&a.jb);
 	config_free(&a.cfg);
 	return rc;

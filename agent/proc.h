@@ -34,7 +34,8 @@ struct jt_counters {
 	uint64_t maxrss_kernel_bytes;	/* kernel's signal->maxrss */
 	uint64_t rss_bytes;		/* current (samples only) */
 	uint64_t read_bytes;
-	uint64_t write_bytes;
+	uint64_t write_bytes;		/* dirtied by this process */
+	uint64_t cancelled_write_bytes;	/* its truncates/deletes took back */
 	uint64_t rchar;
 	uint64_t wchar;
 	double blkio_delay_s;
@@ -77,6 +78,11 @@ struct jt_proc {
 	int exit_signal;		/* 0 when exited normally */
 	bool core_dumped;
 	bool oom_killed;
+
+	/* 1 + levels from its memory cgroup up to its job's (step's) own
+	 * memory cgroup; 0 when the job has none there */
+	uint8_t memcg_job_up;
+	uint8_t memcg_step_up;
 
 	struct jt_counters c;		/* totals at exit, latest sample before */
 	uint64_t sample_ns;		/* when c was last sampled (boottime) */

@@ -221,6 +221,7 @@ static void counter_fields(struct jbuf *b, const struct jt_counters *c,
 	json_obj_open(b);
 	json_kv_u64(b, "read_bytes", c->read_bytes);
 	json_kv_u64(b, "write_bytes", c->write_bytes);
+	json_kv_u64(b, "cancelled_write_bytes", c->cancelled_write_bytes);
 	json_kv_u64(b, "rchar", c->rchar);
 	json_kv_u64(b, "wchar", c->wchar);
 	json_kv_double(b, "blkio_delay_s", c->blkio_delay_s);
@@ -279,6 +280,28 @@ void record_process(struct jbuf *b, const struct jt_host *h,
 	json_obj_close(b);
 }
 
+/* The usage figures of a job or step ("source" of the memory peak:
+ * its cgroup's charge peak, else the peak of its processes' RSS sum). */
+static void usage_fields(struct jbuf *b, const struct jt_usage *u, bool v2)
+{
+	json_kv_double(b, "cpu_s", u->cpu_s);
+	json_kv_u64(b, "processes", u->processes);
+	json_key(b, "mem_peak_bytes");
+	if (u->cgroup_peak_bytes)
+		json_u64(b, u->cgroup_peak_bytes);
+	else if (u->rss_sum_peak_bytes)
+		json_u64(b, u->rss_sum_peak_bytes);
+	else
+		json_null(b);
+	json_key(b, "mem_peak_source");
+	if (u->cgroup_peak_bytes)
+		json_str(b, v2 ? "cgroup_v2" : "cgroup_v1");
+	else if (u->rss_sum_peak_bytes)
+		json_str(b, "samples");
+	else
+		json_null(b);
+}
+
 /* Encode a `job` record. */
 void record_job(struct jbuf *b, const struct jt_host *h,
 		const struct jt_jobinfo *ji, const char *phase, const char *id)
@@ -305,6 +328,21 @@ void record_job(struct jbuf *b, const struct jt_host *h,
 		json_null(b);
 	json_key(b, "cost");
 	json_null(b);	/* prices arrive with the cloud integration */
+	if (!strcmp(phase, "end")) {
+		json_key(b, "usage");
+		json_obj_open(b);
+		usage_fields(b, &ji->usage, ji->memcg_v2);
+		json_key(b, "steps");
+		json_arr_open(b);
+		for (unsigned i = 0; i < ji->nsteps; i++) {
+			json_obj_open(b);
+			json_kv_str(b, "step", ji->steps[i].step);
+			usage_fields(b, &ji->steps[i].u, ji->memcg_v2);
+			json_obj_close(b);
+		}
+		json_arr_close(b);
+		json_obj_close(b);
+	}
 	json_obj_close(b);
 }
 

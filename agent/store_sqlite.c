@@ -17,7 +17,9 @@
 #include "log.h"
 #include "store.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
+/* 3 -> 4: the process view gained cancelled_write_bytes (view only) */
+#define STORE_SCHEMA_VIEW_ONLY 3
 /* generated columns need 3.31; JSON1 is built in since 3.38 */
 #define STORE_SQLITE_MIN 3031000
 
@@ -62,7 +64,7 @@ static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS meta("
 	" key TEXT PRIMARY KEY, value TEXT);"
 	"INSERT OR IGNORE INTO meta(key, value)"
-	" VALUES('schema_version', '3');"
+	" VALUES('schema_version', '4');"
 	"CREATE TABLE IF NOT EXISTS process_rec("
 	" id TEXT PRIMARY KEY NOT NULL,"
 	" json TEXT NOT NULL,"
@@ -118,6 +120,7 @@ static const char schema_sql[] =
 	VCOL("peak_rss_bytes", J("$.mem.peak_rss_bytes"))
 	VCOL("read_bytes", J("$.io.read_bytes"))
 	VCOL("write_bytes", J("$.io.write_bytes"))
+	VCOL("cancelled_write_bytes", "COALESCE(" J("$.io.cancelled_write_bytes") ", 0)")
 	VCOL("rchar", J("$.io.rchar"))
 	VCOL("wchar", J("$.io.wchar"))
 	VCOL("blkio_delay_s", J("$.io.blkio_delay_s"))
@@ -290,7 +293,29 @@ static int check_version(struct store *s)
 		return err;
 	if (v == STORE_SCHEMA_VERSION || (v == 0 && !s->readonly))
 		return 0;
-	if (v == 0)
+	if (v == STORE_SCHEMA_VIEW_ONLY && !s->readonly) {
+		/* only the view changed: the writer makes it anew */
+		char *msg = NULL;
+		int rc = sqlite3_exec(s->db, "DROP VIEW IF EXISTS process;"
+				      "UPDATE meta SET value = '4'"
+				      " WHERE key = 'schema_version';",
+				      NULL, NULL, &msg);
+
+		if (rc == SQLITE_OK) {
+			log_info("sqlite store %s: upgraded from store schema"
+				 " %d to %d", s->path, v, STORE_SCHEMA_VERSION);
+			return 0;
+		}
+		log_error("sqlite store %s: upgrading store schema %d: %s",
+			  s->path, v, msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return sql_errno(rc);
+	}
+	if (v == STORE_SCHEMA_VIEW_ONLY)
+		log_error("sqlite store %s: written by an older jobtraced"
+			  " (store schema %d): start this version's jobtraced"
+			  " once, it upgrades the store in place", s->path, v);
+	else if (v == 0)
 		log_error("sqlite store %s: no jobtrace records yet (empty"
 			  " database)", s->path);
 	else if (v < STORE_SCHEMA_VERSION)

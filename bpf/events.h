@@ -13,13 +13,14 @@
 #include <linux/types.h>
 #endif
 
-#define JT_EVENTS_VERSION 1
+#define JT_EVENTS_VERSION 2
 
 #define JT_COMM_LEN 16
 #define JT_FILENAME_LEN 256
 #define JT_ARGV_LEN 2048	/* NUL-separated argv bytes, truncated */
 #define JT_CGROUP_LEN 512	/* one cgroup path, '/'-joined */
 #define JT_CGROUP_DEPTH 12	/* deepest cgroup level walked */
+#define JT_MEMCG_LEVELS 6	/* memory cgroup and ancestors read at exit */
 
 enum jt_event_type {
 	JT_EV_FORK = 1,
@@ -36,6 +37,7 @@ enum jt_counter {
 	JT_CNT_RB_DROP_OOM,		/* ring buffer full: oom lost */
 	JT_CNT_TRACK_FULL,		/* tracked-pid map full at fork */
 	JT_CNT_EXCLUDED,		/* events of excluded processes kept in the kernel */
+	JT_CNT_EXIT_EARLY,		/* exit sent before the last switch (map full) */
 	JT_CNT_NR,
 };
 
@@ -47,19 +49,34 @@ enum jt_counter {
 #define JT_XF_MM_AT_EXIT 0x1	/* peak_rss read from the program's own mm */
 #define JT_XF_OOM 0x4		/* OOM killed */
 #define JT_XF_DELAYACCT 0x8	/* blkio delay accounting data present */
+#define JT_XF_FINAL 0x10	/* the last thread's figures were read at its
+				 * last context switch: CPU is final */
+
+/* A thread's own I/O counters (task_struct.ioac, never signal_struct's,
+ * which also holds every reaped child's). */
+struct jt_io {
+	__u64 rchar;
+	__u64 wchar;
+	__u64 read_bytes;
+	__u64 write_bytes;
+	__u64 cancelled_write_bytes;
+};
+_Static_assert(sizeof(struct jt_io) == 40, "jt_io layout");
 
 /* Value of the tracked-pid map (key: tgid).  Written by fork/iterator,
- * net counters added by the socket tracepoints, read and deleted at exit. */
+ * net counters added by the socket tracepoints, dead threads' counters
+ * added at their last context switch, read and deleted at exit. */
 struct jt_tracked {
 	__u64 start_ns;		/* task start_boottime, ns */
 	__u64 rx_bytes;
 	__u64 tx_bytes;
 	__u64 blkio_acc_ns;	/* blkio delay of threads that exited earlier */
 	__u64 peak_pages;	/* highest RSS seen by samples or the OOM kill */
+	struct jt_io io_acc;	/* own I/O of threads that exited earlier */
 	__u32 flags;		/* JT_TF_* */
 	__u32 pad;
 };
-_Static_assert(sizeof(struct jt_tracked) == 48, "jt_tracked layout");
+_Static_assert(sizeof(struct jt_tracked) == 88, "jt_tracked layout");
 
 struct jt_ev_hdr {
 	__u32 type;		/* enum jt_event_type */
@@ -105,7 +122,13 @@ _Static_assert(sizeof(struct jt_ev_exec) == 3400, "jt_ev_exec layout");
 _Static_assert(__builtin_offsetof(struct jt_ev_exec, argv) == JT_EXEC_FIXED_SIZE,
 	       "jt_ev_exec argv offset");
 
-/* Thread-group totals at the exit of the last thread. */
+/*
+ * Thread-group totals at the exit of the last thread.  With JT_XF_FINAL
+ * the last thread's own part was added at its last context switch, when
+ * the kernel's CPU figure is final (the one wait4 reports); the event is
+ * sent then.  Everything here is the process's own: I/O of its threads,
+ * never of its reaped children.
+ */
 struct jt_ev_exit {
 	struct jt_ev_hdr hdr;
 	__u32 ppid;
@@ -117,17 +140,19 @@ struct jt_ev_exit {
 	__u64 stime_ns;
 	__u64 peak_rss_bytes;	/* program's own high-water mark */
 	__u64 maxrss_kernel_bytes; /* signal->maxrss (getrusage's figure) */
-	__u64 rchar;
-	__u64 wchar;
-	__u64 read_bytes;
-	__u64 write_bytes;
-	__u64 cancelled_write_bytes;
+	struct jt_io io;
 	__u64 blkio_delay_ns;
 	__u64 rx_bytes;
 	__u64 tx_bytes;
+	/* memory cgroup charge peaks (page_counter watermark: v1
+	 * memory.max_usage_in_bytes, v2 memory.peak) of the process's memory
+	 * cgroup [0] and its ancestors [1..]; memcg_levels of them are set */
+	__u64 memcg_peak_bytes[JT_MEMCG_LEVELS];
+	__u32 memcg_levels;
+	__u32 pad;
 	char comm[JT_COMM_LEN];
 };
-_Static_assert(sizeof(struct jt_ev_exit) == 160, "jt_ev_exit layout");
+_Static_assert(sizeof(struct jt_ev_exit) == 216, "jt_ev_exit layout");
 
 struct jt_ev_oom {
 	struct jt_ev_hdr hdr;
@@ -159,17 +184,18 @@ struct jt_sample {
 	__u64 stime_ns;
 	__u64 rss_bytes;	/* leader only: current RSS */
 	__u64 hiwater_rss_bytes; /* leader only */
-	__u64 rchar;
-	__u64 wchar;
+	__u64 rchar;		/* this thread's own I/O; the leader adds */
+	__u64 wchar;		/* dead threads' (never reaped children's) */
 	__u64 read_bytes;
 	__u64 write_bytes;
-	__u64 blkio_delay_ns;
+	__u64 cancelled_write_bytes;
+	__u64 blkio_delay_ns;	/* this thread; leader adds dead threads' */
 	__u64 rx_bytes;		/* leader only, from the tracked map */
 	__u64 tx_bytes;
 	__u32 flags;		/* JT_SF_* */
 	__u32 pad;
 	char comm[JT_COMM_LEN];
 };
-_Static_assert(sizeof(struct jt_sample) == 152, "jt_sample layout");
+_Static_assert(sizeof(struct jt_sample) == 160, "jt_sample layout");
 
 #endif /* JOBTRACE_EVENTS_H */

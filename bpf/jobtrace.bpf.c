@@ -61,13 +61,15 @@ struct {
 	__type(value, char[2 * JT_CGROUP_LEN]);
 } cg_scratch SEC(".maps");
 
-/* Room to build one exec event before copying its used part out. */
+/* Room to build one exec or exit event before copying it out. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct jt_ev_exec);
 } exec_scratch SEC(".maps");
+_Static_assert(sizeof(struct jt_ev_exec) >= sizeof(struct jt_ev_exit),
+	       "the scratch holds an exit event");
 
 /* Kernels before 6.15 name the kernfs parent pointer `parent`. */
 struct kernfs_node___old {
@@ -366,71 +368,121 @@ int BPF_PROG(jt_exec, struct task_struct *p, pid_t old_pid,
 	return 0;
 }
 
+/* Add one thread's own I/O counters to *io. */
+static __always_inline void io_add(struct jt_io *io, struct task_struct *t)
+{
+	io->rchar += BPF_CORE_READ(t, ioac.rchar);
+	io->wchar += BPF_CORE_READ(t, ioac.wchar);
+	io->read_bytes += BPF_CORE_READ(t, ioac.read_bytes);
+	io->write_bytes += BPF_CORE_READ(t, ioac.write_bytes);
+	io->cancelled_write_bytes += BPF_CORE_READ(t, ioac.cancelled_write_bytes);
+}
+
+/* Add one thread's CPU, I/O and block-I/O delay to an exit event. */
+static __always_inline void thread_add(struct jt_ev_exit *e,
+				       struct task_struct *t)
+{
+	e->runtime_ns += BPF_CORE_READ(t, se.sum_exec_runtime);
+	e->utime_ns += BPF_CORE_READ(t, utime);
+	e->stime_ns += BPF_CORE_READ(t, stime);
+	io_add(&e->io, t);
+	e->blkio_delay_ns += task_blkio_ns(t);
+	e->nr_threads_seen++;
+}
+
 /* State of a walk over a thread group's thread list. */
 struct thread_walk {
 	struct list_head *head;
 	struct list_head *pos;
-	__u64 runtime, utime, stime;
-	__u64 rchar, wchar, read_bytes, write_bytes, cancelled;
-	__u32 n;
+	struct task_struct *skip;	/* the exiting thread, added later */
+	struct jt_ev_exit *e;
 };
 
-/* Add one thread's counters to the walk; stops at the list head. */
+/* Add one listed thread to the event; stops at the list head. */
 static long walk_thread(__u32 i, struct thread_walk *w)
 {
 	struct list_head *pos = w->pos, *next;
 	struct task_struct *t;
 
 	next = BPF_CORE_READ(pos, next);
-
 	if (!next || next == w->head)
 		return 1;
+	w->pos = next;
 	t = (void *)next - bpf_core_field_offset(struct task_struct,
 						 thread_node);
-	w->runtime += BPF_CORE_READ(t, se.sum_exec_runtime);
-	w->utime += BPF_CORE_READ(t, utime);
-	w->stime += BPF_CORE_READ(t, stime);
-	w->rchar += BPF_CORE_READ(t, ioac.rchar);
-	w->wchar += BPF_CORE_READ(t, ioac.wchar);
-	w->read_bytes += BPF_CORE_READ(t, ioac.read_bytes);
-	w->write_bytes += BPF_CORE_READ(t, ioac.write_bytes);
-	w->cancelled += BPF_CORE_READ(t, ioac.cancelled_write_bytes);
-	w->n++;
-	w->pos = next;
+	if (t != w->skip)
+		thread_add(w->e, t);
 	return 0;
+}
+
+/* Exit events waiting for their last thread's last context switch
+ * (key: that thread's tid).  Exit adds, the switch sends and deletes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct jt_ev_exit);
+} exiting SEC(".maps");
+
+/* Set by the agent before load: 1 when jt_switch is attached. */
+const volatile __u32 defer_exit = 0;
+
+/* Charge peaks of the task's memory cgroup and its ancestors. */
+static __always_inline void memcg_peaks(struct jt_ev_exit *e,
+					struct task_struct *p)
+{
+	struct cgroup_subsys_state *css;
+	int id;
+
+	e->memcg_levels = 0;
+	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, memory_cgrp_id))
+		return;
+	id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	if (id < 0 || id >= CGROUP_SUBSYS_COUNT)
+		return;
+	css = BPF_CORE_READ(p, cgroups, subsys[id]);
+	for (int i = 0; i < JT_MEMCG_LEVELS; i++) {
+		struct mem_cgroup *mc;
+
+		if (!css)
+			break;
+		mc = (void *)css - bpf_core_field_offset(struct mem_cgroup, css);
+		e->memcg_peak_bytes[i] =
+			BPF_CORE_READ(mc, memory.watermark) * page_size;
+		e->memcg_levels = i + 1;
+		css = BPF_CORE_READ(css, parent);
+	}
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(jt_exit, struct task_struct *p)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u32 tgid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
 	struct thread_walk w = {};
 	struct signal_struct *sig;
 	struct jt_tracked *t;
 	struct jt_ev_exit *e;
 	struct mm_struct *mm;
 	__u64 peak, kmax;
-	__u32 sflags;
+	__u32 sflags, zero = 0;
 
 	t = bpf_map_lookup_elem(&tracked, &tgid);
 	if (!t)
 		return 0;
 	sig = BPF_CORE_READ(p, signal);
-	if (BPF_CORE_READ(sig, live.counter) != 0) {
-		/* another thread is still alive: the group goes on */
-		__sync_fetch_and_add(&t->blkio_acc_ns, task_blkio_ns(p));
-		return 0;
-	}
+	if (BPF_CORE_READ(sig, live.counter) != 0)
+		return 0;	/* the group goes on; see jt_switch */
 	if (t->flags & JT_TF_EXCLUDED) {
 		count(JT_CNT_EXCLUDED);
 		goto untrack;
 	}
-	e = reserve(sizeof(*e), JT_CNT_RB_DROP_EXIT);
+	/* built in the per-CPU scratch, then kept or sent */
+	e = bpf_map_lookup_elem(&exec_scratch, &zero);
 	if (!e)
 		goto untrack;
+	__builtin_memset(e, 0, sizeof(*e));
 	e->hdr.type = JT_EV_EXIT;
 	e->hdr.pid = tgid;
-	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
 	e->hdr.start_ns = proc_start(p);
 	e->ppid = BPF_CORE_READ(p, real_parent, tgid);
 	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
@@ -441,33 +493,28 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 		e->exit_status = BPF_CORE_READ(sig, group_exit_code);
 	else
 		e->exit_status = BPF_CORE_READ(p, exit_code);
-	e->flags = 0;
 	if ((t->flags & JT_TF_OOM) || BPF_CORE_READ(sig, oom_mm))
 		e->flags |= JT_XF_OOM;
 
-	/* threads already reaped are folded into signal_struct; the rest
-	 * (this one included) are still on the thread list */
-	w.runtime = BPF_CORE_READ(sig, sum_sched_runtime);
-	w.utime = BPF_CORE_READ(sig, utime);
-	w.stime = BPF_CORE_READ(sig, stime);
-	w.rchar = BPF_CORE_READ(sig, ioac.rchar);
-	w.wchar = BPF_CORE_READ(sig, ioac.wchar);
-	w.read_bytes = BPF_CORE_READ(sig, ioac.read_bytes);
-	w.write_bytes = BPF_CORE_READ(sig, ioac.write_bytes);
-	w.cancelled = BPF_CORE_READ(sig, ioac.cancelled_write_bytes);
+	/*
+	 * CPU: threads already released are in signal_struct (as wait4
+	 * counts them).  I/O: signal_struct's also holds reaped children's,
+	 * so only the threads' own counters: those that died earlier were
+	 * added to t->io_acc at their last switch (read first: a thread is
+	 * then either there or still listed, never both), the listed ones
+	 * are walked, and this thread is added last.
+	 */
+	e->io = t->io_acc;
+	e->blkio_delay_ns = t->blkio_acc_ns;
+	e->runtime_ns = BPF_CORE_READ(sig, sum_sched_runtime);
+	e->utime_ns = BPF_CORE_READ(sig, utime);
+	e->stime_ns = BPF_CORE_READ(sig, stime);
 	w.head = (void *)sig + bpf_core_field_offset(struct signal_struct,
 						     thread_head);
 	w.pos = w.head;
+	w.skip = p;
+	w.e = e;
 	bpf_loop(MAX_THREADS_WALKED, walk_thread, &w, 0);
-	e->nr_threads_seen = w.n;
-	e->runtime_ns = w.runtime;
-	e->utime_ns = w.utime;
-	e->stime_ns = w.stime;
-	e->rchar = w.rchar;
-	e->wchar = w.wchar;
-	e->read_bytes = w.read_bytes;
-	e->write_bytes = w.write_bytes;
-	e->cancelled_write_bytes = w.cancelled;
 
 	/* the program's own peak: its mm is still attached on 6.16+ */
 	peak = t->peak_pages;
@@ -484,15 +531,81 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 		kmax = peak;
 	e->peak_rss_bytes = peak * page_size;
 	e->maxrss_kernel_bytes = kmax * page_size;
-
-	e->blkio_delay_ns = t->blkio_acc_ns + task_blkio_ns(p);
 	if (BPF_CORE_READ(p, delays))
 		e->flags |= JT_XF_DELAYACCT;
 	e->rx_bytes = t->rx_bytes;
 	e->tx_bytes = t->tx_bytes;
-	submit(e);
+	memcg_peaks(e, p);
+
+	/* this thread still runs: its CPU is final after its last switch */
+	if (defer_exit && !bpf_map_update_elem(&exiting, &tid, e, BPF_ANY))
+		goto untrack;
+	if (defer_exit)
+		count(JT_CNT_EXIT_EARLY);
+	thread_add(e, p);
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup_flags()))
+		count(JT_CNT_RB_DROP_EXIT);
 untrack:
 	bpf_map_delete_elem(&tracked, &tgid);
+	return 0;
+}
+
+/* Old kernels name the task state `state`. */
+struct task_struct___old {
+	long state;
+} __attribute__((preserve_access_index));
+
+#define TASK_DEAD 0x80
+
+/*
+ * Every context switch: only a dead task's last one does anything.  Its
+ * CPU time (and I/O) is final now.  The last thread of a process sends
+ * the exit event kept for it; an earlier thread of a followed process
+ * leaves its own I/O to the process (the group leader stays listed until
+ * the end, so the walk at exit counts it).
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(jt_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	struct jt_ev_exit *e;
+	struct jt_tracked *t;
+	__u32 tid, tgid;
+	long state;
+
+	if (bpf_core_field_exists(prev->__state))
+		state = prev->__state;
+	else
+		state = ((struct task_struct___old *)prev)->state;
+	if (!(state & TASK_DEAD))
+		return 0;
+	tid = prev->pid;
+	e = bpf_map_lookup_elem(&exiting, &tid);
+	if (e) {
+		thread_add(e, prev);
+		e->flags |= JT_XF_FINAL;
+		e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+		if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup_flags()))
+			count(JT_CNT_RB_DROP_EXIT);
+		bpf_map_delete_elem(&exiting, &tid);
+		return 0;
+	}
+	tgid = prev->tgid;
+	if (tgid == tid)
+		return 0;
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t)
+		return 0;
+	__sync_fetch_and_add(&t->io_acc.rchar, BPF_CORE_READ(prev, ioac.rchar));
+	__sync_fetch_and_add(&t->io_acc.wchar, BPF_CORE_READ(prev, ioac.wchar));
+	__sync_fetch_and_add(&t->io_acc.read_bytes,
+			     BPF_CORE_READ(prev, ioac.read_bytes));
+	__sync_fetch_and_add(&t->io_acc.write_bytes,
+			     BPF_CORE_READ(prev, ioac.write_bytes));
+	__sync_fetch_and_add(&t->io_acc.cancelled_write_bytes,
+			     BPF_CORE_READ(prev, ioac.cancelled_write_bytes));
+	__sync_fetch_and_add(&t->blkio_acc_ns, task_blkio_ns(prev));
 	return 0;
 }
 
@@ -622,6 +735,7 @@ int jt_iter(struct bpf_iter__task *ctx)
 	s.wchar = BPF_CORE_READ(task, ioac.wchar);
 	s.read_bytes = BPF_CORE_READ(task, ioac.read_bytes);
 	s.write_bytes = BPF_CORE_READ(task, ioac.write_bytes);
+	s.cancelled_write_bytes = BPF_CORE_READ(task, ioac.cancelled_write_bytes);
 	s.blkio_delay_ns = task_blkio_ns(task);
 	BPF_CORE_READ_STR_INTO(&s.comm, task, comm);
 	if (s.tid == tgid) {
@@ -630,10 +744,12 @@ int jt_iter(struct bpf_iter__task *ctx)
 		s.runtime_ns += BPF_CORE_READ(sig, sum_sched_runtime);
 		s.utime_ns += BPF_CORE_READ(sig, utime);
 		s.stime_ns += BPF_CORE_READ(sig, stime);
-		s.rchar += BPF_CORE_READ(sig, ioac.rchar);
-		s.wchar += BPF_CORE_READ(sig, ioac.wchar);
-		s.read_bytes += BPF_CORE_READ(sig, ioac.read_bytes);
-		s.write_bytes += BPF_CORE_READ(sig, ioac.write_bytes);
+		/* dead threads' own I/O, not signal_struct's (children's) */
+		s.rchar += t->io_acc.rchar;
+		s.wchar += t->io_acc.wchar;
+		s.read_bytes += t->io_acc.read_bytes;
+		s.write_bytes += t->io_acc.write_bytes;
+		s.cancelled_write_bytes += t->io_acc.cancelled_write_bytes;
 		s.blkio_delay_ns += t->blkio_acc_ns;
 		mm = BPF_CORE_READ(task, mm);
 		if (mm) {

@@ -897,7 +897,7 @@ static void test_v1_refused(void **state)
 
 	/* and a newer one, and a database that is not ours */
 	assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "UPDATE meta SET value = '4'",
+	assert_int_equal(sqlite3_exec(db, "UPDATE meta SET value = '5'",
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(old, false, &s), -EPROTO);
@@ -908,6 +908,37 @@ static void test_v1_refused(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_open(old, false, &s), -EPROTO);
 	assert_non_null(strstr(log_last_error(), "not a jobtrace store"));
+	unlink(old);
+}
+
+/* A store of schema 3 (the view without cancelled_write_bytes) is
+ * upgraded in place by a writer and refused with what to do by a reader. */
+static void test_v3_upgraded(void **state)
+{
+	struct fixture *f = *state;
+	struct store *s = NULL;
+	char old[128];
+	sqlite3 *db = NULL;
+
+	snprintf(old, sizeof(old), "%s/v3.db", f->dir);
+	assert_int_equal(store_open(old, false, &s), 0);
+	store_close(s);
+	s = NULL;
+	assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE meta SET value = '3';"
+		"DROP VIEW process;"
+		"CREATE VIEW process AS SELECT id, json FROM process_rec;",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(store_open(old, true, &s), -EPROTO);
+	assert_non_null(strstr(log_last_error(), "store schema 3"));
+	assert_non_null(strstr(log_last_error(), "upgrades the store"));
+	assert_int_equal(store_open(old, false, &s), 0);
+	store_close(s);
+	query_is(old, "SELECT value || '|' || (SELECT count(*) FROM"
+		 " pragma_table_info('process') WHERE name ="
+		 " 'cancelled_write_bytes') FROM meta", NULL, "4|1");
 	unlink(old);
 }
 
@@ -1219,6 +1250,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_put_json_rejects, setup,
 						teardown),
 		cmocka_unit_test(test_parent_id),
+		cmocka_unit_test_setup_teardown(test_v3_upgraded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_refused, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_report_two_hosts, setup,

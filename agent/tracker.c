@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tracker.c - kernel events and samples in, schema v1 records out.
+ *
+ * Figures are the process's own: the kernel side sums its threads and
+ * never its reaped children (see bpf/events.h).  A finished process adds
+ * its CPU to its job and step, and the charge peaks of the job's and
+ * step's memory cgroups, which the kernel read at the exit, to theirs.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup_parse.h"
+#include "classify.h"
+#include "log.h"
+#include "tracker.h"
+#include "util.h"
+
+/* Set up an empty tracker. */
+int tracker_init(struct tracker *t, struct rules *rules, struct jobs *jobs,
+		 const struct jt_host *host, const struct tracker_cb *cb)
+{
+	char buf[4096];
+
+	memset(t, 0, sizeof(*t));
+	jbuf_init(&t->jb);
+	t->rules = rules;
+	t->jobs = jobs;
+	t->host = host;
+	t->cb = *cb;
+	if (util_read_file("/proc/cgroups", buf, sizeof(buf)) > 0)
+		t->memcg_v2 = cg_memory_on_v2(buf) == 1;
+	return proc_table_new(&t->procs);
+}
+
+/* Free what the tracker owns. */
+void tracker_fini(struct tracker *t)
+{
+	proc_table_free(t->procs);
+	t->procs = NULL;
+	jbuf_free(&t->jb);
+}
+
+/* Hand the record in t->jb on. */
+static void put(struct tracker *t)
+{
+	t->cb.record(t->cb.ctx, &t->jb);
+}
+
+/* Choose the cgroup that tells jobs apart: v2 unless it is the root. */
+static const char *pick_cgroup(const char *cg2, const char *cg1)
+{
+	if (cg2 && *cg2 && strcmp(cg2, "/") != 0)
+		return cg2;
+	if (cg1 && *cg1)
+		return cg1;
+	return cg2;
+}
+
+/* Set a slurmstepd's job from its title ("slurmstepd: [7.batch]"). */
+static bool stepd_title_job(struct jt_proc *stepd, const char *title)
+{
+	struct cg_slurm s;
+
+	if (!cg_parse_slurmstepd_title(title, &s))
+		return false;
+	util_strlcpy(stepd->job.scheduler, "slurm", sizeof(stepd->job.scheduler));
+	util_strlcpy(stepd->job.id, s.job, sizeof(stepd->job.id));
+	util_strlcpy(stepd->job.step, s.step, sizeof(stepd->job.step));
+	return true;
+}
+
+/* Job of a slurmstepd, from its title in /proc (set after its exec). */
+static bool slurmstepd_job(struct jt_proc *stepd)
+{
+	char path[64], buf[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", stepd->pid);
+	n = util_read_file(path, buf, sizeof(buf));
+	if (n <= 0)
+		return false;
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	return stepd_title_job(stepd, buf);
+}
+
+/* Levels from memcg up to the job's (or step's) memory cgroup, or -1. */
+int tracker_memcg_level(const char *memcg, const struct jt_job *job,
+			const char *registered_cgroup, bool step)
+{
+	struct cg_slurm s;
+
+	if (!memcg || !*memcg || !job->id[0])
+		return -1;
+	if (!strcmp(job->scheduler, "slurm") && cg_parse_slurm(memcg, &s) &&
+	    !strcmp(s.job, job->id))
+		return step ? (!strcmp(s.step, job->step) ? s.step_level : -1)
+			    : s.job_level;
+	if (step || !registered_cgroup)
+		return -1;
+	return cg_level_below(memcg, registered_cgroup);
+}
+
+/* Where p's job's and step's memory cgroups sit above its own. */
+static void memcg_levels(struct tracker *t, struct jt_proc *p,
+			 const char *memcg)
+{
+	const struct jt_jobinfo *ji;
+	int lj, ls;
+
+	if (!memcg)
+		return;		/* no new cgroup: keep what it had */
+	ji = p->job.id[0] ? jobs_get(t->jobs, p->job.scheduler, p->job.id,
+				     false) : NULL;
+	lj = tracker_memcg_level(memcg, &p->job, ji ? ji->cgroup : NULL, false);
+	ls = tracker_memcg_level(memcg, &p->job, NULL, true);
+	p->memcg_job_up = lj >= 0 && lj < JT_MEMCG_LEVELS ? lj + 1 : 0;
+	p->memcg_step_up = ls >= 0 && ls < JT_MEMCG_LEVELS ? ls + 1 : 0;
+}
+
+/*
+ * Tie p to its container and job: the cgroup path first (Slurm's
+ * job_N/step_S layout), else the parent's job, else a slurmstepd parent.
+ * memcg is p's memory cgroup when it is known anew, else NULL.
+ */
+static void correlate(struct tracker *t, struct jt_proc *p,
+		      struct jt_proc *parent, const char *memcg)
+{
+	struct cg_container ct;
+	struct cg_slurm s;
+
+	p->container[0] = '\0';
+	if (p->cgroup && cg_parse_container(p->cgroup, &ct))
+		snprintf(p->container, sizeof(p->container), "%s://%s",
+			 ct.runtime, ct.id);
+	if (p->cgroup && cg_parse_slurm(p->cgroup, &s)) {
+		if (strcmp(p->job.id, s.job) || strcmp(p->job.step, s.step))
+			memset(&p->job, 0, sizeof(p->job));
+		util_strlcpy(p->job.scheduler, "slurm", sizeof(p->job.scheduler));
+		util_strlcpy(p->job.id, s.job, sizeof(p->job.id));
+		util_strlcpy(p->job.step, s.step, sizeof(p->job.step));
+	} else if (parent) {
+		if (!parent->job.id[0] && strcmp(parent->comm, "slurmstepd") == 0)
+			slurmstepd_job(parent);
+		if (parent->job.id[0] && !p->job.id[0])
+			p->job = parent->job;
+	}
+	/* what the hooks registered: user, account, workflow run */
+	jobs_fill(t->jobs, &p->job, p->cgroup);
+	memcg_levels(t, p, memcg);
+}
+
+/* Copy what a forked child shares with its parent. */
+static void inherit(struct jt_proc *p, const struct jt_proc *parent)
+{
+	if (parent->exe)
+		proc_set_str(&p->exe, parent->exe, strlen(parent->exe));
+	if (parent->argv)
+		proc_set_str(&p->argv, parent->argv, parent->argv_len);
+	p->argv_len = parent->argv ? parent->argv_len : 0;
+	if (parent->cgroup)
+		proc_set_str(&p->cgroup, parent->cgroup, strlen(parent->cgroup));
+	memcpy(p->container, parent->container, sizeof(p->container));
+	p->job = parent->job;
+	p->memcg_job_up = parent->memcg_job_up;
+	p->memcg_step_up = parent->memcg_step_up;
+	memcpy(p->tool_name, parent->tool_name, sizeof(p->tool_name));
+	memcpy(p->tool_category, parent->tool_category,
+	       sizeof(p->tool_category));
+	memcpy(p->tool_version, parent->tool_version, sizeof(p->tool_version));
+	p->state |= parent->state & JT_PS_ARGV_TRUNC;
+}
+
+/*
+ * Exclude p: no record, and its later events (with the tree, its
+ * descendants' too) stay in the kernel.
+ */
+static void exclude(struct tracker *t, struct jt_proc *p, bool tree)
+{
+	/* the entry stays (marked) until the process is gone, so that events
+	 * already on their way from the kernel make no record either */
+	p->state |= JT_PS_EXCLUDED | (tree ? JT_PS_EXCL_TREE : 0);
+	proc_free_strings(p);
+	if (t->cb.exclude)
+		t->cb.exclude(t->cb.ctx, p->pid, tree);
+	t->excluded++;
+}
+
+/* Apply the rules' verdict; returns false when p is excluded. */
+static bool classify(struct tracker *t, struct jt_proc *p)
+{
+	enum classify_verdict v = classify_process(t->rules, p, t->procs);
+
+	p->state &= ~(JT_PS_EXCLUDED | JT_PS_EXCL_TREE);
+	if (v == CLASSIFY_INCLUDE)
+		return true;
+	exclude(t, p, v == CLASSIFY_EXCLUDE_TREE);
+	return false;
+}
+
+/* Add a finished process's own figures to a job's or step's usage. */
+static void usage_add(struct jt_usage *u, const struct jt_proc *p,
+		      const struct jt_ev_exit *e, unsigned up)
+{
+	u->cpu_s += p->c.cpu_user_s + p->c.cpu_sys_s;
+	u->processes++;
+	if (e && up && up <= e->memcg_levels &&
+	    e->memcg_peak_bytes[up - 1] > u->cgroup_peak_bytes)
+		u->cgroup_peak_bytes = e->memcg_peak_bytes[up - 1];
+}
+
+/* A finished process of a registered job counts towards its usage. */
+static void job_account(struct tracker *t, const struct jt_proc *p,
+			const struct jt_ev_exit *e)
+{
+	struct jt_jobinfo *ji;
+	struct jt_usage *su;
+
+	if (!p->job.id[0])
+		return;
+	ji = jobs_get(t->jobs, p->job.scheduler, p->job.id, false);
+	if (!ji)
+		return;
+	usage_add(&ji->usage, p, e, p->memcg_job_up);
+	su = jobs_step_usage(ji, p->job.step);
+	if (su)
+		usage_add(su, p, e, p->memcg_step_up);
+	ji->memcg_v2 = t->memcg_v2;
+}
+
+/* Write one finished process to the spool and forget it. */
+static void emit_process(struct tracker *t, struct jt_proc *p,
+			 const struct jt_ev_exit *e)
+{
+	char id[37];
+
+	if (p->state & JT_PS_EXCLUDED) {
+		proc_table_remove(t->procs, p);
+		return;
+	}
+	/* a job-update may have come after the exec */
+	if (p->job.id[0])
+		jobs_fill(t->jobs, &p->job, p->cgroup);
+	job_account(t, p, e);
+	record_process_id(t->host, p, id);
+	jbuf_reset(&t->jb);
+	record_process(&t->jb, t->host, p, id);
+	put(t);
+	proc_table_remove(t->procs, p);
+}
+
+/* A fork: a new process that shares its parent's program and job. */
+static void on_fork(struct tracker *t, const struct jt_ev_fork *e)
+{
+	struct jt_proc *p, *parent;
+	int created;
+
+	p = proc_table_get(t->procs, e->hdr.pid, e->hdr.start_ns, &created);
+	if (!p)
+		return;
+	p->last_seen_ns = e->hdr.ts_ns;
+	if (!created)
+		return;
+	p->ppid = e->ppid;
+	p->parent_start_ns = e->parent_start_ns;
+	p->uid = e->uid;
+	util_strlcpy(p->comm, e->comm, sizeof(p->comm));
+	parent = proc_table_parent(t->procs, p);
+	/* a slurmstepd's title, caught by the kernel at the fork: short steps
+	 * are gone before /proc could be read */
+	if (parent && e->parent_title[0] && !parent->job.id[0])
+		stepd_title_job(parent, e->parent_title);
+	if (parent && (parent->state & JT_PS_EXCL_TREE))
+		exclude(t, p, true);	/* forked before the kernel knew */
+	else if (parent)
+		inherit(p, parent);
+	else if (e->parent_title[0])
+		stepd_title_job(p, e->parent_title);
+}
+
+/* An exec: the process now runs a new program, maybe in a new cgroup. */
+static void on_exec(struct tracker *t, const struct jt_ev_exec *e)
+{
+	struct jt_proc *p, *parent;
+	const char *cg;
+	int created;
+	size_t argc;
+	char *argv;
+
+	p = proc_table_get(t->procs, e->hdr.pid, e->hdr.start_ns, &created);
+	if (!p)
+		return;
+	if (created)
+		p->state |= JT_PS_NO_FORK;
+	p->last_seen_ns = e->hdr.ts_ns;
+	if (p->state & JT_PS_EXCL_TREE)
+		return;	/* sent before the kernel knew: the tree stays out */
+	p->ppid = e->ppid;
+	p->parent_start_ns = e->parent_start_ns;
+	p->uid = e->uid;
+	p->state |= JT_PS_EXECED;
+	util_strlcpy(p->comm, e->comm, sizeof(p->comm));
+	proc_set_str(&p->exe, e->filename, strlen(e->filename));
+	argv = decode_argv_dup(e->argv, e->argv_len, &argc);
+	if (argv) {
+		free(p->argv);
+		p->argv = argv;
+		p->argv_len = e->argv_len;
+	}
+	if (e->argv_truncated)
+		p->state |= JT_PS_ARGV_TRUNC;
+	else
+		p->state &= ~JT_PS_ARGV_TRUNC;
+	cg = pick_cgroup(e->cg2, e->cg1);
+	if (cg)
+		proc_set_str(&p->cgroup, cg, strlen(cg));
+	parent = proc_table_parent(t->procs, p);
+	/* the kernel names the memory controller's cgroup in cg1, on v1
+	 * and v2 alike */
+	correlate(t, p, parent, e->cg1);
+	classify(t, p);
+}
+
+/* Exit totals of the kernel into p's counters. */
+static void exit_counters(struct jt_proc *p, const struct jt_ev_exit *e)
+{
+	struct jt_exit_status st;
+
+	p->end_ns = e->hdr.ts_ns;
+	p->state |= JT_PS_EXITED;
+	decode_exit_status(e->exit_status, &st);
+	p->exit_code = st.code;
+	p->exit_signal = st.signal;
+	p->core_dumped = st.core_dumped;
+	p->oom_killed = e->flags & JT_XF_OOM;
+	decode_cpu_split(e->runtime_ns, e->utime_ns, e->stime_ns,
+			 &p->c.cpu_user_s, &p->c.cpu_sys_s);
+	p->c.peak_rss_bytes = e->peak_rss_bytes ? e->peak_rss_bytes
+						: e->maxrss_kernel_bytes;
+	p->c.maxrss_kernel_bytes = e->maxrss_kernel_bytes;
+	p->c.rss_bytes = 0;
+	p->c.rchar = e->io.rchar;
+	p->c.wchar = e->io.wchar;
+	p->c.read_bytes = e->io.read_bytes;
+	p->c.write_bytes = e->io.write_bytes;
+	p->c.cancelled_write_bytes = e->io.cancelled_write_bytes;
+	p->c.blkio_delay_s = (e->flags & JT_XF_DELAYACCT)
+				     ? e->blkio_delay_ns / 1e9 : 0;
+	p->c.rx_bytes = e->rx_bytes;
+	p->c.tx_bytes = e->tx_bytes;
+}
+
+/* The last thread of a process exited: final totals, then the record. */
+static void on_exit_ev(struct tracker *t, const struct jt_ev_exit *e)
+{
+	struct jt_proc *p;
+	int created;
+
+	p = proc_table_get(t->procs, e->hdr.pid, e->hdr.start_ns, &created);
+	if (!p)
+		return;
+	if (created) {
+		p->state |= JT_PS_NO_FORK;
+		p->ppid = e->ppid;
+		util_strlcpy(p->comm, e->comm, sizeof(p->comm));
+		classify_process(NULL, p, NULL);
+	}
+	exit_counters(p, e);
+	emit_process(t, p, e);
+}
+
+/* An OOM kill: a `signal` record now; the process record follows at exit. */
+static void on_oom(struct tracker *t, const struct jt_ev_oom *e)
+{
+	struct jt_proc *p = proc_table_lookup(t->procs, e->hdr.pid,
+					      e->hdr.start_ns);
+	struct jbuf *b = &t->jb;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	char id[37], key[32];
+
+	t->oom_kills++;
+	log_info("OOM kill of pid %u (%s), rss %" PRIu64 " KiB", e->hdr.pid,
+		 e->comm, (uint64_t)(e->rss_pages * page / 1024));
+	snprintf(key, sizeof(key), "%u", e->hdr.pid);
+	record_make_id(t->host, "signal", key, e->hdr.ts_ns, id);
+	jbuf_reset(b);
+	record_head(b, "signal", t->host, id);
+	json_kv_str(b, "kind", "oom_kill");
+	json_key(b, "time");
+	json_time(b, record_realtime(t->host, e->hdr.ts_ns));
+	json_key(b, "job");
+	if (p && p->job.id[0])
+		json_str(b, p->job.id);
+	else
+		json_null(b);
+	json_kv_u64(b, "pid", e->hdr.pid);
+	json_kv_str(b, "comm", e->comm);
+	json_key(b, "tool");
+	json_str(b, p ? p->tool_name : e->comm);
+	json_key(b, "evidence");
+	json_obj_open(b);
+	json_kv_u64(b, "rss_bytes", e->rss_pages * page);
+	json_kv_u64(b, "total_vm_bytes", e->total_vm_pages * page);
+	json_obj_close(b);
+	json_obj_close(b);
+	put(t);
+}
+
+/* Handle one kernel event. */
+void tracker_event(struct tracker *t, const union jt_event *ev)
+{
+	t->events_seen++;
+	switch (ev->hdr.type) {
+	case JT_EV_FORK:
+		on_fork(t, &ev->fork);
+		break;
+	case JT_EV_EXEC:
+		on_exec(t, &ev->exec);
+		break;
+	case JT_EV_EXIT:
+		on_exit_ev(t, &ev->exit);
+		break;
+	case JT_EV_OOM:
+		on_oom(t, &ev->oom);
+		break;
+	}
+}
+
+/*
+ * Fill a process already running at start from /proc; its memory cgroup
+ * path goes to memcg (memlen bytes).
+ */
+static void fill_from_proc(struct tracker *t, struct jt_proc *p, char *memcg,
+			   size_t memlen)
+{
+	char path[64], buf[4096], cg2[1024];
+	const char *cg;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n > 0)
+		proc_set_str(&p->exe, buf, n);
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", p->pid);
+	n = util_read_file(path, buf, sizeof(buf));
+	if (n > 0) {
+		free(p->argv);
+		p->argv = decode_argv_dup(buf, n, NULL);
+		p->argv_len = p->argv ? (size_t)n : 0;
+		if ((size_t)n == sizeof(buf) - 1)
+			p->state |= JT_PS_ARGV_TRUNC;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/cgroup", p->pid);
+	n = util_read_file(path, buf, sizeof(buf));
+	if (n <= 0 || cg_parse_proc_cgroup(buf, t->memcg_v2, cg2, sizeof(cg2),
+					   memcg, memlen))
+		return;
+	cg = pick_cgroup(cg2, memcg);
+	if (cg && *cg)
+		proc_set_str(&p->cgroup, cg, strlen(cg));
+}
+
+/* Entries of a discovery pass are finished in start order, parents first. */
+static int by_start(const void *x, const void *y)
+{
+	const struct jt_proc *const *a = x, *const *b = y;
+
+	return (*a)->start_ns < (*b)->start_ns ? -1
+	       : (*a)->start_ns > (*b)->start_ns;
+}
+
+/* Start p's counters for the pass gen at now. */
+static void sample_start(struct jt_proc *p, unsigned gen, uint64_t now)
+{
+	p->prev = p->c;
+	p->prev_sample_ns = p->sample_ns;
+	memset(&p->c, 0, sizeof(p->c));
+	p->c.peak_rss_bytes = p->prev.peak_rss_bytes;
+	p->sample_gen = gen;
+	p->sample_ns = now;
+	p->last_seen_ns = now;
+}
+
+/* Add one thread's sample to its process. */
+static void sample_add(struct jt_proc *p, const struct jt_sample *x)
+{
+	double u, sy;
+
+	/* CPU split per thread then summed, like the kernel's own */
+	decode_cpu_split(x->runtime_ns, x->utime_ns, x->stime_ns, &u, &sy);
+	p->c.cpu_user_s += u;
+	p->c.cpu_sys_s += sy;
+	p->c.rchar += x->rchar;
+	p->c.wchar += x->wchar;
+	p->c.read_bytes += x->read_bytes;
+	p->c.write_bytes += x->write_bytes;
+	p->c.cancelled_write_bytes += x->cancelled_write_bytes;
+	p->c.blkio_delay_s += x->blkio_delay_ns / 1e9;
+	if (x->flags & JT_SF_LEADER) {
+		p->c.rss_bytes = x->rss_bytes;
+		if (x->hiwater_rss_bytes > p->c.peak_rss_bytes)
+			p->c.peak_rss_bytes = x->hiwater_rss_bytes;
+		p->c.rx_bytes = x->rx_bytes;
+		p->c.tx_bytes = x->tx_bytes;
+	}
+}
+
+/* A process seen for the first time by a discovery pass. */
+static void discovered(struct tracker *t, struct jt_proc *p,
+		       const struct jt_sample *x)
+{
+	p->ppid = x->ppid;
+	p->parent_start_ns = x->parent_start_ns;
+	p->uid = x->uid;
+	p->state |= JT_PS_NO_FORK;
+	util_strlcpy(p->comm, x->comm, sizeof(p->comm));
+}
+
+/* One iterator pass: sum threads into their processes, find new ones. */
+void tracker_samples(struct tracker *t, const struct jt_sample *s, size_t n,
+		     bool discovery, uint64_t now)
+{
+	struct jt_proc **found = NULL;
+	size_t nfound = 0;
+	unsigned gen = ++t->sample_gen;
+
+	if (discovery)
+		found = calloc(n ? n : 1, sizeof(*found));
+	for (size_t i = 0; i < n; i++) {
+		const struct jt_sample *x = &s[i];
+		struct jt_proc *p;
+		int created = 0;
+
+		if (x->flags & JT_SF_DISCOVERED)
+			p = proc_table_get(t->procs, x->pid, x->start_ns,
+					   &created);
+		else
+			p = proc_table_lookup(t->procs, x->pid, x->start_ns);
+		if (!p)
+			continue;
+		if (created) {
+			discovered(t, p, x);
+			if (found)
+				found[nfound++] = p;
+		}
+		if (p->sample_gen != gen)
+			sample_start(p, gen, now);
+		sample_add(p, x);
+	}
+	if (!found)
+		return;
+	qsort(found, nfound, sizeof(*found), by_start);
+	for (size_t i = 0; i < nfound; i++) {
+		struct jt_proc *p = found[i];
+		char mem[1024] = "";
+
+		fill_from_proc(t, p, mem, sizeof(mem));
+		correlate(t, p, proc_table_parent(t->procs, p),
+			  mem[0] ? mem : NULL);
+		classify(t, p);
+	}
+	log_info("found %zu processes already running", nfound);
+	free(found);
+}
+
+/* Context of the walks after a pass. */
+struct pass_ctx {
+	struct tracker *t;
+	unsigned gen;
+	uint64_t before_ns;
+};
+
+/* A process the last pass did not see and no exit event explained. */
+static void evict_one(struct jt_proc *p, void *arg)
+{
+	struct pass_ctx *pc = arg;
+
+	if (p->sample_gen == pc->gen || p->last_seen_ns >= pc->before_ns)
+		return;
+	if (p->state & JT_PS_EXCLUDED) {
+		/* the kernel keeps its exit to itself: forget it now */
+		proc_table_remove(pc->t->procs, p);
+		return;
+	}
+	p->state |= JT_PS_EXIT_LOST;
+	p->end_ns = p->last_seen_ns;
+	pc->t->exits_lost++;
+	emit_process(pc->t, p, NULL);
+}
+
+/* A `sample` record for a running process of a job; its RSS counts
+ * towards the job's and step's sums. */
+static void sample_one(struct jt_proc *p, void *arg)
+{
+	struct pass_ctx *pc = arg;
+	struct tracker *t = pc->t;
+	struct jt_jobinfo *ji;
+	char id[37], key[16];
+
+	if (p->sample_gen != pc->gen || !p->job.id[0] ||
+	    (p->state & JT_PS_EXCLUDED))
+		return;
+	ji = jobs_get(t->jobs, p->job.scheduler, p->job.id, false);
+	if (ji) {
+		struct jt_usage *su = jobs_step_usage(ji, p->job.step);
+
+		ji->usage.rss_sum_now += p->c.rss_bytes;
+		if (su)
+			su->rss_sum_now += p->c.rss_bytes;
+	}
+	snprintf(key, sizeof(key), "%u", p->pid);
+	record_make_id(t->host, "sample", key, p->sample_ns, id);
+	jbuf_reset(&t->jb);
+	record_sample(&t->jb, t->host, p, id);
+	put(t);
+}
+
+/* Retire lost processes, write samples, take the jobs' RSS sums. */
+void tracker_after_pass(struct tracker *t, uint64_t before_ns)
+{
+	struct pass_ctx pc = { .t = t, .gen = t->sample_gen,
+			       .before_ns = before_ns };
+
+	proc_table_foreach(t->procs, evict_one, &pc);
+	jobs_rss_begin(t->jobs);
+	proc_table_foreach(t->procs, sample_one, &pc);
+	jobs_rss_end(t->jobs);
+}
+
+/* Write a job record. */
+void tracker_job_record(struct tracker *t, const struct jt_jobinfo *ji,
+			const char *phase)
+{
+	char id[37], key[96];
+	uint64_t when = !strcmp(phase, "end") ? ji->end_ns : ji->start_ns;
+
+	snprintf(key, sizeof(key), "%s:%s:%s", ji->job.scheduler, ji->job.id,
+		 phase);
+	record_make_id(t->host, "job", key, when, id);
+	jbuf_reset(&t->jb);
+	record_job(&t->jb, t->host, ji, phase, id);
+	put(t);
+}

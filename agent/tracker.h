@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tracker.h - kernel events and samples in, schema v1 records out.
+ *
+ * The tracker keeps the process table: a fork inherits its parent's
+ * program and job, an exec is correlated (cgroup, ancestry, job registry)
+ * and classified by the rules, an exit makes the process record and adds
+ * the process to its job's usage.  Sample passes update running processes,
+ * write `sample` records, keep the jobs' RSS sums and retire processes
+ * whose exit was lost.  It does no I/O of its own but for /proc reads of
+ * processes found already running; records and exclusions leave through
+ * the callbacks, so unit tests drive it with synthetic events.
+ */
+#ifndef JOBTRACE_TRACKER_H
+#define JOBTRACE_TRACKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode.h"
+#include "jobs.h"
+#include "json.h"
+#include "proc_table.h"
+#include "record.h"
+#include "rules.h"
+
+struct tracker_cb {
+	/* one encoded record for the spool */
+	void (*record)(void *ctx, struct jbuf *b);
+	/* keep a process's later events (with tree, its descendants') in
+	 * the kernel; may be NULL */
+	void (*exclude)(void *ctx, uint32_t pid, bool tree);
+	void *ctx;
+};
+
+struct tracker {
+	struct proc_table *procs;	/* owned */
+	struct rules *rules;		/* borrowed, may be NULL: defaults */
+	struct jobs *jobs;		/* borrowed */
+	const struct jt_host *host;	/* borrowed */
+	struct tracker_cb cb;
+	struct jbuf jb;
+	bool memcg_v2;		/* the memory controller is on cgroup v2 */
+	unsigned sample_gen;	/* sample passes so far */
+
+	uint64_t events_seen;
+	uint64_t exits_lost;
+	uint64_t oom_kills;
+	uint64_t excluded;
+};
+
+/* Set up an empty tracker; returns 0 or -ENOMEM. */
+int tracker_init(struct tracker *t, struct rules *rules, struct jobs *jobs,
+		 const struct jt_host *host, const struct tracker_cb *cb);
+/* Free the process table and buffers (not the borrowed parts). */
+void tracker_fini(struct tracker *t);
+/* Handle one decoded kernel event. */
+void tracker_event(struct tracker *t, const union jt_event *ev);
+/*
+ * One iterator pass of n per-thread samples taken at now_ns (boottime);
+ * discovery passes start following the processes they find.
+ */
+void tracker_samples(struct tracker *t, const struct jt_sample *s, size_t n,
+		     bool discovery, uint64_t now_ns);
+/*
+ * After a sample pass that began at before_ns: retire processes it did
+ * not see (their exit was lost), write `sample` records for running job
+ * processes and take the jobs' sums of RSS.
+ */
+void tracker_after_pass(struct tracker *t, uint64_t before_ns);
+/* Write a job record ("start" or "end"; an end carries the usage). */
+void tracker_job_record(struct tracker *t, const struct jt_jobinfo *ji,
+			const char *phase);
+/*
+ * Memory-cgroup level of the job (step when step is set) that the memory
+ * cgroup path memcg belongs to: how many levels above memcg its cgroup
+ * is, or -1 when the job has no memory cgroup of its own there.
+ */
+int tracker_memcg_level(const char *memcg, const struct jt_job *job,
+			const char *registered_cgroup, bool step);
+
+#endif
