@@ -157,6 +157,51 @@ sstat_poll() {
 	done
 }
 
+# While job $1 runs, read the charge peak of its memory cgroup and of its
+# step 2's, as the files show them (v1 memory.max_usage_in_bytes, v2
+# memory.peak): the highest values seen, "JOB STEP2", on one line at the end.
+cg_poll() {
+	local j=0 s=0 v f d
+	for _ in $(seq 1 600); do
+		case $(sjob "$1" JobState) in
+		PENDING | RUNNING | CONFIGURING) ;;
+		*) break ;;
+		esac
+		for d in /sys/fs/cgroup/memory/slurm*/uid_*/job_"$1" \
+			/sys/fs/cgroup/system.slice/*slurmstepd.scope/job_"$1"; do
+			for f in "$d"/memory.max_usage_in_bytes "$d"/memory.peak; do
+				[ -r "$f" ] || continue
+				v=$(cat "$f" 2>/dev/null) && [ "${v:-0}" -gt "$j" ] && j=$v
+				f=$d/step_2/${f##*/}
+				v=$(cat "$f" 2>/dev/null) && [ "${v:-0}" -gt "$s" ] && s=$v
+			done
+		done
+		sleep 0.1
+	done
+	echo "$j $s"
+}
+
+# True if A is within PCT percent of B and not below it.
+near_not_below() {
+	near "$1" "$2" "$3" 0 && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'
+}
+
+# Field $2 (a path like usage.mem_peak_source, or usage.steps.2.cpu_s for
+# step "2") of the JSON job record $1; "null" when absent.
+usage_of() {
+	printf '%s' "$1" | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    if isinstance(v, list):
+        v = next((x for x in v if x.get("step") == k), None)
+    elif isinstance(v, dict):
+        v = v.get(k)
+    if v is None:
+        break
+print("null" if v is None else v)' "$2"
+}
+
 # Seconds in a Slurm time "[D-][HH:]MM:SS[.mmm]".
 slurm_secs() {
 	awk -v t="$1" 'BEGIN {
@@ -213,7 +258,8 @@ run_mode() {
 	local mode=$1 first=$2 m="[$1]"
 	local A B C st pids p bad steps want acct tree burn_pid exit3_pid touch_pid
 	local batch_pid ext sp_cpu sp_rss self_cpu jt_cpu self_rss jt_rss
-	local exp before after err rc n pt et
+	local exp before after err rc n pt et cg_job cg_step2 src peak s2src
+	local s2peak sum
 
 	SLURM_ENV_PROLOG=$top_srcdir/slurm/prolog
 	SLURM_ENV_EPILOG=$top_srcdir/slurm/epilog
@@ -283,6 +329,8 @@ run_mode() {
 	[ -n "$B" ] || note "$(cat "$T/sbatch-b.err")"
 
 	sstat_poll "$A" >"$T/sstat.$mode" 2>&1 &
+	BG_PIDS="$BG_PIDS $!"
+	cg_poll "$A" >"$T/cgpoll.$mode" 2>&1 &
 	BG_PIDS="$BG_PIDS $!"
 	st=$(wait_job "$A" 60)
 	check "$m job A completes (state $st, exit $(sjob "$A" ExitCode))" \
@@ -354,6 +402,38 @@ run_mode() {
 		note "$m job record: $(printf '%s' "$exp" | cut -c1-600)"
 	else
 		note "$m export: $(grep '"type":"job"' "$T/export.$A" | head -n 3)"
+	fi
+	# what the job used: its memory cgroup's peak (or the sampled sum of
+	# RSS without one), per step too; CPU adds up
+	if [ -n "$exp" ]; then
+		sleep 0.5	# cg_poll ends with the job
+		read -r cg_job cg_step2 <"$T/cgpoll.$mode"
+		src=$(usage_of "$exp" usage.mem_peak_source)
+		peak=$(usage_of "$exp" usage.mem_peak_bytes)
+		s2src=$(usage_of "$exp" usage.steps.2.mem_peak_source)
+		s2peak=$(usage_of "$exp" usage.steps.2.mem_peak_bytes)
+		note "$m usage: $(printf '%s' "$exp" | sed -n 's/.*"usage":\(.*\)}$/\1/p' | cut -c1-700)" \
+			"$m the test's own reads of the cgroup files: job peak ${cg_job:-0} B, step 2 peak ${cg_step2:-0} B"
+		sum=$(q "select printf('%.6f', sum(cpu_user_s + cpu_sys_s)) from process where job_id='$A';")
+		check "$m usage.cpu_s $(usage_of "$exp" usage.cpu_s) within 1% of the sum over job A's process rows ${sum:-?}" \
+			near "$(usage_of "$exp" usage.cpu_s)" "$sum" 1 0.001
+		if [ "$mode" = cgroup ]; then
+			want=cgroup_v1
+			[ "$(awk '$1 == "memory" { print $2 }' /proc/cgroups)" = 0 ] && want=cgroup_v2
+			check "$m job A's mem_peak_source '$src' and step 2's '$s2src' are $want" \
+				eq "$src:$s2src" "$want:$want"
+			check "$m job A's mem_peak_bytes ${peak:-?} within 5% of its cgroup's peak ${cg_job:-?} read by the test (and not below it)" \
+				near_not_below "$peak" "$cg_job" 5
+			check "$m step 2's mem_peak_bytes ${s2peak:-?} within 5% of step_2's cgroup peak ${cg_step2:-?} read by the test" \
+				near "$s2peak" "$cg_step2" 5 0
+		else
+			# no job cgroup: the highest sampled sum of the job's RSS,
+			# at least touchmem's 200 MiB while it held them
+			check "$m job A's mem_peak_source is 'samples' (no job cgroup), step 2's too ('$src', '$s2src')" \
+				eq "$src:$s2src" "samples:samples"
+			check "$m step 2's sampled peak ${s2peak:-?} within 10% of touchmem's VmHWM $(kv "$(cat "$JOBDIR/touch.$A.out")" vmhwm_bytes)" \
+				near "$s2peak" "$(kv "$(cat "$JOBDIR/touch.$A.out")" vmhwm_bytes)" 10 0
+		fi
 	fi
 	check "$m export --job $A lists job A's processes" \
 		test "$(grep -c '"type":"process"' "$T/export.$A")" -ge "$(echo "$pids" | wc -w)"
