@@ -118,6 +118,20 @@ bpf_ns() {
 		'[.[] | select(.id as $i | $ids | index($i)) | .run_time_ns // 0] | add // 0'
 }
 
+# run_time_ns and run_cnt of PID's BPF program NAME ("0 0" if absent).
+prog_stat() {
+	local ids
+	ids=$(prog_ids "$1" | jq -s -c .)
+	bpftool prog show -j | jq -r --argjson ids "$ids" --arg n "$2" \
+		'[.[] | select((.id as $i | $ids | index($i)) and .name == $n)] |
+		 "\(map(.run_time_ns // 0) | add // 0) \(map(.run_cnt // 0) | add // 0)"'
+}
+
+# Context switches on this machine since boot.
+ctxt_total() {
+	awk '/^ctxt / { print $2 }' /proc/stat
+}
+
 # Names of the BPF programs PID holds, comma separated.
 prog_names() {
 	local ids
@@ -329,15 +343,22 @@ start_agent
 AGENT_PROGS=$(prog_names "$AGENT_PID")
 sysctl -q -w kernel.bpf_stats_enabled=1
 b0=$(bpf_ns "$AGENT_PID"); c0=$(cpu_ticks "$AGENT_PID"); f0=$(forks_total)
+read -r sw_ns0 sw_cnt0 <<<"$(prog_stat "$AGENT_PID" jt_switch)"; x0=$(ctxt_total)
 storm "$STORM_N" >/dev/null
 drain
 b1=$(bpf_ns "$AGENT_PID"); c1=$(cpu_ticks "$AGENT_PID"); f1=$(forks_total)
+read -r sw_ns1 sw_cnt1 <<<"$(prog_stat "$AGENT_PID" jt_switch)"; x1=$(ctxt_total)
 sysctl -q -w kernel.bpf_stats_enabled=0
 stop_agent
 A_BPF_US=$(calc '%.3f' "($b1 - $b0) / 1000 / $STORM_N")
 A_CPU_US=$(calc '%.3f' "($c1 - $c0) * 1e6 / $TICK / $STORM_N")
 A_TOT_US=$(calc '%.3f' "$A_BPF_US + $A_CPU_US")
 A_FORKS=$((f1 - f0))
+# the hook on every context switch that finds a dead task's last one
+SW_RUNS=$((sw_cnt1 - sw_cnt0))
+SW_CTXT=$((x1 - x0))
+SW_US=$(calc '%.3f' "($sw_ns1 - $sw_ns0) / 1000 / $STORM_N")
+SW_NS_EACH=$([ "$SW_RUNS" -gt 0 ] && calc '%.1f' "($sw_ns1 - $sw_ns0) / $SW_RUNS" || echo n/a)
 say "agent: bpf ${A_BPF_US}us + cpu ${A_CPU_US}us per process ($A_FORKS forks seen)"
 
 # execsnoop, same storm size, agent off.
@@ -424,6 +445,8 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	printf '%-52s %14s %14s %s\n' "   on (median s)" "$(median "${BURN_ON[@]}")" "" ""
 	printf '%-52s %14s %14s %s\n' "   median on/off ratio, $BURN_PAIRS pairs" "$BURN_RATIO" "<= 1.01" "$(verdict "$BURN_RATIO <= 1.01")"
 	printf '%-52s %14s %14s %s\n' "3. per process, storm of $STORM_N: jobtraced BPF (us)" "$A_BPF_US" "" ""
+	printf '%-52s %14s %14s %s\n' "   of which jt_switch, last context switch (us)" "$SW_US" "" ""
+	printf '%-52s %14s %14s %s\n' "   jt_switch per context switch (ns)" "$SW_NS_EACH" "" ""
 	printf '%-52s %14s %14s %s\n' "   jobtraced user+sys CPU (us)" "$A_CPU_US" "" ""
 	printf '%-52s %14s %14s %s\n' "   jobtraced total (us)" "$A_TOT_US" "" ""
 	printf '%-52s %14s %14s %s\n' "   execsnoop BPF (us)" "$S_BPF_US" "" ""
@@ -444,6 +467,7 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	echo " per-process windows: agent saw $A_FORKS forks on the machine for $STORM_N started (others are noise);"
 	echo "   execsnoop: $S_FORKS forks, $S_LINES lines printed, $S_LOST lost"
 	echo " agent BPF programs: $AGENT_PROGS"
+	echo " jt_switch ran $SW_RUNS times during the storm window ($SW_CTXT context switches in /proc/stat)"
 	echo " execsnoop BPF programs: $S_PROGS"
 	echo " RSS (processes:KiB): ${RSS_LINES[*]}"
 } | tee "$OUT"
