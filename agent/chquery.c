@@ -230,9 +230,12 @@ static int run(struct chq *c)
 	return n;
 }
 
-/* One table's records for a job, a run or a time (not --pid). */
+/*
+ * One table's records for a job, a run or a time (not --pid); tail ends
+ * the query (ORDER BY, LIMIT) or is "".
+ */
 static int load_table(struct chq *c, const struct report_query *q,
-		      const char *table)
+		      const char *table, const char *tail)
 {
 	bool process = !strcmp(table, "process");
 	int err = 0;
@@ -264,6 +267,7 @@ static int load_table(struct chq *c, const struct report_query *q,
 		else
 			sqlf(c, "time >= toDateTime(%lld)", t);
 	}
+	put(&c->sql, tail);
 	return err ? err : run(c);
 }
 
@@ -432,15 +436,28 @@ int chquery_load(const struct jt_sink_config *s, const struct report_query *q,
 	for (size_t i = 0; all[i] && !e; i++) {
 		const char *t = all[i];
 
-		/* a report reads processes, and a job's allocation */
+		/* a report reads processes, and a job's records */
 		if (!export && strcmp(t, "process") &&
 		    (strcmp(t, "job") || !q->job))
 			continue;
 		/* host records belong to no job */
 		if (!strcmp(t, "host") && !q->since)
 			continue;
-		e = load_table(&c, q, t);
+		e = load_table(&c, q, t, "");
 		e = e < 0 ? e : 0;
+	}
+	/*
+	 * a job's live processes: the latest sample of each; without them
+	 * the report still stands (it shows the finished processes)
+	 */
+	if (!e && !export && q->job && *q->job) {
+		util_seterr(err, errlen, "clickhouse %s: the samples could"
+			    " not be read", s->url);
+		if (load_table(&c, q, "sample", " ORDER BY time DESC, time_us"
+			       " DESC LIMIT 1 BY host, pid, start_time,"
+			       " start_time_us") < 0)
+			log_warn("%s; the report shows no running process",
+				 err);
 	}
 
 cleanup:

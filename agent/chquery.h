@@ -18,8 +18,9 @@
 
 /*
  * Load into st every record of the ClickHouse sink s that q selects: for
- * a report the process records (and a job's `job` records), for an export
- * (export true) every record type.  What ClickHouse returns is a superset
+ * a report the process records (and a job's `job` records and the latest
+ * `sample` of each of its processes), for an export (export true) every
+ * record type.  What ClickHouse returns is a superset
  * (times to the second, --pid by ppid); the report's own SQL picks the
  * exact set.  Duplicates (a retried delivery) are dropped by the store.
  * Returns the records loaded (not committed: the caller flushes), or

@@ -42,7 +42,7 @@ static void usage(FILE *out)
 		"  status                 agent health, counters, store\n"
 		"  ps                     tracked processes running now\n"
 		"  report  (--job ID | --run ID | --since TIME | --pid PID) [--format text|json|html]\n"
-		"          [--source sqlite|clickhouse[:NAME]]\n"
+		"          [--no-tree] [--source sqlite|clickhouse[:NAME]]\n"
 		"  export  (--job ID | --run ID | --since TIME) --format ndjson\n"
 		"          [--source sqlite|clickhouse[:NAME]]\n"
 		"  rules test [--rules DIR] [--exe PATH] [--parent CMD] [--repeat N] -- ARGV...\n"
@@ -123,11 +123,20 @@ static void report_usage(FILE *out, bool export)
 	else
 		fprintf(out,
 			"Usage: jobtrace report (--job ID | --run ID | --since TIME | --pid PID)\n"
-			"                       [--format text|json|html]\n"
+			"                       [--format text|json|html] [--no-tree]\n"
 			"                       [--source sqlite|clickhouse[:NAME]]\n"
-			"\nShow the process tree with start, duration, CPU, peak memory, I/O,\n"
-			"network and exit of every process selected.  A job that ran on several\n"
-			"hosts is one report, with a HOST column.\n");
+			"\nFor --job, the job's header first (user, name, state, exit code, elapsed,\n"
+			"run, pipeline, cost center) and its efficiency (CPU over allocated CPUs x\n"
+			"elapsed, the job's memory peak over the memory requested); a running job\n"
+			"shows what its live processes have done so far, from their latest samples.\n"
+			"Then a summary by workflow task and by tool, most CPU first (processes,\n"
+			"wall time, CPU, CPU/wall, largest peak RSS, read, write, failures), the\n"
+			"TOTAL of every process's own figures, and the process tree with start,\n"
+			"duration, CPU, peak memory, I/O, network and exit of every process.  A\n"
+			"SIGPIPE (reader closed) and the scheduler's kill of the extern step at job\n"
+			"end are counted apart, not as failures.  A job that ran on several hosts\n"
+			"is one report, with a HOST column.\n"
+			"\n--no-tree  leave out the process tree (json: the process records)\n");
 	fprintf(out,
 		"\nTIME: RFC 3339 (2026-11-22T10:00:00Z), 'YYYY-MM-DD[ hh:mm[:ss]]' (UTC),\n"
 		"@EPOCH, or a relative 90s, 15m, 2h, 3d before now.\n"
@@ -189,6 +198,7 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 		{ "since", required_argument, NULL, 's' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "no-tree", no_argument, NULL, 'T' },
 		{ "source", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -243,6 +253,13 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 				return EXIT_USAGE;
 			}
 			have_format = true;
+			break;
+		case 'T':
+			if (export) {
+				fprintf(stderr, "jobtrace export: --no-tree is for report only\n");
+				return EXIT_USAGE;
+			}
+			q.no_tree = true;
 			break;
 		case 'S':
 			source = optarg;

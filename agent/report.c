@@ -2,15 +2,20 @@
 /*
  * report.c - `jobtrace report` and `jobtrace export` over the SQLite store.
  *
- * Reports select process rows, link them into a tree by the parent's
- * record id (parent_id) and print it as text, JSON or HTML.  Rows of
- * several hosts (a multi-node job) make one report.  Exports print the
- * stored schema v1 JSON verbatim, one record per line.
+ * Reports select process rows (for a job, also the latest sample of each
+ * live process that has no process record yet), link them into a tree by
+ * the parent's record id (parent_id), add up each process's own figures in
+ * total, by workflow task and by tool, and print them as text, JSON or
+ * HTML; for a job, with the header and efficiency its `job` records give.
+ * Rows of several hosts (a multi-node job) make one report.  Fields of
+ * stored records that have the wrong type read as not known.  Exports
+ * print the stored schema v1 JSON verbatim, one record per line.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>	/* isfinite only: no libm needed */
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +34,19 @@
 #define ARGV_SHOWN 60		/* characters of argv shown per process */
 #define MAX_DRAWN_DEPTH 24	/* deeper levels reuse the deepest indent */
 
+/*
+ * What a process's end means for its job.  The scheduler's own kill of the
+ * `extern` step's sleep at job end (Slurm, PrologFlags=Contain) and a pipe
+ * writer's SIGPIPE after its reader closed are not failures of the job.
+ */
+enum outcome {
+	OUT_OK,
+	OUT_FAILED,
+	OUT_RUNNING,
+	OUT_JOB_END,	/* extern step killed by SIGKILL/SIGTERM */
+	OUT_SIGPIPE,
+};
+
 /* One selected process, as the report needs it. */
 struct row {
 	char *id;
@@ -38,12 +56,16 @@ struct row {
 	char *comm;
 	char *argv;		/* JSON array text */
 	char *tool;
+	char *task;		/* job.task: the workflow's step */
+	char *step;		/* job.step: the scheduler's step */
 	char *json;
 	int64_t pid;
 	int64_t ppid;
 	double start;		/* epoch seconds */
-	double end;		/* epoch seconds, valid unless running */
+	double end;		/* epoch seconds; sampled: the sample's time */
 	bool running;
+	bool sampled;		/* no process record: its latest sample */
+	enum outcome outcome;
 	int exit_code;
 	int exit_signal;
 	bool oom;
@@ -52,6 +74,7 @@ struct row {
 	uint64_t peak_rss;
 	uint64_t read_bytes;
 	uint64_t write_bytes;
+	uint64_t cancelled;	/* io.cancelled_write_bytes */
 	uint64_t rx;
 	uint64_t tx;
 
@@ -69,21 +92,43 @@ struct rows {
 	size_t cap;
 };
 
-/* Totals over the selection. */
-struct summary {
+/* Figures added over a set of rows, each process's own once. */
+struct tally {
 	size_t processes;
 	size_t failed;
 	size_t oom;
 	size_t running;
+	size_t job_end;		/* killed by the scheduler at job end */
+	size_t sigpipe;
 	double cpu_user;
 	double cpu_sys;
-	uint64_t peak_rss;
+	double wall;		/* sum of the processes' durations */
+	uint64_t peak_rss;	/* the largest process's */
 	uint64_t read_bytes;
 	uint64_t write_bytes;
+	uint64_t cancelled;
 	uint64_t rx;
 	uint64_t tx;
 	double first_start;
 	double last_end;
+};
+
+/* The tally of the rows that share a key (a task, a tool, a step). */
+struct group {
+	const char *name;	/* borrowed from a row; NULL: none */
+	struct tally t;
+};
+
+struct groups {
+	struct group *v;
+	size_t n;
+};
+
+/* Totals over the selection. */
+struct summary {
+	struct tally t;
+	struct groups by_task;
+	struct groups by_tool;
 	const char **hosts;	/* distinct host names, sorted (borrowed) */
 	size_t nhosts;
 	int host_width;		/* width of the longest, capped */
@@ -95,7 +140,37 @@ struct summary {
 	"id, host, pid, ppid, parent_id, start_time," \
 	" end_time, exe, comm, argv, tool_name, exit_code, exit_signal," \
 	" oom_killed, cpu_user_s, cpu_sys_s, peak_rss_bytes, read_bytes," \
-	" write_bytes, rx_bytes, tx_bytes, json"
+	" write_bytes, rx_bytes, tx_bytes, json, job_task, job_step," \
+	" json_extract(json, '$.io.cancelled_write_bytes'), NULL"
+
+/* A field of a live process's latest sample (s.json). */
+#define SJ(path) "json_extract(s.json, '" path "')"
+
+/*
+ * The latest sample of each live process of job ?1 that has no process
+ * record yet, in the columns of ROW_COLUMNS: start_time as its text, and
+ * last the sample's time.  SQLite takes the bare columns of an aggregate
+ * query from the row that has the MAX().
+ */
+#define SAMPLE_ROWS \
+	"SELECT s.id, " SJ("$.host") ", " SJ("$.pid") ", " SJ("$.ppid") ", " \
+	SJ("$.parent_id") ", " SJ("$.start_time") ", NULL, " SJ("$.exe") \
+	", NULLIF(" SJ("$.comm") ", ''), " SJ("$.argv") ", " \
+	SJ("$.tool.name") ", NULL, NULL, 0, " SJ("$.cpu.user_s") ", " \
+	SJ("$.cpu.sys_s") ", " SJ("$.mem.peak_rss_bytes") ", " \
+	SJ("$.io.read_bytes") ", " SJ("$.io.write_bytes") ", " \
+	SJ("$.net.rx_bytes") ", " SJ("$.net.tx_bytes") ", s.json, " \
+	SJ("$.job.task") ", " SJ("$.job.step") ", " \
+	SJ("$.io.cancelled_write_bytes") ", COALESCE(s.time, 0)" \
+	" FROM (SELECT id, json, time, MAX(time) FROM record" \
+	"  WHERE type = 'sample' AND job_id = ?1" \
+	"  GROUP BY json_extract(json, '$.host')," \
+	"  json_extract(json, '$.pid')," \
+	"  json_extract(json, '$.start_time')) s" \
+	" WHERE NOT EXISTS (SELECT 1 FROM process p" \
+	"  WHERE p.pid = " SJ("$.pid") \
+	"  AND json_extract(p.json, '$.host') IS " SJ("$.host") \
+	"  AND json_extract(p.json, '$.start_time') = " SJ("$.start_time") ")"
 
 /* Process rows of the newest process with a pid and all its descendants. */
 #define PID_SUBTREE \
@@ -267,6 +342,62 @@ static int col_dup(sqlite3_stmt *st, int i, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+/* A numeric column as a finite, non-negative number; anything else is 0. */
+static double col_num(sqlite3_stmt *st, int i)
+{
+	int t = sqlite3_column_type(st, i);
+	double v;
+
+	if (t != SQLITE_INTEGER && t != SQLITE_FLOAT)
+		return 0;
+	v = sqlite3_column_double(st, i);
+	return isfinite(v) && v > 0 ? v : 0;
+}
+
+/* A count column (bytes): negative, fractional junk and text become 0. */
+static uint64_t col_u64(sqlite3_stmt *st, int i)
+{
+	double v;
+
+	if (sqlite3_column_type(st, i) == SQLITE_INTEGER) {
+		int64_t n = sqlite3_column_int64(st, i);
+
+		return n > 0 ? (uint64_t)n : 0;
+	}
+	v = col_num(st, i);
+	return v < 1.8e19 ? (uint64_t)v : UINT64_MAX;
+}
+
+/* A time column: epoch seconds, or RFC 3339 text; 0 when neither. */
+static double col_time(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t;
+	double v = 0;
+
+	if (sqlite3_column_type(st, i) != SQLITE_TEXT)
+		return col_num(st, i);
+	t = sqlite3_column_text(st, i);
+	if (!t || parse_datetime((const char *)t, &v))
+		return 0;
+	return v;
+}
+
+/* What a finished process's end means for the job (see enum outcome). */
+static enum outcome outcome_of(const struct row *w)
+{
+	bool ext = w->step && !strcmp(w->step, "extern");
+
+	if (w->running)
+		return OUT_RUNNING;
+	if (w->oom)
+		return OUT_FAILED;
+	if (w->exit_signal == SIGPIPE)
+		return OUT_SIGPIPE;
+	if (ext && (w->exit_signal == SIGKILL || w->exit_signal == SIGTERM))
+		return OUT_JOB_END;
+	return w->exit_code || w->exit_signal ? OUT_FAILED : OUT_OK;
+}
+
 /* Free every row and the array. */
 static void rows_free(struct rows *r)
 {
@@ -280,6 +411,8 @@ static void rows_free(struct rows *r)
 		free(w->comm);
 		free(w->argv);
 		free(w->tool);
+		free(w->task);
+		free(w->step);
 		free(w->json);
 	}
 	free(r->v);
@@ -287,7 +420,10 @@ static void rows_free(struct rows *r)
 	r->n = r->cap = 0;
 }
 
-/* Append the current result row of st. */
+/*
+ * Append the current result row of st (ROW_COLUMNS or SAMPLE_ROWS: a
+ * sample's time in the last column makes it a sampled, running row).
+ */
 static int rows_add(struct rows *r, sqlite3_stmt *st)
 {
 	struct row *w;
@@ -309,9 +445,9 @@ static int rows_add(struct rows *r, sqlite3_stmt *st)
 	w->pid = sqlite3_column_int64(st, 2);
 	w->ppid = sqlite3_column_int64(st, 3);
 	err |= col_dup(st, 4, &w->parent_id);
-	w->start = sqlite3_column_double(st, 5);
+	w->start = col_time(st, 5);
 	w->running = sqlite3_column_type(st, 6) == SQLITE_NULL;
-	w->end = w->running ? w->start : sqlite3_column_double(st, 6);
+	w->end = w->running ? w->start : col_time(st, 6);
 	err |= col_dup(st, 7, &w->exe);
 	err |= col_dup(st, 8, &w->comm);
 	err |= col_dup(st, 9, &w->argv);
@@ -319,14 +455,24 @@ static int rows_add(struct rows *r, sqlite3_stmt *st)
 	w->exit_code = sqlite3_column_int(st, 11);
 	w->exit_signal = sqlite3_column_int(st, 12);
 	w->oom = sqlite3_column_int(st, 13) != 0;
-	w->cpu_user = sqlite3_column_double(st, 14);
-	w->cpu_sys = sqlite3_column_double(st, 15);
-	w->peak_rss = (uint64_t)sqlite3_column_int64(st, 16);
-	w->read_bytes = (uint64_t)sqlite3_column_int64(st, 17);
-	w->write_bytes = (uint64_t)sqlite3_column_int64(st, 18);
-	w->rx = (uint64_t)sqlite3_column_int64(st, 19);
-	w->tx = (uint64_t)sqlite3_column_int64(st, 20);
+	w->cpu_user = col_num(st, 14);
+	w->cpu_sys = col_num(st, 15);
+	w->peak_rss = col_u64(st, 16);
+	w->read_bytes = col_u64(st, 17);
+	w->write_bytes = col_u64(st, 18);
+	w->rx = col_u64(st, 19);
+	w->tx = col_u64(st, 20);
 	err |= col_dup(st, 21, &w->json);
+	err |= col_dup(st, 22, &w->task);
+	err |= col_dup(st, 23, &w->step);
+	w->cancelled = col_u64(st, 24);
+	if (sqlite3_column_type(st, 25) != SQLITE_NULL) {
+		w->sampled = true;
+		w->end = col_num(st, 25);
+	}
+	if (w->end < w->start)
+		w->end = w->start;
+	w->outcome = outcome_of(w);
 	w->parent = w->first_child = w->last_child = w->next_sibling = -1;
 	return err ? -ENOMEM : 0;
 }
@@ -399,14 +545,53 @@ static int prepare_bound(sqlite3 *db, const char *path, const char *sql,
 	return 0;
 }
 
-/* Select the process rows of q, ordered by start time. */
+/* Append the rows that sql (selector bound as ?1) returns. */
+static int add_rows(sqlite3 *db, const char *path, const char *sql,
+		    const struct report_query *q, struct rows *r)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	err = prepare_bound(db, path, sql, q, &st);
+	if (err)
+		goto cleanup;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		err = rows_add(r, st);
+		if (err)
+			goto cleanup;
+	}
+	if (rc != SQLITE_DONE) {
+		log_error("database %s: %s", path, sqlite3_errmsg(db));
+		err = -EIO;
+	}
+
+cleanup:
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* Order rows by start time, then record id, as the SQL does. */
+static int cmp_start(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return strcmp(x->id ? x->id : "", y->id ? y->id : "");
+}
+
+/*
+ * Select the process rows of q, ordered by start time; for a job, also
+ * its live processes that have no process record yet, from their latest
+ * sample (what `sstat` would show).
+ */
 static int load_rows(sqlite3 *db, const char *path,
 		     const struct report_query *q, struct rows *r)
 {
 	static const char order[] = " ORDER BY start_time, id";
-	sqlite3_stmt *st = NULL;
 	char sql[1024];
-	int rc, err;
+	size_t n;
+	int err;
 
 	if (q->job && *q->job)
 		snprintf(sql, sizeof(sql), "SELECT " ROW_COLUMNS
@@ -424,21 +609,13 @@ static int load_rows(sqlite3 *db, const char *path,
 			 " WHERE since_time >= ?1%s",
 			 order);
 
-	err = prepare_bound(db, path, sql, q, &st);
-	if (err)
-		goto cleanup;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		err = rows_add(r, st);
-		if (err)
-			goto cleanup;
-	}
-	if (rc != SQLITE_DONE) {
-		log_error("database %s: %s", path, sqlite3_errmsg(db));
-		err = -EIO;
-	}
-
-cleanup:
-	sqlite3_finalize(st);
+	err = add_rows(db, path, sql, q, r);
+	if (err || !q->job || !*q->job)
+		return err;
+	n = r->n;
+	err = add_rows(db, path, SAMPLE_ROWS, q, r);
+	if (!err && r->n > n)
+		qsort(r->v, r->n, sizeof(*r->v), cmp_start);
 	return err;
 }
 
@@ -473,24 +650,50 @@ static long find_row(const struct rows *r, const long *idx, const char *id)
 }
 
 /*
+ * The sampled row that is row i's parent.  A live process has no process
+ * record, so its children's parent_id names no row: its parent is the live
+ * process of the same host with pid ppid, started before it (a live pid is
+ * not reused).
+ */
+static long live_parent(const struct rows *r, size_t i)
+{
+	const struct row *w = &r->v[i];
+
+	for (size_t k = 0; k < r->n; k++) {
+		const struct row *p = &r->v[k];
+
+		if (k != i && p->sampled && p->pid == w->ppid &&
+		    p->start <= w->start &&
+		    !strcmp(p->host ? p->host : "", w->host ? w->host : ""))
+			return (long)k;
+	}
+	return -1;
+}
+
+/*
  * Link rows into a forest by parent_id; children keep start-time order.
  * Ids carry host and boot, so processes of several hosts never mix.
  */
 static int build_tree(struct rows *r)
 {
+	bool live = false;
 	long *idx;
 
 	idx = malloc((r->n ? r->n : 1) * sizeof(*idx));
 	if (!idx)
 		return -ENOMEM;
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
 		idx[i] = (long)i;
+		live |= r->v[i].sampled;
+	}
 	qsort_r(idx, r->n, sizeof(*idx), cmp_id, r->v);
 
 	for (size_t i = 0; i < r->n; i++) {
 		struct row *w = &r->v[i];
 		long p = w->parent_id ? find_row(r, idx, w->parent_id) : -1;
 
+		if (p < 0 && live)
+			p = live_parent(r, i);
 		w->parent = p == (long)i ? -1 : p;
 	}
 	free(idx);
@@ -585,52 +788,65 @@ static int collect_hosts(const struct rows *r, struct summary *s)
 	return 0;
 }
 
-/* Add up the selection; s->hosts is allocated (free it). */
-static int summarize(const struct rows *r, struct summary *s)
+/* "HH:MM:SS.mmm" in UTC. */
+static void clock_text(double t, char *out, size_t len)
 {
-	memset(s, 0, sizeof(*s));
-	for (size_t i = 0; i < r->n; i++) {
-		const struct row *w = &r->v[i];
+	long long ms = t > 0 ? (long long)(t * 1000 + 0.5) : 0;
+	time_t secs = (time_t)(ms / 1000);
+	struct tm tm;
 
-		s->processes++;
-		if (w->running)
-			s->running++;
-		else if (w->exit_code != 0 || w->exit_signal != 0 || w->oom)
-			s->failed++;
-		if (w->oom)
-			s->oom++;
-		s->cpu_user += w->cpu_user;
-		s->cpu_sys += w->cpu_sys;
-		if (w->peak_rss > s->peak_rss)
-			s->peak_rss = w->peak_rss;
-		s->read_bytes += w->read_bytes;
-		s->write_bytes += w->write_bytes;
-		s->rx += w->rx;
-		s->tx += w->tx;
-		if (i == 0 || w->start < s->first_start)
-			s->first_start = w->start;
-		if (i == 0 || w->end > s->last_end)
-			s->last_end = w->end;
-	}
-	return collect_hosts(r, s);
+	gmtime_r(&secs, &tm);
+	snprintf(out, len, "%02d:%02d:%02d.%03lld", tm.tm_hour, tm.tm_min,
+		 tm.tm_sec, ms % 1000);
 }
 
-/* Exit column: "0", "3", "SIGKILL", "SIGKILL OOM", "running". */
+/* "YYYY-MM-DD" in UTC. */
+static void date_text(double t, char *out, size_t len)
+{
+	time_t secs = t > 0 ? (time_t)t : 0;
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(out, len, "%Y-%m-%d", &tm);
+}
+
+/*
+ * Exit column: "0", "3", "SIGKILL", "SIGKILL OOM", "SIGPIPE (reader
+ * closed)", "SIGKILL (job end)", "running", "running (sample 10:00:25.000)".
+ */
 static void exit_text(const struct row *w, char *out, size_t len)
 {
 	const char *oom = w->oom ? " OOM" : "";
+	const char *why = w->outcome == OUT_SIGPIPE ? " (reader closed)" :
+			  w->outcome == OUT_JOB_END ? " (job end)" : "";
 	int sig = w->exit_signal;
 	/* glibc's table of names; NULL for real-time and unknown signals */
 	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
+	char t[16];
 
-	if (w->running)
+	if (w->sampled) {
+		clock_text(w->end, t, sizeof(t));
+		snprintf(out, len, "running (sample %s)", t);
+	} else if (w->running) {
 		snprintf(out, len, "running%s", oom);
-	else if (abbrev)
-		snprintf(out, len, "SIG%s%s", abbrev, oom);
-	else if (sig > 0)
-		snprintf(out, len, "SIG%d%s", sig, oom);
-	else
+	} else if (abbrev) {
+		snprintf(out, len, "SIG%s%s%s", abbrev, oom, why);
+	} else if (sig > 0) {
+		snprintf(out, len, "SIG%d%s%s", sig, oom, why);
+	} else {
 		snprintf(out, len, "%d%s", w->exit_code, oom);
+	}
+}
+
+/* Duration column: "1.250s", "running", or "25.013s+" so far (sampled). */
+static void duration_text(const struct row *w, char *out, size_t len)
+{
+	if (w->sampled)
+		snprintf(out, len, "%.3fs+", w->end - w->start);
+	else if (w->running)
+		snprintf(out, len, "running");
+	else
+		snprintf(out, len, "%.3fs", w->end - w->start);
 }
 
 /* Tool column: rule's tool name, else basename of exe, else comm. */
@@ -645,6 +861,139 @@ static const char *tool_text(const struct row *w)
 		return slash && slash[1] ? slash + 1 : w->exe;
 	}
 	return w->comm && *w->comm ? w->comm : "?";
+}
+
+/* Add one process's own figures to t. */
+static void tally_add(struct tally *t, const struct row *w)
+{
+	if (!t->processes || w->start < t->first_start)
+		t->first_start = w->start;
+	if (!t->processes || w->end > t->last_end)
+		t->last_end = w->end;
+	t->processes++;
+	t->failed += w->outcome == OUT_FAILED;
+	t->running += w->outcome == OUT_RUNNING;
+	t->job_end += w->outcome == OUT_JOB_END;
+	t->sigpipe += w->outcome == OUT_SIGPIPE;
+	if (w->oom)
+		t->oom++;
+	t->cpu_user += w->cpu_user;
+	t->cpu_sys += w->cpu_sys;
+	t->wall += w->end - w->start;
+	if (w->peak_rss > t->peak_rss)
+		t->peak_rss = w->peak_rss;
+	t->read_bytes += w->read_bytes;
+	t->write_bytes += w->write_bytes;
+	t->cancelled += w->cancelled;
+	t->rx += w->rx;
+	t->tx += w->tx;
+}
+
+/* The key a row is grouped by. */
+typedef const char *(*group_key)(const struct row *w);
+
+/* Group key: the workflow task (NULL: none). */
+static const char *task_key(const struct row *w)
+{
+	return w->task && *w->task ? w->task : NULL;
+}
+
+/* Group key: the tool column's name. */
+static const char *tool_key(const struct row *w)
+{
+	return tool_text(w);
+}
+
+/* Group key: the scheduler's step ("-": none). */
+static const char *step_key(const struct row *w)
+{
+	return w->step && *w->step ? w->step : "-";
+}
+
+/* Rows and key for ordering row indices by key. */
+struct by_key {
+	const struct row *v;
+	group_key key;
+};
+
+/* Compare two keys; NULL (none) sorts last. */
+static int cmp_key(const char *x, const char *y)
+{
+	if (!x || !y)
+		return !x - !y;
+	return strcmp(x, y);
+}
+
+/* Order row indices by their key. */
+static int cmp_row_key(const void *a, const void *b, void *arg)
+{
+	const struct by_key *k = arg;
+
+	return cmp_key(k->key(&k->v[*(const size_t *)a]),
+		       k->key(&k->v[*(const size_t *)b]));
+}
+
+/* Most CPU first; equal CPU by name. */
+static int cmp_group_cpu(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	double cx = x->t.cpu_user + x->t.cpu_sys;
+	double cy = y->t.cpu_user + y->t.cpu_sys;
+
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	return cmp_key(x->name, y->name);
+}
+
+/* Tally the rows by key into g (sorted by CPU, most first). */
+static int group_rows(const struct rows *r, group_key key, struct groups *g)
+{
+	struct by_key k = { r->v, key };
+	size_t *idx;
+
+	g->n = 0;
+	g->v = calloc(r->n ? r->n : 1, sizeof(*g->v));
+	idx = malloc((r->n ? r->n : 1) * sizeof(*idx));
+	if (!g->v || !idx) {
+		free(idx);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		idx[i] = i;
+	qsort_r(idx, r->n, sizeof(*idx), cmp_row_key, &k);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct row *w = &r->v[idx[i]];
+		const char *name = key(w);
+
+		if (!g->n || cmp_key(g->v[g->n - 1].name, name))
+			g->v[g->n++].name = name;
+		tally_add(&g->v[g->n - 1].t, w);
+	}
+	free(idx);
+	qsort(g->v, g->n, sizeof(*g->v), cmp_group_cpu);
+	return 0;
+}
+
+/* Free what summarize() allocated. */
+static void summary_free(struct summary *s)
+{
+	free(s->hosts);
+	free(s->by_task.v);
+	free(s->by_tool.v);
+}
+
+/* Add up the selection, in total, by task and by tool (free it). */
+static int summarize(const struct rows *r, struct summary *s)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < r->n; i++)
+		tally_add(&s->t, &r->v[i]);
+	err = group_rows(r, task_key, &s->by_task);
+	if (!err)
+		err = group_rows(r, tool_key, &s->by_tool);
+	return err ? err : collect_hosts(r, s);
 }
 
 /* Encode a code point as UTF-8; controls and raw bytes become '?'. */
@@ -823,28 +1172,6 @@ static void tree_prefix(const struct rows *r, long i, char *branch,
 		 w->first_child >= 0 ? "│ " : "  ");
 }
 
-/* "HH:MM:SS.mmm" in UTC. */
-static void clock_text(double t, char *out, size_t len)
-{
-	long long ms = t > 0 ? (long long)(t * 1000 + 0.5) : 0;
-	time_t secs = (time_t)(ms / 1000);
-	struct tm tm;
-
-	gmtime_r(&secs, &tm);
-	snprintf(out, len, "%02d:%02d:%02d.%03lld", tm.tm_hour, tm.tm_min,
-		 tm.tm_sec, ms % 1000);
-}
-
-/* "YYYY-MM-DD" in UTC. */
-static void date_text(double t, char *out, size_t len)
-{
-	time_t secs = t > 0 ? (time_t)t : 0;
-	struct tm tm;
-
-	gmtime_r(&secs, &tm);
-	strftime(out, len, "%Y-%m-%d", &tm);
-}
-
 /* A host name for a text column: control characters become '?'. */
 static void host_text(const char *host, char *out, size_t len)
 {
@@ -854,31 +1181,47 @@ static void host_text(const char *host, char *out, size_t len)
 			*c = '?';
 }
 
-/*
- * Print the text report: header, tree, argv lines and totals.  With rows
- * of more than one host a HOST column follows the PID.
- */
-static void print_text(const struct rows *r, const struct summary *s,
-		       const char *sel, FILE *out)
+/* The first line: selector, counts, dates. */
+static void print_title(const struct summary *s, const char *sel, FILE *out)
 {
-	char d1[16], d2[16], branch[256], under[256], cell[512];
-	char argv[ARGV_SHOWN * 4 + 8], host[256];
-	char h[6][24], ex[32], start[16], dur[24], cpu[40], net[56];
-	bool hosts = s->nhosts > 1;
-	int hw = hosts ? s->host_width : 0;
+	const struct tally *t = &s->t;
+	char d1[16], d2[16];
 
-	date_text(s->first_start, d1, sizeof(d1));
-	date_text(s->last_end, d2, sizeof(d2));
-	fprintf(out, "jobtrace report: %s: %zu processes", sel, s->processes);
-	if (hosts)
+	date_text(t->first_start, d1, sizeof(d1));
+	date_text(t->last_end, d2, sizeof(d2));
+	fprintf(out, "jobtrace report: %s: %zu processes", sel, t->processes);
+	if (s->nhosts > 1)
 		fprintf(out, " on %zu hosts", s->nhosts);
-	fprintf(out, ", %zu failed, %zu OOM-killed", s->failed, s->oom);
-	if (s->running)
-		fprintf(out, ", %zu running", s->running);
-	if (strcmp(d1, d2) == 0)
+	fprintf(out, ", %zu failed, %zu OOM-killed", t->failed, t->oom);
+	if (t->job_end)
+		fprintf(out, ", %zu killed at job end (extern step)",
+			t->job_end);
+	if (t->sigpipe)
+		fprintf(out, ", %zu SIGPIPE (reader closed)", t->sigpipe);
+	if (t->running)
+		fprintf(out, ", %zu running", t->running);
+	if (!t->processes)
+		fputs(" (times UTC)\n", out);
+	else if (strcmp(d1, d2) == 0)
 		fprintf(out, " (%s, times UTC)\n", d1);
 	else
 		fprintf(out, " (%s .. %s, times UTC)\n", d1, d2);
+}
+
+/*
+ * The process tree: one line per process, its argv under it.  With rows
+ * of more than one host a HOST column follows the PID.
+ */
+static void print_tree(const struct rows *r, const struct summary *s,
+		       FILE *out)
+{
+	char branch[256], under[256], cell[512];
+	char argv[ARGV_SHOWN * 4 + 8], host[256];
+	char h[6][24], ex[48], start[16], dur[24], cpu[40], net[56];
+	bool hosts = s->nhosts > 1;
+	int hw = hosts ? s->host_width : 0;
+
+	fputs("\nProcess tree:\n", out);
 	fprintf(out, "%-7s ", "PID");
 	if (hosts)
 		fprintf(out, "%-*s ", hw, "HOST");
@@ -902,11 +1245,7 @@ static void print_text(const struct rows *r, const struct summary *s,
 					*c = '?';
 			width = display_width(cell);
 			clock_text(w->start, start, sizeof(start));
-			if (w->running)
-				snprintf(dur, sizeof(dur), "running");
-			else
-				snprintf(dur, sizeof(dur), "%.3fs",
-					 w->end - w->start);
+			duration_text(w, dur, sizeof(dur));
 			snprintf(cpu, sizeof(cpu), "%.2f/%.2f", w->cpu_user,
 				 w->cpu_sys);
 			util_human_bytes(w->peak_rss, h[0], sizeof(h[0]));
@@ -932,17 +1271,165 @@ static void print_text(const struct rows *r, const struct summary *s,
 					hosts ? " " : "", under, argv);
 		}
 	}
+}
 
-	util_human_bytes(s->peak_rss, h[0], sizeof(h[0]));
-	util_human_bytes(s->read_bytes, h[1], sizeof(h[1]));
-	util_human_bytes(s->write_bytes, h[2], sizeof(h[2]));
-	util_human_bytes(s->rx, h[3], sizeof(h[3]));
-	util_human_bytes(s->tx, h[4], sizeof(h[4]));
-	fprintf(out, "TOTAL   CPU %.2fs (user %.2f + sys %.2f), peak RSS"
-		" max %s, read %s, write %s, net rx %s tx %s, wall %.3fs%s\n",
-		s->cpu_user + s->cpu_sys, s->cpu_user, s->cpu_sys, h[0],
-		h[1], h[2], h[3], h[4], s->last_end - s->first_start,
-		s->running ? " (still running)" : "");
+/* A tally's byte counts for people: peak, read, write, rx, tx, cancelled. */
+static void tally_bytes(const struct tally *t, char h[6][24])
+{
+	const uint64_t v[6] = { t->peak_rss, t->read_bytes, t->write_bytes,
+				t->rx, t->tx, t->cancelled };
+
+	for (int i = 0; i < 6; i++)
+		util_human_bytes(v[i], h[i], 24);
+}
+
+/* The TOTAL line: every process's own figures added once. */
+static void print_total(const struct summary *s, FILE *out)
+{
+	const struct tally *t = &s->t;
+	char h[6][24];
+
+	tally_bytes(t, h);
+	fprintf(out, "\nTOTAL   CPU %.2fs (user %.2f + sys %.2f), peak RSS"
+		" max %s, read %s, write %s", t->cpu_user + t->cpu_sys,
+		t->cpu_user, t->cpu_sys, h[0], h[1], h[2]);
+	if (t->cancelled)
+		fprintf(out, " (cancelled %s)", h[5]);
+	fprintf(out, ", net rx %s tx %s, wall %.3fs%s\n", h[3], h[4],
+		t->last_end - t->first_start,
+		t->running ? " (still running)" : "");
+}
+
+#define NAME_WIDTH 24		/* display columns of a summary's name */
+
+/* The cells of one summary line, as text. */
+struct cells {
+	char name[NAME_WIDTH * 4 + 8];
+	char procs[24];
+	char wall[24];
+	char span[24];
+	char cpu[24];
+	char eff[16];
+	char rss[24];
+	char rd[24];
+	char wr[24];
+	char failed[24];
+	char note[192];
+};
+
+/* Copy name for a column: controls become '?', cut at max columns. */
+static void name_cell(const char *name, char *out, size_t len, size_t max)
+{
+	size_t o = 0, cols = 0;
+
+	for (const char *c = name; *c && o + 5 < len; c++) {
+		bool lead = ((unsigned char)*c & 0xc0) != 0x80;
+
+		if (lead && ++cols > max) {
+			/* replace the last character by '~': it was cut */
+			while (o && ((unsigned char)out[o - 1] & 0xc0) == 0x80)
+				o--;
+			if (o)
+				o--;
+			out[o++] = '~';
+			break;
+		}
+		out[o++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+	}
+	out[o] = '\0';
+}
+
+/* Append ", text" (or "text" first) to a note. */
+__attribute__((format(printf, 3, 4)))
+static void note_add(char *note, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(note);
+	va_list ap;
+
+	if (n && n + 2 < len) {
+		memcpy(note + n, ", ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(note + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+/* CPU over the processes' wall time in percent, or -1 when no wall time. */
+static double cpu_per_wall(const struct tally *t)
+{
+	return t->wall > 0 ? 100.0 * (t->cpu_user + t->cpu_sys) / t->wall : -1;
+}
+
+/* Format a tally's cells; name NULL shows as none. */
+static void tally_cells(const struct tally *t, const char *name,
+			const char *none, struct cells *c)
+{
+	double eff = cpu_per_wall(t);
+	char b[24];
+
+	name_cell(name ? name : none, c->name, sizeof(c->name), NAME_WIDTH);
+	snprintf(c->procs, sizeof(c->procs), "%zu", t->processes);
+	snprintf(c->wall, sizeof(c->wall), "%.2fs", t->wall);
+	snprintf(c->span, sizeof(c->span), "%.2fs",
+		 t->last_end - t->first_start);
+	snprintf(c->cpu, sizeof(c->cpu), "%.2fs", t->cpu_user + t->cpu_sys);
+	if (eff >= 0)
+		snprintf(c->eff, sizeof(c->eff), "%.0f%%", eff);
+	else
+		snprintf(c->eff, sizeof(c->eff), "-");
+	util_human_bytes(t->peak_rss, c->rss, sizeof(c->rss));
+	util_human_bytes(t->read_bytes, c->rd, sizeof(c->rd));
+	util_human_bytes(t->write_bytes, c->wr, sizeof(c->wr));
+	snprintf(c->failed, sizeof(c->failed), "%zu", t->failed);
+	c->note[0] = '\0';
+	if (t->running)
+		note_add(c->note, sizeof(c->note), "%zu running", t->running);
+	if (t->oom)
+		note_add(c->note, sizeof(c->note), "%zu OOM-killed", t->oom);
+	if (t->job_end)
+		note_add(c->note, sizeof(c->note), "%zu killed at job end",
+			 t->job_end);
+	if (t->sigpipe)
+		note_add(c->note, sizeof(c->note), "%zu SIGPIPE", t->sigpipe);
+	if (t->cancelled) {
+		util_human_bytes(t->cancelled, b, sizeof(b));
+		note_add(c->note, sizeof(c->note), "cancelled %s", b);
+	}
+}
+
+/* Does g name nothing (no rows, or no task recorded anywhere)? */
+static bool groups_unnamed(const struct groups *g)
+{
+	return !g->n || (g->n == 1 && !g->v[0].name);
+}
+
+/* A summary table in text: by workflow task or by tool. */
+static void print_groups(const struct groups *g, const char *title,
+			 const char *column, const char *none, FILE *out)
+{
+	struct cells c;
+
+	if (groups_unnamed(g)) {
+		fprintf(out, "\nBy %s: none recorded\n", title);
+		return;
+	}
+	fprintf(out, "\nBy %s, most CPU first (WALL: the processes' durations"
+		" added; SPAN: first start to last end):\n", title);
+	fprintf(out, "  %-*s %6s %11s %11s %11s %8s %10s %10s %10s %6s\n",
+		NAME_WIDTH, column, "PROCS", "WALL", "SPAN", "CPU", "CPU/WALL",
+		"PEAK RSS", "READ", "WRITE", "FAILED");
+	for (size_t i = 0; i < g->n; i++) {
+		size_t width;
+
+		tally_cells(&g->v[i].t, g->v[i].name, none, &c);
+		width = display_width(c.name);
+		fprintf(out, "  %s%*s %6s %11s %11s %11s %8s %10s %10s %10s"
+			" %6s%s%s\n", c.name,
+			(int)(width < NAME_WIDTH ? NAME_WIDTH - width : 0),
+			"", c.procs, c.wall, c.span, c.cpu, c.eff, c.rss, c.rd,
+			c.wr, c.failed, c.note[0] ? "  " : "", c.note);
+	}
 }
 
 /* Write the query object ({"job":"42"}, {"since":"..."}, ...). */
@@ -962,80 +1449,515 @@ static void json_query(struct jbuf *b, const struct report_query *q)
 	json_obj_close(b);
 }
 
-/* One line of the efficiency summary: a step, or the whole job. */
-struct eff {
-	char name[64];
-	double cpu_s;		/* user + sys of every process */
-	double elapsed_s;
-	uint64_t peak;		/* largest process's peak RSS */
-	long processes;
+#define NODES_MAX 64		/* node names kept for the header */
+#define STEPS_MAX 32		/* steps kept for the efficiency summary */
+
+/*
+ * A field of the record in column c at path expression p, when it is a
+ * string (JSTR_AT) or a number (JNUM_AT); NULL when missing or of another
+ * type, so a stored record of the wrong shape reads as "not known".
+ */
+#define JSTR_AT(c, p) "(CASE json_type(" c ", " p ") WHEN 'text'" \
+	" THEN json_extract(" c ", " p ") END)"
+#define JNUM_AT(c, p) "(CASE WHEN json_type(" c ", " p ")" \
+	" IN ('integer', 'real') THEN json_extract(" c ", " p ") END)"
+#define JSTR(path) JSTR_AT("json", "'" path "'")
+#define JNUM(path) JNUM_AT("json", "'" path "'")
+/* A member of the element of $.usage.steps that s (json_each) is at. */
+#define STEP_AT(m) "s.fullkey || '." m "'"
+
+/* What a job (or one of its steps) used, from the `job` end records. */
+struct usage {
+	char name[64];		/* the step */
+	double cpu_s;
+	int64_t processes;
+	uint64_t mem_peak;	/* 0: not known */
+	char source[16];	/* cgroup_v1, cgroup_v2 or samples */
 };
 
-/* Allocation and steps of a job, for a summary in the spirit of seff. */
-struct efficiency {
-	bool have_job;		/* a job record gave the allocation */
+/* What the `job` records say about a job: its report's header. */
+struct jobinfo {
+	const char *id;
+	bool found;		/* there is a job record */
+	bool running;		/* a node started it and did not end it */
+	char scheduler[32];
+	char name[256];
+	char user[64];
+	char account[64];
+	char cost_center[64];
+	char run[128];
+	char pipeline[128];
+	char partition[64];
+	char node[NODES_MAX][64];
+	size_t nnodes;		/* all of them, even beyond NODES_MAX */
+	int64_t uid;		/* -1: not known */
+	double start;		/* epoch seconds; 0: not known */
+	double end;
+	double now;		/* the report's time, for a running job */
+	bool exit_known;
+	int64_t exit_code;
 	uint64_t cpus;
 	uint64_t mem_bytes;
-	struct eff job;
-	struct eff step[32];
+	uint64_t gpus;
+	bool have_usage;	/* an end record carried "usage" */
+	struct usage usage;
+	struct usage step[STEPS_MAX];
 	size_t nsteps;
 };
 
-/* Read the allocation and per-step totals of job from the store. */
-static int load_efficiency(sqlite3 *db, const char *path, const char *job,
-			   struct efficiency *e)
+/* Copy a text column into a fixed field unless it is NULL or empty. */
+static void col_keep(sqlite3_stmt *st, int i, char *out, size_t len)
 {
-	static const char alloc_sql[] =
-		"SELECT json_extract(json, '$.allocation.cpus'),"
-		" json_extract(json, '$.allocation.mem_bytes'),"
-		" (julianday(json_extract(json, '$.end_time')) -"
-		"  julianday(json_extract(json, '$.start_time'))) * 86400.0"
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	if (t && *t && sqlite3_column_type(st, i) == SQLITE_TEXT)
+		util_strlcpy(out, (const char *)t, len);
+}
+
+/* Add the usage columns from i on (cpu, processes, peak, source) to u. */
+static void usage_add(struct usage *u, sqlite3_stmt *st, int i)
+{
+	uint64_t peak = col_u64(st, i + 2);
+
+	u->cpu_s += col_num(st, i);
+	u->processes += (int64_t)col_u64(st, i + 1);
+	if (peak > u->mem_peak) {
+		u->mem_peak = peak;
+		u->source[0] = '\0';
+		col_keep(st, i + 3, u->source, sizeof(u->source));
+	}
+}
+
+/* Prepare sql with the job id bound as ?1; logs on failure. */
+static int prepare_job(sqlite3 *db, const char *path, const char *sql,
+		       const char *job, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK ||
+	    sqlite3_bind_text(*st, 1, job, -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+		log_error("report: %s: %s", path, sqlite3_errmsg(db));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Step to the end of st; -EIO (logged) unless it ended cleanly. */
+static int step_done(sqlite3 *db, const char *path, int rc)
+{
+	if (rc == SQLITE_DONE)
+		return 0;
+	log_error("report: %s: %s", path, sqlite3_errmsg(db));
+	return -EIO;
+}
+
+/* The nodes of a job and whether one of them has not ended it. */
+static int load_job_nodes(sqlite3 *db, const char *path, struct jobinfo *ji)
+{
+	static const char sql[] =
+		"SELECT MAX(COALESCE(" JSTR("$.node") ", " JSTR("$.host") ")),"
+		" MAX(" JSTR("$.phase") " = 'start'),"
+		" MAX(" JSTR("$.phase") " = 'end')"
 		" FROM record WHERE type = 'job' AND job_id = ?1"
-		" ORDER BY (json_extract(json, '$.end_time') IS NULL), time DESC LIMIT 1";
-	static const char step_sql[] =
-		"SELECT COALESCE(job_step, '-'), SUM(cpu_user_s + cpu_sys_s),"
-		" MAX(peak_rss_bytes), MAX(COALESCE(end_time, start_time)) - MIN(start_time),"
-		" COUNT(*) FROM process WHERE job_id = ?1"
-		" GROUP BY job_step ORDER BY MIN(start_time)";
+		" GROUP BY " JSTR("$.host") " ORDER BY 1";
 	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	err = prepare_job(db, path, sql, ji->id, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ji->found = true;
+		if (sqlite3_column_int(st, 1) && !sqlite3_column_int(st, 2))
+			ji->running = true;
+		if (ji->nnodes < NODES_MAX)
+			col_keep(st, 0, ji->node[ji->nnodes],
+				 sizeof(ji->node[0]));
+		ji->nnodes++;
+	}
+	if (!err)
+		err = step_done(db, path, rc);
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* The usage of each step in the end records, merged over the nodes. */
+static int load_job_steps(sqlite3 *db, const char *path, struct jobinfo *ji)
+{
+	static const char sql[] =
+		"SELECT " JSTR_AT("r.json", STEP_AT("step")) ","
+		" " JNUM_AT("r.json", STEP_AT("cpu_s")) ","
+		" " JNUM_AT("r.json", STEP_AT("processes")) ","
+		" " JNUM_AT("r.json", STEP_AT("mem_peak_bytes")) ","
+		" " JSTR_AT("r.json", STEP_AT("mem_peak_source"))
+		" FROM record r, json_each(r.json, '$.usage.steps') s"
+		" WHERE r.type = 'job' AND r.job_id = ?1"
+		" AND json_type(r.json, '$.usage.steps') = 'array'"
+		" AND s.type = 'object' ORDER BY r.time, r.id, s.id";
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	err = prepare_job(db, path, sql, ji->id, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+		const char *name = t && *t ? (const char *)t : "-";
+		size_t k;
+
+		for (k = 0; k < ji->nsteps; k++)
+			if (!strcmp(ji->step[k].name, name))
+				break;
+		if (k == ji->nsteps) {
+			if (k == STEPS_MAX)
+				continue;
+			util_strlcpy(ji->step[k].name, name,
+				     sizeof(ji->step[k].name));
+			ji->nsteps++;
+		}
+		usage_add(&ji->step[k], st, 1);
+	}
+	if (!err)
+		err = step_done(db, path, rc);
+	sqlite3_finalize(st);
+	return err;
+}
+
+/*
+ * Read what the `job` records of job say, oldest first, so that a later
+ * record (job-update, the end) overrides an earlier one's fields.
+ */
+static int load_job(sqlite3 *db, const char *path, const char *job,
+		    double now, struct jobinfo *ji)
+{
+	static const char sql[] =
+		"SELECT " JSTR("$.phase") ", " JSTR("$.job.scheduler") ","
+		" " JSTR("$.name") ", " JSTR("$.job.user") ","
+		" " JSTR("$.job.account") ", " JSTR("$.job.cost_center") ","
+		" " JSTR("$.job.run") ", " JSTR("$.job.pipeline") ","
+		" " JSTR("$.partition") ", " JNUM("$.uid") ","
+		" " JSTR("$.start_time") ", " JSTR("$.end_time") ","
+		" " JNUM("$.exit_code") ", " JNUM("$.allocation.cpus") ","
+		" " JNUM("$.allocation.mem_bytes") ","
+		" " JNUM("$.allocation.gpus") ","
+		" json_type(json, '$.usage') = 'object',"
+		" " JNUM("$.usage.cpu_s") ", " JNUM("$.usage.processes") ","
+		" " JNUM("$.usage.mem_peak_bytes") ","
+		" " JSTR("$.usage.mem_peak_source")
+		" FROM record WHERE type = 'job' AND job_id = ?1"
+		" ORDER BY time, id";
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	memset(ji, 0, sizeof(*ji));
+	ji->id = job;
+	ji->uid = -1;
+	ji->now = now;
+	err = load_job_nodes(db, path, ji);
+	if (!err)
+		err = prepare_job(db, path, sql, job, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *phase = sqlite3_column_text(st, 0);
+		bool end = phase && !strcmp((const char *)phase, "end");
+		double t0 = col_time(st, 10), t1 = col_time(st, 11);
+
+		col_keep(st, 1, ji->scheduler, sizeof(ji->scheduler));
+		col_keep(st, 2, ji->name, sizeof(ji->name));
+		col_keep(st, 3, ji->user, sizeof(ji->user));
+		col_keep(st, 4, ji->account, sizeof(ji->account));
+		col_keep(st, 5, ji->cost_center, sizeof(ji->cost_center));
+		col_keep(st, 6, ji->run, sizeof(ji->run));
+		col_keep(st, 7, ji->pipeline, sizeof(ji->pipeline));
+		col_keep(st, 8, ji->partition, sizeof(ji->partition));
+		if (sqlite3_column_type(st, 9) != SQLITE_NULL)
+			ji->uid = (int64_t)col_u64(st, 9);
+		if (t0 > 0 && (!ji->start || t0 < ji->start))
+			ji->start = t0;
+		if (t1 > ji->end)
+			ji->end = t1;
+		/* the nodes' exit codes: the first failure tells */
+		if (end && sqlite3_column_type(st, 12) != SQLITE_NULL &&
+		    (!ji->exit_known || !ji->exit_code)) {
+			ji->exit_known = true;
+			ji->exit_code = sqlite3_column_int64(st, 12);
+		}
+		if (col_u64(st, 13))
+			ji->cpus = col_u64(st, 13);
+		if (col_u64(st, 14))
+			ji->mem_bytes = col_u64(st, 14);
+		if (col_u64(st, 15))
+			ji->gpus = col_u64(st, 15);
+		if (end && sqlite3_column_int(st, 16)) {
+			ji->have_usage = true;
+			usage_add(&ji->usage, st, 17);
+		}
+	}
+	if (!err)
+		err = step_done(db, path, rc);
+	sqlite3_finalize(st);
+	if (!err && ji->have_usage)
+		err = load_job_steps(db, path, ji);
+	return err;
+}
+
+/*
+ * The job's state as Slurm words it: RUNNING, COMPLETED, FAILED,
+ * OUT_OF_MEMORY, or ENDED when the end carried no exit code; NULL with
+ * no job record.
+ */
+static const char *job_state(const struct jobinfo *ji, const struct tally *t)
+{
+	if (!ji->found)
+		return NULL;
+	if (ji->running)
+		return "RUNNING";
+	if (!ji->exit_known)
+		return "ENDED";
+	if (!ji->exit_code)
+		return "COMPLETED";
+	return t->oom ? "OUT_OF_MEMORY" : "FAILED";
+}
+
+/* Seconds from the job's start to its end (or now); -1 when unknown. */
+static double job_elapsed(const struct jobinfo *ji)
+{
+	double end = ji->running ? ji->now : ji->end;
+
+	return ji->start > 0 && end >= ji->start ? end - ji->start : -1;
+}
+
+/* Elapsed time as Slurm shows it: [D-]HH:MM:SS. */
+static void elapsed_text(double s, char *out, size_t len)
+{
+	long long t = s > 0 ? (long long)(s + 0.5) : 0;
+
+	if (t >= 86400)
+		snprintf(out, len, "%lld-%02lld:%02lld:%02lld", t / 86400,
+			 t / 3600 % 24, t / 60 % 60, t % 60);
+	else
+		snprintf(out, len, "%02lld:%02lld:%02lld", t / 3600,
+			 t / 60 % 60, t % 60);
+}
+
+/* A header field for text: "-" when not known, controls as '?'. */
+static const char *field(const char *v, char *buf, size_t len)
+{
+	host_text(*v ? v : "-", buf, len);
+	return buf;
+}
+
+/* The job's header in text: what seff says first. */
+static void print_job(const struct jobinfo *ji, const struct tally *t,
+		      FILE *out)
+{
+	const char *state = job_state(ji, t);
+	double el = job_elapsed(ji);
+	char a[256], b[256], c[256], when[48];
+
+	if (!ji->found) {
+		fprintf(out, "Job ID:      %s: no job record in the store (no"
+			" job-start hook ran): state, user and allocation are"
+			" not known\n", field(ji->id, a, sizeof(a)));
+		return;
+	}
+	fprintf(out, "Job ID:      %s", field(ji->id, a, sizeof(a)));
+	if (ji->scheduler[0])
+		fprintf(out, " (%s)", field(ji->scheduler, a, sizeof(a)));
+	fprintf(out, "\nJob name:    %s\n", field(ji->name, a, sizeof(a)));
+	fprintf(out, "User:        %s", field(ji->user, a, sizeof(a)));
+	if (ji->uid >= 0)
+		fprintf(out, " (uid %lld)", (long long)ji->uid);
+	fprintf(out, "\nAccount:     %s, cost center %s\n",
+		field(ji->account, a, sizeof(a)),
+		field(ji->cost_center, b, sizeof(b)));
+	fprintf(out, "State:       %s", state);
+	if (ji->exit_known && !ji->running)
+		fprintf(out, ", exit code %lld", (long long)ji->exit_code);
+	if (ji->exit_known && !ji->running && ji->exit_code > 128 &&
+	    ji->exit_code < 128 + 65 && sigabbrev_np((int)ji->exit_code - 128))
+		fprintf(out, " (128+SIG%s)",
+			sigabbrev_np((int)ji->exit_code - 128));
+	fputc('\n', out);
+	if (el >= 0) {
+		elapsed_text(el, a, sizeof(a));
+		json_format_time(to_ns(ji->start), when, sizeof(when));
+		fprintf(out, "Elapsed:     %s%s (started %s", a,
+			ji->running ? " so far" : "", when);
+		if (ji->running && t->processes) {
+			json_format_time(to_ns(t->last_end), when,
+					 sizeof(when));
+			fprintf(out, "; last record %s", when);
+		}
+		fputs(")\n", out);
+	} else {
+		fputs("Elapsed:     not known (no start or end time)\n", out);
+	}
+	fprintf(out, "Run:         %s, pipeline %s\n",
+		field(ji->run, a, sizeof(a)),
+		field(ji->pipeline, b, sizeof(b)));
+	fprintf(out, "Nodes:       %zu (", ji->nnodes);
+	for (size_t i = 0; i < ji->nnodes && i < NODES_MAX; i++)
+		fprintf(out, "%s%s", i ? ", " : "",
+			field(ji->node[i], a, sizeof(a)));
+	fprintf(out, "%s), partition %s\n", ji->nnodes > NODES_MAX ?
+		", ..." : "", field(ji->partition, c, sizeof(c)));
+}
+
+/* Write key, and null when its value is not known; true: write it. */
+static bool kv_known(struct jbuf *b, const char *key, bool known)
+{
+	json_key(b, key);
+	if (!known)
+		json_null(b);
+	return known;
+}
+
+/* The job object in JSON. */
+static void json_job(struct jbuf *b, const struct jobinfo *ji,
+		     const struct tally *t)
+{
+	double el = job_elapsed(ji);
+
+	json_obj_open(b);
+	json_kv_str(b, "id", ji->id);
+	json_kv_bool(b, "recorded", ji->found);
+	json_kv_str(b, "scheduler", ji->scheduler[0] ? ji->scheduler : NULL);
+	json_kv_str(b, "name", ji->name[0] ? ji->name : NULL);
+	json_kv_str(b, "user", ji->user[0] ? ji->user : NULL);
+	if (kv_known(b, "uid", ji->uid >= 0))
+		json_i64(b, ji->uid);
+	json_kv_str(b, "account", ji->account[0] ? ji->account : NULL);
+	json_kv_str(b, "cost_center", ji->cost_center[0] ? ji->cost_center :
+		    NULL);
+	json_kv_str(b, "run", ji->run[0] ? ji->run : NULL);
+	json_kv_str(b, "pipeline", ji->pipeline[0] ? ji->pipeline : NULL);
+	json_kv_str(b, "partition", ji->partition[0] ? ji->partition : NULL);
+	json_key(b, "nodes");
+	json_arr_open(b);
+	for (size_t i = 0; i < ji->nnodes && i < NODES_MAX; i++)
+		json_str(b, ji->node[i]);
+	json_arr_close(b);
+	json_kv_str(b, "state", job_state(ji, t));
+	if (kv_known(b, "exit_code", ji->exit_known && !ji->running))
+		json_i64(b, ji->exit_code);
+	if (kv_known(b, "start_time", ji->start > 0))
+		json_time(b, to_ns(ji->start));
+	if (kv_known(b, "end_time", ji->end > 0 && !ji->running))
+		json_time(b, to_ns(ji->end));
+	if (kv_known(b, "elapsed_s", el >= 0))
+		json_double(b, el);
+	json_obj_close(b);
+}
+
+/* One line of the efficiency summary: a step, or the whole job. */
+struct eff {
+	char name[64];
+	double cpu_s;		/* user + sys of its processes */
+	double elapsed_s;
+	uint64_t largest;	/* the largest process's peak RSS */
+	uint64_t peak;		/* the memory peak the percentage uses */
+	const char *source;	/* where peak comes from (see source_text) */
+	long processes;
+};
+
+/* Allocation, job and steps, for a summary in the spirit of seff. */
+struct efficiency {
+	bool have_job;		/* a job record gave the allocation */
+	bool have_usage;	/* the end records' usage gave the memory */
+	bool running;
+	uint64_t cpus;
+	uint64_t mem_bytes;
+	struct eff job;
+	struct eff step[STEPS_MAX];
+	size_t nsteps;
+};
+
+/* Where a memory peak comes from, for people. */
+static const char *source_text(const char *source)
+{
+	if (!strcmp(source, "cgroup_v2"))
+		return "cgroup v2 memory.peak";
+	if (!strcmp(source, "cgroup_v1"))
+		return "cgroup v1 memory.max_usage_in_bytes";
+	if (!strcmp(source, "samples"))
+		return "sum of processes' RSS, no job cgroup";
+	if (!strcmp(source, "largest_process"))
+		return "largest single process";
+	return "as recorded";
+}
+
+/* Take the job's (or a step's) own figures from its usage, when known. */
+static void eff_use(struct eff *x, const struct usage *u)
+{
+	x->cpu_s = u->cpu_s;
+	x->processes = (long)u->processes;
+	if (u->mem_peak) {
+		x->peak = u->mem_peak;
+		x->source = u->source[0] ? u->source : "recorded";
+	}
+}
+
+/* Set x from a tally of rows: CPU, span, largest process. */
+static void eff_from_tally(struct eff *x, const char *name,
+			   const struct tally *t)
+{
+	snprintf(x->name, sizeof(x->name), "%s", name);
+	x->cpu_s = t->cpu_user + t->cpu_sys;
+	x->elapsed_s = t->last_end - t->first_start;
+	x->largest = x->peak = t->peak_rss;
+	x->source = "largest_process";
+	x->processes = (long)t->processes;
+}
+
+/*
+ * The efficiency of the job and its steps: the processes' figures, and
+ * where the job's end records carry usage, its CPU and its memory peak
+ * (the job's cgroup, not its largest process).
+ */
+static int build_efficiency(const struct jobinfo *ji, const struct rows *r,
+			    const struct tally *total, struct efficiency *e)
+{
+	struct groups steps = { 0 };
+	double el = job_elapsed(ji);
+	int err;
 
 	memset(e, 0, sizeof(*e));
-	if (sqlite3_prepare_v2(db, alloc_sql, -1, &st, NULL) != SQLITE_OK) {
-		log_error("report: %s: %s", path, sqlite3_errmsg(db));
-		return -EIO;
-	}
-	sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		e->have_job = true;
-		e->cpus = (uint64_t)sqlite3_column_int64(st, 0);
-		e->mem_bytes = (uint64_t)sqlite3_column_int64(st, 1);
-		e->job.elapsed_s = sqlite3_column_double(st, 2);
-	}
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db, step_sql, -1, &st, NULL) != SQLITE_OK) {
-		log_error("report: %s: %s", path, sqlite3_errmsg(db));
-		return -EIO;
-	}
-	sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct eff *x = e->nsteps < 32 ? &e->step[e->nsteps++] : NULL;
-		const unsigned char *name = sqlite3_column_text(st, 0);
+	e->have_job = ji->found;
+	e->have_usage = ji->have_usage;
+	e->running = ji->running;
+	e->cpus = ji->cpus;
+	e->mem_bytes = ji->mem_bytes;
+	eff_from_tally(&e->job, "job", total);
+	snprintf(e->job.name, sizeof(e->job.name), "job %s", ji->id);
+	if (el >= 0)
+		e->job.elapsed_s = el;
+	/* so far: up to the samples the CPU figures come from */
+	if (ji->running && ji->start > 0 && total->last_end > ji->start)
+		e->job.elapsed_s = total->last_end - ji->start;
+	if (ji->have_usage)
+		eff_use(&e->job, &ji->usage);
 
-		if (!x)
-			break;
-		snprintf(x->name, sizeof(x->name), "%s", name ? (const char *)name : "-");
-		x->cpu_s = sqlite3_column_double(st, 1);
-		x->peak = (uint64_t)sqlite3_column_int64(st, 2);
-		x->elapsed_s = sqlite3_column_double(st, 3);
-		x->processes = sqlite3_column_int64(st, 4);
-		e->job.cpu_s += x->cpu_s;
-		e->job.processes += x->processes;
-		if (x->peak > e->job.peak)
-			e->job.peak = x->peak;
+	err = group_rows(r, step_key, &steps);
+	/* a job without scheduler steps: the job line says it all */
+	if (!err && steps.n == 1 && !strcmp(steps.v[0].name, "-"))
+		steps.n = 0;
+	for (size_t i = 0; !err && i < steps.n && i < STEPS_MAX; i++)
+		eff_from_tally(&e->step[e->nsteps++], steps.v[i].name,
+			       &steps.v[i].t);
+	free(steps.v);
+	/* steps of the usage: their own figures, and those with no rows */
+	for (size_t k = 0; k < ji->nsteps; k++) {
+		size_t i;
+
+		for (i = 0; i < e->nsteps; i++)
+			if (!strcmp(e->step[i].name, ji->step[k].name))
+				break;
+		if (i == e->nsteps) {
+			if (i == STEPS_MAX)
+				continue;
+			memset(&e->step[i], 0, sizeof(e->step[i]));
+			snprintf(e->step[i].name, sizeof(e->step[i].name), "%s",
+				 ji->step[k].name);
+			e->step[i].source = "largest_process";
+			e->nsteps++;
+		}
+		eff_use(&e->step[i], &ji->step[k]);
 	}
-	sqlite3_finalize(st);
-	snprintf(e->job.name, sizeof(e->job.name), "job %s", job);
-	return 0;
+	return err;
 }
 
 /* Percent of part in whole, or -1 when whole is unknown. */
@@ -1049,11 +1971,12 @@ static void eff_line(FILE *out, const struct efficiency *e, const struct eff *x)
 {
 	double cpu_pct = pct(x->cpu_s, (double)e->cpus * x->elapsed_s);
 	double mem_pct = pct((double)x->peak, (double)e->mem_bytes);
-	char peak[32], req[32];
+	char name[64], peak[32], req[32];
 
+	name_cell(x->name, name, sizeof(name), 14);
 	util_human_bytes(x->peak, peak, sizeof(peak));
 	util_human_bytes(e->mem_bytes, req, sizeof(req));
-	fprintf(out, "  %-14s CPU %9.2f s of %9.2f s", x->name, x->cpu_s,
+	fprintf(out, "  %-14s CPU %9.2f s of %9.2f s", name, x->cpu_s,
 		(double)e->cpus * x->elapsed_s);
 	if (cpu_pct >= 0)
 		fprintf(out, " = %5.1f%%", cpu_pct);
@@ -1062,20 +1985,32 @@ static void eff_line(FILE *out, const struct efficiency *e, const struct eff *x)
 	fprintf(out, "   memory %10s", peak);
 	if (mem_pct >= 0)
 		fprintf(out, " of %s = %5.1f%%", req, mem_pct);
-	fprintf(out, "   (%ld processes, %.1f s)\n", x->processes, x->elapsed_s);
+	fprintf(out, " (%s)   (%ld processes, %.1f s)\n",
+		source_text(x->source), x->processes, x->elapsed_s);
 }
 
 /* The efficiency summary in text. */
 static void print_efficiency(const struct efficiency *e, FILE *out)
 {
-	fputs("\nEfficiency (in the spirit of seff: CPU time over allocated CPUs x elapsed;\n"
-	      "memory: the largest process's peak RSS over the memory requested)\n", out);
+	fprintf(out, "\nEfficiency%s (in the spirit of seff: CPU time over"
+		" allocated CPUs x elapsed;\nmemory: the job's peak over the"
+		" memory requested)\n", e->running ? " so far, up to the last"
+		" record" : "");
 	if (!e->have_job || !e->cpus)
 		fputs("  no allocation recorded for this job (no job-start hook): "
 		      "percentages unknown\n", out);
+	else if (!e->mem_bytes)
+		fprintf(out, "  allocation: %llu CPUs, memory not recorded\n",
+			(unsigned long long)e->cpus);
 	else
 		fprintf(out, "  allocation: %llu CPUs, %.1f GiB\n",
 			(unsigned long long)e->cpus, e->mem_bytes / 1073741824.0);
+	if (!e->have_usage)
+		fprintf(out, "  the job's memory peak is not recorded (%s):"
+			" memory is the largest single process's peak RSS\n",
+			e->running ? "the job is still running" :
+			"its end record has no usage: an older agent, or no"
+			" job-end hook");
 	eff_line(out, e, &e->job);
 	for (size_t i = 0; i < e->nsteps; i++) {
 		struct eff x = e->step[i];
@@ -1098,88 +2033,156 @@ static void eff_json(struct jbuf *b, const struct efficiency *e,
 	json_kv_str(b, "name", x->name);
 	json_kv_double(b, "cpu_s", x->cpu_s);
 	json_kv_double(b, "elapsed_s", x->elapsed_s);
-	json_kv_u64(b, "peak_rss_bytes", x->peak);
+	json_kv_u64(b, "peak_rss_bytes", x->largest);
+	if (kv_known(b, "mem_peak_bytes", x->peak))
+		json_u64(b, x->peak);
+	json_kv_str(b, "mem_peak_source", x->source);
 	json_kv_u64(b, "processes", (uint64_t)x->processes);
-	json_key(b, "cpu_efficiency_pct");
-	if (c >= 0)
+	if (kv_known(b, "cpu_efficiency_pct", c >= 0))
 		json_double(b, c);
-	else
-		json_null(b);
-	json_key(b, "memory_efficiency_pct");
-	if (m >= 0)
+	if (kv_known(b, "memory_efficiency_pct", m >= 0))
 		json_double(b, m);
-	else
-		json_null(b);
 	json_obj_close(b);
 }
 
-/* Print {"query":..,"summary":..,"processes":[stored records]}. */
-static int print_json(const struct rows *r, const struct summary *s,
-		      const struct report_query *q,
-		      const struct efficiency *e, FILE *out)
+/* The efficiency object in JSON. */
+static void json_efficiency(struct jbuf *b, const struct efficiency *e)
 {
+	json_obj_open(b);
+	if (kv_known(b, "cpus", e->cpus))
+		json_u64(b, e->cpus);
+	if (kv_known(b, "mem_bytes", e->mem_bytes))
+		json_u64(b, e->mem_bytes);
+	json_kv_bool(b, "job_usage_recorded", e->have_usage);
+	json_key(b, "job");
+	eff_json(b, e, &e->job);
+	json_key(b, "steps");
+	json_arr_open(b);
+	for (size_t i = 0; i < e->nsteps; i++)
+		eff_json(b, e, &e->step[i]);
+	json_arr_close(b);
+	json_obj_close(b);
+}
+
+/* A tally's figures as JSON members. */
+static void json_tally(struct jbuf *b, const struct tally *t)
+{
+	double eff = cpu_per_wall(t);
+
+	json_kv_u64(b, "processes", t->processes);
+	json_kv_u64(b, "failed", t->failed);
+	json_kv_u64(b, "oom_killed", t->oom);
+	json_kv_u64(b, "running", t->running);
+	json_kv_u64(b, "killed_at_job_end", t->job_end);
+	json_kv_u64(b, "sigpipe", t->sigpipe);
+	json_kv_double(b, "cpu_user_s", t->cpu_user);
+	json_kv_double(b, "cpu_sys_s", t->cpu_sys);
+	json_kv_double(b, "cpu_s", t->cpu_user + t->cpu_sys);
+	json_kv_double(b, "process_wall_s", t->wall);
+	json_kv_double(b, "span_s", t->last_end - t->first_start);
+	if (kv_known(b, "cpu_per_wall_pct", eff >= 0))
+		json_double(b, eff);
+	json_kv_u64(b, "peak_rss_bytes", t->peak_rss);
+	json_kv_u64(b, "read_bytes", t->read_bytes);
+	json_kv_u64(b, "write_bytes", t->write_bytes);
+	json_kv_u64(b, "cancelled_write_bytes", t->cancelled);
+	json_kv_u64(b, "rx_bytes", t->rx);
+	json_kv_u64(b, "tx_bytes", t->tx);
+	if (kv_known(b, "start_time", t->processes))
+		json_time(b, to_ns(t->first_start));
+	if (kv_known(b, "end_time", t->processes))
+		json_time(b, to_ns(t->last_end));
+}
+
+/* A summary table in JSON: [{"task": name, figures...}, ...]. */
+static void json_groups(struct jbuf *b, const char *key,
+			const struct groups *g)
+{
+	json_arr_open(b);
+	for (size_t i = 0; i < g->n; i++) {
+		json_obj_open(b);
+		json_kv_str(b, key, g->v[i].name);
+		json_tally(b, &g->v[i].t);
+		json_obj_close(b);
+	}
+	json_arr_close(b);
+}
+
+/* Print the stored records of the rows (sampled or not) as a JSON array. */
+static void json_records(const struct rows *r, bool sampled, FILE *out)
+{
+	bool first = true;
+
+	fputc('[', out);
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->v[i].sampled != sampled || !r->v[i].json)
+			continue;
+		fprintf(out, "%s%s", first ? "" : ",", r->v[i].json);
+		first = false;
+	}
+	fputc(']', out);
+}
+
+/* What a report prints, gathered. */
+struct report {
+	const struct rows *r;
+	const struct summary *s;
+	const struct report_query *q;
+	const char *sel;
+	const struct jobinfo *ji;	/* --job only */
+	const struct efficiency *e;	/* --job only */
+};
+
+/*
+ * Print {"query", "summary", "job", "efficiency", "by_task", "by_tool",
+ * "processes": [stored records], "samples": [latest samples of live
+ * processes]}; --no-tree leaves the two arrays out.
+ */
+static int print_json(const struct report *rp, FILE *out)
+{
+	const struct summary *s = rp->s;
 	struct jbuf b;
 	int err = 0;
 
 	jbuf_init(&b);
 	json_obj_open(&b);
 	json_key(&b, "query");
-	json_query(&b, q);
+	json_query(&b, rp->q);
 	json_key(&b, "summary");
 	json_obj_open(&b);
-	json_kv_u64(&b, "processes", s->processes);
-	json_kv_u64(&b, "failed", s->failed);
-	json_kv_u64(&b, "oom_killed", s->oom);
-	json_kv_u64(&b, "running", s->running);
-	json_kv_double(&b, "cpu_user_s", s->cpu_user);
-	json_kv_double(&b, "cpu_sys_s", s->cpu_sys);
-	json_kv_u64(&b, "peak_rss_bytes", s->peak_rss);
-	json_kv_u64(&b, "read_bytes", s->read_bytes);
-	json_kv_u64(&b, "write_bytes", s->write_bytes);
-	json_kv_u64(&b, "rx_bytes", s->rx);
-	json_kv_u64(&b, "tx_bytes", s->tx);
-	json_key(&b, "start_time");
-	json_time(&b, to_ns(s->first_start));
-	json_key(&b, "end_time");
-	json_time(&b, to_ns(s->last_end));
-	json_kv_double(&b, "wall_s", s->last_end - s->first_start);
+	json_tally(&b, &s->t);
+	json_kv_double(&b, "wall_s", s->t.last_end - s->t.first_start);
 	json_key(&b, "hosts");
 	json_arr_open(&b);
 	for (size_t i = 0; i < s->nhosts; i++)
 		json_str(&b, s->hosts[i]);
 	json_arr_close(&b);
 	json_obj_close(&b);
-	if (e) {
-		json_key(&b, "efficiency");
-		json_obj_open(&b);
-		json_key(&b, "cpus");
-		if (e->cpus)
-			json_u64(&b, e->cpus);
-		else
-			json_null(&b);
-		json_key(&b, "mem_bytes");
-		if (e->mem_bytes)
-			json_u64(&b, e->mem_bytes);
-		else
-			json_null(&b);
+	if (rp->ji) {
 		json_key(&b, "job");
-		eff_json(&b, e, &e->job);
-		json_key(&b, "steps");
-		json_arr_open(&b);
-		for (size_t i = 0; i < e->nsteps; i++)
-			eff_json(&b, e, &e->step[i]);
-		json_arr_close(&b);
-		json_obj_close(&b);
+		json_job(&b, rp->ji, &s->t);
 	}
+	if (rp->e) {
+		json_key(&b, "efficiency");
+		json_efficiency(&b, rp->e);
+	}
+	json_key(&b, "by_task");
+	json_groups(&b, "task", &s->by_task);
+	json_key(&b, "by_tool");
+	json_groups(&b, "tool", &s->by_tool);
 	/* the object stays open: the stored records follow verbatim */
 	if (b.oom) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	fprintf(out, "%s,\"processes\":[", jbuf_str(&b));
-	for (size_t i = 0; i < r->n; i++)
-		fprintf(out, "%s%s", i ? "," : "", r->v[i].json);
-	fputs("]}\n", out);
+	fputs(jbuf_str(&b), out);
+	if (!rp->q->no_tree) {
+		fputs(",\"processes\":", out);
+		json_records(rp->r, false, out);
+		fputs(",\"samples\":", out);
+		json_records(rp->r, true, out);
+	}
+	fputs("}\n", out);
 
 cleanup:
 	jbuf_free(&b);
@@ -1206,6 +2209,9 @@ static void html_esc(FILE *out, const char *s)
 		case '\'':
 			fputs("&#39;", out);
 			break;
+		case '\n':
+			fputc('\n', out);
+			break;
 		default:
 			/* control characters have no business in a page */
 			if ((unsigned char)*s < 0x20 || *s == 0x7f)
@@ -1216,15 +2222,127 @@ static void html_esc(FILE *out, const char *s)
 	}
 }
 
-/* Print a self-contained HTML page: summary and the process tree. */
-static void print_html(const struct rows *r, const struct summary *s,
-		       const char *sel, FILE *out)
+/* A summary table in HTML: by workflow task or by tool. */
+static void html_groups(const struct groups *g, const char *title,
+			const char *column, const char *none, FILE *out)
 {
-	char argv[ARGV_SHOWN * 8 + 8], h[6][24], ex[32], t[40];
+	struct cells c;
+
+	fprintf(out, "<h2>By %s</h2>\n", title);
+	if (groups_unnamed(g)) {
+		fputs("<p>none recorded</p>\n", out);
+		return;
+	}
+	fprintf(out, "<table>\n<tr><th>%s</th><th>PROCS</th><th>WALL</th>"
+		"<th>SPAN</th><th>CPU</th><th>CPU/WALL</th><th>PEAK RSS</th>"
+		"<th>READ</th><th>WRITE</th><th>FAILED</th><th>NOTE</th>"
+		"</tr>\n",
+		column);
+	for (size_t i = 0; i < g->n; i++) {
+		tally_cells(&g->v[i].t, g->v[i].name, none, &c);
+		fprintf(out, "<tr%s><td class=\"tool\">",
+			g->v[i].t.failed ? " class=\"fail\"" : "");
+		html_esc(out, c.name);
+		fprintf(out, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+			"<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+			"<td class=\"tool\">%s</td></tr>\n", c.procs, c.wall,
+			c.span, c.cpu, c.eff, c.rss, c.rd, c.wr, c.failed,
+			c.note);
+	}
+	fputs("</table>\n", out);
+}
+
+/* The job header and the efficiency summary, as their text in <pre>. */
+static void html_job(const struct report *rp, FILE *out)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (!rp->ji)
+		return;
+	m = open_memstream(&text, &len);
+	if (!m)
+		return;
+	print_job(rp->ji, &rp->s->t, m);
+	if (rp->e)
+		print_efficiency(rp->e, m);
+	if (fclose(m) == 0) {
+		fputs("<pre>", out);
+		html_esc(out, text);
+		fputs("</pre>\n", out);
+	}
+	free(text);
+}
+
+/* The process tree as an HTML table. */
+static void html_tree(const struct rows *r, const struct summary *s,
+		      FILE *out)
+{
+	char argv[ARGV_SHOWN * 8 + 8], h[6][24], ex[48], t[40], dur[24];
+
+	fputs("<h2>Process tree</h2>\n<table>\n<tr><th>PID</th>", out);
+	if (s->nhosts > 1)
+		fputs("<th>HOST</th>", out);
+	fputs("<th>TOOL</th><th>START (UTC)</th>"
+	      "<th>DURATION</th><th>CPU USR/SYS</th><th>PEAK RSS</th>"
+	      "<th>READ</th><th>WRITE</th><th>NET RX/TX</th><th>EXIT</th>"
+	      "<th>ARGV</th></tr>\n", out);
+	for (long i = next_root(r, -1); i >= 0; i = next_root(r, i)) {
+		long end = next_root(r, i);
+
+		for (long j = i; j >= 0 && j != end; j = next_in_tree(r, j)) {
+			const struct row *w = &r->v[j];
+			int depth = w->depth < MAX_DRAWN_DEPTH ?
+				    w->depth : MAX_DRAWN_DEPTH;
+
+			clock_text(w->start, t, sizeof(t));
+			duration_text(w, dur, sizeof(dur));
+			exit_text(w, ex, sizeof(ex));
+			util_human_bytes(w->peak_rss, h[0], sizeof(h[0]));
+			util_human_bytes(w->read_bytes, h[1], sizeof(h[1]));
+			util_human_bytes(w->write_bytes, h[2], sizeof(h[2]));
+			util_human_bytes(w->rx, h[3], sizeof(h[3]));
+			util_human_bytes(w->tx, h[4], sizeof(h[4]));
+			fprintf(out, "<tr%s><td>%lld</td>",
+				w->outcome == OUT_FAILED ? " class=\"fail\"" :
+				"", (long long)w->pid);
+			if (s->nhosts > 1) {
+				fputs("<td class=\"tool\">", out);
+				html_esc(out, w->host);
+				fputs("</td>", out);
+			}
+			fprintf(out, "<td class=\"tool\" style=\"padding-left:"
+				"%.1fem\">", 0.5 + 1.5 * depth);
+			html_esc(out, tool_text(w));
+			fprintf(out, "</td><td>%s</td><td>%s</td>", t, dur);
+			fprintf(out, "<td>%.2f / %.2f</td><td>%s</td>"
+				"<td>%s</td><td>%s</td><td>%s / %s</td>"
+				"<td>%s</td><td class=\"argv\">",
+				w->cpu_user, w->cpu_sys, h[0], h[1], h[2],
+				h[3], h[4], ex);
+			argv_display(w->argv, argv, sizeof(argv),
+				     ARGV_SHOWN * 2);
+			html_esc(out, argv);
+			fputs("</td></tr>\n", out);
+		}
+	}
+	fputs("</table>\n", out);
+}
+
+/*
+ * Print a self-contained HTML page: summary, job header and efficiency,
+ * the tables by task and by tool, and the process tree.
+ */
+static void print_html(const struct report *rp, FILE *out)
+{
+	const struct summary *s = rp->s;
+	const struct tally *st = &s->t;
+	char h[6][24], t[40];
 
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
 	      "<title>jobtrace report: ", out);
-	html_esc(out, sel);
+	html_esc(out, rp->sel);
 	fputs("</title>\n<style>\n"
 	      "body{font-family:sans-serif;margin:1.5em;color:#222}\n"
 	      "table{border-collapse:collapse;font-size:90%}\n"
@@ -1237,11 +2355,14 @@ static void print_html(const struct rows *r, const struct summary *s,
 	      "dl{display:grid;grid-template-columns:max-content auto;"
 	      "gap:2px 1em}\ndt{font-weight:bold}\n"
 	      "</style></head><body>\n<h1>jobtrace report: ", out);
-	html_esc(out, sel);
-	fputs("</h1>\n<dl>\n", out);
+	html_esc(out, rp->sel);
+	fputs("</h1>\n", out);
+	html_job(rp, out);
+	fputs("<dl>\n", out);
 	fprintf(out, "<dt>processes</dt><dd>%zu (%zu failed, %zu OOM-killed,"
-		" %zu running)</dd>\n", s->processes, s->failed, s->oom,
-		s->running);
+		" %zu killed at job end (extern step), %zu SIGPIPE (reader"
+		" closed), %zu running)</dd>\n", st->processes, st->failed,
+		st->oom, st->job_end, st->sigpipe, st->running);
 	fputs(s->nhosts > 1 ? "<dt>hosts</dt><dd>" : "<dt>host</dt><dd>",
 	      out);
 	for (size_t i = 0; i < s->nhosts; i++) {
@@ -1249,80 +2370,42 @@ static void print_html(const struct rows *r, const struct summary *s,
 		html_esc(out, s->hosts[i]);
 	}
 	fputs("</dd>\n", out);
-	json_format_time(to_ns(s->first_start), t, sizeof(t));
+	json_format_time(to_ns(st->first_start), t, sizeof(t));
 	fprintf(out, "<dt>first start</dt><dd>%s</dd>\n", t);
 	fprintf(out, "<dt>wall span</dt><dd>%.3f s</dd>\n",
-		s->last_end - s->first_start);
+		st->last_end - st->first_start);
 	fprintf(out, "<dt>CPU</dt><dd>%.2f s (user %.2f, sys %.2f)</dd>\n",
-		s->cpu_user + s->cpu_sys, s->cpu_user, s->cpu_sys);
-	util_human_bytes(s->peak_rss, h[0], sizeof(h[0]));
-	util_human_bytes(s->read_bytes, h[1], sizeof(h[1]));
-	util_human_bytes(s->write_bytes, h[2], sizeof(h[2]));
-	util_human_bytes(s->rx, h[3], sizeof(h[3]));
-	util_human_bytes(s->tx, h[4], sizeof(h[4]));
+		st->cpu_user + st->cpu_sys, st->cpu_user, st->cpu_sys);
+	tally_bytes(st, h);
 	fprintf(out, "<dt>max peak RSS</dt><dd>%s</dd>\n"
-		"<dt>I/O</dt><dd>read %s, write %s</dd>\n"
+		"<dt>I/O</dt><dd>read %s, write %s (cancelled %s)</dd>\n"
 		"<dt>network</dt><dd>rx %s, tx %s</dd>\n</dl>\n",
-		h[0], h[1], h[2], h[3], h[4]);
-
-	fputs("<table>\n<tr><th>PID</th>", out);
-	if (s->nhosts > 1)
-		fputs("<th>HOST</th>", out);
-	fputs("<th>TOOL</th><th>START (UTC)</th>"
-	      "<th>DURATION</th><th>CPU USR/SYS</th><th>PEAK RSS</th>"
-	      "<th>READ</th><th>WRITE</th><th>NET RX/TX</th><th>EXIT</th>"
-	      "<th>ARGV</th></tr>\n", out);
-	for (long i = next_root(r, -1); i >= 0; i = next_root(r, i)) {
-		long end = next_root(r, i);
-
-		for (long j = i; j >= 0 && j != end; j = next_in_tree(r, j)) {
-			const struct row *w = &r->v[j];
-			bool failed = !w->running && (w->exit_code ||
-						      w->exit_signal || w->oom);
-			int depth = w->depth < MAX_DRAWN_DEPTH ?
-				    w->depth : MAX_DRAWN_DEPTH;
-
-			clock_text(w->start, t, sizeof(t));
-			exit_text(w, ex, sizeof(ex));
-			util_human_bytes(w->peak_rss, h[0], sizeof(h[0]));
-			util_human_bytes(w->read_bytes, h[1], sizeof(h[1]));
-			util_human_bytes(w->write_bytes, h[2], sizeof(h[2]));
-			util_human_bytes(w->rx, h[3], sizeof(h[3]));
-			util_human_bytes(w->tx, h[4], sizeof(h[4]));
-			fprintf(out, "<tr%s><td>%lld</td>",
-				failed ? " class=\"fail\"" : "",
-				(long long)w->pid);
-			if (s->nhosts > 1) {
-				fputs("<td class=\"tool\">", out);
-				html_esc(out, w->host);
-				fputs("</td>", out);
-			}
-			fprintf(out, "<td class=\"tool\" style=\"padding-left:"
-				"%.1fem\">", 0.5 + 1.5 * depth);
-			html_esc(out, tool_text(w));
-			fprintf(out, "</td><td>%s</td>", t);
-			if (w->running)
-				fputs("<td>running</td>", out);
-			else
-				fprintf(out, "<td>%.3f s</td>",
-					w->end - w->start);
-			fprintf(out, "<td>%.2f / %.2f</td><td>%s</td>"
-				"<td>%s</td><td>%s</td><td>%s / %s</td>"
-				"<td>%s</td><td class=\"argv\">",
-				w->cpu_user, w->cpu_sys, h[0], h[1], h[2],
-				h[3], h[4], ex);
-			argv_display(w->argv, argv, sizeof(argv),
-				     ARGV_SHOWN * 2);
-			html_esc(out, argv);
-			fputs("</td></tr>\n", out);
-		}
-	}
-	fputs("</table>\n</body></html>\n", out);
+		h[0], h[1], h[2], h[5], h[3], h[4]);
+	html_groups(&s->by_task, "workflow task", "TASK", "(no task)", out);
+	html_groups(&s->by_tool, "tool", "TOOL", "?", out);
+	if (!rp->q->no_tree)
+		html_tree(rp->r, s, out);
+	fputs("</body></html>\n", out);
 }
 
+/* The text report: title, job, efficiency, summaries, TOTAL, tree. */
+static void print_text(const struct report *rp, FILE *out)
+{
+	print_title(rp->s, rp->sel, out);
+	if (rp->ji)
+		print_job(rp->ji, &rp->s->t, out);
+	if (rp->e)
+		print_efficiency(rp->e, out);
+	print_groups(&rp->s->by_task, "workflow task", "TASK", "(no task)",
+		     out);
+	print_groups(&rp->s->by_tool, "tool", "TOOL", "?", out);
+	print_total(rp->s, out);
+	if (!rp->q->no_tree)
+		print_tree(rp->r, rp->s, out);
+}
 
 /*
- * Print the process tree and totals selected by q from an open store;
+ * Print the summaries and process tree selected by q from an open store;
  * where names it in messages.
  */
 int report_run_store(struct store *st, const char *where,
@@ -1330,9 +2413,11 @@ int report_run_store(struct store *st, const char *where,
 		     FILE *out)
 {
 	struct efficiency *eff = NULL;
+	struct jobinfo *ji = NULL;
 	sqlite3 *db = store_handle(st);
 	struct rows r = { 0 };
 	struct summary s = { 0 };
+	struct report rp = { .r = &r, .s = &s, .q = q };
 	char sel[256];
 	int err;
 
@@ -1340,11 +2425,19 @@ int report_run_store(struct store *st, const char *where,
 	if (err)
 		return err;
 	err = load_rows(db, where, q, &r);
+	if (!err && q->job && *q->job) {
+		ji = calloc(1, sizeof(*ji));
+		eff = calloc(1, sizeof(*eff));
+		err = ji && eff ? load_job(db, where, q->job,
+					   util_now_ns(CLOCK_REALTIME) / 1e9,
+					   ji) : -ENOMEM;
+	}
 	if (err)
 		goto cleanup;
 
 	query_describe(q, sel, sizeof(sel));
-	if (r.n == 0) {
+	rp.sel = sel;
+	if (r.n == 0 && !(ji && ji->found)) {
 		fprintf(stderr, "jobtrace: no records for %s in %s\n", sel,
 			where);
 		err = -ENOENT;
@@ -1353,27 +2446,22 @@ int report_run_store(struct store *st, const char *where,
 	err = build_tree(&r);
 	if (!err)
 		err = summarize(&r, &s);
+	if (!err && ji)
+		err = build_efficiency(ji, &r, &s.t, eff);
 	if (err)
 		goto cleanup;
-	if (q->job) {
-		eff = calloc(1, sizeof(*eff));
-		if (!eff || load_efficiency(db, where, q->job, eff)) {
-			free(eff);
-			eff = NULL;
-		}
-	}
+	rp.ji = ji;
+	rp.e = eff;
 
 	switch (fmt) {
 	case REPORT_TEXT:
-		print_text(&r, &s, sel, out);
-		if (eff)
-			print_efficiency(eff, out);
+		print_text(&rp, out);
 		break;
 	case REPORT_JSON:
-		err = print_json(&r, &s, q, eff, out);
+		err = print_json(&rp, out);
 		break;
 	case REPORT_HTML:
-		print_html(&r, &s, sel, out);
+		print_html(&rp, out);
 		break;
 	case REPORT_NDJSON:
 		for (size_t i = 0; i < r.n; i++)
@@ -1388,7 +2476,8 @@ int report_run_store(struct store *st, const char *where,
 	}
 
 cleanup:
-	free(s.hosts);
+	summary_free(&s);
+	free(ji);
 	free(eff);
 	rows_free(&r);
 	return err;

@@ -6,6 +6,7 @@
 #ifndef JOBTRACE_REPORT_H
 #define JOBTRACE_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -13,12 +14,13 @@ struct store;
 
 enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_HTML, REPORT_NDJSON };
 
-/* Which records: exactly one selector is set. */
+/* Which records (exactly one selector is set), and how to show them. */
 struct report_query {
 	const char *job;	/* --job ID */
 	const char *run;	/* --run ID */
 	double since;		/* --since, epoch seconds (0: unset) */
 	int64_t pid;		/* --pid PID (0: unset): that process and descendants */
+	bool no_tree;		/* --no-tree: the summaries without the tree */
 };
 
 /* Parse a --format word; returns -EINVAL if unknown. */
@@ -30,9 +32,17 @@ int report_format_parse(const char *s, enum report_format *out);
  */
 int report_parse_since(const char *s, double now, double *out);
 /*
- * Print the process tree and totals selected by q from the store at
- * db_path.  Returns 0, -ENOENT when nothing matched (a message was printed
- * on stderr), or -errno.
+ * Print the report of what q selects from the store at db_path: a title
+ * with the counts; for --job, the job's header from its `job` records
+ * (user, name, state, exit code, elapsed, run, pipeline, cost center) and
+ * the efficiency (CPU over allocated CPUs x elapsed, the job's memory
+ * peak over the memory requested); a summary by workflow task and one by
+ * tool, most CPU first; the TOTAL of every process's own figures; then
+ * the process tree (unless q->no_tree).  For --job, live processes without
+ * a process record are shown from their latest sample, as running.  A
+ * SIGPIPE and the scheduler's kill of the `extern` step at job end are
+ * counted apart, not as failures.  Returns 0, -ENOENT when nothing matched
+ * (a message was printed on stderr), or -errno.
  */
 int report_run(const char *db_path, const struct report_query *q,
 	       enum report_format fmt, FILE *out);

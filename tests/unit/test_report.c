@@ -1,0 +1,701 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_report.c - `jobtrace report` on the records a Slurm job leaves: the
+ * job header from its `job` records, the summaries by workflow task and by
+ * tool, honest failure counts (SIGPIPE, the extern step's kill at job
+ * end), the efficiency from the job's own memory peak, a running job shown
+ * from its samples, and stored records of the wrong shape.
+ *
+ * The records are written here as schema v1 JSON text, so that the test
+ * says exactly what a store holds.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "json_check.h"
+#include "log.h"
+#include "report.h"
+#include "store.h"
+
+#define GIB (1ULL << 30)
+#define MIB (1ULL << 20)
+
+struct fixture {
+	char dir[64];
+	char db[96];
+};
+
+/* One process record (the fields a report reads). */
+struct proc {
+	const char *host;
+	int pid, ppid;
+	const char *start, *end;	/* "10:00:00.000000"; end NULL: none */
+	const char *job, *step, *task, *tool;
+	int code, sig;			/* sig 0: exited with code */
+	double user, sys;
+	unsigned long long rss, rd, wr, cancelled;
+};
+
+/* Job 100: a finished Slurm job with two workflow tasks. */
+static const struct proc job100[] = {
+	{ "n1", 1000, 999, "10:00:00.000000", "10:01:40.000000", "100",
+	  "batch", NULL, "bash", 0, 0, 0.5, 0.1, 4 * MIB, MIB, MIB, 0 },
+	{ "n1", 1001, 1000, "10:00:01.000000", "10:01:01.000000", "100",
+	  "batch", "align", "bwa", 0, 0, 100, 5, 2 * GIB, 3 * GIB,
+	  500 * MIB, 0 },
+	{ "n1", 1002, 1000, "10:00:02.000000", "10:00:32.000000", "100",
+	  "batch", "align", "bwa", 0, 0, 50, 2, 3 * GIB / 2, GIB, 0, 0 },
+	{ "n1", 1003, 1000, "10:01:02.000000", "10:01:12.000000", "100",
+	  "batch", "align", "samtools", 3, 0, 8, 1, 300 * MIB, 0, GIB,
+	  16 * MIB },
+	{ "n1", 1004, 1000, "10:01:13.000000", "10:01:14.000000", "100",
+	  "batch", "sort", "yes", 0, 13, 0.2, 0.1, MIB, 0, 0, 0 },
+	{ "n1", 1005, 1000, "10:01:13.000000", "10:01:14.000000", "100",
+	  "batch", "sort", "head", 0, 0, 0.01, 0.01, MIB, 0, 0, 0 },
+	{ "n1", 1006, 1000, "10:01:15.000000", "10:01:30.000000", "100",
+	  "batch", "sort", "sort", 0, 0, 5, 1, 200 * MIB, 100 * MIB,
+	  100 * MIB, 0 },
+	{ "n1", 2000, 1, "09:59:59.000000", "10:01:41.000000", "100",
+	  "extern", NULL, "sleep", 0, 9, 0, 0, MIB, 0, 0, 0 },
+	{ "n1", 2001, 1, "09:59:59.500000", "10:01:41.000000", "100",
+	  "extern", NULL, "sleep", 0, 15, 0, 0, MIB, 0, 0, 0 },
+};
+
+#define JOB100_CPU "172.92"	/* user + sys of job100, own figures */
+
+/* Put one record given as printf output into s. */
+__attribute__((format(printf, 2, 3)))
+static void put(struct store *s, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	assert_true(n > 0 && (size_t)n < sizeof(buf));
+	if (store_put_json(s, buf, (size_t)n))
+		fail_msg("refused: %s", buf);
+}
+
+/* A JSON string or null. */
+static const char *jstr(char *buf, size_t len, const char *s)
+{
+	if (!s)
+		return "null";
+	snprintf(buf, len, "\"%s\"", s);
+	return buf;
+}
+
+/* Put a process record; with sample_time, a sample of it instead. */
+static void put_proc(struct store *s, const struct proc *p,
+		     const char *sample_time, const char *sample_id)
+{
+	char step[64], task[64], end[64], ex[96], times[96];
+
+	if (sample_time)
+		snprintf(times, sizeof(times), "\"time\":\"2026-03-01T%sZ\",",
+			 sample_time);
+	else
+		times[0] = '\0';
+	if (p->end)
+		snprintf(end, sizeof(end), "\"2026-03-01T%sZ\"", p->end);
+	else
+		snprintf(end, sizeof(end), "null");
+	if (p->sig)
+		snprintf(ex, sizeof(ex), "{\"code\":null,\"signal\":%d,"
+			 "\"oom_killed\":false}", p->sig);
+	else
+		snprintf(ex, sizeof(ex), "{\"code\":%d,\"signal\":null,"
+			 "\"oom_killed\":false}", p->code);
+	put(s, "{\"type\":\"%s\",\"schema\":1,\"host\":\"%s\","
+	    "\"id\":\"%s%s-%d\",%s\"pid\":%d,\"ppid\":%d,"
+	    "\"parent_id\":\"p-%s-%d\","
+	    "\"start_time\":\"2026-03-01T%sZ\",%s%s%s\"exe\":\"/usr/bin/%s\","
+	    "\"comm\":\"%s\",\"argv\":[\"%s\"],\"uid\":1000,"
+	    "\"job\":{\"scheduler\":\"slurm\",\"id\":\"%s\",\"step\":%s,"
+	    "\"run\":\"r1\",\"pipeline\":\"rnaseq\",\"task\":%s,"
+	    "\"user\":\"alice\",\"account\":\"bio\",\"cost_center\":\"lab-a\"},"
+	    "\"tool\":{\"name\":\"%s\",\"category\":null},%s%s%s"
+	    "\"cpu\":{\"user_s\":%.6f,\"sys_s\":%.6f},"
+	    "\"mem\":{\"peak_rss_bytes\":%llu,\"rss_bytes\":%llu},"
+	    "\"io\":{\"read_bytes\":%llu,\"write_bytes\":%llu,"
+	    "\"cancelled_write_bytes\":%llu,\"rchar\":0,\"wchar\":0,"
+	    "\"blkio_delay_s\":0},\"net\":{\"rx_bytes\":0,\"tx_bytes\":0}}",
+	    sample_time ? "sample" : "process", p->host,
+	    sample_time ? "s-" : "p-", sample_id ? sample_id : p->host,
+	    p->pid, times, p->pid, p->ppid, p->host, p->ppid, p->start,
+	    sample_time ? "" : "\"end_time\":", sample_time ? "" : end,
+	    sample_time ? "" : ",", p->tool, p->tool, p->tool, p->job,
+	    jstr(step, sizeof(step), p->step), jstr(task, sizeof(task), p->task),
+	    p->tool, sample_time ? "" : "\"exit\":", sample_time ? "" : ex,
+	    sample_time ? "" : ",", p->user, p->sys, p->rss, p->rss, p->rd,
+	    p->wr, p->cancelled);
+}
+
+/* Put a job record: phase start or end; rest is the tail of the object. */
+static void put_job(struct store *s, const char *id, const char *job,
+		    const char *phase, const char *rest)
+{
+	put(s, "{\"type\":\"job\",\"schema\":1,\"host\":\"n1\",\"id\":\"%s\","
+	    "\"phase\":\"%s\",\"job\":{\"scheduler\":\"slurm\",\"id\":\"%s\","
+	    "\"step\":null,\"run\":\"r1\",\"pipeline\":\"rnaseq\","
+	    "\"task\":null,\"user\":\"alice\",\"account\":\"bio\","
+	    "\"cost_center\":\"lab-a\"},\"name\":\"align-all\","
+	    "\"partition\":\"batch\",\"node\":\"n1\",\"uid\":1000,%s}",
+	    id, phase, job, rest);
+}
+
+/* The start record of a job at 10:00:00 with 4 CPUs and 8 GiB. */
+static void put_job_start(struct store *s, const char *id, const char *job)
+{
+	put_job(s, id, job, "start",
+		"\"start_time\":\"2026-03-01T10:00:00.000000Z\","
+		"\"end_time\":null,\"allocation\":{\"cpus\":4,"
+		"\"mem_bytes\":8589934592,\"gpus\":null},\"exit_code\":null,"
+		"\"cost\":null");
+}
+
+/* Put an end record of job at 10:01:41 with usage (a JSON value). */
+static void put_job_end(struct store *s, const char *id, const char *job,
+			const char *exit_code, const char *usage)
+{
+	char rest[2048];
+
+	snprintf(rest, sizeof(rest),
+		 "\"start_time\":\"2026-03-01T10:00:00.000000Z\","
+		 "\"end_time\":\"2026-03-01T10:01:41.000000Z\","
+		 "\"allocation\":{\"cpus\":4,\"mem_bytes\":8589934592,"
+		 "\"gpus\":null},\"exit_code\":%s,\"cost\":null%s%s",
+		 exit_code, usage ? ",\"usage\":" : "", usage ? usage : "");
+	put_job(s, id, job, "end", rest);
+}
+
+/* The usage of job 100 as the agent writes it. */
+static const char usage100[] =
+	"{\"cpu_s\":172.92,\"processes\":9,\"mem_peak_bytes\":3435973837,"
+	"\"mem_peak_source\":\"cgroup_v1\",\"steps\":["
+	"{\"step\":\"batch\",\"cpu_s\":172.92,\"processes\":7,"
+	"\"mem_peak_bytes\":3435973837,\"mem_peak_source\":\"cgroup_v1\"},"
+	"{\"step\":\"extern\",\"cpu_s\":0,\"processes\":2,"
+	"\"mem_peak_bytes\":1048576,\"mem_peak_source\":\"cgroup_v1\"}]}";
+
+/* Job 200, running: bash -> python (live) -> a finished child. */
+static const struct proc job200[] = {
+	{ "n1", 3000, 1, "10:00:00.000000", NULL, "200", "batch", NULL,
+	  "bash", 0, 0, 0.05, 0.01, 4 * MIB, 0, 0, 0 },
+	{ "n1", 3001, 3000, "10:00:01.000000", NULL, "200", "batch",
+	  "train", "python3", 0, 0, 21.5, 0.5, 900 * MIB, 50 * MIB,
+	  10 * MIB, 0 },
+	{ "n1", 3002, 3001, "10:00:02.000000", "10:00:03.000000", "200",
+	  "batch", "train", "nvidia-smi", 0, 0, 0.1, 0.01, 20 * MIB, 0, 0,
+	  0 },
+};
+
+/* Create the store with jobs 100 and 200. */
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct proc early;
+	struct store *s = NULL;
+
+	assert_non_null(f);
+	log_init("test_report", 0, LOG_LVL_ERROR);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/jt_report_XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->db, sizeof(f->db), "%s/jobtrace.db", f->dir);
+	assert_int_equal(store_open(f->db, false, &s), 0);
+
+	for (size_t i = 0; i < sizeof(job100) / sizeof(job100[0]); i++)
+		put_proc(s, &job100[i], NULL, NULL);
+	put_job_start(s, "j100-start", "100");
+	put_job_end(s, "j100-end", "100", "0", usage100);
+
+	/* job 200: two samples of each live process, the later one wins */
+	put_job_start(s, "j200-start", "200");
+	early = job200[1];
+	early.user = 1;
+	early.sys = 0.1;
+	put_proc(s, &early, "10:00:05.000000", "a");
+	put_proc(s, &job200[1], "10:00:25.000000", "b");
+	put_proc(s, &job200[0], "10:00:05.000000", "a");
+	put_proc(s, &job200[0], "10:00:25.000000", "b");
+	/* the finished child: a sample while it ran, and its record */
+	put_proc(s, &job200[2], "10:00:02.500000", "a");
+	put_proc(s, &job200[2], NULL, NULL);
+	assert_true(store_flush(s) > 0);
+	store_close(s);
+	*state = f;
+	return 0;
+}
+
+/* Remove the database and its WAL files. */
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	const char *sfx[] = { "", "-wal", "-shm" };
+	char path[128];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s%s", f->db, sfx[i]);
+		unlink(path);
+	}
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+/* The report of q on the fixture's store in fmt (malloc'd); must succeed. */
+static char *report(void **state, const struct report_query *q,
+		    enum report_format fmt)
+{
+	struct fixture *f = *state;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	assert_int_equal(report_run(f->db, q, fmt, out), 0);
+	fclose(out);
+	if (getenv("TEST_REPORT_SHOW"))
+		fputs(text, stdout);
+	return text;
+}
+
+/* Run SQL on the fixture's store (to change what it holds). */
+static void sql(void **state, const char *stmt)
+{
+	struct fixture *f = *state;
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	if (sqlite3_exec(db, stmt, NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", stmt, sqlite3_errmsg(db));
+	sqlite3_close(db);
+}
+
+/* A value of a JSON text at a path, as text (malloc'd; "" for null). */
+static char *jq(const char *json, const char *path)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db = NULL;
+	char *v;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT json_extract(?1, ?2)",
+					    -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = strdup(sqlite3_column_text(st, 0) ?
+		   (const char *)sqlite3_column_text(st, 0) : "");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/* The line of text that contains key (malloc'd), or NULL. */
+static char *line_with(const char *text, const char *key)
+{
+	const char *p = strstr(text, key), *b, *e;
+
+	if (!p)
+		return NULL;
+	if (*p == '\n')
+		p++;
+	for (b = p; b > text && b[-1] != '\n'; b--)
+		;
+	e = strchr(p, '\n');
+	return strndup(b, e ? (size_t)(e - b) : strlen(b));
+}
+
+/* The line with key must also contain has. */
+static void line_has(const char *text, const char *key, const char *has)
+{
+	char *line = line_with(text, key);
+
+	if (!line)
+		fail_msg("no line with \"%s\"", key);
+	if (!strstr(line, has))
+		fail_msg("line \"%s\" lacks \"%s\"", line, has);
+	free(line);
+}
+
+/* A JSON path (or a line's key) and the value it must have (contain). */
+struct want {
+	const char *path, *value;
+};
+
+/* Check every value of a JSON text against a table. */
+static void jq_all(const char *json, const struct want *w, size_t n)
+{
+	assert_true(json_valid(json));
+	for (size_t i = 0; i < n; i++) {
+		char *v = jq(json, w[i].path);
+
+		if (strcmp(v, w[i].value))
+			fail_msg("%s: got '%s', want '%s'", w[i].path, v,
+				 w[i].value);
+		free(v);
+	}
+}
+
+/* Every line with w[i].path in it must also contain w[i].value. */
+static void lines_have(const char *text, const struct want *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		line_has(text, w[i].path, w[i].value);
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Offset of s in text; fails when missing. */
+static long pos(const char *text, const char *s)
+{
+	const char *p = strstr(text, s);
+
+	if (!p)
+		fail_msg("missing: \"%s\"", s);
+	return p - text;
+}
+
+/* The header says what seff says first; failures are honest. */
+static void test_header(void **state)
+{
+	static const struct want exits[] = {
+		{ "\n1004 ", "SIGPIPE (reader closed)" },
+		{ "\n2000 ", "SIGKILL (job end)" },
+		{ "\n2001 ", "SIGTERM (job end)" },
+		{ "\n1003 ", "  3" },
+	};
+	struct report_query q = { .job = "100" };
+	char *t = report(state, &q, REPORT_TEXT);
+
+	pos(t, "jobtrace report: job 100: 9 processes, 1 failed,"
+	    " 0 OOM-killed, 2 killed at job end (extern step),"
+	    " 1 SIGPIPE (reader closed) (2026-03-01, times UTC)\n"
+	    "Job ID:      100 (slurm)\n"
+	    "Job name:    align-all\n"
+	    "User:        alice (uid 1000)\n"
+	    "Account:     bio, cost center lab-a\n"
+	    "State:       COMPLETED, exit code 0\n"
+	    "Elapsed:     00:01:41 (started 2026-03-01T10:00:00.000000Z)\n"
+	    "Run:         r1, pipeline rnaseq\n"
+	    "Nodes:       1 (n1), partition batch\n\nEfficiency");
+	/* the exits say why they are not failures */
+	lines_have(t, exits, N(exits));
+	free(t);
+}
+
+/* By task and by tool: most CPU first, before the tree; own figures. */
+static void test_summaries(void **state)
+{
+	static const struct want lines[] = {
+		/* align: 3 processes, 100 s of wall, 71 s span, 166 s CPU */
+		{ "\n  align ", "      3 " },
+		{ "\n  align ", " 100.00s      71.00s     166.00s     166% " },
+		{ "\n  align ", "2.0 GiB    4.0 GiB    1.5 GiB      1" },
+		{ "\n  align ", "      1  cancelled 16.0 MiB" },
+		{ "\n  sort ", "1 SIGPIPE" },
+		{ "\n  (no task) ", "2 killed at job end" },
+		{ "\n  bwa ", " 157.00s " },
+		{ "\n  sleep ", "2 killed at job end" },
+		/* every process's own figures once */
+		{ "\nTOTAL ", "CPU " JOB100_CPU "s" },
+		{ "\nTOTAL ", "read 4.1 GiB, write 1.6 GiB (cancelled 16.0 MiB)" },
+	};
+	/* in this order: tasks and tools by CPU, then TOTAL, then the tree */
+	static const char *const order[] = {
+		"\nBy workflow task", "\n  align ", "\n  sort ",
+		"\n  (no task) ", "\nBy tool", "\n  bwa ", "\n  samtools ",
+		"\nTOTAL ", "\nProcess tree:", "\n1000 ",
+	};
+	struct report_query q = { .job = "100" };
+	char *t = report(state, &q, REPORT_TEXT);
+
+	for (size_t i = 1; i < N(order); i++)
+		assert_true(pos(t, order[i - 1]) < pos(t, order[i]));
+	lines_have(t, lines, N(lines));
+	free(t);
+
+	/* --no-tree: the same summaries, no tree */
+	q.no_tree = true;
+	t = report(state, &q, REPORT_TEXT);
+	lines_have(t, lines, N(lines));
+	assert_null(strstr(t, "Process tree"));
+	assert_null(strstr(t, "\n1000 "));
+	free(t);
+}
+
+/* The efficiency uses the job's memory peak from its end record. */
+static void test_efficiency(void **state)
+{
+	static const struct want lines[] = {
+		/* 3.2 GiB of the cgroup, not the largest process's 2 GiB */
+		{ "\n  job 100 ", "memory    3.2 GiB of 8.0 GiB =  40.0%"
+		  " (cgroup v1 memory.max_usage_in_bytes)" },
+		{ "\n  job 100 ", "CPU    172.92 s of    404.00 s =  42.8%" },
+		{ "\n  step batch ", "3.2 GiB" },
+		{ "\n  step extern ", "1.0 MiB" },
+	};
+	struct report_query q = { .job = "100" };
+	char *t = report(state, &q, REPORT_TEXT);
+
+	lines_have(t, lines, N(lines));
+	assert_null(strstr(t, "largest single process"));
+	free(t);
+}
+
+/* The JSON report: job, summaries by task and tool, records. */
+static void test_json(void **state)
+{
+	static const struct want job100_json[] = {
+		{ "$.summary.processes", "9" },
+		{ "$.summary.failed", "1" },
+		{ "$.summary.sigpipe", "1" },
+		{ "$.summary.killed_at_job_end", "2" },
+		{ "$.summary.cancelled_write_bytes", "16777216" },
+		{ "$.job.state", "COMPLETED" },
+		{ "$.job.exit_code", "0" },
+		{ "$.job.user", "alice" },
+		{ "$.job.cost_center", "lab-a" },
+		{ "$.job.elapsed_s", "101" },
+		{ "$.efficiency.job.mem_peak_bytes", "3435973837" },
+		{ "$.efficiency.job.mem_peak_source", "cgroup_v1" },
+		{ "$.efficiency.job.peak_rss_bytes", "2147483648" },
+		{ "$.by_task[0].task", "align" },
+		{ "$.by_task[0].processes", "3" },
+		{ "$.by_task[0].cpu_s", "166" },
+		{ "$.by_task[0].failed", "1" },
+		{ "$.by_task[2].task", "" },
+		{ "$.by_tool[0].tool", "bwa" },
+		{ "$.by_tool[0].processes", "2" },
+		{ "$.processes[8].pid", "1006" },
+		{ "$.processes[9]", "" },
+		{ "$.samples", "[]" },
+	};
+	struct report_query q = { .job = "100" };
+	char *t = report(state, &q, REPORT_JSON);
+
+	jq_all(t, job100_json, N(job100_json));
+	free(t);
+
+	q.no_tree = true;
+	t = report(state, &q, REPORT_JSON);
+	jq_all(t, job100_json + 13, 7);
+	assert_null(strstr(t, "\"processes\":["));
+	free(t);
+}
+
+/* The HTML report carries the header and both summary tables. */
+static void test_html(void **state)
+{
+	struct report_query q = { .job = "100", .no_tree = true };
+	char *t = report(state, &q, REPORT_HTML);
+
+	pos(t, "State:       COMPLETED, exit code 0");
+	pos(t, "<h2>By workflow task</h2>");
+	pos(t, "<h2>By tool</h2>");
+	pos(t, "<td class=\"tool\">align</td><td>3</td>");
+	assert_null(strstr(t, "Process tree"));
+	pos(t, "</html>\n");
+	free(t);
+}
+
+/* A running job: its live processes from their latest samples. */
+static void test_running(void **state)
+{
+	static const struct want lines[] = {
+		/* the latest sample: 22 s of CPU so far, 25 s into the job */
+		{ "\n3001 ", "21.50/0.50" },
+		{ "\n3001 ", "24.000s+" },
+		{ "\n3001 ", "running (sample 10:00:25.000)" },
+		{ "\nTOTAL ", "CPU 22.17s" },
+		{ "\n  job 200 ", "CPU     22.17 s of    100.00 s =  22.2%" },
+		{ "\n  train ", "      2 " },
+		{ "\n  train ", "1 running" },
+		/* the finished child hangs under its live parent */
+		{ "\n3002 ", "└─ nvidia-smi" },
+	};
+	static const struct want job200_json[] = {
+		{ "$.job.state", "RUNNING" },
+		{ "$.job.exit_code", "" },
+		{ "$.summary.running", "2" },
+		{ "$.samples[2]", "" },
+		{ "$.samples[1].type", "sample" },
+		{ "$.samples[1].time", "2026-03-01T10:00:25.000000Z" },
+		{ "$.processes[0].pid", "3002" },
+		{ "$.efficiency.job.mem_peak_source", "largest_process" },
+	};
+	struct report_query q = { .job = "200" };
+	char *t = report(state, &q, REPORT_TEXT);
+
+	pos(t, "job 200: 3 processes, 0 failed, 0 OOM-killed, 2 running");
+	pos(t, "\nState:       RUNNING\n");
+	pos(t, " so far (started 2026-03-01T10:00:00.000000Z;"
+	    " last record 2026-03-01T10:00:25.000000Z)\n");
+	pos(t, "the job is still running");
+	lines_have(t, lines, N(lines));
+	/* once, after its parent (the sample of it is not shown) */
+	assert_true(pos(t, "\n3001 ") < pos(t, "\n3002 "));
+	assert_null(strstr(strstr(t, "\n3002 ") + 1, "\n3002 "));
+	free(t);
+
+	t = report(state, &q, REPORT_JSON);
+	jq_all(t, job200_json, N(job200_json));
+	free(t);
+}
+
+/* Without a job cgroup the peak is the sampled sum, marked so. */
+static void test_samples_peak(void **state)
+{
+	struct report_query q = { .job = "200" };
+	struct fixture *f = *state;
+	struct store *s = NULL;
+	char *t;
+
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	put_job_end(s, "j200-end", "200", "137",
+		    "{\"cpu_s\":22.2,\"processes\":3,\"mem_peak_bytes\":"
+		    "1073741824,\"mem_peak_source\":\"samples\",\"steps\":[]}");
+	assert_int_equal(store_flush(s), 1);
+	store_close(s);
+	t = report(state, &q, REPORT_TEXT);
+	pos(t, "\nState:       FAILED, exit code 137 (128+SIGKILL)\n");
+	line_has(t, "\n  job 200 ", "1.0 GiB of 8.0 GiB =  12.5% (sum of"
+		 " processes' RSS, no job cgroup)");
+	free(t);
+}
+
+/* An end record without usage (an older agent): said, and the fallback. */
+static void test_no_usage(void **state)
+{
+	struct report_query q = { .job = "100" };
+	char *t;
+
+	sql(state, "UPDATE record SET json = json_remove(json, '$.usage')"
+	    " WHERE id = 'j100-end'");
+	t = report(state, &q, REPORT_TEXT);
+	pos(t, "its end record has no usage");
+	line_has(t, "\n  job 100 ", "2.0 GiB of 8.0 GiB =  25.0%"
+		 " (largest single process)");
+	free(t);
+}
+
+/* A job that has started and run nothing yet: its header, no rows. */
+static void test_job_only(void **state)
+{
+	struct report_query q = { .job = "300" };
+	struct fixture *f = *state;
+	struct store *s = NULL;
+	char *t;
+
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	put_job_start(s, "j300-start", "300");
+	assert_int_equal(store_flush(s), 1);
+	store_close(s);
+	t = report(state, &q, REPORT_TEXT);
+	pos(t, "jobtrace report: job 300: 0 processes, 0 failed, 0 OOM-killed"
+	    " (times UTC)\n");
+	pos(t, "\nState:       RUNNING\n");
+	pos(t, "\nBy workflow task: none recorded\n");
+	pos(t, "\nBy tool: none recorded\n");
+	free(t);
+	t = report(state, &q, REPORT_JSON);
+	assert_true(json_valid(t));
+	free(t);
+}
+
+/* No job record: the header says what is missing; --run has none. */
+static void test_no_job_record(void **state)
+{
+	struct report_query q = { .job = "100" };
+	char *t;
+
+	sql(state, "DELETE FROM record WHERE type = 'job'");
+	t = report(state, &q, REPORT_TEXT);
+	pos(t, "Job ID:      100: no job record in the store");
+	pos(t, "no allocation recorded");
+	free(t);
+
+	q.job = NULL;
+	q.run = "r1";
+	t = report(state, &q, REPORT_TEXT);
+	assert_null(strstr(t, "Job ID:"));
+	pos(t, "\n  align ");
+	free(t);
+}
+
+/* Stored records of the wrong shape never crash a report. */
+static void test_hostile(void **state)
+{
+	static const char *const usage[] = {
+		"\"x\"", "[]", "{\"cpu_s\":\"abc\",\"steps\":\"no\"}",
+		"{\"steps\":[1,\"a\",null,[],{\"step\":5,\"cpu_s\":\"x\"},"
+		"{\"step\":\"batch\",\"mem_peak_bytes\":-5,"
+		"\"mem_peak_source\":{\"a\":1}}]}",
+		"{\"cpu_s\":1e308,\"processes\":-3,\"mem_peak_bytes\":1e300,"
+		"\"mem_peak_source\":\"samples\"}",
+	};
+	struct fixture *f = *state;
+	struct report_query q = { .job = "100" };
+	struct store *s = NULL;
+	char id[32];
+
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	for (size_t i = 0; i < sizeof(usage) / sizeof(usage[0]); i++) {
+		snprintf(id, sizeof(id), "bad-end-%zu", i);
+		put_job_end(s, id, "100", "\"0\"", usage[i]);
+	}
+	put(s, "{\"type\":\"job\",\"id\":\"bad-1\",\"phase\":\"end\","
+	    "\"job\":{\"id\":\"100\",\"user\":{\"a\":1}},\"name\":5,"
+	    "\"allocation\":[],\"start_time\":5,\"end_time\":\"junk\","
+	    "\"exit_code\":[1],\"uid\":\"root\"}");
+	put(s, "{\"type\":\"job\",\"id\":\"bad-2\",\"phase\":7,"
+	    "\"job\":{\"id\":\"100\"},\"host\":[1]}");
+	put(s, "{\"type\":\"process\",\"id\":\"bad-p\",\"pid\":\"x\","
+	    "\"job\":{\"id\":\"100\",\"task\":[1],\"step\":\"extern\"},"
+	    "\"start_time\":5,\"end_time\":\"2026-03-01T10:00:00Z\","
+	    "\"cpu\":{\"user_s\":\"abc\",\"sys_s\":-4},"
+	    "\"io\":{\"cancelled_write_bytes\":-5,\"read_bytes\":1e300},"
+	    "\"exit\":{\"signal\":\"KILL\"},\"argv\":\"x\"}");
+	put(s, "{\"type\":\"sample\",\"id\":\"bad-s\",\"time\":\"x\","
+	    "\"job\":{\"id\":\"100\"},\"pid\":{},\"start_time\":[],"
+	    "\"cpu\":\"lots\",\"mem\":{\"peak_rss_bytes\":\"1\"}}");
+	assert_true(store_flush(s) > 0);
+	store_close(s);
+
+	for (int fmt = REPORT_TEXT; fmt <= REPORT_HTML; fmt++) {
+		char *t = report(state, &q, fmt);
+
+		if (fmt == REPORT_JSON)
+			assert_true(json_valid(t));
+		free(t);
+	}
+}
+
+/* Run every report test, each on a fresh store. */
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_header), T(test_summaries), T(test_efficiency),
+		T(test_json), T(test_html), T(test_running),
+		T(test_samples_peak), T(test_no_usage), T(test_job_only),
+		T(test_no_job_record), T(test_hostile),
+	};
+#undef T
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
