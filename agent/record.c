@@ -166,7 +166,9 @@ static void proc_fields(struct jbuf *b, const struct jt_host *h,
 	json_kv_u64(b, "pid", p->pid);
 	json_kv_u64(b, "ppid", p->ppid);
 	json_key(b, "parent_id");
-	if (p->ppid) {
+	/* without the parent's start (known only from its exit) no record
+	 * has the id it would give */
+	if (p->ppid && p->parent_start_ns) {
 		char parent_id[37];
 
 		record_parent_id(h, p, parent_id);

@@ -139,7 +139,11 @@ static void correlate(struct tracker *t, struct jt_proc *p,
 	if (p->cgroup && cg_parse_container(p->cgroup, &ct))
 		snprintf(p->container, sizeof(p->container), "%s://%s",
 			 ct.runtime, ct.id);
-	if (p->cgroup && cg_parse_slurm(p->cgroup, &s)) {
+	/* hybrid nodes: Slurm's v1 plugin moves tasks in the v1 hierarchies
+	 * only, so the v2 path can name a systemd unit (an ssh session that
+	 * pam_slurm_adopt adopted) while the memory cgroup names the job */
+	if ((p->cgroup && cg_parse_slurm(p->cgroup, &s)) ||
+	    (memcg && cg_parse_slurm(memcg, &s))) {
 		if (strcmp(p->job.id, s.job) || strcmp(p->job.step, s.step))
 			memset(&p->job, 0, sizeof(p->job));
 		util_strlcpy(p->job.scheduler, "slurm", sizeof(p->job.scheduler));
@@ -402,7 +406,7 @@ static void on_oom(struct tracker *t, const struct jt_ev_oom *e)
 	json_kv_u64(b, "pid", e->hdr.pid);
 	json_kv_str(b, "comm", e->comm);
 	json_key(b, "tool");
-	json_str(b, p ? p->tool_name : e->comm);
+	json_str(b, p && p->tool_name[0] ? p->tool_name : e->comm);
 	json_key(b, "evidence");
 	json_obj_open(b);
 	json_kv_u64(b, "rss_bytes", e->rss_pages * page);
