@@ -2,6 +2,7 @@
 /* test_cgroup_parse.c - unit tests for agent/cgroup_parse.c. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -387,6 +388,287 @@ static void test_titles(void **state)
 	}
 }
 
+struct level_case {
+	const char *path;
+	int job_level, step_level;
+};
+
+/* How far below job_N and step_S a Slurm path is (-1: not there). */
+static const struct level_case levels[] = {
+	{ "/slurm/uid_1000/job_123/step_batch/task_0", 2, 1 },
+	{ "/slurm/uid_1000/job_123/step_batch", 1, 0 },
+	{ "/slurm/uid_1000/job_123", 0, -1 },
+	{ "/slurm_node01/uid_0/job_42/step_0/task_0", 2, 1 },
+	{ "/slurm/uid_1/job_2/step_0/", 1, 0 },
+	{ "//slurm//uid_1//job_2//step_batch//task_3//", 2, 1 },
+	{ "/docker/" H1 "/slurm/uid_0/job_9/step_0", 1, 0 },
+	{ "/system.slice/slurmstepd.scope/job_123/step_0/user/task_0", 3, 2 },
+	{ "/system.slice/slurmstepd.scope/job_5/step_batch/user/task_0", 3, 2 },
+	{ "/system.slice/slurmstepd.scope/job_123/step_extern/slurm", 2, 1 },
+	{ "/system.slice/slurmstepd.scope/job_123/step_extern/user", 2, 1 },
+	{ "/system.slice/slurmstepd.scope/job_123/step_1+2", 1, 0 },
+	{ "/system.slice/slurmstepd.scope/job_123/system", 1, -1 },
+	{ "/system.slice/slurmstepd.scope/job_123", 0, -1 },
+};
+
+/* job_level and step_level of Slurm paths; -1 for everything else. */
+static void test_slurm_levels(void **state)
+{
+	size_t i, nr = sizeof(levels) / sizeof(levels[0]);
+	struct cg_slurm s;
+	char path[8192];
+	size_t off = 0;
+
+	(void)state;
+	for (i = 0; i < nr; i++) {
+		memset(&s, 0xaa, sizeof(s));
+		CHECK_RC(levels[i].path, cg_parse_slurm(levels[i].path, &s), 1);
+		CHECK_RC(levels[i].path, s.job_level, levels[i].job_level);
+		CHECK_RC(levels[i].path, s.step_level, levels[i].step_level);
+	}
+	/* no Slurm job: no levels */
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].job)
+			continue;
+		memset(&s, 0xaa, sizeof(s));
+		CHECK_RC(cases[i].path, cg_parse_slurm(cases[i].path, &s), 0);
+		CHECK_RC(cases[i].path, s.job_level, -1);
+		CHECK_RC(cases[i].path, s.step_level, -1);
+	}
+	/* a title names a job but no cgroup */
+	memset(&s, 0xaa, sizeof(s));
+	assert_int_equal(cg_parse_slurmstepd_title("slurmstepd: [7.batch]",
+						   &s), 1);
+	assert_int_equal(s.job_level, -1);
+	assert_int_equal(s.step_level, -1);
+	/* deeper than the parser keeps: levels still count from the leaf */
+	for (i = 0; i < 100; i++)
+		off += (size_t)snprintf(path + off, sizeof(path) - off,
+					"/lvl%zu", i);
+	snprintf(path + off, sizeof(path) - off,
+		 "/slurm/uid_0/job_5/step_0/task_0");
+	memset(&s, 0xaa, sizeof(s));
+	assert_int_equal(cg_parse_slurm(path, &s), 1);
+	assert_string_equal(s.job, "5");
+	assert_int_equal(s.job_level, 2);
+	assert_int_equal(s.step_level, 1);
+}
+
+/* Levels of a cgroup below another, by whole components. */
+static void test_level_below(void **state)
+{
+	char deep[8192];
+	size_t off = 0;
+
+	(void)state;
+	assert_int_equal(cg_level_below("/myjob/a/b", "/myjob"), 2);
+	assert_int_equal(cg_level_below("/myjob/sub", "/myjob"), 1);
+	assert_int_equal(cg_level_below("/myjob", "/myjob"), 0);
+	assert_int_equal(cg_level_below("/myjob/", "/myjob"), 0);
+	assert_int_equal(cg_level_below("/myjob", "/myjob/"), 0);
+	assert_int_equal(cg_level_below("/myjob//a/", "/myjob"), 1);
+	assert_int_equal(cg_level_below("/a/b", "/"), 2);
+	assert_int_equal(cg_level_below("/", "/"), 0);
+	assert_int_equal(cg_level_below("/slurm/uid_0/job_5/step_0/task_0",
+					"/slurm/uid_0/job_5"), 2);
+	/* not below: a sibling with the same prefix, a parent, elsewhere */
+	assert_int_equal(cg_level_below("/myjobs/a", "/myjob"), -1);
+	assert_int_equal(cg_level_below("/myjo", "/myjob"), -1);
+	assert_int_equal(cg_level_below("/myjob", "/myjob/a"), -1);
+	assert_int_equal(cg_level_below("/", "/myjob"), -1);
+	assert_int_equal(cg_level_below("/other/myjob", "/myjob"), -1);
+	assert_int_equal(cg_level_below("/slurm/uid_0/job_50/step_0",
+					"/slurm/uid_0/job_5"), -1);
+	/* nothing to compare */
+	assert_int_equal(cg_level_below(NULL, "/myjob"), -1);
+	assert_int_equal(cg_level_below("/myjob", NULL), -1);
+	assert_int_equal(cg_level_below("/myjob", ""), -1);
+	assert_int_equal(cg_level_below("", "/myjob"), -1);
+	/* deeper than the parser keeps: no answer rather than a wrong one */
+	for (int i = 0; i < 100; i++)
+		off += (size_t)snprintf(deep + off, sizeof(deep) - off,
+					"/l%d", i);
+	assert_int_equal(cg_level_below(deep, "/l0"), -1);
+	assert_int_equal(cg_level_below("/l0/l1", deep), -1);
+	/* the innermost levels alone would match: still no answer */
+	off = 0;
+	for (int i = 0; i < 100; i++)
+		off += (size_t)snprintf(deep + off, sizeof(deep) - off, "/x");
+	assert_int_equal(cg_level_below(deep, "/x"), -1);
+	assert_int_equal(cg_level_below(deep + 100, "/x"), 49);
+}
+
+/* A hybrid node running Slurm with the cgroup v1 plugin (Ubuntu 20.04). */
+static const char proc_cg_hybrid[] =
+	"12:memory:/slurm/uid_1000/job_5/step_0/task_0\n"
+	"11:cpuset:/slurm/uid_1000/job_5/step_0\n"
+	"10:devices:/slurm/uid_1000/job_5/step_0/task_0\n"
+	"9:freezer:/slurm/uid_1000/job_5/step_0\n"
+	"8:cpu,cpuacct:/system.slice/slurmd.service\n"
+	"7:blkio:/system.slice/slurmd.service\n"
+	"6:pids:/system.slice/slurmd.service\n"
+	"5:net_cls,net_prio:/\n"
+	"4:perf_event:/\n"
+	"3:hugetlb:/\n"
+	"2:rdma:/\n"
+	"1:name=systemd:/system.slice/slurmd.service\n"
+	"0::/system.slice/slurmd.service\n";
+
+/* A hybrid node whose Slurm job has a v1 memory cgroup only; a v1 host
+ * whose service put a process in a memory cgroup of its own. */
+static const char proc_cg_hybrid2[] =
+	"12:memory:/slurm/uid_0/job_5/step_0\n"
+	"11:cpuset:/\n"
+	"1:name=systemd:/user.slice/user-0.slice/session-1.scope\n"
+	"0::/";
+static const char proc_cg_v1_box[] =
+	"9:name=systemd:/\n8:pids:/\n7:blkio:/\n6:freezer:/\n5:devices:/\n"
+	"4:memory:/process_api/f17fdf92a6e12d6947a7dabd0f488fe9\n"
+	"3:cpuset:/\n2:cpuacct:/\n1:cpu:/\n0::/\n";
+
+/* A pure cgroup v2 node: one line. */
+static const char proc_cg_v2[] =
+	"0::/system.slice/slurmstepd.scope/job_5/step_batch/user/task_0\n";
+
+/* Parse a /proc/PID/cgroup text; check rc and both paths. */
+static void check_proc_cg(const char *text, bool mem_on_v2, int rc,
+			  const char *v2, const char *mem)
+{
+	char b2[512], bm[512];
+
+	memset(b2, 0xaa, sizeof(b2));
+	memset(bm, 0xaa, sizeof(bm));
+	CHECK_RC(text ? text : "(null)",
+		 cg_parse_proc_cgroup(text, mem_on_v2, b2, sizeof(b2), bm,
+				      sizeof(bm)), rc);
+	CHECK_STR(text ? text : "(null)", b2, v2);
+	CHECK_STR(text ? text : "(null)", bm, mem);
+}
+
+/* /proc/PID/cgroup texts from real nodes, and hostile ones. */
+static void test_proc_cgroup(void **state)
+{
+	static const char v2path[] =
+		"/system.slice/slurmstepd.scope/job_5/step_batch/user/task_0";
+	char big[6000], b2[64], bm[64];
+
+	(void)state;
+	check_proc_cg(proc_cg_hybrid, false, 0, "/system.slice/slurmd.service",
+		      "/slurm/uid_1000/job_5/step_0/task_0");
+	/* memory on v2: the v1 lines say nothing about it */
+	check_proc_cg(proc_cg_hybrid, true, 0, "/system.slice/slurmd.service",
+		      "/system.slice/slurmd.service");
+	check_proc_cg(proc_cg_hybrid2, false, 0, "/",
+		      "/slurm/uid_0/job_5/step_0");
+	check_proc_cg(proc_cg_v1_box, false, 0, "/",
+		      "/process_api/f17fdf92a6e12d6947a7dabd0f488fe9");
+	check_proc_cg(proc_cg_v2, true, 0, v2path, v2path);
+	check_proc_cg(proc_cg_v2, false, 0, v2path, "");
+	check_proc_cg("0::/user.slice/user-1000.slice/session-3.scope", true,
+		      0, "/user.slice/user-1000.slice/session-3.scope",
+		      "/user.slice/user-1000.slice/session-3.scope");
+	/* memory co-mounted; names that only look like it */
+	check_proc_cg("5:cpuacct,memory:/jobs/7\n0::/\n", false, 0, "/",
+		      "/jobs/7");
+	check_proc_cg("5:memory,cpuacct:/jobs/8\n", false, 0, "", "/jobs/8");
+	check_proc_cg("3:name=memory:/x\n4:memoryx:/y\n2:memor:/z\n0::/\n",
+		      false, 0, "/", "");
+	/* the path is all after the second colon */
+	check_proc_cg("0::/machine.slice/a:b:c\n", true, 0,
+		      "/machine.slice/a:b:c", "/machine.slice/a:b:c");
+	check_proc_cg("4:memory:/a:b\n", false, 0, "", "/a:b");
+	check_proc_cg("0::/v2\n4:memory:/v1\n", true, 0, "/v2", "/v2");
+	check_proc_cg("0::\n", true, 0, "", "");
+	check_proc_cg("10::/not-v2\n", true, 0, "", "");
+	/* hostile: nothing in the hierarchy:controllers:path form */
+	check_proc_cg("", false, -1, "", "");
+	check_proc_cg(NULL, false, -1, "", "");
+	check_proc_cg("no colons here\n", false, -1, "", "");
+	check_proc_cg("12:memory\n0:\n\n\n", false, -1, "", "");
+	check_proc_cg("::\n", false, 0, "", "");
+	/* a path longer than the buffers is cut, never overflows */
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "4:memory:/", 10);
+	memcpy(big + 3000, "\n0::/", 5);
+	big[sizeof(big) - 1] = '\0';
+	memset(b2, 0xaa, sizeof(b2));
+	memset(bm, 0xaa, sizeof(bm));
+	assert_int_equal(cg_parse_proc_cgroup(big, false, b2, sizeof(b2), bm,
+					      sizeof(bm)), 0);
+	assert_int_equal(strlen(bm), sizeof(bm) - 1);
+	assert_int_equal(strlen(b2), sizeof(b2) - 1);
+	assert_int_equal(strncmp(bm, big + 9, sizeof(bm) - 1), 0);
+	assert_int_equal(strncmp(b2, big + 3004, sizeof(b2) - 1), 0);
+	/* no room at all is no room */
+	assert_int_equal(cg_parse_proc_cgroup(proc_cg_hybrid, false, NULL, 0,
+					      NULL, 0), 0);
+}
+
+/* /proc/cgroups of a hybrid node (memory on v1 hierarchy 4). */
+static const char cgroups_hybrid[] =
+	"#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+	"cpuset\t3\t1\t1\n"
+	"cpu\t1\t1\t1\n"
+	"cpuacct\t2\t1\t1\n"
+	"blkio\t7\t1\t1\n"
+	"memory\t4\t47\t1\n"
+	"devices\t5\t1\t1\n"
+	"freezer\t6\t1\t1\n"
+	"net_cls\t0\t1\t1\n"
+	"perf_event\t0\t1\t1\n"
+	"net_prio\t0\t1\t1\n"
+	"hugetlb\t0\t1\t1\n"
+	"pids\t8\t1\t1\n";
+
+/* /proc/cgroups of a pure v2 node: every controller on hierarchy 0. */
+static const char cgroups_v2[] =
+	"#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+	"cpuset\t0\t98\t1\n"
+	"cpu\t0\t98\t1\n"
+	"cpuacct\t0\t98\t1\n"
+	"blkio\t0\t98\t1\n"
+	"memory\t0\t98\t1\n"
+	"devices\t0\t98\t1\n"
+	"freezer\t0\t98\t1\n"
+	"net_cls\t0\t98\t1\n"
+	"perf_event\t0\t98\t1\n"
+	"net_prio\t0\t98\t1\n"
+	"hugetlb\t0\t98\t1\n"
+	"pids\t0\t98\t1\n"
+	"rdma\t0\t98\t1\n"
+	"misc\t0\t98\t1\n";
+
+/* Booted with cgroup_disable=memory. */
+static const char cgroups_nomem[] =
+	"#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+	"cpuset\t0\t98\t1\n"
+	"memory\t0\t1\t0\n"
+	"pids\t0\t98\t1\n";
+
+/* Where /proc/cgroups puts the memory controller. */
+static void test_memory_on_v2(void **state)
+{
+	(void)state;
+	assert_int_equal(cg_memory_on_v2(cgroups_hybrid), 0);
+	assert_int_equal(cg_memory_on_v2(cgroups_v2), 1);
+	assert_int_equal(cg_memory_on_v2(cgroups_nomem), -1);
+	assert_int_equal(cg_memory_on_v2("memory 0 1 1"), 1);
+	assert_int_equal(cg_memory_on_v2("memory 9 1 1"), 0);
+	/* absent, cut short, or only look-alikes */
+	assert_int_equal(cg_memory_on_v2(""), -1);
+	assert_int_equal(cg_memory_on_v2(NULL), -1);
+	assert_int_equal(cg_memory_on_v2("#subsys_name\thierarchy\n"
+					 "cpu\t0\t1\t1\n"), -1);
+	assert_int_equal(cg_memory_on_v2("memory\t0\t98\n"), -1);
+	assert_int_equal(cg_memory_on_v2("memory"), -1);
+	assert_int_equal(cg_memory_on_v2("memoryx\t0\t1\t1\n"
+					 "xmemory\t0\t1\t1\n"), -1);
+	assert_int_equal(cg_memory_on_v2("\n\n\nmemory\t4\t1\t1"), 0);
+	assert_int_equal(cg_memory_on_v2(
+		"a_controller_name_far_longer_than_thirty_one_bytes\t0\t1\t1\n"
+		"memory\t0\t1\t1\n"), 1);
+}
+
 /* Run every test in this file. */
 int main(void)
 {
@@ -395,6 +677,10 @@ int main(void)
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_deep_path),
 		cmocka_unit_test(test_titles),
+		cmocka_unit_test(test_slurm_levels),
+		cmocka_unit_test(test_level_below),
+		cmocka_unit_test(test_proc_cgroup),
+		cmocka_unit_test(test_memory_on_v2),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

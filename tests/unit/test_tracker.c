@@ -1,0 +1,1156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_tracker.c - cmocka tests of agent/tracker.c with synthetic kernel
+ * events: every event goes through decode_event() as the collector's
+ * would, and every record the tracker writes is checked to be valid JSON
+ * before its figures are compared with what the events said.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "decode.h"
+#include "jobs.h"
+#include "json_check.h"
+#include "record.h"
+#include "tracker.h"
+
+#define MiB (1024ull * 1024)
+#define MAX_RECS 64
+
+struct fx {
+	struct jobs *jobs;
+	struct jt_host host;
+	struct tracker t;
+	char *rec[MAX_RECS];	/* every record written, in order */
+	size_t nrec;
+};
+
+/* Keep a copy of each record; each must be one valid JSON text. */
+static void on_record(void *ctx, struct jbuf *b)
+{
+	struct fx *f = ctx;
+	const char *s = jbuf_str(b);
+
+	if (!json_valid(s))
+		fail_msg("not valid JSON: %s", s);
+	assert_true(f->nrec < MAX_RECS);
+	f->rec[f->nrec] = strdup(s);
+	assert_non_null(f->rec[f->nrec]);
+	f->nrec++;
+}
+
+/* A tracker with default rules, an empty job registry and a fixed host. */
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (!f || jobs_new(&f->jobs))
+		return -1;
+	snprintf(f->host.name, sizeof(f->host.name), "node1");
+	snprintf(f->host.boot_id, sizeof(f->host.boot_id),
+		 "5f0c7e8a-3c1d-4b9e-9f2a-0123456789ab");
+	f->host.boot_to_real_ns = 0;
+	if (tracker_init(&f->t, NULL, f->jobs, &f->host,
+			 &(struct tracker_cb){ .record = on_record, .ctx = f }))
+		return -1;
+	/* whatever this machine has: the tests that care set it */
+	f->t.memcg_v2 = false;
+	*state = f;
+	return 0;
+}
+
+/* Free the tracker, the registry and the records. */
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	tracker_fini(&f->t);
+	jobs_free(f->jobs);
+	for (size_t i = 0; i < f->nrec; i++)
+		free(f->rec[i]);
+	free(f);
+	return 0;
+}
+
+/* ---- reading records back ------------------------------------------- */
+
+/* Move p from the '{' of an object to the value of its member name. */
+static bool member(struct vp *p, const char *name, size_t len)
+{
+	v_ws(p);
+	if (p->i >= p->n || p->s[p->i] != '{')
+		return false;
+	p->i++;
+	for (;;) {
+		size_t k;
+
+		v_ws(p);
+		k = p->i;
+		if (v_string(p))
+			return false;
+		/* keys of records carry no escapes */
+		if (p->i - k - 2 == len && !memcmp(p->s + k + 1, name, len)) {
+			v_ws(p);
+			p->i++;	/* ':' */
+			v_ws(p);
+			return true;
+		}
+		v_ws(p);
+		p->i++;
+		if (v_value(p))
+			return false;
+		v_ws(p);
+		if (p->i >= p->n || p->s[p->i++] != ',')
+			return false;
+	}
+}
+
+/* Move p from the '[' of an array to its element idx. */
+static bool element(struct vp *p, unsigned long idx)
+{
+	v_ws(p);
+	if (p->i >= p->n || p->s[p->i] != '[')
+		return false;
+	p->i++;
+	for (unsigned long k = 0; k < idx; k++) {
+		if (v_value(p))
+			return false;
+		v_ws(p);
+		if (p->i >= p->n || p->s[p->i++] != ',')
+			return false;
+	}
+	v_ws(p);
+	return p->i < p->n && p->s[p->i] != ']';
+}
+
+/*
+ * The raw JSON text of the value at a dotted path ("io.read_bytes",
+ * "usage.steps.0.step") of rec into out; false when there is none.
+ */
+static bool jget(const char *rec, const char *path, char *out, size_t outlen)
+{
+	struct vp p = { (const unsigned char *)rec, strlen(rec), 0, 0 };
+	size_t start;
+
+	while (*path) {
+		size_t n = strcspn(path, ".");
+		char *end;
+		unsigned long idx = strtoul(path, &end, 10);
+		bool ok = end == path + n && n ? element(&p, idx)
+					       : member(&p, path, n);
+
+		if (!ok)
+			return false;
+		path += n + (path[n] == '.');
+	}
+	start = p.i;
+	if (v_value(&p) || p.i - start >= outlen)
+		return false;
+	memcpy(out, p.s + start, p.i - start);
+	out[p.i - start] = '\0';
+	return true;
+}
+
+/* The raw value at path, which must be there. */
+static const char *jraw(const char *rec, const char *path)
+{
+	static char buf[4096];
+
+	if (!jget(rec, path, buf, sizeof(buf)))
+		fail_msg("no %s in %s", path, rec);
+	return buf;
+}
+
+/* The unsigned integer at path. */
+static uint64_t ju64(const char *rec, const char *path)
+{
+	const char *v = jraw(rec, path);
+	char *end;
+	uint64_t x = strtoull(v, &end, 10);
+
+	if (!*v || *end || *v == '-')
+		fail_msg("%s is %s, not an unsigned integer", path, v);
+	return x;
+}
+
+/* The number at path. */
+static double jnum(const char *rec, const char *path)
+{
+	const char *v = jraw(rec, path);
+	char *end;
+	double x = strtod(v, &end);
+
+	if (!*v || *end)
+		fail_msg("%s is %s, not a number", path, v);
+	return x;
+}
+
+/* Assert the raw JSON at path (a literal, array or quoted string). */
+static void assert_jraw(const char *rec, const char *path, const char *want)
+{
+	const char *v = jraw(rec, path);
+
+	if (strcmp(v, want))
+		fail_msg("%s is %s, want %s in %s", path, v, want, rec);
+}
+
+/* Assert the string at path. */
+static void assert_jstr(const char *rec, const char *path, const char *want)
+{
+	char q[1024];
+
+	snprintf(q, sizeof(q), "\"%s\"", want);
+	assert_jraw(rec, path, q);
+}
+
+/* Assert |got - want| <= eps. */
+static void assert_near(double got, double want, double eps)
+{
+	if (fabs(got - want) > eps)
+		fail_msg("%.9f is not %.9f (+- %g)", got, want, eps);
+}
+
+/* How many records of a type were written. */
+static size_t count_type(const struct fx *f, const char *type)
+{
+	char q[64];
+	size_t n = 0;
+
+	snprintf(q, sizeof(q), "\"%s\"", type);
+	for (size_t i = 0; i < f->nrec; i++)
+		if (!strcmp(jraw(f->rec[i], "type"), q))
+			n++;
+	return n;
+}
+
+/* The id record_process_id() gives the process (pid, start). */
+static void proc_id(const struct fx *f, uint32_t pid, uint64_t start,
+		    char id[37])
+{
+	struct jt_proc p = { .pid = pid, .start_ns = start };
+
+	record_process_id(&f->host, &p, id);
+}
+
+/* The only record of a type with that id (NULL if none). */
+static const char *find_id(const struct fx *f, const char *type,
+			   const char *id)
+{
+	const char *found = NULL;
+	char qt[64], qi[40];
+
+	snprintf(qt, sizeof(qt), "\"%s\"", type);
+	snprintf(qi, sizeof(qi), "\"%s\"", id);
+	for (size_t i = 0; i < f->nrec; i++) {
+		if (strcmp(jraw(f->rec[i], "type"), qt) ||
+		    strcmp(jraw(f->rec[i], "id"), qi))
+			continue;
+		if (found)
+			fail_msg("two %s records with id %s", type, id);
+		found = f->rec[i];
+	}
+	return found;
+}
+
+/* The process record of (pid, start), which must exist. */
+static const char *proc_rec(const struct fx *f, uint32_t pid, uint64_t start)
+{
+	char id[37];
+	const char *r;
+
+	proc_id(f, pid, start, id);
+	r = find_id(f, "process", id);
+	if (!r)
+		fail_msg("no process record for pid %u start %llu", pid,
+			 (unsigned long long)start);
+	return r;
+}
+
+/* The last sample record of a pid, or NULL. */
+static const char *last_sample(const struct fx *f, uint32_t pid)
+{
+	const char *r = NULL;
+
+	for (size_t i = 0; i < f->nrec; i++)
+		if (!strcmp(jraw(f->rec[i], "type"), "\"sample\"") &&
+		    ju64(f->rec[i], "pid") == pid)
+			r = f->rec[i];
+	return r;
+}
+
+/* The path of the entry of step in a job record's usage.steps. */
+static void step_path(const char *rec, const char *step, char *out,
+		      size_t outlen)
+{
+	char want[80], key[64], v[80];
+
+	snprintf(want, sizeof(want), "\"%s\"", step);
+	for (unsigned i = 0; i < JT_JOB_STEPS; i++) {
+		snprintf(key, sizeof(key), "usage.steps.%u.step", i);
+		if (!jget(rec, key, v, sizeof(v)))
+			break;
+		if (!strcmp(v, want)) {
+			snprintf(out, outlen, "usage.steps.%u", i);
+			return;
+		}
+	}
+	fail_msg("no step %s in %s", step, rec);
+}
+
+/*
+ * Assert the usage object at path ("usage", or a step's entry): CPU
+ * seconds, finished processes, the memory peak and its source.
+ */
+static void assert_usage(const char *rec, const char *path, double cpu,
+			 uint64_t procs, uint64_t peak, const char *source)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "%s.cpu_s", path);
+	assert_near(jnum(rec, key), cpu, 1e-9);
+	snprintf(key, sizeof(key), "%s.processes", path);
+	assert_int_equal(ju64(rec, key), procs);
+	snprintf(key, sizeof(key), "%s.mem_peak_bytes", path);
+	assert_int_equal(ju64(rec, key), peak);
+	snprintf(key, sizeof(key), "%s.mem_peak_source", path);
+	assert_jstr(rec, key, source);
+}
+
+/* Assert the usage of one step in a job record (see assert_usage). */
+static void assert_step(const char *rec, const char *step, double cpu,
+			uint64_t procs, uint64_t peak, const char *source)
+{
+	char path[64];
+
+	step_path(rec, step, path, sizeof(path));
+	assert_usage(rec, path, cpu, procs, peak, source);
+}
+
+/* ---- making events ---------------------------------------------------- */
+
+/* Decode a raw event as the collector does, then hand it to the tracker. */
+static void feed(struct fx *f, const union jt_event *raw, size_t len)
+{
+	union jt_event ev;
+
+	assert_int_equal(decode_event(raw, len, &ev), (int)raw->hdr.type);
+	tracker_event(&f->t, &ev);
+}
+
+/* A fork of pid (born at start) by (ppid, pstart). */
+static void ev_fork(struct fx *f, uint32_t pid, uint64_t start, uint32_t ppid,
+		    uint64_t pstart, const char *comm)
+{
+	union jt_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.fork.hdr = (struct jt_ev_hdr){ JT_EV_FORK, pid, start, start };
+	e.fork.ppid = ppid;
+	e.fork.parent_start_ns = pstart;
+	e.fork.uid = 1000;
+	snprintf(e.fork.comm, sizeof(e.fork.comm), "%s", comm);
+	feed(f, &e, sizeof(e.fork));
+}
+
+struct exec_spec {
+	uint32_t pid, ppid;
+	uint64_t start, pstart, ts;
+	const char *file;
+	const char *argv;	/* NUL-separated, argv_len bytes */
+	size_t argv_len;
+	const char *cg2, *cg1;	/* NULL: "/" and "" */
+};
+
+/* The argv of an exec_spec from a string literal ("a\0b"). */
+#define ARGV(s) .argv = (s), .argv_len = sizeof(s)
+/* Process (pid, start), a child of init whose fork was not seen, execs
+ * file with argv (a string literal) at ts, in the root cgroup. */
+#define EXEC_TOP(f, pid_, start_, ts_, file_, argv_)                        \
+	ev_exec((f), &(struct exec_spec){ .pid = (pid_), .ppid = 1,        \
+		.start = (start_), .pstart = 10, .ts = (ts_),               \
+		.file = (file_), ARGV(argv_) })
+
+/* An exec event as the kernel sends it: fixed part plus argv bytes. */
+static void ev_exec(struct fx *f, const struct exec_spec *x)
+{
+	union jt_event e;
+	const char *base = strrchr(x->file, '/');
+	const char *cg2 = x->cg2 ? x->cg2 : "/", *cg1 = x->cg1 ? x->cg1 : "";
+
+	memset(&e, 0, sizeof(e));
+	e.exec.hdr = (struct jt_ev_hdr){ JT_EV_EXEC, x->pid, x->ts, x->start };
+	e.exec.ppid = x->ppid;
+	e.exec.parent_start_ns = x->pstart;
+	e.exec.uid = 1000;
+	snprintf(e.exec.comm, sizeof(e.exec.comm), "%s",
+		 base ? base + 1 : x->file);
+	snprintf(e.exec.filename, sizeof(e.exec.filename), "%s", x->file);
+	e.exec.cg2_len = (uint16_t)snprintf(e.exec.cg2, sizeof(e.exec.cg2),
+					    "%s", cg2);
+	e.exec.cg1_len = (uint16_t)snprintf(e.exec.cg1, sizeof(e.exec.cg1),
+					    "%s", cg1);
+	assert_true(x->argv_len <= JT_ARGV_LEN);
+	memcpy(e.exec.argv, x->argv, x->argv_len);
+	e.exec.argv_len = (uint16_t)x->argv_len;
+	feed(f, &e, JT_EXEC_FIXED_SIZE + x->argv_len);
+}
+
+struct exit_spec {
+	uint32_t pid, ppid;
+	uint64_t start, ts;
+	uint32_t status, flags, threads;
+	uint64_t runtime, utime, stime, peak_rss;
+	struct jt_io io;
+	uint64_t blkio_delay;
+	uint32_t levels;
+	uint64_t peaks[JT_MEMCG_LEVELS];
+	const char *comm;
+};
+
+/* The exit event of a process's last thread (its thread group's totals). */
+static void ev_exit(struct fx *f, const struct exit_spec *x)
+{
+	union jt_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.exit.hdr = (struct jt_ev_hdr){ JT_EV_EXIT, x->pid, x->ts, x->start };
+	e.exit.ppid = x->ppid;
+	e.exit.exit_status = x->status;
+	e.exit.flags = x->flags | JT_XF_FINAL;
+	e.exit.nr_threads_seen = x->threads ? x->threads : 1;
+	e.exit.runtime_ns = x->runtime;
+	e.exit.utime_ns = x->utime;
+	e.exit.stime_ns = x->stime;
+	e.exit.peak_rss_bytes = x->peak_rss;
+	e.exit.maxrss_kernel_bytes = x->peak_rss;
+	e.exit.io = x->io;
+	e.exit.blkio_delay_ns = x->blkio_delay;
+	e.exit.memcg_levels = x->levels;
+	memcpy(e.exit.memcg_peak_bytes, x->peaks, sizeof(x->peaks));
+	snprintf(e.exit.comm, sizeof(e.exit.comm), "%s",
+		 x->comm ? x->comm : "");
+	feed(f, &e, sizeof(e.exit));
+}
+
+/* An OOM kill of (pid, start). */
+static void ev_oom(struct fx *f, uint32_t pid, uint64_t start, uint64_t ts,
+		   uint64_t rss_pages, uint64_t vm_pages, const char *comm)
+{
+	union jt_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.oom.hdr = (struct jt_ev_hdr){ JT_EV_OOM, pid, ts, start };
+	e.oom.uid = 1000;
+	e.oom.rss_pages = rss_pages;
+	e.oom.total_vm_pages = vm_pages;
+	snprintf(e.oom.comm, sizeof(e.oom.comm), "%s", comm);
+	feed(f, &e, sizeof(e.oom));
+}
+
+/* A group leader's sample of (pid, start) with its current RSS. */
+static struct jt_sample leader(uint32_t pid, uint64_t start, uint64_t runtime,
+			       uint64_t rss)
+{
+	return (struct jt_sample){ .pid = pid, .tid = pid, .start_ns = start,
+				   .runtime_ns = runtime, .utime_ns = 1,
+				   .stime_ns = 1, .rss_bytes = rss,
+				   .hiwater_rss_bytes = rss,
+				   .flags = JT_SF_LEADER };
+}
+
+/* ---- 1: a shell that reaps its children -------------------------------- */
+
+#define SH_PID 100
+#define SH_START 1000000ull
+
+/* Children's I/O is theirs alone: the shell's record, which reaped them,
+ * does not carry it again, and the sums over records are the events'. */
+static void test_shell_reaps_children(void **state)
+{
+	struct fx *f = *state;
+	/* the shell's own I/O is small, its children's large */
+	const struct exit_spec ex[] = {
+		{ .pid = 101, .ppid = SH_PID, .start = 2000000, .ts = 9000000,
+		  .status = 1 << 8, .runtime = 250000000, .utime = 3,
+		  .stime = 1, .io = { 64 * MiB + 100, 32 * MiB + 50, 64 * MiB,
+				      32 * MiB, 0 } },
+		{ .pid = 102, .ppid = SH_PID, .start = 3000000, .ts = 9500000,
+		  .runtime = 125000000, .utime = 1, .stime = 1,
+		  .io = { 128 * MiB + 7, 16 * MiB + 9, 128 * MiB, 16 * MiB,
+			  4096 } },
+		{ .pid = SH_PID, .ppid = 1, .start = SH_START, .ts = 9900000,
+		  .runtime = 2000000, .io = { 2000, 300, 4096, 0, 0 } },
+	};
+	static const char *const io_keys[] = {
+		"io.rchar", "io.wchar", "io.read_bytes", "io.write_bytes",
+		"io.cancelled_write_bytes",
+	};
+	char sh_id[37], init_id[37];
+	double cpu_events = 0, cpu_records = 0;
+
+	ev_exec(f, &(struct exec_spec){ .pid = SH_PID, .ppid = 1,
+		.start = SH_START, .pstart = 10, .ts = SH_START + 100,
+		.file = "/bin/bash", ARGV("bash\0run.sh") });
+	for (int i = 0; i < 2; i++) {
+		ev_fork(f, ex[i].pid, ex[i].start, SH_PID, SH_START, "bash");
+		ev_exec(f, &(struct exec_spec){ .pid = ex[i].pid,
+			.ppid = SH_PID, .start = ex[i].start,
+			.pstart = SH_START, .ts = ex[i].start + 500,
+			.file = "/usr/bin/gzip", ARGV("gzip\0-9\0part.txt") });
+	}
+	for (size_t i = 0; i < 3; i++)
+		ev_exit(f, &ex[i]);
+
+	assert_int_equal(f->nrec, 3);
+	assert_int_equal(count_type(f, "process"), 3);
+	proc_id(f, SH_PID, SH_START, sh_id);
+	proc_id(f, 1, 10, init_id);
+	for (size_t k = 0; k < 5; k++) {
+		uint64_t want = 0, got = 0;
+
+		for (size_t i = 0; i < 3; i++) {
+			const char *r = proc_rec(f, ex[i].pid, ex[i].start);
+			const struct jt_io *io = &ex[i].io;
+			/* the fields of jt_io in io_keys order */
+			const uint64_t v[] = { io->rchar, io->wchar,
+					       io->read_bytes, io->write_bytes,
+					       io->cancelled_write_bytes };
+
+			assert_int_equal(ju64(r, io_keys[k]), v[k]);
+			want += v[k];
+			got += ju64(r, io_keys[k]);
+		}
+		assert_int_equal(got, want);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		const char *r = proc_rec(f, ex[i].pid, ex[i].start);
+
+		cpu_events += ex[i].runtime / 1e9;
+		cpu_records += jnum(r, "cpu.user_s") + jnum(r, "cpu.sys_s");
+		if (ex[i].pid == SH_PID) {
+			assert_jstr(r, "parent_id", init_id);
+			assert_jstr(r, "exe", "/bin/bash");
+			assert_jraw(r, "argv", "[\"bash\",\"run.sh\"]");
+			assert_jraw(r, "exit.code", "0");
+		} else {
+			assert_jstr(r, "parent_id", sh_id);
+			assert_int_equal(ju64(r, "ppid"), SH_PID);
+			assert_jstr(r, "exe", "/usr/bin/gzip");
+			assert_jraw(r, "argv",
+				    "[\"gzip\",\"-9\",\"part.txt\"]");
+			assert_jstr(r, "tool.name", "gzip");
+		}
+	}
+	assert_jraw(proc_rec(f, 101, 2000000), "exit.code", "1");
+	assert_near(jnum(proc_rec(f, 101, 2000000), "cpu.user_s"), 0.1875,
+		    1e-9);
+	assert_near(jnum(proc_rec(f, 101, 2000000), "cpu.sys_s"), 0.0625,
+		    1e-9);
+	assert_near(cpu_records, cpu_events, 1e-9);
+	assert_int_equal(proc_table_count(f->t.procs), 0);
+}
+
+/* ---- 2: a multi-threaded program -------------------------------------- */
+
+/* The kernel sums the threads: one exit, one record with those totals,
+ * whatever the samples of its threads said before. */
+static void test_threads_one_record(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t start = 2000000;
+	struct jt_sample s[4];
+	const char *r;
+
+	ev_exec(f, &(struct exec_spec){ .pid = 200, .ppid = SH_PID,
+		.start = start, .pstart = SH_START, .ts = start + 10,
+		.file = "/usr/bin/bwa", ARGV("bwa\0mem\0-t\0" "4\0ref.fa") });
+	/* four threads, then two: the leader carries the dead ones' */
+	for (int i = 0; i < 4; i++) {
+		s[i] = leader(200, start, 100000000, 2 * 1024 * MiB);
+		s[i].tid = 200 + i;
+		s[i].read_bytes = 1000;
+		if (i)
+			s[i].flags = 0;
+	}
+	tracker_samples(&f->t, s, 4, false, 5000000);
+	tracker_after_pass(&f->t, 4000000);
+	tracker_samples(&f->t, s, 2, false, 7000000);
+	tracker_after_pass(&f->t, 6000000);
+	assert_int_equal(f->nrec, 0);	/* no job: no sample records */
+
+	ev_exit(f, &(struct exit_spec){ .pid = 200, .ppid = SH_PID,
+		.start = start, .ts = 9000000, .threads = 4,
+		.runtime = 3000000000ull, .utime = 1400000000,
+		.stime = 700000000, .peak_rss = 3 * 1024 * MiB,
+		.flags = JT_XF_DELAYACCT, .blkio_delay = 250000000,
+		.io = { .rchar = 6000000000ull, .wchar = 1100000000,
+			.read_bytes = 5 * 1024 * MiB,
+			.write_bytes = 1024 * MiB,
+			.cancelled_write_bytes = 123456789 } });
+	assert_int_equal(count_type(f, "process"), 1);
+	assert_int_equal(f->nrec, 1);
+	r = proc_rec(f, 200, start);
+	/* runtime split 2:1 by utime:stime */
+	assert_near(jnum(r, "cpu.user_s"), 2.0, 1e-9);
+	assert_near(jnum(r, "cpu.sys_s"), 1.0, 1e-9);
+	assert_near(jnum(r, "cpu.user_s") + jnum(r, "cpu.sys_s"), 3.0, 1e-9);
+	assert_int_equal(ju64(r, "io.rchar"), 6000000000ull);
+	assert_int_equal(ju64(r, "io.wchar"), 1100000000);
+	assert_int_equal(ju64(r, "io.read_bytes"), 5 * 1024 * MiB);
+	assert_int_equal(ju64(r, "io.write_bytes"), 1024 * MiB);
+	assert_int_equal(ju64(r, "io.cancelled_write_bytes"), 123456789);
+	assert_near(jnum(r, "io.blkio_delay_s"), 0.25, 1e-9);
+	assert_int_equal(ju64(r, "mem.peak_rss_bytes"), 3 * 1024 * MiB);
+	assert_jraw(r, "argv", "[\"bwa\",\"mem\",\"-t\",\"4\",\"ref.fa\"]");
+	assert_jraw(r, "exit.lost", "false");
+	assert_int_equal(proc_table_count(f->t.procs), 0);
+}
+
+/* A process of about a millisecond with an odd split: user + sys is the
+ * runtime, to the microsecond the record keeps. */
+static void test_short_process_cpu(void **state)
+{
+	struct fx *f = *state;
+	const char *r;
+
+	EXEC_TOP(f, 210, 100, 200, "/bin/true", "true");
+	ev_exit(f, &(struct exit_spec){ .pid = 210, .ppid = 1, .start = 100,
+		.ts = 1300000, .runtime = 1234567, .utime = 3, .stime = 7 });
+	r = proc_rec(f, 210, 100);
+	assert_near(jnum(r, "cpu.user_s"), 0.000370, 1e-9);
+	assert_near(jnum(r, "cpu.sys_s"), 0.000864, 1e-9);
+	assert_near(jnum(r, "cpu.user_s") + jnum(r, "cpu.sys_s"), 0.001234567,
+		    1e-6);
+}
+
+/* ---- 3: pid reuse ------------------------------------------------------ */
+
+/* The same pid with two start times is two processes, even when the old
+ * one's exit arrives after the new one's exec. */
+static void test_pid_reuse(void **state)
+{
+	struct fx *f = *state;
+	char ida[37], idb[37];
+	const char *a, *b;
+
+	EXEC_TOP(f, 300, 10000000, 10000100, "/bin/sleep", "sleep\0" "5");
+	EXEC_TOP(f, 300, 20000000, 20000100, "/bin/cat", "cat\0x.txt");
+	ev_exit(f, &(struct exit_spec){ .pid = 300, .ppid = 1,
+		.start = 10000000, .ts = 15000000, .runtime = 1000,
+		.io = { .read_bytes = 111 } });
+	ev_exit(f, &(struct exit_spec){ .pid = 300, .ppid = 1,
+		.start = 20000000, .ts = 25000000, .runtime = 2000,
+		.io = { .read_bytes = 222 } });
+
+	assert_int_equal(count_type(f, "process"), 2);
+	proc_id(f, 300, 10000000, ida);
+	proc_id(f, 300, 20000000, idb);
+	assert_string_not_equal(ida, idb);
+	a = proc_rec(f, 300, 10000000);
+	b = proc_rec(f, 300, 20000000);
+	assert_jstr(a, "exe", "/bin/sleep");
+	assert_jraw(a, "argv", "[\"sleep\",\"5\"]");
+	assert_int_equal(ju64(a, "io.read_bytes"), 111);
+	assert_jstr(a, "start_time", "1970-01-01T00:00:00.010000Z");
+	assert_jstr(a, "end_time", "1970-01-01T00:00:00.015000Z");
+	assert_jstr(b, "exe", "/bin/cat");
+	assert_jraw(b, "argv", "[\"cat\",\"x.txt\"]");
+	assert_int_equal(ju64(b, "io.read_bytes"), 222);
+	assert_jstr(b, "start_time", "1970-01-01T00:00:00.020000Z");
+	assert_int_equal(proc_table_count(f->t.procs), 0);
+}
+
+/* ---- 4: a lost exit ---------------------------------------------------- */
+
+/* A process neither the pass nor an exit event saw is retired as lost;
+ * one the pass saw, or one last seen after the pass began, is not. */
+static void test_lost_exit(void **state)
+{
+	struct fx *f = *state;
+	struct jt_sample s = leader(401, 1200000, 500000000, 10 * MiB);
+	const char *r;
+
+	EXEC_TOP(f, 400, 1000000, 1100000, "/bin/sleep", "sleep\0" "100");
+	EXEC_TOP(f, 401, 1200000, 1300000, "/usr/bin/python3", "python3\0x.py");
+	/* the pass begins at 4 ms; 402 execs while it runs */
+	EXEC_TOP(f, 402, 4400000, 4500000, "/bin/ls", "ls");
+	tracker_samples(&f->t, &s, 1, false, 5000000);
+	tracker_after_pass(&f->t, 4000000);
+
+	assert_int_equal(f->nrec, 1);
+	assert_int_equal(f->t.exits_lost, 1);
+	r = proc_rec(f, 400, 1000000);
+	assert_jraw(r, "exit.lost", "true");
+	assert_jraw(r, "exit.code", "null");
+	assert_jraw(r, "exit.signal", "null");
+	assert_jstr(r, "end_time", "1970-01-01T00:00:00.001100Z");
+	assert_jstr(r, "exe", "/bin/sleep");
+	assert_int_equal(proc_table_count(f->t.procs), 2);
+
+	/* 401's own exit comes later */
+	ev_exit(f, &(struct exit_spec){ .pid = 401, .ppid = 1,
+		.start = 1200000, .ts = 6000000, .runtime = 700000000 });
+	r = proc_rec(f, 401, 1200000);
+	assert_jraw(r, "exit.lost", "false");
+	assert_jraw(r, "exit.code", "0");
+	assert_near(jnum(r, "cpu.user_s"), 0.7, 1e-9);
+
+	/* the next pass does not see 402 either: now it is lost */
+	tracker_samples(&f->t, NULL, 0, false, 9000000);
+	tracker_after_pass(&f->t, 8000000);
+	assert_int_equal(f->t.exits_lost, 2);
+	assert_jraw(proc_rec(f, 402, 4400000), "exit.lost", "true");
+	assert_int_equal(count_type(f, "process"), 3);
+	assert_int_equal(proc_table_count(f->t.procs), 0);
+}
+
+/* ---- 5: an exec in a forked child -------------------------------------- */
+
+#define SLURM_V2_JOB9 "/system.slice/slurmstepd.scope/job_9/step_0/user/task_0"
+
+/* A record's program (exe, argv as JSON, comm; the default rules name
+ * the tool after the exe) and its job, step 0 of job 9. */
+static void assert_prog(const char *r, const char *exe, const char *argv,
+			const char *comm)
+{
+	assert_jstr(r, "exe", exe);
+	assert_jraw(r, "argv", argv);
+	assert_jstr(r, "comm", comm);
+	assert_jstr(r, "tool.name", strrchr(exe, '/') + 1);
+	assert_jstr(r, "job.id", "9");
+	assert_jstr(r, "job.step", "0");
+}
+
+/* A forked child runs its parent's program, in its parent's job, until
+ * its own exec; one that never execs is recorded with that program. */
+static void test_fork_then_exec(void **state)
+{
+	struct fx *f = *state;
+	struct jt_sample s[3] = {
+		leader(500, 1000000, 1000, 4 * MiB),
+		leader(501, 2000000, 1000, 5 * MiB),
+		leader(502, 3000000, 1000, 6 * MiB),
+	};
+	static const char bash_argv[] =
+		"[\"bash\",\"-c\",\"sort -n x | head\"]";
+	char sh_id[37];
+	const char *r;
+
+	ev_exec(f, &(struct exec_spec){ .pid = 500, .ppid = 1,
+		.start = 1000000, .pstart = 10, .ts = 1000100,
+		.file = "/bin/bash", ARGV("bash\0-c\0sort -n x | head"),
+		.cg2 = SLURM_V2_JOB9, .cg1 = SLURM_V2_JOB9 });
+	ev_fork(f, 501, 2000000, 500, 1000000, "bash");
+	ev_fork(f, 502, 3000000, 500, 1000000, "bash");
+	s[1].hiwater_rss_bytes = 8 * MiB;
+	tracker_samples(&f->t, s, 3, false, 4000000);
+	tracker_after_pass(&f->t, 3500000);
+
+	/* before its exec, 501 is a bash of job 9 */
+	assert_int_equal(count_type(f, "sample"), 3);
+	r = last_sample(f, 501);
+	assert_non_null(r);
+	assert_prog(r, "/bin/bash", bash_argv, "bash");
+	assert_jstr(r, "cgroup", SLURM_V2_JOB9);
+	assert_int_equal(ju64(r, "mem.rss_bytes"), 5 * MiB);
+	assert_int_equal(ju64(r, "mem.peak_rss_bytes"), 8 * MiB);
+
+	ev_exec(f, &(struct exec_spec){ .pid = 501, .ppid = 500,
+		.start = 2000000, .pstart = 1000000, .ts = 5000000,
+		.file = "/usr/bin/sort", ARGV("sort\0-n\0x"),
+		.cg2 = SLURM_V2_JOB9, .cg1 = SLURM_V2_JOB9 });
+	ev_exit(f, &(struct exit_spec){ .pid = 501, .ppid = 500,
+		.start = 2000000, .ts = 6000000, .runtime = 1000 });
+	ev_exit(f, &(struct exit_spec){ .pid = 502, .ppid = 500,
+		.start = 3000000, .ts = 6100000, .runtime = 1000,
+		.comm = "bash" });
+	/* 503's fork was lost: its exec outside any job's cgroup finds
+	 * its parent, and the parent's job */
+	ev_exec(f, &(struct exec_spec){ .pid = 503, .ppid = 500,
+		.start = 5500000, .pstart = 1000000, .ts = 5600000,
+		.file = "/usr/bin/head", ARGV("head") });
+	ev_exit(f, &(struct exit_spec){ .pid = 503, .ppid = 500,
+		.start = 5500000, .ts = 6150000, .runtime = 1000 });
+	ev_exit(f, &(struct exit_spec){ .pid = 500, .ppid = 1,
+		.start = 1000000, .ts = 6200000, .runtime = 1000 });
+
+	assert_int_equal(count_type(f, "process"), 4);
+	assert_jstr(proc_rec(f, 503, 5500000), "job.id", "9");
+	assert_jstr(proc_rec(f, 503, 5500000), "exe", "/usr/bin/head");
+	proc_id(f, 500, 1000000, sh_id);
+	r = proc_rec(f, 501, 2000000);
+	assert_prog(r, "/usr/bin/sort", "[\"sort\",\"-n\",\"x\"]", "sort");
+	assert_jstr(r, "parent_id", sh_id);
+	r = proc_rec(f, 502, 3000000);
+	assert_prog(r, "/bin/bash", bash_argv, "bash");
+	assert_jstr(r, "parent_id", sh_id);
+	/* the child's exec did not touch its parent */
+	r = proc_rec(f, 500, 1000000);
+	assert_jstr(r, "exe", "/bin/bash");
+	assert_jraw(r, "argv", bash_argv);
+}
+
+/* ---- 6: job usage ------------------------------------------------------ */
+
+#define V1_BATCH "/slurm_node1/uid_0/job_77/step_batch/task_0"
+#define V1_EXTERN "/slurm_node1/uid_0/job_77/step_extern/task_0"
+
+/* A job registered with its own cgroup (say, by a workflow's hook). */
+static struct jt_jobinfo *registered(struct fx *f, const char *id,
+				     const char *cgroup)
+{
+	struct jt_jobinfo *ji = jobs_get(f->jobs, "slurm", id, true);
+
+	assert_non_null(ji);
+	snprintf(ji->cgroup, sizeof(ji->cgroup), "%s", cgroup);
+	return ji;
+}
+
+/* Process (pid, start), with no fork seen, execs in cgroups cg2 and cg1. */
+static void exec_in(struct fx *f, uint32_t pid, uint64_t start,
+		    const char *cg2, const char *cg1)
+{
+	ev_exec(f, &(struct exec_spec){ .pid = pid, .ppid = 1, .start = start,
+		.pstart = 10, .ts = start + 1, .file = "/bin/a", ARGV("a"),
+		.cg2 = cg2, .cg1 = cg1 });
+}
+
+/* Close a job and write its end record; returns that record. */
+static const char *end_record(struct fx *f, struct jt_jobinfo *ji)
+{
+	size_t before = f->nrec;
+
+	ji->end_ns = 1700000000000000000ull;
+	ji->exit_code = 0;
+	ji->exit_known = true;
+	tracker_job_record(&f->t, ji, "end");
+	assert_int_equal(f->nrec, before + 1);
+	assert_jstr(f->rec[before], "type", "job");
+	assert_jstr(f->rec[before], "phase", "end");
+	assert_jstr(f->rec[before], "job.id", ji->job.id);
+	return f->rec[before];
+}
+
+/* Slurm on cgroup v1: the job's peak is the largest charge peak of
+ * job_77's memory cgroup (level 2 above task_0), each step's of its
+ * step_S (level 1); levels the kernel did not read count for nothing. */
+static void test_job_usage_slurm_v1(void **state)
+{
+	struct fx *f = *state;
+	struct jt_jobinfo *ji = jobs_get(f->jobs, "slurm", "77", true);
+	/* peaks: {task, step, job, uid} */
+	const struct exit_spec ex[] = {
+		{ .pid = 600, .start = 1000, .ts = 50000, .levels = 4,
+		  .runtime = 1500000000, .peaks = { 100 * MiB, 300 * MiB,
+						    500 * MiB, 900 * MiB } },
+		{ .pid = 601, .start = 2000, .ts = 51000, .levels = 4,
+		  .runtime = 2250000000ull, .utime = 1, .stime = 1,
+		  .peaks = { 150 * MiB, 350 * MiB, 700 * MiB, 950 * MiB } },
+		/* forked by 600, never execs: its memory cgroup is 600's;
+		 * it saw the job's and the step's highest peaks */
+		{ .pid = 602, .start = 3000, .ts = 52000, .levels = 4,
+		  .runtime = 500000000, .utime = 1, .stime = 3,
+		  .peaks = { 120 * MiB, 380 * MiB, 720 * MiB, 990 * MiB } },
+		{ .pid = 603, .start = 4000, .ts = 53000, .levels = 4,
+		  .runtime = 250000000, .peaks = { 10 * MiB, 40 * MiB,
+						   650 * MiB, 999 * MiB } },
+		/* only two levels read: [2] is not the job's */
+		{ .pid = 604, .start = 5000, .ts = 54000, .levels = 2,
+		  .runtime = 125000000, .peaks = { 5 * MiB, 200 * MiB,
+						   9000 * MiB, 9000 * MiB } },
+	};
+	const char *r;
+
+	assert_non_null(ji);
+	ev_exec(f, &(struct exec_spec){ .pid = 600, .ppid = 1, .start = 1000,
+		.pstart = 10, .ts = 1100, .file = "/bin/bash",
+		ARGV("bash\0job.sh"), .cg2 = "/", .cg1 = V1_BATCH });
+	ev_exec(f, &(struct exec_spec){ .pid = 601, .ppid = 600, .start = 2000,
+		.pstart = 1000, .ts = 2100, .file = "/usr/bin/python3",
+		ARGV("python3\0a.py"), .cg2 = "/", .cg1 = V1_BATCH });
+	ev_fork(f, 602, 3000, 600, 1000, "bash");
+	ev_exec(f, &(struct exec_spec){ .pid = 603, .ppid = 1, .start = 4000,
+		.pstart = 10, .ts = 4100, .file = "/bin/sleep",
+		ARGV("sleep\0" "100000000"), .cg2 = "/", .cg1 = V1_EXTERN });
+	ev_exec(f, &(struct exec_spec){ .pid = 604, .ppid = 600, .start = 5000,
+		.pstart = 1000, .ts = 5100, .file = "/bin/true",
+		ARGV("true"), .cg2 = "/", .cg1 = V1_BATCH });
+	for (size_t i = 0; i < 5; i++)
+		ev_exit(f, &ex[i]);
+	assert_jstr(proc_rec(f, 602, 3000), "job.step", "batch");
+	assert_jstr(proc_rec(f, 603, 4000), "job.step", "extern");
+
+	r = end_record(f, ji);
+	assert_usage(r, "usage", 4.625, 5, 720 * MiB, "cgroup_v1");
+	assert_int_equal(ji->usage.cgroup_peak_bytes, 720 * MiB);
+	assert_step(r, "batch", 4.375, 4, 380 * MiB, "cgroup_v1");
+	assert_step(r, "extern", 0.25, 1, 40 * MiB, "cgroup_v1");
+	assert_false(jget(r, "usage.steps.2", (char[8]){ 0 }, 8));
+}
+
+#define V2_STEP0 "/system.slice/slurmstepd.scope/job_78/step_0/user/task_0"
+
+/* Slurm on cgroup v2: job_78 is 3 levels above task_0, step_0 2; the
+ * record says the peak is cgroup v2's memory.peak. */
+static void test_job_usage_slurm_v2(void **state)
+{
+	struct fx *f = *state;
+	struct jt_jobinfo *ji = jobs_get(f->jobs, "slurm", "78", true);
+	const char *r;
+
+	f->t.memcg_v2 = true;
+	exec_in(f, 610, 6100, V2_STEP0, V2_STEP0);
+	exec_in(f, 611, 6110, V2_STEP0, V2_STEP0);
+	/* peaks: {task_0, user, step_0, job_78, slurmstepd.scope} */
+	ev_exit(f, &(struct exit_spec){ .pid = 610, .start = 6100, .ts = 9000,
+		.runtime = 1000000000, .levels = 5,
+		.peaks = { MiB, 2 * MiB, 300 * MiB, 800 * MiB, 5000 * MiB } });
+	ev_exit(f, &(struct exit_spec){ .pid = 611, .start = 6110, .ts = 9100,
+		.runtime = 500000000, .utime = 1, .stime = 4, .levels = 5,
+		.peaks = { MiB, 2 * MiB, 400 * MiB, 600 * MiB, 5000 * MiB } });
+	r = end_record(f, ji);
+	assert_usage(r, "usage", 1.5, 2, 800 * MiB, "cgroup_v2");
+	assert_step(r, "0", 1.5, 2, 400 * MiB, "cgroup_v2");
+}
+
+/* A job registered with its own cgroup: a process in /myjob/sub has the
+ * job's memory cgroup one level up, one in /myjob at its own level. */
+static void test_job_usage_registered_cgroup(void **state)
+{
+	struct fx *f = *state;
+	struct jt_jobinfo *ji = registered(f, "88", "/myjob");
+	const char *r;
+
+	exec_in(f, 620, 620, "/", "/myjob/sub");
+	exec_in(f, 621, 630, "/", "/myjob");
+	ev_exit(f, &(struct exit_spec){ .pid = 620, .start = 620, .ts = 9000,
+		.runtime = 1000000, .levels = 3,
+		.peaks = { 50 * MiB, 250 * MiB, 999 * MiB } });
+	ev_exit(f, &(struct exit_spec){ .pid = 621, .start = 630, .ts = 9100,
+		.runtime = 2000000, .levels = 2,
+		.peaks = { 260 * MiB, 999 * MiB } });
+	assert_jstr(proc_rec(f, 620, 620), "job.id", "88");
+	r = end_record(f, ji);
+	assert_usage(r, "usage", 0.003, 2, 260 * MiB, "cgroup_v1");
+	assert_jraw(r, "usage.steps", "[]");
+}
+
+/* A job whose processes' memory cgroup is not its own (the root): no
+ * cgroup peak, but the largest sum of its processes' RSS in one pass. */
+static void test_job_usage_rss_samples(void **state)
+{
+	struct fx *f = *state;
+	struct jt_jobinfo *ji = registered(f, "99", "/jobs/99");
+	const uint64_t rss[3][2] = { { 100 * MiB, 200 * MiB },
+				     { 250 * MiB, 150 * MiB },
+				     { 10 * MiB, 20 * MiB } };
+	const char *r;
+
+	exec_in(f, 630, 630, "/jobs/99", "/");
+	exec_in(f, 631, 640, "/jobs/99", "/");
+	for (int k = 0; k < 3; k++) {
+		uint64_t now = 10000000ull * (k + 1);
+		struct jt_sample s[3] = {
+			leader(630, 630, 1000, rss[k][0]),
+			leader(631, 640, 1000, rss[k][1]),
+			leader(631, 640, 1000, 7777 * MiB),
+		};
+
+		s[2].tid = 632;	/* a thread: its RSS is the leader's */
+		s[2].flags = 0;
+		tracker_samples(&f->t, s, 3, false, now);
+		tracker_after_pass(&f->t, now - 1000000);
+		assert_int_equal(ju64(last_sample(f, 630), "mem.rss_bytes"),
+				 rss[k][0]);
+	}
+	assert_int_equal(count_type(f, "sample"), 6);
+	assert_jstr(last_sample(f, 631), "job.id", "99");
+	ev_exit(f, &(struct exit_spec){ .pid = 630, .start = 630,
+		.ts = 40000000, .runtime = 1000000000, .levels = 1,
+		.peaks = { 7000 * MiB } });
+	ev_exit(f, &(struct exit_spec){ .pid = 631, .start = 640,
+		.ts = 40000001, .runtime = 3000000000ull, .utime = 2,
+		.stime = 1, .levels = 1,
+		.peaks = { 7000 * MiB } });
+	r = end_record(f, ji);
+	assert_usage(r, "usage", 4.0, 2, 400 * MiB, "samples");
+	assert_int_equal(ji->usage.cgroup_peak_bytes, 0);
+}
+
+#define V1_ADOPTED "/slurm_node1/uid_1000/job_77/step_extern/task_0"
+
+/*
+ * A hybrid node (Slurm's cgroup v1 plugin, systemd's unified hierarchy):
+ * pam_slurm_adopt moves an ssh session into the job's extern step in the
+ * v1 hierarchies only, so the v2 path stays at ssh.service while the
+ * memory cgroup names the job.  The session's shell belongs to job 77.
+ */
+static void test_job_usage_hybrid_adopted(void **state)
+{
+	struct fx *f = *state;
+	struct jt_jobinfo *ji = jobs_get(f->jobs, "slurm", "77", true);
+	const char *r;
+
+	ev_exec(f, &(struct exec_spec){ .pid = 640, .ppid = 1, .start = 640,
+		.pstart = 10, .ts = 641, .file = "/usr/sbin/sshd",
+		ARGV("sshd: alice [priv]"), .cg2 = "/system.slice/ssh.service",
+		.cg1 = "/system.slice/ssh.service" });
+	ev_fork(f, 641, 650, 640, 640, "sshd");
+	ev_exec(f, &(struct exec_spec){ .pid = 641, .ppid = 640, .start = 650,
+		.pstart = 640, .ts = 660, .file = "/bin/bash", ARGV("-bash"),
+		.cg2 = "/system.slice/ssh.service", .cg1 = V1_ADOPTED });
+	ev_exit(f, &(struct exit_spec){ .pid = 641, .ppid = 640, .start = 650,
+		.ts = 9000, .runtime = 500000000, .levels = 4,
+		.peaks = { MiB, 64 * MiB, 900 * MiB, 1000 * MiB } });
+	r = proc_rec(f, 641, 650);
+	assert_jstr(r, "job.id", "77");
+	assert_jstr(r, "job.step", "extern");
+	r = end_record(f, ji);
+	assert_usage(r, "usage", 0.5, 1, 900 * MiB, "cgroup_v1");
+	assert_step(r, "extern", 0.5, 1, 64 * MiB, "cgroup_v1");
+}
+
+/* ---- 7: where the job's memory cgroup is ----------------------------- */
+
+/* Levels from a memory cgroup up to its job's and step's. */
+static void test_memcg_level(void **state)
+{
+	const struct jt_job j5 = { .scheduler = "slurm", .id = "5",
+				   .step = "batch" };
+	const struct jt_job j6 = { .scheduler = "slurm", .id = "6",
+				   .step = "batch" };
+	const struct jt_job j5s0 = { .scheduler = "slurm", .id = "5",
+				     .step = "0" };
+	const struct jt_job mine = { .scheduler = "slurm", .id = "88" };
+	const struct jt_job none = { .scheduler = "slurm" };
+	static const char v1[] = "/slurm/uid_0/job_5/step_batch/task_0";
+	static const char v2[] =
+		"/system.slice/slurmstepd.scope/job_5/step_batch/user/task_0";
+
+	(void)state;
+	assert_int_equal(tracker_memcg_level(v1, &j5, NULL, false), 2);
+	assert_int_equal(tracker_memcg_level(v1, &j5, NULL, true), 1);
+	assert_int_equal(tracker_memcg_level(v2, &j5, NULL, false), 3);
+	assert_int_equal(tracker_memcg_level(v2, &j5, NULL, true), 2);
+	assert_int_equal(tracker_memcg_level(
+		"/system.slice/slurmstepd.scope/job_5/step_batch", &j5, NULL,
+		true), 0);
+	assert_int_equal(tracker_memcg_level(
+		"/system.slice/slurmstepd.scope/job_5", &j5, NULL, false), 0);
+	/* another job's cgroup, another step's */
+	assert_int_equal(tracker_memcg_level(v1, &j6, NULL, false), -1);
+	assert_int_equal(tracker_memcg_level(v2, &j6, NULL, true), -1);
+	assert_int_equal(tracker_memcg_level(v1, &j6, "/slurm/uid_0/job_6",
+					     false), -1);
+	assert_int_equal(tracker_memcg_level(v1, &j5s0, NULL, false), 2);
+	assert_int_equal(tracker_memcg_level(v1, &j5s0, NULL, true), -1);
+	/* a registered cgroup */
+	assert_int_equal(tracker_memcg_level("/myjob/a/b", &mine, "/myjob",
+					     false), 2);
+	assert_int_equal(tracker_memcg_level("/myjob", &mine, "/myjob",
+					     false), 0);
+	assert_int_equal(tracker_memcg_level("/myjob/a/b", &mine, "/myjob",
+					     true), -1);
+	assert_int_equal(tracker_memcg_level("/myjobs/a", &mine, "/myjob",
+					     false), -1);
+	assert_int_equal(tracker_memcg_level("/", &mine, "/myjob", false), -1);
+	assert_int_equal(tracker_memcg_level("/myjob/a", &mine, "", false), -1);
+	assert_int_equal(tracker_memcg_level("/myjob/a", &mine, NULL, false),
+			 -1);
+	/* nothing to go by */
+	assert_int_equal(tracker_memcg_level("", &j5, NULL, false), -1);
+	assert_int_equal(tracker_memcg_level(NULL, &j5, NULL, false), -1);
+	assert_int_equal(tracker_memcg_level(v1, &none, NULL, false), -1);
+	assert_int_equal(tracker_memcg_level("/", &j5, NULL, false), -1);
+}
+
+/* ---- 8: OOM kills ----------------------------------------------------- */
+
+/* An OOM kill is a `signal` record at once, naming the process's job and
+ * tool; the process record that follows says oom_killed. */
+static void test_oom(void **state)
+{
+	struct fx *f = *state;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	char id0[64];
+	const char *r;
+
+	ev_exec(f, &(struct exec_spec){ .pid = 800, .ppid = 1, .start = 8000,
+		.pstart = 10, .ts = 8001, .file = "/usr/bin/jupyter-notebook",
+		ARGV("jupyter-notebook\0--no-browser"), .cg2 = "/",
+		.cg1 = "/slurm/uid_0/job_77/step_0/task_0" });
+	/* the kernel's comm is cut to 15 bytes, the tool's name is not */
+	ev_oom(f, 800, 8000, 9000000, 262144, 524288, "jupyter-noteboo");
+	assert_int_equal(f->nrec, 1);
+	r = f->rec[0];
+	assert_jstr(r, "type", "signal");
+	assert_jstr(r, "kind", "oom_kill");
+	assert_jstr(r, "job", "77");
+	assert_int_equal(ju64(r, "pid"), 800);
+	assert_jstr(r, "comm", "jupyter-noteboo");
+	assert_jstr(r, "tool", "jupyter-notebook");
+	assert_jstr(r, "time", "1970-01-01T00:00:00.009000Z");
+	assert_int_equal(ju64(r, "evidence.rss_bytes"), 262144 * page);
+	assert_int_equal(ju64(r, "evidence.total_vm_bytes"), 524288 * page);
+
+	ev_exit(f, &(struct exit_spec){ .pid = 800, .ppid = 1, .start = 8000,
+		.ts = 9100000, .status = 9, .flags = JT_XF_OOM,
+		.runtime = 1000 });
+	r = proc_rec(f, 800, 8000);
+	assert_jraw(r, "exit.oom_killed", "true");
+	assert_jraw(r, "exit.signal", "9");
+	assert_jraw(r, "exit.code", "null");
+
+	/* a process the tracker does not know: its comm stands in */
+	ev_oom(f, 801, 8100, 9200000, 1, 2, "java");
+	r = f->rec[f->nrec - 1];
+	assert_jstr(r, "kind", "oom_kill");
+	assert_jraw(r, "job", "null");
+	assert_jstr(r, "tool", "java");
+	assert_int_equal(f->t.oom_kills, 2);
+	snprintf(id0, sizeof(id0), "%s", jraw(f->rec[0], "id"));
+	assert_string_not_equal(id0, jraw(r, "id"));
+}
+
+/* Run every test in this file, each with a fresh tracker. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_shell_reaps_children,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads_one_record, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_short_process_cpu, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pid_reuse, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_lost_exit, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fork_then_exec, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_job_usage_slurm_v1, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_job_usage_slurm_v2, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_job_usage_registered_cgroup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_usage_rss_samples,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_usage_hybrid_adopted,
+						setup, teardown),
+		cmocka_unit_test(test_memcg_level),
+		cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
