@@ -239,8 +239,12 @@ ch_ids >"$T/ch.ids"
 sqlite_ids >"$T/sq.ids"
 missing=$(comm -23 "$T/sq.ids" "$T/ch.ids" | wc -l)
 extra=$(comm -13 "$T/sq.ids" "$T/ch.ids" | wc -l)
-check "tiny spool: exactly the dropped records are missing from ClickHouse ($missing missing, $dropped counted, $extra unknown)" \
-	eq "$missing|$extra" "$dropped|0"
+# every missing record is counted; the count may be higher by the batches
+# that were in flight when their segment was dropped and that the sink then
+# stored when ClickHouse came back (doc/records.md): at most two batches of
+# 400, with pipelined sends
+check "tiny spool: every record missing from ClickHouse is counted, the count no higher than 2 batches in flight ($missing missing, $dropped counted, $extra unknown)" \
+	eq "$([ "$missing" -le "${dropped:-0}" ] && [ "${dropped:-0}" -le $((missing + 800)) ] && echo yes)|$extra" "yes|0"
 
 # ---- 6. one job on two hosts, read back from ClickHouse ------------------------------------------
 if [ -d /sys/fs/cgroup/memory ] && [ ! -e /sys/fs/cgroup/cgroup.controllers ]; then
