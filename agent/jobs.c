@@ -95,7 +95,8 @@ static void fill(char *dst, size_t len, const char *src)
 }
 
 /* Fill the empty job fields of a process from the registry. */
-bool jobs_fill(struct jobs *j, struct jt_job *pj, const char *cgroup)
+struct jt_jobinfo *jobs_fill(struct jobs *j, struct jt_job *pj,
+			     const char *cgroup)
 {
 	struct jt_jobinfo *ji = NULL;
 
@@ -104,7 +105,7 @@ bool jobs_fill(struct jobs *j, struct jt_job *pj, const char *cgroup)
 	else
 		ji = jobs_by_cgroup(j, cgroup);
 	if (!ji)
-		return false;
+		return NULL;
 	fill(pj->scheduler, sizeof(pj->scheduler), ji->job.scheduler);
 	fill(pj->id, sizeof(pj->id), ji->job.id);
 	fill(pj->run, sizeof(pj->run), ji->job.run);
@@ -115,7 +116,7 @@ bool jobs_fill(struct jobs *j, struct jt_job *pj, const char *cgroup)
 	fill(pj->cost_center, sizeof(pj->cost_center), ji->job.cost_center);
 	/* the account pays unless a cost center was named */
 	fill(pj->cost_center, sizeof(pj->cost_center), ji->job.account);
-	return true;
+	return ji;
 }
 
 /* The usage of one step of a job. */

@@ -49,7 +49,6 @@ struct jt_jobinfo {
 	struct jt_usage usage;
 	struct jt_step_usage steps[JT_JOB_STEPS];
 	unsigned nsteps;
-	bool memcg_v2;			/* cgroup_peak_bytes is memory.peak */
 };
 
 struct jobs;
@@ -66,9 +65,10 @@ struct jt_jobinfo *jobs_by_cgroup(struct jobs *j, const char *path);
 /*
  * Fill the empty fields of a process's job from the registry: the job is
  * found by (scheduler, id), or by cgroup when the process has no job id.
- * Returns true if a registered job was found.
+ * Returns the registered job, or NULL.
  */
-bool jobs_fill(struct jobs *j, struct jt_job *pj, const char *cgroup);
+struct jt_jobinfo *jobs_fill(struct jobs *j, struct jt_job *pj,
+			     const char *cgroup);
 /* The usage of one step of a job (created; NULL when the step is "" or
  * the job has too many steps). */
 struct jt_usage *jobs_step_usage(struct jt_jobinfo *ji, const char *step);

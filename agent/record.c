@@ -5,13 +5,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup_parse.h"
 #include "record.h"
 #include "util.h"
 
-/* Fill host name and boot id. */
+/* Fill host name, boot id and where the memory controller is. */
 int record_host_init(struct jt_host *h, const char *hostname)
 {
-	char buf[64];
+	char buf[64], cg[4096];
 	ssize_t n;
 
 	memset(h, 0, sizeof(*h));
@@ -24,6 +25,8 @@ int record_host_init(struct jt_host *h, const char *hostname)
 		buf[strcspn(buf, "\n")] = '\0';
 		util_strlcpy(h->boot_id, buf, sizeof(h->boot_id));
 	}
+	n = util_read_file("/proc/cgroups", cg, sizeof(cg));
+	h->memcg_v2 = n > 0 && cg_memory_on_v2(cg) == 1;
 	record_host_sync_clock(h);
 	return 0;
 }
@@ -333,13 +336,13 @@ void record_job(struct jbuf *b, const struct jt_host *h,
 	if (!strcmp(phase, "end")) {
 		json_key(b, "usage");
 		json_obj_open(b);
-		usage_fields(b, &ji->usage, ji->memcg_v2);
+		usage_fields(b, &ji->usage, h->memcg_v2);
 		json_key(b, "steps");
 		json_arr_open(b);
 		for (unsigned i = 0; i < ji->nsteps; i++) {
 			json_obj_open(b);
 			json_kv_str(b, "step", ji->steps[i].step);
-			usage_fields(b, &ji->steps[i].u, ji->memcg_v2);
+			usage_fields(b, &ji->steps[i].u, h->memcg_v2);
 			json_obj_close(b);
 		}
 		json_arr_close(b);

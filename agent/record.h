@@ -3,6 +3,7 @@
 #ifndef JOBTRACE_RECORD_H
 #define JOBTRACE_RECORD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "jobs.h"
@@ -16,9 +17,11 @@ struct jt_host {
 	char name[256];
 	char boot_id[40];
 	int64_t boot_to_real_ns;	/* realtime = boottime + this */
+	bool memcg_v2;			/* the memory controller is on v2 */
 };
 
-/* Fill host name and boot id; hostname overrides gethostname when set. */
+/* Fill host name, boot id and where the memory controller is; hostname
+ * overrides gethostname when set. */
 int record_host_init(struct jt_host *h, const char *hostname);
 /* Recompute the boottime -> realtime offset (after clock steps). */
 void record_host_sync_clock(struct jt_host *h);

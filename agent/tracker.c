@@ -24,16 +24,12 @@
 int tracker_init(struct tracker *t, struct rules *rules, struct jobs *jobs,
 		 const struct jt_host *host, const struct tracker_cb *cb)
 {
-	char buf[4096];
-
 	memset(t, 0, sizeof(*t));
 	jbuf_init(&t->jb);
 	t->rules = rules;
 	t->jobs = jobs;
 	t->host = host;
 	t->cb = *cb;
-	if (util_read_file("/proc/cgroups", buf, sizeof(buf)) > 0)
-		t->memcg_v2 = cg_memory_on_v2(buf) == 1;
 	return proc_table_new(&t->procs);
 }
 
@@ -107,17 +103,15 @@ int tracker_memcg_level(const char *memcg, const struct jt_job *job,
 	return cg_level_below(memcg, registered_cgroup);
 }
 
-/* Where p's job's and step's memory cgroups sit above its own. */
-static void memcg_levels(struct tracker *t, struct jt_proc *p,
+/* Where p's job's and step's memory cgroups sit above its own (ji: its
+ * registered job, or NULL). */
+static void memcg_levels(struct jt_proc *p, const struct jt_jobinfo *ji,
 			 const char *memcg)
 {
-	const struct jt_jobinfo *ji;
 	int lj, ls;
 
 	if (!memcg)
 		return;		/* no new cgroup: keep what it had */
-	ji = p->job.id[0] ? jobs_get(t->jobs, p->job.scheduler, p->job.id,
-				     false) : NULL;
 	lj = tracker_memcg_level(memcg, &p->job, ji ? ji->cgroup : NULL, false);
 	ls = tracker_memcg_level(memcg, &p->job, NULL, true);
 	p->memcg_job_up = lj >= 0 && lj < JT_MEMCG_LEVELS ? lj + 1 : 0;
@@ -156,8 +150,7 @@ static void correlate(struct tracker *t, struct jt_proc *p,
 			p->job = parent->job;
 	}
 	/* what the hooks registered: user, account, workflow run */
-	jobs_fill(t->jobs, &p->job, p->cgroup);
-	memcg_levels(t, p, memcg);
+	memcg_levels(p, jobs_fill(t->jobs, &p->job, p->cgroup), memcg);
 }
 
 /* Copy what a forked child shares with its parent. */
@@ -219,29 +212,22 @@ static void usage_add(struct jt_usage *u, const struct jt_proc *p,
 		u->cgroup_peak_bytes = e->memcg_peak_bytes[up - 1];
 }
 
-/* A finished process of a registered job counts towards its usage. */
-static void job_account(struct tracker *t, const struct jt_proc *p,
+/* A finished process counts towards its registered job's usage. */
+static void job_account(struct jt_jobinfo *ji, const struct jt_proc *p,
 			const struct jt_ev_exit *e)
 {
-	struct jt_jobinfo *ji;
-	struct jt_usage *su;
+	struct jt_usage *su = jobs_step_usage(ji, p->job.step);
 
-	if (!p->job.id[0])
-		return;
-	ji = jobs_get(t->jobs, p->job.scheduler, p->job.id, false);
-	if (!ji)
-		return;
 	usage_add(&ji->usage, p, e, p->memcg_job_up);
-	su = jobs_step_usage(ji, p->job.step);
 	if (su)
 		usage_add(su, p, e, p->memcg_step_up);
-	ji->memcg_v2 = t->memcg_v2;
 }
 
 /* Write one finished process to the spool and forget it. */
 static void emit_process(struct tracker *t, struct jt_proc *p,
 			 const struct jt_ev_exit *e)
 {
+	struct jt_jobinfo *ji;
 	char id[37];
 
 	if (p->state & JT_PS_EXCLUDED) {
@@ -249,9 +235,8 @@ static void emit_process(struct tracker *t, struct jt_proc *p,
 		return;
 	}
 	/* a job-update may have come after the exec */
-	if (p->job.id[0])
-		jobs_fill(t->jobs, &p->job, p->cgroup);
-	job_account(t, p, e);
+	if (p->job.id[0] && (ji = jobs_fill(t->jobs, &p->job, p->cgroup)))
+		job_account(ji, p, e);
 	record_process_id(t->host, p, id);
 	jbuf_reset(&t->jb);
 	record_process(&t->jb, t->host, p, id);
@@ -462,7 +447,7 @@ static void fill_from_proc(struct tracker *t, struct jt_proc *p, char *memcg,
 	}
 	snprintf(path, sizeof(path), "/proc/%u/cgroup", p->pid);
 	n = util_read_file(path, buf, sizeof(buf));
-	if (n <= 0 || cg_parse_proc_cgroup(buf, t->memcg_v2, cg2, sizeof(cg2),
+	if (n <= 0 || cg_parse_proc_cgroup(buf, t->host->memcg_v2, cg2, sizeof(cg2),
 					   memcg, memlen))
 		return;
 	cg = pick_cgroup(cg2, memcg);

@@ -41,7 +41,6 @@ struct tracker {
 	const struct jt_host *host;	/* borrowed */
 	struct tracker_cb cb;
 	struct jbuf jb;
-	bool memcg_v2;		/* the memory controller is on cgroup v2 */
 	unsigned sample_gen;	/* sample passes so far */
 
 	uint64_t events_seen;

@@ -120,7 +120,7 @@ static void test_jobs_fill(void **state)
 	strcpy(pj.id, "42");
 	strcpy(pj.step, "batch");
 	strcpy(pj.run, "from-rules");
-	assert_true(jobs_fill(j, &pj, NULL));
+	assert_ptr_equal(jobs_fill(j, &pj, NULL), jobs_get(j, "slurm", "42", false));
 	assert_string_equal(pj.user, "alice");
 	assert_string_equal(pj.account, "physics");
 	assert_string_equal(pj.cost_center, "physics");
@@ -132,11 +132,11 @@ static void test_jobs_fill(void **state)
 	strcpy(ji->cgroup, "/ecs/1234");
 	strcpy(ji->job.cost_center, "genomics");
 	memset(&pj, 0, sizeof(pj));
-	assert_true(jobs_fill(j, &pj, "/ecs/1234/5678"));
+	assert_ptr_equal(jobs_fill(j, &pj, "/ecs/1234/5678"), ji);
 	assert_string_equal(pj.id, "abc");
 	assert_string_equal(pj.cost_center, "genomics");
 	memset(&pj, 0, sizeof(pj));
-	assert_false(jobs_fill(j, &pj, "/ecs/12345"));	/* not a prefix path */
+	assert_null(jobs_fill(j, &pj, "/ecs/12345"));	/* not a prefix path */
 
 	/* ended jobs expire */
 	ji->end_ns = 1;

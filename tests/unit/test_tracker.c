@@ -64,7 +64,7 @@ static int setup(void **state)
 			 &(struct tracker_cb){ .record = on_record, .ctx = f }))
 		return -1;
 	/* whatever this machine has: the tests that care set it */
-	f->t.memcg_v2 = false;
+	f->host.memcg_v2 = false;
 	*state = f;
 	return 0;
 }
@@ -908,7 +908,7 @@ static void test_job_usage_slurm_v2(void **state)
 	struct jt_jobinfo *ji = jobs_get(f->jobs, "slurm", "78", true);
 	const char *r;
 
-	f->t.memcg_v2 = true;
+	f->host.memcg_v2 = true;
 	exec_in(f, 610, 6100, V2_STEP0, V2_STEP0);
 	exec_in(f, 611, 6110, V2_STEP0, V2_STEP0);
 	/* peaks: {task_0, user, step_0, job_78, slurmstepd.scope} */
