@@ -316,6 +316,16 @@ static void on_exec(struct tracker *t, const struct jt_ev_exec *e)
 	classify(t, p);
 }
 
+/* Add the kernel's I/O counters to c. */
+static void io_add(struct jt_counters *c, const struct jt_io *io)
+{
+	c->rchar += io->rchar;
+	c->wchar += io->wchar;
+	c->read_bytes += io->read_bytes;
+	c->write_bytes += io->write_bytes;
+	c->cancelled_write_bytes += io->cancelled_write_bytes;
+}
+
 /* Exit totals of the kernel into p's counters. */
 static void exit_counters(struct jt_proc *p, const struct jt_ev_exit *e)
 {
@@ -328,17 +338,14 @@ static void exit_counters(struct jt_proc *p, const struct jt_ev_exit *e)
 	p->exit_signal = st.signal;
 	p->core_dumped = st.core_dumped;
 	p->oom_killed = e->flags & JT_XF_OOM;
+	/* the kernel's totals replace the last sample's */
+	memset(&p->c, 0, sizeof(p->c));
 	decode_cpu_split(e->runtime_ns, e->utime_ns, e->stime_ns,
 			 &p->c.cpu_user_s, &p->c.cpu_sys_s);
 	p->c.peak_rss_bytes = e->peak_rss_bytes ? e->peak_rss_bytes
 						: e->maxrss_kernel_bytes;
 	p->c.maxrss_kernel_bytes = e->maxrss_kernel_bytes;
-	p->c.rss_bytes = 0;
-	p->c.rchar = e->io.rchar;
-	p->c.wchar = e->io.wchar;
-	p->c.read_bytes = e->io.read_bytes;
-	p->c.write_bytes = e->io.write_bytes;
-	p->c.cancelled_write_bytes = e->io.cancelled_write_bytes;
+	io_add(&p->c, &e->io);
 	p->c.blkio_delay_s = (e->flags & JT_XF_DELAYACCT)
 				     ? e->blkio_delay_ns / 1e9 : 0;
 	p->c.rx_bytes = e->rx_bytes;
@@ -485,11 +492,7 @@ static void sample_add(struct jt_proc *p, const struct jt_sample *x)
 	decode_cpu_split(x->runtime_ns, x->utime_ns, x->stime_ns, &u, &sy);
 	p->c.cpu_user_s += u;
 	p->c.cpu_sys_s += sy;
-	p->c.rchar += x->rchar;
-	p->c.wchar += x->wchar;
-	p->c.read_bytes += x->read_bytes;
-	p->c.write_bytes += x->write_bytes;
-	p->c.cancelled_write_bytes += x->cancelled_write_bytes;
+	io_add(&p->c, &x->io);
 	p->c.blkio_delay_s += x->blkio_delay_ns / 1e9;
 	if (x->flags & JT_SF_LEADER) {
 		p->c.rss_bytes = x->rss_bytes;

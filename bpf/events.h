@@ -49,8 +49,6 @@ enum jt_counter {
 #define JT_XF_MM_AT_EXIT 0x1	/* peak_rss read from the program's own mm */
 #define JT_XF_OOM 0x4		/* OOM killed */
 #define JT_XF_DELAYACCT 0x8	/* blkio delay accounting data present */
-#define JT_XF_FINAL 0x10	/* the last thread's figures were read at its
-				 * last context switch: CPU is final */
 
 /* A thread's own I/O counters (task_struct.ioac, never signal_struct's,
  * which also holds every reaped child's). */
@@ -123,10 +121,11 @@ _Static_assert(__builtin_offsetof(struct jt_ev_exec, argv) == JT_EXEC_FIXED_SIZE
 	       "jt_ev_exec argv offset");
 
 /*
- * Thread-group totals at the exit of the last thread.  With JT_XF_FINAL
- * the last thread's own part was added at its last context switch, when
- * the kernel's CPU figure is final (the one wait4 reports); the event is
- * sent then.  Everything here is the process's own: I/O of its threads,
+ * Thread-group totals at the exit of the last thread.  The last thread's
+ * own part is added at its last context switch, when the kernel's CPU
+ * figure is final (the one wait4 reports), and the event is sent then
+ * (at exit when sched_switch is missing or the `exiting` map is full:
+ * JT_CNT_EXIT_EARLY).  Everything here is the process's own: I/O of its threads,
  * never of its reaped children.
  */
 struct jt_ev_exit {
@@ -184,11 +183,8 @@ struct jt_sample {
 	__u64 stime_ns;
 	__u64 rss_bytes;	/* leader only: current RSS */
 	__u64 hiwater_rss_bytes; /* leader only */
-	__u64 rchar;		/* this thread's own I/O; the leader adds */
-	__u64 wchar;		/* dead threads' (never reaped children's) */
-	__u64 read_bytes;
-	__u64 write_bytes;
-	__u64 cancelled_write_bytes;
+	struct jt_io io;	/* this thread's own; the leader adds dead
+				 * threads' (never reaped children's) */
 	__u64 blkio_delay_ns;	/* this thread; leader adds dead threads' */
 	__u64 rx_bytes;		/* leader only, from the tracked map */
 	__u64 tx_bytes;

@@ -378,6 +378,31 @@ static __always_inline void io_add(struct jt_io *io, struct task_struct *t)
 	io->cancelled_write_bytes += BPF_CORE_READ(t, ioac.cancelled_write_bytes);
 }
 
+/* Add a sum of counters to another. */
+static __always_inline void io_sum(struct jt_io *io, const struct jt_io *add)
+{
+	io->rchar += add->rchar;
+	io->wchar += add->wchar;
+	io->read_bytes += add->read_bytes;
+	io->write_bytes += add->write_bytes;
+	io->cancelled_write_bytes += add->cancelled_write_bytes;
+}
+
+/* Add one thread's own I/O counters to *io shared with other CPUs. */
+static __always_inline void io_add_atomic(struct jt_io *io,
+					  struct task_struct *t)
+{
+	struct jt_io x = {};
+
+	io_add(&x, t);
+	__sync_fetch_and_add(&io->rchar, x.rchar);
+	__sync_fetch_and_add(&io->wchar, x.wchar);
+	__sync_fetch_and_add(&io->read_bytes, x.read_bytes);
+	__sync_fetch_and_add(&io->write_bytes, x.write_bytes);
+	__sync_fetch_and_add(&io->cancelled_write_bytes,
+			     x.cancelled_write_bytes);
+}
+
 /* Add one thread's CPU, I/O and block-I/O delay to an exit event. */
 static __always_inline void thread_add(struct jt_ev_exit *e,
 				       struct task_struct *t)
@@ -584,7 +609,6 @@ int BPF_PROG(jt_switch, bool preempt, struct task_struct *prev,
 	e = bpf_map_lookup_elem(&exiting, &tid);
 	if (e) {
 		thread_add(e, prev);
-		e->flags |= JT_XF_FINAL;
 		e->hdr.ts_ns = bpf_ktime_get_boot_ns();
 		if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup_flags()))
 			count(JT_CNT_RB_DROP_EXIT);
@@ -597,14 +621,7 @@ int BPF_PROG(jt_switch, bool preempt, struct task_struct *prev,
 	t = bpf_map_lookup_elem(&tracked, &tgid);
 	if (!t)
 		return 0;
-	__sync_fetch_and_add(&t->io_acc.rchar, BPF_CORE_READ(prev, ioac.rchar));
-	__sync_fetch_and_add(&t->io_acc.wchar, BPF_CORE_READ(prev, ioac.wchar));
-	__sync_fetch_and_add(&t->io_acc.read_bytes,
-			     BPF_CORE_READ(prev, ioac.read_bytes));
-	__sync_fetch_and_add(&t->io_acc.write_bytes,
-			     BPF_CORE_READ(prev, ioac.write_bytes));
-	__sync_fetch_and_add(&t->io_acc.cancelled_write_bytes,
-			     BPF_CORE_READ(prev, ioac.cancelled_write_bytes));
+	io_add_atomic(&t->io_acc, prev);
 	__sync_fetch_and_add(&t->blkio_acc_ns, task_blkio_ns(prev));
 	return 0;
 }
@@ -731,11 +748,7 @@ int jt_iter(struct bpf_iter__task *ctx)
 	s.runtime_ns = BPF_CORE_READ(task, se.sum_exec_runtime);
 	s.utime_ns = BPF_CORE_READ(task, utime);
 	s.stime_ns = BPF_CORE_READ(task, stime);
-	s.rchar = BPF_CORE_READ(task, ioac.rchar);
-	s.wchar = BPF_CORE_READ(task, ioac.wchar);
-	s.read_bytes = BPF_CORE_READ(task, ioac.read_bytes);
-	s.write_bytes = BPF_CORE_READ(task, ioac.write_bytes);
-	s.cancelled_write_bytes = BPF_CORE_READ(task, ioac.cancelled_write_bytes);
+	io_add(&s.io, task);
 	s.blkio_delay_ns = task_blkio_ns(task);
 	BPF_CORE_READ_STR_INTO(&s.comm, task, comm);
 	if (s.tid == tgid) {
@@ -745,11 +758,7 @@ int jt_iter(struct bpf_iter__task *ctx)
 		s.utime_ns += BPF_CORE_READ(sig, utime);
 		s.stime_ns += BPF_CORE_READ(sig, stime);
 		/* dead threads' own I/O, not signal_struct's (children's) */
-		s.rchar += t->io_acc.rchar;
-		s.wchar += t->io_acc.wchar;
-		s.read_bytes += t->io_acc.read_bytes;
-		s.write_bytes += t->io_acc.write_bytes;
-		s.cancelled_write_bytes += t->io_acc.cancelled_write_bytes;
+		io_sum(&s.io, &t->io_acc);
 		s.blkio_delay_ns += t->blkio_acc_ns;
 		mm = BPF_CORE_READ(task, mm);
 		if (mm) {

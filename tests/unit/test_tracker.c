@@ -426,7 +426,7 @@ static void ev_exit(struct fx *f, const struct exit_spec *x)
 	e.exit.hdr = (struct jt_ev_hdr){ JT_EV_EXIT, x->pid, x->ts, x->start };
 	e.exit.ppid = x->ppid;
 	e.exit.exit_status = x->status;
-	e.exit.flags = x->flags | JT_XF_FINAL;
+	e.exit.flags = x->flags;
 	e.exit.nr_threads_seen = x->threads ? x->threads : 1;
 	e.exit.runtime_ns = x->runtime;
 	e.exit.utime_ns = x->utime;
@@ -578,7 +578,7 @@ static void test_threads_one_record(void **state)
 	for (int i = 0; i < 4; i++) {
 		s[i] = leader(200, start, 100000000, 2 * 1024 * MiB);
 		s[i].tid = 200 + i;
-		s[i].read_bytes = 1000;
+		s[i].io.read_bytes = 1000;
 		if (i)
 			s[i].flags = 0;
 	}
