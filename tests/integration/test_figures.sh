@@ -5,7 +5,7 @@
 # against the real kernel and compare its records with references measured
 # independently of it (issue 9):
 #   1. CPU of 500 short processes with what wait4(2) reported for each
-#      (tests/workload/wait4cpu);
+#      (tests/workload/wait4cpu), 50 of them multi-threaded;
 #   2. a process's own I/O: a shell that runs dd of 64 MiB (conv=fdatasync)
 #      is not charged its reaped child's bytes;
 #   3. a writer's dirty pages deleted by another process: the writer keeps its
@@ -15,7 +15,13 @@
 #   4. a job's memory peak from its v1 memory cgroup (memory.max_usage_in_bytes,
 #      read by the test) while two processes hold 200 MiB each at once;
 #   5. the same in a cgroup v2 cgroup: memory.peak where the memory controller
-#      is there, else the peak of the sum of the samples' RSS (about 400 MiB).
+#      is there, else the peak of the sum of the samples' RSS (about 400 MiB);
+#      in both, the job's CPU with the cgroup's own CPU counter (v1
+#      cpuacct.usage, v2 cpu.stat usage_usec);
+#   6. a process whose threads write and exit before it: its own I/O with
+#      its /proc/self/io read after the last thread was joined;
+#   7. report --job on a running job: its CPU so far with /proc/PID/stat
+#      read right after the report.
 #
 # Needs root, kernel BTF and the sqlite3 CLI.  Exit 0 pass, 1 fail,
 # 77 skipped (not root / no BTF), 99 hard error (a prerequisite is missing).
@@ -30,7 +36,7 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-for f in "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem" "$WL/wait4cpu" "$WL/dirtyio"; do
+for f in "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem" "$WL/wait4cpu" "$WL/dirtyio" "$WL/threads"; do
 	if [ ! -x "$f" ]; then
 		echo "# error: $f is not built (make check builds the workloads)"
 		exit 99
@@ -62,7 +68,7 @@ extra_cleanup() {
 	for d in $CGROUPS; do
 		drop_cgroup "$d"
 	done
-	rm -f "$WDIR/fig_dd.dat" "$WDIR/fig_dirty.dat"
+	rm -f "$WDIR/fig_dd.dat" "$WDIR/fig_dirty.dat" "$WDIR"/fig_thr.dat.*
 }
 start_watchdog 110
 
@@ -81,7 +87,7 @@ check "'jobtrace reload' (exit $st) with sample_interval = 0.2" eq "$st" 0
 
 N=500
 W4_T0=$(now)
-"$WL/wait4cpu" $N "$WL/burn" >"$T/wait4cpu.out"
+"$WL/wait4cpu" $N "$WL/burn" "$WL/threads" >"$T/wait4cpu.out"
 W4_ST=$?
 W4_SUM=$(tail -n 1 "$T/wait4cpu.out")
 W4_PID=$(kv "$W4_SUM" pid)
@@ -104,6 +110,12 @@ DEL_PID=$(kv "$DEL_OUT" pid)
 SELF_OUT=$("$WL/dirtyio" write-unlink "$WDIR/fig_dirty.dat" $((16 * MIB)))
 SELF_PID=$(kv "$SELF_OUT" pid)
 
+# ---- 6. threads that write and exit before their process --------------------------------
+
+THR_OUT=$("$WL/dirtyio" threads "$WDIR/fig_thr.dat" 4 $((4 * MIB)))
+THR_PID=$(kv "$THR_OUT" pid)
+rm -f "$WDIR"/fig_thr.dat.*
+
 # The figure KEY of a /proc/PID/io listing in $1.
 io_field() {
 	printf '%s\n' "$1" | sed -n "s/^$2: //p"
@@ -112,16 +124,19 @@ io_field() {
 # ---- 4, 5. a job's memory peak: two processes hold 200 MiB each at once -----------------
 
 # Register job $1 on cgroup folder $2 (path $3 in its hierarchy), run two
-# touchmem 200 MiB, held 3 s, at the same time in it, read the cgroup's own
-# peak file $4 (if any) into CG_PEAK, and end the job.
+# touchmem 200 MiB, held 3 s, at the same time in it (and in the CPU
+# accounting cgroup folder $5 too, if not the same), read the cgroup's own
+# peak file $4 (if any) into CG_PEAK and its CPU file $6 (cpuacct.usage or
+# cpu.stat) into CG_CPU (seconds), and end the job.
 run_job() {
-	local job=$1 dir=$2 path=$3 peakfile=$4 i p pids= st
-	CG_PEAK=
+	local job=$1 dir=$2 path=$3 peakfile=$4 cpudir=$5 cpufile=$6 i p pids= st
+	CG_PEAK= CG_CPU=
 	cli job-start --strict --job "$job" --scheduler test --cgroup "$path" >"$T/$job.hook" 2>&1
 	st=$?
 	check "job-start --job $job --cgroup $path (exit $st)" eq "$st" 0
 	for i in 1 2; do
 		(echo "$BASHPID" >"$dir/cgroup.procs" &&
+			{ [ "$cpudir" = "$dir" ] || echo "$BASHPID" >"$cpudir/cgroup.procs"; } &&
 			exec "$WL/touchmem" 200 3000) >"$T/$job.touch$i.out" &
 		pids="$pids $!"
 		BG_PIDS="$BG_PIDS $!"
@@ -131,13 +146,19 @@ run_job() {
 		reaped "$p"
 	done
 	[ -n "$peakfile" ] && CG_PEAK=$(cat "$dir/$peakfile")
+	case $cpufile in
+	cpuacct.usage) CG_CPU=$(awk '{ printf "%.6f", $1 / 1e9 }' "$cpudir/$cpufile") ;;
+	cpu.stat) CG_CPU=$(awk '$1 == "usage_usec" { printf "%.6f", $2 / 1e6 }' "$cpudir/$cpufile") ;;
+	esac
 	note "$job: touchmem $(cat "$T/$job".touch*.out | tr '\n' ' ')" \
-		"$job: $dir/${peakfile:-(no memory peak file)}: $CG_PEAK"
+		"$job: $dir/${peakfile:-(no memory peak file)}: $CG_PEAK" \
+		"$job: $cpudir/$cpufile: $CG_CPU s"
 	sleep 0.5	# an epilog runs after the job's processes have gone
 	cli job-end --strict --job "$job" --scheduler test >>"$T/$job.hook" 2>&1
 	st=$?
 	check "job-end --job $job (exit $st)" eq "$st" 0
 	drop_cgroup "$dir"
+	drop_cgroup "$cpudir"
 }
 
 # Make cgroup folder $1; false if not possible.
@@ -160,9 +181,11 @@ note "cgroup layout: v2 at $V2ROOT ($(cat "$V2ROOT/cgroup.controllers" 2>/dev/nu
 	"v1 memory controller $([ -e "$V1ROOT/memory.max_usage_in_bytes" ] && echo "at $V1ROOT" || echo absent)"
 
 # 4. cgroup v1 (hybrid and legacy nodes)
-if [ -e "$V1ROOT/memory.max_usage_in_bytes" ] && make_cgroup "$V1ROOT/jt_fig_job_$$"; then
-	run_job FIG1 "$V1ROOT/jt_fig_job_$$" "/jt_fig_job_$$" memory.max_usage_in_bytes
-	V1_RAN=1 V1_PEAK=$CG_PEAK
+if [ -e "$V1ROOT/memory.max_usage_in_bytes" ] && make_cgroup "$V1ROOT/jt_fig_job_$$" &&
+	make_cgroup "/sys/fs/cgroup/cpuacct/jt_fig_job_$$"; then
+	run_job FIG1 "$V1ROOT/jt_fig_job_$$" "/jt_fig_job_$$" memory.max_usage_in_bytes \
+		"/sys/fs/cgroup/cpuacct/jt_fig_job_$$" cpuacct.usage
+	V1_RAN=1 V1_PEAK=$CG_PEAK V1_CPU=$CG_CPU
 else
 	note "no v1 memory cgroup could be made: the cgroup_v1 case is not run"
 fi
@@ -172,14 +195,72 @@ fi
 if [ -e "$V2ROOT/cgroup.controllers" ] && make_cgroup "$V2ROOT/jt_fig_v2_$$"; then
 	if [ -e "$V2ROOT/jt_fig_v2_$$/memory.peak" ]; then
 		V2_SOURCE=cgroup_v2
-		run_job FIG2 "$V2ROOT/jt_fig_v2_$$" "/jt_fig_v2_$$" memory.peak
+		run_job FIG2 "$V2ROOT/jt_fig_v2_$$" "/jt_fig_v2_$$" memory.peak \
+			"$V2ROOT/jt_fig_v2_$$" cpu.stat
 	else
 		V2_SOURCE=samples
-		run_job FIG2 "$V2ROOT/jt_fig_v2_$$" "/jt_fig_v2_$$" ""
+		run_job FIG2 "$V2ROOT/jt_fig_v2_$$" "/jt_fig_v2_$$" "" \
+			"$V2ROOT/jt_fig_v2_$$" cpu.stat
 	fi
-	V2_PEAK=$CG_PEAK
+	V2_PEAK=$CG_PEAK V2_CPU=$CG_CPU
 else
 	check "could make a cgroup v2 cgroup under $V2ROOT" false
+fi
+
+# ---- 7. report --job on a running job ------------------------------------------------------
+
+# burn 3 in a cgroup of its own, registered as job FIG3.  While it runs, the
+# test reads the kernel's figure for it (/proc/PID/stat utime+stime) every
+# 50 ms with the time; 2 s in, the report's CPU so far comes from the latest
+# stored sample, which the store has a moment after the sample's own time:
+# the reference is the kernel's figure at that time, interpolated.
+RUN_CPU= RUN_STATE= RUN_REF=
+if make_cgroup "$V2ROOT/jt_fig_run_$$"; then
+	cli job-start --strict --job FIG3 --scheduler test --cgroup "/jt_fig_run_$$" >"$T/FIG3.hook" 2>&1
+	(echo "$BASHPID" >"$V2ROOT/jt_fig_run_$$/cgroup.procs" &&
+		exec "$WL/burn" 3) >"$T/FIG3.burn.out" &
+	RUN_PID=$!
+	BG_PIDS="$BG_PIDS $RUN_PID"
+	hz=$(getconf CLK_TCK)
+	while read -r -a st <"/proc/$RUN_PID/stat" 2>/dev/null; do
+		echo "$(now) $(((st[13] + st[14]) * 1000 / hz))"
+		sleep 0.05
+	done >"$T/FIG3.poll" 2>/dev/null &
+	POLL_PID=$!
+	BG_PIDS="$BG_PIDS $POLL_PID"
+	sleep 2
+	cli report --job FIG3 --format json >"$T/FIG3.json" 2>"$T/FIG3.err"
+	wait "$RUN_PID"
+	reaped "$RUN_PID"
+	wait "$POLL_PID"
+	reaped "$POLL_PID"
+	cli job-end --strict --job FIG3 --scheduler test >>"$T/FIG3.hook" 2>&1
+	drop_cgroup "$V2ROOT/jt_fig_run_$$"
+	# state, CPU so far, and the kernel's CPU (ms in the poll) at the
+	# sample's time, between the two polls around it
+	read -r RUN_STATE RUN_CPU RUN_REF RUN_AT < <(python3 -c '
+import datetime, json, sys
+r = json.load(open(sys.argv[1]))
+s = r["samples"][-1]
+t = datetime.datetime.fromisoformat(s["time"].replace("Z", "+00:00")).timestamp()
+poll = [tuple(map(float, l.split())) for l in open(sys.argv[2]) if len(l.split()) == 2]
+ref = "-"
+for (t0, c0), (t1, c1) in zip(poll, poll[1:]):
+    if t0 <= t <= t1:
+        ref = "%.3f" % ((c0 + (c1 - c0) * (t - t0) / (t1 - t0)) / 1000)
+print((r.get("job") or {}).get("state"), r["summary"]["cpu_s"], ref, s["time"])' \
+		"$T/FIG3.json" "$T/FIG3.poll" 2>>"$T/FIG3.err")
+	note "FIG3 2 s into burn 3: report state ${RUN_STATE:-?}, CPU so far ${RUN_CPU:-?} s from the sample of ${RUN_AT:-?};" \
+		"the kernel's figure then (/proc/PID/stat, $(wc -l <"$T/FIG3.poll") reads 50 ms apart): ${RUN_REF:-?} s" \
+		"$(head -c 300 "$T/FIG3.err")"
+	check "FIG3: the report of the running job says RUNNING (${RUN_STATE:-none})" eq "${RUN_STATE:-}" RUNNING
+	# 10 ms ticks, and a 50 ms read interval at 100% CPU
+	check "FIG3: its CPU so far ${RUN_CPU:-?} s within 60 ms of the kernel's ${RUN_REF:-?} s at the sample's time" \
+		near "${RUN_CPU:-}" "${RUN_REF:-}" 0 0.06
+	check "FIG3: the report is recent: CPU so far ${RUN_CPU:-?} s is more than 0.8 s of the 2 s the job ran" \
+		between "${RUN_CPU:-}" 0.8 2.1
+else
+	check "could make a cgroup under $V2ROOT for the running job" false
 fi
 
 # ---- stop the agent; it flushes on SIGTERM ----------------------------------------------
@@ -262,12 +343,22 @@ check "write-unlink of 16 MiB (gzip's case): record write_bytes|cancelled_write_
 	eq "$(near "${r%%|*}" "$(io_field "$SELF_OUT" write_bytes)" 1 0 &&
 		near "${r#*|}" "$(io_field "$SELF_OUT" cancelled_write_bytes)" 1 0 && echo y)" y
 
+# ---- 6. threads' own I/O -------------------------------------------------------------------
+
+r=$(row "${THR_PID:-0}" "write_bytes, wchar")
+note "dirtyio threads (pid $THR_PID): /proc/self/io after the joins: write_bytes $(io_field "$THR_OUT" write_bytes) wchar $(io_field "$THR_OUT" wchar); record write_bytes|wchar ${r:-none}"
+check "4 threads that wrote 4 MiB each and exited before their process: record write_bytes ${r%%|*} within 1% of its /proc/self/io $(io_field "$THR_OUT" write_bytes)" \
+	eq "$(near "${r%%|*}" "$(io_field "$THR_OUT" write_bytes)" 1 0 && near "${r%%|*}" $((16 * MIB)) 1 0 && echo y)" y
+check "... and record wchar ${r#*|} within 1% of its /proc/self/io $(io_field "$THR_OUT" wchar)" \
+	near "${r#*|}" "$(io_field "$THR_OUT" wchar)" 1 0
+
 # ---- 4, 5. the jobs' usage ----------------------------------------------------------------
 
 # Check job $1's end record: usage source $2 and mem_peak_bytes within $4 %
-# of $3; its largest process about 200 MiB; its CPU the sum of its processes'.
+# of $3; its largest process about 200 MiB; its CPU the sum of its
+# processes' and the cgroup's own CPU counter $5 (s).
 check_job() {
-	local job=$1 src=$2 want=$3 pct=$4 u u_peak u_src u_cpu procs nproc largest cpu
+	local job=$1 src=$2 want=$3 pct=$4 cg_cpu=$5 u u_peak u_src u_cpu procs nproc largest cpu
 	u=$(q "select json_extract(json, '\$.usage.mem_peak_bytes'), json_extract(json, '\$.usage.mem_peak_source'),
 	       json_extract(json, '\$.usage.cpu_s') from record
 	       where type = 'job' and job_id = '$job' and json_extract(json, '\$.phase') = 'end';")
@@ -283,15 +374,19 @@ check_job() {
 		near "$largest" $((200 * MIB)) 10 0
 	check "$job: usage.cpu_s ${u_cpu:-none} within 1% of its processes' cpu sum ${cpu:-none}" \
 		near "${u_cpu:-}" "$cpu" 1 0.000001
+	# the cgroup counts from the move on; the records also hold the
+	# subshell's fork and echo before it: a few ms at most
+	check "$job: usage.cpu_s ${u_cpu:-none} within 2% or 5 ms of the cgroup's own CPU counter ${cg_cpu:-none} s" \
+		near "${u_cpu:-}" "$cg_cpu" 2 0.005
 }
 
 if [ -n "$V1_RAN" ]; then
-	check_job FIG1 cgroup_v1 "$V1_PEAK" 5
+	check_job FIG1 cgroup_v1 "$V1_PEAK" 5 "$V1_CPU"
 fi
 if [ "$V2_SOURCE" = cgroup_v2 ]; then
-	check_job FIG2 cgroup_v2 "$V2_PEAK" 5
+	check_job FIG2 cgroup_v2 "$V2_PEAK" 5 "$V2_CPU"
 elif [ "$V2_SOURCE" = samples ]; then
-	check_job FIG2 samples $((400 * MIB)) 10
+	check_job FIG2 samples $((400 * MIB)) 10 "$V2_CPU"
 fi
 
 # ---- agent log -----------------------------------------------------------------------------

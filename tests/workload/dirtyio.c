@@ -5,6 +5,13 @@
  * dirtyio unlink PATH      - delete PATH
  * dirtyio write-unlink PATH BYTES - both, in this process (as gzip does
  *                            with its input)
+ * dirtyio threads PATH N BYTES - N threads each write BYTES to PATH.I and
+ *                            exit, one after the other (thread I lives
+ *                            I x 50 ms longer); the main thread writes
+ *                            nothing and reads /proc/self/io after the
+ *                            last has been joined: what the dead threads
+ *                            wrote, the figure a tracer must give this
+ *                            process (it has no children)
  *
  * Then print "pid=P op=write|unlink" and this process's /proc/self/io as it
  * is ("rchar: N" ... "cancelled_write_bytes: N").  Run one after the other,
@@ -16,6 +23,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +67,61 @@ static int write_file(const char *path, const char *bytes)
 	return close(fd) < 0;
 }
 
+/* One writer thread's file and size. */
+struct job {
+	pthread_t th;
+	char path[4096];
+	const char *bytes;
+	int index;
+	int st;
+};
+
+/* Thread body: write, then stay a little longer than the one before. */
+static void *writer(void *arg)
+{
+	struct job *j = arg;
+
+	j->st = write_file(j->path, j->bytes);
+	usleep(50000 * (useconds_t)j->index);
+	return NULL;
+}
+
+/* N threads write a file each and exit one after the other. */
+static int write_threads(const char *path, const char *nstr, const char *bytes)
+{
+	struct job *jobs;
+	char *end;
+	long n;
+	int st = 0;
+
+	errno = 0;
+	n = strtol(nstr, &end, 10);
+	if (errno || *end || n < 1 || n > 64) {
+		fprintf(stderr, "dirtyio: bad N '%s' (1 to 64)\n", nstr);
+		return 2;
+	}
+	jobs = calloc(n, sizeof(*jobs));
+	if (!jobs)
+		return 1;
+	for (long i = 0; i < n; i++) {
+		snprintf(jobs[i].path, sizeof(jobs[i].path), "%s.%ld", path, i);
+		jobs[i].bytes = bytes;
+		jobs[i].index = (int)i;
+		if (pthread_create(&jobs[i].th, NULL, writer, &jobs[i])) {
+			fprintf(stderr, "dirtyio: pthread_create failed\n");
+			n = i;
+			st = 1;
+			break;
+		}
+	}
+	for (long i = 0; i < n; i++) {
+		pthread_join(jobs[i].th, NULL);
+		st |= jobs[i].st;
+	}
+	free(jobs);
+	return st;
+}
+
 int main(int argc, char **argv)
 {
 	char io[1024];
@@ -67,6 +130,8 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && strcmp(argv[1], "write") == 0)
 		st = write_file(argv[2], argv[3]);
+	else if (argc == 5 && strcmp(argv[1], "threads") == 0)
+		st = write_threads(argv[2], argv[3], argv[4]);
 	else if ((argc == 3 && strcmp(argv[1], "unlink") == 0) ||
 		 (argc == 4 && strcmp(argv[1], "write-unlink") == 0)) {
 		st = argc == 4 ? write_file(argv[2], argv[3]) : 0;
@@ -76,7 +141,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "dirtyio: unlink %s: %s\n", argv[2],
 				strerror(errno));
 	} else {
-		fprintf(stderr, "usage: dirtyio write|write-unlink PATH BYTES | dirtyio unlink PATH\n");
+		fprintf(stderr, "usage: dirtyio write|write-unlink PATH BYTES | dirtyio unlink PATH | dirtyio threads PATH N BYTES\n");
 		return 2;
 	}
 	if (st)

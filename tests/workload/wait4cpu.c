@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * wait4cpu N BURN - fork and exec N short children, one after the other, and
+ * wait4cpu N BURN [THREADS] - fork and exec N short children, one after the other, and
  * print for each the CPU time that wait4(2) reports for it:
  *   pid=P prog=true|burn cpu_us=U
  * (U = ru_utime + ru_stime in microseconds), then one summary line:
  *   pid=P children=N failed=F mean_cpu_us=M
  *
  * Most children run /bin/true, which lives about a millisecond; every tenth
- * runs BURN (tests/workload/burn) with 0.2, 1.4, 2.6, 3.8 or 5.0 ms of CPU.
+ * runs BURN (tests/workload/burn) with 0.2, 1.4, 2.6, 3.8 or 5.0 ms of CPU;
+ * with THREADS (tests/workload/threads), every tenth, offset by two, runs it
+ * with 2, 4, 8 or 16 threads sharing 20 ms of CPU (prog=threads): a
+ * process whose threads exit before it.
  * The children's output goes to /dev/null.  wait4's figure is the kernel's
  * final one for the child, the reference the integration test compares the
  * agent's process records with.
@@ -34,8 +37,8 @@ int main(int argc, char **argv)
 	int n, failed = 0, devnull;
 	char *end;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: wait4cpu N BURN\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: wait4cpu N BURN [THREADS]\n");
 		return 2;
 	}
 	errno = 0;
@@ -51,7 +54,8 @@ int main(int argc, char **argv)
 	}
 
 	for (int i = 0; i < n; i++) {
-		int burn = i % 10 == 5, status;
+		static const char *const nthreads[] = { "2", "4", "8", "16" };
+		int burn = i % 10 == 5, thr = argc == 4 && i % 10 == 7, status;
 		struct rusage ru;
 		pid_t pid;
 
@@ -66,6 +70,9 @@ int main(int argc, char **argv)
 			if (burn)
 				execl(argv[2], "burn", burn_s[i / 10 % 5],
 				      (char *)NULL);
+			else if (thr)
+				execl(argv[3], "threads", nthreads[i / 10 % 4],
+				      "0.02", (char *)NULL);
 			else
 				execl("/bin/true", "true", (char *)NULL);
 			_exit(127);
@@ -78,7 +85,7 @@ int main(int argc, char **argv)
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 			failed++;
 		printf("pid=%d prog=%s cpu_us=%lld\n", (int)pid,
-		       burn ? "burn" : "true",
+		       burn ? "burn" : thr ? "threads" : "true",
 		       tv_us(ru.ru_utime) + tv_us(ru.ru_stime));
 		sum += tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
 	}
