@@ -141,7 +141,7 @@ struct summary {
 	" end_time, exe, comm, argv, tool_name, exit_code, exit_signal," \
 	" oom_killed, cpu_user_s, cpu_sys_s, peak_rss_bytes, read_bytes," \
 	" write_bytes, rx_bytes, tx_bytes, json, job_task, job_step," \
-	" json_extract(json, '$.io.cancelled_write_bytes'), NULL"
+	" cancelled_write_bytes, NULL"
 
 /* A field of a live process's latest sample (s.json). */
 #define SJ(path) "json_extract(s.json, '" path "')"
@@ -545,6 +545,15 @@ static int prepare_bound(sqlite3 *db, const char *path, const char *sql,
 	return 0;
 }
 
+/* Step to the end of st; -EIO (logged) unless it ended cleanly. */
+static int step_done(sqlite3 *db, const char *path, int rc)
+{
+	if (rc == SQLITE_DONE)
+		return 0;
+	log_error("database %s: %s", path, sqlite3_errmsg(db));
+	return -EIO;
+}
+
 /* Append the rows that sql (selector bound as ?1) returns. */
 static int add_rows(sqlite3 *db, const char *path, const char *sql,
 		    const struct report_query *q, struct rows *r)
@@ -560,10 +569,7 @@ static int add_rows(sqlite3 *db, const char *path, const char *sql,
 		if (err)
 			goto cleanup;
 	}
-	if (rc != SQLITE_DONE) {
-		log_error("database %s: %s", path, sqlite3_errmsg(db));
-		err = -EIO;
-	}
+	err = step_done(db, path, rc);
 
 cleanup:
 	sqlite3_finalize(st);
@@ -1528,29 +1534,9 @@ static void usage_add(struct usage *u, sqlite3_stmt *st, int i)
 	}
 }
 
-/* Prepare sql with the job id bound as ?1; logs on failure. */
-static int prepare_job(sqlite3 *db, const char *path, const char *sql,
-		       const char *job, sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK ||
-	    sqlite3_bind_text(*st, 1, job, -1, SQLITE_TRANSIENT) != SQLITE_OK) {
-		log_error("report: %s: %s", path, sqlite3_errmsg(db));
-		return -EIO;
-	}
-	return 0;
-}
-
-/* Step to the end of st; -EIO (logged) unless it ended cleanly. */
-static int step_done(sqlite3 *db, const char *path, int rc)
-{
-	if (rc == SQLITE_DONE)
-		return 0;
-	log_error("report: %s: %s", path, sqlite3_errmsg(db));
-	return -EIO;
-}
-
 /* The nodes of a job and whether one of them has not ended it. */
-static int load_job_nodes(sqlite3 *db, const char *path, struct jobinfo *ji)
+static int load_job_nodes(sqlite3 *db, const char *path,
+			  const struct report_query *q, struct jobinfo *ji)
 {
 	static const char sql[] =
 		"SELECT MAX(COALESCE(" JSTR("$.node") ", " JSTR("$.host") ")),"
@@ -1561,7 +1547,7 @@ static int load_job_nodes(sqlite3 *db, const char *path, struct jobinfo *ji)
 	sqlite3_stmt *st = NULL;
 	int rc, err;
 
-	err = prepare_job(db, path, sql, ji->id, &st);
+	err = prepare_bound(db, path, sql, q, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ji->found = true;
 		if (sqlite3_column_int(st, 1) && !sqlite3_column_int(st, 2))
@@ -1578,7 +1564,8 @@ static int load_job_nodes(sqlite3 *db, const char *path, struct jobinfo *ji)
 }
 
 /* The usage of each step in the end records, merged over the nodes. */
-static int load_job_steps(sqlite3 *db, const char *path, struct jobinfo *ji)
+static int load_job_steps(sqlite3 *db, const char *path,
+			  const struct report_query *q, struct jobinfo *ji)
 {
 	static const char sql[] =
 		"SELECT " JSTR_AT("r.json", STEP_AT("step")) ","
@@ -1593,7 +1580,7 @@ static int load_job_steps(sqlite3 *db, const char *path, struct jobinfo *ji)
 	sqlite3_stmt *st = NULL;
 	int rc, err;
 
-	err = prepare_job(db, path, sql, ji->id, &st);
+	err = prepare_bound(db, path, sql, q, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *t = sqlite3_column_text(st, 0);
 		const char *name = t && *t ? (const char *)t : "-";
@@ -1621,8 +1608,8 @@ static int load_job_steps(sqlite3 *db, const char *path, struct jobinfo *ji)
  * Read what the `job` records of job say, oldest first, so that a later
  * record (job-update, the end) overrides an earlier one's fields.
  */
-static int load_job(sqlite3 *db, const char *path, const char *job,
-		    double now, struct jobinfo *ji)
+static int load_job(sqlite3 *db, const char *path,
+		    const struct report_query *q, double now, struct jobinfo *ji)
 {
 	static const char sql[] =
 		"SELECT " JSTR("$.phase") ", " JSTR("$.job.scheduler") ","
@@ -1644,12 +1631,12 @@ static int load_job(sqlite3 *db, const char *path, const char *job,
 	int rc, err;
 
 	memset(ji, 0, sizeof(*ji));
-	ji->id = job;
+	ji->id = q->job;
 	ji->uid = -1;
 	ji->now = now;
-	err = load_job_nodes(db, path, ji);
+	err = load_job_nodes(db, path, q, ji);
 	if (!err)
-		err = prepare_job(db, path, sql, job, &st);
+		err = prepare_bound(db, path, sql, q, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *phase = sqlite3_column_text(st, 0);
 		bool end = phase && !strcmp((const char *)phase, "end");
@@ -1690,7 +1677,7 @@ static int load_job(sqlite3 *db, const char *path, const char *job,
 		err = step_done(db, path, rc);
 	sqlite3_finalize(st);
 	if (!err && ji->have_usage)
-		err = load_job_steps(db, path, ji);
+		err = load_job_steps(db, path, q, ji);
 	return err;
 }
 
@@ -2428,7 +2415,7 @@ int report_run_store(struct store *st, const char *where,
 	if (!err && q->job && *q->job) {
 		ji = calloc(1, sizeof(*ji));
 		eff = calloc(1, sizeof(*eff));
-		err = ji && eff ? load_job(db, where, q->job,
+		err = ji && eff ? load_job(db, where, q,
 					   util_now_ns(CLOCK_REALTIME) / 1e9,
 					   ji) : -ENOMEM;
 	}
@@ -2547,11 +2534,9 @@ int report_export_store(struct store *s, const char *where,
 		fprintf(out, "%s\n", (const char *)sqlite3_column_text(st, 0));
 		n++;
 	}
-	if (rc != SQLITE_DONE) {
-		log_error("database %s: %s", where, sqlite3_errmsg(db));
-		err = -EIO;
+	err = step_done(db, where, rc);
+	if (err)
 		goto cleanup;
-	}
 	if (n == 0) {
 		query_describe(q, sel, sizeof(sel));
 		fprintf(stderr, "jobtrace: no records for %s in %s\n", sel,
