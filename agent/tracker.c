@@ -269,8 +269,12 @@ static void on_fork(struct tracker *t, const struct jt_ev_fork *e)
 		exclude(t, p, true);	/* forked before the kernel knew */
 	else if (parent)
 		inherit(p, parent);
-	else if (e->parent_title[0])
-		stepd_title_job(p, e->parent_title);
+	else {
+		if (e->parent_title[0])
+			stepd_title_job(p, e->parent_title);
+		/* nothing to inherit: the defaults, as for an exit alone */
+		classify_process(NULL, p, NULL);
+	}
 }
 
 /* An exec: the process now runs a new program, maybe in a new cgroup. */
@@ -398,7 +402,7 @@ static void on_oom(struct tracker *t, const struct jt_ev_oom *e)
 	json_kv_u64(b, "pid", e->hdr.pid);
 	json_kv_str(b, "comm", e->comm);
 	json_key(b, "tool");
-	json_str(b, p && p->tool_name[0] ? p->tool_name : e->comm);
+	json_str(b, p ? p->tool_name : e->comm);
 	json_key(b, "evidence");
 	json_obj_open(b);
 	json_kv_u64(b, "rss_bytes", e->rss_pages * page);

@@ -1111,13 +1111,22 @@ static void test_oom(void **state)
 	assert_jraw(r, "exit.signal", "9");
 	assert_jraw(r, "exit.code", "null");
 
+	/* a fork whose parent the tracker does not know: the defaults (its
+	 * comm) name it, in the OOM signal and in its process record */
+	ev_fork(f, 802, 8200, 9999, 99, "sort");
+	ev_oom(f, 802, 8200, 9250000, 1, 2, "sort");
+	assert_jstr(f->rec[f->nrec - 1], "tool", "sort");
+	ev_exit(f, &(struct exit_spec){ .pid = 802, .ppid = 9999, .start = 8200,
+		.ts = 9260000, .status = 9, .flags = JT_XF_OOM, .runtime = 1000 });
+	assert_jstr(proc_rec(f, 802, 8200), "tool.name", "sort");
+
 	/* a process the tracker does not know: its comm stands in */
 	ev_oom(f, 801, 8100, 9200000, 1, 2, "java");
 	r = f->rec[f->nrec - 1];
 	assert_jstr(r, "kind", "oom_kill");
 	assert_jraw(r, "job", "null");
 	assert_jstr(r, "tool", "java");
-	assert_int_equal(f->t.oom_kills, 2);
+	assert_int_equal(f->t.oom_kills, 3);
 	snprintf(id0, sizeof(id0), "%s", jraw(f->rec[0], "id"));
 	assert_string_not_equal(id0, jraw(r, "id"));
 }
