@@ -86,21 +86,24 @@ static bool slurmstepd_job(struct jt_proc *stepd)
 	return stepd_title_job(stepd, buf);
 }
 
-/* Levels from memcg up to the job's (or step's) memory cgroup, or -1. */
-int tracker_memcg_level(const char *memcg, const struct jt_job *job,
-			const char *registered_cgroup, bool step)
+/* Levels from memcg up to the job's memory cgroup (returned) and its
+ * step's (*step_level), each -1 when it has none there; one parse. */
+int tracker_memcg_levels(const char *memcg, const struct jt_job *job,
+			 const char *registered_cgroup, int *step_level)
 {
 	struct cg_slurm s;
 
+	*step_level = -1;
 	if (!memcg || !*memcg || !job->id[0])
 		return -1;
 	if (!strcmp(job->scheduler, "slurm") && cg_parse_slurm(memcg, &s) &&
-	    !strcmp(s.job, job->id))
-		return step ? (!strcmp(s.step, job->step) ? s.step_level : -1)
-			    : s.job_level;
-	if (step || !registered_cgroup)
-		return -1;
-	return cg_level_below(memcg, registered_cgroup);
+	    !strcmp(s.job, job->id)) {
+		if (!strcmp(s.step, job->step))
+			*step_level = s.step_level;
+		return s.job_level;
+	}
+	return registered_cgroup ? cg_level_below(memcg, registered_cgroup)
+				 : -1;
 }
 
 /* Where p's job's and step's memory cgroups sit above its own (ji: its
@@ -112,8 +115,7 @@ static void memcg_levels(struct jt_proc *p, const struct jt_jobinfo *ji,
 
 	if (!memcg)
 		return;		/* no new cgroup: keep what it had */
-	lj = tracker_memcg_level(memcg, &p->job, ji ? ji->cgroup : NULL, false);
-	ls = tracker_memcg_level(memcg, &p->job, NULL, true);
+	lj = tracker_memcg_levels(memcg, &p->job, ji ? ji->cgroup : NULL, &ls);
 	p->memcg_job_up = lj >= 0 && lj < JT_MEMCG_LEVELS ? lj + 1 : 0;
 	p->memcg_step_up = ls >= 0 && ls < JT_MEMCG_LEVELS ? ls + 1 : 0;
 }

@@ -72,11 +72,12 @@ void tracker_after_pass(struct tracker *t, uint64_t before_ns);
 void tracker_job_record(struct tracker *t, const struct jt_jobinfo *ji,
 			const char *phase);
 /*
- * Memory-cgroup level of the job (step when step is set) that the memory
- * cgroup path memcg belongs to: how many levels above memcg its cgroup
- * is, or -1 when the job has no memory cgroup of its own there.
+ * How many levels above the memory cgroup path memcg the job's own memory
+ * cgroup is (returned) and its step's (*step_level); -1 when the job (step)
+ * has no memory cgroup of its own there.  Slurm's job_N/step_S levels, or
+ * the cgroup a hook registered for the job.
  */
-int tracker_memcg_level(const char *memcg, const struct jt_job *job,
-			const char *registered_cgroup, bool step);
+int tracker_memcg_levels(const char *memcg, const struct jt_job *job,
+			 const char *registered_cgroup, int *step_level);
 
 #endif

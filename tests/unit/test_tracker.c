@@ -1022,6 +1022,15 @@ static void test_job_usage_hybrid_adopted(void **state)
 
 /* ---- 7: where the job's memory cgroup is ----------------------------- */
 
+/* One of the two levels tracker_memcg_levels() gives. */
+static int level(const char *memcg, const struct jt_job *job,
+		 const char *registered, bool step)
+{
+	int s, j = tracker_memcg_levels(memcg, job, registered, &s);
+
+	return step ? s : j;
+}
+
 /* Levels from a memory cgroup up to its job's and step's. */
 static void test_memcg_level(void **state)
 {
@@ -1038,40 +1047,40 @@ static void test_memcg_level(void **state)
 		"/system.slice/slurmstepd.scope/job_5/step_batch/user/task_0";
 
 	(void)state;
-	assert_int_equal(tracker_memcg_level(v1, &j5, NULL, false), 2);
-	assert_int_equal(tracker_memcg_level(v1, &j5, NULL, true), 1);
-	assert_int_equal(tracker_memcg_level(v2, &j5, NULL, false), 3);
-	assert_int_equal(tracker_memcg_level(v2, &j5, NULL, true), 2);
-	assert_int_equal(tracker_memcg_level(
+	assert_int_equal(level(v1, &j5, NULL, false), 2);
+	assert_int_equal(level(v1, &j5, NULL, true), 1);
+	assert_int_equal(level(v2, &j5, NULL, false), 3);
+	assert_int_equal(level(v2, &j5, NULL, true), 2);
+	assert_int_equal(level(
 		"/system.slice/slurmstepd.scope/job_5/step_batch", &j5, NULL,
 		true), 0);
-	assert_int_equal(tracker_memcg_level(
+	assert_int_equal(level(
 		"/system.slice/slurmstepd.scope/job_5", &j5, NULL, false), 0);
 	/* another job's cgroup, another step's */
-	assert_int_equal(tracker_memcg_level(v1, &j6, NULL, false), -1);
-	assert_int_equal(tracker_memcg_level(v2, &j6, NULL, true), -1);
-	assert_int_equal(tracker_memcg_level(v1, &j6, "/slurm/uid_0/job_6",
+	assert_int_equal(level(v1, &j6, NULL, false), -1);
+	assert_int_equal(level(v2, &j6, NULL, true), -1);
+	assert_int_equal(level(v1, &j6, "/slurm/uid_0/job_6",
 					     false), -1);
-	assert_int_equal(tracker_memcg_level(v1, &j5s0, NULL, false), 2);
-	assert_int_equal(tracker_memcg_level(v1, &j5s0, NULL, true), -1);
+	assert_int_equal(level(v1, &j5s0, NULL, false), 2);
+	assert_int_equal(level(v1, &j5s0, NULL, true), -1);
 	/* a registered cgroup */
-	assert_int_equal(tracker_memcg_level("/myjob/a/b", &mine, "/myjob",
+	assert_int_equal(level("/myjob/a/b", &mine, "/myjob",
 					     false), 2);
-	assert_int_equal(tracker_memcg_level("/myjob", &mine, "/myjob",
+	assert_int_equal(level("/myjob", &mine, "/myjob",
 					     false), 0);
-	assert_int_equal(tracker_memcg_level("/myjob/a/b", &mine, "/myjob",
+	assert_int_equal(level("/myjob/a/b", &mine, "/myjob",
 					     true), -1);
-	assert_int_equal(tracker_memcg_level("/myjobs/a", &mine, "/myjob",
+	assert_int_equal(level("/myjobs/a", &mine, "/myjob",
 					     false), -1);
-	assert_int_equal(tracker_memcg_level("/", &mine, "/myjob", false), -1);
-	assert_int_equal(tracker_memcg_level("/myjob/a", &mine, "", false), -1);
-	assert_int_equal(tracker_memcg_level("/myjob/a", &mine, NULL, false),
+	assert_int_equal(level("/", &mine, "/myjob", false), -1);
+	assert_int_equal(level("/myjob/a", &mine, "", false), -1);
+	assert_int_equal(level("/myjob/a", &mine, NULL, false),
 			 -1);
 	/* nothing to go by */
-	assert_int_equal(tracker_memcg_level("", &j5, NULL, false), -1);
-	assert_int_equal(tracker_memcg_level(NULL, &j5, NULL, false), -1);
-	assert_int_equal(tracker_memcg_level(v1, &none, NULL, false), -1);
-	assert_int_equal(tracker_memcg_level("/", &j5, NULL, false), -1);
+	assert_int_equal(level("", &j5, NULL, false), -1);
+	assert_int_equal(level(NULL, &j5, NULL, false), -1);
+	assert_int_equal(level(v1, &none, NULL, false), -1);
+	assert_int_equal(level("/", &j5, NULL, false), -1);
 }
 
 /* ---- 8: OOM kills ----------------------------------------------------- */
