@@ -36,8 +36,9 @@ struct {
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
 
-/* tgid -> jt_tracked: processes we follow.  Fork and the iterator add,
- * exit and the agent remove; net tracepoints add byte counts. */
+/* tgid -> jt_tracked: processes we follow.  Fork and the iterator add;
+ * the last thread's last switch (or its exit, when the event is not held
+ * for the switch) and the agent remove; net tracepoints add byte counts. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 131072);
@@ -562,9 +563,15 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 	e->tx_bytes = t->tx_bytes;
 	memcg_peaks(e, p);
 
-	/* this thread still runs: its CPU is final after its last switch */
+	/*
+	 * This thread still runs: its CPU is final after its last switch,
+	 * which sends the event.  The process stays tracked until then, so
+	 * that a sample pass in between (an OOM victim frees its memory for
+	 * milliseconds after this point) sees it alive rather than gone
+	 * without an exit: it is tracked, or its exit is in the ring buffer.
+	 */
 	if (defer_exit && !bpf_map_update_elem(&exiting, &tid, e, BPF_ANY))
-		goto untrack;
+		return 0;
 	if (defer_exit)
 		count(JT_CNT_EXIT_EARLY);
 	thread_add(e, p);
@@ -606,6 +613,7 @@ int BPF_PROG(jt_switch, bool preempt, struct task_struct *prev,
 	if (!(state & TASK_DEAD))
 		return 0;
 	tid = prev->pid;
+	tgid = prev->tgid;
 	e = bpf_map_lookup_elem(&exiting, &tid);
 	if (e) {
 		thread_add(e, prev);
@@ -613,9 +621,9 @@ int BPF_PROG(jt_switch, bool preempt, struct task_struct *prev,
 		if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup_flags()))
 			count(JT_CNT_RB_DROP_EXIT);
 		bpf_map_delete_elem(&exiting, &tid);
+		bpf_map_delete_elem(&tracked, &tgid);
 		return 0;
 	}
-	tgid = prev->tgid;
 	if (tgid == tid)
 		return 0;
 	t = bpf_map_lookup_elem(&tracked, &tgid);
