@@ -21,7 +21,10 @@
 #   6. a process whose threads write and exit before it: its own I/O with
 #      its /proc/self/io read after the last thread was joined;
 #   7. report --job on a running job: its CPU so far with /proc/PID/stat
-#      read right after the report.
+#      at the sample's own time;
+#   8. 20 OOM victims that free 512 MiB each while samples run every 0.1 s:
+#      each recorded as OOM-killed by SIGKILL (as its shell saw it), none as
+#      an exit lost.
 #
 # Needs root, kernel BTF and the sqlite3 CLI.  Exit 0 pass, 1 fail,
 # 77 skipped (not root / no BTF), 99 hard error (a prerequisite is missing).
@@ -72,15 +75,15 @@ extra_cleanup() {
 }
 start_watchdog 110
 
-# ---- start the agent, then sample every 0.2 s ------------------------------------------
+# ---- start the agent, then sample every 0.1 s ------------------------------------------
 
 start_agent "rules_dir = \"$top_srcdir/lua-rules\";" || finish
 # lib.sh writes sample_interval = 1.0 and libconfig refuses a second collector
 # group, so the interval the sample-based job peak needs comes by a reload.
-sed -i 's/sample_interval = 1\.0;/sample_interval = 0.2;/' "$CONF"
+sed -i 's/sample_interval = 1\.0;/sample_interval = 0.1;/' "$CONF"
 out=$(cli reload 2>&1)
 st=$?
-check "'jobtrace reload' (exit $st) with sample_interval = 0.2" eq "$st" 0
+check "'jobtrace reload' (exit $st) with sample_interval = 0.1" eq "$st" 0
 [ "$st" -eq 0 ] || note "$out"
 
 # ---- 1. CPU of short processes: wait4's figure for each child ---------------------------
@@ -142,7 +145,7 @@ run_job() {
 		BG_PIDS="$BG_PIDS $!"
 	done
 	for p in $pids; do
-		wait "$p"
+		wait "$p" 2>/dev/null
 		reaped "$p"
 	done
 	[ -n "$peakfile" ] && CG_PEAK=$(cat "$dir/$peakfile")
@@ -261,6 +264,32 @@ print((r.get("job") or {}).get("state"), r["summary"]["cpu_s"], ref, s["time"])'
 		between "${RUN_CPU:-}" 0.8 2.1
 else
 	check "could make a cgroup under $V2ROOT for the running job" false
+fi
+
+# ---- 8. OOM victims while samples run -------------------------------------------------------
+
+# A victim frees its memory for milliseconds after its exit tracepoint; a
+# sample pass then must not take it for a process gone without an exit.
+OOM_N=20 OOM_SEEN=
+if [ -e "$V1ROOT/memory.limit_in_bytes" ] && make_cgroup "$V1ROOT/jt_fig_oom_$$"; then
+	OOM_DIR=$V1ROOT/jt_fig_oom_$$ OOM_LIMIT=memory.limit_in_bytes
+elif make_cgroup "$V2ROOT/jt_fig_oom_$$" && [ -e "$V2ROOT/jt_fig_oom_$$/memory.max" ]; then
+	OOM_DIR=$V2ROOT/jt_fig_oom_$$ OOM_LIMIT=memory.max
+else
+	OOM_DIR=
+fi
+if [ -n "$OOM_DIR" ]; then
+	echo $((512 * MIB)) >"$OOM_DIR/$OOM_LIMIT"
+	for _ in $(seq 1 $OOM_N); do
+		(echo "$BASHPID" >"$OOM_DIR/cgroup.procs" &&
+			exec "$WL/touchmem" 1024 >/dev/null 2>&1) 2>/dev/null &
+		p=$!
+		wait "$p" 2>/dev/null
+		[ $? -eq 137 ] && OOM_SEEN="$OOM_SEEN $p"
+	done
+	drop_cgroup "$OOM_DIR"
+else
+	note "no memory cgroup with a limit could be made: the OOM case is not run"
 fi
 
 # ---- stop the agent; it flushes on SIGTERM ----------------------------------------------
@@ -387,6 +416,19 @@ if [ "$V2_SOURCE" = cgroup_v2 ]; then
 	check_job FIG2 cgroup_v2 "$V2_PEAK" 5 "$V2_CPU"
 elif [ "$V2_SOURCE" = samples ]; then
 	check_job FIG2 samples $((400 * MIB)) 10 "$V2_CPU"
+fi
+
+# ---- 8. OOM victims --------------------------------------------------------------------------
+
+if [ -n "$OOM_DIR" ]; then
+	n=$(echo $OOM_SEEN | wc -w)
+	r=$(q "select count(*), coalesce(sum(oom_killed = 1 and exit_signal = 9), 0),
+	       coalesce(sum(json_extract(json, '\$.exit.lost')), 0) from process
+	       where pid in ($(echo ${OOM_SEEN:-0} | tr ' ' ',')) and comm = 'touchmem';")
+	note "$n of $OOM_N touchmem 1024 killed in a 512 MiB cgroup (shell status 137); records|OOM-killed by SIGKILL|lost: $r"
+	check "OOM: all $OOM_N victims were killed ($n)" eq "$n" "$OOM_N"
+	check "OOM: each of the $n victims recorded as OOM-killed by SIGKILL, none as an exit lost ('$r')" \
+		eq "$r" "$n|$n|0"
 fi
 
 # ---- agent log -----------------------------------------------------------------------------
