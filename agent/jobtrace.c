@@ -62,6 +62,19 @@ static void usage(FILE *out)
 		JT_DEFAULT_CONFIG);
 }
 
+/* Print text line by line, each made safe for a terminal. */
+static void put_lines(FILE *out, char *text)
+{
+	while (*text) {
+		char *nl = strchr(text, '\n');
+
+		if (nl)
+			*nl = '\0';
+		fprintf(out, "%s\n", util_printable(text));
+		text = nl ? nl + 1 : text + strlen(text);
+	}
+}
+
 /* Ask the agent and print its reply without the leading "ok" line. */
 static int ask_agent(struct cli *c, const char *request)
 {
@@ -83,11 +96,12 @@ static int ask_agent(struct cli *c, const char *request)
 		return 1;
 	}
 	if (strncmp(reply, "ok\n", 3) != 0) {
-		fprintf(stderr, "jobtrace: agent replied: %s", reply);
+		fputs("jobtrace: agent replied: ", stderr);
+		put_lines(stderr, reply);
 		free(reply);
 		return 1;
 	}
-	fputs(reply + 3, stdout);
+	put_lines(stdout, reply + 3);
 	free(reply);
 	return 0;
 }
@@ -387,32 +401,48 @@ static int cmp_double(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* Print one decision for `rules test`. */
-static void print_decision(const struct rules_decision *d,
-			   const struct jt_proc *p)
+/* Write one decision for `rules test` to out. */
+static void write_decision(const struct rules_decision *d,
+			   const struct jt_proc *p, FILE *out)
 {
 	const char *a = d->argv ? d->argv : p->argv;
 	size_t len = d->argv ? d->argv_len : p->argv_len;
 
-	printf("include:   %s\n", d->include ? "yes" : "no");
+	fprintf(out, "include:   %s\n", d->include ? "yes" : "no");
 	if (!d->include)
-		printf("children:  %s\n", d->children == 1 ? "followed" : "excluded too");
-	printf("tool:      %s\n", d->tool);
-	printf("category:  %s\n", *d->category ? d->category : "-");
-	printf("version:   %s\n", *d->version ? d->version : "-");
-	printf("argv:     ");
+		fprintf(out, "children:  %s\n", d->children == 1 ? "followed" : "excluded too");
+	fprintf(out, "tool:      %s\n", d->tool);
+	fprintf(out, "category:  %s\n", *d->category ? d->category : "-");
+	fprintf(out, "version:   %s\n", *d->version ? d->version : "-");
+	fprintf(out, "argv:     ");
 	for (size_t off = 0; off < len;) {
 		size_t n = strnlen(a + off, len - off);
 
-		printf(" %.*s", (int)n, a + off);
+		fprintf(out, " %.*s", (int)n, a + off);
 		off += n + 1;
 	}
-	printf("%s\n", d->argv ? "   (changed by the rules)" : "");
+	fprintf(out, "%s\n", d->argv ? "   (changed by the rules)" : "");
 	if (*d->step || *d->run || *d->pipeline || *d->task)
-		printf("job:       step=%s run=%s pipeline=%s task=%s\n",
-		       *d->step ? d->step : "-", *d->run ? d->run : "-",
-		       *d->pipeline ? d->pipeline : "-", *d->task ? d->task : "-");
-	printf("errors:    %u rule(s) failed\n", d->errors);
+		fprintf(out, "job:       step=%s run=%s pipeline=%s task=%s\n",
+			*d->step ? d->step : "-", *d->run ? d->run : "-",
+			*d->pipeline ? d->pipeline : "-", *d->task ? d->task : "-");
+	fprintf(out, "errors:    %u rule(s) failed\n", d->errors);
+}
+
+/* Print one decision for `rules test`: what rules return is any text. */
+static void print_decision(const struct rules_decision *d,
+			   const struct jt_proc *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return;
+	write_decision(d, p, m);
+	if (fclose(m) == 0)
+		put_lines(stdout, text);
+	free(text);
 }
 
 /* `rules test`: load the rules locally and show their decision. */
@@ -771,6 +801,7 @@ static int cmd_job(struct cli *c, int argc, char **argv, const char *cmd)
 	}
 	if (strncmp(reply, "ok\n", 3) != 0) {
 		reply[strcspn(reply, "\n")] = '\0';
+		util_printable(reply);
 		hook_log(cmd, "agent refused: %s", strncmp(reply, "error ", 6) ? reply : reply + 6);
 		free(reply);
 		return strict ? 1 : 0;

@@ -352,8 +352,9 @@ static void reply_ps(struct agent *a, FILE *out)
 		struct jt_proc *p = c.v[i];
 		double dt = (p->sample_ns - p->prev_sample_ns) / 1e9;
 		bool rate = p->prev_sample_ns && dt > 0;
-		char job[160], cpu[16] = "-";
+		char job[160], cpu[16] = "-", tool[JT_STR_SMALL], cmd[64];
 		uint64_t rd = 0, wr = 0;
+		size_t k;
 
 		if (rate) {
 			double cs = p->c.cpu_user_s + p->c.cpu_sys_s -
@@ -370,19 +371,19 @@ static void reply_ps(struct agent *a, FILE *out)
 				 p->job.step[0] ? "." : "", p->job.step);
 		else
 			snprintf(job, sizeof(job), "-");
-		fprintf(out, "%-8u %-8u %-20.20s %-16.16s %6s %9s %10s %10s ",
-			p->pid, p->ppid, p->tool_name[0] ? p->tool_name : p->comm,
-			job, cpu,
+		/* names and arguments are whatever the program chose */
+		util_strlcpy(tool, p->tool_name[0] ? p->tool_name : p->comm,
+			     sizeof(tool));
+		for (k = 0; p->argv && k < p->argv_len && k < 60; k++)
+			cmd[k] = p->argv[k] ? p->argv[k] : ' ';
+		cmd[k] = '\0';
+		fprintf(out, "%-8u %-8u %-20.20s %-16.16s %6s %9s %10s %10s %s\n",
+			p->pid, p->ppid, util_printable(tool),
+			util_printable(job), cpu,
 			p->sample_ns ? human(p->c.rss_bytes, r1, sizeof(r1)) : "-",
 			rate ? human(rd, r2, sizeof(r2)) : "-",
-			rate ? human(wr, r3, sizeof(r3)) : "-");
-		for (size_t k = 0; p->argv && k < p->argv_len && k < 60; k++) {
-			unsigned char ch = p->argv[k];
-
-			fputc(ch == '\0' ? ' ' : (ch < 32 || ch == 127) ? '?' : ch,
-			      out);
-		}
-		fputc('\n', out);
+			rate ? human(wr, r3, sizeof(r3)) : "-",
+			util_printable(cmd));
 	}
 	free(c.v);
 }

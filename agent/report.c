@@ -1117,7 +1117,7 @@ static void argv_display(const char *json, char *out, size_t len,
 			} else {
 				unsigned char c = (unsigned char)*s++;
 
-				tmp[0] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+				tmp[0] = (char)c;	/* util_printable() below */
 				new_char = (c & 0xc0) != 0x80;
 			}
 			disp_put(&d, tmp, n, new_char);
@@ -1131,6 +1131,7 @@ done:
 		d.o = d.keep + 3;
 	}
 	out[d.o] = '\0';
+	util_printable(out);
 }
 
 /* Count display columns of UTF-8 text (one per code point). */
@@ -1182,9 +1183,7 @@ static void tree_prefix(const struct rows *r, long i, char *branch,
 static void host_text(const char *host, char *out, size_t len)
 {
 	util_strlcpy(out, host ? host : "?", len);
-	for (char *c = out; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
+	util_printable(out);
 }
 
 /* The first line: selector, counts, dates. */
@@ -1246,9 +1245,7 @@ static void print_tree(const struct rows *r, const struct summary *s,
 			snprintf(cell, sizeof(cell), "%s%s", branch,
 				 tool_text(w));
 			/* comm is whatever the program set: no escapes */
-			for (char *c = cell; *c; c++)
-				if ((unsigned char)*c < 0x20 || *c == 0x7f)
-					*c = '?';
+			util_printable(cell);
 			width = display_width(cell);
 			clock_text(w->start, start, sizeof(start));
 			duration_text(w, dur, sizeof(dur));
@@ -1340,9 +1337,10 @@ static void name_cell(const char *name, char *out, size_t len, size_t max)
 			out[o++] = '~';
 			break;
 		}
-		out[o++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+		out[o++] = *c;
 	}
 	out[o] = '\0';
+	util_printable(out);
 }
 
 /* Append ", text" (or "text" first) to a note. */
@@ -2176,10 +2174,10 @@ cleanup:
 	return err;
 }
 
-/* Write text with HTML's special characters escaped. */
-static void html_esc(FILE *out, const char *s)
+/* Write one line with HTML's special characters escaped. */
+static void html_esc_line(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
+	for (; *s; s++) {
 		switch (*s) {
 		case '<':
 			fputs("&lt;", out);
@@ -2196,17 +2194,29 @@ static void html_esc(FILE *out, const char *s)
 		case '\'':
 			fputs("&#39;", out);
 			break;
-		case '\n':
-			fputc('\n', out);
-			break;
 		default:
-			/* control characters have no business in a page */
-			if ((unsigned char)*s < 0x20 || *s == 0x7f)
-				fputc('?', out);
-			else
-				fputc(*s, out);
+			fputc(*s, out);
 		}
 	}
+}
+
+/* Write text with HTML's special characters escaped, line by line. */
+static void html_esc(FILE *out, const char *s)
+{
+	char *t = strdup(s ? s : ""), *p = t;
+
+	while (p) {
+		char *nl = strchr(p, '\n');
+
+		if (nl)
+			*nl = '\0';
+		/* control characters have no business in a page */
+		html_esc_line(out, util_printable(p));
+		if (nl)
+			fputc('\n', out);
+		p = nl ? nl + 1 : NULL;
+	}
+	free(t);
 }
 
 /* A summary table in HTML: by workflow task or by tool. */

@@ -25,6 +25,23 @@ size_t util_strlcpy(char *dst, const char *src, size_t size)
 	return n;
 }
 
+/* Replace control characters of s by '?' in place; returns s. */
+char *util_printable(char *s)
+{
+	unsigned char *r = (unsigned char *)s, *w = r;
+
+	for (; *r; r++) {
+		if (r[0] == 0xc2 && r[1] >= 0x80 && r[1] <= 0x9f) {
+			*w++ = '?';	/* a C1 control: two bytes, one '?' */
+			r++;
+		} else {
+			*w++ = *r < 0x20 || *r == 0x7f ? '?' : *r;
+		}
+	}
+	*w = '\0';
+	return s;
+}
+
 /* The part of path after its last '/'. */
 const char *util_basename(const char *path)
 {

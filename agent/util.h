@@ -19,6 +19,14 @@ ssize_t util_read_file(const char *path, char *buf, size_t len);
 uint64_t util_now_ns(clockid_t clk);
 /* Human-readable bytes into out: "512 B", "1.5 KiB", "2.0 GiB". */
 void util_human_bytes(uint64_t v, char *out, size_t len);
+/*
+ * Make text that a program or a user chose (a process name, arguments, a
+ * job's fields, an agent's reply) safe to print on a terminal, in place:
+ * C0 control characters, DEL and the C1 controls written as UTF-8
+ * (U+0080..U+009F, CSI among them) become '?'.  Every text output of the
+ * CLI and the agent's text replies go through it.  Returns s.
+ */
+char *util_printable(char *s);
 /* mkdir -p with mode for the missing parts; returns 0 or -errno. */
 int util_mkdir_p(const char *path, mode_t mode);
 

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -685,6 +686,58 @@ static void test_hostile(void **state)
 	}
 }
 
+/*
+ * Does text hold a byte that drives a terminal (but newline), or with c1
+ * a C1 control in UTF-8?  (JSON keeps U+0080..U+009F as the characters
+ * they are: \u0080..\u00ff stand for bytes that were not UTF-8.)
+ */
+static bool has_control(const char *text, bool c1)
+{
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		if ((*c < 0x20 && *c != '\n') || *c == 0x7f ||
+		    (c1 && c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f))
+			return true;
+	return false;
+}
+
+/*
+ * A program that names itself with a terminal title sequence (ESC ] 0;
+ * ... BEL) and a CSI (U+009B), and a host with a colour sequence: the
+ * text and HTML reports show them as '?', JSON escapes C0 controls.
+ */
+static void test_escapes(void **state)
+{
+	static const char evil[] = "\\u001b]0;pwned\\u0007x\\u009b2J";
+	struct report_query q = { .job = "300" };
+	struct fixture *f = *state;
+	struct proc p = job100[1];
+	struct store *s = NULL;
+
+	p.job = "300";
+	p.tool = evil;
+	p.host = "n\\u001b[31m1";
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	put_proc(s, &p, NULL, NULL);
+	assert_true(store_flush(s) > 0);
+	store_close(s);
+
+	for (int fmt = REPORT_TEXT; fmt <= REPORT_HTML; fmt++) {
+		char *t = report(state, &q, fmt);
+
+		assert_false(has_control(t, fmt != REPORT_JSON));
+		if (fmt == REPORT_TEXT) {
+			size_t n = 0;
+
+			/* the tool summary, the tree's tool and argv */
+			for (const char *c = t; (c = strstr(c, "?]0;pwned?x?2J"));
+			     c++)
+				n++;
+			assert_int_equal(n, 3);
+		}
+		free(t);
+	}
+}
+
 /* Run every report test, each on a fresh store. */
 int main(void)
 {
@@ -693,7 +746,7 @@ int main(void)
 		T(test_header), T(test_summaries), T(test_efficiency),
 		T(test_json), T(test_html), T(test_running),
 		T(test_samples_peak), T(test_no_usage), T(test_job_only),
-		T(test_no_job_record), T(test_hostile),
+		T(test_no_job_record), T(test_hostile), T(test_escapes),
 	};
 #undef T
 
