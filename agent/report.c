@@ -501,6 +501,51 @@ static int query_check(const struct report_query *q)
 	return 0;
 }
 
+/*
+ * The one place that restricts what a query sees to a uid (a user asking
+ * through the agent): temporary views named `process` and `record`, which
+ * SQLite finds before the store's own (temp comes before main), so every
+ * statement of report and export reads through them unchanged.  The user's
+ * jobs are the ids of the `job` records with their uid; a job record
+ * without a uid (a start before the uid was known) goes with its job.
+ */
+static int restrict_uid(sqlite3 *db, const char *path,
+			const struct report_query *q)
+{
+	static const char fmt[] =
+		"DROP VIEW IF EXISTS temp.process;"
+		"DROP VIEW IF EXISTS temp.record;"
+		"DROP TABLE IF EXISTS temp.visible_job;"
+		"CREATE TEMP TABLE visible_job(job_id TEXT PRIMARY KEY);"
+		"INSERT OR IGNORE INTO visible_job SELECT job_id FROM main.record"
+		" WHERE type = 'job' AND job_id IS NOT NULL"
+		" AND json_extract(json, '$.uid') = %1$u;"
+		"CREATE TEMP VIEW process AS SELECT * FROM main.process"
+		" WHERE uid = %1$u OR job_id IN (SELECT job_id FROM visible_job);"
+		"CREATE TEMP VIEW record AS SELECT * FROM main.record"
+		" WHERE CASE type"
+		" WHEN 'job' THEN COALESCE(json_extract(json, '$.uid') = %1$u,"
+		"  job_id IN (SELECT job_id FROM visible_job))"
+		" WHEN 'sample' THEN json_extract(json, '$.uid') = %1$u"
+		"  OR job_id IN (SELECT job_id FROM visible_job)"
+		" WHEN 'signal' THEN job_id IN (SELECT job_id FROM visible_job)"
+		" ELSE 0 END;";
+	char sql[sizeof(fmt) + 64], *msg = NULL;
+	int rc;
+
+	if (!q->uid_only)
+		return 0;
+	snprintf(sql, sizeof(sql), fmt, (unsigned)q->uid);
+	rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		log_error("database %s: restricting to uid %u: %s", path,
+			  (unsigned)q->uid, msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
 /* Describe the selector for messages and headers ("job 42"). */
 static void query_describe(const struct report_query *q, char *out,
 			   size_t len)
@@ -2419,6 +2464,8 @@ int report_run_store(struct store *st, const char *where,
 	int err;
 
 	err = query_check(q);
+	if (!err)
+		err = restrict_uid(db, where, q);
 	if (err)
 		return err;
 	err = load_rows(db, where, q, &r);
@@ -2510,6 +2557,8 @@ int report_export_store(struct store *s, const char *where,
 	int rc, err;
 
 	err = query_check(q);
+	if (!err)
+		err = restrict_uid(db, where, q);
 	if (err)
 		return err;
 

@@ -21,6 +21,13 @@ struct report_query {
 	double since;		/* --since, epoch seconds (0: unset) */
 	int64_t pid;		/* --pid PID (0: unset): that process and descendants */
 	bool no_tree;		/* --no-tree: the summaries without the tree */
+	/*
+	 * Only what uid may see: its processes, the `job` records that name
+	 * it, and every process, sample and signal of those jobs.  Host
+	 * records and other users' records are left out.
+	 */
+	bool uid_only;
+	uint32_t uid;
 };
 
 /* Parse a --format word; returns -EINVAL if unknown. */

@@ -74,6 +74,9 @@ static const struct proc job100[] = {
 
 #define JOB100_CPU "172.92"	/* user + sys of job100, own figures */
 
+/* The uid of the process and sample records put_proc() writes. */
+static int proc_uid = 1000;
+
 /* Put one record given as printf output into s. */
 __attribute__((format(printf, 2, 3)))
 static void put(struct store *s, const char *fmt, ...)
@@ -124,7 +127,7 @@ static void put_proc(struct store *s, const struct proc *p,
 	    "\"id\":\"%s%s-%d\",%s\"pid\":%d,\"ppid\":%d,"
 	    "\"parent_id\":\"p-%s-%d\","
 	    "\"start_time\":\"2026-03-01T%sZ\",%s%s%s\"exe\":\"/usr/bin/%s\","
-	    "\"comm\":\"%s\",\"argv\":[\"%s\"],\"uid\":1000,"
+	    "\"comm\":\"%s\",\"argv\":[\"%s\"],\"uid\":%d,"
 	    "\"job\":{\"scheduler\":\"slurm\",\"id\":\"%s\",\"step\":%s,"
 	    "\"run\":\"r1\",\"pipeline\":\"rnaseq\",\"task\":%s,"
 	    "\"user\":\"alice\",\"account\":\"bio\",\"cost_center\":\"lab-a\"},"
@@ -138,7 +141,7 @@ static void put_proc(struct store *s, const struct proc *p,
 	    sample_time ? "s-" : "p-", sample_id ? sample_id : p->host,
 	    p->pid, times, p->pid, p->ppid, p->host, p->ppid, p->start,
 	    sample_time ? "" : "\"end_time\":", sample_time ? "" : end,
-	    sample_time ? "" : ",", p->tool, p->tool, p->tool, p->job,
+	    sample_time ? "" : ",", p->tool, p->tool, p->tool, proc_uid, p->job,
 	    jstr(step, sizeof(step), p->step), jstr(task, sizeof(task), p->task),
 	    p->tool, sample_time ? "" : "\"exit\":", sample_time ? "" : ex,
 	    sample_time ? "" : ",", p->user, p->sys, p->rss, p->rss, p->rd,
@@ -686,6 +689,163 @@ static void test_hostile(void **state)
 	}
 }
 
+/* The export of q (malloc'd) and its status; *lines counts its records. */
+static char *export(void **state, const struct report_query *q, int *err,
+		    size_t *lines)
+{
+	struct fixture *f = *state;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	*err = report_export(f->db, q, out);
+	fclose(out);
+	*lines = 0;
+	for (const char *c = text; (c = strchr(c, '\n')); c++)
+		(*lines)++;
+	return text;
+}
+
+/* Records in the fixture's store, counted by SQLite itself. */
+static size_t store_rows(void **state)
+{
+	struct fixture *f = *state;
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db = NULL;
+	size_t n;
+
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM"
+					    " process_rec) + (SELECT count(*)"
+					    " FROM record)", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	n = (size_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+/* How many times s occurs in text. */
+static size_t count_of(const char *text, const char *s)
+{
+	size_t n = 0;
+
+	for (const char *c = text; (c = strstr(c, s)); c++)
+		n++;
+	return n;
+}
+
+/*
+ * A user asking through the agent sees their processes, their jobs (the
+ * job records with their uid) and everything of those jobs, root's
+ * processes in them too; nothing of another user, no host record.  The
+ * fixture's jobs 100 and 200 are alice's (uid 1000); bob (1001) has job
+ * 400, a process without a job, and one in job 500 whose record names no
+ * uid (so job 500 is nobody's).
+ */
+static void test_uid_only(void **state)
+{
+	struct report_query q = { .since = 1, .uid_only = true, .uid = 1000 };
+	struct proc b = job100[1];
+	struct store *s = NULL;
+	size_t lines, all;
+	int err;
+	char *t;
+
+	assert_int_equal(store_open(((struct fixture *)*state)->db, false, &s),
+			 0);
+	proc_uid = 1001;
+	b.host = "b1";
+	b.job = "400";
+	put_proc(s, &b, NULL, NULL);
+	put_proc(s, &b, "10:00:30.000000", "a");
+	b.pid = 4002;
+	put_proc(s, &b, NULL, NULL);
+	b.pid = 4003;
+	b.job = "500";
+	put_proc(s, &b, NULL, NULL);
+	proc_uid = 1000;
+	put(s, "{\"type\":\"job\",\"id\":\"j400-start\",\"host\":\"b1\","
+	    "\"phase\":\"start\",\"job\":{\"id\":\"400\"},\"uid\":1001,"
+	    "\"start_time\":\"2026-03-01T10:00:00Z\"}");
+	put(s, "{\"type\":\"job\",\"id\":\"j500-start\",\"host\":\"b1\","
+	    "\"phase\":\"start\",\"job\":{\"id\":\"500\"},\"uid\":null,"
+	    "\"start_time\":\"2026-03-01T10:00:00Z\"}");
+	put(s, "{\"type\":\"signal\",\"id\":\"sig400\",\"host\":\"b1\","
+	    "\"kind\":\"oom_kill\",\"job\":\"400\",\"pid\":4001,"
+	    "\"time\":\"2026-03-01T10:00:40Z\"}");
+	put(s, "{\"type\":\"process\",\"id\":\"bob-free\",\"host\":\"b1\","
+	    "\"pid\":4100,\"uid\":1001,\"job\":null,"
+	    "\"start_time\":\"2026-03-01T10:00:00Z\","
+	    "\"end_time\":\"2026-03-01T10:00:01Z\"}");
+	put(s, "{\"type\":\"process\",\"id\":\"alice-free\",\"host\":\"n1\","
+	    "\"pid\":4200,\"uid\":1000,\"job\":null,"
+	    "\"start_time\":\"2026-03-01T10:00:00Z\","
+	    "\"end_time\":\"2026-03-01T10:00:01Z\"}");
+	put(s, "{\"type\":\"process\",\"id\":\"root-in-100\",\"host\":\"n1\","
+	    "\"pid\":4300,\"uid\":0,\"job\":{\"id\":\"100\"},"
+	    "\"start_time\":\"2026-03-01T10:00:00Z\","
+	    "\"end_time\":\"2026-03-01T10:00:01Z\"}");
+	put(s, "{\"type\":\"process\",\"id\":\"root-free\",\"host\":\"n1\","
+	    "\"pid\":4400,\"uid\":0,\"job\":null,"
+	    "\"start_time\":\"2026-03-01T10:00:00Z\","
+	    "\"end_time\":\"2026-03-01T10:00:01Z\"}");
+	put(s, "{\"type\":\"host\",\"id\":\"host-1\",\"host\":\"n1\","
+	    "\"time\":\"2026-03-01T10:00:00Z\"}");
+	assert_true(store_flush(s) > 0);
+	store_close(s);
+
+	/* alice: job 100's 9 processes and root's, job 200's finished one
+	 * and its 5 samples, the 3 job records, her process without a job */
+	t = export(state, &q, &err, &lines);
+	assert_int_equal(err, 0);
+	assert_int_equal(lines, 20);
+	assert_int_equal(count_of(t, "\"type\":\"process\""), 12);
+	assert_int_equal(count_of(t, "\"type\":\"sample\""), 5);
+	assert_int_equal(count_of(t, "\"type\":\"job\""), 3);
+	assert_int_equal(count_of(t, "\"uid\":1001"), 0);
+	assert_int_equal(count_of(t, "\"host\":\"b1\""), 0);
+	assert_non_null(strstr(t, "\"root-in-100\""));
+	free(t);
+
+	/* bob: job 400 (2 processes, a sample, its record and signal), his
+	 * process without a job and the one in nobody's job 500 */
+	q.uid = 1001;
+	t = export(state, &q, &err, &lines);
+	assert_int_equal(err, 0);
+	assert_int_equal(lines, 7);
+	assert_int_equal(count_of(t, "\"uid\":1001"), 6);
+	assert_int_equal(count_of(t, "\"type\":\"signal\""), 1);
+	assert_null(strstr(t, "\"j500-start\""));
+	assert_int_equal(count_of(t, "\"host\":\"n1\""), 0);
+	free(t);
+
+	/* unrestricted: every record of the store */
+	q.uid_only = false;
+	t = export(state, &q, &err, &all);
+	free(t);
+	assert_int_equal(all, store_rows(state));
+
+	/* a report of bob's job is "no records" for alice, 2 processes for
+	 * him; alice's job 100 shows root's process in it */
+	q = (struct report_query){ .job = "400", .uid_only = true, .uid = 1000 };
+	assert_int_equal(report_run(((struct fixture *)*state)->db, &q,
+				    REPORT_TEXT, stdout), -ENOENT);
+	q.uid = 1001;
+	t = report(state, &q, REPORT_TEXT);
+	assert_non_null(strstr(t, "job 400: 2 processes"));
+	free(t);
+	q = (struct report_query){ .job = "100", .uid_only = true, .uid = 1000 };
+	t = report(state, &q, REPORT_TEXT);
+	assert_non_null(strstr(t, "job 100: 10 processes"));
+	free(t);
+	q.uid = 1001;
+	assert_int_equal(report_run(((struct fixture *)*state)->db, &q,
+				    REPORT_TEXT, stdout), -ENOENT);
+}
+
 /*
  * Does text hold a byte that drives a terminal (but newline), or with c1
  * a C1 control in UTF-8?  (JSON keeps U+0080..U+009F as the characters
@@ -747,6 +907,7 @@ int main(void)
 		T(test_json), T(test_html), T(test_running),
 		T(test_samples_peak), T(test_no_usage), T(test_job_only),
 		T(test_no_job_record), T(test_hostile), T(test_escapes),
+		T(test_uid_only),
 	};
 #undef T
 
