@@ -57,6 +57,7 @@ static const struct key_def agent_keys[] = {
 	{ "rules_dir", K_PATH, 0, 0, F(rules_dir) },
 	{ "hostname", K_HOST, 0, 0, F(hostname) },
 	{ "control_group", K_HOST, 0, 0, F(control_group) },
+	{ "reader_group", K_HOST, 0, 0, F(reader_group) },
 	{ NULL, 0, 0, 0, 0 },
 };
 
@@ -789,7 +790,8 @@ static int copy_config(struct jt_config *dst, const struct jt_config *src)
 {
 	char **dstr[] = { &dst->source, &dst->state_dir, &dst->run_dir,
 			  &dst->rules_dir, &dst->hostname, &dst->sqlite_path,
-			  &dst->control_group, &dst->spool_dir };
+			  &dst->control_group, &dst->reader_group,
+			  &dst->spool_dir };
 
 	*dst = *src;
 	if (copy_sinks(dst, src) < 0) {
@@ -820,6 +822,7 @@ int config_defaults(struct jt_config *c)
 	c->rules_dir = strdup(JT_PKGDATADIR "/lua-rules");
 	c->hostname = strdup("");
 	c->control_group = strdup("");
+	c->reader_group = strdup("");
 	c->sample_interval_ms = 10000;
 	c->ringbuf_kib = 8192;
 	c->max_tracked = 131072;
@@ -836,7 +839,8 @@ int config_defaults(struct jt_config *c)
 	c->spool_segment_kib = 16384;
 	c->spool_sync_ms = 200;
 	if (!c->state_dir || !c->run_dir || !c->rules_dir || !c->hostname ||
-	    !c->sqlite_path || !c->control_group || !c->spool_dir) {
+	    !c->sqlite_path || !c->control_group || !c->reader_group ||
+	    !c->spool_dir) {
 		config_free(c);
 		return -ENOMEM;
 	}
@@ -992,6 +996,7 @@ void config_free(struct jt_config *c)
 	free(c->rules_dir);
 	free(c->hostname);
 	free(c->control_group);
+	free(c->reader_group);
 	free(c->sqlite_path);
 	free(c->spool_dir);
 	sinks_free(c);
@@ -1002,6 +1007,7 @@ void config_free(struct jt_config *c)
 	c->rules_dir = NULL;
 	c->hostname = NULL;
 	c->control_group = NULL;
+	c->reader_group = NULL;
 	c->sqlite_path = NULL;
 }
 
@@ -1057,8 +1063,11 @@ void config_dump(const struct jt_config *c, FILE *out)
 	fprintf(out, ";%s\n\tcontrol_group = ",
 		c->hostname && c->hostname[0] ? "" : "\t# empty: gethostname()");
 	dump_string(out, c->control_group);
-	fprintf(out, ";%s\n};\n",
+	fprintf(out, ";%s\n\treader_group = ",
 		c->control_group && c->control_group[0] ? "" : "\t# empty: root only");
+	dump_string(out, c->reader_group);
+	fprintf(out, ";%s\n};\n",
+		c->reader_group && c->reader_group[0] ? "" : "\t# empty: none");
 
 	fprintf(out, "collector = {\n");
 	fprintf(out, "\tsample_interval = %u.%03u;\n",

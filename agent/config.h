@@ -41,6 +41,7 @@ struct jt_config {
 	char *rules_dir;		/* rules_dir = PKGDATADIR/lua-rules */
 	char *hostname;			/* hostname = "" (gethostname) */
 	char *control_group;		/* control_group = "" (root only) */
+	char *reader_group;		/* reader_group = "" (none) */
 
 	/* collector { } */
 	unsigned sample_interval_ms;	/* sample_interval = 10.0 (s) */

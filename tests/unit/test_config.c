@@ -70,6 +70,8 @@ static void assert_same_config(const struct jt_config *a,
 	assert_string_equal(a->run_dir, b->run_dir);
 	assert_string_equal(a->rules_dir, b->rules_dir);
 	assert_string_equal(a->hostname, b->hostname);
+	assert_string_equal(a->control_group, b->control_group);
+	assert_string_equal(a->reader_group, b->reader_group);
 	assert_int_equal(a->sample_interval_ms, b->sample_interval_ms);
 	assert_int_equal(a->ringbuf_kib, b->ringbuf_kib);
 	assert_int_equal(a->max_tracked, b->max_tracked);
@@ -221,6 +223,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c.run_dir, JT_RUNSTATEDIR "/jobtrace");
 	assert_string_equal(c.rules_dir, JT_PKGDATADIR "/lua-rules");
 	assert_string_equal(c.hostname, "");
+	assert_string_equal(c.reader_group, "");
 	assert_int_equal(c.sample_interval_ms, 10000);
 	assert_int_equal(c.ringbuf_kib, 8192);
 	assert_int_equal(c.max_tracked, 131072);
@@ -247,6 +250,8 @@ static const char full_conf[] =
 	"\trun_dir = \"/srv/jt/run\";\n"
 	"\trules_dir = \"/srv/jt/rules\";\n"
 	"\thostname = \"node-017.cluster\";\n"
+	"\tcontrol_group = \"slurm\";\n"
+	"\treader_group = \"hpc-staff\";\n"
 	"};\n"
 	"collector = {\n"
 	"\tsample_interval = 2.5;\n"
@@ -278,6 +283,8 @@ static void test_full_file(void **state)
 	assert_string_equal(c.run_dir, "/srv/jt/run");
 	assert_string_equal(c.rules_dir, "/srv/jt/rules");
 	assert_string_equal(c.hostname, "node-017.cluster");
+	assert_string_equal(c.control_group, "slurm");
+	assert_string_equal(c.reader_group, "hpc-staff");
 	assert_int_equal(c.sample_interval_ms, 2500);
 	assert_int_equal(c.ringbuf_kib, 1024);
 	assert_int_equal(c.max_tracked, 4096);
@@ -471,6 +478,8 @@ static void test_bad_hostname(void **state)
 	(void)state;
 	expect_error("host.conf", "agent = {\n\thostname = \"a b\";\n};\n", 2,
 		     "agent.hostname:");
+	expect_error("group.conf", "agent = {\n\treader_group = \"a\tb\";\n};\n",
+		     2, "agent.reader_group:");
 }
 
 /* A run_dir too long for sun_path is refused. */
