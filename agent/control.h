@@ -3,7 +3,8 @@
  * control.h - the agent's Unix control socket.  One request line in, reply
  * lines out, then the server closes.  Requests: "status", "ps", "reload",
  * "job-start", "job-end", "job-update" (the last four need root or the
- * control group).  Replies start with "ok" or "error MESSAGE".
+ * control group), "report" and "export" (answered by a child, framed: see
+ * query.h).  Replies start with "ok" or "error MESSAGE".
  */
 #ifndef JOBTRACE_CONTROL_H
 #define JOBTRACE_CONTROL_H

@@ -19,6 +19,7 @@
 #include "control.h"
 #include "log.h"
 #include "proc_table.h"
+#include "query.h"
 #include "report.h"
 #include "rules.h"
 #include "store.h"
@@ -316,14 +317,31 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 		}
 		return err;
 	}
-	err = export ? report_export(c->cfg.sqlite_path, &q, stdout)
-		     : report_run(c->cfg.sqlite_path, &q, fmt, stdout);
+	if (geteuid() != 0 && access(c->cfg.sqlite_path, R_OK)) {
+		/* the store is root's: the agent answers with what we may see */
+		int why = errno;
+
+		err = query_request(config_socket_path(&c->cfg), name, &q, fmt,
+				    stdout, stderr);
+		if (err < 0) {
+			fprintf(stderr, "jobtrace %s: cannot read the store %s (%s)"
+				" nor reach jobtraced at %s: %s (is the agent"
+				" running?)\n", name, c->cfg.sqlite_path,
+				strerror(why), config_socket_path(&c->cfg),
+				strerror(-err));
+			return 1;
+		}
+	} else {
+		err = export ? report_export(c->cfg.sqlite_path, &q, stdout)
+			     : report_run(c->cfg.sqlite_path, &q, fmt, stdout);
+		err = err ? 1 : 0;
+	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "jobtrace %s: writing output: %s\n", name,
 			strerror(errno));
 		return 1;
 	}
-	return err ? 1 : 0;
+	return err;
 }
 
 /* A process made up for `rules test`: argv, exe and comm. */

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -19,10 +18,10 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cgroup_parse.h"
+#include "child.h"
 #include "classify.h"
 #include "collector.h"
 #include "config.h"
@@ -32,6 +31,7 @@
 #include "json.h"
 #include "log.h"
 #include "proc_table.h"
+#include "query.h"
 #include "record.h"
 #include "rules.h"
 #include "sink.h"
@@ -69,8 +69,8 @@ struct agent {
 	struct rules *rules;
 	struct jobs *jobs;
 	struct query queries[MAX_QUERIES];
-	gid_t control_gid;
-	bool control_gid_set;
+	struct children kids;		/* the queries' scontrol processes */
+	struct query_server *qs;	/* users' report and export, groups */
 	struct tracker trk;		/* process table, events -> records */
 	struct spool *spool;
 	struct sinks *sinks;
@@ -304,10 +304,13 @@ static const char *human(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-/* ps context: output and a sorted snapshot. */
+/* ps context: who asks, and a sorted snapshot of what they may see. */
 struct ps_ctx {
 	struct jt_proc **v;
 	size_t n, cap;
+	struct jobs *jobs;
+	bool all;		/* else uid's processes and jobs only */
+	uid_t uid;
 };
 
 /* Collect running processes for ps. */
@@ -317,6 +320,13 @@ static void ps_collect(struct jt_proc *p, void *arg)
 
 	if (p->state & JT_PS_EXCLUDED)
 		return;
+	if (!c->all && p->uid != c->uid) {
+		struct jt_jobinfo *ji = p->job.id[0] ?
+			jobs_get(c->jobs, p->job.scheduler, p->job.id, false) : NULL;
+
+		if (!ji || !ji->uid_known || ji->uid != c->uid)
+			return;
+	}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 256;
 		struct jt_proc **v = realloc(c->v, cap * sizeof(*v));
@@ -337,11 +347,20 @@ static int by_pid(const void *x, const void *y)
 	return (*a)->pid < (*b)->pid ? -1 : (*a)->pid > (*b)->pid;
 }
 
-/* Reply to "ps": tracked processes running now with rates. */
-static void reply_ps(struct agent *a, FILE *out)
+/*
+ * Reply to "ps": tracked processes running now with rates; for a peer
+ * who does not see everything, its own and its jobs' (none if unknown).
+ */
+static void reply_ps(struct agent *a, const struct query_peer *peer,
+		     FILE *out)
 {
-	struct ps_ctx c = { 0 };
+	struct ps_ctx c = { .jobs = a->jobs, .uid = (uid_t)-1 };
 	char r1[16], r2[16], r3[16];
+
+	if (peer) {
+		c.all = query_server_sees_all(a->qs, peer);
+		c.uid = peer->uid;
+	}
 
 	proc_table_foreach(a->trk.procs, ps_collect, &c);
 	qsort(c.v, c.n, sizeof(*c.v), by_pid);
@@ -485,6 +504,9 @@ static void query_slurm(struct agent *a, const struct jt_jobinfo *ji)
 	util_strlcpy(q->job, ji->job.id, sizeof(q->job));
 	q->len = 0;
 	q->deadline_ns = util_now_ns(CLOCK_MONOTONIC) + QUERY_TIMEOUT_NS;
+	/* MAX_QUERIES < CHILD_MAX: there is always a slot */
+	children_add(&a->kids, q->pid, 0, q->deadline_ns + QUERY_TIMEOUT_NS,
+		     "scontrol show job");
 	ev.data.fd = q->fd;
 	epoll_ctl(a->epfd, EPOLL_CTL_ADD, q->fd, &ev);
 }
@@ -496,9 +518,9 @@ static void query_done(struct agent *a, struct query *q, bool timed_out)
 
 	epoll_ctl(a->epfd, EPOLL_CTL_DEL, q->fd, NULL);
 	close(q->fd);
+	/* reaped by check_queries(), never waited for here */
 	if (timed_out)
-		kill(q->pid, SIGKILL);
-	waitpid(q->pid, NULL, 0);
+		children_kill(&a->kids, q->pid);
 	q->out[q->len] = '\0';
 	if (!timed_out && ji) {
 		int n = slurmq_parse(q->out, ji);
@@ -530,38 +552,26 @@ static bool on_query(struct agent *a, int fd)
 	return false;
 }
 
-/* Reap queries that hang (slurmctld down). */
+/* Stop queries that hang (slurmctld down); reap background children. */
 static void check_queries(struct agent *a, uint64_t now)
 {
 	for (int i = 0; i < MAX_QUERIES; i++)
 		if (a->queries[i].pid && now > a->queries[i].deadline_ns)
 			query_done(a, &a->queries[i], true);
+	children_reap(&a->kids, now);
+	query_server_reap(a->qs, now);
 }
 
-/* May the peer on fd change jobs?  Root, or a member of control_group. */
-static bool authorized(struct agent *a, int fd, char *who, size_t len)
+/* May the peer change jobs?  Root, or a member of control_group. */
+static bool authorized(struct agent *a, const struct query_peer *p,
+		       char *who, size_t len)
 {
-	struct ucred cr;
-	socklen_t l = sizeof(cr);
-	gid_t groups[256];
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l)) {
+	if (!p) {
 		snprintf(who, len, "unknown peer");
 		return false;
 	}
-	snprintf(who, len, "uid %u (pid %d)", (unsigned)cr.uid, (int)cr.pid);
-	if (cr.uid == 0)
-		return true;
-	if (!a->control_gid_set)
-		return false;
-	if (cr.gid == a->control_gid)
-		return true;
-	l = sizeof(groups);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &l) == 0)
-		for (size_t i = 0; i < l / sizeof(gid_t); i++)
-			if (groups[i] == a->control_gid)
-				return true;
-	return false;
+	snprintf(who, len, "uid %u (pid %d)", (unsigned)p->uid, (int)p->pid);
+	return query_server_may_control(a->qs, p);
 }
 
 /* Copy a request field into a registry string when given. */
@@ -692,6 +702,7 @@ static void on_control(struct agent *a)
 	struct timeval tv = { .tv_sec = 1 };
 	struct control_req req;
 	char line[8192], who[64];
+	struct query_peer peer, *p = &peer;
 	size_t len = 0;
 	char *reply = NULL;
 	size_t rlen = 0;
@@ -715,6 +726,8 @@ static void on_control(struct agent *a)
 	}
 	line[len] = '\0';
 	line[strcspn(line, "\r\n")] = '\0';
+	if (query_peer_get(fd, p))
+		p = NULL;
 	out = open_memstream(&reply, &rlen);
 	if (!out)
 		goto done;
@@ -723,13 +736,18 @@ static void on_control(struct agent *a)
 	} else if (!strcmp(req.cmd, "status")) {
 		reply_status(a, out);
 	} else if (!strcmp(req.cmd, "ps")) {
-		reply_ps(a, out);
+		reply_ps(a, p, out);
+	} else if (!strcmp(req.cmd, "report") || !strcmp(req.cmd, "export")) {
+		if (!p)
+			fprintf(out, "error unknown peer\n");
+		else	/* 0: a child answers on fd; ours is closed below */
+			query_serve(a->qs, fd, p, &req, out);
 	} else if (!strcmp(req.cmd, "reload") || !strncmp(req.cmd, "job-", 4)) {
-		if (!authorized(a, fd, who, sizeof(who))) {
+		if (!authorized(a, p, who, sizeof(who))) {
 			log_warn("control: %s refused for %s", req.cmd, who);
 			fprintf(out, "error permission denied: %s needs root%s%s\n",
-				req.cmd, a->control_gid_set ? " or group " : "",
-				a->control_gid_set ? a->cfg.control_group : "");
+				req.cmd, *a->cfg.control_group ? " or group " : "",
+				a->cfg.control_group);
 		} else if (!strcmp(req.cmd, "reload")) {
 			char err[512];
 			struct rules_stats st;
@@ -816,22 +834,10 @@ static void on_rules_changed(struct agent *a)
 		a->rules_reload_at = util_now_ns(CLOCK_MONOTONIC) + RULES_SETTLE_NS;
 }
 
-/* Look up agent.control_group; unknown means root only (and a warning). */
+/* Look up agent.control_group and reader_group; unknown grants nothing. */
 static void resolve_group(struct agent *a)
 {
-	struct group *g;
-
-	a->control_gid_set = false;
-	if (!a->cfg.control_group || !*a->cfg.control_group)
-		return;
-	g = getgrnam(a->cfg.control_group);
-	if (!g) {
-		log_warn("agent.control_group \"%s\" is not a group here: only root may register jobs",
-			 a->cfg.control_group);
-		return;
-	}
-	a->control_gid = g->gr_gid;
-	a->control_gid_set = true;
+	query_server_configure(a->qs, &a->cfg);
 }
 
 /* SIGHUP: re-read the configuration; apply what can change live. */
@@ -864,6 +870,9 @@ static void reload(struct agent *a)
 	free(a->cfg.control_group);
 	a->cfg.control_group = nc.control_group;
 	nc.control_group = NULL;
+	free(a->cfg.reader_group);
+	a->cfg.reader_group = nc.reader_group;
+	nc.reader_group = NULL;
 	resolve_group(a);
 	a->cfg.sample_interval_ms = nc.sample_interval_ms;
 	a->cfg.log_level = nc.log_level;
@@ -1032,6 +1041,9 @@ int main(int argc, char **argv)
 	char err[512];
 	int c, rc = 1;
 
+	/* a child answering a user's report: nothing of the agent */
+	if (argc > 1 && !strcmp(argv[1], QUERY_CHILD_ARG))
+		return query_child_main(argc, argv);
 	a.config_path = JT_DEFAULT_CONFIG;
 	while ((c = getopt_long(argc, argv, "c:fvhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -1097,6 +1109,8 @@ int main(int argc, char **argv)
 	}
 	if (a.cfg.delay_accounting)
 		enable_delayacct();
+	if (query_server_new(&a.qs))
+		goto cleanup;
 	resolve_group(&a);
 	if (rules_new(&rl, &a.rules) || jobs_new(&a.jobs) ||
 	    tracker_init(&a.trk, a.rules, a.jobs, &a.host,
@@ -1158,6 +1172,7 @@ cleanup:
 		if (a.queries[i].pid)
 			query_done(&a, &a.queries[i], true);
 	jobs_free(a.jobs);
+	query_server_free(a.qs);
 	/* the sinks store what they can of the synced records, then stop */
 	sinks_stop(a.sinks, DRAIN_MS);
 	spool_close(a.spool);

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * query.c - report and export for users who may not read the store: the
+ * agent's side (who sees what, a bounded set of answering children), the
+ * child's side (the report code writing framed output to the socket) and
+ * the CLI's (the request and the decoding of the framed reply).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "config.h"
+#include "log.h"
+#include "query.h"
+#include "util.h"
+
+#define FRAME_MAX (1u << 20)	/* the largest frame a reader accepts */
+
+extern char **environ;
+
+struct query_server {
+	char *store_path;
+	gid_t control_gid, reader_gid;
+	bool control_set, reader_set;
+	struct children kids;
+};
+
+/* Read the peer of a connected Unix socket. */
+int query_peer_get(int fd, struct query_peer *p)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+
+	memset(p, 0, sizeof(*p));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l))
+		return -errno;
+	p->uid = cr.uid;
+	p->gid = cr.gid;
+	p->pid = cr.pid;
+	l = sizeof(p->groups);
+	/* more groups than fit (ERANGE): the primary group still counts */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, p->groups, &l) == 0)
+		p->ngroups = l / sizeof(gid_t);
+	return 0;
+}
+
+/* Is the peer in group gid, primary or supplementary? */
+bool query_peer_in(const struct query_peer *p, gid_t gid)
+{
+	if (p->gid == gid)
+		return true;
+	for (size_t i = 0; i < p->ngroups; i++)
+		if (p->groups[i] == gid)
+			return true;
+	return false;
+}
+
+/* A server with no groups and no children. */
+int query_server_new(struct query_server **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+/* Free; children still running finish on their own. */
+void query_server_free(struct query_server *qs)
+{
+	if (!qs)
+		return;
+	free(qs->store_path);
+	free(qs);
+}
+
+/* The gid of a configured group name; false (and a warning) if none. */
+static bool group_of(const char *key, const char *name, gid_t *out)
+{
+	struct group *g;
+
+	if (!name || !*name)
+		return false;
+	g = getgrnam(name);
+	if (!g) {
+		log_warn("agent.%s \"%s\" is not a group here: it grants nothing",
+			 key, name);
+		return false;
+	}
+	*out = g->gr_gid;
+	return true;
+}
+
+/* Take the store path and the groups that see everything from cfg. */
+int query_server_configure(struct query_server *qs,
+			   const struct jt_config *cfg)
+{
+	char *path = strdup(cfg->sqlite_path);
+
+	if (!path)
+		return -ENOMEM;
+	free(qs->store_path);
+	qs->store_path = path;
+	qs->control_set = group_of("control_group", cfg->control_group,
+				   &qs->control_gid);
+	qs->reader_set = group_of("reader_group", cfg->reader_group,
+				  &qs->reader_gid);
+	return 0;
+}
+
+/* Root and the control group may change jobs and reload. */
+bool query_server_may_control(const struct query_server *qs,
+			      const struct query_peer *p)
+{
+	return p->uid == 0 ||
+	       (qs->control_set && query_peer_in(p, qs->control_gid));
+}
+
+/* Root, the control group and the reader group see every record. */
+bool query_server_sees_all(const struct query_server *qs,
+			   const struct query_peer *p)
+{
+	return query_server_may_control(qs, p) ||
+	       (qs->reader_set && query_peer_in(p, qs->reader_gid));
+}
+
+/* Check a report or export request and turn it into a query. */
+int query_parse(const struct control_req *req, double now,
+		struct report_query *q, enum report_format *fmt,
+		const char **why)
+{
+	bool export = !strcmp(req->cmd, "export");
+	const char *v;
+	int nsel = 0;
+	char *end;
+
+	memset(q, 0, sizeof(*q));
+	*fmt = export ? REPORT_NDJSON : REPORT_TEXT;
+	if (!export && strcmp(req->cmd, "report")) {
+		*why = "not a report or export request";
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < req->n; i++) {
+		const char *k = req->f[i].key;
+
+		v = req->f[i].val;
+		if (!strcmp(k, "job") || !strcmp(k, "run")) {
+			if (!*v) {
+				*why = "empty job or run";
+				return -EINVAL;
+			}
+			*(k[0] == 'j' ? &q->job : &q->run) = v;
+		} else if (!strcmp(k, "since")) {
+			if (report_parse_since(v, now, &q->since) ||
+			    q->since <= 0) {
+				*why = "since: not a time";
+				return -EINVAL;
+			}
+		} else if (!strcmp(k, "pid") && !export) {
+			errno = 0;
+			q->pid = strtoll(v, &end, 10);
+			if (errno || *end || q->pid <= 0 || q->pid > 4194304) {
+				*why = "pid: not a process id";
+				return -EINVAL;
+			}
+		} else if (!strcmp(k, "format")) {
+			if (report_format_parse(v, fmt) ||
+			    export != (*fmt == REPORT_NDJSON)) {
+				*why = export ? "format: expected ndjson" :
+						"format: expected text, json or html";
+				return -EINVAL;
+			}
+			continue;
+		} else if (!strcmp(k, "no_tree") && !export) {
+			q->no_tree = !strcmp(v, "1");
+			continue;
+		} else {
+			*why = "unknown field";
+			return -EINVAL;
+		}
+		nsel++;
+	}
+	if (nsel != 1) {
+		*why = "give exactly one of job, run, since, pid";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Answer a report or export request on fd from a child. */
+int query_serve(struct query_server *qs, int fd, const struct query_peer *p,
+		const struct control_req *req, FILE *out)
+{
+	char *argv[CONTROL_MAX_FIELDS + 6], who[32], what[64];
+	char fields[CONTROL_MAX_FIELDS][CONTROL_MAX_VALUE + 40];
+	posix_spawn_file_actions_t fa;
+	struct report_query q;
+	enum report_format fmt;
+	const char *why;
+	size_t n = 0;
+	pid_t pid;
+	int err;
+
+	if (query_parse(req, util_now_ns(CLOCK_REALTIME) / 1e9, &q, &fmt,
+			&why)) {
+		fprintf(out, "error %s: %s\n", req->cmd, why);
+		return -EINVAL;
+	}
+	if (children_count(&qs->kids, true, 0) >= QUERY_MAX_CHILDREN ||
+	    children_count(&qs->kids, false, p->uid) >= QUERY_MAX_PER_UID) {
+		fprintf(out, "error busy: %zu reports being answered (at most"
+			" %d, %d per user): try again in a moment\n",
+			children_count(&qs->kids, true, 0), QUERY_MAX_CHILDREN,
+			QUERY_MAX_PER_UID);
+		return -EBUSY;
+	}
+	if (query_server_sees_all(qs, p))
+		snprintf(who, sizeof(who), "all");
+	else
+		snprintf(who, sizeof(who), "%u", (unsigned)p->uid);
+	argv[n++] = "jobtraced";
+	argv[n++] = QUERY_CHILD_ARG;
+	argv[n++] = qs->store_path;
+	argv[n++] = who;
+	argv[n++] = (char *)req->cmd;
+	for (size_t i = 0; i < req->n; i++) {
+		snprintf(fields[i], sizeof(fields[i]), "%s=%s", req->f[i].key,
+			 req->f[i].val);
+		argv[n++] = fields[i];
+	}
+	argv[n] = NULL;
+
+	/* the connection becomes the child's stdin; exec closes the rest */
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	err = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err) {
+		log_error("control: cannot start a child for %s: %s", req->cmd,
+			  strerror(err));
+		fprintf(out, "error cannot start a child: %s\n", strerror(err));
+		return -err;
+	}
+	snprintf(what, sizeof(what), "%s child for uid %u", req->cmd,
+		 (unsigned)p->uid);
+	children_add(&qs->kids, pid, p->uid, util_now_ns(CLOCK_MONOTONIC) +
+		     QUERY_TIMEOUT_S * 1000000000ull, what);
+	log_debug("control: %s for uid %u (pid %d, sees %s): child %d",
+		  req->cmd, (unsigned)p->uid, (int)p->pid, who, (int)pid);
+	return 0;
+}
+
+/* Reap the children that ended, kill those past their time. */
+void query_server_reap(struct query_server *qs, uint64_t now_ns)
+{
+	children_reap(&qs->kids, now_ns);
+}
+
+/* Children answering now (of uid, or all). */
+size_t query_server_children(const struct query_server *qs, bool all,
+			     uid_t uid)
+{
+	return children_count(&qs->kids, all, uid);
+}
+
+/* ---- the answering child ---------------------------------------------- */
+
+/* Send all of buf on fd (blocking, bounded by SO_SNDTIMEO). */
+static int send_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -errno;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Send one frame: "K LEN\n" and the bytes. */
+static int send_frame(int fd, char kind, const char *buf, size_t len)
+{
+	char head[32];
+	int n = snprintf(head, sizeof(head), "%c %zu\n", kind, len);
+	int err = send_all(fd, head, (size_t)n);
+
+	return err ? err : send_all(fd, buf, len);
+}
+
+/* fopencookie write: the report's output as "o" frames on the socket. */
+static ssize_t frame_write(void *cookie, const char *buf, size_t len)
+{
+	int fd = *(int *)cookie;
+
+	if (len > FRAME_MAX)
+		len = FRAME_MAX;
+	return send_frame(fd, 'o', buf, len) ? -1 : (ssize_t)len;
+}
+
+/* Close every descriptor from 3 on that exec left open. */
+static void close_from_3(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+
+		if (fd > 2 && fd != dirfd(d))
+			close(fd);
+	}
+	closedir(d);
+}
+
+/* The answering child: run the report or export, framed on stdin's socket. */
+int query_child_main(int argc, char **argv)
+{
+	struct timeval tv = { .tv_sec = QUERY_SEND_TIMEOUT_S };
+	cookie_io_functions_t io = { .write = frame_write };
+	static char kv[CONTROL_MAX_FIELDS][CONTROL_MAX_VALUE + 40];
+	struct control_req req = { 0 };
+	struct report_query q;
+	enum report_format fmt;
+	int sock = 0, msgs, status, fl;
+	char buf[16384], *end;
+	const char *why;
+	FILE *out;
+	ssize_t n;
+
+	close_from_3();
+	if (argc < 5 || argc > 5 + CONTROL_MAX_FIELDS)
+		return 2;
+	/* blocking writes with a timeout, whatever the agent set */
+	fl = fcntl(sock, F_GETFL);
+	if (fl >= 0)
+		fcntl(sock, F_SETFL, fl & ~O_NONBLOCK);
+	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	/* the report's messages (stderr, the logger) are sent after it */
+	msgs = memfd_create("jobtrace-query", MFD_CLOEXEC);
+	if (msgs < 0 || dup2(msgs, 2) < 0)
+		return 1;
+	log_init("jobtrace", 0, LOG_LVL_WARN);
+
+	req.cmd = argv[4];
+	for (int i = 5; i < argc; i++) {
+		char *eq;
+
+		util_strlcpy(kv[req.n], argv[i], sizeof(kv[0]));
+		eq = strchr(kv[req.n], '=');
+		if (!eq)
+			return 2;
+		*eq = '\0';
+		req.f[req.n].key = kv[req.n];
+		req.f[req.n].val = eq + 1;
+		req.n++;
+	}
+	if (query_parse(&req, util_now_ns(CLOCK_REALTIME) / 1e9, &q, &fmt,
+			&why)) {
+		snprintf(buf, sizeof(buf), "error %s\n", why);
+		send_all(sock, buf, strlen(buf));
+		return 2;
+	}
+	if (strcmp(argv[3], "all")) {
+		unsigned long uid = strtoul(argv[3], &end, 10);
+
+		if (*end || uid > UINT32_MAX)
+			return 2;
+		q.uid_only = true;
+		q.uid = (uint32_t)uid;
+	}
+	if (send_all(sock, "ok\n", 3))
+		return 1;
+	out = fopencookie(&sock, "w", io);
+	if (!out)
+		return 1;
+	setvbuf(out, NULL, _IOFBF, 65536);
+	status = (fmt == REPORT_NDJSON ? report_export(argv[2], &q, out) :
+		  report_run(argv[2], &q, fmt, out)) ? 1 : 0;
+	if (fflush(out) || ferror(out))
+		return 1;	/* the reader went away */
+	fclose(out);
+	fflush(stderr);
+	lseek(msgs, 0, SEEK_SET);
+	while ((n = read(msgs, buf, sizeof(buf))) > 0)
+		if (send_frame(sock, 'e', buf, (size_t)n))
+			return 1;
+	snprintf(buf, sizeof(buf), "x %d\n", status);
+	send_all(sock, buf, strlen(buf));
+	return status;
+}
+
+/* ---- the CLI's side ----------------------------------------------------- */
+
+enum { R_FIRST, R_HEAD, R_BODY, R_DONE, R_ERROR, R_BAD };
+
+/* Start decoding; frames go to out and err. */
+void query_reply_init(struct query_reply *r, FILE *out, FILE *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->out = out;
+	r->err = err;
+	r->state = R_FIRST;
+	r->status = -1;
+}
+
+/* A complete header or first line in r->line: the next state. */
+static int on_line(struct query_reply *r)
+{
+	unsigned long long len;
+	char *end;
+
+	if (r->state == R_FIRST) {
+		if (!strcmp(r->line, "ok"))
+			return R_HEAD;
+		if (!strncmp(r->line, "error ", 6)) {
+			util_strlcpy(r->error, r->line + 6, sizeof(r->error));
+			return R_ERROR;
+		}
+		return R_BAD;
+	}
+	if (strlen(r->line) < 3 || r->line[1] != ' ' ||
+	    r->line[2] < '0' || r->line[2] > '9')
+		return R_BAD;
+	errno = 0;
+	len = strtoull(r->line + 2, &end, 10);
+	if (errno || *end)
+		return R_BAD;
+	switch (r->line[0]) {
+	case 'x':
+		if (len > 255)
+			return R_BAD;
+		r->status = (int)len;
+		return R_DONE;
+	case 'o':
+	case 'e':
+		if (len > FRAME_MAX)
+			return R_BAD;
+		r->dst = r->line[0] == 'o' ? r->out : r->err;
+		r->left = len;
+		return len ? R_BODY : R_HEAD;
+	default:
+		return R_BAD;
+	}
+}
+
+/* Feed n bytes of the reply. */
+int query_reply_feed(struct query_reply *r, const char *buf, size_t n)
+{
+	while (n && r->state != R_BAD) {
+		if (r->state == R_ERROR)
+			return 0;	/* one line said it all */
+		if (r->state == R_DONE) {
+			r->state = R_BAD;	/* nothing follows the status */
+			break;
+		}
+		if (r->state == R_BODY) {
+			size_t k = n < r->left ? n : (size_t)r->left;
+
+			fwrite(buf, 1, k, r->dst);
+			buf += k;
+			n -= k;
+			r->left -= k;
+			if (!r->left)
+				r->state = R_HEAD;
+			continue;
+		}
+		/* a line: the first one, or a frame header */
+		if (*buf == '\n') {
+			r->line[r->llen] = '\0';
+			r->llen = 0;
+			r->state = on_line(r);
+		} else if (r->llen + 1 >= (r->state == R_FIRST ?
+					   sizeof(r->line) : 32)) {
+			r->state = R_BAD;
+		} else {
+			r->line[r->llen++] = *buf;
+		}
+		buf++;
+		n--;
+	}
+	return r->state == R_BAD ? -EPROTO : 0;
+}
+
+/* The reply's outcome once it ended. */
+int query_reply_end(const struct query_reply *r)
+{
+	if (r->state == R_DONE)
+		return r->status;
+	if (r->state == R_ERROR)
+		return strncmp(r->error, "busy", 4) ? -EPERM : -EBUSY;
+	return -EPROTO;
+}
+
+/* fopencookie write: the raw reply into the decoder. */
+static ssize_t reply_write(void *cookie, const char *buf, size_t len)
+{
+	query_reply_feed(cookie, buf, len);
+	return (ssize_t)len;
+}
+
+/* Ask the agent for a report or export and copy its answer. */
+int query_request(const char *socket_path, const char *cmd,
+		  const struct report_query *q, enum report_format fmt,
+		  FILE *out, FILE *err)
+{
+	static const char *const fmts[] = {
+		[REPORT_TEXT] = "text", [REPORT_JSON] = "json",
+		[REPORT_HTML] = "html", [REPORT_NDJSON] = "ndjson",
+	};
+	cookie_io_functions_t io = { .write = reply_write };
+	struct query_reply r;
+	char line[2048];
+	int n, rc;
+	FILE *dec;
+
+	if (q->job && *q->job)
+		n = snprintf(line, sizeof(line), "%s\tjob=%s", cmd, q->job);
+	else if (q->run && *q->run)
+		n = snprintf(line, sizeof(line), "%s\trun=%s", cmd, q->run);
+	else if (q->pid)
+		n = snprintf(line, sizeof(line), "%s\tpid=%lld", cmd,
+			     (long long)q->pid);
+	else
+		n = snprintf(line, sizeof(line), "%s\tsince=@%.6f", cmd,
+			     q->since);
+	snprintf(line + n, sizeof(line) - n, "\tformat=%s%s", fmts[fmt],
+		 q->no_tree ? "\tno_tree=1" : "");
+	query_reply_init(&r, out, err);
+	dec = fopencookie(&r, "w", io);
+	if (!dec)
+		return -ENOMEM;
+	setvbuf(dec, NULL, _IONBF, 0);
+	rc = control_request(socket_path, line, QUERY_WAIT_MS, dec);
+	fclose(dec);
+	if (rc)
+		return rc;
+	rc = query_reply_end(&r);
+	if (rc >= 0)
+		return rc;
+	util_printable(r.error);
+	if (rc == -EPROTO)
+		fprintf(err, "jobtrace %s: the agent's reply ended early or is"
+			" malformed (the agent stopped, or its child was killed"
+			" after %d s)\n", cmd, QUERY_TIMEOUT_S);
+	else
+		fprintf(err, "jobtrace %s: agent replied: %s\n", cmd, r.error);
+	return 1;
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_query.c - a user's report and export through the agent: the
+ * request's checks, the framed reply's decoder on hostile input, and an
+ * answering child (query_child_main) on a socket pair, whose output must
+ * be what the store gives that uid directly.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "control.h"
+#include "log.h"
+#include "query.h"
+#include "report.h"
+#include "store.h"
+
+/* Parse request text (a copy) into q; returns query_parse()'s result. */
+static int parse(const char *text, struct report_query *q,
+		 enum report_format *fmt, char *buf, size_t len)
+{
+	struct control_req r;
+	const char *why;
+
+	snprintf(buf, len, "%s", text);
+	assert_int_equal(control_parse(buf, &r, &why), 0);
+	return query_parse(&r, 10000, q, fmt, &why);
+}
+
+/* A request names one selector and a format that suits the command. */
+static void test_parse(void **state)
+{
+	struct report_query q;
+	enum report_format fmt;
+	char b[512];
+
+	(void)state;
+	assert_int_equal(parse("report\tjob=42\tformat=json\tno_tree=1", &q,
+			       &fmt, b, sizeof(b)), 0);
+	assert_string_equal(q.job, "42");
+	assert_int_equal(fmt, REPORT_JSON);
+	assert_true(q.no_tree);
+	assert_false(q.uid_only);
+	assert_int_equal(parse("export\tsince=2h\tformat=ndjson", &q, &fmt, b,
+			       sizeof(b)), 0);
+	assert_true(q.since > 2799.99 && q.since < 2800.01);
+	assert_int_equal(parse("report\tpid=77", &q, &fmt, b, sizeof(b)), 0);
+	assert_int_equal(q.pid, 77);
+	assert_int_equal(fmt, REPORT_TEXT);
+
+	static const char *const bad[] = {
+		"report", "report\tformat=text", "report\tjob=1\trun=2",
+		"export\tjob=1\tformat=text", "report\tjob=1\tformat=ndjson",
+		"export\tpid=5", "report\tpid=0", "report\tpid=99999999",
+		"report\tpid=5x", "report\tjob=", "report\tsince=yesterday",
+		"report\tjob=1\tuid_only=1", "report\tjob=1\tuid=0",
+		"status\tjob=1",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (parse(bad[i], &q, &fmt, b, sizeof(b)) != -EINVAL)
+			fail_msg("accepted: %s", bad[i]);
+}
+
+/* Decode text fed in pieces of step bytes; returns query_reply_end(). */
+static int decode(const char *text, size_t step, char **out, char **err)
+{
+	size_t olen = 0, elen = 0, n = strlen(text);
+	FILE *o = open_memstream(out, &olen), *e = open_memstream(err, &elen);
+	struct query_reply r;
+	int rc;
+
+	assert_non_null(o);
+	assert_non_null(e);
+	query_reply_init(&r, o, e);
+	for (size_t off = 0; off < n; off += step)
+		query_reply_feed(&r, text + off, off + step < n ? step : n - off);
+	rc = query_reply_end(&r);
+	fclose(o);
+	fclose(e);
+	return rc;
+}
+
+/* Frames go where they belong, whatever the pieces; the status is kept. */
+static void test_reply(void **state)
+{
+	static const char good[] = "ok\no 5\nhelloe 4\nbad\no 0\no 2\n!\nx 1\n";
+	char *o, *e;
+
+	(void)state;
+	for (size_t step = 1; step <= sizeof(good); step++) {
+		assert_int_equal(decode(good, step, &o, &e), 1);
+		assert_string_equal(o, "hello!\n");
+		assert_string_equal(e, "bad\n");
+		free(o);
+		free(e);
+	}
+	assert_int_equal(decode("error busy: 4 running\n", 3, &o, &e), -EBUSY);
+	free(o);
+	free(e);
+	assert_int_equal(decode("error permission denied\n", 3, &o, &e),
+			 -EPERM);
+	free(o);
+	free(e);
+}
+
+/* A cut, malformed or overlong reply is an error, not a status. */
+static void test_reply_hostile(void **state)
+{
+	static const char *const bad[] = {
+		"", "ok", "ok\n", "ok\no 5\nhell", "ok\nx 0\nmore", "ok\nz 1\na",
+		"ok\no -1\n", "ok\no 5x\n", "ok\no 99999999999999999999\n",
+		"ok\no 2097152\n", "ok\nx 256\n", "ok\nx\n", "ok\no\n",
+		"ok\nxx 1\n", "ok\no 000000000000000000000000000000001\na",
+		"OK\nx 0\n", "\x1b]0;x\a\nx 0\n",
+	};
+	char *o, *e;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (decode(bad[i], 1, &o, &e) != -EPROTO)
+			fail_msg("accepted: \"%s\"", bad[i]);
+		free(o);
+		free(e);
+	}
+}
+
+/* The peer's groups: primary and supplementary. */
+static void test_peer_in(void **state)
+{
+	struct query_peer p = { .uid = 1000, .gid = 100, .ngroups = 2,
+				.groups = { 27, 4242 } };
+
+	(void)state;
+	assert_true(query_peer_in(&p, 100));
+	assert_true(query_peer_in(&p, 4242));
+	assert_false(query_peer_in(&p, 0));
+	assert_false(query_peer_in(&p, 1000));
+}
+
+/* Put a process record of uid with id and comm. */
+static void put_proc(struct store *s, const char *id, int uid, int pid)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf),
+			 "{\"type\":\"process\",\"id\":\"%s\",\"host\":\"n1\","
+			 "\"pid\":%d,\"uid\":%d,\"comm\":\"c%d\",\"job\":null,"
+			 "\"start_time\":\"2026-03-01T10:00:00.000000Z\","
+			 "\"end_time\":\"2026-03-01T10:00:0%d.000000Z\"}",
+			 id, pid, uid, pid, pid % 10);
+
+	assert_int_equal(store_put_json(s, buf, (size_t)n), 0);
+}
+
+/*
+ * Run query_child_main() in a child on one end of a socket pair as the
+ * agent would, decode what it sends; returns query_reply_end().
+ */
+static int ask_child(char **argv, int argc, char **out, char **err)
+{
+	size_t olen = 0, elen = 0;
+	FILE *o = open_memstream(out, &olen), *e = open_memstream(err, &elen);
+	struct query_reply r;
+	char buf[4096];
+	int sv[2], st, rc;
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(sv[1], 0);
+		_exit(query_child_main(argc, argv));
+	}
+	close(sv[1]);
+	query_reply_init(&r, o, e);
+	while ((n = read(sv[0], buf, sizeof(buf))) > 0)
+		query_reply_feed(&r, buf, (size_t)n);
+	close(sv[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	rc = query_reply_end(&r);
+	fclose(o);
+	fclose(e);
+	/* the child's own status is the one it sent */
+	if (rc >= 0)
+		assert_int_equal(WEXITSTATUS(st), rc);
+	return rc;
+}
+
+/*
+ * The child answers with exactly what the store gives the uid directly,
+ * its messages and its status; everything for "all".
+ */
+static void test_child(void **state)
+{
+	char dir[] = "/tmp/jt_query_XXXXXX", db[64], *o, *e, *direct = NULL;
+	char *argv[] = { "jobtraced", QUERY_CHILD_ARG, db, "1001", "export",
+			 "since=@1", "format=ndjson", NULL };
+	struct report_query q = { .since = 1, .uid_only = true, .uid = 1001 };
+	struct store *s = NULL;
+	size_t dlen = 0;
+	FILE *d;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/jobtrace.db", dir);
+	assert_int_equal(store_open(db, false, &s), 0);
+	put_proc(s, "a1", 1000, 11);
+	put_proc(s, "b1", 1001, 12);
+	put_proc(s, "b2", 1001, 13);
+	put_proc(s, "r1", 0, 14);
+	assert_int_equal(store_flush(s), 4);
+	store_close(s);
+
+	d = open_memstream(&direct, &dlen);
+	assert_int_equal(report_export(db, &q, d), 0);
+	fclose(d);
+	assert_int_equal(ask_child(argv, 7, &o, &e), 0);
+	assert_string_equal(o, direct);
+	assert_non_null(strstr(o, "\"b1\""));
+	assert_non_null(strstr(o, "\"b2\""));
+	assert_null(strstr(o, "\"a1\""));
+	assert_null(strstr(o, "\"r1\""));
+	assert_string_equal(e, "");
+	free(o);
+	free(e);
+	free(direct);
+
+	argv[3] = "all";
+	assert_int_equal(ask_child(argv, 7, &o, &e), 0);
+	assert_non_null(strstr(o, "\"a1\""));
+	assert_non_null(strstr(o, "\"r1\""));
+	free(o);
+	free(e);
+
+	/* nothing of uid 1002: the direct path's message and status 1 */
+	argv[3] = "1002";
+	assert_int_equal(ask_child(argv, 7, &o, &e), 1);
+	assert_string_equal(o, "");
+	assert_non_null(strstr(e, "jobtrace: no records for since"));
+	assert_non_null(strstr(e, db));
+	free(o);
+	free(e);
+
+	for (const char *const *x = (const char *const[]){ "", "-wal", "-shm",
+							   NULL }; *x; x++) {
+		char p[96];
+
+		snprintf(p, sizeof(p), "%s%s", db, *x);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
+/* Run every query test. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_reply),
+		cmocka_unit_test(test_reply_hostile),
+		cmocka_unit_test(test_peer_in),
+		cmocka_unit_test(test_child),
+	};
+
+	log_init("test_query", 0, LOG_LVL_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
