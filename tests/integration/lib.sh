@@ -129,6 +129,17 @@ reaped() {
 	BG_PIDS=$(printf '%s\n' $BG_PIDS | grep -vx "$1" | tr '\n' ' ')
 }
 
+# Kill what is left in the test's cgroup folder $1 and remove it.
+remove_cgroup() {
+	local p
+	[ -n "$1" ] && [ -d "$1" ] || return 0
+	for p in $(cat "$1/cgroup.procs" 2>/dev/null); do
+		kill -KILL "$p" 2>/dev/null
+	done
+	sleep 0.2
+	rmdir "$1" 2>/dev/null
+}
+
 # Remove what the test made; keep $T when something failed.  Runs once.
 cleanup() {
 	local p

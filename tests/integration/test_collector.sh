@@ -29,14 +29,7 @@ OOM_CG=
 
 # The OOM cgroup and the written file are this test's own leftovers.
 extra_cleanup() {
-	local p
-	if [ -n "$OOM_CG" ] && [ -d "$OOM_CG" ]; then
-		for p in $(cat "$OOM_CG/cgroup.procs" 2>/dev/null); do
-			kill -KILL "$p" 2>/dev/null
-		done
-		sleep 0.2
-		rmdir "$OOM_CG" 2>/dev/null
-	fi
+	remove_cgroup "$OOM_CG"
 	rm -f "$T/written.dat"
 }
 start_watchdog 240
