@@ -57,6 +57,8 @@ static const struct key_def agent_keys[] = {
 	{ "rules_dir", K_PATH, 0, 0, F(rules_dir) },
 	{ "hostname", K_HOST, 0, 0, F(hostname) },
 	{ "control_group", K_HOST, 0, 0, F(control_group) },
+	{ "max_connections_per_user", K_INT, 1, 4096, F(max_conn_per_user) },
+	{ "max_connections", K_INT, 1, 4096, F(max_connections) },
 	{ NULL, 0, 0, 0, 0 },
 };
 
@@ -820,6 +822,8 @@ int config_defaults(struct jt_config *c)
 	c->rules_dir = strdup(JT_PKGDATADIR "/lua-rules");
 	c->hostname = strdup("");
 	c->control_group = strdup("");
+	c->max_conn_per_user = 8;
+	c->max_connections = 64;
 	c->sample_interval_ms = 10000;
 	c->ringbuf_kib = 8192;
 	c->max_tracked = 131072;
@@ -1057,8 +1061,10 @@ void config_dump(const struct jt_config *c, FILE *out)
 	fprintf(out, ";%s\n\tcontrol_group = ",
 		c->hostname && c->hostname[0] ? "" : "\t# empty: gethostname()");
 	dump_string(out, c->control_group);
-	fprintf(out, ";%s\n};\n",
+	fprintf(out, ";%s\n",
 		c->control_group && c->control_group[0] ? "" : "\t# empty: root only");
+	fprintf(out, "\tmax_connections_per_user = %u;\n", c->max_conn_per_user);
+	fprintf(out, "\tmax_connections = %u;\n};\n", c->max_connections);
 
 	fprintf(out, "collector = {\n");
 	fprintf(out, "\tsample_interval = %u.%03u;\n",

@@ -41,6 +41,8 @@ struct jt_config {
 	char *rules_dir;		/* rules_dir = PKGDATADIR/lua-rules */
 	char *hostname;			/* hostname = "" (gethostname) */
 	char *control_group;		/* control_group = "" (root only) */
+	unsigned max_conn_per_user;	/* max_connections_per_user = 8 */
+	unsigned max_connections;	/* max_connections = 64 (unprivileged) */
 
 	/* collector { } */
 	unsigned sample_interval_ms;	/* sample_interval = 10.0 (s) */

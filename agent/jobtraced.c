@@ -77,7 +77,9 @@ struct agent {
 	struct jt_host host;
 	struct jbuf jb;
 
-	int epfd, sigfd, tickfd, ctlfd, inofd;
+	struct control_server *ctl;
+	bool sock_bound;		/* the socket file is ours to unlink */
+	int epfd, sigfd, tickfd, inofd;
 	uint64_t rules_reload_at;	/* CLOCK_MONOTONIC, 0: none due */
 	uint64_t started_ns;		/* CLOCK_MONOTONIC */
 	uint64_t next_sample_ns;	/* CLOCK_MONOTONIC */
@@ -285,6 +287,7 @@ static void on_tick(struct agent *a)
 		reload_rules(a, err, sizeof(err));
 	}
 	check_queries(a, now);
+	control_server_expire(a->ctl, now);
 	if (now >= a->next_sample_ns) {
 		jobs_expire(a->jobs, now, JOB_KEEP_NS);
 		sample_pass(a);
@@ -685,38 +688,25 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		start ? "registered" : end ? "closed" : "updated");
 }
 
-/* Serve one control connection: read a request line, reply, close. */
-static void on_control(struct agent *a)
+/* The control server's privilege test: authorized() without the name. */
+static bool peer_privileged(void *ctx, int fd)
 {
-	struct timeval tv = { .tv_sec = 1 };
+	char who[64];
+
+	return authorized(ctx, fd, who, sizeof(who));
+}
+
+/* Answer one complete request line of a control connection into out. */
+static void on_request(void *ctx, struct control_server *srv,
+		       struct control_conn *c, char *line, FILE *out)
+{
+	struct agent *a = ctx;
 	struct control_req req;
-	char line[8192], who[64];
-	size_t len = 0;
-	char *reply = NULL;
-	size_t rlen = 0;
 	const char *why;
-	FILE *out;
-	int fd;
+	char who[64];
+	int fd = c->fd;
 
-	fd = accept4(a->ctlfd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
-		return;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	while (len < sizeof(line) - 1) {
-		ssize_t n = recv(fd, line + len, sizeof(line) - 1 - len, 0);
-
-		if (n <= 0)
-			break;
-		len += n;
-		if (memchr(line, '\n', len))
-			break;
-	}
-	line[len] = '\0';
-	line[strcspn(line, "\r\n")] = '\0';
-	out = open_memstream(&reply, &rlen);
-	if (!out)
-		goto done;
+	(void)srv;
 	if (control_parse(line, &req, &why)) {
 		fprintf(out, "error %s\n", why);
 	} else if (!strcmp(req.cmd, "status")) {
@@ -750,17 +740,6 @@ static void on_control(struct agent *a)
 	} else {
 		fprintf(out, "error unknown request \"%.64s\"\n", req.cmd);
 	}
-	fclose(out);
-	for (size_t off = 0; off < rlen;) {
-		ssize_t n = send(fd, reply + off, rlen - off, MSG_NOSIGNAL);
-
-		if (n <= 0)
-			break;
-		off += n;
-	}
-done:
-	free(reply);
-	close(fd);
 }
 
 /* Rebuild the rules from rules_dir; on failure the running rules stay. */
@@ -864,6 +843,12 @@ static void reload(struct agent *a)
 	a->cfg.control_group = nc.control_group;
 	nc.control_group = NULL;
 	resolve_group(a);
+	a->cfg.max_conn_per_user = nc.max_conn_per_user;
+	a->cfg.max_connections = nc.max_connections;
+	if (a->ctl)
+		control_server_set_limits(a->ctl, &(struct control_limits){
+			.per_user = a->cfg.max_conn_per_user,
+			.total = a->cfg.max_connections });
 	a->cfg.sample_interval_ms = nc.sample_interval_ms;
 	a->cfg.log_level = nc.log_level;
 	log_info("configuration reloaded from %s",
@@ -930,7 +915,7 @@ static int setup_loop(struct agent *a)
 		.it_value = { 0, TICK_MS * 1000000L },
 	};
 	sigset_t mask;
-	int err;
+	int err, lfd;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -947,11 +932,22 @@ static int setup_loop(struct agent *a)
 		return err;
 	}
 	timerfd_settime(a->tickfd, 0, &its, NULL);
-	a->ctlfd = control_listen(config_socket_path(&a->cfg));
-	if (a->ctlfd < 0)
-		return a->ctlfd;
+	lfd = control_listen(config_socket_path(&a->cfg));
+	if (lfd < 0)
+		return lfd;
+	a->sock_bound = true;
+	err = control_server_new(lfd, &(struct control_limits){
+					 .per_user = a->cfg.max_conn_per_user,
+					 .total = a->cfg.max_connections },
+				 &(struct control_ops){
+					 .request = on_request,
+					 .privileged = peer_privileged,
+					 .ctx = a },
+				 &a->ctl);
+	if (err)
+		return err;
 	if ((err = watch(a, a->sigfd)) || (err = watch(a, a->tickfd)) ||
-	    (err = watch(a, a->ctlfd)) ||
+	    (err = watch(a, control_server_fd(a->ctl))) ||
 	    (a->inofd >= 0 && (err = watch(a, a->inofd))) ||
 	    (err = watch(a, collector_fd(a->col)))) {
 		log_error("epoll: %s", strerror(-err));
@@ -978,8 +974,8 @@ static void run(struct agent *a)
 
 				if (read(fd, &exp, sizeof(exp)) > 0)
 					on_tick(a);
-			} else if (fd == a->ctlfd) {
-				on_control(a);
+			} else if (fd == control_server_fd(a->ctl)) {
+				control_server_dispatch(a->ctl);
 			} else if (fd == a->inofd) {
 				on_rules_changed(a);
 			} else if (on_query(a, fd)) {
@@ -1020,8 +1016,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	struct agent a = { .epfd = -1, .sigfd = -1, .tickfd = -1, .ctlfd = -1,
-			   .inofd = -1 };
+	struct agent a = { .epfd = -1, .sigfd = -1, .tickfd = -1, .inofd = -1 };
 	struct rules_limits rl = { .mem_bytes = RULES_MEM_BYTES,
 				   .instructions = RULES_INSTRUCTIONS };
 	struct collector_cb cb = { .event = on_event, .samples = on_samples,
@@ -1139,10 +1134,9 @@ int main(int argc, char **argv)
 		 PRIu64 " dropped", a.trk.events_seen, a.records_spooled, dropped(&a));
 	rc = 0;
 cleanup:
-	if (a.ctlfd >= 0) {
-		close(a.ctlfd);
+	control_server_free(a.ctl);
+	if (a.sock_bound)
 		unlink(config_socket_path(&a.cfg));
-	}
 	if (a.epfd >= 0)
 		close(a.epfd);
 	if (a.sigfd >= 0)
