@@ -28,6 +28,7 @@
 #include "config.h"
 #include "control.h"
 #include "decode.h"
+#include "fsperm.h"
 #include "jobs.h"
 #include "json.h"
 #include "log.h"
@@ -812,6 +813,47 @@ static void resolve_group(struct agent *a)
 	a->control_gid_set = true;
 }
 
+/*
+ * The state, run, spool and store folders: created (make) and checked to
+ * be root's only, the store file made 0600.  -EPERM: another user could
+ * change them (a bad configuration).
+ */
+static int own_files(const struct jt_config *c, bool make, char *err,
+		     size_t errlen)
+{
+	char db_dir[PATH_MAX];
+	const struct {
+		const char *option, *path;
+		mode_t mode;
+		bool narrow;
+	} dirs[] = {
+		{ "agent.state_dir", c->state_dir, 0700, true },
+		{ "agent.run_dir", c->run_dir, 0755, false },
+		{ "spool.dir", c->spool_dir, 0700, true },
+		{ "store.sqlite_path", db_dir, 0700, false },
+	};
+	size_t n = sizeof(dirs) / sizeof(dirs[0]) - !c->store_enabled;
+	int rc;
+
+	util_strlcpy(db_dir, c->sqlite_path, sizeof(db_dir));
+	*strrchr(db_dir, '/') = '\0';
+	if (!*db_dir)
+		util_strlcpy(db_dir, "/", sizeof(db_dir));
+	for (size_t i = 0; i < n; i++) {
+		rc = make ? fsperm_make_dir(dirs[i].option, dirs[i].path,
+					    dirs[i].mode, dirs[i].narrow, err,
+					    errlen) :
+			    fsperm_check_dir(dirs[i].option, dirs[i].path,
+					     err, errlen);
+		if (rc)
+			return rc;
+	}
+	if (make && c->store_enabled)
+		return fsperm_private_file("store.sqlite_path", c->sqlite_path,
+					   err, errlen);
+	return 0;
+}
+
 /* SIGHUP: re-read the configuration; apply what can change live. */
 static void reload(struct agent *a)
 {
@@ -822,6 +864,12 @@ static void reload(struct agent *a)
 		return;
 	if (config_load(&nc, a->config_path, !a->config_explicit, err,
 			sizeof(err))) {
+		log_error("reload: %s (keeping the running configuration)", err);
+		config_free(&nc);
+		return;
+	}
+	/* folders that change apply at the next start: refuse them now */
+	if (own_files(&nc, false, err, sizeof(err))) {
 		log_error("reload: %s (keeping the running configuration)", err);
 		config_free(&nc);
 		return;
@@ -1024,7 +1072,7 @@ int main(int argc, char **argv)
 	struct collector_opts co;
 	bool foreground = false, check = false;
 	char err[512];
-	int c, rc = 1;
+	int c, rc = 1, ferr;
 
 	a.config_path = JT_DEFAULT_CONFIG;
 	while ((c = getopt_long(argc, argv, "c:fvhV", opts, NULL)) != -1) {
@@ -1083,10 +1131,10 @@ int main(int argc, char **argv)
 	a.started_ns = util_now_ns(CLOCK_MONOTONIC);
 	record_host_init(&a.host, a.cfg.hostname);
 	jbuf_init(&a.jb);
-	if (util_mkdir_p(a.cfg.state_dir, 0755) ||
-	    util_mkdir_p(a.cfg.run_dir, 0755)) {
-		log_error("cannot create %s or %s: %s", a.cfg.state_dir,
-			  a.cfg.run_dir, strerror(errno));
+	ferr = own_files(&a.cfg, true, err, sizeof(err));
+	if (ferr) {
+		log_error("%s", err);
+		rc = ferr == -EPERM ? 2 : 1;
 		goto cleanup;
 	}
 	if (a.cfg.delay_accounting)
