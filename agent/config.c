@@ -58,6 +58,8 @@ static const struct key_def agent_keys[] = {
 	{ "hostname", K_HOST, 0, 0, F(hostname) },
 	{ "control_group", K_HOST, 0, 0, F(control_group) },
 	{ "reader_group", K_HOST, 0, 0, F(reader_group) },
+	{ "max_connections_per_user", K_INT, 1, 4096, F(max_conn_per_user) },
+	{ "max_connections", K_INT, 1, 4096, F(max_connections) },
 	{ NULL, 0, 0, 0, 0 },
 };
 
@@ -823,6 +825,8 @@ int config_defaults(struct jt_config *c)
 	c->hostname = strdup("");
 	c->control_group = strdup("");
 	c->reader_group = strdup("");
+	c->max_conn_per_user = 8;
+	c->max_connections = 64;
 	c->sample_interval_ms = 10000;
 	c->ringbuf_kib = 8192;
 	c->max_tracked = 131072;
@@ -1066,8 +1070,10 @@ void config_dump(const struct jt_config *c, FILE *out)
 	fprintf(out, ";%s\n\treader_group = ",
 		c->control_group && c->control_group[0] ? "" : "\t# empty: root only");
 	dump_string(out, c->reader_group);
-	fprintf(out, ";%s\n};\n",
+	fprintf(out, ";%s\n",
 		c->reader_group && c->reader_group[0] ? "" : "\t# empty: none");
+	fprintf(out, "\tmax_connections_per_user = %u;\n", c->max_conn_per_user);
+	fprintf(out, "\tmax_connections = %u;\n};\n", c->max_connections);
 
 	fprintf(out, "collector = {\n");
 	fprintf(out, "\tsample_interval = %u.%03u;\n",

@@ -42,6 +42,8 @@ struct jt_config {
 	char *hostname;			/* hostname = "" (gethostname) */
 	char *control_group;		/* control_group = "" (root only) */
 	char *reader_group;		/* reader_group = "" (none) */
+	unsigned max_conn_per_user;	/* max_connections_per_user = 8 */
+	unsigned max_connections;	/* max_connections = 64 (unprivileged) */
 
 	/* collector { } */
 	unsigned sample_interval_ms;	/* sample_interval = 10.0 (s) */

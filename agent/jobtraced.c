@@ -27,6 +27,7 @@
 #include "config.h"
 #include "control.h"
 #include "decode.h"
+#include "fsperm.h"
 #include "jobs.h"
 #include "json.h"
 #include "log.h"
@@ -77,7 +78,9 @@ struct agent {
 	struct jt_host host;
 	struct jbuf jb;
 
-	int epfd, sigfd, tickfd, ctlfd, inofd;
+	struct control_server *ctl;
+	bool sock_bound;		/* the socket file is ours to unlink */
+	int epfd, sigfd, tickfd, inofd;
 	uint64_t rules_reload_at;	/* CLOCK_MONOTONIC, 0: none due */
 	uint64_t started_ns;		/* CLOCK_MONOTONIC */
 	uint64_t next_sample_ns;	/* CLOCK_MONOTONIC */
@@ -285,6 +288,7 @@ static void on_tick(struct agent *a)
 		reload_rules(a, err, sizeof(err));
 	}
 	check_queries(a, now);
+	control_server_expire(a->ctl, now);
 	if (now >= a->next_sample_ns) {
 		jobs_expire(a->jobs, now, JOB_KEEP_NS);
 		sample_pass(a);
@@ -696,41 +700,29 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		start ? "registered" : end ? "closed" : "updated");
 }
 
-/* Serve one control connection: read a request line, reply, close. */
-static void on_control(struct agent *a)
+/* The control server's privilege test: authorized() without the name. */
+static bool peer_privileged(void *ctx, int fd)
 {
-	struct timeval tv = { .tv_sec = 1 };
+	struct query_peer peer;
+	char who[64];
+
+	return !query_peer_get(fd, &peer) &&
+	       authorized(ctx, &peer, who, sizeof(who));
+}
+
+/* Answer one complete request line of a control connection into out. */
+static void on_request(void *ctx, struct control_server *srv,
+		       struct control_conn *c, char *line, FILE *out)
+{
+	struct agent *a = ctx;
 	struct control_req req;
-	char line[8192], who[64];
 	struct query_peer peer, *p = &peer;
-	size_t len = 0;
-	char *reply = NULL;
-	size_t rlen = 0;
 	const char *why;
-	FILE *out;
-	int fd;
+	char who[64];
+	int fd = c->fd;
 
-	fd = accept4(a->ctlfd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
-		return;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	while (len < sizeof(line) - 1) {
-		ssize_t n = recv(fd, line + len, sizeof(line) - 1 - len, 0);
-
-		if (n <= 0)
-			break;
-		len += n;
-		if (memchr(line, '\n', len))
-			break;
-	}
-	line[len] = '\0';
-	line[strcspn(line, "\r\n")] = '\0';
 	if (query_peer_get(fd, p))
 		p = NULL;
-	out = open_memstream(&reply, &rlen);
-	if (!out)
-		goto done;
 	if (control_parse(line, &req, &why)) {
 		fprintf(out, "error %s\n", why);
 	} else if (!strcmp(req.cmd, "status")) {
@@ -740,8 +732,8 @@ static void on_control(struct agent *a)
 	} else if (!strcmp(req.cmd, "report") || !strcmp(req.cmd, "export")) {
 		if (!p)
 			fprintf(out, "error unknown peer\n");
-		else	/* 0: a child answers on fd; ours is closed below */
-			query_serve(a->qs, fd, p, &req, out);
+		else if (!query_serve(a->qs, fd, p, &req, out))
+			close(control_server_take(srv, c)); /* the child's now */
 	} else if (!strcmp(req.cmd, "reload") || !strncmp(req.cmd, "job-", 4)) {
 		if (!authorized(a, p, who, sizeof(who))) {
 			log_warn("control: %s refused for %s", req.cmd, who);
@@ -769,17 +761,6 @@ static void on_control(struct agent *a)
 	} else {
 		fprintf(out, "error unknown request \"%.64s\"\n", req.cmd);
 	}
-	fclose(out);
-	for (size_t off = 0; off < rlen;) {
-		ssize_t n = send(fd, reply + off, rlen - off, MSG_NOSIGNAL);
-
-		if (n <= 0)
-			break;
-		off += n;
-	}
-done:
-	free(reply);
-	close(fd);
 }
 
 /* Rebuild the rules from rules_dir; on failure the running rules stay. */
@@ -840,6 +821,47 @@ static void resolve_group(struct agent *a)
 	query_server_configure(a->qs, &a->cfg);
 }
 
+/*
+ * The state, run, spool and store folders: created (make) and checked to
+ * be root's only, the store file made 0600.  -EPERM: another user could
+ * change them (a bad configuration).
+ */
+static int own_files(const struct jt_config *c, bool make, char *err,
+		     size_t errlen)
+{
+	char db_dir[PATH_MAX];
+	const struct {
+		const char *option, *path;
+		mode_t mode;
+		bool narrow;
+	} dirs[] = {
+		{ "agent.state_dir", c->state_dir, 0700, true },
+		{ "agent.run_dir", c->run_dir, 0755, false },
+		{ "spool.dir", c->spool_dir, 0700, true },
+		{ "store.sqlite_path", db_dir, 0700, false },
+	};
+	size_t n = sizeof(dirs) / sizeof(dirs[0]) - !c->store_enabled;
+	int rc;
+
+	util_strlcpy(db_dir, c->sqlite_path, sizeof(db_dir));
+	*strrchr(db_dir, '/') = '\0';
+	if (!*db_dir)
+		util_strlcpy(db_dir, "/", sizeof(db_dir));
+	for (size_t i = 0; i < n; i++) {
+		rc = make ? fsperm_make_dir(dirs[i].option, dirs[i].path,
+					    dirs[i].mode, dirs[i].narrow, err,
+					    errlen) :
+			    fsperm_check_dir(dirs[i].option, dirs[i].path,
+					     err, errlen);
+		if (rc)
+			return rc;
+	}
+	if (make && c->store_enabled)
+		return fsperm_private_file("store.sqlite_path", c->sqlite_path,
+					   err, errlen);
+	return 0;
+}
+
 /* SIGHUP: re-read the configuration; apply what can change live. */
 static void reload(struct agent *a)
 {
@@ -850,6 +872,12 @@ static void reload(struct agent *a)
 		return;
 	if (config_load(&nc, a->config_path, !a->config_explicit, err,
 			sizeof(err))) {
+		log_error("reload: %s (keeping the running configuration)", err);
+		config_free(&nc);
+		return;
+	}
+	/* folders that change apply at the next start: refuse them now */
+	if (own_files(&nc, false, err, sizeof(err))) {
 		log_error("reload: %s (keeping the running configuration)", err);
 		config_free(&nc);
 		return;
@@ -874,6 +902,12 @@ static void reload(struct agent *a)
 	a->cfg.reader_group = nc.reader_group;
 	nc.reader_group = NULL;
 	resolve_group(a);
+	a->cfg.max_conn_per_user = nc.max_conn_per_user;
+	a->cfg.max_connections = nc.max_connections;
+	if (a->ctl)
+		control_server_set_limits(a->ctl, &(struct control_limits){
+			.per_user = a->cfg.max_conn_per_user,
+			.total = a->cfg.max_connections });
 	a->cfg.sample_interval_ms = nc.sample_interval_ms;
 	a->cfg.log_level = nc.log_level;
 	log_info("configuration reloaded from %s",
@@ -940,7 +974,7 @@ static int setup_loop(struct agent *a)
 		.it_value = { 0, TICK_MS * 1000000L },
 	};
 	sigset_t mask;
-	int err;
+	int err, lfd;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -957,11 +991,22 @@ static int setup_loop(struct agent *a)
 		return err;
 	}
 	timerfd_settime(a->tickfd, 0, &its, NULL);
-	a->ctlfd = control_listen(config_socket_path(&a->cfg));
-	if (a->ctlfd < 0)
-		return a->ctlfd;
+	lfd = control_listen(config_socket_path(&a->cfg));
+	if (lfd < 0)
+		return lfd;
+	a->sock_bound = true;
+	err = control_server_new(lfd, &(struct control_limits){
+					 .per_user = a->cfg.max_conn_per_user,
+					 .total = a->cfg.max_connections },
+				 &(struct control_ops){
+					 .request = on_request,
+					 .privileged = peer_privileged,
+					 .ctx = a },
+				 &a->ctl);
+	if (err)
+		return err;
 	if ((err = watch(a, a->sigfd)) || (err = watch(a, a->tickfd)) ||
-	    (err = watch(a, a->ctlfd)) ||
+	    (err = watch(a, control_server_fd(a->ctl))) ||
 	    (a->inofd >= 0 && (err = watch(a, a->inofd))) ||
 	    (err = watch(a, collector_fd(a->col)))) {
 		log_error("epoll: %s", strerror(-err));
@@ -988,8 +1033,8 @@ static void run(struct agent *a)
 
 				if (read(fd, &exp, sizeof(exp)) > 0)
 					on_tick(a);
-			} else if (fd == a->ctlfd) {
-				on_control(a);
+			} else if (fd == control_server_fd(a->ctl)) {
+				control_server_dispatch(a->ctl);
 			} else if (fd == a->inofd) {
 				on_rules_changed(a);
 			} else if (on_query(a, fd)) {
@@ -1030,8 +1075,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	struct agent a = { .epfd = -1, .sigfd = -1, .tickfd = -1, .ctlfd = -1,
-			   .inofd = -1 };
+	struct agent a = { .epfd = -1, .sigfd = -1, .tickfd = -1, .inofd = -1 };
 	struct rules_limits rl = { .mem_bytes = RULES_MEM_BYTES,
 				   .instructions = RULES_INSTRUCTIONS };
 	struct collector_cb cb = { .event = on_event, .samples = on_samples,
@@ -1039,7 +1083,7 @@ int main(int argc, char **argv)
 	struct collector_opts co;
 	bool foreground = false, check = false;
 	char err[512];
-	int c, rc = 1;
+	int c, rc = 1, ferr;
 
 	/* a child answering a user's report: nothing of the agent */
 	if (argc > 1 && !strcmp(argv[1], QUERY_CHILD_ARG))
@@ -1101,10 +1145,10 @@ int main(int argc, char **argv)
 	a.started_ns = util_now_ns(CLOCK_MONOTONIC);
 	record_host_init(&a.host, a.cfg.hostname);
 	jbuf_init(&a.jb);
-	if (util_mkdir_p(a.cfg.state_dir, 0755) ||
-	    util_mkdir_p(a.cfg.run_dir, 0755)) {
-		log_error("cannot create %s or %s: %s", a.cfg.state_dir,
-			  a.cfg.run_dir, strerror(errno));
+	ferr = own_files(&a.cfg, true, err, sizeof(err));
+	if (ferr) {
+		log_error("%s", err);
+		rc = ferr == -EPERM ? 2 : 1;
 		goto cleanup;
 	}
 	if (a.cfg.delay_accounting)
@@ -1154,10 +1198,9 @@ int main(int argc, char **argv)
 		 PRIu64 " dropped", a.trk.events_seen, a.records_spooled, dropped(&a));
 	rc = 0;
 cleanup:
-	if (a.ctlfd >= 0) {
-		close(a.ctlfd);
+	control_server_free(a.ctl);
+	if (a.sock_bound)
 		unlink(config_socket_path(&a.cfg));
-	}
 	if (a.epfd >= 0)
 		close(a.epfd);
 	if (a.sigfd >= 0)

@@ -273,9 +273,15 @@ static int save_ack(struct spool *s, struct sink_pos *k)
 	n = snprintf(buf, sizeof(buf), "ack %" PRIu64 "\ndropped %" PRIu64
 		     "\ncorrupt %" PRIu64 "\n", k->ack, k->dropped,
 		     k->corrupt);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
+	/* a new file of ours, never one found there (a link, a crash's) */
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		err = -errno;
+		log_error("spool %s: %s", tmp, strerror(-err));
+		return err;
+	}
 	err = write_all(fd, buf, (size_t)n);
 	close(fd);
 	if (!err && rename(tmp, path) < 0)
@@ -303,7 +309,7 @@ static int64_t scan_segment(struct spool *s, struct segment *g)
 	int fd;
 
 	seg_path(s, g->first, path, sizeof(path));
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &sb) < 0) {
 		log_error("spool %s: %s", path, strerror(errno));
 		if (fd >= 0)
@@ -355,7 +361,7 @@ static bool seg_header_ok(const char *path, uint64_t first)
 {
 	char hdr[SEG_HDR];
 	uint64_t v;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	ssize_t r;
 
 	if (fd < 0)
@@ -392,7 +398,7 @@ static int list_segments(struct spool *s, char *err, size_t errlen)
 		if (errno || end != e->d_name + 16)
 			continue;
 		path_of(s, e->d_name, path, sizeof(path));
-		if (stat(path, &sb) < 0)
+		if (lstat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
 			continue;
 		if (!seg_header_ok(path, first)) {
 			log_warn("spool %s: not a spool segment (bad header);"
@@ -419,8 +425,11 @@ static int new_segment(struct spool *s)
 	int fd, err;
 
 	seg_path(s, s->next_seq, path, sizeof(path));
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
-		  0600);
+	/* a segment of this name cannot hold records (next_seq is past
+	 * them): whatever is there goes, and the new file is ours */
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND |
+		  O_CLOEXEC, 0600);
 	if (fd < 0) {
 		err = -errno;
 		log_error("spool %s: %s", path, strerror(-err));
@@ -920,7 +929,7 @@ static int reader_seek(struct spool_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	seg_path(s, first, path, sizeof(path));
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (r->fd < 0)
 		return -errno;
 	r->seg_first = first;

@@ -192,7 +192,8 @@ start_watchdog() {
 # if it does not answer `jobtrace status` within 20 s.
 start_agent() {
 	local up=no
-	mkdir -p "$T/state" "$T/run"
+	# the agent makes state_dir (0700) itself
+	mkdir -p "$T/run"
 	cat > "$CONF" <<CONFEOF
 log = { level = "info"; };
 agent = { state_dir = "$T/state"; run_dir = "$T/run"; ${1:-} };

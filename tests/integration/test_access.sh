@@ -13,9 +13,6 @@
 # pass, 1 fail, 77 skipped, 99 hard error.  Makes the users jt-ac-alice,
 # jt-ac-bob, jt-ac-carol and the group jt-ac-readers, and removes them.
 #
-# The agent of this branch leaves the store's modes to i10-socket (state dir
-# 0700, store 0600): this test sets them after the agent created the store.
-#
 # Run:  make check TESTS=tests/integration/test_access.sh   (in BUILD)
 
 set -u
@@ -101,10 +98,9 @@ for _ in $(seq 1 50); do
 	[ -e "$DB" ] && break
 	sleep 0.1
 done
-chmod 700 "$T/state"
-chmod 600 "$DB"
 chmod 644 "$CONF"
-note "store $(stat -c '%A %U' "$DB"), state dir $(stat -c '%A' "$T/state")"
+check "the agent made the state dir 0700" eq "$(stat -c '%a %U' "$T/state")" "700 root"
+check "the agent made the store 0600" eq "$(stat -c '%a %U' "$DB")" "600 root"
 
 SINCE=$(date +%s)
 sleep 1.1	# every record below starts after SINCE

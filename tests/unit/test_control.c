@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test_control.c - cmocka tests of the control protocol parser (hostile
- * input), the job registry and the scontrol output parser.
+ * input), the request line buffer, the connection bounds, the job registry
+ * and the scontrol output parser.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -100,6 +101,101 @@ static void test_parse_hostile(void **state)
 	}
 }
 
+/* Append text to a line buffer as recv() would. */
+static void feed(struct control_line *l, const char *text)
+{
+	size_t n = strlen(text);
+
+	memcpy(l->buf + l->len, text, n);
+	l->len += n;
+}
+
+/* A line completes at its newline, however it arrives; CR is dropped. */
+static void test_line(void **state)
+{
+	struct control_line l = { .len = 0 };
+
+	feed(&l, "sta");
+	assert_int_equal(control_line_take(&l, false), 0);
+	feed(&l, "tus\r");
+	assert_int_equal(control_line_take(&l, false), 0);
+	feed(&l, "\nignored");
+	assert_int_equal(control_line_take(&l, false), 1);
+	assert_string_equal(l.buf, "status");
+
+	/* the peer shut its side down without a newline: the line counts */
+	l.len = 0;
+	feed(&l, "ps");
+	assert_int_equal(control_line_take(&l, true), 1);
+	assert_string_equal(l.buf, "ps");
+	/* nothing at all */
+	l.len = 0;
+	assert_int_equal(control_line_take(&l, true), -ENODATA);
+	/* a full buffer without a newline is refused, not cut */
+	l.len = 0;
+	memset(l.buf, 'a', sizeof(l.buf) - 1);
+	l.len = sizeof(l.buf) - 1;
+	assert_int_equal(control_line_take(&l, false), -EMSGSIZE);
+	/* a newline in the last byte that fits still makes a line */
+	l.buf[sizeof(l.buf) - 2] = '\n';
+	assert_int_equal(control_line_take(&l, false), 1);
+	assert_int_equal(strlen(l.buf), sizeof(l.buf) - 2);
+}
+
+/* Fill slot i of a table with a connection of uid. */
+static void put(struct control_conn *t, size_t i, uid_t uid, bool priv,
+		uint64_t since)
+{
+	t[i].fd = 100 + (int)i;
+	t[i].uid = uid;
+	t[i].privileged = priv;
+	t[i].since_ns = since;
+}
+
+/* Bounds per uid and in total; privileged peers always get a slot. */
+static void test_admit(void **state)
+{
+	const struct control_limits lim = { .per_user = 2, .total = 4 };
+	struct control_conn t[4 + 2];
+	size_t cap = 6, slot = 99;
+
+	for (size_t i = 0; i < cap; i++)
+		t[i].fd = -1;
+	assert_int_equal(control_admit(t, cap, &lim, 1000, false, &slot),
+			 CONTROL_ADMIT);
+	assert_int_equal(slot, 0);
+	put(t, 0, 1000, false, 10);
+	put(t, 1, 1000, false, 5);
+	/* alice has 2: her third is refused, bob's first is not */
+	assert_int_equal(control_admit(t, cap, &lim, 1000, false, &slot),
+			 CONTROL_FULL_USER);
+	assert_int_equal(control_admit(t, cap, &lim, 1001, false, &slot),
+			 CONTROL_ADMIT);
+	assert_int_equal(slot, 2);
+	put(t, 2, 1001, false, 20);
+	put(t, 3, 1002, false, 30);
+	/* 4 unprivileged open: the total is reached for every other user */
+	assert_int_equal(control_admit(t, cap, &lim, 1003, false, &slot),
+			 CONTROL_FULL);
+	/* root takes the reserve, then evicts the oldest unprivileged */
+	assert_int_equal(control_admit(t, cap, &lim, 0, true, &slot),
+			 CONTROL_ADMIT);
+	assert_int_equal(slot, 4);
+	put(t, 4, 0, true, 1);
+	put(t, 5, 0, true, 2);
+	assert_int_equal(control_admit(t, cap, &lim, 0, true, &slot),
+			 CONTROL_EVICT);
+	assert_int_equal(slot, 1);
+	/* privileged connections only: the oldest of them goes */
+	for (size_t i = 0; i < 4; i++)
+		put(t, i, 0, true, 50 + i);
+	assert_int_equal(control_admit(t, cap, &lim, 0, true, &slot),
+			 CONTROL_EVICT);
+	assert_int_equal(slot, 4);
+	assert_int_equal(control_admit(t, cap, &lim, 1000, false, &slot),
+			 CONTROL_FULL);
+}
+
 /* The registry fills empty job fields; cost center defaults to account. */
 static void test_jobs_fill(void **state)
 {
@@ -188,6 +284,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_ok),
 		cmocka_unit_test(test_parse_hostile),
+		cmocka_unit_test(test_line),
+		cmocka_unit_test(test_admit),
 		cmocka_unit_test(test_jobs_fill),
 		cmocka_unit_test(test_scontrol_parse),
 	};
