@@ -344,7 +344,8 @@ static void reply_ps(struct agent *a, FILE *out)
 	char r1[16], r2[16], r3[16];
 
 	proc_table_foreach(a->trk.procs, ps_collect, &c);
-	qsort(c.v, c.n, sizeof(*c.v), by_pid);
+	if (c.n > 1)
+		qsort(c.v, c.n, sizeof(*c.v), by_pid);
 	fprintf(out, "ok\n%-8s %-8s %-20s %-16s %6s %9s %10s %10s %s\n", "PID",
 		"PPID", "TOOL", "JOB", "CPU%", "RSS", "READ/s", "WRITE/s",
 		"CMD");

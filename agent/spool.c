@@ -407,7 +407,9 @@ static int list_segments(struct spool *s, char *err, size_t errlen)
 		}
 	}
 	closedir(d);
-	qsort(s->segs, s->n_segs, sizeof(*s->segs), cmp_seg);
+	/* an empty spool has no array: qsort's pointer must not be NULL */
+	if (s->n_segs > 1)
+		qsort(s->segs, s->n_segs, sizeof(*s->segs), cmp_seg);
 	return 0;
 }
 
