@@ -238,27 +238,61 @@ static int cmp_seg(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-/* Read "ack N / dropped N / corrupt N" from DIR/NAME.ack, if present. */
+/* A decimal count, digits only (no sign, no space): 0 or -EINVAL. */
+static int parse_count(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/*
+ * Read "ack N / dropped N / corrupt N" from DIR/NAME.ack, if present.  A
+ * line that is not one of them with a plain count is logged with the
+ * file and line: a bad ack reads the sink's records again from the
+ * oldest (sinks de-duplicate by id), a bad counter starts from 0.
+ */
 static void load_ack(struct spool *s, struct sink_pos *k)
 {
-	char path[4096], buf[256], *line, *save = NULL;
+	static const char *const keys[] = { "ack", "dropped", "corrupt" };
+	uint64_t *vals[] = { &k->ack, &k->dropped, &k->corrupt };
+	char path[4096], buf[256], *line, *next;
+	unsigned lineno = 0;
 
 	snprintf(path, sizeof(path), "%s/%s.ack", s->dir, k->name);
-	if (util_read_file(path, buf, sizeof(buf)) <= 0) {
-		k->ack = UINT64_MAX;	/* none: from the oldest record */
+	k->ack = UINT64_MAX;	/* none: from the oldest record */
+	if (util_read_file(path, buf, sizeof(buf)) <= 0)
 		return;
-	}
-	k->ack = UINT64_MAX;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long v;
+	for (line = buf; *line; line = next) {
+		size_t i, kl = 0;
 
-		if (sscanf(line, "ack %llu", &v) == 1)
-			k->ack = v;
-		else if (sscanf(line, "dropped %llu", &v) == 1)
-			k->dropped = v;
-		else if (sscanf(line, "corrupt %llu", &v) == 1)
-			k->corrupt = v;
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		lineno++;
+		if (!*line)
+			continue;
+		for (i = 0; i < 3; i++) {
+			kl = strlen(keys[i]);
+			if (!strncmp(line, keys[i], kl) && line[kl] == ' ')
+				break;
+		}
+		if (i < 3 && parse_count(line + kl + 1, vals[i]) == 0)
+			continue;
+		log_error("spool %s:%u: \"%.40s\" is not \"ack|dropped|corrupt"
+			  " COUNT\"; %s", path, lineno, line,
+			  i == 0 ? "the sink reads again from the oldest record"
+			  " (stored records are de-duplicated)" :
+			  i < 3 ? "that counter starts again from 0" :
+			  "line ignored");
 	}
 }
 
