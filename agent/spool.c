@@ -513,6 +513,11 @@ int spool_open(const struct spool_opts *o, const char *const *sinks,
 		s->segment_bytes = s->max_bytes / 4;
 	if (s->segment_bytes < MIN_SEGMENT)
 		s->segment_bytes = MIN_SEGMENT;
+	if (s->segment_bytes != o->segment_bytes)
+		log_info("spool %s: segments of %" PRIu64 " KiB (%" PRIu64
+			 " KiB asked): four must fit in the size limit of %"
+			 PRIu64 " KiB", o->dir, s->segment_bytes >> 10,
+			 o->segment_bytes >> 10, s->max_bytes >> 10);
 
 	e = util_mkdir_p(s->dir, 0700);
 	if (e) {
