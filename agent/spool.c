@@ -890,6 +890,24 @@ int spool_ack(struct spool *s, unsigned sink, uint64_t seq)
 	return err;
 }
 
+/* Move a sink's acknowledged position back to the oldest record. */
+uint64_t spool_reread(struct spool *s, unsigned sink)
+{
+	struct sink_pos *k = &s->sinks[sink];
+	uint64_t oldest, n = 0;
+
+	pthread_mutex_lock(&s->lock);
+	oldest = s->n_segs ? s->segs[0].first : s->next_seq;
+	if (k->ack > oldest) {
+		n = k->ack - oldest;
+		k->ack = oldest;
+		if (save_ack(s, k))
+			k->dirty = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
 /* A reader for sink idx. */
 int spool_reader_open(struct spool *s, unsigned idx,
 		      struct spool_reader **out)

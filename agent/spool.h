@@ -105,5 +105,11 @@ int spool_read(struct spool_reader *r, size_t max_records, size_t max_bytes,
 void spool_reader_rewind(struct spool_reader *r);
 /* The sink stored every record below seq: persist, release space later. */
 int spool_ack(struct spool *s, unsigned sink, uint64_t seq);
+/*
+ * The sink lost what it had stored (its store was deleted): move its
+ * acknowledged position back to the oldest record on disk.  Returns how
+ * many acknowledged records it reads again; its reader must be rewound.
+ */
+uint64_t spool_reread(struct spool *s, unsigned sink);
 
 #endif

@@ -241,6 +241,46 @@ static void test_ack_file_strict(void **state)
 	spool_close(s);
 }
 
+/*
+ * A sink whose store was lost goes back to the oldest record the spool
+ * still has: the acknowledged ones in the segments not yet released.
+ */
+static void test_reread(void **state)
+{
+	const char *names[] = { "a", "b" };
+	struct spool *s = open_spool(names, 2, 64 << 20, 64 << 10);
+	struct spool_sink_stats ks;
+	struct spool_reader *r;
+	struct spool_stats st;
+
+	(void)state;
+	append_range(s, 0, 3000);
+	assert_int_equal(spool_sync(s), 0);
+	assert_int_equal(spool_ack(s, 0, 3000), 0);
+	assert_int_equal(spool_ack(s, 1, 3000), 0);
+	assert_true(spool_maintain(s) > 0);
+	spool_get_stats(s, &st);
+	assert_true(st.first_seq > 0 && st.first_seq < 3000);
+	assert_int_equal(spool_reader_open(s, 0, &r), 0);
+	assert_int_equal(read_all(r, 3000), 0);
+	assert_int_equal(spool_reread(s, 0), 3000 - st.first_seq);
+	assert_int_equal(spool_reread(s, 0), 0);
+	spool_get_sink_stats(s, 0, &ks);
+	assert_int_equal(ks.ack_seq, st.first_seq);
+	spool_get_sink_stats(s, 1, &ks);
+	assert_int_equal(ks.ack_seq, 3000);	/* the other sink stays */
+	spool_reader_rewind(r);
+	assert_int_equal(read_all(r, st.first_seq), 3000 - st.first_seq);
+	spool_reader_close(r);
+	spool_close(s);
+
+	/* persisted: a restart reads them again too */
+	s = open_spool(names, 2, 64 << 20, 64 << 10);
+	spool_get_sink_stats(s, 0, &ks);
+	assert_int_equal(ks.ack_seq, st.first_seq);
+	spool_close(s);
+}
+
 /* A rewind after a failed batch returns the same records again. */
 static void test_rewind(void **state)
 {
@@ -558,6 +598,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rewind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ack_file_strict, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_reread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_torn_tail_cut, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_checksum_cut, setup,
