@@ -66,7 +66,9 @@ struct spool {
 	size_t wlen;
 	unsigned unsynced;
 	bool dir_dirty;		/* a segment was created or removed */
-	bool failing;
+	bool failing;		/* syncs fail */
+	bool losing;		/* appends fail: records are lost */
+	uint64_t lost_before;	/* stats.lost when the streak began */
 
 	struct spool_stats st;
 };
@@ -661,11 +663,14 @@ int spool_sync(struct spool *s)
 				  strerror(-err));
 		s->failing = true;
 		s->st.write_errors++;
+		s->st.error = -err;
 		return err;
 	}
 	if (s->failing)
 		log_info("spool %s: writing again", s->dir);
 	s->failing = false;
+	if (!s->losing)
+		s->st.error = 0;
 	if (s->dir_dirty)
 		sync_dir(s);
 	pthread_mutex_lock(&s->lock);
@@ -751,18 +756,37 @@ static int make_room(struct spool *s, uint64_t need)
 	return 0;
 }
 
-/* Append one record (buffered until spool_sync). */
-int spool_append(struct spool *s, const void *rec, size_t len)
+/*
+ * A record could not be written: count it as lost, apart when the
+ * filesystem is full, and say so once per streak with the spool's path.
+ */
+static void record_lost(struct spool *s, int err)
+{
+	bool full = err == -ENOSPC || err == -EDQUOT;
+
+	pthread_mutex_lock(&s->lock);
+	s->st.lost++;
+	if (full)
+		s->st.lost_disk_full++;
+	s->st.error = -err;
+	pthread_mutex_unlock(&s->lock);
+	if (s->losing)
+		return;
+	s->losing = true;
+	s->lost_before = s->st.lost - 1;
+	log_error("spool %s: records are lost: %s%s", s->dir, strerror(-err),
+		  full ? " (the filesystem holding the spool is full; counted"
+		  " in spool_records_lost_disk_full)" : "");
+}
+
+/* Append one record, or return why it could not be (see spool.h). */
+static int append(struct spool *s, const void *rec, size_t len)
 {
 	uint32_t hdr[2];
 	size_t need = FRAME_HDR + len;
 	uint64_t seg_size;
 	int err;
 
-	if (len == 0 || len > SPOOL_MAX_RECORD) {
-		s->st.refused++;
-		return -E2BIG;
-	}
 	if (s->fd < 0) {
 		/* a rotation could not create the next segment: try again */
 		err = new_segment(s);
@@ -810,6 +834,30 @@ int spool_append(struct spool *s, const void *rec, size_t len)
 	s->next_seq++;
 	s->unsynced++;
 	s->st.appended++;
+	return 0;
+}
+
+/* Append one record (buffered until spool_sync). */
+int spool_append(struct spool *s, const void *rec, size_t len)
+{
+	int err;
+
+	if (len == 0 || len > SPOOL_MAX_RECORD) {
+		s->st.refused++;
+		return -E2BIG;
+	}
+	err = append(s, rec, len);
+	if (err) {
+		record_lost(s, err);
+		return err;
+	}
+	if (s->losing) {
+		log_info("spool %s: writing again; %" PRIu64 " records were"
+			 " lost", s->dir, s->st.lost - s->lost_before);
+		s->losing = false;
+		if (!s->failing)
+			s->st.error = 0;
+	}
 	return 0;
 }
 

@@ -127,9 +127,11 @@ sqlite_ids() {
 	q "select id from process union all select id from record;" | sort
 }
 
-# Run spawnstorm N /bin/true; prints its pid.
+# Run spawnstorm N /bin/true [ARGS...]; prints its pid.
 storm() {
-	"$WL/spawnstorm" "$1" /bin/true >"$T/storm.out" 2>&1
+	local n=$1
+	shift
+	"$WL/spawnstorm" "$n" /bin/true "$@" >"$T/storm.out" 2>&1
 	kv "$(cat "$T/storm.out")" pid
 }
 
