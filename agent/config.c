@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -898,6 +899,25 @@ static int follow_state_dir(struct jt_config *tmp, const struct jt_config *old,
 	return 0;
 }
 
+/*
+ * A segment set in the file must fit four times in the spool, so that
+ * dropping the oldest frees room; only the default is lowered quietly
+ * (spool_open logs it).
+ */
+static int check_segment(struct parse_ctx *p, const config_t *cfg,
+			 const struct jt_config *c)
+{
+	const config_setting_t *s = config_lookup(cfg, "spool.segment_size_kib");
+	uint64_t most = (uint64_t)c->spool_max_mib * 1024 / 4;
+
+	if (!s || c->spool_segment_kib <= most)
+		return 0;
+	return bad(p, s, "spool.segment_size_kib: %u KiB is more than a"
+		   " quarter of the spool (spool.max_size_mib = %u): at most"
+		   " %" PRIu64 " KiB", c->spool_segment_kib, c->spool_max_mib,
+		   most);
+}
+
 /* Read path into *c over its current values; *c is untouched on error. */
 int config_load(struct jt_config *c, const char *path, bool missing_ok,
 		char *err, size_t errlen)
@@ -941,6 +961,9 @@ int config_load(struct jt_config *c, const char *path, bool missing_ok,
 		goto out;
 	}
 	ret = apply_root(&p, &cfg, &tmp);
+	if (ret < 0)
+		goto out;
+	ret = check_segment(&p, &cfg, &tmp);
 	if (ret < 0)
 		goto out;
 

@@ -90,7 +90,7 @@ struct agent {
 	uint64_t lost_reported;		/* spool drops in a host record */
 
 	uint64_t records_spooled;
-	uint64_t spool_errors;
+	uint64_t records_unspooled;	/* never reached the spool: lost */
 	uint64_t counters[JT_CNT_NR];
 	uint64_t drops_reported;
 	bool stop;
@@ -140,15 +140,17 @@ static void put_record(struct agent *a, struct jbuf *b)
 
 	if (b->oom) {
 		log_error("out of memory encoding a record");
-		a->spool_errors++;
+		a->records_unspooled++;
 		return;
 	}
 	err = spool_append(a->spool, b->buf, b->len);
 	if (err) {
-		if (!a->spool_errors)
-			log_error("spool: a record could not be written: %s",
-				  strerror(-err));
-		a->spool_errors++;
+		/* a failed write is logged by the spool, with its path */
+		if (err == -E2BIG)
+			log_error("spool %s: a record of %zu bytes is over the"
+				  " limit of %u; not kept", a->cfg.spool_dir,
+				  b->len, SPOOL_MAX_RECORD);
+		a->records_unspooled++;
 		return;
 	}
 	a->records_spooled++;
@@ -233,7 +235,13 @@ static void emit_host(struct agent *a, const char *phase)
 	json_kv_u64(b, "exits_before_last_switch",
 		    a->counters[JT_CNT_EXIT_EARLY]);
 	json_kv_u64(b, "exits_lost", a->trk.exits_lost);
-	json_kv_u64(b, "spool_write_errors", a->spool_errors);
+	json_kv_u64(b, "spool_write_errors", a->records_unspooled);
+	{
+		struct spool_stats ss;
+
+		spool_get_stats(a->spool, &ss);
+		json_kv_u64(b, "spool_disk_full", ss.lost_disk_full);
+	}
 	sinks_drops_json(a->sinks, b);
 	json_obj_close(b);
 	json_kv_u64(b, "events_seen", a->trk.events_seen);
@@ -367,7 +375,8 @@ static void reply_ps(struct agent *a, const struct query_peer *peer,
 	}
 
 	proc_table_foreach(a->trk.procs, ps_collect, &c);
-	qsort(c.v, c.n, sizeof(*c.v), by_pid);
+	if (c.n > 1)
+		qsort(c.v, c.n, sizeof(*c.v), by_pid);
 	fprintf(out, "ok\n%-8s %-8s %-20s %-16s %6s %9s %10s %10s %s\n", "PID",
 		"PPID", "TOOL", "JOB", "CPU%", "RSS", "READ/s", "WRITE/s",
 		"CMD");
@@ -450,8 +459,21 @@ static void reply_status(struct agent *a, FILE *out)
 		fprintf(out, "spool_records: %" PRIu64 "\n",
 			ss.next_seq - ss.first_seq);
 		fprintf(out, "spool_unsynced: %u\n", spool_unsynced(a->spool));
+		if (ss.error)
+			fprintf(out, "spool_state: failing: %s: %s%s\n",
+				a->cfg.spool_dir, strerror(ss.error),
+				ss.error == ENOSPC || ss.error == EDQUOT ?
+				" (filesystem full)" : "");
+		else
+			fprintf(out, "spool_state: ok\n");
+		/* records never spooled: failed writes, encoding, too large */
+		fprintf(out, "spool_records_lost: %" PRIu64 "\n",
+			a->records_unspooled);
+		fprintf(out, "spool_records_lost_disk_full: %" PRIu64 "\n",
+			ss.lost_disk_full);
+		/* attempts: a sync retried ten times counts ten */
 		fprintf(out, "spool_write_errors: %" PRIu64 "\n",
-			a->spool_errors + ss.write_errors);
+			ss.write_errors);
 		fprintf(out, "spool_torn_tail_cut_bytes: %" PRIu64 "\n",
 			ss.tail_cut_bytes);
 		sinks_status(a->sinks, out);

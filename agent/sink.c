@@ -43,6 +43,9 @@ struct sink_ops {
 	/* store batch b; 0 or -errno with the reason in err */
 	int (*send)(struct sink *k, struct batch *b, char *err, size_t errlen);
 	void (*close)(struct sink *k);
+	/* between batches, NULL or: is the target still there?  0, or
+	 * -errno with what happened in err (the reader is rewound) */
+	int (*check)(struct sink *k, char *err, size_t errlen);
 	/* network sinks send a batch in a second thread while the next one
 	 * is built, so encoding and the backend's work overlap */
 	bool pipelined;
@@ -55,6 +58,8 @@ struct sink_stats {
 	uint64_t batches;
 	uint64_t retries;	/* failed attempts */
 	uint64_t skipped;	/* records the sink could not encode */
+	uint64_t recreated;	/* store file deleted under us, made anew */
+	uint64_t recreate_lost;	/* records it held that the spool lacks */
 	unsigned failing;	/* consecutive failures */
 	char last_error[256];
 	uint64_t last_error_ns;	/* CLOCK_REALTIME */
@@ -138,9 +143,50 @@ static int sqlite_open(struct sink *k, char *err, size_t errlen)
 	return e;
 }
 
+/*
+ * The store's file was deleted or replaced under the agent: what it
+ * committed since went where nobody reads it.  Close it, open a new one
+ * at the path, and move the sink back to the oldest record the spool
+ * still has; what the old file held beyond those is counted as lost.
+ * Returns 0 while the file is the one open, else -ESTALE (err says it).
+ */
+static int sqlite_check(struct sink *k, char *err, size_t errlen)
+{
+	struct sinks *ks = k->all;
+	uint64_t held, again, lost;
+	int64_t n;
+
+	if (!k->store || !store_replaced(k->store))
+		return 0;
+	store_discard(k->store);	/* this batch is read again */
+	n = store_records(k->store);
+	held = n > 0 ? (uint64_t)n : 0;
+	store_close(k->store);
+	k->store = NULL;
+	again = spool_reread(ks->spool, k->idx);
+	lost = held > again ? held - again : 0;
+	pthread_mutex_lock(&ks->lock);
+	k->st.recreated++;
+	k->st.recreate_lost += lost;
+	pthread_mutex_unlock(&ks->lock);
+	util_seterr(err, errlen, "%s was deleted or replaced under the agent:"
+		    " it held %" PRIu64 " records; a new store is made and the"
+		    " %" PRIu64 " the spool still has are stored again, %" PRIu64
+		    " are lost", k->sqlite_path, held, again, lost);
+	if (sqlite_open(k, NULL, 0))
+		log_error("sink %s: %s: %s (retried with the next batch)",
+			  k->cfg.name, k->sqlite_path, log_last_error());
+	return -ESTALE;
+}
+
 static int sqlite_add(struct sink *k, const char *rec, size_t len)
 {
-	int e = store_put_json(k->store, rec, len);
+	int e;
+
+	/* a store that could not be made again is retried per batch */
+	if (!k->store && (e = sqlite_open(k, NULL, 0)))
+		return e;
+	e = store_put_json(k->store, rec, len);
 
 	/* a record that can never be stored is skipped (and logged by the
 	 * store); any other failure fails the batch */
@@ -153,6 +199,9 @@ static int sqlite_send(struct sink *k, struct batch *b, char *err,
 	int n;
 
 	(void)b;
+	n = sqlite_check(k, err, errlen);
+	if (n)
+		return n;
 	n = store_flush(k->store);
 
 	if (n < 0) {
@@ -170,7 +219,8 @@ static void sqlite_close(struct sink *k)
 }
 
 static const struct sink_ops sqlite_ops = {
-	sqlite_open, sqlite_add, sqlite_send, sqlite_close, false,
+	sqlite_open, sqlite_add, sqlite_send, sqlite_close, sqlite_check,
+	false,
 };
 
 /* ---- http (NDJSON) ---------------------------------------------------- */
@@ -203,7 +253,7 @@ static void http_close(struct sink *k)
 }
 
 static const struct sink_ops http_ops = {
-	http_open, http_add, http_send, http_close, true,
+	http_open, http_add, http_send, http_close, NULL, true,
 };
 
 /* ---- clickhouse (JSONEachRow per table) ------------------------------- */
@@ -275,7 +325,7 @@ static int ch_send(struct sink *k, struct batch *b, char *err, size_t errlen)
 }
 
 static const struct sink_ops ch_ops = {
-	ch_open, ch_add, ch_send, http_close, true,
+	ch_open, ch_add, ch_send, http_close, NULL, true,
 };
 
 /* ---- the thread ------------------------------------------------------- */
@@ -586,6 +636,15 @@ static void *sink_main(void *arg)
 		}
 		if (stopping && !k->n)
 			break;		/* drained */
+		if (!k->n && k->ops->check) {
+			char err[512];
+
+			if (k->ops->check(k, err, sizeof(err))) {
+				failed(k, "", err);
+				drop_batch(k);
+				continue;	/* read again what it lost */
+			}
+		}
 
 		/* wait for records, or for the batch to come of age */
 		pthread_mutex_lock(&ks->lock);
@@ -817,6 +876,12 @@ void sinks_status(struct sinks *ks, FILE *out)
 			k->cfg.name, ps.corrupt);
 		fprintf(out, "sink.%s.unencodable_skipped: %" PRIu64 "\n",
 			k->cfg.name, st.skipped);
+		if (k->type == JT_SINK_SQLITE) {
+			fprintf(out, "sink.%s.store_recreated: %" PRIu64 "\n",
+				k->cfg.name, st.recreated);
+			fprintf(out, "sink.%s.store_records_lost: %" PRIu64
+				"\n", k->cfg.name, st.recreate_lost);
+		}
 		fprintf(out, "sink.%s.last_success: %s\n", k->cfg.name, t1);
 		fprintf(out, "sink.%s.last_error: %s%s%s%s\n", k->cfg.name,
 			st.last_error[0] ? st.last_error : "none",

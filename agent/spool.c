@@ -66,7 +66,9 @@ struct spool {
 	size_t wlen;
 	unsigned unsynced;
 	bool dir_dirty;		/* a segment was created or removed */
-	bool failing;
+	bool failing;		/* syncs fail */
+	bool losing;		/* appends fail: records are lost */
+	uint64_t lost_before;	/* stats.lost when the streak began */
 
 	struct spool_stats st;
 };
@@ -238,27 +240,61 @@ static int cmp_seg(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-/* Read "ack N / dropped N / corrupt N" from DIR/NAME.ack, if present. */
+/* A decimal count, digits only (no sign, no space): 0 or -EINVAL. */
+static int parse_count(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/*
+ * Read "ack N / dropped N / corrupt N" from DIR/NAME.ack, if present.  A
+ * line that is not one of them with a plain count is logged with the
+ * file and line: a bad ack reads the sink's records again from the
+ * oldest (sinks de-duplicate by id), a bad counter starts from 0.
+ */
 static void load_ack(struct spool *s, struct sink_pos *k)
 {
-	char path[4096], buf[256], *line, *save = NULL;
+	static const char *const keys[] = { "ack", "dropped", "corrupt" };
+	uint64_t *vals[] = { &k->ack, &k->dropped, &k->corrupt };
+	char path[4096], buf[256], *line, *next;
+	unsigned lineno = 0;
 
 	snprintf(path, sizeof(path), "%s/%s.ack", s->dir, k->name);
-	if (util_read_file(path, buf, sizeof(buf)) <= 0) {
-		k->ack = UINT64_MAX;	/* none: from the oldest record */
+	k->ack = UINT64_MAX;	/* none: from the oldest record */
+	if (util_read_file(path, buf, sizeof(buf)) <= 0)
 		return;
-	}
-	k->ack = UINT64_MAX;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long v;
+	for (line = buf; *line; line = next) {
+		size_t i, kl = 0;
 
-		if (sscanf(line, "ack %llu", &v) == 1)
-			k->ack = v;
-		else if (sscanf(line, "dropped %llu", &v) == 1)
-			k->dropped = v;
-		else if (sscanf(line, "corrupt %llu", &v) == 1)
-			k->corrupt = v;
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		lineno++;
+		if (!*line)
+			continue;
+		for (i = 0; i < 3; i++) {
+			kl = strlen(keys[i]);
+			if (!strncmp(line, keys[i], kl) && line[kl] == ' ')
+				break;
+		}
+		if (i < 3 && parse_count(line + kl + 1, vals[i]) == 0)
+			continue;
+		log_error("spool %s:%u: \"%.40s\" is not \"ack|dropped|corrupt"
+			  " COUNT\"; %s", path, lineno, line,
+			  i == 0 ? "the sink reads again from the oldest record"
+			  " (stored records are de-duplicated)" :
+			  i < 3 ? "that counter starts again from 0" :
+			  "line ignored");
 	}
 }
 
@@ -413,7 +449,9 @@ static int list_segments(struct spool *s, char *err, size_t errlen)
 		}
 	}
 	closedir(d);
-	qsort(s->segs, s->n_segs, sizeof(*s->segs), cmp_seg);
+	/* an empty spool has no array: qsort's pointer must not be NULL */
+	if (s->n_segs > 1)
+		qsort(s->segs, s->n_segs, sizeof(*s->segs), cmp_seg);
 	return 0;
 }
 
@@ -486,6 +524,11 @@ int spool_open(const struct spool_opts *o, const char *const *sinks,
 		s->segment_bytes = s->max_bytes / 4;
 	if (s->segment_bytes < MIN_SEGMENT)
 		s->segment_bytes = MIN_SEGMENT;
+	if (s->segment_bytes != o->segment_bytes)
+		log_info("spool %s: segments of %" PRIu64 " KiB (%" PRIu64
+			 " KiB asked): four must fit in the size limit of %"
+			 PRIu64 " KiB", o->dir, s->segment_bytes >> 10,
+			 o->segment_bytes >> 10, s->max_bytes >> 10);
 
 	e = util_mkdir_p(s->dir, 0700);
 	if (e) {
@@ -629,11 +672,14 @@ int spool_sync(struct spool *s)
 				  strerror(-err));
 		s->failing = true;
 		s->st.write_errors++;
+		s->st.error = -err;
 		return err;
 	}
 	if (s->failing)
 		log_info("spool %s: writing again", s->dir);
 	s->failing = false;
+	if (!s->losing)
+		s->st.error = 0;
 	if (s->dir_dirty)
 		sync_dir(s);
 	pthread_mutex_lock(&s->lock);
@@ -719,18 +765,37 @@ static int make_room(struct spool *s, uint64_t need)
 	return 0;
 }
 
-/* Append one record (buffered until spool_sync). */
-int spool_append(struct spool *s, const void *rec, size_t len)
+/*
+ * A record could not be written: count it as lost, apart when the
+ * filesystem is full, and say so once per streak with the spool's path.
+ */
+static void record_lost(struct spool *s, int err)
+{
+	bool full = err == -ENOSPC || err == -EDQUOT;
+
+	pthread_mutex_lock(&s->lock);
+	s->st.lost++;
+	if (full)
+		s->st.lost_disk_full++;
+	s->st.error = -err;
+	pthread_mutex_unlock(&s->lock);
+	if (s->losing)
+		return;
+	s->losing = true;
+	s->lost_before = s->st.lost - 1;
+	log_error("spool %s: records are lost: %s%s", s->dir, strerror(-err),
+		  full ? " (the filesystem holding the spool is full; counted"
+		  " in spool_records_lost_disk_full)" : "");
+}
+
+/* Append one record, or return why it could not be (see spool.h). */
+static int append(struct spool *s, const void *rec, size_t len)
 {
 	uint32_t hdr[2];
 	size_t need = FRAME_HDR + len;
 	uint64_t seg_size;
 	int err;
 
-	if (len == 0 || len > SPOOL_MAX_RECORD) {
-		s->st.refused++;
-		return -E2BIG;
-	}
 	if (s->fd < 0) {
 		/* a rotation could not create the next segment: try again */
 		err = new_segment(s);
@@ -778,6 +843,30 @@ int spool_append(struct spool *s, const void *rec, size_t len)
 	s->next_seq++;
 	s->unsynced++;
 	s->st.appended++;
+	return 0;
+}
+
+/* Append one record (buffered until spool_sync). */
+int spool_append(struct spool *s, const void *rec, size_t len)
+{
+	int err;
+
+	if (len == 0 || len > SPOOL_MAX_RECORD) {
+		s->st.refused++;
+		return -E2BIG;
+	}
+	err = append(s, rec, len);
+	if (err) {
+		record_lost(s, err);
+		return err;
+	}
+	if (s->losing) {
+		log_info("spool %s: writing again; %" PRIu64 " records were"
+			 " lost", s->dir, s->st.lost - s->lost_before);
+		s->losing = false;
+		if (!s->failing)
+			s->st.error = 0;
+	}
 	return 0;
 }
 
@@ -856,6 +945,24 @@ int spool_ack(struct spool *s, unsigned sink, uint64_t seq)
 	}
 	pthread_mutex_unlock(&s->lock);
 	return err;
+}
+
+/* Move a sink's acknowledged position back to the oldest record. */
+uint64_t spool_reread(struct spool *s, unsigned sink)
+{
+	struct sink_pos *k = &s->sinks[sink];
+	uint64_t oldest, n = 0;
+
+	pthread_mutex_lock(&s->lock);
+	oldest = s->n_segs ? s->segs[0].first : s->next_seq;
+	if (k->ack > oldest) {
+		n = k->ack - oldest;
+		k->ack = oldest;
+		if (save_ack(s, k))
+			k->dirty = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return n;
 }
 
 /* A reader for sink idx. */

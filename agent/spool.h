@@ -45,7 +45,10 @@ struct spool_stats {
 	unsigned segments;
 	uint64_t appended;		/* records appended since open */
 	uint64_t refused;		/* records too large to spool */
-	uint64_t write_errors;		/* failed writes or syncs */
+	uint64_t write_errors;		/* failed writes or syncs (attempts) */
+	uint64_t lost;			/* records not written, so lost */
+	uint64_t lost_disk_full;	/* ... of them for a full filesystem */
+	int error;			/* errno of the failure going on, or 0 */
 	uint64_t tail_cut_bytes;	/* torn tail found and cut at open */
 };
 
@@ -70,7 +73,8 @@ uint32_t spool_crc32c(uint32_t crc, const void *p, size_t n);
 void spool_close(struct spool *s);
 
 /* Append one record (buffered until spool_sync).  Returns 0 or -errno:
- * -E2BIG for a record over SPOOL_MAX_RECORD, -EIO when writing failed. */
+ * -E2BIG for a record over SPOOL_MAX_RECORD, or why writing failed (the
+ * record is lost: counted in the stats, logged with the spool's path). */
 int spool_append(struct spool *s, const void *rec, size_t len);
 /* Write and fdatasync what was appended; readers then see it.  Returns
  * 0, or -errno (logged once per failure streak). */
@@ -105,5 +109,11 @@ int spool_read(struct spool_reader *r, size_t max_records, size_t max_bytes,
 void spool_reader_rewind(struct spool_reader *r);
 /* The sink stored every record below seq: persist, release space later. */
 int spool_ack(struct spool *s, unsigned sink, uint64_t seq);
+/*
+ * The sink lost what it had stored (its store was deleted): move its
+ * acknowledged position back to the oldest record on disk.  Returns how
+ * many acknowledged records it reads again; its reader must be rewound.
+ */
+uint64_t spool_reread(struct spool *s, unsigned sink);
 
 #endif

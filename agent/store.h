@@ -43,5 +43,14 @@ unsigned store_pending(const struct store *s);
 struct sqlite3 *store_handle(struct store *s);
 /* The path given to store_open(), for messages. */
 const char *store_path(const struct store *s);
+/*
+ * True when the writer's path no longer names the file it opened (deleted
+ * or replaced under it: what it commits then is lost to every reader).
+ */
+bool store_replaced(const struct store *s);
+/* Roll back the open transaction; its records are not stored. */
+void store_discard(struct store *s);
+/* Records the file holds, over both tables; -errno on failure. */
+int64_t store_records(struct store *s);
 
 #endif

@@ -36,6 +36,9 @@ struct store {
 	sqlite3_stmt *begin;
 	sqlite3_stmt *commit;
 	sqlite3_stmt *rollback;
+	bool watch;		/* a writer's file: dev/ino of the one opened */
+	dev_t dev;
+	ino_t ino;
 };
 
 /* A field of the record: json_extract of a path. */
@@ -383,6 +386,12 @@ int store_open(const char *path, bool readonly, struct store **out)
 		err = setup_writer(s);
 	if (err)
 		goto cleanup;
+	/* which file this is, to notice when the path names another one */
+	if (!readonly && *path && stat(path, &sb) == 0) {
+		s->watch = true;
+		s->dev = sb.st_dev;
+		s->ino = sb.st_ino;
+	}
 	*out = s;
 	return 0;
 
@@ -596,4 +605,45 @@ sqlite3 *store_handle(struct store *s)
 const char *store_path(const struct store *s)
 {
 	return s->path;
+}
+
+/* True when the path no longer names the file the writer has open. */
+bool store_replaced(const struct store *s)
+{
+	struct stat sb;
+
+	if (!s->watch)
+		return false;
+	if (stat(s->path, &sb) < 0)
+		return errno == ENOENT;
+	return sb.st_dev != s->dev || sb.st_ino != s->ino;
+}
+
+/* Roll back the open transaction: its records are not stored. */
+void store_discard(struct store *s)
+{
+	if (!s->in_txn)
+		return;
+	step_done(s->rollback);
+	s->in_txn = false;
+	s->pending = 0;
+}
+
+/* Records in the file (both tables); -errno on failure. */
+int64_t store_records(struct store *s)
+{
+	static const char sql[] =
+		"SELECT (SELECT count(*) FROM process_rec)"
+		" + (SELECT count(*) FROM record)";
+	sqlite3_stmt *st = NULL;
+	int64_t n;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) :
+			       fail(s, "counting records", rc);
+	sqlite3_finalize(st);
+	return n;
 }

@@ -5,13 +5,19 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build}
+demo=$build/demo
+if [ -z "${BUILD_DIR:-}" ] && [ -f "$top/config.status" ]; then
+	# configured in the tree (README's Install): a second build in
+	# build/ is refused by configure, so the demo uses that one
+	build=$top
+	demo=$top/build/demo
+fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "demo: run as root (BPF programs need it): sudo $0" >&2
 	exit 2
 fi
 "$top/scripts/build.sh" "$build"
 
-demo=$build/demo
 mkdir -p "$demo"
 conf=$demo/jobtrace.conf
 cat > "$conf" <<CONF

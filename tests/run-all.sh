@@ -10,6 +10,12 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "run-all: the integration tests load BPF programs: run as root" >&2
 	exit 2
 fi
+if [ -f "$top/config.status" ]; then
+	echo "run-all: $top was configured in place (./configure there), and" \
+		"configure refuses the suite's fresh build in $build: run" \
+		"'make distclean' in $top first" >&2
+	exit 2
+fi
 "$top/scripts/install-deps.sh" || exit 1
 rm -rf "$build"
 (cd "$top" && ./autogen.sh > /dev/null 2>&1) || { echo "run-all: autogen failed" >&2; exit 1; }

@@ -104,6 +104,37 @@ cli() {
 	timeout 20 "$CLI" --config "$CONF" "$@"
 }
 
+# The agent's status value of KEY.
+status_of() {
+	cli status 2>/dev/null | sed -n "s/^$1: //p"
+}
+
+# Wait (up to $2 s) until sink $1 has nothing left to deliver.
+wait_delivered() {
+	local lag
+	for _ in $(seq 1 $(($2 * 5))); do
+		lag=$(status_of "sink.$1.lag_records")
+		[ "$lag" = 0 ] && return 0
+		sleep 0.2
+	done
+	note "sink $1 still has '$lag' records to deliver after $2 s"
+	note "$(cli status 2>&1 | grep "^sink\.$1\.")"
+	return 1
+}
+
+# Every record id in the SQLite store $DB, sorted.
+sqlite_ids() {
+	q "select id from process union all select id from record;" | sort
+}
+
+# Run spawnstorm N /bin/true [ARGS...]; prints its pid.
+storm() {
+	local n=$1
+	shift
+	"$WL/spawnstorm" "$n" /bin/true "$@" >"$T/storm.out" 2>&1
+	kv "$(cat "$T/storm.out")" pid
+}
+
 # Stop the agent with SIGTERM; returns its exit status (124 on timeout).
 stop_agent() {
 	local st

@@ -40,24 +40,6 @@ extra_cleanup() {
 	fi
 }
 
-# The status value of KEY.
-status_of() {
-	cli status 2>/dev/null | sed -n "s/^$1: //p"
-}
-
-# Wait (up to $2 s) until sink $1 has nothing left to deliver.
-wait_delivered() {
-	local lag
-	for _ in $(seq 1 $(($2 * 5))); do
-		lag=$(status_of "sink.$1.lag_records")
-		[ "$lag" = 0 ] && return 0
-		sleep 0.2
-	done
-	note "sink $1 still has '$lag' records to deliver after $2 s"
-	note "$(cli status 2>&1 | grep "^sink\.$1\.")"
-	return 1
-}
-
 # Every record id in ClickHouse, each once (FINAL), sorted.
 ch_ids() {
 	local t
@@ -71,20 +53,9 @@ ch_raw_rows() {
 	ch_query "SELECT (SELECT count() FROM jobtrace.process) + (SELECT count() FROM jobtrace.sample) + (SELECT count() FROM jobtrace.job) + (SELECT count() FROM jobtrace.signal) + (SELECT count() FROM jobtrace.host)"
 }
 
-# Every record id in the local SQLite store, sorted.
-sqlite_ids() {
-	q "select id from process union all select id from record;" | sort
-}
-
 # Process records in ClickHouse (FINAL) whose parent is pid $1.
 ch_children() {
 	ch_query "SELECT count() FROM jobtrace.process FINAL WHERE ppid = $1"
-}
-
-# Run spawnstorm N /bin/true; prints its pid.
-storm() {
-	"$WL/spawnstorm" "$1" /bin/true >"$T/storm.out" 2>&1
-	kv "$(cat "$T/storm.out")" pid
 }
 
 # ---- ClickHouse, the HTTP collector, the agent ------------------------------------

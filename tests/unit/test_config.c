@@ -207,6 +207,23 @@ static void test_sink_errors(void **state)
 		     1, "expected a list");
 	expect_error("spool_range.conf", "spool = {\n max_size_mib = 0; };\n",
 		     2, "spool.max_size_mib");
+	/* 16384 KiB segments do not fit four times in 32 MiB */
+	expect_error("spool_segment.conf", "spool = {\n max_size_mib = 32;\n"
+		     " segment_size_kib = 16384; };\n", 3,
+		     "spool.segment_size_kib: 16384 KiB is more than a quarter"
+		     " of the spool (spool.max_size_mib = 32): at most 8192 KiB");
+	{
+		/* exactly a quarter is taken */
+		const char *path = write_conf("spool_quarter.conf",
+			"spool = { max_size_mib = 32; segment_size_kib = 8192; };\n");
+		struct jt_config c;
+
+		assert_int_equal(config_defaults(&c), 0);
+		assert_int_equal(config_load(&c, path, false, err, sizeof(err)),
+				 0);
+		assert_int_equal(c.spool_segment_kib, 8192);
+		config_free(&c);
+	}
 }
 
 /* Every default matches config.h. */

@@ -188,6 +188,99 @@ static void test_ack_survives_reopen(void **state)
 	spool_close(s);
 }
 
+/* Write text to DIR/name. */
+static void put_file(const char *name, const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * An ack file with a negative or malformed count is not read as 2^64-1:
+ * the counter starts from 0, a bad ack from the oldest record, and the
+ * message names the file and line.
+ */
+static void test_ack_file_strict(void **state)
+{
+	const char *names[] = { "a", "b" };
+	struct spool *s = open_spool(names, 2, 64 << 20, 64 << 10);
+	struct spool_sink_stats ks;
+	char want[160];
+
+	(void)state;
+	append_range(s, 0, 100);
+	spool_close(s);
+	put_file("a.ack", "ack 40\ndropped -1\ncorrupt 7\n");
+	put_file("b.ack", "ack -1\n\ndropped 3\ncorrupt 12x\n");
+
+	s = open_spool(names, 2, 64 << 20, 64 << 10);
+	spool_get_sink_stats(s, 0, &ks);
+	assert_int_equal(ks.ack_seq, 40);
+	assert_int_equal(ks.dropped, 0);
+	assert_int_equal(ks.corrupt, 7);
+	spool_get_sink_stats(s, 1, &ks);
+	assert_int_equal(ks.ack_seq, 0);
+	assert_int_equal(ks.dropped, 3);
+	assert_int_equal(ks.corrupt, 0);
+	/* the last message: b.ack's fourth line (the third is empty) */
+	snprintf(want, sizeof(want), "spool %s/b.ack:4: \"corrupt 12x\"", dir);
+	assert_non_null(strstr(log_last_error(), want));
+	spool_close(s);
+
+	/* what the agent wrote back reads cleanly */
+	s = open_spool(names, 2, 64 << 20, 64 << 10);
+	spool_get_sink_stats(s, 0, &ks);
+	assert_int_equal(ks.dropped, 0);
+	assert_int_equal(ks.corrupt, 7);
+	spool_close(s);
+}
+
+/*
+ * A sink whose store was lost goes back to the oldest record the spool
+ * still has: the acknowledged ones in the segments not yet released.
+ */
+static void test_reread(void **state)
+{
+	const char *names[] = { "a", "b" };
+	struct spool *s = open_spool(names, 2, 64 << 20, 64 << 10);
+	struct spool_sink_stats ks;
+	struct spool_reader *r;
+	struct spool_stats st;
+
+	(void)state;
+	append_range(s, 0, 3000);
+	assert_int_equal(spool_sync(s), 0);
+	assert_int_equal(spool_ack(s, 0, 3000), 0);
+	assert_int_equal(spool_ack(s, 1, 3000), 0);
+	assert_true(spool_maintain(s) > 0);
+	spool_get_stats(s, &st);
+	assert_true(st.first_seq > 0 && st.first_seq < 3000);
+	assert_int_equal(spool_reader_open(s, 0, &r), 0);
+	assert_int_equal(read_all(r, 3000), 0);
+	assert_int_equal(spool_reread(s, 0), 3000 - st.first_seq);
+	assert_int_equal(spool_reread(s, 0), 0);
+	spool_get_sink_stats(s, 0, &ks);
+	assert_int_equal(ks.ack_seq, st.first_seq);
+	spool_get_sink_stats(s, 1, &ks);
+	assert_int_equal(ks.ack_seq, 3000);	/* the other sink stays */
+	spool_reader_rewind(r);
+	assert_int_equal(read_all(r, st.first_seq), 3000 - st.first_seq);
+	spool_reader_close(r);
+	spool_close(s);
+
+	/* persisted: a restart reads them again too */
+	s = open_spool(names, 2, 64 << 20, 64 << 10);
+	spool_get_sink_stats(s, 0, &ks);
+	assert_int_equal(ks.ack_seq, st.first_seq);
+	spool_close(s);
+}
+
 /* A rewind after a failed batch returns the same records again. */
 static void test_rewind(void **state)
 {
@@ -503,6 +596,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ack_survives_reopen,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rewind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ack_file_strict, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_reread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_torn_tail_cut, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_checksum_cut, setup,

@@ -5,6 +5,7 @@
  * stored as the agent's own schema v1 records through store_put_json().
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -369,6 +370,44 @@ static void test_duplicate_ignored(void **state)
 	query_is(f->db, "SELECT count(*) FROM record", NULL, "3");
 	query_is(f->db, "SELECT comm FROM process WHERE id = ?1", f->id[1],
 		 "bwa");
+}
+
+/*
+ * A writer notices when its file is deleted or replaced under it, still
+ * counts what the deleted file holds (NSPECS + NOTHERS from the fixture),
+ * and a discarded batch is not committed.
+ */
+static void test_replaced(void **state)
+{
+	struct fixture *f = *state;
+	struct store *s = NULL;
+	char moved[160];
+	int fd;
+
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	assert_false(store_replaced(s));
+	assert_int_equal(store_records(s), NSPECS + NOTHERS);
+	snprintf(moved, sizeof(moved), "%s.moved", f->db);
+	assert_int_equal(rename(f->db, moved), 0);
+	assert_true(store_replaced(s));		/* gone from the path */
+	fd = open(f->db, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_true(store_replaced(s));		/* another file there */
+	assert_int_equal(unlink(f->db), 0);
+	assert_int_equal(unlink(moved), 0);
+	/* a batch in the deleted file is rolled back, the rest counted */
+	assert_int_equal(store_put_json(s, f->json[0], strlen(f->json[0])), 0);
+	store_discard(s);
+	assert_int_equal(store_pending(s), 0);
+	assert_int_equal(store_records(s), NSPECS + NOTHERS);
+	store_close(s);
+
+	/* closed first (its WAL goes with it): the new file is empty */
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	assert_false(store_replaced(s));
+	assert_int_equal(store_records(s), 0);
+	store_close(s);
 }
 
 /* Readonly open works on the file and refuses writes. */
@@ -1223,6 +1262,8 @@ int main(void)
 		cmocka_unit_test(test_format_parse),
 		cmocka_unit_test(test_parse_since),
 		cmocka_unit_test_setup_teardown(test_duplicate_ignored, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_replaced, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_readonly, setup,
 						teardown),

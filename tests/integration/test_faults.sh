@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test_faults.sh - faults a hostile review found, each against a reference
+# the test makes itself:
+#   1. a fresh `make install DESTDIR=...`: the installed systemd unit's
+#      command line, with no configuration file, passes --check-config;
+#      a missing file named with --config is still refused, by name;
+#   2. the SQLite store deleted under a running agent: a new one is made,
+#      what the spool still has is stored again, and the records reported
+#      lost are exactly those of a copy taken before the deletion that the
+#      new store lacks; everything after the deletion is stored;
+#   3. the spool on a full filesystem (a 1 MiB tmpfs) while the SQLite
+#      store is locked: the records lost are counted apart from failed
+#      syncs, at least those of the workload that never arrived, and the
+#      spool and its path are named in the log and in status.
+#
+# Needs root and kernel BTF.  Exit 0 pass, 1 fail, 77 skipped.
+
+set -u
+. "$(dirname "$0")/lib.sh"
+for f in "$AGENT" "$CLI" "$WL/spawnstorm"; do
+	[ -x "$f" ] || { echo "# error: $f is not built"; exit 99; }
+done
+start_watchdog 300
+
+SPOOLFS=
+extra_cleanup() {
+	[ -n "$SPOOLFS" ] && umount "$SPOOLFS" 2>/dev/null
+}
+
+# ---- 1. the installed unit on a fresh install ----------------------------------------------------
+INST=$T/inst
+if make -C "$top_builddir" install DESTDIR="$INST" >"$T/install.log" 2>&1; then
+	unit=$(find "$INST" -name jobtraced.service | head -n 1)
+	cmd=$(sed -n 's/^ExecStart=//p' "$unit")
+	bin=${cmd%% *}
+	args=${cmd#"$bin"}
+	defconf=$("$INST$bin" --help | sed -n 's/.*configuration (default \(.*\))$/\1/p')
+	note "unit $unit: ExecStart=$cmd; default configuration $defconf"
+	if [ -e "$defconf" ]; then
+		note "skipped: $defconf exists on this host, not a fresh install"
+	else
+		# shellcheck disable=SC2086 # the unit's arguments, split as systemd does
+		out=$("$INST$bin" $args --check-config 2>&1)
+		st=$?
+		check "fresh install: the unit's command line ($cmd) with no $defconf passes --check-config (status $st)" \
+			eq "$st" 0
+		note "$(printf '%s\n' "$out" | head -n 3)"
+		check "fresh install: the sample configuration is installed next to where the file would be" \
+			test -f "$INST$defconf.sample"
+	fi
+	out=$("$INST$bin" --foreground --config "$T/none.conf" --check-config 2>&1)
+	st=$?
+	check "a missing file named with --config is refused with status 2, by name ($out)" \
+		eq "$st|$(printf '%s' "$out" | grep -c "$T/none.conf")" "2|1"
+else
+	check "make install DESTDIR=$INST" false
+	note "$(tail -n 20 "$T/install.log")"
+fi
+
+# ---- 2. the SQLite store deleted under the agent ----------------------------------------------------
+mkdir -p "$T/rules"
+# records of this test's workload only (its argv has MARK): the rest of
+# the node (other tests too) stays in the kernel; this script's own
+# subshells are recorded, they are few
+MARK=jt-faults-$$
+cat >"$T/rules/10-test.lua" <<LUA
+jobtrace.rule("faults-test-workload-only", function(p, d)
+  if p.pid == $$ then d.include = false; d.children = true; return end
+  for _, a in ipairs(p.argv) do
+    if a == "$MARK" then return end
+  end
+  d.include = false
+end)
+LUA
+# small segments: the spool releases the older ones once they are stored
+start_agent "rules_dir = \"$T/rules\";" \
+	"spool = { max_size_mib = 4; segment_size_kib = 64; };" || finish
+P1=$(storm 600 "$MARK")
+wait_delivered sqlite 30
+sqlite3 "$DB" ".backup '$T/before.db'"
+rm -f "$DB"
+P2=$(storm 200 "$MARK")
+for _ in $(seq 1 50); do
+	[ "$(status_of sink.sqlite.store_recreated)" = 1 ] && break
+	sleep 0.2
+done
+wait_delivered sqlite 30
+check "deleted store: status counts one new store ($(status_of sink.sqlite.store_recreated))" \
+	eq "$(status_of sink.sqlite.store_recreated)" 1
+check "deleted store: a new file is at $DB" test -f "$DB"
+sqlite_ids >"$T/after.ids"
+DB=$T/before.db sqlite_ids >"$T/before.ids"
+gone=$(comm -23 "$T/before.ids" "$T/after.ids" | wc -l)
+kept=$(comm -12 "$T/before.ids" "$T/after.ids" | wc -l)
+lost=$(status_of sink.sqlite.store_records_lost)
+check "deleted store: the records reported lost ($lost) are those of the copy the new store lacks ($gone; $kept stored again)" \
+	eq "$lost|$([ "$gone" -gt 0 ] && [ "$kept" -gt 0 ] && echo both)" "$gone|both"
+check "deleted store: all 200 processes started after the deletion are stored ($(q "select count(*) from process where ppid = $P2"))" \
+	eq "$(q "select count(*) from process where ppid = $P2")" 200
+check "deleted store: agent.log names the file and the loss" \
+	grep -q "$DB was deleted or replaced under the agent: it held [0-9]* records; .* $lost are lost" "$T/agent.log"
+note "$(grep "deleted or replaced" "$T/agent.log" | head -n 2)"
+stop_agent
+
+# ---- 3. the spool's filesystem full -------------------------------------------------------------------
+SPOOLFS=$T/spoolfs
+mkdir -p "$SPOOLFS"
+if ! mount -t tmpfs -o size=1m,mode=0700 jt-faults "$SPOOLFS"; then
+	check "mount a 1 MiB tmpfs for the spool" false
+	SPOOLFS=
+	finish
+fi
+rm -f "$DB" "$DB-wal" "$DB-shm"
+start_agent "rules_dir = \"$T/rules\";" \
+	"spool = { dir = \"$SPOOLFS\"; max_size_mib = 16; segment_size_kib = 64; };" || finish
+# the store takes nothing while the lock is held: the spool fills its 1 MiB
+(echo "BEGIN IMMEDIATE;"; sleep 10; echo "COMMIT;") | sqlite3 -cmd '.timeout 5000' "$DB" &
+LOCK_PID=$!
+BG_PIDS="$BG_PIDS $LOCK_PID"
+sleep 0.5
+P3=$(storm 3000 "$MARK")
+state=$(status_of spool_state)
+wait "$LOCK_PID"
+reaped "$LOCK_PID"
+wait_delivered sqlite 60
+stored=$(q "select count(*) from process where ppid = $P3")
+missing=$((3000 - stored))
+lost=$(status_of spool_records_lost)
+full=$(status_of spool_records_lost_disk_full)
+werr=$(status_of spool_write_errors)
+note "spawnstorm 3000: $stored stored, $missing missing; status: lost $lost, disk full $full, write errors $werr"
+# the workload's missing records are lost for the full disk; a few of its
+# samples may be among the lost too
+check "full disk: the records lost are counted as such ($full), at least the $missing missing ones, at most 20 more" \
+	between "$full" "$missing" $((missing + 20))
+check "full disk: some were lost, and every lost record was lost to the full disk ($lost lost, $full of them disk full)" \
+	eq "$([ "$missing" -gt 0 ] && echo yes)|$lost" "yes|$full"
+check "full disk: status named the spool and the cause while it lasted ($state)" \
+	eq "$state" "failing: $SPOOLFS: No space left on device (filesystem full)"
+check "full disk: the spool is fine again ($(status_of spool_state))" \
+	eq "$(status_of spool_state)" ok
+check "full disk: agent.log names the spool's path and the full filesystem" \
+	grep -q "spool $SPOOLFS: records are lost: No space left on device (the filesystem holding the spool is full" "$T/agent.log"
+said=$(sed -n "s|.*spool $SPOOLFS: writing again; \([0-9]*\) records were lost|\1|p" "$T/agent.log" |
+	awk '{ n += $1 } END { print n + 0 }')
+check "full disk: agent.log says how many were lost each time writing resumed ($said in all)" \
+	eq "$said" "$full"
+stop_agent
+
+finish
