@@ -20,6 +20,7 @@
 
 #include "log.h"
 #include "rules.h"
+#include "shellwords.h"
 #include "util.h"
 
 #define HOOK_EVERY 1000		/* instructions between budget checks */
@@ -168,6 +169,8 @@ static void sandbox(lua_State *L, struct rstate *rs)
 		{ "rule", l_rule },
 		{ "selftest", l_selftest },
 		{ "basename", l_basename },
+		{ "shell_words", shellwords_lua_words },
+		{ "shell_span", shellwords_lua_span },
 		{ NULL, NULL },
 	};
 	static const char *const unsafe[] = { "dofile", "loadfile", "load",
