@@ -160,18 +160,26 @@ int shellwords_lua_span(lua_State *L)
 	lua_Integer start = luaL_checkinteger(L, 2);
 	lua_Integer i = luaL_checkinteger(L, 3), j = luaL_checkinteger(L, 4);
 	struct shellword w;
-	size_t *map;
+	size_t *map, first;
 
 	luaL_argcheck(L, start >= 1 && (lua_Unsigned)start <= len, 2,
 		      "not a byte of the string");
 	pos = (size_t)start - 1;
-	map = lua_newuserdatauv(L, (len - pos) * sizeof(*map), 0);
-	if (!shellwords_next(s, len, &pos, &w, NULL, map) || w.op ||
+	if (!shellwords_next(s, len, &pos, &w, NULL, NULL) || w.op ||
 	    w.start != (size_t)start - 1)
 		return luaL_argerror(L, 2, "no word starts there");
+	/* again with the map, sized for this word only */
+	pos = w.start;
+	map = lua_newuserdatauv(L, (w.end - w.start + 1) * sizeof(*map), 0);
+	shellwords_next(s, len, &pos, &w, NULL, map);
 	luaL_argcheck(L, i >= 1 && i <= j && (lua_Unsigned)j <= w.len, 3,
 		      "not bytes of the word");
-	lua_pushinteger(L, (lua_Integer)map[i - 1] + 1);
+	first = map[i - 1];
+	/* the backslash that escapes byte i goes with it */
+	if (first > w.start && s[first - 1] == '\\' &&
+	    (i == 1 || map[i - 2] != first - 1))
+		first--;
+	lua_pushinteger(L, (lua_Integer)first + 1);
 	lua_pushinteger(L, (lua_Integer)map[j - 1] + 1);
 	return 2;
 }

@@ -48,7 +48,9 @@ int shellwords_lua_words(struct lua_State *L);
 /*
  * jobtrace.shell_span(s, start, i, j) for the rules: where bytes i..j of
  * the unquoted text of the word starting at byte start of s came from;
- * returns the first and the last byte in s (1-based).
+ * returns the first and the last byte in s (1-based).  The backslash that
+ * escapes byte i is part of the span, so that replacing it leaves no
+ * dangling escape.
  */
 int shellwords_lua_span(struct lua_State *L);
 
