@@ -497,12 +497,6 @@ local function shell_cmd(argv, k)
 	return nil
 end
 
--- Does a looks like the name of a shell ("...sh", "busybox")?
-local function shellish(a)
-	local c = byte(a, -1)
-	return (c == 104 and byte(a, -2) == 115) or (c == 120 and prog(a) == "busybox")
-end
-
 -- The shell command strings of argv: { [index] = bytes of an option name
 -- before the string (su --command=...), else 0 }, or nil when none.
 -- A shell with -c anywhere (sudo sh -c, env X=1 bash -c, srun bash -lc,
@@ -510,7 +504,10 @@ end
 local function shell_slots(argv)
 	local n = #argv
 	local slots
-	local name = prog(argv[1])
+	-- every name that matters ends in "h", "x", "u" or "r" (sh, busybox,
+	-- su, runuser): the base name only for those
+	local c = byte(argv[1], -1)
+	local name = (c == 104 or c == 120 or c == 117 or c == 114) and prog(argv[1])
 	if shells[name] or name == "busybox" then
 		local k = shell_cmd(argv, 1)
 		if k then return { [k] = 0 } end
@@ -536,11 +533,13 @@ local function shell_slots(argv)
 	end
 	local last = n < 32 and n or 32
 	for k = 2, last - 1 do
-		if shellish(argv[k]) then
-			local c = shell_cmd(argv, k)
-			if c then
+		c = byte(argv[k], -1)
+		-- "...sh" or "busybox"
+		if (c == 104 and byte(argv[k], -2) == 115) or c == 120 then
+			local at = shell_cmd(argv, k)
+			if at then
 				slots = slots or {}
-				slots[c] = 0
+				slots[at] = 0
 			end
 		end
 	end
@@ -631,6 +630,14 @@ local function short_gate(ls)
 	return false
 end
 
+-- Is a shell string free of any word of a secret and of the names of the
+-- tools with password options?  (Then it needs no split; memoized: xargs
+-- and parallel run one string many times.)
+local harmless_sh = lib.memo(function(s)
+	local ls = lower(s)
+	return not (gate(ls) or short_gate(ls))
+end)
+
 -- The bytes of old that new replaced: old and new share p bytes at the
 -- start and q at the end.  A "[REDACTED]" that the shared ends cut into
 -- is taken whole (a secret ending in "]" must not keep its last byte).
@@ -704,7 +711,7 @@ end
 -- s with the secrets of its simple commands replaced, byte for byte
 -- elsewhere; cut: s is the cut last argument (its last word is cut).
 redact_shell = function(s, depth, cut)
-	if not cut and not (gate(lower(s)) or short_gate(lower(s))) then return s end
+	if not cut and harmless_sh(s) then return s end
 	local w, ws, we = shell_words(s)
 	local nw = #w
 	local cutk = cut and nw > 0 and w[nw] ~= false and nw or nil
@@ -762,7 +769,7 @@ jobtrace.rule("redact-secrets", function(p, d)
 		local k = 2
 		while k <= n and safe[argv[k]] do k = k + 1 end
 		look = k <= n and gate(argv_lower(p, argv))
-		if not look and k <= n and not slots then
+		if not look and k <= n then
 			-- remember the arguments of this harmless line
 			local max = lib.CACHE_MAX * 2
 			if safe_n + n > max then
@@ -781,7 +788,12 @@ jobtrace.rule("redact-secrets", function(p, d)
 		end
 	end
 	-- a shell string without a word of a secret needs no split either
-	local shell = slots ~= nil and (look or cut or short_gate(argv_lower(p, argv)))
+	local shell = slots ~= nil and (look or cut)
+	if slots and not shell then
+		for k in pairs(slots) do
+			if not harmless_sh(argv[k]) then shell = true end
+		end
+	end
 	if not look and not shell then
 		if cut then argv[n] = cut_tail(argv[n]) end
 		return
