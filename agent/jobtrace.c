@@ -471,22 +471,26 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 		{ "exe", required_argument, NULL, 'e' },
 		{ "parent", required_argument, NULL, 'p' },
 		{ "repeat", required_argument, NULL, 'n' },
+		{ "argv-truncated", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *usage_txt =
 		"Usage: jobtrace rules test [--rules DIR] [--exe PATH] [--parent CMD]\n"
-		"                           [--repeat N] -- ARGV...\n"
+		"                           [--repeat N] [--argv-truncated] -- ARGV...\n"
 		"\nShow what the rules decide for a command line, without the agent:\n"
 		"include or exclude, tool, category, version, redacted argv, job fields.\n"
 		"--rules tries a folder before it is installed (default: agent.rules_dir),\n"
-		"--parent gives the parent's command line, --repeat N times the decision.\n";
+		"--parent gives the parent's command line, --repeat N times the decision,\n"
+		"--argv-truncated shows the command line as one the kernel cut (the last\n"
+		"argument is the cut one).\n";
 	struct rules_limits lim = { 64u << 20, 1000000ul };
 	const char *dir = c->cfg.rules_dir, *exe = NULL, *parent = NULL;
 	struct made_proc *m = NULL, *pm = NULL;
 	struct rules_input in = { 0 };
 	struct rules_decision d;
 	struct rules *r = NULL;
+	bool truncated = false;
 	long repeat = 0;
 	char err[512], *end;
 	int opt, rc = 1;
@@ -521,6 +525,9 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 't':
+			truncated = true;
+			break;
 		case 'h':
 			fputs(usage_txt, stdout);
 			return 0;
@@ -542,6 +549,8 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	if (truncated)
+		m->p.state |= JT_PS_ARGV_TRUNC;
 	if (rules_new(&lim, &r))
 		goto out;
 	if (rules_load_dir(r, dir, err, sizeof(err))) {

@@ -20,6 +20,7 @@
 
 #include "log.h"
 #include "rules.h"
+#include "shellwords.h"
 #include "util.h"
 
 #define HOOK_EVERY 1000		/* instructions between budget checks */
@@ -168,6 +169,8 @@ static void sandbox(lua_State *L, struct rstate *rs)
 		{ "rule", l_rule },
 		{ "selftest", l_selftest },
 		{ "basename", l_basename },
+		{ "shell_words", shellwords_lua_words },
+		{ "shell_span", shellwords_lua_span },
 		{ NULL, NULL },
 	};
 	static const char *const unsafe[] = { "dofile", "loadfile", "load",
@@ -349,6 +352,8 @@ static void push_proc(lua_State *L, struct rstate *rs,
 	set_str(L, "container", p->container);
 	push_argv(L, p->argv, p->argv_len);
 	lua_setfield(L, -2, "argv");
+	lua_pushboolean(L, (p->state & JT_PS_ARGV_TRUNC) != 0);
+	lua_setfield(L, -2, "argv_truncated");
 	/* job, parent and ancestors are built only if a rule reads them */
 	lua_pushlightuserdata(L, &lazy_call_key);
 	lua_pushinteger(L, ++rs->call);
@@ -777,6 +782,10 @@ static void fake_from(lua_State *L, int idx, struct fake_proc *f)
 	memset(f, 0, sizeof(*f));
 	f->p.argv = f->argv;
 	f->p.argv_len = opt_argv(L, idx, "argv", f->argv, sizeof(f->argv));
+	lua_getfield(L, idx, "argv_truncated");
+	if (lua_toboolean(L, -1))
+		f->p.state |= JT_PS_ARGV_TRUNC;
+	lua_pop(L, 1);
 	if (!exe && f->p.argv_len) {
 		if (strchr(f->argv, '/'))
 			exe = f->argv;

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Run the default rules over the table of real command lines (cases.tsv) and
-# the redaction table (redact.tsv) through `jobtrace rules test`, and check
-# each decision.  Ends with "N passed, M failed".
+# the redaction table (redact.tsv; a third column "cut" tests the line as
+# one the kernel cut) through `jobtrace rules test`, and check each
+# decision.  Ends with "N passed, M failed".
 set -u
 top_builddir=${top_builddir:-$(pwd)}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -58,17 +59,19 @@ if [ "$n" -lt 150 ]; then
 fi
 
 m=0
-while IFS=$'\t' read -r cmd want; do
+while IFS=$'\t' read -r cmd want flag; do
 	case "$cmd" in ''|'#'*) continue ;; esac
 	m=$((m + 1))
+	opts=()
+	[ "${flag:-}" = cut ] && opts=(--argv-truncated)
 	eval "set -- $cmd"
-	out=$(decide -- "$@")
+	out=$(decide "${opts[@]}" -- "$@")
 	got=$(field "$out" argv | sed 's/   (changed by the rules)$//')
 	if [ "$got" = "$want" ]; then
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1))
-		echo "not ok - redaction $m: $cmd: got '$got', want '$want'"
+		echo "not ok - redaction $m: $cmd${flag:+ ($flag)}: got '$got', want '$want'"
 	fi
 done < "$REDACT"
 echo "# $m redaction cases from $(basename "$REDACT")"
