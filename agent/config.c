@@ -85,9 +85,15 @@ static const struct key_def spool_keys[] = {
 	{ NULL, 0, 0, 0, 0 },
 };
 
+static const struct key_def rules_keys[] = {
+	{ "deadline_ms", K_INT, 1, 1000, F(rules_deadline_ms) },
+	{ NULL, 0, 0, 0, 0 },
+};
+
 static const struct group_def groups[] = {
 	{ "log", log_keys },
 	{ "agent", agent_keys },
+	{ "rules", rules_keys },
 	{ "collector", collector_keys },
 	{ "store", store_keys },
 	{ "spool", spool_keys },
@@ -820,6 +826,7 @@ int config_defaults(struct jt_config *c)
 	c->rules_dir = strdup(JT_PKGDATADIR "/lua-rules");
 	c->hostname = strdup("");
 	c->control_group = strdup("");
+	c->rules_deadline_ms = 5;
 	c->sample_interval_ms = 10000;
 	c->ringbuf_kib = 8192;
 	c->max_tracked = 131072;
@@ -1059,6 +1066,8 @@ void config_dump(const struct jt_config *c, FILE *out)
 	dump_string(out, c->control_group);
 	fprintf(out, ";%s\n};\n",
 		c->control_group && c->control_group[0] ? "" : "\t# empty: root only");
+
+	fprintf(out, "rules = {\n\tdeadline_ms = %u;\n};\n", c->rules_deadline_ms);
 
 	fprintf(out, "collector = {\n");
 	fprintf(out, "\tsample_interval = %u.%03u;\n",

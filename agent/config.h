@@ -42,6 +42,9 @@ struct jt_config {
 	char *hostname;			/* hostname = "" (gethostname) */
 	char *control_group;		/* control_group = "" (root only) */
 
+	/* rules { } */
+	unsigned rules_deadline_ms;	/* deadline_ms = 5, per exec */
+
 	/* collector { } */
 	unsigned sample_interval_ms;	/* sample_interval = 10.0 (s) */
 	unsigned ringbuf_kib;		/* ringbuf_size_kib = 8192 */

@@ -412,7 +412,8 @@ static void print_decision(const struct rules_decision *d,
 		printf("job:       step=%s run=%s pipeline=%s task=%s\n",
 		       *d->step ? d->step : "-", *d->run ? d->run : "-",
 		       *d->pipeline ? d->pipeline : "-", *d->task ? d->task : "-");
-	printf("errors:    %u rule(s) failed\n", d->errors);
+	printf("errors:    %u rule(s) failed%s\n", d->errors,
+	       d->failed_closed ? ": failed closed (default tool, arguments redacted)" : "");
 }
 
 /* `rules test`: load the rules locally and show their decision. */
@@ -433,7 +434,8 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 		"include or exclude, tool, category, version, redacted argv, job fields.\n"
 		"--rules tries a folder before it is installed (default: agent.rules_dir),\n"
 		"--parent gives the parent's command line, --repeat N times the decision.\n";
-	struct rules_limits lim = { 64u << 20, 1000000ul };
+	struct rules_limits lim = { 64u << 20, 1000000ul,
+				    c->cfg.rules_deadline_ms };
 	const char *dir = c->cfg.rules_dir, *exe = NULL, *parent = NULL;
 	struct made_proc *m = NULL, *pm = NULL;
 	struct rules_input in = { 0 };
@@ -542,6 +544,12 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 	}
 	rules_classify(r, &in, &d);
 	print_decision(&d, &m->p);
+	if (d.errors) {
+		struct rules_stats st;
+
+		rules_get_stats(r, &st);
+		printf("error:     %s\n", st.last_error);
+	}
 	rc = d.errors ? 1 : 0;
 	rules_decision_free(&d);
 out:
