@@ -51,6 +51,8 @@ struct rstate {
 	bool expired;		/* the deadline passed during this call */
 	bool loading;		/* a (re)load, not a classification, is under way */
 	char deadline_msg[128];	/* the error raised when it passes */
+	const char *load_src;	/* "@FILE" of the file being loaded */
+	unsigned registered;	/* what that file registered so far */
 };
 
 struct rules {
@@ -126,12 +128,25 @@ static void deadline_check(lua_State *L, void *ud)
 		raise_at(L, 1, rs->deadline_msg);	/* where the rule called it */
 }
 
+/* A call while a file loads: a function of an earlier file counts as a
+ * registration (lib.add, lib.deny, lib.redact_option, ...). */
+static void note_call(lua_State *L, struct rstate *rs, lua_Debug *ar)
+{
+	if (!rs->load_src || !lua_getinfo(L, "S", ar))
+		return;
+	if (!strcmp(ar->what, "Lua") && strcmp(ar->source, rs->load_src))
+		rs->registered++;
+}
+
 /* Count hook: stop a rule past the instruction budget or the deadline. */
 static void budget_hook(lua_State *L, lua_Debug *ar)
 {
 	struct rstate *rs = state_of(L);
 
-	(void)ar;
+	if (ar->event != LUA_HOOKCOUNT) {
+		note_call(L, rs, ar);
+		return;
+	}
 	rs->used += HOOK_EVERY;
 	if (rs->used > rs->budget) {
 		char msg[96];
@@ -161,6 +176,7 @@ static int l_rule(lua_State *L)
 	lua_setfield(L, -2, "where");
 	lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
 	rs->nrules++;
+	rs->registered++;
 	return 0;
 }
 
@@ -181,6 +197,7 @@ static int l_selftest(lua_State *L)
 	luaL_where(L, 1);
 	lua_setfield(L, -2, "where");
 	lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+	rs->registered++;
 	return 0;
 }
 
@@ -1002,6 +1019,21 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
+/* Number of globals: a file that adds one (a library) registers something. */
+static size_t count_globals(lua_State *L)
+{
+	size_t n = 0;
+
+	lua_pushglobaltable(L);
+	lua_pushnil(L);
+	while (lua_next(L, -2)) {
+		lua_pop(L, 1);
+		n++;
+	}
+	lua_pop(L, 1);
+	return n;
+}
+
 /* Load every file of dir into rs; returns 0 or -errno with err filled. */
 static int load_files(struct rules *r, struct rstate *rs, const char *dir,
 		      char *err, size_t errlen)
@@ -1021,15 +1053,22 @@ static int load_files(struct rules *r, struct rstate *rs, const char *dir,
 		rc = -E2BIG;
 		goto out;
 	}
+	/* calls are watched while files load: see note_call() */
+	lua_sethook(L, budget_hook, LUA_MASKCOUNT | LUA_MASKCALL, HOOK_EVERY);
 	for (int i = 0; i < n; i++) {
-		char path[4096];
+		char path[4096], src[4100];
 		struct stat st;
+		size_t nglobals;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
 		if (stat(path, &st) || !S_ISREG(st.st_mode))
 			continue;
 		rs->used = 0;
 		rs->budget = r->lim.instructions * LOAD_BUDGET_FACTOR;
+		snprintf(src, sizeof(src), "@%s", path);
+		rs->load_src = src;
+		rs->registered = 0;
+		nglobals = count_globals(L);
 		if (luaL_loadfilex(L, path, "t") != LUA_OK ||
 		    lua_pcall(L, 0, 0, 0) != LUA_OK) {
 			const char *m = lua_tostring(L, -1);
@@ -1042,11 +1081,21 @@ static int load_files(struct rules *r, struct rstate *rs, const char *dir,
 			rc = -EINVAL;
 			goto out;
 		}
+		if (!rs->registered && count_globals(L) == nglobals) {
+			snprintf(err, errlen,
+				 "%s: registers nothing (no jobtrace.rule, jobtrace.selftest, "
+				 "call of an earlier file's function such as lib.add, or new global)",
+				 path);
+			rc = -EINVAL;
+			goto out;
+		}
 		rs->budget = ~0ul;
 		rs->nfiles++;
 	}
 out:
 	rs->budget = ~0ul;
+	rs->load_src = NULL;
+	lua_sethook(L, budget_hook, LUA_MASKCOUNT, HOOK_EVERY);
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

@@ -478,6 +478,29 @@ static void test_load_deadline(void **state)
 		fail_msg("the load took %.0f ms, its deadline is 2000 ms", ms);
 }
 
+/* A file that registers nothing is refused; a library or a lib.* call is not nothing. */
+static void test_registers_nothing(void **state)
+{
+	struct rules *r;
+
+	expect_broken("-- the rule was commented out\nlocal x = 1\n", "20-bad.lua",
+		      "registers nothing");
+	r = engine();
+	put_file("05-lib.lua", "mylib = { names = {} }\n"
+			       "function mylib.add(n) mylib.names[n] = true end\n");
+	put_file("20-site.lua", "mylib.add('acme')\n");
+	if (rules_load_dir(r, dir, err, sizeof(err)))
+		fail_msg("%s", err);
+	/* writing into an earlier file's table alone is nothing the engine sees */
+	put_file("20-site.lua", "mylib.names.acme = true\n");
+	assert_int_not_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "20-site.lua: registers nothing"));
+	rules_free(r);
+	drop_file("20-site.lua");
+	drop_file("05-lib.lua");
+	drop_file("10-good.lua");
+}
+
 /* No rules at all: defaults (include, tool = program name). */
 static void test_no_rules(void **state)
 {
@@ -530,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_deadline_lua_loop),
 		cmocka_unit_test(test_budget_fails_closed),
 		cmocka_unit_test(test_load_deadline),
+		cmocka_unit_test(test_registers_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
