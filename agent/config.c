@@ -89,9 +89,15 @@ static const struct key_def spool_keys[] = {
 	{ NULL, 0, 0, 0, 0 },
 };
 
+static const struct key_def rules_keys[] = {
+	{ "deadline_ms", K_INT, 1, 1000, F(rules_deadline_ms) },
+	{ NULL, 0, 0, 0, 0 },
+};
+
 static const struct group_def groups[] = {
 	{ "log", log_keys },
 	{ "agent", agent_keys },
+	{ "rules", rules_keys },
 	{ "collector", collector_keys },
 	{ "store", store_keys },
 	{ "spool", spool_keys },
@@ -828,6 +834,7 @@ int config_defaults(struct jt_config *c)
 	c->reader_group = strdup("");
 	c->max_conn_per_user = 8;
 	c->max_connections = 64;
+	c->rules_deadline_ms = 5;
 	c->sample_interval_ms = 10000;
 	c->ringbuf_kib = 8192;
 	c->max_tracked = 131072;
@@ -1097,6 +1104,8 @@ void config_dump(const struct jt_config *c, FILE *out)
 		c->reader_group && c->reader_group[0] ? "" : "\t# empty: none");
 	fprintf(out, "\tmax_connections_per_user = %u;\n", c->max_conn_per_user);
 	fprintf(out, "\tmax_connections = %u;\n};\n", c->max_connections);
+
+	fprintf(out, "rules = {\n\tdeadline_ms = %u;\n};\n", c->rules_deadline_ms);
 
 	fprintf(out, "collector = {\n");
 	fprintf(out, "\tsample_interval = %u.%03u;\n",

@@ -45,6 +45,9 @@ struct jt_config {
 	unsigned max_conn_per_user;	/* max_connections_per_user = 8 */
 	unsigned max_connections;	/* max_connections = 64 (unprivileged) */
 
+	/* rules { } */
+	unsigned rules_deadline_ms;	/* deadline_ms = 5, per exec */
+
 	/* collector { } */
 	unsigned sample_interval_ms;	/* sample_interval = 10.0 (s) */
 	unsigned ringbuf_kib;		/* ringbuf_size_kib = 8192 */

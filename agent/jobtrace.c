@@ -444,7 +444,8 @@ static void write_decision(const struct rules_decision *d,
 		fprintf(out, "job:       step=%s run=%s pipeline=%s task=%s\n",
 			*d->step ? d->step : "-", *d->run ? d->run : "-",
 			*d->pipeline ? d->pipeline : "-", *d->task ? d->task : "-");
-	fprintf(out, "errors:    %u rule(s) failed\n", d->errors);
+	fprintf(out, "errors:    %u rule(s) failed%s\n", d->errors,
+		d->failed_closed ? ": failed closed (default tool, arguments redacted)" : "");
 }
 
 /* Print one decision for `rules test`: what rules return is any text. */
@@ -484,7 +485,8 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 		"--parent gives the parent's command line, --repeat N times the decision,\n"
 		"--argv-truncated shows the command line as one the kernel cut (the last\n"
 		"argument is the cut one).\n";
-	struct rules_limits lim = { 64u << 20, 1000000ul };
+	struct rules_limits lim = { 64u << 20, 1000000ul,
+				    c->cfg.rules_deadline_ms };
 	const char *dir = c->cfg.rules_dir, *exe = NULL, *parent = NULL;
 	struct made_proc *m = NULL, *pm = NULL;
 	struct rules_input in = { 0 };
@@ -599,6 +601,12 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 	}
 	rules_classify(r, &in, &d);
 	print_decision(&d, &m->p);
+	if (d.errors) {
+		struct rules_stats st;
+
+		rules_get_stats(r, &st);
+		printf("error:     %s\n", st.last_error);
+	}
 	rc = d.errors ? 1 : 0;
 	rules_decision_free(&d);
 out:

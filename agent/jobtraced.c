@@ -489,6 +489,7 @@ static void reply_status(struct agent *a, FILE *out)
 		fprintf(out, "rules_selftests: %u\n", st.selftests);
 		fprintf(out, "rules_calls: %llu\n", (unsigned long long)st.calls);
 		fprintf(out, "rules_errors: %llu\n", (unsigned long long)st.runtime_errors);
+		fprintf(out, "rules_failed_closed: %llu\n", (unsigned long long)st.failed_closed);
 		fprintf(out, "rules_reloads: %llu ok, %llu failed\n",
 			(unsigned long long)st.reloads_ok,
 			(unsigned long long)st.reloads_failed);
@@ -932,6 +933,8 @@ static void reload(struct agent *a)
 			.total = a->cfg.max_connections });
 	a->cfg.sample_interval_ms = nc.sample_interval_ms;
 	a->cfg.log_level = nc.log_level;
+	a->cfg.rules_deadline_ms = nc.rules_deadline_ms;
+	rules_set_deadline(a->rules, nc.rules_deadline_ms);
 	log_info("configuration reloaded from %s",
 		 nc.source ? nc.source : "(defaults)");
 	config_free(&nc);
@@ -1178,6 +1181,7 @@ int main(int argc, char **argv)
 	if (query_server_new(&a.qs))
 		goto cleanup;
 	resolve_group(&a);
+	rl.deadline_ms = a.cfg.rules_deadline_ms;
 	if (rules_new(&rl, &a.rules) || jobs_new(&a.jobs) ||
 	    tracker_init(&a.trk, a.rules, a.jobs, &a.host,
 			 &(struct tracker_cb){ .record = on_record,

@@ -4,7 +4,11 @@
  *
  * Lua is untrusted input: every call goes through lua_pcall, the state has
  * a memory cap (our allocator) and every classification an instruction
- * budget (a count hook).  The sandbox has no io, no os beyond time/clock,
+ * budget (a count hook) and a deadline, checked by the count hook and by
+ * the pattern functions (luapat.c: the count hook never runs inside a C
+ * function).  The deadline is the agent thread's CPU time, so that a busy
+ * node preempting the agent does not fail classifications, with a hard cap
+ * of DEADLINE_WALL_FACTOR times it in wall-clock time.  The sandbox has no io, no os beyond time/clock,
  * no load/dofile/require and no string.dump, so no bytecode gets in.
  */
 #include <dirent.h>
@@ -13,18 +17,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
 
 #include "log.h"
+#include "luapat.h"
 #include "rules.h"
 #include "shellwords.h"
 #include "util.h"
 
 #define HOOK_EVERY 1000		/* instructions between budget checks */
 #define LOAD_BUDGET_FACTOR 50	/* a file's top level may do this much more */
+#define DEADLINE_WALL_FACTOR 4	/* wall-clock cap: this many deadlines */
+#define LOAD_DEADLINE_FACTOR 400	/* a (re)load: files and self-tests together */
+#define LOAD_DEADLINE_MIN_MS 2000
 #define MAX_FILES 256
 
 /* One loaded Lua state with its registered rules and self-tests. */
@@ -41,12 +50,21 @@ struct rstate {
 	const struct rules_input *cur_in;	/* the call under way, or NULL */
 	lua_Integer call;	/* number of the call under way */
 	unsigned nfiles, nrules;
+	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; 0: none (setting up) */
+	uint64_t deadline_len_ns;
+	uint64_t cpu_start_ns;	/* the thread's CPU time when it was armed */
+	bool expired;		/* the deadline passed during this call */
+	bool loading;		/* a (re)load, not a classification, is under way */
+	char deadline_msg[128];	/* the error raised when it passes */
+	const char *load_src;	/* "@FILE" of the file being loaded */
+	unsigned registered;	/* what that file registered so far */
 };
 
 struct rules {
 	struct rules_limits lim;
 	struct rstate *cur;
 	struct rules_stats st;
+	char exec_msg[128];	/* the error when a classification runs late */
 };
 
 static char lazy_call_key;	/* address used as a private table key */
@@ -80,15 +98,85 @@ static struct rstate *state_of(lua_State *L)
 	return ud;
 }
 
-/* Count hook: stop a rule that runs past the instruction budget. */
+/* Start the deadline: ms from now; msg is the error raised when it passes. */
+static void arm_deadline(struct rstate *rs, unsigned ms, const char *msg)
+{
+	rs->deadline_len_ns = (uint64_t)ms * 1000000ull;
+	rs->deadline_ns = util_now_ns(CLOCK_MONOTONIC) + rs->deadline_len_ns;
+	rs->cpu_start_ns = util_now_ns(CLOCK_THREAD_CPUTIME_ID);
+	rs->expired = false;
+	util_strlcpy(rs->deadline_msg, msg, sizeof(rs->deadline_msg));
+}
+
+/* Raise msg with the place of the function at level (0: the running one). */
+static void raise_at(lua_State *L, int level, const char *msg)
+{
+	luaL_where(L, level);
+	lua_pushstring(L, msg);
+	lua_concat(L, 2);
+	lua_error(L);
+}
+
+/*
+ * Has the deadline passed?  Remembered for the rest of the call.  The
+ * cheap wall clock first; past it, the thread's CPU time decides (the node
+ * may have run others meanwhile), up to the wall-clock cap.
+ */
+static bool deadline_passed(struct rstate *rs)
+{
+	uint64_t now;
+
+	if (rs->expired || !rs->deadline_ns)
+		return rs->expired;
+	now = util_now_ns(CLOCK_MONOTONIC);
+	if (now < rs->deadline_ns)
+		return false;
+	if (now >= rs->deadline_ns +
+		   (DEADLINE_WALL_FACTOR - 1) * rs->deadline_len_ns ||
+	    util_now_ns(CLOCK_THREAD_CPUTIME_ID) - rs->cpu_start_ns >=
+		    rs->deadline_len_ns)
+		rs->expired = true;
+	return rs->expired;
+}
+
+/* luapat's check: stop the pattern function past the deadline. */
+static void deadline_check(lua_State *L, void *ud)
+{
+	struct rstate *rs = ud;
+
+	if (deadline_passed(rs))
+		raise_at(L, 1, rs->deadline_msg);	/* where the rule called it */
+}
+
+/* A call while a file loads: a function of an earlier file counts as a
+ * registration (lib.add, lib.deny, lib.redact_option, ...). */
+static void note_call(lua_State *L, struct rstate *rs, lua_Debug *ar)
+{
+	if (!rs->load_src || !lua_getinfo(L, "S", ar))
+		return;
+	if (!strcmp(ar->what, "Lua") && strcmp(ar->source, rs->load_src))
+		rs->registered++;
+}
+
+/* Count hook: stop a rule past the instruction budget or the deadline. */
 static void budget_hook(lua_State *L, lua_Debug *ar)
 {
 	struct rstate *rs = state_of(L);
 
+	if (ar->event != LUA_HOOKCOUNT) {
+		note_call(L, rs, ar);
+		return;
+	}
 	rs->used += HOOK_EVERY;
-	if (rs->used > rs->budget)
-		luaL_error(L, "instruction budget of %I exceeded (endless loop?)",
-			   (lua_Integer)rs->budget);
+	if (rs->used > rs->budget) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "instruction budget of %lu exceeded (endless loop?)",
+			 rs->budget);
+		raise_at(L, 0, msg);
+	}
+	if (deadline_passed(rs))
+		raise_at(L, 0, rs->deadline_msg);
 }
 
 /* jobtrace.rule(name, fn): register a rule. */
@@ -108,6 +196,7 @@ static int l_rule(lua_State *L)
 	lua_setfield(L, -2, "where");
 	lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
 	rs->nrules++;
+	rs->registered++;
 	return 0;
 }
 
@@ -128,6 +217,7 @@ static int l_selftest(lua_State *L)
 	luaL_where(L, 1);
 	lua_setfield(L, -2, "where");
 	lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+	rs->registered++;
 	return 0;
 }
 
@@ -198,6 +288,8 @@ static void sandbox(lua_State *L, struct rstate *rs)
 	lua_getglobal(L, LUA_STRLIBNAME);
 	lua_pushnil(L);
 	lua_setfield(L, -2, "dump");
+	/* the same table is the strings' __index: s:find() is bounded too */
+	luapat_install(L, -1, deadline_check, rs);
 	lua_pop(L, 1);
 	lua_pushcfunction(L, l_print);
 	lua_setglobal(L, "print");
@@ -504,10 +596,21 @@ static void rule_error(struct rules *r, const char *where, const char *name,
 			 (unsigned long long)r->st.runtime_errors);
 }
 
+/* Report the failure of the rule whose entry { name, fn, where } is at idx. */
+static void entry_error(struct rules *r, lua_State *L, int idx, const char *msg)
+{
+	idx = lua_absindex(L, idx);
+	lua_getfield(L, idx, "where");
+	lua_getfield(L, idx, "name");
+	rule_error(r, lua_tostring(L, -2), lua_tostring(L, -1), msg);
+	lua_pop(L, 2);
+}
+
 /*
- * Run every rule on (p at pi, d at di).  A rule that errors or leaves d
- * invalid is reported; its changes to d are undone by restoring a copy.
- * Returns the number of failed rules.
+ * Run every rule on (p at pi, d at di) until one fails: it errors, runs out
+ * of budget or time, or (check_each) leaves d invalid.  The failure is
+ * reported and no later rule runs: the caller fails closed.  Returns the
+ * number of failed rules (0 or 1).
  */
 static unsigned run_chain(struct rules *r, struct rstate *rs, int pi, int di,
 			  bool check_each)
@@ -524,52 +627,42 @@ static unsigned run_chain(struct rules *r, struct rstate *rs, int pi, int di,
 	lua_pop(L, 1);
 	rs->used = 0;
 	rs->budget = r->lim.instructions;
-	for (lua_Integer i = 1; i <= n; i++) {
-		char why[160];
-		const char *bad;
-		int stop;
+	for (lua_Integer i = 1; i <= n && !failed; i++) {
+		char why[384];
+		const char *bad = NULL;
 
 		lua_rawgeti(L, -1, i);			/* rule entry */
 		lua_getfield(L, -1, "fn");
 		lua_pushvalue(L, pi);
 		lua_pushvalue(L, di);
 		if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
-			lua_getfield(L, -2, "where");
-			lua_getfield(L, -3, "name");
-			rule_error(r, lua_tostring(L, -2), lua_tostring(L, -1),
-				   lua_tostring(L, -3) ? lua_tostring(L, -3)
-						       : "error object is not a string");
-			lua_pop(L, 4);
-			failed++;
-			if (rs->used > rs->budget)
-				break;	/* out of budget: no rule may run on */
-			continue;
-		}
-		/* only when diagnosing: which rule left d invalid?  argv is
-		 * checked here only when this rule replaced the whole list */
-		bad = check_each ? check_scalars(L, di, why, sizeof(why)) : NULL;
-		if (check_each && !bad) {
+			bad = lua_tostring(L, -1);
+			util_strlcpy(why, bad ? bad : "error object is not a string",
+				     sizeof(why));
+			lua_pop(L, 1);
+			bad = why;
+		} else if (rs->expired) {
+			bad = rs->deadline_msg;	/* the rule caught it with pcall */
+		} else if (check_each) {
+			/* only when diagnosing: which rule left d invalid?  argv
+			 * is checked only when this rule replaced the whole list */
+			bad = check_scalars(L, di, why, sizeof(why));
 			lua_getfield(L, di, "argv");
-			if (lua_topointer(L, -1) != argv_id)
+			if (!bad && lua_topointer(L, -1) != argv_id)
 				bad = check_argv(L, di, why, sizeof(why));
 			argv_id = lua_topointer(L, -1);
 			lua_pop(L, 1);
 		}
 		if (bad) {
-			lua_getfield(L, -1, "where");
-			lua_getfield(L, -2, "name");
-			rule_error(r, lua_tostring(L, -2), lua_tostring(L, -1), bad);
-			lua_pop(L, 3);
+			entry_error(r, L, -1, bad);
 			failed++;
-			/* an invalid d cannot be trusted by later rules */
-			break;
+		} else {
+			lua_getfield(L, di, "stop");
+			if (lua_toboolean(L, -1))
+				n = i;
+			lua_pop(L, 1);
 		}
 		lua_pop(L, 1);
-		lua_getfield(L, di, "stop");
-		stop = lua_toboolean(L, -1);
-		lua_pop(L, 1);
-		if (stop)
-			break;
 	}
 	lua_pop(L, 1);
 	rs->budget = ~0ul;
@@ -669,43 +762,82 @@ static void read_decision(lua_State *L, int di, const struct jt_proc *p,
 	lua_pop(L, 2);
 }
 
+/* A failed classification: default tool, argv[0] and [REDACTED] for the rest. */
+static void fail_closed(struct rules *r, const struct jt_proc *p,
+			struct rules_decision *d)
+{
+	static const char red[] = "[REDACTED]";
+	unsigned errors = d->errors;
+	size_t first, n = 0;
+
+	rules_decision_free(d);
+	decision_defaults(p, d);
+	d->errors = errors;
+	d->failed_closed = true;
+	r->st.failed_closed++;
+	if (!p->argv || !p->argv_len)
+		return;
+	first = strnlen(p->argv, p->argv_len);
+	for (size_t off = first + 1; off < p->argv_len;
+	     off += strnlen(p->argv + off, p->argv_len - off) + 1)
+		n++;
+	d->argv = malloc(first + 1 + n * sizeof(red));
+	if (!d->argv)
+		return;	/* the tracker then records no argv at all */
+	memcpy(d->argv, p->argv, first);
+	d->argv[first] = '\0';
+	d->argv_len = first + 1;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(d->argv + d->argv_len, red, sizeof(red));
+		d->argv_len += sizeof(red);
+	}
+}
+
 /* Run the chain for one input in state rs and fill *d. */
 static void classify_in(struct rules *r, struct rstate *rs,
 			const struct rules_input *in, struct rules_decision *d)
 {
 	lua_State *L = rs->L;
 	int top = lua_gettop(L);
+	char why[160];
+	const char *bad;
 
 	decision_defaults(in->p, d);
-	if (!lua_checkstack(L, 16))
+	if (!lua_checkstack(L, 16)) {
+		d->errors = 1;
+		fail_closed(r, in->p, d);
 		return;
+	}
 	rs->cur_in = in;
 	push_proc(L, rs, in);
 	push_decision(L, in->p);
 	d->errors = run_chain(r, rs, top + 1, top + 2, false);
-	{
-		char why[160];
-		const char *bad = check_decision(L, top + 2, why, sizeof(why));
-
-		if (!bad) {
-			read_decision(L, top + 2, in->p, d);
-		} else {
-			/* rare: run again, checking after every rule, to name
-			 * the rule that left d invalid; the defaults stand */
-			lua_settop(L, top + 1);
-			push_decision(L, in->p);
-			d->errors = run_chain(r, rs, top + 1, top + 2, true);
-			if (!d->errors) {
-				/* an argv element changed in place */
-				rule_error(r, "", "(the rules)", bad);
-				d->errors++;
-			}
+	bad = d->errors ? NULL : check_decision(L, top + 2, why, sizeof(why));
+	if (!d->errors && !bad) {
+		read_decision(L, top + 2, in->p, d);
+	} else if (bad) {
+		/* rare: run again, checking after every rule, to name the
+		 * rule that left d invalid */
+		if (!rs->loading) {
+			rs->deadline_ns = util_now_ns(CLOCK_MONOTONIC) +
+					  rs->deadline_len_ns;
+			rs->cpu_start_ns = util_now_ns(CLOCK_THREAD_CPUTIME_ID);
+		}
+		lua_settop(L, top + 1);
+		push_decision(L, in->p);
+		d->errors = run_chain(r, rs, top + 1, top + 2, true);
+		if (!d->errors) {
+			/* an argv element changed in place */
+			rule_error(r, "", "(the rules)", bad);
+			d->errors++;
 		}
 	}
 	rs->cur_in = NULL;
 	lua_settop(L, top);
-	if (d->errors)
+	if (d->errors) {
+		fail_closed(r, in->p, d);
 		lua_gc(L, LUA_GCCOLLECT);	/* a memory bomb leaves garbage */
+	}
 }
 
 /* Run the rules on one process. */
@@ -717,7 +849,18 @@ void rules_classify(struct rules *r, const struct rules_input *in,
 		decision_defaults(in->p, d);
 		return;
 	}
+	arm_deadline(r->cur, r->lim.deadline_ms, r->exec_msg);
 	classify_in(r, r->cur, in, d);
+	r->cur->deadline_ns = 0;
+}
+
+/* Change the deadline of later classifications. */
+void rules_set_deadline(struct rules *r, unsigned ms)
+{
+	r->lim.deadline_ms = ms ? ms : RULES_DEADLINE_MS;
+	snprintf(r->exec_msg, sizeof(r->exec_msg),
+		 "deadline of %u ms per exec exceeded (rules.deadline_ms)",
+		 r->lim.deadline_ms);
 }
 
 /* Release what a decision owns. */
@@ -906,6 +1049,21 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
+/* Number of globals: a file that adds one (a library) registers something. */
+static size_t count_globals(lua_State *L)
+{
+	size_t n = 0;
+
+	lua_pushglobaltable(L);
+	lua_pushnil(L);
+	while (lua_next(L, -2)) {
+		lua_pop(L, 1);
+		n++;
+	}
+	lua_pop(L, 1);
+	return n;
+}
+
 /* Load every file of dir into rs; returns 0 or -errno with err filled. */
 static int load_files(struct rules *r, struct rstate *rs, const char *dir,
 		      char *err, size_t errlen)
@@ -925,15 +1083,22 @@ static int load_files(struct rules *r, struct rstate *rs, const char *dir,
 		rc = -E2BIG;
 		goto out;
 	}
+	/* calls are watched while files load: see note_call() */
+	lua_sethook(L, budget_hook, LUA_MASKCOUNT | LUA_MASKCALL, HOOK_EVERY);
 	for (int i = 0; i < n; i++) {
-		char path[4096];
+		char path[4096], src[4100];
 		struct stat st;
+		size_t nglobals;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
 		if (stat(path, &st) || !S_ISREG(st.st_mode))
 			continue;
 		rs->used = 0;
 		rs->budget = r->lim.instructions * LOAD_BUDGET_FACTOR;
+		snprintf(src, sizeof(src), "@%s", path);
+		rs->load_src = src;
+		rs->registered = 0;
+		nglobals = count_globals(L);
 		if (luaL_loadfilex(L, path, "t") != LUA_OK ||
 		    lua_pcall(L, 0, 0, 0) != LUA_OK) {
 			const char *m = lua_tostring(L, -1);
@@ -946,11 +1111,21 @@ static int load_files(struct rules *r, struct rstate *rs, const char *dir,
 			rc = -EINVAL;
 			goto out;
 		}
+		if (!rs->registered && count_globals(L) == nglobals) {
+			snprintf(err, errlen,
+				 "%s: registers nothing (no jobtrace.rule, jobtrace.selftest, "
+				 "call of an earlier file's function such as lib.add, or new global)",
+				 path);
+			rc = -EINVAL;
+			goto out;
+		}
 		rs->budget = ~0ul;
 		rs->nfiles++;
 	}
 out:
 	rs->budget = ~0ul;
+	rs->load_src = NULL;
+	lua_sethook(L, budget_hook, LUA_MASKCOUNT, HOOK_EVERY);
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -963,6 +1138,7 @@ static int run_selftests(struct rules *r, struct rstate *rs, char *err,
 {
 	lua_State *L = rs->L;
 	uint64_t errs_before = r->st.runtime_errors;
+	uint64_t closed_before = r->st.failed_closed;
 	int rc = 0;
 
 	lua_rawgeti(L, LUA_REGISTRYINDEX, rs->tests_ref);
@@ -988,6 +1164,7 @@ static int run_selftests(struct rules *r, struct rstate *rs, char *err,
 	lua_pop(L, 1);
 	/* errors of a candidate state are not the running rules' errors */
 	r->st.runtime_errors = errs_before;
+	r->st.failed_closed = closed_before;
 	return rc;
 }
 
@@ -1006,6 +1183,19 @@ int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen)
 		rc = -ENOMEM;
 		goto fail;
 	}
+	{
+		unsigned ms = r->lim.deadline_ms * LOAD_DEADLINE_FACTOR;
+		char msg[128];
+
+		if (ms < LOAD_DEADLINE_MIN_MS)
+			ms = LOAD_DEADLINE_MIN_MS;
+		snprintf(msg, sizeof(msg),
+			 "deadline of %u ms for loading the rules and their self-tests "
+			 "exceeded (%d x rules.deadline_ms, at least %d ms)",
+			 ms, LOAD_DEADLINE_FACTOR, LOAD_DEADLINE_MIN_MS);
+		rs->loading = true;
+		arm_deadline(rs, ms, msg);
+	}
 	rc = load_files(r, rs, dir, err, errlen);
 	if (rc)
 		goto fail;
@@ -1019,6 +1209,8 @@ int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen)
 	memcpy(r->st.last_error, last, sizeof(last));
 	if (rc)
 		goto fail;
+	rs->loading = false;
+	rs->deadline_ns = 0;
 	lua_gc(rs->L, LUA_GCCOLLECT);
 	state_free(r->cur);
 	r->cur = rs;
@@ -1043,6 +1235,7 @@ int rules_new(const struct rules_limits *lim, struct rules **out)
 	if (!r)
 		return -ENOMEM;
 	r->lim = *lim;
+	rules_set_deadline(r, lim->deadline_ms);
 	*out = r;
 	return 0;
 }

@@ -20,9 +20,12 @@
 
 struct rules;
 
+#define RULES_DEADLINE_MS 5	/* rules.deadline_ms when not configured */
+
 struct rules_limits {
 	size_t mem_bytes;		/* cap on the Lua state's memory */
 	unsigned long instructions;	/* VM instructions per classification */
+	unsigned deadline_ms;		/* wall clock per classification, 0: default */
 };
 
 /* What the rules decided about one process. */
@@ -39,6 +42,7 @@ struct rules_decision {
 	char *argv;		/* malloc'd NUL-separated, NULL if unchanged */
 	size_t argv_len;
 	unsigned errors;	/* rules that failed during this call */
+	bool failed_closed;	/* errors: default tool, argv after argv[0] redacted */
 };
 
 /* The process shown to the rules: p and its ancestors, nearest first. */
@@ -59,13 +63,18 @@ void rules_free(struct rules *r);
  */
 int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen);
 /*
- * Run the rules on one process.  Always fills *d (defaults when no rules
- * are loaded or every rule failed); free d->argv with rules_decision_free.
+ * Run the rules on one process, within the deadline.  Always fills *d:
+ * defaults when no rules are loaded; when a rule fails (an error, the
+ * instruction budget, the deadline, an invalid d) the default tool and
+ * every argument after argv[0] replaced by [REDACTED] ("fail closed": a
+ * skipped redaction cannot leak).  Free d->argv with rules_decision_free.
  */
 void rules_classify(struct rules *r, const struct rules_input *in,
 		    struct rules_decision *d);
 /* Release what a decision owns. */
 void rules_decision_free(struct rules_decision *d);
+/* Change the deadline of later classifications (a configuration reload). */
+void rules_set_deadline(struct rules *r, unsigned ms);
 
 /* Counters and state for `jobtrace status`. */
 struct rules_stats {
@@ -74,6 +83,7 @@ struct rules_stats {
 	unsigned selftests;		/* self-tests that passed at load */
 	uint64_t calls;
 	uint64_t runtime_errors;	/* rule errors while classifying */
+	uint64_t failed_closed;		/* classifications that failed closed */
 	uint64_t reloads_ok;
 	uint64_t reloads_failed;
 	char dir[256];

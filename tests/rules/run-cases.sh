@@ -79,5 +79,15 @@ echo "# $m redaction cases from $(basename "$REDACT")"
 # the default rules must be cheap: median of one classification
 out=$(decide --repeat 20000 -- bwa mem -t 8 ref.fa reads_1.fq reads_2.fq)
 echo "# $(field "$out" cost)"
+# a user's 2 KB --export without NAME=VALUE structure stays within the
+# deadline (the gsub it replaced took 70-130 ms and failed closed)
+long="ALL,$(printf 'mysql -pmysql -p%.0s' $(seq 125))"
+out=$(decide -- sbatch --export="$long" job.sh)
+if [ "$(field "$out" errors)" = "0 rule(s) failed" ]; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "not ok - a 2 KB sbatch --export: $(field "$out" error)"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

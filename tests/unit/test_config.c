@@ -72,6 +72,7 @@ static void assert_same_config(const struct jt_config *a,
 	assert_string_equal(a->hostname, b->hostname);
 	assert_string_equal(a->control_group, b->control_group);
 	assert_string_equal(a->reader_group, b->reader_group);
+	assert_int_equal(a->rules_deadline_ms, b->rules_deadline_ms);
 	assert_int_equal(a->sample_interval_ms, b->sample_interval_ms);
 	assert_int_equal(a->ringbuf_kib, b->ringbuf_kib);
 	assert_int_equal(a->max_tracked, b->max_tracked);
@@ -241,6 +242,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c.rules_dir, JT_PKGDATADIR "/lua-rules");
 	assert_string_equal(c.hostname, "");
 	assert_string_equal(c.reader_group, "");
+	assert_int_equal(c.rules_deadline_ms, 5);
 	assert_int_equal(c.sample_interval_ms, 10000);
 	assert_int_equal(c.ringbuf_kib, 8192);
 	assert_int_equal(c.max_tracked, 131072);
@@ -269,6 +271,9 @@ static const char full_conf[] =
 	"\thostname = \"node-017.cluster\";\n"
 	"\tcontrol_group = \"slurm\";\n"
 	"\treader_group = \"hpc-staff\";\n"
+	"};\n"
+	"rules = {\n"
+	"\tdeadline_ms = 20;\n"
 	"};\n"
 	"collector = {\n"
 	"\tsample_interval = 2.5;\n"
@@ -302,6 +307,7 @@ static void test_full_file(void **state)
 	assert_string_equal(c.hostname, "node-017.cluster");
 	assert_string_equal(c.control_group, "slurm");
 	assert_string_equal(c.reader_group, "hpc-staff");
+	assert_int_equal(c.rules_deadline_ms, 20);
 	assert_int_equal(c.sample_interval_ms, 2500);
 	assert_int_equal(c.ringbuf_kib, 1024);
 	assert_int_equal(c.max_tracked, 4096);
@@ -396,7 +402,7 @@ static void test_unknown_group(void **state)
 		     "log = { level = \"warn\"; };\n\n"
 		     "sink = {\n\turl = \"http://x\";\n};\n", 3,
 		     "unknown group \"sink\"; valid groups: log, agent, "
-		     "collector, store, spool, sinks");
+		     "rules, collector, store, spool, sinks");
 	expect_error("top_scalar.conf", "level = \"debug\";\n", 1,
 		     "unknown group \"level\"");
 	expect_error("group_not_group.conf", "\nlog = \"debug\";\n", 2,
@@ -447,6 +453,15 @@ static void test_out_of_range(void **state)
 	expect_error("range_flushi.conf",
 		     "store = {\n\tflush_interval = 61.0;\n};\n", 2,
 		     "store.flush_interval: must be between 0.05 and 60");
+	expect_error("range_deadline0.conf",
+		     "rules = {\n\tdeadline_ms = 0;\n};\n", 2,
+		     "rules.deadline_ms: must be between 1 and 1000, got 0");
+	expect_error("range_deadline_hi.conf",
+		     "rules = {\n\n\tdeadline_ms = 1001;\n};\n", 3,
+		     "rules.deadline_ms: must be between 1 and 1000, got 1001");
+	expect_error("type_deadline.conf",
+		     "rules = {\n\tdeadline_ms = 2.5;\n};\n", 2,
+		     "rules.deadline_ms: expected an integer, got a float");
 	expect_error("range_ringbuf.conf",
 		     "collector = {\n\tringbuf_size_kib = 128;\n};\n", 2,
 		     "collector.ringbuf_size_kib: must be between 256 and 1048576");

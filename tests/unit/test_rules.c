@@ -18,6 +18,9 @@
 
 #include "log.h"
 #include "rules.h"
+#include "util.h"
+
+#define DEADLINE_SLACK_MS 15.0	/* a late check, a clock read, a GC */
 
 static char dir[] = "/tmp/jt-test-rules.XXXXXX";
 static char err[1024];
@@ -75,7 +78,7 @@ static struct jt_proc mkproc(const char *argv, size_t len, const char *exe)
 /* An engine with the good rules loaded. */
 static struct rules *engine(void)
 {
-	struct rules_limits lim = { 16u << 20, 200000 };
+	struct rules_limits lim = { 16u << 20, 200000, 0 };
 	struct rules *r;
 
 	put_file("10-good.lua", good);
@@ -263,7 +266,7 @@ static void test_sandbox(void **state)
 			 "jobtrace.rule('ok', function(p, d) end)\n", *p, *p);
 		put_file("30-probe.lua", text);
 		{
-			struct rules_limits lim = { 16u << 20, 200000 };
+			struct rules_limits lim = { 16u << 20, 200000, 0 };
 			struct rules *r;
 
 			assert_int_equal(rules_new(&lim, &r), 0);
@@ -275,7 +278,7 @@ static void test_sandbox(void **state)
 	drop_file("30-probe.lua");
 }
 
-/* A rule failing at run time (not in a self-test) is counted and skipped. */
+/* A rule failing at run time (not in a self-test) is counted and fails closed. */
 static void test_runtime_error_counted(void **state)
 {
 	struct rules *r = engine();
@@ -290,21 +293,218 @@ static void test_runtime_error_counted(void **state)
 	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
 	d = decide(r, "bwa\0boom", 9, "/usr/bin/bwa");
 	assert_int_equal(d.errors, 1);
-	assert_string_equal(d.category, "aligner");	/* other rules ran */
+	assert_true(d.failed_closed);
+	/* what the earlier rule decided is not kept: the defaults stand */
+	assert_string_equal(d.category, "");
+	assert_string_equal(d.tool, "bwa");
 	assert_string_equal(d.version, "");
+	assert_int_equal(d.argv_len, sizeof("bwa\0[REDACTED]"));
+	assert_memory_equal(d.argv, "bwa\0[REDACTED]", d.argv_len);
 	rules_decision_free(&d);
 	rules_get_stats(r, &st);
 	assert_int_equal(st.runtime_errors, 1);
+	assert_int_equal(st.failed_closed, 1);
 	assert_non_null(strstr(st.last_error, "20-rare.lua:2:"));
+	assert_non_null(strstr(st.last_error, "rule 'rare'"));
 	rules_free(r);
 	drop_file("20-rare.lua");
+	drop_file("10-good.lua");
+}
+
+/* bwa, a 2 KB argument of 'a' (no 'x' in it), --token s3cr3t. */
+static size_t long_argv(char *buf, size_t cap)
+{
+	static const char tail[] = "--token\0s3cr3t";
+	size_t n = 0;
+
+	assert_true(cap > 4 + 2048 + sizeof(tail));
+	memcpy(buf, "bwa", 4);
+	n = 4;
+	memset(buf + n, 'a', 2048);
+	n += 2048;
+	buf[n++] = '\0';
+	memcpy(buf + n, tail, sizeof(tail));
+	return n + sizeof(tail);
+}
+
+/* The decision of a failed classification: default tool, argv[0] only. */
+static void assert_closed(const struct rules_decision *d, const char *tool)
+{
+	static const char want[] = "bwa\0[REDACTED]\0[REDACTED]\0[REDACTED]";
+
+	assert_true(d->errors > 0);
+	assert_true(d->failed_closed);
+	assert_true(d->include);
+	assert_string_equal(d->tool, tool);
+	assert_string_equal(d->category, "");
+	assert_int_equal(d->argv_len, sizeof(want));
+	assert_memory_equal(d->argv, want, sizeof(want));
+}
+
+/*
+ * Classify the long argv with rule text in 05-slow.lua (before the redaction
+ * rule) and a deadline of ms.  Each call must fail closed with msg (and the
+ * rule's name) in last_error, and the fastest of 5 (the others may have been
+ * preempted) must end after the deadline and within DEADLINE_SLACK_MS of it.
+ */
+static void slow_case(const char *text, unsigned ms, const char *msg)
+{
+	struct rules_limits lim = { 16u << 20, 1000000000ul, ms };
+	char argv[4096];
+	size_t len = long_argv(argv, sizeof(argv));
+	struct rules_stats st;
+	struct rules *r;
+	double best = 1e9;
+
+	put_file("10-good.lua", good);
+	put_file("05-slow.lua", text);
+	assert_int_equal(rules_new(&lim, &r), 0);
+	if (rules_load_dir(r, dir, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (int i = 0; i < 5; i++) {
+		uint64_t t0 = util_now_ns(CLOCK_MONOTONIC);
+		struct rules_decision d = decide(r, argv, len, "/usr/bin/bwa");
+		double took = (util_now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
+
+		if (took < best)
+			best = took;
+		assert_closed(&d, "bwa");
+		assert_null(memmem(d.argv, d.argv_len, "s3cr3t", 6));
+		rules_decision_free(&d);
+	}
+	rules_get_stats(r, &st);
+	assert_int_equal(st.failed_closed, 5);
+	assert_int_equal(st.runtime_errors, 5);
+	if (!strstr(st.last_error, msg) || !strstr(st.last_error, "rule 'slow'") ||
+	    !strstr(st.last_error, "05-slow.lua:"))
+		fail_msg("last_error '%s' lacks '%s', the rule or its file", st.last_error, msg);
+	rules_free(r);
+	drop_file("05-slow.lua");
+	drop_file("10-good.lua");
+	/* without the deadline these calls run for hours (n^8 steps) */
+	if (best < ms || best > ms + DEADLINE_SLACK_MS)
+		fail_msg("%s: the fastest of 5 calls took %.2f ms, deadline %u ms",
+			 text, best, ms);
+}
+
+/* A backtracking pattern on 2 KB stops at the deadline and fails closed. */
+static void test_deadline_pattern(void **state)
+{
+	/* s:find goes through the string metatable: ours too */
+	static const char rule[] =
+		"jobtrace.rule('slow', function(p, d)\n"
+		"  for _, a in ipairs(p.argv) do\n"
+		"    if #a > 1000 then a:find('.-.-.-.-.-.-.-.-x') end\n"
+		"  end\n"
+		"end)\n";
+
+	slow_case(rule, 5, "deadline of 5 ms per exec exceeded (rules.deadline_ms)");
+	slow_case(rule, 30, "deadline of 30 ms per exec exceeded");
+}
+
+/* gsub, gmatch and match are bounded too; a rule that swallows the error with pcall still fails. */
+static void test_deadline_other_calls(void **state)
+{
+	static const char *const calls[] = {
+		"string.gsub(a, '([^,=]+)=([^,]*)', '%1')",
+		"for x in a:gmatch('.-.-.-.-.-x') do end",
+		"string.match(a, '(.-)(.-)(.-)(.-)(.-)x')",
+		"pcall(string.find, a, '.-.-.-.-.-.-x'); d.tool = 'swallowed'",
+		NULL,
+	};
+
+	for (const char *const *c = calls; *c; c++) {
+		char rule[512];
+
+		snprintf(rule, sizeof(rule),
+			 "jobtrace.rule('slow', function(p, d)\n"
+			 "  local a = p.argv[2] or ''\n"
+			 "  if #a > 1000 then %s end\n"
+			 "end)\n", *c);
+		slow_case(rule, 5, "deadline of 5 ms per exec exceeded");
+	}
+}
+
+/* A Lua loop under a huge instruction budget is stopped by the deadline (count hook). */
+static void test_deadline_lua_loop(void **state)
+{
+	slow_case("jobtrace.rule('slow', function(p, d)\n"
+		  "  if #p.argv > 2 then while true do end end\n"
+		  "end)\n",
+		  5, "05-slow.lua:2: deadline of 5 ms per exec exceeded");
+}
+
+/* An earlier rule out of budget: the redaction never ran, the argv must not leak. */
+static void test_budget_fails_closed(void **state)
+{
+	struct rules_limits lim = { 16u << 20, 200000, 0 };
+	char argv[4096];
+	size_t len = long_argv(argv, sizeof(argv));
+	struct rules_decision d;
+	struct rules_stats st;
+	struct rules *r;
+
+	put_file("10-good.lua", good);
+	put_file("05-slow.lua", "jobtrace.rule('slow', function(p, d)\n"
+				"  if #p.argv > 2 then\n"
+				"    d.tool = 'tagged'\n"
+				"    for i = 1, 1e9 do end\n"
+				"  end\n"
+				"end)\n");
+	assert_int_equal(rules_new(&lim, &r), 0);
+	if (rules_load_dir(r, dir, err, sizeof(err)))
+		fail_msg("%s", err);
+	d = decide(r, argv, len, "/usr/bin/bwa");
+	assert_closed(&d, "bwa");
+	rules_decision_free(&d);
+	rules_get_stats(r, &st);
+	assert_non_null(strstr(st.last_error, "instruction budget"));
+	assert_non_null(strstr(st.last_error, "rule 'slow'"));
+	rules_free(r);
+	drop_file("05-slow.lua");
+	drop_file("10-good.lua");
+}
+
+/* Loading is bounded: a pathological pattern at a file's top level. */
+static void test_load_deadline(void **state)
+{
+	uint64_t t0 = util_now_ns(CLOCK_MONOTONIC);
+	double ms;
+
+	expect_broken("string.find(string.rep('a', 2048), '.-.-.-.-.-.-.-.-x')\n",
+		      "20-bad.lua:1:", "deadline of 2000 ms for loading the rules");
+	ms = (util_now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
+	if (ms < 2000.0 || ms > 2000.0 + 500.0)
+		fail_msg("the load took %.0f ms, its deadline is 2000 ms", ms);
+}
+
+/* A file that registers nothing is refused; a library or a lib.* call is not nothing. */
+static void test_registers_nothing(void **state)
+{
+	struct rules *r;
+
+	expect_broken("-- the rule was commented out\nlocal x = 1\n", "20-bad.lua",
+		      "registers nothing");
+	r = engine();
+	put_file("05-lib.lua", "mylib = { names = {} }\n"
+			       "function mylib.add(n) mylib.names[n] = true end\n");
+	put_file("20-site.lua", "mylib.add('acme')\n");
+	if (rules_load_dir(r, dir, err, sizeof(err)))
+		fail_msg("%s", err);
+	/* writing into an earlier file's table alone is nothing the engine sees */
+	put_file("20-site.lua", "mylib.names.acme = true\n");
+	assert_int_not_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "20-site.lua: registers nothing"));
+	rules_free(r);
+	drop_file("20-site.lua");
+	drop_file("05-lib.lua");
 	drop_file("10-good.lua");
 }
 
 /* No rules at all: defaults (include, tool = program name). */
 static void test_no_rules(void **state)
 {
-	struct rules_limits lim = { 16u << 20, 200000 };
+	struct rules_limits lim = { 16u << 20, 200000, 0 };
 	struct rules_decision d;
 	struct rules *r;
 
@@ -348,6 +548,12 @@ int main(void)
 		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_runtime_error_counted),
 		cmocka_unit_test(test_no_rules),
+		cmocka_unit_test(test_deadline_pattern),
+		cmocka_unit_test(test_deadline_other_calls),
+		cmocka_unit_test(test_deadline_lua_loop),
+		cmocka_unit_test(test_budget_fails_closed),
+		cmocka_unit_test(test_load_deadline),
+		cmocka_unit_test(test_registers_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
