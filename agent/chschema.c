@@ -148,6 +148,8 @@ static const struct ch_field net_fields[] = {
 	STR("parent_id", "parent_id", F_NULL, "the parent's record id"), \
 	TIME("start_time", "start_time", 0, "process start"), \
 	STR("exe", "exe", F_NULL, "path given to exec"), \
+	NUM("exe_truncated", CT_BOOL, "exe_truncated", 0, \
+	    "the kernel cut exe at 255 bytes"), \
 	STR("comm", "comm", 0, NULL), \
 	FLD("argv", CT_STRARR, 0, "argv", NULL, NULL, 0, "redacted by the rules"), \
 	NUM("argv_truncated", CT_BOOL, "argv_truncated", 0, NULL), \

@@ -40,8 +40,7 @@ enum classify_verdict classify_process(struct rules *r, struct jt_proc *p,
 		memset(&d, 0, sizeof(d));
 		d.include = true;
 		d.children = -1;
-		util_strlcpy(d.tool, p->exe && *p->exe ? util_basename(p->exe)
-						       : p->comm, sizeof(d.tool));
+		util_strlcpy(d.tool, proc_default_tool(p), sizeof(d.tool));
 	}
 	util_strlcpy(p->tool_name, d.tool, sizeof(p->tool_name));
 	util_strlcpy(p->tool_category, d.category, sizeof(p->tool_category));

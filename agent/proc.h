@@ -46,6 +46,7 @@ struct jt_counters {
 /* Process lifetime state bits (struct jt_proc.state). */
 #define JT_PS_EXECED 0x1	/* exe/argv come from an exec event */
 #define JT_PS_EXITED 0x2	/* exit totals are final */
+#define JT_PS_EXE_TRUNC 0x4	/* the kernel cut exe's path */
 #define JT_PS_ARGV_TRUNC 0x8	/* argv was longer than captured */
 #define JT_PS_NO_FORK 0x10	/* fork event missing (lost or before start) */
 #define JT_PS_EXIT_LOST 0x20	/* gone without an exit event */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "proc_table.h"
+#include "util.h"
 
 struct node {
 	struct jt_proc p;	/* first: a jt_proc pointer is a node pointer */
@@ -67,6 +68,28 @@ int proc_set_str(char **field, const char *s, size_t len)
 	free(*field);
 	*field = c;
 	return 0;
+}
+
+/*
+ * The default tool name: the executable's base name, else comm.  A path
+ * the kernel cut ends in a fragment, so then argv[0]'s base name stands in
+ * when it begins with comm (the first 15 bytes of the name the kernel
+ * gave the program: an interpreter's argv[0] for a script does not), else
+ * comm.
+ */
+const char *proc_default_tool(const struct jt_proc *p)
+{
+	const char *a0;
+
+	if (p->exe && *p->exe && !(p->state & JT_PS_EXE_TRUNC))
+		return util_basename(p->exe);
+	/* argv[0] whole: a NUL ends it within the captured bytes */
+	if (p->argv && memchr(p->argv, '\0', p->argv_len)) {
+		a0 = util_basename(p->argv);
+		if (*a0 && !strncmp(a0, p->comm, strnlen(p->comm, sizeof(p->comm))))
+			return a0;
+	}
+	return p->comm;
 }
 
 /* Free the table and every entry. */

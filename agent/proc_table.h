@@ -41,5 +41,10 @@ void proc_table_foreach(struct proc_table *t,
 void proc_free_strings(struct jt_proc *p);
 /* Set one of p's strings (exe, argv, cgroup) to a copy of len bytes. */
 int proc_set_str(char **field, const char *s, size_t len);
+/*
+ * The tool name of p when no rule names it: exe's base name, or when the
+ * kernel cut exe, argv[0]'s if it agrees with comm; else comm.
+ */
+const char *proc_default_tool(const struct jt_proc *p);
 
 #endif

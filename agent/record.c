@@ -182,6 +182,7 @@ static void proc_fields(struct jbuf *b, const struct jt_host *h,
 	json_key(b, "start_time");
 	json_time(b, record_realtime(h, p->start_ns));
 	kv_opt(b, "exe", p->exe);
+	json_kv_bool(b, "exe_truncated", p->state & JT_PS_EXE_TRUNC);
 	json_kv_str(b, "comm", p->comm);
 	json_key(b, "argv");
 	json_arr_open(b);

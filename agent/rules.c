@@ -25,6 +25,7 @@
 
 #include "log.h"
 #include "luapat.h"
+#include "proc_table.h"
 #include "rules.h"
 #include "shellwords.h"
 #include "util.h"
@@ -460,10 +461,10 @@ static void push_proc(lua_State *L, struct rstate *rs,
 	lua_pop(L, 1);
 }
 
-/* The default tool name: the executable's base name, else comm. */
+/* The default tool name (proc_default_tool: exe's base name, else comm). */
 static const char *default_tool(const struct jt_proc *p)
 {
-	return p->exe && *p->exe ? util_basename(p->exe) : p->comm;
+	return proc_default_tool(p);
 }
 
 /* Push the decision table d with its defaults. */

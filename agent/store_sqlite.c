@@ -17,9 +17,15 @@
 #include "log.h"
 #include "store.h"
 
-#define STORE_SCHEMA_VERSION 4
-/* 3 -> 4: the process view gained cancelled_write_bytes (view only) */
+#define STORE_SCHEMA_VERSION 5
+/*
+ * From this version on only the view changed, which a writer makes anew:
+ * 3 -> 4: the process view gained cancelled_write_bytes;
+ * 4 -> 5: and exe_truncated.
+ */
 #define STORE_SCHEMA_VIEW_ONLY 3
+#define STORE_STR_(x) #x
+#define STORE_STR(x) STORE_STR_(x)
 /* generated columns need 3.31; JSON1 is built in since 3.38 */
 #define STORE_SQLITE_MIN 3031000
 
@@ -54,7 +60,7 @@ struct store {
 #define COL(name, type, expr) " " name " " type " AS (" expr "),"
 
 /*
- * Schema 3: every table keeps the record's id and its JSON.  Process
+ * Since schema 3, every table keeps the record's id and its JSON.  Process
  * records go to process_rec, whose only other columns are the few that
  * indexes need (STORED, computed once at insert); the view `process` adds
  * every column reports and sqlite3(1) users query, computed from the JSON
@@ -67,7 +73,7 @@ static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS meta("
 	" key TEXT PRIMARY KEY, value TEXT);"
 	"INSERT OR IGNORE INTO meta(key, value)"
-	" VALUES('schema_version', '4');"
+	" VALUES('schema_version', '" STORE_STR(STORE_SCHEMA_VERSION) "');"
 	"CREATE TABLE IF NOT EXISTS process_rec("
 	" id TEXT PRIMARY KEY NOT NULL,"
 	" json TEXT NOT NULL,"
@@ -99,6 +105,7 @@ static const char schema_sql[] =
 	VCOL("start_time", EPOCH(J("$.start_time")))
 	VCOL("end_time", EPOCH(J("$.end_time")))
 	VCOL("exe", J("$.exe"))
+	VCOL("exe_truncated", "COALESCE(" J("$.exe_truncated") ", 0)")
 	VCOL("comm", "NULLIF(" J("$.comm") ", '')")
 	VCOL("argv", J("$.argv"))
 	VCOL("uid", J("$.uid"))
@@ -296,11 +303,13 @@ static int check_version(struct store *s)
 		return err;
 	if (v == STORE_SCHEMA_VERSION || (v == 0 && !s->readonly))
 		return 0;
-	if (v == STORE_SCHEMA_VIEW_ONLY && !s->readonly) {
+	if (v >= STORE_SCHEMA_VIEW_ONLY && v < STORE_SCHEMA_VERSION &&
+	    !s->readonly) {
 		/* only the view changed: the writer makes it anew */
 		char *msg = NULL;
 		int rc = sqlite3_exec(s->db, "DROP VIEW IF EXISTS process;"
-				      "UPDATE meta SET value = '4'"
+				      "UPDATE meta SET value = '"
+				      STORE_STR(STORE_SCHEMA_VERSION) "'"
 				      " WHERE key = 'schema_version';",
 				      NULL, NULL, &msg);
 
@@ -314,7 +323,7 @@ static int check_version(struct store *s)
 		sqlite3_free(msg);
 		return sql_errno(rc);
 	}
-	if (v == STORE_SCHEMA_VIEW_ONLY)
+	if (v >= STORE_SCHEMA_VIEW_ONLY && v < STORE_SCHEMA_VERSION)
 		log_error("sqlite store %s: written by an older jobtraced"
 			  " (store schema %d): start this version's jobtraced"
 			  " once, it upgrades the store in place", s->path, v);

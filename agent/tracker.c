@@ -173,7 +173,7 @@ static void inherit(struct jt_proc *p, const struct jt_proc *parent)
 	memcpy(p->tool_category, parent->tool_category,
 	       sizeof(p->tool_category));
 	memcpy(p->tool_version, parent->tool_version, sizeof(p->tool_version));
-	p->state |= parent->state & JT_PS_ARGV_TRUNC;
+	p->state |= parent->state & (JT_PS_ARGV_TRUNC | JT_PS_EXE_TRUNC);
 }
 
 /*
@@ -308,10 +308,11 @@ static void on_exec(struct tracker *t, const struct jt_ev_exec *e)
 		p->argv = argv;
 		p->argv_len = e->argv_len;
 	}
-	if (e->argv_truncated)
+	p->state &= ~(JT_PS_ARGV_TRUNC | JT_PS_EXE_TRUNC);
+	if (e->flags & JT_EF_ARGV_TRUNC)
 		p->state |= JT_PS_ARGV_TRUNC;
-	else
-		p->state &= ~JT_PS_ARGV_TRUNC;
+	if (e->flags & JT_EF_EXE_TRUNC)
+		p->state |= JT_PS_EXE_TRUNC;
 	cg = pick_cgroup(e->cg2, e->cg1);
 	if (cg)
 		proc_set_str(&p->cgroup, cg, strlen(cg));

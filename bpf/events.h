@@ -13,7 +13,7 @@
 #include <linux/types.h>
 #endif
 
-#define JT_EVENTS_VERSION 2
+#define JT_EVENTS_VERSION 3
 
 #define JT_COMM_LEN 16
 #define JT_FILENAME_LEN 256
@@ -49,6 +49,9 @@ enum jt_counter {
 #define JT_XF_MM_AT_EXIT 0x1	/* peak_rss read from the program's own mm */
 #define JT_XF_OOM 0x4		/* OOM killed */
 #define JT_XF_DELAYACCT 0x8	/* blkio delay accounting data present */
+
+#define JT_EF_ARGV_TRUNC 0x1	/* argv longer than what was captured */
+#define JT_EF_EXE_TRUNC 0x2	/* filename cut at JT_FILENAME_LEN - 1 bytes */
 
 /* A thread's own I/O counters (task_struct.ioac, never signal_struct's,
  * which also holds every reaped child's). */
@@ -105,11 +108,11 @@ struct jt_ev_exec {
 	__u64 parent_start_ns;
 	__u64 cgroup_id;		/* cgroup v2 id (kernfs node id) */
 	__u16 argv_len;			/* bytes used in argv[] */
-	__u16 argv_truncated;
+	__u16 flags;			/* JT_EF_* */
 	__u16 cg2_len;			/* bytes used in cg2[], no NUL */
 	__u16 cg1_len;			/* bytes used in cg1[], no NUL */
 	char comm[JT_COMM_LEN];
-	char filename[JT_FILENAME_LEN];
+	char filename[JT_FILENAME_LEN];	/* bprm->filename, maybe cut */
 	char cg2[JT_CGROUP_LEN];	/* cgroup v2 path ("/..." or "/") */
 	char cg1[JT_CGROUP_LEN];	/* v1 memory-controller path, "" if none */
 	char argv[JT_ARGV_LEN];		/* last: only argv_len bytes are sent */

@@ -300,7 +300,9 @@ int BPF_PROG(jt_exec, struct task_struct *p, pid_t old_pid,
 	struct css_set *cgs;
 	struct mm_struct *mm;
 	__u64 start, end, len;
+	const char *fname;
 	__u32 zero = 0;
+	long n;
 
 	t = bpf_map_lookup_elem(&tracked, &tgid);
 	if (!t)
@@ -323,21 +325,30 @@ int BPF_PROG(jt_exec, struct task_struct *p, pid_t old_pid,
 	e->parent_start_ns = proc_start(rp);
 	e->uid = BPF_CORE_READ(p, cred, uid.val);
 	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
-	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename),
-				  BPF_CORE_READ(bprm, filename));
+	e->flags = 0;
+	fname = BPF_CORE_READ(bprm, filename);
+	n = bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), fname);
+	if (n == sizeof(e->filename)) {
+		/* the buffer is full: the path was cut unless it is exactly
+		 * 255 bytes long (its NUL is the byte the last place got) */
+		char c = 0;
+
+		bpf_probe_read_kernel(&c, 1, fname + sizeof(e->filename) - 1);
+		if (c)
+			e->flags |= JT_EF_EXE_TRUNC;
+	}
 
 	mm = BPF_CORE_READ(p, mm);
 	start = BPF_CORE_READ(mm, arg_start);
 	end = BPF_CORE_READ(mm, arg_end);
 	len = end > start ? end - start : 0;
-	e->argv_truncated = 0;
 	if (len > argv_max) {
 		len = argv_max;
-		e->argv_truncated = 1;
+		e->flags |= JT_EF_ARGV_TRUNC;
 	}
 	if (len > JT_ARGV_LEN - 1) {
 		len = JT_ARGV_LEN - 1;
-		e->argv_truncated = 1;
+		e->flags |= JT_EF_ARGV_TRUNC;
 	}
 	len &= JT_ARGV_LEN - 1;
 	if (bpf_probe_read_user(e->argv, len, (void *)start))

@@ -100,12 +100,13 @@ insert() {
 # ---- records: every type, as the agent writes them (doc/records.md) ----------
 # Odd ones: argv with quotes, backslashes, raw and escaped UTF-8, a byte that
 # is not UTF-8 (\u00ff), a surrogate pair, a control character; unknown
-# future fields; a uid that does not fit UInt32; a time past 2105; nulls.
+# future fields; records without exe_truncated (older agents); a uid that
+# does not fit UInt32; a time past 2105; nulls.
 cat >"$T/records.ndjson" <<'EOF'
 {"type":"host","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000001","time":"2026-11-22T09:59:00.000001Z","phase":"start","boot_id":"b7c1e0d2-7f4e-4b7a-9d55-0c1f2e3d4c5b","agent_version":"0.3.0","drops":{"ringbuf_fork":0,"ringbuf_exec":0,"ringbuf_exit":0,"ringbuf_oom":0,"tracked_map_full":0,"exits_lost":0},"events_seen":0}
 {"type":"job","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000002","phase":"start","job":{"scheduler":"slurm","id":"12345","step":null,"run":"run-7","pipeline":"rnaseq","task":null,"user":"alice","account":"genomics","cost_center":"genomics"},"name":"align-all","partition":"debug","node":"node-a1","uid":1001,"start_time":"2026-11-22T09:59:58.5Z","end_time":null,"allocation":{"cpus":8,"mem_bytes":34359738368,"gpus":null},"exit_code":null,"cost":null}
-{"type":"process","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000003","pid":4242,"ppid":4200,"start_time":"2026-11-22T10:00:00.123456Z","exe":"/usr/bin/bwa","comm":"bwa","argv":["bwa","mem","-t","8","-R","@RG\\tID:s1\\tSM:sample \"NA12878\"","/data/ref/GRCh38.fa","/data/réads_1.fq","caf\u00ff","\ud83d\ude00\u0001"],"argv_truncated":false,"uid":1001,"cgroup":"/slurm_node-a1/uid_1001/job_12345/step_batch/task_0","container":null,"job":{"scheduler":"slurm","id":"12345","step":"batch","run":"run-7","pipeline":"rnaseq","task":"align","user":"alice","account":"genomics","cost_center":"genomics"},"tool":{"name":"bwa","category":"aligner","version":null},"end_time":"2026-11-22T10:05:30.000001Z","exit":{"code":0,"signal":null,"core_dumped":false,"oom_killed":false,"lost":false},"cpu":{"user_s":312.5,"sys_s":4.25},"mem":{"peak_rss_bytes":5368709120,"maxrss_kernel_bytes":5370000000},"io":{"read_bytes":1073741824,"write_bytes":536870912,"rchar":2147483648,"wchar":536870912,"blkio_delay_s":0.125},"net":{"rx_bytes":0,"tx_bytes":17}}
-{"type":"sample","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000004","time":"2026-11-22T10:01:00.0005Z","pid":4243,"ppid":4242,"start_time":"2026-11-22T10:00:10Z","exe":"/usr/bin/samtools","comm":"samtools","argv":["samtools","sort"],"argv_truncated":true,"uid":1001,"cgroup":"/","container":null,"job":{"scheduler":"slurm","id":"12345","step":"batch","run":"run-7","pipeline":"rnaseq","task":"sort","user":"alice","account":"genomics","cost_center":"genomics"},"tool":{"name":"samtools","category":"alignment-utils","version":"1.16"},"cpu":{"user_s":59.999999,"sys_s":0},"mem":{"peak_rss_bytes":4096,"rss_bytes":2048},"io":{"read_bytes":0,"write_bytes":0,"rchar":10,"wchar":20,"blkio_delay_s":0},"net":{"rx_bytes":1,"tx_bytes":2}}
+{"type":"process","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000003","pid":4242,"ppid":4200,"start_time":"2026-11-22T10:00:00.123456Z","exe":"/usr/bin/bwa","exe_truncated":false,"comm":"bwa","argv":["bwa","mem","-t","8","-R","@RG\\tID:s1\\tSM:sample \"NA12878\"","/data/ref/GRCh38.fa","/data/réads_1.fq","caf\u00ff","\ud83d\ude00\u0001"],"argv_truncated":false,"uid":1001,"cgroup":"/slurm_node-a1/uid_1001/job_12345/step_batch/task_0","container":null,"job":{"scheduler":"slurm","id":"12345","step":"batch","run":"run-7","pipeline":"rnaseq","task":"align","user":"alice","account":"genomics","cost_center":"genomics"},"tool":{"name":"bwa","category":"aligner","version":null},"end_time":"2026-11-22T10:05:30.000001Z","exit":{"code":0,"signal":null,"core_dumped":false,"oom_killed":false,"lost":false},"cpu":{"user_s":312.5,"sys_s":4.25},"mem":{"peak_rss_bytes":5368709120,"maxrss_kernel_bytes":5370000000},"io":{"read_bytes":1073741824,"write_bytes":536870912,"rchar":2147483648,"wchar":536870912,"blkio_delay_s":0.125},"net":{"rx_bytes":0,"tx_bytes":17}}
+{"type":"sample","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000004","time":"2026-11-22T10:01:00.0005Z","pid":4243,"ppid":4242,"start_time":"2026-11-22T10:00:10Z","exe":"/usr/bin/samtools","exe_truncated":true,"comm":"samtools","argv":["samtools","sort"],"argv_truncated":true,"uid":1001,"cgroup":"/","container":null,"job":{"scheduler":"slurm","id":"12345","step":"batch","run":"run-7","pipeline":"rnaseq","task":"sort","user":"alice","account":"genomics","cost_center":"genomics"},"tool":{"name":"samtools","category":"alignment-utils","version":"1.16"},"cpu":{"user_s":59.999999,"sys_s":0},"mem":{"peak_rss_bytes":4096,"rss_bytes":2048},"io":{"read_bytes":0,"write_bytes":0,"rchar":10,"wchar":20,"blkio_delay_s":0},"net":{"rx_bytes":1,"tx_bytes":2}}
 {"type":"signal","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000005","kind":"oom_kill","time":"2026-11-22T10:03:00.000001Z","job":"12345","pid":4300,"comm":"touchmem","tool":"touchmem","evidence":{"rss_bytes":1073741824,"total_vm_bytes":2147483648}}
 {"type":"process","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000006","pid":4300,"ppid":4200,"start_time":"2026-11-22T10:02:00Z","exe":"/opt/bin/touchmem","comm":"touchmem","argv":["touchmem","2G"],"argv_truncated":false,"uid":4294967296,"cgroup":"/","container":null,"job":{"scheduler":"slurm","id":"12345","step":"0","run":"run-7","pipeline":"rnaseq","task":null,"user":"alice","account":"genomics","cost_center":"genomics"},"tool":{"name":"touchmem","category":null,"version":null},"end_time":"2206-01-01T00:00:00Z","exit":{"code":null,"signal":9,"core_dumped":false,"oom_killed":true,"lost":false},"cpu":{"user_s":0.5,"sys_s":1.5},"mem":{"peak_rss_bytes":1073741824,"maxrss_kernel_bytes":1073745920},"io":{"read_bytes":0,"write_bytes":0,"rchar":0,"wchar":0,"blkio_delay_s":0},"net":{"rx_bytes":0,"tx_bytes":0},"gpu":{"util":0.5,"mem_bytes":[1,2]},"labels":["future","fields"]}
 {"type":"job","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000007","phase":"end","job":{"scheduler":"slurm","id":"12345","step":null,"run":"run-7","pipeline":"rnaseq","task":null,"user":"alice","account":"genomics","cost_center":"genomics"},"name":null,"partition":null,"node":"node-a1","uid":null,"start_time":"2026-11-22T09:59:58.5Z","end_time":"2026-12-01T00:00:01.25Z","allocation":{"cpus":null,"mem_bytes":null,"gpus":null},"exit_code":-9,"cost":1.25}
@@ -190,6 +191,11 @@ check "sample: time, microseconds, current RSS" \
 	same "$(ch_query "SELECT time, time_us, mem_rss_bytes, argv_truncated, tool_version
 		FROM jobtrace.sample FINAL")" \
 	"$(printf '2026-11-22 10:01:00\t500\t2048\t1\t1.16')"
+check "exe_truncated: false, true (a sample), absent (an older agent's record)" \
+	same "$(ch_query "SELECT (SELECT exe_truncated FROM jobtrace.process FINAL WHERE id = '$(rid 3)'),
+		(SELECT exe_truncated FROM jobtrace.sample FINAL),
+		(SELECT exe_truncated FROM jobtrace.process FINAL WHERE id = '$(rid 9)')")" \
+	"$(printf '0\t1\t0')"
 check "job: the record's time is its start, or its end at the end" \
 	same "$(ch_query "SELECT phase, time, time_us, start_time, end_time, allocation_cpus,
 		allocation_mem_bytes, exit_code, cost FROM jobtrace.job FINAL ORDER BY time" | tr '\n' '|')" \
@@ -240,6 +246,20 @@ printf 'SELECT json FROM jobtrace.process FINAL WHERE job_id = %s ORDER BY id FO
 	"'12345'" | curl -sS -m 30 -u jobtrace:jt-secret --data-binary @- "$CH_URL" >"$T/got.http"
 LC_ALL=C sort "$T/want.job12345" >"$T/want.http"
 check "the same over HTTP as jobtrace" same_file "$T/got.http" "$T/want.http"
+
+# ---- tables of an older version ------------------------------------------------
+
+# made before exe_truncated: the rows still go in, and the column can be
+# added as README says
+"$CHROW" --schema jobtrace_old | grep -v '^    exe_truncated ' >"$T/schema-old.sql"
+check "tables without exe_truncated (an older version's) apply" \
+	ch_multiquery <"$T/schema-old.sql"
+check "rows with exe_truncated INSERT into them" \
+	eval 'ch_http "INSERT INTO jobtrace_old.process FORMAT JSONEachRow" \
+		input_format_skip_unknown_fields=1 <"$T/rows/process.rows"'
+check "ALTER TABLE ... ADD COLUMN exe_truncated UInt8 AFTER exe; old rows read 0" \
+	eval 'ch_query "ALTER TABLE jobtrace_old.process ADD COLUMN exe_truncated UInt8 AFTER exe" &&
+		same "$(ch_query "SELECT count(), sum(exe_truncated) FROM jobtrace_old.process")" "$(printf "4\t0")"'
 
 # ---- stop, start, pause ----------------------------------------------------------------
 

@@ -159,6 +159,29 @@ NET_PID=$(kv "$NET_OUT" pid)
 ODD_PID=$!
 wait "$ODD_PID"
 
+# a program exec'd through a path longer than the 255 bytes the kernel side
+# sends (7 nested folders of 40 bytes), and the same program through a short
+# path; a name no rule knows, so the engine's default names the tool
+LONG_PATH=$T
+for i in 1 2 3 4 5 6 7; do
+	LONG_PATH=$LONG_PATH/$(printf 'long-path-component-%02d-xxxxxxxxxxxxxxxx' "$i")
+done
+mkdir -p "$LONG_PATH"
+LONG_PATH=$LONG_PATH/jt-longpath-prog
+cp /bin/true "$LONG_PATH"
+# at the edge: paths of exactly 255 bytes (whole) and 256 (cut by one byte)
+EDGE_DIR=$T/$(printf "%$((241 - ${#T}))s" '' | tr ' ' e)
+mkdir -p "$EDGE_DIR"
+ln -s "$LONG_PATH" "$T/jt-shortpath-prog"
+ln -s "$LONG_PATH" "$EDGE_DIR/jt-edge-prog"
+ln -s "$LONG_PATH" "$EDGE_DIR/jt-edge-prog2"
+# Run program $1 (no arguments) to its end; prints its pid.
+run_pid() { "$1" & echo $!; wait; }
+LONG_PID=$(run_pid "$LONG_PATH")
+SHORT_PID=$(run_pid "$T/jt-shortpath-prog")
+EDGE255_PID=$(run_pid "$EDGE_DIR/jt-edge-prog")
+EDGE256_PID=$(run_pid "$EDGE_DIR/jt-edge-prog2")
+
 # the process that was there before the agent
 wait "$PRE_PID"
 PRE_ST=$?
@@ -298,6 +321,19 @@ r=$(row "$ODD_PID" 'json_valid(json), json_valid(argv), json_array_length(argv)'
 check "argv with \\xff\\x01, quotes, backslash: json_valid(json)|json_valid(argv)|elements '$r' = '1|1|5'" \
 	eq "$r" "1|1|5"
 [ "$r" = "1|1|5" ] || note "argv column: $(row "$ODD_PID" argv)"
+
+# an exe path longer than 255 bytes: cut, flagged, the tool named from argv[0]
+# Check "exe_truncated|tool_name|exe" of pid $1 against $3 (exec'd through $2).
+exe_check() {
+	local r
+	r=$(row "$1" "exe_truncated, tool_name, exe")
+	check "exec through a ${#2}-byte path: exe_truncated|tool|exe '$r' = '$3'" \
+		eq "$r" "$3"
+}
+exe_check "$LONG_PID" "$LONG_PATH" "1|jt-longpath-prog|${LONG_PATH:0:255}"
+exe_check "$SHORT_PID" "$T/jt-shortpath-prog" "0|jt-shortpath-prog|$T/jt-shortpath-prog"
+exe_check "$EDGE255_PID" "$EDGE_DIR/jt-edge-prog" "0|jt-edge-prog|$EDGE_DIR/jt-edge-prog"
+exe_check "$EDGE256_PID" "$EDGE_DIR/jt-edge-prog2" "1|jt-edge-prog2|$EDGE_DIR/jt-edge-prog"
 
 # the process that predates the agent
 r=$(row "$PRE_PID" 'exit_code, comm')

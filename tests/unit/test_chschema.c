@@ -203,7 +203,7 @@ static const char process_rec[] =
 	"{\"type\":\"process\",\"schema\":1,\"host\":\"node-a1\","
 	"\"id\":\"6f1d2c3b-4a5e-8f60-9a1b-2c3d4e5f6a7b\",\"pid\":4242,\"ppid\":4200,"
 	"\"start_time\":\"2026-11-22T10:00:00.123456Z\",\"exe\":\"/usr/bin/bwa\","
-	"\"comm\":\"bwa\",\"argv\":[\"bwa\",\"mem\",\"-t\",\"8\",\"-R\","
+	"\"exe_truncated\":false,\"comm\":\"bwa\",\"argv\":[\"bwa\",\"mem\",\"-t\",\"8\",\"-R\","
 	"\"@RG\\\\tID:s1\\\\tSM:sample \\\"NA12878\\\"\",\"/data/ref/GRCh38.fa\","
 	"\"/data/r\xc3\xa9" "ads_1.fq\",\"caf\\u00ff\"],\"argv_truncated\":false,"
 	"\"uid\":1001,\"cgroup\":\"/slurm_node-a1/uid_1001/job_12345/step_batch/task_0\","
@@ -222,7 +222,8 @@ static const char sample_rec[] =
 	"{\"type\":\"sample\",\"schema\":1,\"host\":\"node-a1\","
 	"\"id\":\"1b2c3d4e-5f60-8a1b-9c2d-3e4f5a6b7c8d\",\"time\":\"2026-11-22T10:01:00.000500Z\","
 	"\"pid\":4242,\"ppid\":4200,\"start_time\":\"2026-11-22T10:00:00.123456Z\","
-	"\"exe\":\"/usr/bin/bwa\",\"comm\":\"bwa\",\"argv\":[\"bwa\",\"mem\"],"
+	"\"exe\":\"/usr/bin/bwa\",\"exe_truncated\":true,\"comm\":\"bwa\","
+	"\"argv\":[\"bwa\",\"mem\"],"
 	"\"argv_truncated\":true,\"uid\":1001,\"cgroup\":\"/\",\"container\":\"docker://0123abcd\","
 	"\"job\":{\"scheduler\":\"aws_batch\",\"id\":\"a1b2-c3\",\"step\":null,\"run\":null,"
 	"\"pipeline\":null,\"task\":null,\"user\":null,\"account\":null,\"cost_center\":null},"
@@ -284,6 +285,7 @@ static void test_process(void **state)
 	assert_col(r, "end_time", "\"2026-11-22 10:05:30\"");
 	assert_col(r, "end_time_us", "1");
 	assert_col(r, "exe", "\"/usr/bin/bwa\"");
+	assert_col(r, "exe_truncated", "0");
 	assert_col(r, "comm", "\"bwa\"");
 	assert_col(r, "argv_truncated", "0");
 	assert_col(r, "uid", "1001");
@@ -325,8 +327,8 @@ static void test_process(void **state)
 	assert_no_col(r, "type");
 	assert_no_col(r, "job");
 	assert_json_back(r, process_rec);
-	/* 45 columns but container, tool_version and exit_signal (null) */
-	assert_int_equal(count_cols(r), 42);
+	/* 46 columns but container, tool_version and exit_signal (null) */
+	assert_int_equal(count_cols(r), 43);
 	assert_int_equal(r[rowbuf.len - 1], '\n');
 	assert_true(strchr(r, '\n') == r + rowbuf.len - 1);
 }
@@ -340,6 +342,7 @@ static void test_sample(void **state)
 	assert_col(r, "time_us", "500");
 	assert_col(r, "start_time_us", "123456");
 	assert_col(r, "argv", "[\"bwa\",\"mem\"]");
+	assert_col(r, "exe_truncated", "1");
 	assert_col(r, "argv_truncated", "1");
 	assert_col(r, "container", "\"docker://0123abcd\"");
 	assert_col(r, "job_scheduler", "\"aws_batch\"");

@@ -56,7 +56,7 @@ static void make_exec(struct jt_ev_exec *e)
 	e->ppid = 76;
 	e->uid = 0;
 	e->cgroup_id = 0x1234;
-	e->argv_truncated = 0;
+	e->flags = 0;
 }
 
 /* An exec record: strings terminated, cgroup paths cut at their length. */
@@ -96,6 +96,15 @@ static void test_exec(void **state)
 	assert_int_equal(ev->exec.cg2_len, strlen(cg2));
 	assert_string_equal(ev->exec.cg1, cg1);
 	assert_int_equal(ev->exec.cg1_len, strlen(cg1));
+	assert_int_equal(ev->exec.flags, 0);
+
+	/* the flags pass as sent; a full filename stays 255 bytes */
+	e->flags = JT_EF_ARGV_TRUNC | JT_EF_EXE_TRUNC;
+	memset(e->filename, 'f', sizeof(e->filename));
+	assert_int_equal(decode_event(e, JT_EXEC_FIXED_SIZE + e->argv_len, ev),
+			 JT_EV_EXEC);
+	assert_int_equal(ev->exec.flags, JT_EF_ARGV_TRUNC | JT_EF_EXE_TRUNC);
+	assert_int_equal(strlen(ev->exec.filename), JT_FILENAME_LEN - 1);
 
 	/* empty v1 path, root v2 path */
 	make_exec(e);

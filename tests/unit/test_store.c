@@ -936,7 +936,7 @@ static void test_v1_refused(void **state)
 
 	/* and a newer one, and a database that is not ours */
 	assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "UPDATE meta SET value = '5'",
+	assert_int_equal(sqlite3_exec(db, "UPDATE meta SET value = '6'",
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(old, false, &s), -EPROTO);
@@ -950,35 +950,66 @@ static void test_v1_refused(void **state)
 	unlink(old);
 }
 
-/* A store of schema 3 (the view without cancelled_write_bytes) is
- * upgraded in place by a writer and refused with what to do by a reader. */
-static void test_v3_upgraded(void **state)
+/* Stores of schema 3 (the view without cancelled_write_bytes) and 4
+ * (without exe_truncated) are upgraded in place by a writer and refused
+ * with what to do by a reader. */
+static void test_view_only_upgraded(void **state)
 {
 	struct fixture *f = *state;
 	struct store *s = NULL;
-	char old[128];
+	char old[128], sql[160], what[32];
 	sqlite3 *db = NULL;
 
-	snprintf(old, sizeof(old), "%s/v3.db", f->dir);
-	assert_int_equal(store_open(old, false, &s), 0);
-	store_close(s);
-	s = NULL;
-	assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "UPDATE meta SET value = '3';"
-		"DROP VIEW process;"
-		"CREATE VIEW process AS SELECT id, json FROM process_rec;",
-		NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	for (int v = 3; v <= 4; v++) {
+		snprintf(old, sizeof(old), "%s/v%d.db", f->dir, v);
+		assert_int_equal(store_open(old, false, &s), 0);
+		store_close(s);
+		s = NULL;
+		snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%d';"
+			 "DROP VIEW process; CREATE VIEW process AS"
+			 " SELECT id, json FROM process_rec;", v);
+		assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL),
+				 SQLITE_OK);
+		sqlite3_close(db);
 
-	assert_int_equal(store_open(old, true, &s), -EPROTO);
-	assert_non_null(strstr(log_last_error(), "store schema 3"));
-	assert_non_null(strstr(log_last_error(), "upgrades the store"));
-	assert_int_equal(store_open(old, false, &s), 0);
+		assert_int_equal(store_open(old, true, &s), -EPROTO);
+		snprintf(what, sizeof(what), "store schema %d", v);
+		assert_non_null(strstr(log_last_error(), what));
+		assert_non_null(strstr(log_last_error(), "upgrades the store"));
+		assert_int_equal(store_open(old, false, &s), 0);
+		store_close(s);
+		s = NULL;
+		query_is(old, "SELECT value || '|' || (SELECT count(*) FROM"
+			 " pragma_table_info('process') WHERE name IN"
+			 " ('cancelled_write_bytes', 'exe_truncated')) FROM meta",
+			 NULL, "5|2");
+		unlink(old);
+	}
+}
+
+/* exe_truncated: the record's flag, 0 for a record that has none. */
+static void test_exe_truncated_column(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const recs[] = {
+		"{\"type\":\"process\",\"id\":\"cut-1\",\"exe\":\"/a/b\","
+		"\"exe_truncated\":true}",
+		"{\"type\":\"process\",\"id\":\"cut-2\",\"exe\":\"/a/b\"}",
+	};
+	struct store *s = NULL;
+
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	for (size_t i = 0; i < 2; i++)
+		assert_int_equal(store_put_json(s, recs[i], strlen(recs[i])), 0);
+	assert_int_equal(store_flush(s), 2);
 	store_close(s);
-	query_is(old, "SELECT value || '|' || (SELECT count(*) FROM"
-		 " pragma_table_info('process') WHERE name ="
-		 " 'cancelled_write_bytes') FROM meta", NULL, "4|1");
-	unlink(old);
+	query_is(f->db, "SELECT exe_truncated FROM process WHERE id = ?1",
+		 "cut-1", "1");
+	query_is(f->db, "SELECT exe_truncated FROM process WHERE id = ?1",
+		 "cut-2", "0");
+	query_is(f->db, "SELECT exe_truncated FROM process WHERE id = ?1",
+		 f->id[1], "0");
 }
 
 /* Put job 42's records of a second host, with the same pids and times. */
@@ -1291,7 +1322,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_put_json_rejects, setup,
 						teardown),
 		cmocka_unit_test(test_parent_id),
-		cmocka_unit_test_setup_teardown(test_v3_upgraded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_view_only_upgraded, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_exe_truncated_column, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_v1_refused, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_report_two_hosts, setup,

@@ -21,6 +21,7 @@
 #include "decode.h"
 #include "jobs.h"
 #include "json_check.h"
+#include "proc_table.h"
 #include "record.h"
 #include "tracker.h"
 
@@ -369,6 +370,8 @@ struct exec_spec {
 	const char *argv;	/* NUL-separated, argv_len bytes */
 	size_t argv_len;
 	const char *cg2, *cg1;	/* NULL: "/" and "" */
+	uint16_t flags;		/* JT_EF_* */
+	const char *comm;	/* NULL: file's base name */
 };
 
 /* The argv of an exec_spec from a string literal ("a\0b"). */
@@ -393,7 +396,8 @@ static void ev_exec(struct fx *f, const struct exec_spec *x)
 	e.exec.parent_start_ns = x->pstart;
 	e.exec.uid = 1000;
 	snprintf(e.exec.comm, sizeof(e.exec.comm), "%s",
-		 base ? base + 1 : x->file);
+		 x->comm ? x->comm : base ? base + 1 : x->file);
+	e.exec.flags = x->flags;
 	snprintf(e.exec.filename, sizeof(e.exec.filename), "%s", x->file);
 	e.exec.cg2_len = (uint16_t)snprintf(e.exec.cg2, sizeof(e.exec.cg2),
 					    "%s", cg2);
@@ -1140,6 +1144,113 @@ static void test_oom(void **state)
 	assert_string_not_equal(id0, jraw(r, "id"));
 }
 
+/* ---- 8: an exe path the kernel cut --------------------------------------- */
+
+/* A path of len bytes whose base name is name: /d/d/.../name. */
+static void long_path(char *buf, size_t len, const char *name)
+{
+	size_t n = strlen(name), i;
+
+	for (i = 0; i + n < len; i++)
+		buf[i] = i % 2 ? 'd' : '/';
+	if (buf[i - 1] != '/')
+		buf[i - 1] = '/';
+	snprintf(buf + i, len - i + 1, "%s", name);
+}
+
+/*
+ * The kernel sends 255 bytes of a longer path and JT_EF_EXE_TRUNC: the
+ * record says exe_truncated, and the tool is argv[0]'s base name when it
+ * agrees with comm (the kernel's start of the real name), else comm; a
+ * forked child inherits both, a later exec of a whole path clears them.
+ */
+static void test_exe_truncated(void **state)
+{
+	struct fx *f = *state;
+	static const char name[] = "jt-long-program-name";
+	char path[400], cut[JT_FILENAME_LEN], argv[512];
+	size_t alen;
+	const char *r;
+
+	long_path(path, 300, name);
+	assert_int_equal(strlen(path), 300);
+	snprintf(cut, sizeof(cut), "%s", path);
+	alen = (size_t)snprintf(argv, sizeof(argv), "%s%c-x", path, '\0') + 1;
+
+	ev_exec(f, &(struct exec_spec){ .pid = 900, .ppid = 1, .start = 9000,
+		.pstart = 10, .ts = 9001, .file = cut, .argv = argv,
+		.argv_len = alen, .flags = JT_EF_EXE_TRUNC,
+		.comm = "jt-long-program" });
+	ev_fork(f, 901, 9100, 900, 9000, "jt-long-program");
+	ev_exit(f, &(struct exit_spec){ .pid = 901, .ppid = 900, .start = 9100,
+		.ts = 9200, .runtime = 1000 });
+	ev_exit(f, &(struct exit_spec){ .pid = 900, .ppid = 1, .start = 9000,
+		.ts = 9300, .runtime = 1000 });
+	r = proc_rec(f, 900, 9000);
+	assert_jstr(r, "exe", cut);
+	assert_jraw(r, "exe_truncated", "true");
+	assert_jstr(r, "tool.name", name);
+	r = proc_rec(f, 901, 9100);
+	assert_jraw(r, "exe_truncated", "true");
+	assert_jstr(r, "tool.name", name);
+
+	/* a script: the kernel names it, argv[0] is its interpreter */
+	long_path(path, 300, "runme.sh");
+	alen = (size_t)snprintf(argv, sizeof(argv), "/bin/sh%c%s", '\0',
+				path) + 1;
+	ev_exec(f, &(struct exec_spec){ .pid = 902, .ppid = 1, .start = 9400,
+		.pstart = 10, .ts = 9401, .file = path, .argv = argv,
+		.argv_len = alen, .flags = JT_EF_EXE_TRUNC,
+		.comm = "runme.sh" });
+	ev_exit(f, &(struct exit_spec){ .pid = 902, .ppid = 1, .start = 9400,
+		.ts = 9450, .runtime = 1000 });
+	r = proc_rec(f, 902, 9400);
+	assert_jraw(r, "exe_truncated", "true");
+	assert_jstr(r, "tool.name", "runme.sh");
+
+	/* a cut path, then a whole one: exe_truncated false again */
+	ev_exec(f, &(struct exec_spec){ .pid = 903, .ppid = 1, .start = 9500,
+		.pstart = 10, .ts = 9501, .file = path, .argv = argv,
+		.argv_len = alen, .flags = JT_EF_EXE_TRUNC,
+		.comm = "runme.sh" });
+	EXEC_TOP(f, 903, 9500, 9502, "/usr/bin/cut-the-rope", "cut-the-rope");
+	ev_exit(f, &(struct exit_spec){ .pid = 903, .ppid = 1, .start = 9500,
+		.ts = 9600, .runtime = 1000 });
+	r = proc_rec(f, 903, 9500);
+	assert_jstr(r, "exe", "/usr/bin/cut-the-rope");
+	assert_jraw(r, "exe_truncated", "false");
+	assert_jstr(r, "tool.name", "cut-the-rope");
+}
+
+/* The default tool name alone: exe, argv[0] that agrees with comm, comm. */
+static void test_default_tool(void **state)
+{
+	static char argv[] = "/x/jt-long-program-name\0-x";
+	static char exe[] = "/x/fragm";
+	struct jt_proc p = { .comm = "jt-long-program", .exe = exe,
+			     .argv = argv, .argv_len = sizeof(argv) };
+
+	(void)state;
+	assert_string_equal(proc_default_tool(&p), "fragm");
+	p.state = JT_PS_EXE_TRUNC;
+	assert_string_equal(proc_default_tool(&p), "jt-long-program-name");
+	/* argv[0] cut within its bytes (no NUL): comm */
+	p.argv_len = 10;
+	assert_string_equal(proc_default_tool(&p), "jt-long-program");
+	/* an argv[0] that is another name (exec -a, an interpreter) */
+	p.argv_len = sizeof(argv);
+	memcpy(p.comm, "runme.sh", 9);
+	assert_string_equal(proc_default_tool(&p), "runme.sh");
+	/* no argv at all */
+	p.argv = NULL;
+	p.argv_len = 0;
+	assert_string_equal(proc_default_tool(&p), "runme.sh");
+	/* no exe: comm, cut or not */
+	p.state = 0;
+	p.exe = NULL;
+	assert_string_equal(proc_default_tool(&p), "runme.sh");
+}
+
 /* Run every test in this file, each with a fresh tracker. */
 int main(void)
 {
@@ -1168,6 +1279,9 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test(test_memcg_level),
 		cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exe_truncated, setup,
+						teardown),
+		cmocka_unit_test(test_default_tool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
