@@ -407,7 +407,9 @@ static int list_segments(struct spool *s, char *err, size_t errlen)
 		}
 	}
 	closedir(d);
-	qsort(s->segs, s->n_segs, sizeof(*s->segs), cmp_seg);
+	/* a fresh spool has no segment and s->segs is still NULL */
+	if (s->n_segs)
+		qsort(s->segs, s->n_segs, sizeof(*s->segs), cmp_seg);
 	return 0;
 }
 
