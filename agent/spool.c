@@ -30,6 +30,10 @@
 #define WBUF_SIZE (256u << 10)
 #define RBUF_SIZE (256u << 10)
 #define MIN_SEGMENT (4u << 10)
+/* Sequence numbers stay below this: appends never get there (2^62
+ * records), so a segment name or an ack beyond it is damage, whose
+ * records would wrap next_seq around to 0. */
+#define SEQ_LIMIT (1ull << 62)
 
 struct segment {
 	uint64_t first;		/* sequence number of its first record */
@@ -254,7 +258,7 @@ static void load_ack(struct spool *s, struct sink_pos *k)
 		unsigned long long v;
 
 		if (sscanf(line, "ack %llu", &v) == 1)
-			k->ack = v;
+			k->ack = v < SEQ_LIMIT ? v : UINT64_MAX;
 		else if (sscanf(line, "dropped %llu", &v) == 1)
 			k->dropped = v;
 		else if (sscanf(line, "corrupt %llu", &v) == 1)
@@ -392,6 +396,11 @@ static int list_segments(struct spool *s, char *err, size_t errlen)
 		if (errno || end != e->d_name + 16)
 			continue;
 		path_of(s, e->d_name, path, sizeof(path));
+		if (first >= SEQ_LIMIT) {
+			log_warn("spool %s: sequence number out of range;"
+				 " ignored", path);
+			continue;
+		}
 		if (stat(path, &sb) < 0)
 			continue;
 		if (!seg_header_ok(path, first)) {
