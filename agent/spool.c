@@ -903,7 +903,8 @@ void spool_reader_rewind(struct spool_reader *r)
 	r->fd = -1;		/* reopened (and scanned to seq) on read */
 }
 
-/* Open the segment holding r->seq and walk its frames up to r->seq. */
+/* Open the segment holding r->seq and walk its frames up to r->seq;
+ * -EBADMSG when the segment ends before r->seq. */
 static int reader_seek(struct spool_reader *r)
 {
 	struct spool *s = r->s;
@@ -940,10 +941,13 @@ static int reader_seek(struct spool_reader *r)
 	r->buf_off = SEG_HDR;
 	for (seq = first; seq < r->seq; seq++) {
 		uint32_t hdr[2];
+		ssize_t got = pread_full(r->fd, hdr, sizeof(hdr), r->off);
 
-		if (pread_full(r->fd, hdr, sizeof(hdr), r->off) !=
-		    sizeof(hdr))
-			return -EIO;
+		if (got < 0)
+			return (int)got;
+		/* the segment ends before the next one begins: damage */
+		if (got != sizeof(hdr))
+			return -EBADMSG;
 		r->off += FRAME_HDR + le32toh(hdr[0]);
 	}
 	r->buf_off = r->off;
@@ -1050,6 +1054,8 @@ int spool_read(struct spool_reader *r, size_t max_records, size_t max_bytes,
 		if (r->fd < 0 || (next_segment(r, &next_first) &&
 				  r->seq >= next_first)) {
 			err = reader_seek(r);
+			if (err == -EBADMSG)
+				goto bad;	/* skipped like a bad frame */
 			if (err)
 				return n ? (int)n : err;
 		}
