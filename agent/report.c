@@ -477,10 +477,15 @@ static int rows_add(struct rows *r, sqlite3_stmt *st)
 	return err ? -ENOMEM : 0;
 }
 
-/* Epoch seconds to realtime ns, rounded; negative becomes 0. */
+/* Epoch seconds to realtime ns, rounded; negative (or NaN) becomes 0,
+ * beyond 2554 (a record's time can be anything) the largest value. */
 static uint64_t to_ns(double t)
 {
-	return t > 0 ? (uint64_t)(t * 1e9 + 0.5) : 0;
+	if (!(t > 0))
+		return 0;
+	if (t * 1e9 + 0.5 >= 18446744073709551616.0)
+		return UINT64_MAX;
+	return (uint64_t)(t * 1e9 + 0.5);
 }
 
 /* Check the query has exactly one selector. */

@@ -39,21 +39,26 @@ int slurmq_start(const char *jobid, pid_t *pid, int *fd)
 	return 0;
 }
 
-/* Bytes from a size like "2000M", "4G", "512K" or "1024" (MiB). */
+/* Bytes from a size like "2000M", "4G", "512K" or "1024" (MiB); 0 for
+ * what is not a size (NaN, negative, 2^64 bytes or more). */
 static uint64_t parse_size(const char *s)
 {
 	char *end;
 	double v = strtod(s, &end);
 
-	if (end == s || v < 0)
+	if (end == s)
 		return 0;
 	switch (*end) {
-	case 'K': return (uint64_t)(v * 1024);
-	case 'G': return (uint64_t)(v * 1024 * 1024 * 1024);
-	case 'T': return (uint64_t)(v * 1024 * 1024 * 1024 * 1024);
+	case 'K': v *= 1024; break;
+	case 'G': v *= 1024.0 * 1024 * 1024; break;
+	case 'T': v *= 1024.0 * 1024 * 1024 * 1024; break;
 	case 'M':
-	default: return (uint64_t)(v * 1024 * 1024);
+	default: v *= 1024 * 1024; break;
 	}
+	/* written so that NaN fails too; 2^64 itself does not convert */
+	if (!(v >= 0 && v < 18446744073709551616.0))
+		return 0;
+	return (uint64_t)v;
 }
 
 /* Copy a value into an empty field; "(null)" and "" are no value. */

@@ -30,6 +30,10 @@
 #define WBUF_SIZE (256u << 10)
 #define RBUF_SIZE (256u << 10)
 #define MIN_SEGMENT (4u << 10)
+/* Sequence numbers stay below this: appends never get there (2^62
+ * records), so a segment name or an ack beyond it is damage, whose
+ * records would wrap next_seq around to 0. */
+#define SEQ_LIMIT (1ull << 62)
 
 struct segment {
 	uint64_t first;		/* sequence number of its first record */
@@ -296,6 +300,12 @@ static void load_ack(struct spool *s, struct sink_pos *k)
 			  i < 3 ? "that counter starts again from 0" :
 			  "line ignored");
 	}
+	if (k->ack != UINT64_MAX && k->ack >= SEQ_LIMIT) {
+		log_error("spool %s: ack %" PRIu64 " is past any sequence number;"
+			  " the sink reads again from the oldest record", path,
+			  k->ack);
+		k->ack = UINT64_MAX;
+	}
 }
 
 /* Persist one sink's position (lock held): write a new file, rename. */
@@ -434,6 +444,11 @@ static int list_segments(struct spool *s, char *err, size_t errlen)
 		if (errno || end != e->d_name + 16)
 			continue;
 		path_of(s, e->d_name, path, sizeof(path));
+		if (first >= SEQ_LIMIT) {
+			log_warn("spool %s: sequence number out of range;"
+				 " ignored", path);
+			continue;
+		}
 		if (lstat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
 			continue;
 		if (!seg_header_ok(path, first)) {
@@ -1008,7 +1023,8 @@ void spool_reader_rewind(struct spool_reader *r)
 	r->fd = -1;		/* reopened (and scanned to seq) on read */
 }
 
-/* Open the segment holding r->seq and walk its frames up to r->seq. */
+/* Open the segment holding r->seq and walk its frames up to r->seq;
+ * -EBADMSG when the segment ends before r->seq. */
 static int reader_seek(struct spool_reader *r)
 {
 	struct spool *s = r->s;
@@ -1045,10 +1061,13 @@ static int reader_seek(struct spool_reader *r)
 	r->buf_off = SEG_HDR;
 	for (seq = first; seq < r->seq; seq++) {
 		uint32_t hdr[2];
+		ssize_t got = pread_full(r->fd, hdr, sizeof(hdr), r->off);
 
-		if (pread_full(r->fd, hdr, sizeof(hdr), r->off) !=
-		    sizeof(hdr))
-			return -EIO;
+		if (got < 0)
+			return (int)got;
+		/* the segment ends before the next one begins: damage */
+		if (got != sizeof(hdr))
+			return -EBADMSG;
 		r->off += FRAME_HDR + le32toh(hdr[0]);
 	}
 	r->buf_off = r->off;
@@ -1155,6 +1174,8 @@ int spool_read(struct spool_reader *r, size_t max_records, size_t max_bytes,
 		if (r->fd < 0 || (next_segment(r, &next_first) &&
 				  r->seq >= next_first)) {
 			err = reader_seek(r);
+			if (err == -EBADMSG)
+				goto bad;	/* skipped like a bad frame */
 			if (err)
 				return n ? (int)n : err;
 		}

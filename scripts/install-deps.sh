@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Install what jobtrace needs to build and test, from Debian's archive.
 # Quiet and idempotent: packages already present are not reinstalled.
+# libclang-rt-dev is libFuzzer's runtime, for make fuzz (only a recommend
+# of clang's).
 set -eu
-PKGS="gcc make autoconf automake pkg-config clang llvm bpftool libbpf-dev
+PKGS="gcc make autoconf automake pkg-config clang llvm libclang-rt-dev bpftool libbpf-dev
 libelf-dev zlib1g-dev libconfig-dev liblua5.4-dev libsqlite3-dev
 libcmocka-dev libcurl4-openssl-dev sqlite3 procps slurm-wlm munge libslurm-dev
 clickhouse-server clickhouse-client python3 curl"

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The whole test suite from scratch: install build dependencies, build in a
 # fresh folder, run unit and integration tests (make check, as root against
-# the live kernel), then make distcheck.  Ends with "N passed, M failed".
+# the live kernel), a short fuzzing pass (make fuzz: every kept crash input,
+# then FUZZ_SECONDS, 6, per harness), then make distcheck.  Ends with
+# "N passed, M failed".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build-test}
@@ -40,16 +42,25 @@ errors=$(sed -n 's/^# ERROR: *//p' check.out | tail -n 1)
 failed=$(( ${failed:-0} + ${errors:-0} ))
 [ -n "${passed:-}" ] || { tail -n 30 check.out; failed=$((failed + 1)); passed=0; }
 
-if [ "${SKIP_DISTCHECK:-0}" != 1 ]; then
-	if make -s distcheck > distcheck.out 2>&1; then
-		echo "PASS: make distcheck"
+# One more step, counted in the tally: "PASS: NAME" or "FAIL: NAME" and
+# the end of its output (kept in OUT).
+step() {
+	name=$1 out=$2
+	shift 2
+	if "$@" > "$out" 2>&1; then
+		echo "PASS: $name"
 		passed=$((passed + 1))
 	else
-		echo "FAIL: make distcheck"
-		tail -n 40 distcheck.out
+		echo "FAIL: $name"
+		tail -n 40 "$out"
 		failed=$((failed + 1))
 	fi
+}
+if [ "${SKIP_FUZZ:-0}" != 1 ]; then
+	step fuzz fuzz.out make -s -j"$(nproc)" fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-6}"
+	grep '^fuzz: [a-z]*: ' fuzz.out
 fi
+[ "${SKIP_DISTCHECK:-0}" = 1 ] || step "make distcheck" distcheck.out make -s distcheck
 [ "$failed" -eq 0 ] || status=1
 echo "tests: $passed passed, $failed failed"
 exit $status
