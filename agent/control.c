@@ -249,6 +249,36 @@ int control_line_take(struct control_line *l, bool eof)
 	return 1;
 }
 
+/* Read the peer of a connected Unix socket. */
+int control_peer_get(int fd, struct control_peer *p)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+
+	memset(p, 0, sizeof(*p));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l))
+		return -errno;
+	p->uid = cr.uid;
+	p->gid = cr.gid;
+	p->pid = cr.pid;
+	l = sizeof(p->groups);
+	/* more groups than fit (ERANGE): the primary group still counts */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, p->groups, &l) == 0)
+		p->ngroups = l / sizeof(gid_t);
+	return 0;
+}
+
+/* Is the peer in group gid, primary or supplementary? */
+bool control_peer_in(const struct control_peer *p, gid_t gid)
+{
+	if (p->gid == gid)
+		return true;
+	for (size_t i = 0; i < p->ngroups; i++)
+		if (p->groups[i] == gid)
+			return true;
+	return false;
+}
+
 /* Where a new peer goes in the table (see control.h). */
 enum control_admit control_admit(const struct control_conn *conns,
 				 size_t cap, const struct control_limits *lim,
@@ -267,7 +297,7 @@ enum control_admit control_admit(const struct control_conn *conns,
 		}
 		if (!c->privileged) {
 			unpriv++;
-			mine += c->uid == uid;
+			mine += c->peer.uid == uid;
 			if (oldest_unpriv == SIZE_MAX ||
 			    c->since_ns < conns[oldest_unpriv].since_ns)
 				oldest_unpriv = i;
@@ -378,24 +408,24 @@ static void note_refusal(struct control_server *s, uid_t uid,
 static void admit(struct control_server *s, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
+	struct control_peer peer;
 	struct control_conn *c;
-	struct ucred cr;
-	socklen_t l = sizeof(cr);
 	char line[160];
 	size_t slot;
 	bool priv;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l)) {
+	if (control_peer_get(fd, &peer)) {
 		close(fd);
 		return;
 	}
-	priv = s->ops.privileged(s->ops.ctx, fd);
-	switch (control_admit(s->conns, s->cap, &s->lim, cr.uid, priv, &slot)) {
+	priv = s->ops.privileged(s->ops.ctx, &peer);
+	switch (control_admit(s->conns, s->cap, &s->lim, peer.uid, priv,
+			      &slot)) {
 	case CONTROL_FULL_USER:
 		snprintf(line, sizeof(line),
 			 "error too many connections from uid %u (agent.max_connections_per_user = %u)\n",
-			 (unsigned)cr.uid, s->lim.per_user);
-		note_refusal(s, cr.uid, "agent.max_connections_per_user reached");
+			 (unsigned)peer.uid, s->lim.per_user);
+		note_refusal(s, peer.uid, "agent.max_connections_per_user reached");
 		say(fd, line);
 		close(fd);
 		return;
@@ -403,13 +433,13 @@ static void admit(struct control_server *s, int fd)
 		snprintf(line, sizeof(line),
 			 "error too many connections (agent.max_connections = %u for users without control rights)\n",
 			 s->lim.total);
-		note_refusal(s, cr.uid, "agent.max_connections reached");
+		note_refusal(s, peer.uid, "agent.max_connections reached");
 		say(fd, line);
 		close(fd);
 		return;
 	case CONTROL_EVICT:
 		log_debug("control: uid %u's connection closed for privileged uid %u",
-			  (unsigned)s->conns[slot].uid, (unsigned)cr.uid);
+			  (unsigned)s->conns[slot].peer.uid, (unsigned)peer.uid);
 		conn_close(s, &s->conns[slot],
 			   "error too many connections: closed for a privileged client\n");
 		break;
@@ -418,9 +448,7 @@ static void admit(struct control_server *s, int fd)
 	}
 	c = &s->conns[slot];
 	c->fd = fd;
-	c->uid = cr.uid;
-	c->gid = cr.gid;
-	c->pid = cr.pid;
+	c->peer = peer;
 	c->privileged = priv;
 	c->since_ns = util_now_ns(CLOCK_MONOTONIC);
 	c->deadline_ns = c->since_ns + CONTROL_READ_MS * 1000000ull;
@@ -594,7 +622,7 @@ void control_server_expire(struct control_server *s, uint64_t now_ns)
 		if (c->fd < 0 || now_ns < c->deadline_ns)
 			continue;
 		log_debug("control: uid %u (pid %d): %s timed out",
-			  (unsigned)c->uid, (int)c->pid,
+			  (unsigned)c->peer.uid, (int)c->peer.pid,
 			  c->writing ? "reply" : "request line");
 		conn_close(s, c, c->writing ? NULL :
 			   "error no request line within the time allowed\n");

@@ -22,6 +22,7 @@
 #define CONTROL_READ_MS 5000		/* from accept to a complete line */
 #define CONTROL_WRITE_MS 5000		/* from the reply to its last byte */
 #define CONTROL_RESERVE 16		/* slots only privileged peers use */
+#define CONTROL_MAX_GROUPS 256
 
 /* A request: a command word and key=value fields, split in place. */
 struct control_req {
@@ -74,14 +75,33 @@ int control_line_take(struct control_line *l, bool eof);
  */
 struct control_server;
 
-/* One accepted connection; peer credentials are the ones at accept. */
-struct control_conn {
-	int fd;			/* -1: slot free */
-	uint32_t gen;		/* tells a reused slot from its former use */
+/*
+ * Who is on the other end of a connection, as it connected (SO_PEERCRED,
+ * SO_PEERGROUPS): read once at accept, it serves the bounds, who may
+ * change jobs and what a report shows.
+ */
+struct control_peer {
 	uid_t uid;
 	gid_t gid;
 	pid_t pid;
-	bool privileged;	/* root or control group at accept */
+	size_t ngroups;
+	gid_t groups[CONTROL_MAX_GROUPS];	/* supplementary */
+};
+
+/* Read the peer of a connected Unix socket; -errno if it cannot be known. */
+int control_peer_get(int fd, struct control_peer *p);
+/* Is the peer in group gid, as its primary or a supplementary group? */
+bool control_peer_in(const struct control_peer *p, gid_t gid);
+
+/* One accepted connection. */
+struct control_conn {
+	int fd;			/* -1: slot free */
+	uint32_t gen;		/* tells a reused slot from its former use */
+	struct control_peer peer;
+	/* root or control group at accept: decides the bounds and whether
+	 * the peer may change jobs and reload (a reload's groups apply to
+	 * the connections accepted after it) */
+	bool privileged;
 	bool writing;		/* the request is handled; sending the reply */
 	uint64_t since_ns;	/* accepted, CLOCK_MONOTONIC */
 	uint64_t deadline_ns;	/* of the current phase, CLOCK_MONOTONIC */
@@ -102,8 +122,9 @@ struct control_ops {
 	 * hand c's fd over with control_server_take() (out is dropped then). */
 	void (*request)(void *ctx, struct control_server *srv,
 			struct control_conn *c, char *line, FILE *out);
-	/* May the peer on fd change jobs (root, control group)? */
-	bool (*privileged)(void *ctx, int fd);
+	/* May the peer change jobs (root, control group)?  Asked once, at
+	 * accept; the answer is c->privileged. */
+	bool (*privileged)(void *ctx, const struct control_peer *p);
 	void *ctx;
 };
 

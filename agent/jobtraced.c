@@ -361,18 +361,14 @@ static int by_pid(const void *x, const void *y)
 
 /*
  * Reply to "ps": tracked processes running now with rates; for a peer
- * who does not see everything, its own and its jobs' (none if unknown).
+ * who does not see everything, its own and its jobs'.
  */
-static void reply_ps(struct agent *a, const struct query_peer *peer,
+static void reply_ps(struct agent *a, const struct control_peer *peer,
 		     FILE *out)
 {
-	struct ps_ctx c = { .jobs = a->jobs, .uid = (uid_t)-1 };
+	struct ps_ctx c = { .jobs = a->jobs, .uid = peer->uid,
+			    .all = query_server_sees_all(a->qs, peer) };
 	char r1[16], r2[16], r3[16];
-
-	if (peer) {
-		c.all = query_server_sees_all(a->qs, peer);
-		c.uid = peer->uid;
-	}
 
 	proc_table_foreach(a->trk.procs, ps_collect, &c);
 	if (c.n > 1)
@@ -589,18 +585,6 @@ static void check_queries(struct agent *a, uint64_t now)
 	query_server_reap(a->qs, now);
 }
 
-/* May the peer change jobs?  Root, or a member of control_group. */
-static bool authorized(struct agent *a, const struct query_peer *p,
-		       char *who, size_t len)
-{
-	if (!p) {
-		snprintf(who, len, "unknown peer");
-		return false;
-	}
-	snprintf(who, len, "uid %u (pid %d)", (unsigned)p->uid, (int)p->pid);
-	return query_server_may_control(a->qs, p);
-}
-
 /* Copy a request field into a registry string when given. */
 static void set_if(const struct control_req *r, const char *key, char *dst,
 		   size_t len)
@@ -723,14 +707,13 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		start ? "registered" : end ? "closed" : "updated");
 }
 
-/* The control server's privilege test: authorized() without the name. */
-static bool peer_privileged(void *ctx, int fd)
+/* May the peer change jobs and reload?  Root, or a member of control_group
+ * (asked at accept: the answer is the connection's privileged). */
+static bool peer_privileged(void *ctx, const struct control_peer *p)
 {
-	struct query_peer peer;
-	char who[64];
+	struct agent *a = ctx;
 
-	return !query_peer_get(fd, &peer) &&
-	       authorized(ctx, &peer, who, sizeof(who));
+	return query_server_may_control(a->qs, p);
 }
 
 /* Answer one complete request line of a control connection into out. */
@@ -739,27 +722,22 @@ static void on_request(void *ctx, struct control_server *srv,
 {
 	struct agent *a = ctx;
 	struct control_req req;
-	struct query_peer peer, *p = &peer;
 	const char *why;
-	char who[64];
-	int fd = c->fd;
 
-	if (query_peer_get(fd, p))
-		p = NULL;
 	if (control_parse(line, &req, &why)) {
 		fprintf(out, "error %s\n", why);
 	} else if (!strcmp(req.cmd, "status")) {
 		reply_status(a, out);
 	} else if (!strcmp(req.cmd, "ps")) {
-		reply_ps(a, p, out);
+		reply_ps(a, &c->peer, out);
 	} else if (!strcmp(req.cmd, "report") || !strcmp(req.cmd, "export")) {
-		if (!p)
-			fprintf(out, "error unknown peer\n");
-		else if (!query_serve(a->qs, fd, p, &req, out))
+		if (!query_serve(a->qs, c->fd, &c->peer, &req, out))
 			close(control_server_take(srv, c)); /* the child's now */
 	} else if (!strcmp(req.cmd, "reload") || !strncmp(req.cmd, "job-", 4)) {
-		if (!authorized(a, p, who, sizeof(who))) {
-			log_warn("control: %s refused for %s", req.cmd, who);
+		if (!c->privileged) {
+			log_warn("control: %s refused for uid %u (pid %d)",
+				 req.cmd, (unsigned)c->peer.uid,
+				 (int)c->peer.pid);
 			fprintf(out, "error permission denied: %s needs root%s%s\n",
 				req.cmd, *a->cfg.control_group ? " or group " : "",
 				a->cfg.control_group);

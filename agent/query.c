@@ -34,36 +34,6 @@ struct query_server {
 	struct children kids;
 };
 
-/* Read the peer of a connected Unix socket. */
-int query_peer_get(int fd, struct query_peer *p)
-{
-	struct ucred cr;
-	socklen_t l = sizeof(cr);
-
-	memset(p, 0, sizeof(*p));
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l))
-		return -errno;
-	p->uid = cr.uid;
-	p->gid = cr.gid;
-	p->pid = cr.pid;
-	l = sizeof(p->groups);
-	/* more groups than fit (ERANGE): the primary group still counts */
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, p->groups, &l) == 0)
-		p->ngroups = l / sizeof(gid_t);
-	return 0;
-}
-
-/* Is the peer in group gid, primary or supplementary? */
-bool query_peer_in(const struct query_peer *p, gid_t gid)
-{
-	if (p->gid == gid)
-		return true;
-	for (size_t i = 0; i < p->ngroups; i++)
-		if (p->groups[i] == gid)
-			return true;
-	return false;
-}
-
 /* A server with no groups and no children. */
 int query_server_new(struct query_server **out)
 {
@@ -116,18 +86,18 @@ int query_server_configure(struct query_server *qs,
 
 /* Root and the control group may change jobs and reload. */
 bool query_server_may_control(const struct query_server *qs,
-			      const struct query_peer *p)
+			      const struct control_peer *p)
 {
 	return p->uid == 0 ||
-	       (qs->control_set && query_peer_in(p, qs->control_gid));
+	       (qs->control_set && control_peer_in(p, qs->control_gid));
 }
 
 /* Root, the control group and the reader group see every record. */
 bool query_server_sees_all(const struct query_server *qs,
-			   const struct query_peer *p)
+			   const struct control_peer *p)
 {
 	return query_server_may_control(qs, p) ||
-	       (qs->reader_set && query_peer_in(p, qs->reader_gid));
+	       (qs->reader_set && control_peer_in(p, qs->reader_gid));
 }
 
 /* Check a report or export request and turn it into a query. */
@@ -194,7 +164,7 @@ int query_parse(const struct control_req *req, double now,
 }
 
 /* Answer a report or export request on fd from a child. */
-int query_serve(struct query_server *qs, int fd, const struct query_peer *p,
+int query_serve(struct query_server *qs, int fd, const struct control_peer *p,
 		const struct control_req *req, FILE *out)
 {
 	char *argv[CONTROL_MAX_FIELDS + 6], who[32], what[64];

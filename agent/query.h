@@ -4,8 +4,8 @@
  *
  * The store is root's alone.  A user's `jobtrace report` and `export`
  * send their selector and format to the agent ("report<TAB>job=42<TAB>
- * format=text"); the agent checks who asks (SO_PEERCRED, SO_PEERGROUPS)
- * and starts a child that answers on the connection: its own image
+ * format=text"); the agent checks who asks (struct control_peer, read at
+ * accept) and starts a child that answers on the connection: its own image
  * (/proc/self/exe --serve-query), so that nothing of the agent (BPF maps,
  * ring buffer, spool, sink threads and their locks) lives on in it.  The
  * child opens the store read-only, runs the report or export code with
@@ -35,24 +35,9 @@
 #define QUERY_TIMEOUT_S 600		/* a child's life; then it is killed */
 #define QUERY_SEND_TIMEOUT_S 60		/* a reader that stops reading */
 #define QUERY_WAIT_MS 620000		/* the CLI's wait for the next bytes */
-#define QUERY_MAX_GROUPS 256
 
 struct jt_config;
 struct query_server;
-
-/* Who is on the other end of a control connection. */
-struct query_peer {
-	uid_t uid;
-	gid_t gid;
-	pid_t pid;
-	size_t ngroups;
-	gid_t groups[QUERY_MAX_GROUPS];	/* supplementary */
-};
-
-/* Read the peer of a connected Unix socket; -errno if it cannot be known. */
-int query_peer_get(int fd, struct query_peer *p);
-/* Is the peer in group gid, as its primary or a supplementary group? */
-bool query_peer_in(const struct query_peer *p, gid_t gid);
 
 /* A server with no groups and no children. */
 int query_server_new(struct query_server **out);
@@ -67,17 +52,17 @@ int query_server_configure(struct query_server *qs,
 			   const struct jt_config *cfg);
 /* May the peer change jobs and reload (root or control group)? */
 bool query_server_may_control(const struct query_server *qs,
-			      const struct query_peer *p);
+			      const struct control_peer *p);
 /* Does the peer see every user's records (root, control or reader group)? */
 bool query_server_sees_all(const struct query_server *qs,
-			   const struct query_peer *p);
+			   const struct control_peer *p);
 /*
  * Answer a "report" or "export" request on fd from a child.  Returns 0
  * when the child took the connection (nothing was written to out; the
  * caller closes its own descriptor and forgets it), or -errno with one
  * "error ..." line written to out (a bad request, busy, no child).
  */
-int query_serve(struct query_server *qs, int fd, const struct query_peer *p,
+int query_serve(struct query_server *qs, int fd, const struct control_peer *p,
 		const struct control_req *req, FILE *out);
 /* Reap the children that ended, kill those past QUERY_TIMEOUT_S. */
 void query_server_reap(struct query_server *qs, uint64_t now_ns);

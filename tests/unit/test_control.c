@@ -142,12 +142,25 @@ static void test_line(void **state)
 	assert_int_equal(strlen(l.buf), sizeof(l.buf) - 2);
 }
 
+/* The peer's groups: primary and supplementary. */
+static void test_peer_in(void **state)
+{
+	struct control_peer p = { .uid = 1000, .gid = 100, .ngroups = 2,
+				  .groups = { 27, 4242 } };
+
+	(void)state;
+	assert_true(control_peer_in(&p, 100));
+	assert_true(control_peer_in(&p, 4242));
+	assert_false(control_peer_in(&p, 0));
+	assert_false(control_peer_in(&p, 1000));
+}
+
 /* Fill slot i of a table with a connection of uid. */
 static void put(struct control_conn *t, size_t i, uid_t uid, bool priv,
 		uint64_t since)
 {
 	t[i].fd = 100 + (int)i;
-	t[i].uid = uid;
+	t[i].peer.uid = uid;
 	t[i].privileged = priv;
 	t[i].since_ns = since;
 }
@@ -285,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_parse_ok),
 		cmocka_unit_test(test_parse_hostile),
 		cmocka_unit_test(test_line),
+		cmocka_unit_test(test_peer_in),
 		cmocka_unit_test(test_admit),
 		cmocka_unit_test(test_jobs_fill),
 		cmocka_unit_test(test_scontrol_parse),

@@ -134,19 +134,6 @@ static void test_reply_hostile(void **state)
 	}
 }
 
-/* The peer's groups: primary and supplementary. */
-static void test_peer_in(void **state)
-{
-	struct query_peer p = { .uid = 1000, .gid = 100, .ngroups = 2,
-				.groups = { 27, 4242 } };
-
-	(void)state;
-	assert_true(query_peer_in(&p, 100));
-	assert_true(query_peer_in(&p, 4242));
-	assert_false(query_peer_in(&p, 0));
-	assert_false(query_peer_in(&p, 1000));
-}
-
 /* Put a process record of uid with id and comm. */
 static void put_proc(struct store *s, const char *id, int uid, int pid)
 {
@@ -269,7 +256,6 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_reply),
 		cmocka_unit_test(test_reply_hostile),
-		cmocka_unit_test(test_peer_in),
 		cmocka_unit_test(test_child),
 	};
 
