@@ -460,11 +460,21 @@ static void admit(struct control_server *s, int fd)
 	}
 }
 
+/* Open connections, for a message. */
+static size_t open_count(const struct control_server *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->cap; i++)
+		n += s->conns[i].fd >= 0;
+	return n;
+}
+
 /* Stop accepting for a moment: out of fds, the listener stays readable. */
 static void pause_accept(struct control_server *s, int err)
 {
 	log_warn("control: cannot accept a connection: %s (%zu open); pausing accepts for %llu ms",
-		 strerror(err), control_server_count(s, NULL),
+		 strerror(err), open_count(s),
 		 ACCEPT_PAUSE_NS / 1000000);
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->lfd, NULL);
 	s->paused_until_ns = util_now_ns(CLOCK_MONOTONIC) + ACCEPT_PAUSE_NS;
@@ -689,23 +699,6 @@ fail:
 int control_server_fd(const struct control_server *s)
 {
 	return s->epfd;
-}
-
-/* Open connections: all, and those of unprivileged peers. */
-size_t control_server_count(const struct control_server *s,
-			    size_t *unprivileged)
-{
-	size_t n = 0, u = 0;
-
-	for (size_t i = 0; i < s->cap; i++) {
-		if (s->conns[i].fd < 0)
-			continue;
-		n++;
-		u += !s->conns[i].privileged;
-	}
-	if (unprivileged)
-		*unprivileged = u;
-	return n;
 }
 
 /* Close every connection and the listening socket; accepts NULL. */

@@ -162,9 +162,6 @@ void control_server_expire(struct control_server *s, uint64_t now_ns);
 /* Take c's fd out of the server without closing it: the caller (a forked
  * child serving a long request) owns it now.  Returns the fd. */
 int control_server_take(struct control_server *s, struct control_conn *c);
-/* Open connections: all, and those of unprivileged peers. */
-size_t control_server_count(const struct control_server *s,
-			    size_t *unprivileged);
 /* Close every connection and the listening socket; accepts NULL. */
 void control_server_free(struct control_server *s);
 /* Send one request and copy the whole reply to out; returns 0 or -errno. */

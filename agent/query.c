@@ -233,13 +233,6 @@ void query_server_reap(struct query_server *qs, uint64_t now_ns)
 	children_reap(&qs->kids, now_ns);
 }
 
-/* Children answering now (of uid, or all). */
-size_t query_server_children(const struct query_server *qs, bool all,
-			     uid_t uid)
-{
-	return children_count(&qs->kids, all, uid);
-}
-
 /* ---- the answering child ---------------------------------------------- */
 
 /* Send all of buf on fd (blocking, bounded by SO_SNDTIMEO). */

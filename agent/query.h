@@ -66,9 +66,6 @@ int query_serve(struct query_server *qs, int fd, const struct control_peer *p,
 		const struct control_req *req, FILE *out);
 /* Reap the children that ended, kill those past QUERY_TIMEOUT_S. */
 void query_server_reap(struct query_server *qs, uint64_t now_ns);
-/* Children answering now (of uid, or all). */
-size_t query_server_children(const struct query_server *qs, bool all,
-			     uid_t uid);
 
 /*
  * Check a report or export request and turn it into a query: fields job,
