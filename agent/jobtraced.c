@@ -816,12 +816,6 @@ static void on_rules_changed(struct agent *a)
 		a->rules_reload_at = util_now_ns(CLOCK_MONOTONIC) + RULES_SETTLE_NS;
 }
 
-/* Look up agent.control_group and reader_group; unknown grants nothing. */
-static void resolve_group(struct agent *a)
-{
-	query_server_configure(a->qs, &a->cfg);
-}
-
 /*
  * The state, run, spool and store folders: created (make) and checked to
  * be root's only, the store file made 0600.  -EPERM: another user could
@@ -902,7 +896,8 @@ static void reload(struct agent *a)
 	free(a->cfg.reader_group);
 	a->cfg.reader_group = nc.reader_group;
 	nc.reader_group = NULL;
-	resolve_group(a);
+	/* unknown groups grant nothing (logged) */
+	query_server_configure(a->qs, &a->cfg);
 	a->cfg.max_conn_per_user = nc.max_conn_per_user;
 	a->cfg.max_connections = nc.max_connections;
 	if (a->ctl)
@@ -1156,9 +1151,8 @@ int main(int argc, char **argv)
 	}
 	if (a.cfg.delay_accounting)
 		enable_delayacct();
-	if (query_server_new(&a.qs))
+	if (query_server_new(&a.qs) || query_server_configure(a.qs, &a.cfg))
 		goto cleanup;
-	resolve_group(&a);
 	rl.deadline_ms = a.cfg.rules_deadline_ms;
 	if (rules_new(&rl, &a.rules) || jobs_new(&a.jobs) ||
 	    tracker_init(&a.trk, a.rules, a.jobs, &a.host,
