@@ -388,12 +388,15 @@ int control_server_take(struct control_server *s, struct control_conn *c)
 	return fd;
 }
 
-/* Log refused peers, at most once per REFUSAL_LOG_NS. */
-static void note_refusal(struct control_server *s, uid_t uid,
-			 const char *why)
+/* Refuse a new peer: its error line, then close; logged at most once per
+ * REFUSAL_LOG_NS. */
+static void refuse(struct control_server *s, int fd, uid_t uid,
+		   const char *line, const char *why)
 {
 	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
 
+	say(fd, line);
+	close(fd);
 	s->refused++;
 	if (s->refusal_logged_ns &&
 	    now - s->refusal_logged_ns < REFUSAL_LOG_NS)
@@ -425,17 +428,14 @@ static void admit(struct control_server *s, int fd)
 		snprintf(line, sizeof(line),
 			 "error too many connections from uid %u (agent.max_connections_per_user = %u)\n",
 			 (unsigned)peer.uid, s->lim.per_user);
-		note_refusal(s, peer.uid, "agent.max_connections_per_user reached");
-		say(fd, line);
-		close(fd);
+		refuse(s, fd, peer.uid, line,
+		       "agent.max_connections_per_user reached");
 		return;
 	case CONTROL_FULL:
 		snprintf(line, sizeof(line),
 			 "error too many connections (agent.max_connections = %u for users without control rights)\n",
 			 s->lim.total);
-		note_refusal(s, peer.uid, "agent.max_connections reached");
-		say(fd, line);
-		close(fd);
+		refuse(s, fd, peer.uid, line, "agent.max_connections reached");
 		return;
 	case CONTROL_EVICT:
 		log_debug("control: uid %u's connection closed for privileged uid %u",
