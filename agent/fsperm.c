@@ -171,9 +171,11 @@ static int narrow_file(const char *option, const char *path, int fd,
 	struct stat st;
 
 	if (fstat(fd, &st)) {
+		int rc = -errno;
+
 		util_seterr(err, errlen, "%s = \"%s\": %s", option, path,
-			    strerror(errno));
-		return -errno;
+			    strerror(-rc));
+		return rc;
 	}
 	if (!S_ISREG(st.st_mode) ||
 	    (st.st_uid != 0 && st.st_uid != geteuid())) {
