@@ -6,8 +6,9 @@
 # her uid) with a root process in it.  Their `jobtrace export`, `report` and
 # `ps` go through the agent's socket (the store is root's) and show exactly
 # their own processes and their job; a member of agent.reader_group and root
-# see both users.  A program named with a terminal title sequence (ESC ] 0;
-# ... BEL) reaches no terminal through `ps` or `report`.
+# see both users, and neither bob nor the reader may register a job.  A
+# program named with a terminal title sequence (ESC ] 0; ... BEL) reaches
+# no terminal through `ps` or `report`.
 #
 # Needs root, kernel BTF, the sqlite3 CLI, useradd/groupadd/runuser.  Exit 0
 # pass, 1 fail, 77 skipped, 99 hard error.  Makes the users jt-ac-alice,
@@ -240,6 +241,18 @@ as $ALICE report --job "$JOB" >"$T/alice.job" 2>"$T/alice.job.err"
 st=$?
 check "alice's report of her job (exit $st) counts its processes" \
 	eq "$st:$(grep -c "job $JOB: $(q "select count(*) from process where job_id = '$JOB';") processes" "$T/alice.job")" "0:1"
+
+# ---- seeing everything is not changing jobs ------------------------------------------------
+
+CUID=$(id -u $CAROL)
+for u in $BOB $CAROL; do
+	as $u job-start --strict --job "jt-ac-x-$u" --scheduler test >"$T/$u.hook" 2>&1
+	st=$?
+	check "$u's job-start (reader_group or not) is refused: exit $st, 'permission denied'" \
+		eq "$st:$(grep -c 'permission denied: job-start needs root' "$T/$u.hook")" "1:1"
+done
+check "the agent logged both refusals with the uids $BUID and $CUID" \
+	eq "$(grep -c "control: job-start refused for uid $BUID (pid \|control: job-start refused for uid $CUID (pid " "$T/agent.log")" 2
 
 # ---- report escapes a hostile name ---------------------------------------------------------
 
