@@ -461,12 +461,6 @@ static void push_proc(lua_State *L, struct rstate *rs,
 	lua_pop(L, 1);
 }
 
-/* The default tool name (proc_default_tool: exe's base name, else comm). */
-static const char *default_tool(const struct jt_proc *p)
-{
-	return proc_default_tool(p);
-}
-
 /* Push the decision table d with its defaults. */
 static void push_decision(lua_State *L, const struct jt_proc *p)
 {
@@ -474,7 +468,7 @@ static void push_decision(lua_State *L, const struct jt_proc *p)
 	lua_pushboolean(L, 1);
 	lua_setfield(L, -2, "include");
 	{
-		const char *t = default_tool(p);
+		const char *t = proc_default_tool(p);
 
 		/* the same limit the rules must keep to */
 		lua_pushlstring(L, t, strnlen(t, JT_STR_SMALL - 1));
@@ -688,7 +682,7 @@ static void decision_defaults(const struct jt_proc *p, struct rules_decision *d)
 	memset(d, 0, sizeof(*d));
 	d->include = true;
 	d->children = -1;
-	util_strlcpy(d->tool, default_tool(p), sizeof(d->tool));
+	util_strlcpy(d->tool, proc_default_tool(p), sizeof(d->tool));
 }
 
 /* Does the string list at ai hold exactly p's argv? */
