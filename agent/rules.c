@@ -55,8 +55,7 @@ struct rstate {
 	uint64_t deadline_len_ns;
 	uint64_t cpu_start_ns;	/* the thread's CPU time when it was armed */
 	bool expired;		/* the deadline passed during this call */
-	bool loading;		/* a (re)load, not a classification, is under way */
-	char deadline_msg[128];	/* the error raised when it passes */
+	const char *deadline_msg;	/* the error raised when it passes */
 	const char *load_src;	/* "@FILE" of the file being loaded */
 	unsigned registered;	/* what that file registered so far */
 };
@@ -66,6 +65,7 @@ struct rules {
 	struct rstate *cur;
 	struct rules_stats st;
 	char exec_msg[128];	/* the error when a classification runs late */
+	char load_msg[128];	/* the error when a (re)load runs late */
 };
 
 static char lazy_call_key;	/* address used as a private table key */
@@ -99,14 +99,17 @@ static struct rstate *state_of(lua_State *L)
 	return ud;
 }
 
-/* Start the deadline: ms from now; msg is the error raised when it passes. */
+/*
+ * Start the deadline: ms from now; msg, the error raised when it passes,
+ * must outlive the call (r->exec_msg, r->load_msg).
+ */
 static void arm_deadline(struct rstate *rs, unsigned ms, const char *msg)
 {
 	rs->deadline_len_ns = (uint64_t)ms * 1000000ull;
 	rs->deadline_ns = util_now_ns(CLOCK_MONOTONIC) + rs->deadline_len_ns;
 	rs->cpu_start_ns = util_now_ns(CLOCK_THREAD_CPUTIME_ID);
 	rs->expired = false;
-	util_strlcpy(rs->deadline_msg, msg, sizeof(rs->deadline_msg));
+	rs->deadline_msg = msg;
 }
 
 /* Raise msg with the place of the function at level (0: the running one). */
@@ -461,12 +464,6 @@ static void push_proc(lua_State *L, struct rstate *rs,
 	lua_pop(L, 1);
 }
 
-/* The default tool name (proc_default_tool: exe's base name, else comm). */
-static const char *default_tool(const struct jt_proc *p)
-{
-	return proc_default_tool(p);
-}
-
 /* Push the decision table d with its defaults. */
 static void push_decision(lua_State *L, const struct jt_proc *p)
 {
@@ -474,7 +471,7 @@ static void push_decision(lua_State *L, const struct jt_proc *p)
 	lua_pushboolean(L, 1);
 	lua_setfield(L, -2, "include");
 	{
-		const char *t = default_tool(p);
+		const char *t = proc_default_tool(p);
 
 		/* the same limit the rules must keep to */
 		lua_pushlstring(L, t, strnlen(t, JT_STR_SMALL - 1));
@@ -688,7 +685,7 @@ static void decision_defaults(const struct jt_proc *p, struct rules_decision *d)
 	memset(d, 0, sizeof(*d));
 	d->include = true;
 	d->children = -1;
-	util_strlcpy(d->tool, default_tool(p), sizeof(d->tool));
+	util_strlcpy(d->tool, proc_default_tool(p), sizeof(d->tool));
 }
 
 /* Does the string list at ai hold exactly p's argv? */
@@ -818,12 +815,11 @@ static void classify_in(struct rules *r, struct rstate *rs,
 		read_decision(L, top + 2, in->p, d);
 	} else if (bad) {
 		/* rare: run again, checking after every rule, to name the
-		 * rule that left d invalid */
-		if (!rs->loading) {
-			rs->deadline_ns = util_now_ns(CLOCK_MONOTONIC) +
-					  rs->deadline_len_ns;
-			rs->cpu_start_ns = util_now_ns(CLOCK_THREAD_CPUTIME_ID);
-		}
+		 * rule that left d invalid; a classification (not a self-test
+		 * of a candidate state, which is not yet r->cur) gets its
+		 * deadline anew */
+		if (rs == r->cur)
+			arm_deadline(rs, r->lim.deadline_ms, r->exec_msg);
 		lua_settop(L, top + 1);
 		push_decision(L, in->p);
 		d->errors = run_chain(r, rs, top + 1, top + 2, true);
@@ -1186,16 +1182,14 @@ int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen)
 	}
 	{
 		unsigned ms = r->lim.deadline_ms * LOAD_DEADLINE_FACTOR;
-		char msg[128];
 
 		if (ms < LOAD_DEADLINE_MIN_MS)
 			ms = LOAD_DEADLINE_MIN_MS;
-		snprintf(msg, sizeof(msg),
+		snprintf(r->load_msg, sizeof(r->load_msg),
 			 "deadline of %u ms for loading the rules and their self-tests "
 			 "exceeded (%d x rules.deadline_ms, at least %d ms)",
 			 ms, LOAD_DEADLINE_FACTOR, LOAD_DEADLINE_MIN_MS);
-		rs->loading = true;
-		arm_deadline(rs, ms, msg);
+		arm_deadline(rs, ms, r->load_msg);
 	}
 	rc = load_files(r, rs, dir, err, errlen);
 	if (rc)
@@ -1210,7 +1204,6 @@ int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen)
 	memcpy(r->st.last_error, last, sizeof(last));
 	if (rc)
 		goto fail;
-	rs->loading = false;
 	rs->deadline_ns = 0;
 	lua_gc(rs->L, LUA_GCCOLLECT);
 	state_free(r->cur);

@@ -301,7 +301,11 @@ lib.redact_text = redact_text
 -- gate looks for words inside single arguments (none spans the "\n"
 -- between two), so a command line made only of known arguments cannot
 -- match it: such lines skip the searches.  Bounded; short arguments only.
+-- The value is SHELL for an argument that may name a shell (shell_slots
+-- looks at those), else true: a line made only of arguments with true has
+-- no shell string to look for.
 local safe, safe_n = {}, 0
+local SHELL = "sh"
 local SAFE_LEN = 128
 
 local function redact(argv, tool)
@@ -483,6 +487,13 @@ local function prog(a)
 	return b
 end
 
+-- May argument a name a shell whose -c string shell_slots looks at
+-- ("...sh", "busybox")?
+local function shell_end(a)
+	local c = byte(a, -1)
+	return (c == 104 and byte(a, -2) == 115) or c == 120
+end
+
 -- Index of the command string when argv[k] starts a shell with -c
 -- (-c, -lc, -ec, --login -c, busybox sh -c), else nil.
 local function shell_cmd(argv, k)
@@ -501,7 +512,8 @@ end
 -- before the string (su --command=...), else 0 }, or nil when none.
 -- A shell with -c anywhere (sudo sh -c, env X=1 bash -c, srun bash -lc,
 -- docker exec c sh -c), su/runuser -c, and ssh's remote command.
-local function shell_slots(argv)
+-- known: no argument after argv[1] may name a shell (see safe below).
+local function shell_slots(argv, known)
 	local n = #argv
 	local slots
 	-- every name that matters ends in "h", "x", "u" or "r" (sh, busybox,
@@ -531,11 +543,10 @@ local function shell_slots(argv)
 			end
 		end
 	end
+	if known then return slots end
 	local last = n < 32 and n or 32
 	for k = 2, last - 1 do
-		c = byte(argv[k], -1)
-		-- "...sh" or "busybox"
-		if (c == 104 and byte(argv[k], -2) == 115) or c == 120 then
+		if shell_end(argv[k]) then
 			local at = shell_cmd(argv, k)
 			if at then
 				slots = slots or {}
@@ -762,12 +773,18 @@ jobtrace.rule("redact-secrets", function(p, d)
 	if n < 2 then return end
 	local tool = d.tool
 	local cut = p.argv_truncated
-	local slots = shell_slots(argv)
 	-- look: argv needs the per-argv pass
 	local look = tool_short[tool] ~= nil or wrappers[tool] ~= nil
+	local known = false	-- argv[2..] known harmless, none may name a shell
 	if not look then
-		local k = 2
-		while k <= n and safe[argv[k]] do k = k + 1 end
+		local k, sh = 2, false
+		while k <= n do
+			local s = safe[argv[k]]
+			if not s then break end
+			if s == SHELL then sh = true end
+			k = k + 1
+		end
+		known = k > n and not sh
 		look = k <= n and gate(argv_lower(p, argv))
 		if not look and k <= n then
 			-- remember the arguments of this harmless line
@@ -780,13 +797,14 @@ jobtrace.rule("redact-secrets", function(p, d)
 				for q = k, n do
 					local a = argv[q]
 					if #a <= SAFE_LEN and not safe[a] then
-						safe[a] = true
+						safe[a] = shell_end(a) and SHELL or true
 						safe_n = safe_n + 1
 					end
 				end
 			end
 		end
 	end
+	local slots = shell_slots(argv, known)
 	-- a shell string without a word of a secret needs no split either
 	local shell = slots ~= nil and (look or cut)
 	if slots and not shell then

@@ -65,14 +65,17 @@ while IFS=$'\t' read -r cmd want flag; do
 	opts=()
 	[ "${flag:-}" = cut ] && opts=(--argv-truncated)
 	eval "set -- $cmd"
-	out=$(decide "${opts[@]}" -- "$@")
-	got=$(field "$out" argv | sed 's/   (changed by the rules)$//')
-	if [ "$got" = "$want" ]; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "not ok - redaction $m: $cmd${flag:+ ($flag)}: got '$got', want '$want'"
-	fi
+	# first seen, and seen before (--repeat: the caches hold its arguments)
+	for again in "" --repeat=1; do
+		out=$(decide "${opts[@]}" $again -- "$@")
+		got=$(field "$out" argv | sed 's/   (changed by the rules)$//')
+		if [ "$got" = "$want" ]; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+			echo "not ok - redaction $m${again:+, seen before}: $cmd${flag:+ ($flag)}: got '$got', want '$want'"
+		fi
+	done
 done < "$REDACT"
 echo "# $m redaction cases from $(basename "$REDACT")"
 

@@ -343,9 +343,12 @@ static void assert_closed(const struct rules_decision *d, const char *tool)
 
 /*
  * Classify the long argv with rule text in 05-slow.lua (before the redaction
- * rule) and a deadline of ms.  Each call must fail closed with msg (and the
- * rule's name) in last_error, and the fastest of 5 (the others may have been
- * preempted) must end after the deadline and within DEADLINE_SLACK_MS of it.
+ * rule) and a deadline of ms.  Each of 5 calls must fail closed with msg (and
+ * the rule's name) in last_error, and stop at one of the two limits: ms of
+ * the thread's CPU time (within DEADLINE_SLACK_MS of it) or, when the machine
+ * preempted the thread for most of the call, 4 x ms of wall clock.  Wall
+ * time has no bound per call (a preempted thread ends late); the fastest of
+ * the 5 must end within DEADLINE_SLACK_MS of the wall-clock cap.
  */
 static void slow_case(const char *text, unsigned ms, const char *msg)
 {
@@ -354,7 +357,7 @@ static void slow_case(const char *text, unsigned ms, const char *msg)
 	size_t len = long_argv(argv, sizeof(argv));
 	struct rules_stats st;
 	struct rules *r;
-	double best = 1e9;
+	double best_wall = 1e9;
 
 	put_file("10-good.lua", good);
 	put_file("05-slow.lua", text);
@@ -369,10 +372,13 @@ static void slow_case(const char *text, unsigned ms, const char *msg)
 		double took = (util_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / 1e6;
 		double wall = (util_now_ns(CLOCK_MONOTONIC) - w0) / 1e6;
 
-		if (wall > 4 * ms + DEADLINE_SLACK_MS)
-			fail_msg("a call took %.1f ms of wall clock, over 4 x %u ms", wall, ms);
-		if (took < best)
-			best = took;
+		/* without the deadline these calls run for hours (n^8 steps) */
+		if (took > ms + DEADLINE_SLACK_MS || (took < ms && wall < 4 * ms))
+			fail_msg("%s: a call took %.2f ms of CPU and %.2f ms of wall clock, "
+				 "deadline %u ms of CPU, 4 x that of wall clock",
+				 text, took, wall, ms);
+		if (wall < best_wall)
+			best_wall = wall;
 		assert_closed(&d, "bwa");
 		assert_null(memmem(d.argv, d.argv_len, "s3cr3t", 6));
 		rules_decision_free(&d);
@@ -386,10 +392,9 @@ static void slow_case(const char *text, unsigned ms, const char *msg)
 	rules_free(r);
 	drop_file("05-slow.lua");
 	drop_file("10-good.lua");
-	/* without the deadline these calls run for hours (n^8 steps) */
-	if (best < ms || best > ms + DEADLINE_SLACK_MS)
-		fail_msg("%s: the fastest of 5 calls took %.2f ms of CPU, deadline %u ms",
-			 text, best, ms);
+	if (best_wall > 4 * ms + DEADLINE_SLACK_MS)
+		fail_msg("%s: the fastest of 5 calls took %.2f ms of wall clock, over 4 x %u ms",
+			 text, best_wall, ms);
 }
 
 /* A backtracking pattern on 2 KB stops at the deadline and fails closed. */
@@ -481,7 +486,8 @@ static void test_load_deadline(void **state)
 		      "20-bad.lua:1:", "deadline of 2000 ms for loading the rules");
 	ms = (util_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / 1e6;
 	wall = (util_now_ns(CLOCK_MONOTONIC) - w0) / 1e6;
-	if (ms < 2000.0 || ms > 2000.0 + 500.0 || wall > 4 * 2000.0 + 500.0)
+	/* stopped at 2000 ms of CPU, or at 8000 of wall clock when preempted */
+	if (ms > 2000.0 + 500.0 || (ms < 2000.0 && wall < 4 * 2000.0))
 		fail_msg("the load took %.0f ms of CPU (%.0f ms wall), its deadline is 2000 ms of CPU, 8000 of wall",
 			 ms, wall);
 }
