@@ -432,17 +432,16 @@ static int list_segments(struct spool *s, char *err, size_t errlen)
 		return -errno;
 	}
 	while ((e = readdir(d))) {
-		char path[4096], *end;
-		unsigned long long first;
+		char path[4096];
+		uint64_t first;
 		struct stat sb;
 
-		if (strlen(e->d_name) != 20 ||
+		/* only seg_path's names: another spelling of a number (0x,
+		 * a sign, capitals) would list one segment twice */
+		if (strspn(e->d_name, "0123456789abcdef") != 16 ||
 		    strcmp(e->d_name + 16, ".seg") != 0)
 			continue;
-		errno = 0;
-		first = strtoull(e->d_name, &end, 16);
-		if (errno || end != e->d_name + 16)
-			continue;
+		first = strtoull(e->d_name, NULL, 16);
 		path_of(s, e->d_name, path, sizeof(path));
 		if (first >= SEQ_LIMIT) {
 			log_warn("spool %s: sequence number out of range;"

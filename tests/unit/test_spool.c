@@ -518,6 +518,45 @@ static void test_refusals(void **state)
 	spool_close(s);
 }
 
+/*
+ * Only the names the spool writes (16 lowercase hex digits) are segments:
+ * a copy of one under "0x..." or in capitals, whose header is as good,
+ * is not read a second time, nor counted in the spool's size.
+ */
+static void test_segment_names(void **state)
+{
+	const char *names[] = { "a" };
+	const char *const copies[] = { "0x00000000000000.seg",
+				       " 000000000000000.seg",
+				       "+000000000000000.seg" };
+	struct spool *s = open_spool(names, 1, 64 << 20, 1 << 20);
+	struct spool_reader *r;
+	struct spool_stats st;
+	char path[128], cmd[512];
+	struct stat sb;
+
+	(void)state;
+	append_range(s, 0, 100);
+	spool_close(s);
+	for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, copies[i]);
+		snprintf(cmd, sizeof(cmd), "cp '%s/%016x.seg' '%s'", dir, 0,
+			 path);
+		assert_int_equal(system(cmd), 0);
+	}
+	snprintf(path, sizeof(path), "%s/%016x.seg", dir, 0);
+	assert_int_equal(stat(path, &sb), 0);
+	s = open_spool(names, 1, 64 << 20, 1 << 20);
+	spool_get_stats(s, &st);
+	assert_int_equal(st.segments, 2);	/* the old one and a new one */
+	assert_int_equal(st.bytes, (uint64_t)sb.st_size + 16);
+	assert_int_equal(st.next_seq, 100);
+	assert_int_equal(spool_reader_open(s, 0, &r), 0);
+	assert_int_equal(read_all(r, 0), 100);
+	spool_reader_close(r);
+	spool_close(s);
+}
+
 /* Read callback that only counts. */
 static int count_cb(void *arg, const char *rec, size_t len)
 {
@@ -610,6 +649,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reader_follows_drops,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_segment_names, setup,
+						teardown),
 		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test_setup_teardown(test_corrupt_older_segment,
 						setup, teardown),
