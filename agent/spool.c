@@ -293,6 +293,8 @@ static void load_ack(struct spool *s, struct sink_pos *k)
 		}
 		if (i < 3 && parse_count(line + kl + 1, vals[i]) == 0)
 			continue;
+		if (i < 3)	/* even over an earlier line's value */
+			*vals[i] = i == 0 ? UINT64_MAX : 0;
 		log_error("spool %s:%u: \"%.40s\" is not \"ack|dropped|corrupt"
 			  " COUNT\"; %s", path, lineno, line,
 			  i == 0 ? "the sink reads again from the oldest record"

@@ -239,6 +239,14 @@ static void test_ack_file_strict(void **state)
 	assert_int_equal(ks.dropped, 0);
 	assert_int_equal(ks.corrupt, 7);
 	spool_close(s);
+
+	/* a bad line undoes a good one before it, as the message says */
+	put_file("a.ack", "ack 50\ncorrupt 5\nack 5x\ncorrupt -5\n");
+	s = open_spool(names, 2, 64 << 20, 64 << 10);
+	spool_get_sink_stats(s, 0, &ks);
+	assert_int_equal(ks.ack_seq, 0);
+	assert_int_equal(ks.corrupt, 0);
+	spool_close(s);
 }
 
 /*
