@@ -678,16 +678,17 @@ int spool_sync(struct spool *s)
 		return 0;
 	if (s->fd < 0)
 		return -EBADF;	/* spool_append makes a new segment */
-	err = flush_wbuf(s);
-	if (!err && fdatasync(s->fd) < 0)
+	err = flush_wbuf(s);	/* counts its own failure */
+	if (!err && fdatasync(s->fd) < 0) {
 		err = -errno;
+		s->st.write_errors++;
+	}
 	if (err) {
 		if (!s->failing)
 			log_error("spool %s: writing records: %s (they stay in"
 				  " memory and are retried)", s->dir,
 				  strerror(-err));
 		s->failing = true;
-		s->st.write_errors++;
 		s->st.error = -err;
 		return err;
 	}

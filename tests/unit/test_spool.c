@@ -9,12 +9,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -625,6 +627,64 @@ static void test_corrupt_older_segment(void **state)
 	spool_close(s);
 }
 
+/*
+ * Records the spool cannot write (the file size limit, as a stand-in for
+ * a full disk) are counted lost, each once, against what spool_append
+ * returned; each failed attempt to write the buffer is one write error;
+ * what was appended before and after reads back, nothing else.
+ */
+static void test_write_failure_counts(void **state)
+{
+	const char *names[] = { "a" };
+	struct spool *s = open_spool(names, 1, 64 << 20, 64 << 10);
+	struct rlimit old, lim;
+	struct spool_reader *r;
+	struct spool_stats st;
+	uint64_t ok = 0, failed = 0, got = 0, first;
+	char buf[256];
+	int n;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 8 << 10;	/* a segment's first write fails */
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	for (uint64_t i = 0; i < 1000; i++) {
+		int e = spool_append(s, buf, make_rec(i, buf, sizeof(buf)));
+
+		if (e == 0) {
+			ok++;
+		} else {
+			assert_int_equal(e, -EFBIG);
+			failed++;
+		}
+	}
+	spool_get_stats(s, &st);
+	assert_true(failed > 0 && ok > 0);
+	assert_int_equal(st.lost, failed);
+	assert_int_equal(st.lost_disk_full, 0);
+	assert_int_equal(st.error, EFBIG);
+	/* one rotation tried, so one write of the buffer, per lost record */
+	assert_int_equal(st.write_errors, failed);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+
+	append_range(s, 1000, 1100);
+	assert_int_equal(spool_sync(s), 0);
+	spool_get_stats(s, &st);
+	assert_int_equal(st.lost, failed);
+	assert_int_equal(st.error, 0);
+	assert_int_equal(st.appended, ok + 100);
+	assert_int_equal(spool_reader_open(s, 0, &r), 0);
+	while ((n = spool_read(r, 100000, 64 << 20, count_cb, &got,
+			       &first)) > 0)
+		;
+	assert_int_equal(got, ok + 100);
+	spool_reader_close(r);
+	spool_close(s);
+}
+
 /* The checksum is CRC-32C: the standard check value, and in pieces. */
 static void test_crc32c(void **state)
 {
@@ -661,6 +721,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test_setup_teardown(test_corrupt_older_segment,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_failure_counts,
 						setup, teardown),
 	};
 
