@@ -293,6 +293,8 @@ static void load_ack(struct spool *s, struct sink_pos *k)
 		}
 		if (i < 3 && parse_count(line + kl + 1, vals[i]) == 0)
 			continue;
+		if (i < 3)	/* even over an earlier line's value */
+			*vals[i] = i == 0 ? UINT64_MAX : 0;
 		log_error("spool %s:%u: \"%.40s\" is not \"ack|dropped|corrupt"
 			  " COUNT\"; %s", path, lineno, line,
 			  i == 0 ? "the sink reads again from the oldest record"
@@ -432,17 +434,16 @@ static int list_segments(struct spool *s, char *err, size_t errlen)
 		return -errno;
 	}
 	while ((e = readdir(d))) {
-		char path[4096], *end;
-		unsigned long long first;
+		char path[4096];
+		uint64_t first;
 		struct stat sb;
 
-		if (strlen(e->d_name) != 20 ||
+		/* only seg_path's names: another spelling of a number (0x,
+		 * a sign, capitals) would list one segment twice */
+		if (strspn(e->d_name, "0123456789abcdef") != 16 ||
 		    strcmp(e->d_name + 16, ".seg") != 0)
 			continue;
-		errno = 0;
-		first = strtoull(e->d_name, &end, 16);
-		if (errno || end != e->d_name + 16)
-			continue;
+		first = strtoull(e->d_name, NULL, 16);
 		path_of(s, e->d_name, path, sizeof(path));
 		if (first >= SEQ_LIMIT) {
 			log_warn("spool %s: sequence number out of range;"
@@ -677,16 +678,17 @@ int spool_sync(struct spool *s)
 		return 0;
 	if (s->fd < 0)
 		return -EBADF;	/* spool_append makes a new segment */
-	err = flush_wbuf(s);
-	if (!err && fdatasync(s->fd) < 0)
+	err = flush_wbuf(s);	/* counts its own failure */
+	if (!err && fdatasync(s->fd) < 0) {
 		err = -errno;
+		s->st.write_errors++;
+	}
 	if (err) {
 		if (!s->failing)
 			log_error("spool %s: writing records: %s (they stay in"
 				  " memory and are retried)", s->dir,
 				  strerror(-err));
 		s->failing = true;
-		s->st.write_errors++;
 		s->st.error = -err;
 		return err;
 	}

@@ -9,12 +9,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -238,6 +240,14 @@ static void test_ack_file_strict(void **state)
 	spool_get_sink_stats(s, 0, &ks);
 	assert_int_equal(ks.dropped, 0);
 	assert_int_equal(ks.corrupt, 7);
+	spool_close(s);
+
+	/* a bad line undoes a good one before it, as the message says */
+	put_file("a.ack", "ack 50\ncorrupt 5\nack 5x\ncorrupt -5\n");
+	s = open_spool(names, 2, 64 << 20, 64 << 10);
+	spool_get_sink_stats(s, 0, &ks);
+	assert_int_equal(ks.ack_seq, 0);
+	assert_int_equal(ks.corrupt, 0);
 	spool_close(s);
 }
 
@@ -518,6 +528,45 @@ static void test_refusals(void **state)
 	spool_close(s);
 }
 
+/*
+ * Only the names the spool writes (16 lowercase hex digits) are segments:
+ * a copy of one under "0x..." or in capitals, whose header is as good,
+ * is not read a second time, nor counted in the spool's size.
+ */
+static void test_segment_names(void **state)
+{
+	const char *names[] = { "a" };
+	const char *const copies[] = { "0x00000000000000.seg",
+				       " 000000000000000.seg",
+				       "+000000000000000.seg" };
+	struct spool *s = open_spool(names, 1, 64 << 20, 1 << 20);
+	struct spool_reader *r;
+	struct spool_stats st;
+	char path[128], cmd[512];
+	struct stat sb;
+
+	(void)state;
+	append_range(s, 0, 100);
+	spool_close(s);
+	for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, copies[i]);
+		snprintf(cmd, sizeof(cmd), "cp '%s/%016x.seg' '%s'", dir, 0,
+			 path);
+		assert_int_equal(system(cmd), 0);
+	}
+	snprintf(path, sizeof(path), "%s/%016x.seg", dir, 0);
+	assert_int_equal(stat(path, &sb), 0);
+	s = open_spool(names, 1, 64 << 20, 1 << 20);
+	spool_get_stats(s, &st);
+	assert_int_equal(st.segments, 2);	/* the old one and a new one */
+	assert_int_equal(st.bytes, (uint64_t)sb.st_size + 16);
+	assert_int_equal(st.next_seq, 100);
+	assert_int_equal(spool_reader_open(s, 0, &r), 0);
+	assert_int_equal(read_all(r, 0), 100);
+	spool_reader_close(r);
+	spool_close(s);
+}
+
 /* Read callback that only counts. */
 static int count_cb(void *arg, const char *rec, size_t len)
 {
@@ -578,6 +627,64 @@ static void test_corrupt_older_segment(void **state)
 	spool_close(s);
 }
 
+/*
+ * Records the spool cannot write (the file size limit, as a stand-in for
+ * a full disk) are counted lost, each once, against what spool_append
+ * returned; each failed attempt to write the buffer is one write error;
+ * what was appended before and after reads back, nothing else.
+ */
+static void test_write_failure_counts(void **state)
+{
+	const char *names[] = { "a" };
+	struct spool *s = open_spool(names, 1, 64 << 20, 64 << 10);
+	struct rlimit old, lim;
+	struct spool_reader *r;
+	struct spool_stats st;
+	uint64_t ok = 0, failed = 0, got = 0, first;
+	char buf[256];
+	int n;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 8 << 10;	/* a segment's first write fails */
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	for (uint64_t i = 0; i < 1000; i++) {
+		int e = spool_append(s, buf, make_rec(i, buf, sizeof(buf)));
+
+		if (e == 0) {
+			ok++;
+		} else {
+			assert_int_equal(e, -EFBIG);
+			failed++;
+		}
+	}
+	spool_get_stats(s, &st);
+	assert_true(failed > 0 && ok > 0);
+	assert_int_equal(st.lost, failed);
+	assert_int_equal(st.lost_disk_full, 0);
+	assert_int_equal(st.error, EFBIG);
+	/* one rotation tried, so one write of the buffer, per lost record */
+	assert_int_equal(st.write_errors, failed);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+
+	append_range(s, 1000, 1100);
+	assert_int_equal(spool_sync(s), 0);
+	spool_get_stats(s, &st);
+	assert_int_equal(st.lost, failed);
+	assert_int_equal(st.error, 0);
+	assert_int_equal(st.appended, ok + 100);
+	assert_int_equal(spool_reader_open(s, 0, &r), 0);
+	while ((n = spool_read(r, 100000, 64 << 20, count_cb, &got,
+			       &first)) > 0)
+		;
+	assert_int_equal(got, ok + 100);
+	spool_reader_close(r);
+	spool_close(s);
+}
+
 /* The checksum is CRC-32C: the standard check value, and in pieces. */
 static void test_crc32c(void **state)
 {
@@ -610,8 +717,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reader_follows_drops,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_segment_names, setup,
+						teardown),
 		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test_setup_teardown(test_corrupt_older_segment,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_failure_counts,
 						setup, teardown),
 	};
 
