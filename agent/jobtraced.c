@@ -235,11 +235,14 @@ static void emit_host(struct agent *a, const char *phase)
 	json_kv_u64(b, "exits_before_last_switch",
 		    a->counters[JT_CNT_EXIT_EARLY]);
 	json_kv_u64(b, "exits_lost", a->trk.exits_lost);
-	json_kv_u64(b, "spool_write_errors", a->records_unspooled);
 	{
 		struct spool_stats ss;
 
+		/* apart, so that a sum over drops counts each record once:
+		 * the full-disk losses are among those never spooled */
 		spool_get_stats(a->spool, &ss);
+		json_kv_u64(b, "spool_write_errors",
+			    a->records_unspooled - ss.lost_disk_full);
 		json_kv_u64(b, "spool_disk_full", ss.lost_disk_full);
 	}
 	sinks_drops_json(a->sinks, b);

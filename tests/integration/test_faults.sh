@@ -148,5 +148,12 @@ said=$(sed -n "s|.*spool $SPOOLFS: writing again; \([0-9]*\) records were lost|\
 check "full disk: agent.log says how many were lost each time writing resumed ($said in all)" \
 	eq "$said" "$full"
 stop_agent
+# the stop record's drops count each lost record once: disk full apart
+drops=$(q "select json_extract(json, '\$.drops.spool_write_errors') || '|' ||
+	json_extract(json, '\$.drops.spool_disk_full') from record
+	where type = 'host' and json_extract(json, '\$.phase') = 'stop'
+	order by time desc limit 1;")
+check "full disk: the host record's drops keep the full disk apart (write errors|disk full = $drops; status lost $lost, disk full $full)" \
+	eq "$drops" "$((lost - full))|$full"
 
 finish
