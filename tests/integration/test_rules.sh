@@ -23,11 +23,6 @@ save_rule() {
 	printf '%s\n' "$2" >"$R/.$1.tmp" && mv "$R/.$1.tmp" "$R/$1"
 }
 
-# The status value of KEY.
-status_of() {
-	cli status 2>/dev/null | sed -n "s/^$1: //p"
-}
-
 # tool_name of the newest process row with this pid, waiting for the flush.
 tool_of() {
 	local r=""

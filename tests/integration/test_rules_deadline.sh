@@ -35,11 +35,6 @@ extra_cleanup() {
 	userdel "$STORM_USER" 2>/dev/null
 }
 
-# The status value of KEY.
-status_of() {
-	cli status 2>/dev/null | sed -n "s/^$1: //p"
-}
-
 # Save a rules file the way an editor does: write aside, then rename.
 save_rule() {
 	printf '%s\n' "$2" >"$R/.$1.tmp" && mv "$R/.$1.tmp" "$R/$1"
