@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "test_files.h"
 
 #include "config.h"
 
@@ -44,20 +45,6 @@ static int teardown_dir(void **state)
 {
 	(void)state;
 	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* Write text to tmpdir/name and return its path (static buffer). */
-static const char *write_conf(const char *name, const char *text)
-{
-	static char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
-	return path;
 }
 
 /* Assert that two configurations hold the same values (source aside). */
@@ -92,7 +79,7 @@ static void expect_error(const char *name, const char *text, int line,
 {
 	struct jt_config c, d;
 	char prefix[PATH_MAX + 32];
-	const char *path = write_conf(name, text);
+	const char *path = test_write_file(tmpdir, name, text);
 
 	assert_int_equal(config_defaults(&c), 0);
 	assert_int_equal(config_defaults(&d), 0);
@@ -111,7 +98,7 @@ static void expect_error(const char *name, const char *text, int line,
 /* A sinks list with both types, every key, and the spool group. */
 static void test_sinks(void **state)
 {
-	const char *path = write_conf("sinks.conf",
+	const char *path = test_write_file(tmpdir, "sinks.conf",
 		"agent = { state_dir = \"/srv/jt\"; };\n"
 		"spool = { max_size_mib = 8; segment_size_kib = 256;"
 		" sync_interval = 0.05; };\n"
@@ -215,7 +202,7 @@ static void test_sink_errors(void **state)
 		     " of the spool (spool.max_size_mib = 32): at most 8192 KiB");
 	{
 		/* exactly a quarter is taken */
-		const char *path = write_conf("spool_quarter.conf",
+		const char *path = test_write_file(tmpdir, "spool_quarter.conf",
 			"spool = { max_size_mib = 32; segment_size_kib = 8192; };\n");
 		struct jt_config c;
 
@@ -292,7 +279,7 @@ static const char full_conf[] =
 static void test_full_file(void **state)
 {
 	struct jt_config c;
-	const char *path = write_conf("full.conf", full_conf);
+	const char *path = test_write_file(tmpdir, "full.conf", full_conf);
 
 	(void)state;
 	assert_int_equal(config_defaults(&c), 0);
@@ -325,7 +312,7 @@ static void test_full_file(void **state)
 static void test_limits_inclusive(void **state)
 {
 	struct jt_config c;
-	const char *path = write_conf("limits.conf",
+	const char *path = test_write_file(tmpdir, "limits.conf",
 		"collector = { sample_interval = 0.1; ringbuf_size_kib = 256;\n"
 		"  max_tracked = 4194304; argv_max_bytes = 64; };\n"
 		"store = { flush_interval = 0.05; flush_records = 100000; };\n");
@@ -346,7 +333,7 @@ static void test_limits_inclusive(void **state)
 static void test_empty_file(void **state)
 {
 	struct jt_config c, d;
-	const char *path = write_conf("empty.conf", "");
+	const char *path = test_write_file(tmpdir, "empty.conf", "");
 
 	(void)state;
 	assert_int_equal(config_defaults(&c), 0);
@@ -354,7 +341,7 @@ static void test_empty_file(void **state)
 	assert_int_equal(config_load(&c, path, false, err, sizeof(err)), 0);
 	assert_same_config(&c, &d);
 	config_free(&c);
-	path = write_conf("empty2.conf", "log = { };\nstore = { };\n");
+	path = test_write_file(tmpdir, "empty2.conf", "log = { };\nstore = { };\n");
 	assert_int_equal(config_load(&c, path, false, err, sizeof(err)), 0);
 	assert_same_config(&c, &d);
 	config_free(&c);
@@ -533,7 +520,7 @@ static void test_run_dir_too_long(void **state)
 static void test_error_keeps_values(void **state)
 {
 	struct jt_config c, d;
-	const char *path = write_conf("partial.conf",
+	const char *path = test_write_file(tmpdir, "partial.conf",
 		"log = { level = \"debug\"; syslog = true; };\n"
 		"agent = { state_dir = \"/elsewhere\"; };\n"
 		"store = { flush_records = 7; };\n"
@@ -549,11 +536,11 @@ static void test_error_keeps_values(void **state)
 
 	/* a failed reload keeps the previously loaded file's values */
 	config_free(&d);
-	path = write_conf("good.conf", full_conf);
+	path = test_write_file(tmpdir, "good.conf", full_conf);
 	assert_int_equal(config_load(&c, path, false, err, sizeof(err)), 0);
 	assert_int_equal(config_defaults(&d), 0);
 	assert_int_equal(config_load(&d, path, false, err, sizeof(err)), 0);
-	path = write_conf("partial.conf",
+	path = test_write_file(tmpdir, "partial.conf",
 			  "log = { level = \"error\"; };\nbogus = 1;\n");
 	assert_int_equal(config_load(&c, path, false, err, sizeof(err)),
 			 -EINVAL);
@@ -606,7 +593,7 @@ static void test_unreadable(void **state)
 	snprintf(want, sizeof(want), "%s: Is a directory", tmpdir);
 	assert_string_equal(err, want);
 	assert_int_equal(config_load(&c, tmpdir, true, NULL, 0), -EISDIR);
-	assert_int_equal(config_load(&c, write_conf("n.conf", "x = ;"),
+	assert_int_equal(config_load(&c, test_write_file(tmpdir, "n.conf", "x = ;"),
 				     false, NULL, 0), -EINVAL);
 	config_free(&c);
 }
@@ -638,11 +625,11 @@ static void test_dump_round_trip(void **state)
 	(void)state;
 	assert_int_equal(config_defaults(&c), 0);
 	assert_round_trip(&c, "dump-defaults.conf");
-	assert_int_equal(config_load(&c, write_conf("full2.conf", full_conf),
+	assert_int_equal(config_load(&c, test_write_file(tmpdir, "full2.conf", full_conf),
 				     false, err, sizeof(err)), 0);
 	assert_round_trip(&c, "dump-full.conf");
 	/* characters that need escaping in a libconfig string */
-	assert_int_equal(config_load(&c, write_conf("odd.conf",
+	assert_int_equal(config_load(&c, test_write_file(tmpdir, "odd.conf",
 		"agent = { state_dir = \"/tmp/a \\\"b\\\" \\\\c\\t\"; };\n"
 		"collector = { sample_interval = 0.123; };\n"
 		"store = { flush_interval = 59.999; };\n"),
@@ -659,14 +646,14 @@ static void test_state_dir_moves_db(void **state)
 
 	(void)state;
 	assert_int_equal(config_defaults(&c), 0);
-	assert_int_equal(config_load(&c, write_conf("state.conf",
+	assert_int_equal(config_load(&c, test_write_file(tmpdir, "state.conf",
 		"agent = { state_dir = \"/scratch/jt\"; };\n"),
 				     false, err, sizeof(err)), 0);
 	assert_string_equal(c.sqlite_path, "/scratch/jt/jobtrace.db");
 	config_free(&c);
 
 	assert_int_equal(config_defaults(&c), 0);
-	assert_int_equal(config_load(&c, write_conf("state2.conf",
+	assert_int_equal(config_load(&c, test_write_file(tmpdir, "state2.conf",
 		"store = { sqlite_path = \"/db/x.db\"; };\n"
 		"agent = { state_dir = \"/scratch/jt\"; };\n"),
 				     false, err, sizeof(err)), 0);
@@ -675,7 +662,7 @@ static void test_state_dir_moves_db(void **state)
 	config_free(&c);
 
 	assert_int_equal(config_defaults(&c), 0);
-	assert_int_equal(config_load(&c, write_conf("state3.conf",
+	assert_int_equal(config_load(&c, test_write_file(tmpdir, "state3.conf",
 		"agent = { state_dir = \"/\"; };\n"),
 				     false, err, sizeof(err)), 0);
 	assert_string_equal(c.sqlite_path, "/jobtrace.db");
@@ -691,13 +678,13 @@ static void test_hostile(void **state)
 
 	(void)state;
 	assert_int_equal(config_defaults(&c), 0);
-	path = write_conf("junk.conf", "\x01\x02\xff{{{;;==\"\n");
+	path = test_write_file(tmpdir, "junk.conf", "\x01\x02\xff{{{;;==\"\n");
 	assert_int_equal(config_load(&c, path, false, err, sizeof(err)),
 			 -EINVAL);
 	memset(big, 'a', sizeof(big) - 1);
 	memcpy(big, "agent = { hostname = \"", 22);
 	memcpy(big + sizeof(big) - 6, "\"; };", 5);
-	path = write_conf("big.conf", big);
+	path = test_write_file(tmpdir, "big.conf", big);
 	assert_int_equal(config_load(&c, path, false, err, sizeof(err)),
 			 -EINVAL);
 	assert_non_null(strstr(err, "agent.hostname"));

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "test_files.h"
 
 #include "log.h"
 #include "rules.h"
@@ -39,19 +40,6 @@ static const char good[] =
 	"  end\n"
 	"end)\n"
 	"jobtrace.selftest{ argv = {'bwa', 'mem'}, expect = { tool = 'bwa', category = 'aligner' } }\n";
-
-/* Write name in the rules folder with the given text. */
-static void put_file(const char *name, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 /* Remove name from the rules folder. */
 static void drop_file(const char *name)
@@ -81,7 +69,7 @@ static struct rules *engine(void)
 	struct rules_limits lim = { 16u << 20, 200000, 0 };
 	struct rules *r;
 
-	put_file("10-good.lua", good);
+	test_write_file(dir, "10-good.lua", good);
 	assert_int_equal(rules_new(&lim, &r), 0);
 	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
 	return r;
@@ -162,7 +150,7 @@ static void expect_broken(const char *text, const char *where, const char *what)
 	struct rules_decision d;
 	struct rules_stats st;
 
-	put_file("20-bad.lua", text);
+	test_write_file(dir, "20-bad.lua", text);
 	assert_int_not_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
 	if (!strstr(err, where) || !strstr(err, what))
 		fail_msg("message '%s' lacks '%s' or '%s'", err, where, what);
@@ -264,7 +252,7 @@ static void test_sandbox(void **state)
 		snprintf(text, sizeof(text),
 			 "assert(%s == nil, '%s is reachable')\n"
 			 "jobtrace.rule('ok', function(p, d) end)\n", *p, *p);
-		put_file("30-probe.lua", text);
+		test_write_file(dir, "30-probe.lua", text);
 		{
 			struct rules_limits lim = { 16u << 20, 200000, 0 };
 			struct rules *r;
@@ -285,7 +273,7 @@ static void test_runtime_error_counted(void **state)
 	struct rules_decision d;
 	struct rules_stats st;
 
-	put_file("20-rare.lua",
+	test_write_file(dir, "20-rare.lua",
 		 "jobtrace.rule('rare', function(p, d)\n"
 		 "  if p.argv[2] == 'boom' then error('kaboom') end\n"
 		 "  d.version = '1'\n"
@@ -359,8 +347,8 @@ static void slow_case(const char *text, unsigned ms, const char *msg)
 	struct rules *r;
 	double best_wall = 1e9;
 
-	put_file("10-good.lua", good);
-	put_file("05-slow.lua", text);
+	test_write_file(dir, "10-good.lua", good);
+	test_write_file(dir, "05-slow.lua", text);
 	assert_int_equal(rules_new(&lim, &r), 0);
 	if (rules_load_dir(r, dir, err, sizeof(err)))
 		fail_msg("%s", err);
@@ -454,8 +442,8 @@ static void test_budget_fails_closed(void **state)
 	struct rules_stats st;
 	struct rules *r;
 
-	put_file("10-good.lua", good);
-	put_file("05-slow.lua", "jobtrace.rule('slow', function(p, d)\n"
+	test_write_file(dir, "10-good.lua", good);
+	test_write_file(dir, "05-slow.lua", "jobtrace.rule('slow', function(p, d)\n"
 				"  if #p.argv > 2 then\n"
 				"    d.tool = 'tagged'\n"
 				"    for i = 1, 1e9 do end\n"
@@ -500,13 +488,13 @@ static void test_registers_nothing(void **state)
 	expect_broken("-- the rule was commented out\nlocal x = 1\n", "20-bad.lua",
 		      "registers nothing");
 	r = engine();
-	put_file("05-lib.lua", "mylib = { names = {} }\n"
+	test_write_file(dir, "05-lib.lua", "mylib = { names = {} }\n"
 			       "function mylib.add(n) mylib.names[n] = true end\n");
-	put_file("20-site.lua", "mylib.add('acme')\n");
+	test_write_file(dir, "20-site.lua", "mylib.add('acme')\n");
 	if (rules_load_dir(r, dir, err, sizeof(err)))
 		fail_msg("%s", err);
 	/* writing into an earlier file's table alone is nothing the engine sees */
-	put_file("20-site.lua", "mylib.names.acme = true\n");
+	test_write_file(dir, "20-site.lua", "mylib.names.acme = true\n");
 	assert_int_not_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "20-site.lua: registers nothing"));
 	rules_free(r);

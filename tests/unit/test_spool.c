@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "test_files.h"
 
 #include "log.h"
 #include "spool.h"
@@ -190,19 +191,6 @@ static void test_ack_survives_reopen(void **state)
 	spool_close(s);
 }
 
-/* Write text to DIR/name. */
-static void put_file(const char *name, const char *text)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 /*
  * An ack file with a negative or malformed count is not read as 2^64-1:
  * the counter starts from 0, a bad ack from the oldest record, and the
@@ -218,8 +206,8 @@ static void test_ack_file_strict(void **state)
 	(void)state;
 	append_range(s, 0, 100);
 	spool_close(s);
-	put_file("a.ack", "ack 40\ndropped -1\ncorrupt 7\n");
-	put_file("b.ack", "ack -1\n\ndropped 3\ncorrupt 12x\n");
+	test_write_file(dir, "a.ack", "ack 40\ndropped -1\ncorrupt 7\n");
+	test_write_file(dir, "b.ack", "ack -1\n\ndropped 3\ncorrupt 12x\n");
 
 	s = open_spool(names, 2, 64 << 20, 64 << 10);
 	spool_get_sink_stats(s, 0, &ks);
@@ -243,7 +231,7 @@ static void test_ack_file_strict(void **state)
 	spool_close(s);
 
 	/* a bad line undoes a good one before it, as the message says */
-	put_file("a.ack", "ack 50\ncorrupt 5\nack 5x\ncorrupt -5\n");
+	test_write_file(dir, "a.ack", "ack 50\ncorrupt 5\nack 5x\ncorrupt -5\n");
 	s = open_spool(names, 2, 64 << 20, 64 << 10);
 	spool_get_sink_stats(s, 0, &ks);
 	assert_int_equal(ks.ack_seq, 0);
