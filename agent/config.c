@@ -908,17 +908,22 @@ static int follow_state_dir(struct jt_config *tmp, const struct jt_config *old,
 
 /*
  * A segment set in the file must fit four times in the spool, so that
- * dropping the oldest frees room; only the default is lowered quietly
- * (spool_open logs it).
+ * dropping the oldest frees room; a segment size the file does not set
+ * is lowered to fit here, so that the effective configuration (and its
+ * dump, which must read back) is what runs.
  */
 static int check_segment(struct parse_ctx *p, const config_t *cfg,
-			 const struct jt_config *c)
+			 struct jt_config *c)
 {
 	const config_setting_t *s = config_lookup(cfg, "spool.segment_size_kib");
 	uint64_t most = (uint64_t)c->spool_max_mib * 1024 / 4;
 
-	if (!s || c->spool_segment_kib <= most)
+	if (c->spool_segment_kib <= most)
 		return 0;
+	if (!s) {
+		c->spool_segment_kib = most;
+		return 0;
+	}
 	return bad(p, s, "spool.segment_size_kib: %u KiB is more than a"
 		   " quarter of the spool (spool.max_size_mib = %u): at most"
 		   " %" PRIu64 " KiB", c->spool_segment_kib, c->spool_max_mib,

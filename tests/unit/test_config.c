@@ -47,6 +47,8 @@ static int teardown_dir(void **state)
 	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+static void assert_round_trip(const struct jt_config *c, const char *name);
+
 /* Assert that two configurations hold the same values (source aside). */
 static void assert_same_config(const struct jt_config *a,
 			       const struct jt_config *b)
@@ -210,6 +212,21 @@ static void test_sink_errors(void **state)
 		assert_int_equal(config_load(&c, path, false, err, sizeof(err)),
 				 0);
 		assert_int_equal(c.spool_segment_kib, 8192);
+		config_free(&c);
+	}
+	{
+		/* the default is lowered to fit, and the dump says so: it
+		 * read back as an explicit 16384 and was refused (fuzz input
+		 * regressions/config/small-spool-default-segment) */
+		const char *path = test_write_file(tmpdir, "spool_small.conf",
+			"spool = { max_size_mib = 4; };\n");
+		struct jt_config c;
+
+		assert_int_equal(config_defaults(&c), 0);
+		assert_int_equal(config_load(&c, path, false, err, sizeof(err)),
+				 0);
+		assert_int_equal(c.spool_segment_kib, 1024);
+		assert_round_trip(&c, "spool_small_dump.conf");
 		config_free(&c);
 	}
 }
