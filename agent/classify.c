@@ -57,6 +57,8 @@ enum classify_verdict classify_process(struct rules *r, struct jt_proc *p,
 	set_field(p->job.task, sizeof(p->job.task), d.step[0] ? d.step : d.task);
 	set_field(p->job.run, sizeof(p->job.run), d.run);
 	set_field(p->job.pipeline, sizeof(p->job.pipeline), d.pipeline);
+	set_field(p->job.cost_center, sizeof(p->job.cost_center),
+		  d.cost_center);
 	rules_decision_free(&d);
 	if (d.include)
 		return CLASSIFY_INCLUDE;

@@ -15,6 +15,7 @@
 
 #include "chquery.h"
 #include "chschema.h"
+#include "schema.h"
 #include "config.h"
 #include "control.h"
 #include "log.h"
@@ -631,7 +632,18 @@ static int cmd_reload(struct cli *c, int argc, char **argv)
 	return ask_agent(c, "reload");
 }
 
-/* `schema clickhouse`: print the DDL of the ClickHouse tables. */
+/* After printing: 0, or 1 with a message when stdout failed. */
+static int stdout_done(const char *who)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "%s: writing output: %s\n", who, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* `schema clickhouse`: print the DDL of the ClickHouse tables;
+ * `schema markdown`: the field tables of doc/records.md. */
 static int cmd_schema(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -641,11 +653,13 @@ static int cmd_schema(struct cli *c, int argc, char **argv)
 	};
 	const char *usage_txt =
 		"Usage: jobtrace schema clickhouse [--database DB]\n"
-		"\nPrint the statements that create the ClickHouse database and the tables\n"
-		"the clickhouse sinks write into (one per record type), for example:\n"
+		"       jobtrace schema markdown\n"
+		"\nclickhouse: print the statements that create the ClickHouse database and\n"
+		"the tables the clickhouse sinks write into (one per record type), e.g.\n"
 		"  jobtrace schema clickhouse | clickhouse-client --multiquery\n"
 		"--database: default the database of the first clickhouse sink of the\n"
-		"configuration, else jobtrace.\n";
+		"configuration, else jobtrace.\n"
+		"markdown: print every record type's fields (the tables of records.md).\n";
 	const struct jt_sink_config *s;
 	const char *db = NULL;
 	int opt;
@@ -653,6 +667,10 @@ static int cmd_schema(struct cli *c, int argc, char **argv)
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs(usage_txt, stdout);
 		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "markdown")) {
+		schema_print_markdown(stdout);
+		return stdout_done("jobtrace schema");
 	}
 	if (argc < 2 || strcmp(argv[1], "clickhouse") != 0) {
 		if (argc >= 2)
@@ -690,11 +708,7 @@ static int cmd_schema(struct cli *c, int argc, char **argv)
 		db = s && s->database && *s->database ? s->database : "jobtrace";
 	}
 	chschema_print(stdout, db);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "jobtrace schema: writing output: %s\n", strerror(errno));
-		return 1;
-	}
-	return 0;
+	return stdout_done("jobtrace schema");
 }
 
 /* Report a hook's failure: one line on stderr and in syslog. */

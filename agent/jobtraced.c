@@ -34,6 +34,7 @@
 #include "proc_table.h"
 #include "query.h"
 #include "record.h"
+#include "schema.h"
 #include "rules.h"
 #include "sink.h"
 #include "slurmq.h"
@@ -215,40 +216,38 @@ static void emit_host(struct agent *a, const char *phase)
 {
 	struct jbuf *b = &a->jb;
 	uint64_t now = util_now_ns(CLOCK_BOOTTIME);
+	struct sv v[V__N] = { 0 };
+	struct sv_count spool[SINKS_MAX];
+	struct spool_stats ss;
 	char id[37];
 
 	record_make_id(&a->host, "host", phase, now, id);
+	record_head_values(v, &a->host, id);
+	sv_u64(&v[V_TIME], record_realtime(&a->host, now));
+	sv_str(&v[V_HOST_PHASE], phase);
+	sv_str(&v[V_BOOT_ID], a->host.boot_id);
+	sv_str(&v[V_AGENT_VERSION], JT_VERSION);
+	sv_u64(&v[V_EVENTS_SEEN], a->trk.events_seen);
+	v[V_DROPS].st = SV_SET;
+	sv_u64(&v[V_DROP_RINGBUF_FORK], a->counters[JT_CNT_RB_DROP_FORK]);
+	sv_u64(&v[V_DROP_RINGBUF_EXEC], a->counters[JT_CNT_RB_DROP_EXEC]);
+	sv_u64(&v[V_DROP_RINGBUF_EXIT], a->counters[JT_CNT_RB_DROP_EXIT]);
+	sv_u64(&v[V_DROP_RINGBUF_OOM], a->counters[JT_CNT_RB_DROP_OOM]);
+	sv_u64(&v[V_DROP_TRACKED_MAP_FULL], a->counters[JT_CNT_TRACK_FULL]);
+	sv_u64(&v[V_DROP_EXITS_BEFORE_LAST_SWITCH],
+	       a->counters[JT_CNT_EXIT_EARLY]);
+	sv_u64(&v[V_DROP_EXITS_LOST], a->trk.exits_lost);
+	/* apart, so that a sum over drops counts each record once: the
+	 * full-disk losses are among those never spooled */
+	spool_get_stats(a->spool, &ss);
+	sv_u64(&v[V_DROP_SPOOL_WRITE_ERRORS],
+	       a->records_unspooled - ss.lost_disk_full);
+	sv_u64(&v[V_DROP_SPOOL_DISK_FULL], ss.lost_disk_full);
+	v[V_DROP_SPOOL].st = SV_SET;
+	v[V_DROP_SPOOL].n = sinks_drop_counts(a->sinks, spool, SINKS_MAX);
+	v[V_DROP_SPOOL].counts = spool;
 	jbuf_reset(b);
-	record_head(b, "host", &a->host, id);
-	json_key(b, "time");
-	json_time(b, record_realtime(&a->host, now));
-	json_kv_str(b, "phase", phase);
-	json_kv_str(b, "boot_id", a->host.boot_id);
-	json_kv_str(b, "agent_version", JT_VERSION);
-	json_key(b, "drops");
-	json_obj_open(b);
-	json_kv_u64(b, "ringbuf_fork", a->counters[JT_CNT_RB_DROP_FORK]);
-	json_kv_u64(b, "ringbuf_exec", a->counters[JT_CNT_RB_DROP_EXEC]);
-	json_kv_u64(b, "ringbuf_exit", a->counters[JT_CNT_RB_DROP_EXIT]);
-	json_kv_u64(b, "ringbuf_oom", a->counters[JT_CNT_RB_DROP_OOM]);
-	json_kv_u64(b, "tracked_map_full", a->counters[JT_CNT_TRACK_FULL]);
-	json_kv_u64(b, "exits_before_last_switch",
-		    a->counters[JT_CNT_EXIT_EARLY]);
-	json_kv_u64(b, "exits_lost", a->trk.exits_lost);
-	{
-		struct spool_stats ss;
-
-		/* apart, so that a sum over drops counts each record once:
-		 * the full-disk losses are among those never spooled */
-		spool_get_stats(a->spool, &ss);
-		json_kv_u64(b, "spool_write_errors",
-			    a->records_unspooled - ss.lost_disk_full);
-		json_kv_u64(b, "spool_disk_full", ss.lost_disk_full);
-	}
-	sinks_drops_json(a->sinks, b);
-	json_obj_close(b);
-	json_kv_u64(b, "events_seen", a->trk.events_seen);
-	json_obj_close(b);
+	schema_write(b, &sf_records[SF_REC_HOST], v);
 	a->lost_reported = sinks_lost_total(a->sinks);
 	put_record(a, b);
 }

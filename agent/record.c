@@ -7,6 +7,7 @@
 
 #include "cgroup_parse.h"
 #include "record.h"
+#include "schema.h"
 #include "util.h"
 
 /* Fill host name, boot id and where the memory controller is. */
@@ -118,248 +119,225 @@ void record_parent_id(const struct jt_host *h, const struct jt_proc *p,
 	record_make_id(h, "process", key, p->parent_start_ns, out);
 }
 
-/* Write key: string, or null when empty. */
-static void kv_opt(struct jbuf *b, const char *key, const char *val)
+/* The members every record starts with ("type" is the writer's). */
+void record_head_values(struct sv *v, const struct jt_host *h, const char *id)
 {
-	json_key(b, key);
-	if (val && *val)
-		json_str(b, val);
-	else
-		json_null(b);
-}
-
-/* Open a record and write the fields every record starts with. */
-void record_head(struct jbuf *b, const char *type, const struct jt_host *h,
-		 const char *id)
-{
-	json_obj_open(b);
-	json_kv_str(b, "type", type);
-	json_kv_u64(b, "schema", JT_SCHEMA_VERSION);
-	json_kv_str(b, "host", h->name);
-	json_kv_str(b, "id", id);
+	sv_u64(&v[V_SCHEMA], JT_SCHEMA_VERSION);
+	sv_str(&v[V_HOST], h->name);
+	sv_str(&v[V_ID], id);
 }
 
 /* The job object, or null when the process belongs to no known job. */
-static void job_obj(struct jbuf *b, const struct jt_job *j)
+void record_job_values(struct sv *v, const struct jt_job *j)
 {
-	json_key(b, "job");
-	if (!j->id[0] && !j->run[0] && !j->pipeline[0] && !j->task[0]) {
-		json_null(b);
-		return;
-	}
-	json_obj_open(b);
-	kv_opt(b, "scheduler", j->scheduler);
-	kv_opt(b, "id", j->id);
-	kv_opt(b, "step", j->step);
-	kv_opt(b, "run", j->run);
-	kv_opt(b, "pipeline", j->pipeline);
-	kv_opt(b, "task", j->task);
-	kv_opt(b, "user", j->user);
-	kv_opt(b, "account", j->account);
-	kv_opt(b, "cost_center", j->cost_center);
-	json_obj_close(b);
+	if (j->id[0] || j->run[0] || j->pipeline[0] || j->task[0])
+		record_job_fill(v, j);
 }
 
-/* Identity, program and job fields shared by process and sample records. */
-static void proc_fields(struct jbuf *b, const struct jt_host *h,
-			const struct jt_proc *p)
+/* The job object's members, whatever they are. */
+void record_job_fill(struct sv *v, const struct jt_job *j)
 {
-	const char *a = p->argv, *end = p->argv + p->argv_len;
+	v[V_JOB].st = SV_SET;
+	sv_str_opt(&v[V_JOB_SCHEDULER], j->scheduler);
+	sv_str_opt(&v[V_JOB_ID], j->id);
+	sv_str_opt(&v[V_JOB_STEP], j->step);
+	sv_str_opt(&v[V_JOB_RUN], j->run);
+	sv_str_opt(&v[V_JOB_PIPELINE], j->pipeline);
+	sv_str_opt(&v[V_JOB_TASK], j->task);
+	sv_str_opt(&v[V_JOB_USER], j->user);
+	sv_str_opt(&v[V_JOB_ACCOUNT], j->account);
+	sv_str_opt(&v[V_JOB_COST_CENTER], j->cost_center);
+}
 
-	json_kv_u64(b, "pid", p->pid);
-	json_kv_u64(b, "ppid", p->ppid);
-	json_key(b, "parent_id");
+/* The tool object. */
+void record_tool_values(struct sv *v, const char *name, const char *category,
+			const char *version)
+{
+	v[V_TOOL].st = SV_SET;
+	sv_str_opt(&v[V_TOOL_NAME], name);
+	sv_str_opt(&v[V_TOOL_CATEGORY], category);
+	sv_str_opt(&v[V_TOOL_VERSION], version);
+}
+
+/* Identity, program and job of process and sample records; parent_id
+ * (37 bytes) must live as long as v. */
+static void proc_values(struct sv *v, const struct jt_host *h,
+			const struct jt_proc *p, char *parent_id)
+{
+	sv_u64(&v[V_PID], p->pid);
+	sv_u64(&v[V_PPID], p->ppid);
 	/* without the parent's start (known only from its exit) no record
 	 * has the id it would give */
 	if (p->ppid && p->parent_start_ns) {
-		char parent_id[37];
-
 		record_parent_id(h, p, parent_id);
-		json_str(b, parent_id);
-	} else {
-		json_null(b);
+		sv_str(&v[V_PARENT_ID], parent_id);
 	}
-	json_key(b, "start_time");
-	json_time(b, record_realtime(h, p->start_ns));
-	kv_opt(b, "exe", p->exe);
-	json_kv_bool(b, "exe_truncated", p->state & JT_PS_EXE_TRUNC);
-	json_kv_str(b, "comm", p->comm);
-	json_key(b, "argv");
-	json_arr_open(b);
-	while (a && a < end) {
-		size_t n = strnlen(a, end - a);
-
-		json_strn(b, a, n);
-		a += n + 1;
-	}
-	json_arr_close(b);
-	json_kv_bool(b, "argv_truncated", p->state & JT_PS_ARGV_TRUNC);
-	json_kv_u64(b, "uid", p->uid);
-	kv_opt(b, "cgroup", p->cgroup);
-	kv_opt(b, "container", p->container);
-	job_obj(b, &p->job);
-	json_key(b, "tool");
-	json_obj_open(b);
-	kv_opt(b, "name", p->tool_name);
-	kv_opt(b, "category", p->tool_category);
-	kv_opt(b, "version", p->tool_version);
-	json_obj_close(b);
+	sv_u64(&v[V_START_TIME], record_realtime(h, p->start_ns));
+	sv_str_opt(&v[V_EXE], p->exe);
+	sv_bool(&v[V_EXE_TRUNCATED], p->state & JT_PS_EXE_TRUNC);
+	sv_str(&v[V_COMM], p->comm);
+	v[V_ARGV].st = SV_SET;
+	v[V_ARGV].s = p->argv;
+	v[V_ARGV].n = p->argv ? p->argv_len : 0;
+	sv_bool(&v[V_ARGV_TRUNCATED], p->state & JT_PS_ARGV_TRUNC);
+	sv_u64(&v[V_UID], p->uid);
+	sv_str_opt(&v[V_CGROUP], p->cgroup);
+	sv_str_opt(&v[V_CONTAINER], p->container);
+	record_job_values(v, &p->job);
+	record_tool_values(v, p->tool_name, p->tool_category, p->tool_version);
 }
 
-/* Counter objects shared by process and sample records. */
-static void counter_fields(struct jbuf *b, const struct jt_counters *c,
-			   bool sample)
+/* The counters of process and sample records. */
+static void counter_values(struct sv *v, const struct jt_counters *c)
 {
-	json_key(b, "cpu");
-	json_obj_open(b);
-	json_kv_double(b, "user_s", c->cpu_user_s);
-	json_kv_double(b, "sys_s", c->cpu_sys_s);
-	json_obj_close(b);
-	json_key(b, "mem");
-	json_obj_open(b);
-	json_kv_u64(b, "peak_rss_bytes", c->peak_rss_bytes);
-	if (sample)
-		json_kv_u64(b, "rss_bytes", c->rss_bytes);
-	else
-		json_kv_u64(b, "maxrss_kernel_bytes", c->maxrss_kernel_bytes);
-	json_obj_close(b);
-	json_key(b, "io");
-	json_obj_open(b);
-	json_kv_u64(b, "read_bytes", c->read_bytes);
-	json_kv_u64(b, "write_bytes", c->write_bytes);
-	json_kv_u64(b, "cancelled_write_bytes", c->cancelled_write_bytes);
-	json_kv_u64(b, "rchar", c->rchar);
-	json_kv_u64(b, "wchar", c->wchar);
-	json_kv_double(b, "blkio_delay_s", c->blkio_delay_s);
-	json_obj_close(b);
-	json_key(b, "net");
-	json_obj_open(b);
-	json_kv_u64(b, "rx_bytes", c->rx_bytes);
-	json_kv_u64(b, "tx_bytes", c->tx_bytes);
-	json_obj_close(b);
-}
-
-/* key: v, or null when not known. */
-static void kv_u64_opt(struct jbuf *b, const char *key, bool known, uint64_t v)
-{
-	json_key(b, key);
-	if (known)
-		json_u64(b, v);
-	else
-		json_null(b);
-}
-
-/* key: a time, or null when 0 (not yet / not known). */
-static void kv_time_opt(struct jbuf *b, const char *key, uint64_t realtime_ns)
-{
-	json_key(b, key);
-	if (realtime_ns)
-		json_time(b, realtime_ns);
-	else
-		json_null(b);
+	v[V_CPU].st = v[V_MEM_PROCESS].st = v[V_MEM_SAMPLE].st = SV_SET;
+	v[V_IO].st = v[V_NET].st = SV_SET;
+	sv_f64(&v[V_CPU_USER_S], c->cpu_user_s);
+	sv_f64(&v[V_CPU_SYS_S], c->cpu_sys_s);
+	sv_u64(&v[V_MEM_PEAK_RSS], c->peak_rss_bytes);
+	sv_u64(&v[V_MEM_MAXRSS_KERNEL], c->maxrss_kernel_bytes);
+	sv_u64(&v[V_MEM_RSS], c->rss_bytes);
+	sv_u64(&v[V_IO_READ_BYTES], c->read_bytes);
+	sv_u64(&v[V_IO_WRITE_BYTES], c->write_bytes);
+	sv_u64(&v[V_IO_CANCELLED_WRITE_BYTES], c->cancelled_write_bytes);
+	sv_u64(&v[V_IO_RCHAR], c->rchar);
+	sv_u64(&v[V_IO_WCHAR], c->wchar);
+	sv_f64(&v[V_IO_BLKIO_DELAY_S], c->blkio_delay_s);
+	sv_u64(&v[V_NET_RX_BYTES], c->rx_bytes);
+	sv_u64(&v[V_NET_TX_BYTES], c->tx_bytes);
 }
 
 /* Encode a finished process as a schema v1 `process` record. */
 void record_process(struct jbuf *b, const struct jt_host *h,
 		    const struct jt_proc *p, const char *id)
 {
-	record_head(b, "process", h, id);
-	proc_fields(b, h, p);
-	kv_time_opt(b, "end_time", p->end_ns ? record_realtime(h, p->end_ns) : 0);
-	json_key(b, "exit");
-	json_obj_open(b);
-	json_key(b, "code");
-	if (p->state & JT_PS_EXIT_LOST || p->exit_signal)
-		json_null(b);
-	else
-		json_i64(b, p->exit_code);
-	json_key(b, "signal");
+	struct sv v[V__N] = { 0 };
+	char parent_id[37];
+
+	record_head_values(v, h, id);
+	proc_values(v, h, p, parent_id);
+	if (p->end_ns)
+		sv_u64(&v[V_END_TIME], record_realtime(h, p->end_ns));
+	v[V_EXIT].st = SV_SET;
+	if (!(p->state & JT_PS_EXIT_LOST) && !p->exit_signal)
+		sv_i64(&v[V_EXIT_CODE], p->exit_code);
 	if (p->exit_signal)
-		json_i64(b, p->exit_signal);
-	else
-		json_null(b);
-	json_kv_bool(b, "core_dumped", p->core_dumped);
-	json_kv_bool(b, "oom_killed", p->oom_killed);
-	json_kv_bool(b, "lost", p->state & JT_PS_EXIT_LOST);
-	json_obj_close(b);
-	counter_fields(b, &p->c, false);
-	json_obj_close(b);
+		sv_i64(&v[V_EXIT_SIGNAL], p->exit_signal);
+	sv_bool(&v[V_EXIT_CORE_DUMPED], p->core_dumped);
+	sv_bool(&v[V_EXIT_OOM_KILLED], p->oom_killed);
+	sv_bool(&v[V_EXIT_LOST], p->state & JT_PS_EXIT_LOST);
+	counter_values(v, &p->c);
+	schema_write(b, &sf_records[SF_REC_PROCESS], v);
 }
 
 /* The usage figures of a job or step ("source" of the memory peak:
- * its cgroup's charge peak, else the peak of its processes' RSS sum). */
-static void usage_fields(struct jbuf *b, const struct jt_usage *u, bool v2)
+ * its cgroup's charge peak, else the peak of its processes' RSS sum);
+ * slots in the order of SF_USAGE_FIGURES from cpu. */
+static void usage_values(struct sv *cpu, const struct jt_usage *u, bool v2)
 {
-	json_kv_double(b, "cpu_s", u->cpu_s);
-	json_kv_u64(b, "processes", u->processes);
-	json_key(b, "mem_peak_bytes");
-	if (u->cgroup_peak_bytes)
-		json_u64(b, u->cgroup_peak_bytes);
-	else if (u->rss_sum_peak_bytes)
-		json_u64(b, u->rss_sum_peak_bytes);
-	else
-		json_null(b);
-	json_key(b, "mem_peak_source");
-	if (u->cgroup_peak_bytes)
-		json_str(b, v2 ? "cgroup_v2" : "cgroup_v1");
-	else if (u->rss_sum_peak_bytes)
-		json_str(b, "samples");
-	else
-		json_null(b);
+	struct sv *processes = cpu + 1, *peak = cpu + 2, *source = cpu + 3;
+
+	sv_f64(cpu, u->cpu_s);
+	sv_u64(processes, u->processes);
+	if (u->cgroup_peak_bytes) {
+		sv_u64(peak, u->cgroup_peak_bytes);
+		sv_str(source, v2 ? "cgroup_v2" : "cgroup_v1");
+	} else if (u->rss_sum_peak_bytes) {
+		sv_u64(peak, u->rss_sum_peak_bytes);
+		sv_str(source, "samples");
+	}
 }
+
+_Static_assert(V_USAGE_PROCESSES == V_USAGE_CPU_S + 1 &&
+	       V_USAGE_MEM_PEAK_SOURCE == V_USAGE_CPU_S + 3 &&
+	       VS_USAGE_PROCESSES == VS_USAGE_CPU_S + 1 &&
+	       VS_USAGE_MEM_PEAK_SOURCE == VS_USAGE_CPU_S + 3,
+	       "usage_values fills the usage figures in their order");
 
 /* Encode a `job` record. */
 void record_job(struct jbuf *b, const struct jt_host *h,
 		const struct jt_jobinfo *ji, const char *phase, const char *id)
 {
-	record_head(b, "job", h, id);
-	json_kv_str(b, "phase", phase);
-	job_obj(b, &ji->job);
-	kv_opt(b, "name", ji->name);
-	kv_opt(b, "partition", ji->partition);
-	kv_opt(b, "node", ji->node[0] ? ji->node : h->name);
-	kv_u64_opt(b, "uid", ji->uid_known, ji->uid);
-	kv_time_opt(b, "start_time", ji->start_ns);
-	kv_time_opt(b, "end_time", ji->end_ns);
-	json_key(b, "allocation");
-	json_obj_open(b);
-	kv_u64_opt(b, "cpus", ji->cpus, ji->cpus);
-	kv_u64_opt(b, "mem_bytes", ji->mem_bytes, ji->mem_bytes);
-	kv_u64_opt(b, "gpus", ji->gpus, ji->gpus);
-	json_obj_close(b);
-	json_key(b, "exit_code");
+	struct sv v[V__N] = { 0 };
+	struct sv steps[JT_JOB_STEPS][VS__N];
+
+	record_head_values(v, h, id);
+	sv_str(&v[V_PHASE], phase);
+	record_job_values(v, &ji->job);
+	sv_str_opt(&v[V_JOB_NAME], ji->name);
+	sv_str_opt(&v[V_JOB_PARTITION], ji->partition);
+	sv_str_opt(&v[V_JOB_NODE], ji->node[0] ? ji->node : h->name);
+	if (ji->uid_known)
+		sv_u64(&v[V_JOB_UID], ji->uid);
+	if (ji->start_ns)
+		sv_u64(&v[V_JOB_START_TIME], ji->start_ns);
+	if (ji->end_ns)
+		sv_u64(&v[V_JOB_END_TIME], ji->end_ns);
+	v[V_ALLOCATION].st = SV_SET;
+	if (ji->cpus)
+		sv_u64(&v[V_ALLOC_CPUS], ji->cpus);
+	if (ji->mem_bytes)
+		sv_u64(&v[V_ALLOC_MEM_BYTES], ji->mem_bytes);
+	if (ji->gpus)
+		sv_u64(&v[V_ALLOC_GPUS], ji->gpus);
 	if (ji->exit_known)
-		json_i64(b, ji->exit_code);
-	else
-		json_null(b);
-	json_key(b, "cost");
-	json_null(b);	/* prices arrive with the cloud integration */
-	if (!strcmp(phase, "end")) {
-		json_key(b, "usage");
-		json_obj_open(b);
-		usage_fields(b, &ji->usage, h->memcg_v2);
-		json_key(b, "steps");
-		json_arr_open(b);
-		for (unsigned i = 0; i < ji->nsteps; i++) {
-			json_obj_open(b);
-			json_kv_str(b, "step", ji->steps[i].step);
-			usage_fields(b, &ji->steps[i].u, h->memcg_v2);
-			json_obj_close(b);
+		sv_i64(&v[V_JOB_EXIT_CODE], ji->exit_code);
+	/* V_COST: null until prices arrive with the cloud integration */
+	if (strcmp(phase, "end")) {
+		v[V_USAGE].st = SV_OMIT;
+	} else {
+		unsigned n = ji->nsteps < JT_JOB_STEPS ? ji->nsteps : JT_JOB_STEPS;
+
+		v[V_USAGE].st = SV_SET;
+		usage_values(&v[V_USAGE_CPU_S], &ji->usage, h->memcg_v2);
+		memset(steps, 0, n * sizeof(steps[0]));
+		for (unsigned i = 0; i < n; i++) {
+			sv_str(&steps[i][VS_STEP], ji->steps[i].step);
+			usage_values(&steps[i][VS_USAGE_CPU_S], &ji->steps[i].u,
+				     h->memcg_v2);
 		}
-		json_arr_close(b);
-		json_obj_close(b);
+		v[V_USAGE_STEPS].st = SV_SET;
+		v[V_USAGE_STEPS].n = n;
+		v[V_USAGE_STEPS].elems = &steps[0][0];
 	}
-	json_obj_close(b);
+	schema_write(b, &sf_records[SF_REC_JOB], v);
 }
 
 /* Encode a running process's counters as a `sample` record. */
 void record_sample(struct jbuf *b, const struct jt_host *h,
 		   const struct jt_proc *p, const char *id)
 {
-	record_head(b, "sample", h, id);
-	json_key(b, "time");
-	json_time(b, record_realtime(h, p->sample_ns));
-	proc_fields(b, h, p);
-	counter_fields(b, &p->c, true);
-	json_obj_close(b);
+	struct sv v[V__N] = { 0 };
+	char parent_id[37];
+
+	record_head_values(v, h, id);
+	sv_u64(&v[V_TIME], record_realtime(h, p->sample_ns));
+	proc_values(v, h, p, parent_id);
+	counter_values(v, &p->c);
+	schema_write(b, &sf_records[SF_REC_SAMPLE], v);
+}
+
+/* Encode an OOM kill as a `signal` record; p is the victim's process, or
+ * NULL when it is not tracked (then comm names the tool). */
+void record_oom(struct jbuf *b, const struct jt_host *h,
+		const struct jt_proc *p, const struct jt_oom *o, const char *id)
+{
+	struct sv v[V__N] = { 0 };
+
+	record_head_values(v, h, id);
+	sv_str(&v[V_KIND], "oom_kill");
+	sv_u64(&v[V_TIME], record_realtime(h, o->boot_ns));
+	if (p)
+		record_job_values(v, &p->job);
+	sv_u64(&v[V_SIG_PID], o->pid);
+	sv_str(&v[V_SIG_COMM], o->comm);
+	if (p)
+		record_tool_values(v, p->tool_name, p->tool_category,
+				   p->tool_version);
+	else
+		record_tool_values(v, o->comm, NULL, NULL);
+	v[V_EVIDENCE].st = SV_SET;
+	sv_u64(&v[V_EV_RSS_BYTES], o->rss_bytes);
+	sv_u64(&v[V_EV_TOTAL_VM_BYTES], o->total_vm_bytes);
+	schema_write(b, &sf_records[SF_REC_SIGNAL], v);
 }

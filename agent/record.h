@@ -36,10 +36,18 @@ void record_parent_id(const struct jt_host *h, const struct jt_proc *p,
 /* Deterministic record id for any (type, key, time). */
 void record_make_id(const struct jt_host *h, const char *type,
 		    const char *key, uint64_t ns, char out[37]);
-/* Open a record object with type, schema, host and id; the caller adds
- * its fields and closes it. */
-void record_head(struct jbuf *b, const char *type, const struct jt_host *h,
-		 const char *id);
+struct sv;
+
+/* The values of the members every record starts with (schema.h). */
+void record_head_values(struct sv *v, const struct jt_host *h, const char *id);
+/* The values of the job object (null when j names no job). */
+void record_job_values(struct sv *v, const struct jt_job *j);
+/* The values of the job object's members, even when j names no job
+ * (v need not be zeroed: every member is set or nulled). */
+void record_job_fill(struct sv *v, const struct jt_job *j);
+/* The values of the tool object. */
+void record_tool_values(struct sv *v, const char *name, const char *category,
+			const char *version);
 /* Encode a finished process as a schema v1 `process` record. */
 void record_process(struct jbuf *b, const struct jt_host *h,
 		    const struct jt_proc *p, const char *id);
@@ -49,5 +57,18 @@ void record_job(struct jbuf *b, const struct jt_host *h,
 /* Encode a running process's counters as a `sample` record. */
 void record_sample(struct jbuf *b, const struct jt_host *h,
 		   const struct jt_proc *p, const char *id);
+
+/* What an OOM kill's signal record tells. */
+struct jt_oom {
+	uint32_t pid;
+	const char *comm;
+	uint64_t boot_ns;		/* when (CLOCK_BOOTTIME) */
+	uint64_t rss_bytes;
+	uint64_t total_vm_bytes;
+};
+
+/* Encode an OOM kill as a `signal` record (p: the victim, or NULL). */
+void record_oom(struct jbuf *b, const struct jt_host *h,
+		const struct jt_proc *p, const struct jt_oom *o, const char *id);
 
 #endif

@@ -26,7 +26,9 @@
 #include "log.h"
 #include "luapat.h"
 #include "proc_table.h"
+#include "record.h"
 #include "rules.h"
+#include "schema.h"
 #include "shellwords.h"
 #include "util.h"
 
@@ -398,17 +400,21 @@ static int l_lazy(lua_State *L)
 	if (!k || !in || call != rs->call)
 		return 0;
 	if (!strcmp(k, "job")) {
-		const struct jt_job *j = &in->p->job;
+		/* the members of the records' job object, "" when unset */
+		const struct sf_field *f = sf_job_fields;
+		struct sv v[V__N];
 
-		lua_createtable(L, 0, 8);
-		set_str(L, "scheduler", j->scheduler);
-		set_str(L, "id", j->id);
-		set_str(L, "step", j->step);
-		set_str(L, "run", j->run);
-		set_str(L, "pipeline", j->pipeline);
-		set_str(L, "task", j->task);
-		set_str(L, "user", j->user);
-		set_str(L, "account", j->account);
+		record_job_fill(v, &in->p->job);
+		lua_createtable(L, 0, (int)sf_job_nfields);
+		for (size_t i = 0; i < sf_job_nfields; i++, f++) {
+			const struct sv *x = &v[f->slot];
+
+			if (x->st == SV_SET)
+				lua_pushlstring(L, x->s, x->n);
+			else
+				lua_pushliteral(L, "");
+			lua_setfield(L, -2, f->key);
+		}
 	} else if (!strcmp(k, "parent")) {
 		if (!in->nanc)
 			return 0;
@@ -483,6 +489,7 @@ static void push_decision(lua_State *L, const struct jt_proc *p)
 	set_str(L, "run", "");
 	set_str(L, "pipeline", "");
 	set_str(L, "task", "");
+	set_str(L, "cost_center", "");
 	lua_pushboolean(L, 0);
 	lua_setfield(L, -2, "stop");
 	push_argv(L, p->argv, p->argv_len);
@@ -499,7 +506,7 @@ static const struct dfield dstr[] = {
 	{ "tool", JT_STR_SMALL - 1 },     { "category", 31 },
 	{ "version", 31 },                { "step", JT_STR_MEDIUM - 1 },
 	{ "run", JT_STR_MEDIUM - 1 },     { "pipeline", JT_STR_MEDIUM - 1 },
-	{ "task", JT_STR_MEDIUM - 1 },
+	{ "task", JT_STR_MEDIUM - 1 },     { "cost_center", JT_STR_SMALL - 1 },
 };
 
 /* Check d's scalar fields (at index di); returns NULL or what is wrong. */
@@ -734,6 +741,7 @@ static void read_decision(lua_State *L, int di, const struct jt_proc *p,
 	get_str(L, di, "run", d->run, sizeof(d->run));
 	get_str(L, di, "pipeline", d->pipeline, sizeof(d->pipeline));
 	get_str(L, di, "task", d->task, sizeof(d->task));
+	get_str(L, di, "cost_center", d->cost_center, sizeof(d->cost_center));
 
 	lua_getfield(L, di, "argv");
 	ai = lua_gettop(L);
@@ -1006,7 +1014,8 @@ static const char *run_selftest(struct rules *r, struct rstate *rs, int ci,
 		      expect_str(L, ei, "step", d.step, why, len) &&
 		      expect_str(L, ei, "run", d.run, why, len) &&
 		      expect_str(L, ei, "pipeline", d.pipeline, why, len) &&
-		      expect_str(L, ei, "task", d.task, why, len)))
+		      expect_str(L, ei, "task", d.task, why, len) &&
+		      expect_str(L, ei, "cost_center", d.cost_center, why, len)))
 			bad = why;
 		if (!bad) {
 			char want[4096];

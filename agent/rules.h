@@ -39,6 +39,7 @@ struct rules_decision {
 	char run[JT_STR_MEDIUM];
 	char pipeline[JT_STR_MEDIUM];
 	char task[JT_STR_MEDIUM];
+	char cost_center[JT_STR_SMALL];	/* replaces the job's when set */
 	char *argv;		/* malloc'd NUL-separated, NULL if unchanged */
 	size_t argv_len;
 	unsigned errors;	/* rules that failed during this call */

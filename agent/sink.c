@@ -15,11 +15,12 @@
 #include "chschema.h"
 #include "http.h"
 #include "log.h"
+#include "schema.h"
 #include "sink.h"
 #include "store.h"
 #include "util.h"
 
-#define MAX_SINKS 17
+#define MAX_SINKS SINKS_MAX
 #define BATCH_MAX_BYTES (32u << 20)
 #define RETRY_BASE_MS 500
 #define CH_TABLES_MAX 16
@@ -896,17 +897,19 @@ void sinks_status(struct sinks *ks, FILE *out)
 }
 
 /* The "spool" member of a host record's drops. */
-void sinks_drops_json(struct sinks *ks, struct jbuf *b)
+unsigned sinks_drop_counts(struct sinks *ks, struct sv_count *out,
+			   unsigned max)
 {
-	json_key(b, "spool");
-	json_obj_open(b);
-	for (size_t i = 0; ks && i < ks->n; i++) {
+	unsigned n = 0;
+
+	for (size_t i = 0; ks && i < ks->n && n < max; i++) {
 		struct spool_sink_stats ps;
 
 		spool_get_sink_stats(ks->spool, ks->k[i].idx, &ps);
-		json_kv_u64(b, ks->k[i].cfg.name, ps.dropped + ps.corrupt);
+		out[n].name = ks->k[i].cfg.name;
+		out[n++].n = ps.dropped + ps.corrupt;
 	}
-	json_obj_close(b);
+	return n;
 }
 
 /* Records dropped or skipped as corrupt over all sinks. */

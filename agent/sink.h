@@ -36,8 +36,16 @@ void sinks_notify(struct sinks *ks);
 void sinks_stop(struct sinks *ks, unsigned drain_ms);
 /* "key: value" status lines for every sink. */
 void sinks_status(struct sinks *ks, FILE *out);
-/* The "spool" member of a host record's drops: {"NAME": dropped, ...}. */
-void sinks_drops_json(struct sinks *ks, struct jbuf *b);
+/* At most this many sinks (the store and 16 configured ones). */
+#define SINKS_MAX 17
+
+struct sv_count;
+
+/* The "spool" member of a host record's drops: each sink's name and the
+ * records lost to it; fills out (at most max) and returns how many.  The
+ * names live as long as ks. */
+unsigned sinks_drop_counts(struct sinks *ks, struct sv_count *out,
+			   unsigned max);
 /* Records dropped or skipped as corrupt over all sinks (host records). */
 uint64_t sinks_lost_total(struct sinks *ks);
 

@@ -385,6 +385,7 @@ static void on_oom(struct tracker *t, const struct jt_ev_oom *e)
 					      e->hdr.start_ns);
 	struct jbuf *b = &t->jb;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct jt_oom oom;
 	char id[37], key[32];
 
 	t->oom_kills++;
@@ -392,26 +393,13 @@ static void on_oom(struct tracker *t, const struct jt_ev_oom *e)
 		 e->comm, (uint64_t)(e->rss_pages * page / 1024));
 	snprintf(key, sizeof(key), "%u", e->hdr.pid);
 	record_make_id(t->host, "signal", key, e->hdr.ts_ns, id);
+	oom.pid = e->hdr.pid;
+	oom.comm = e->comm;
+	oom.boot_ns = e->hdr.ts_ns;
+	oom.rss_bytes = e->rss_pages * page;
+	oom.total_vm_bytes = e->total_vm_pages * page;
 	jbuf_reset(b);
-	record_head(b, "signal", t->host, id);
-	json_kv_str(b, "kind", "oom_kill");
-	json_key(b, "time");
-	json_time(b, record_realtime(t->host, e->hdr.ts_ns));
-	json_key(b, "job");
-	if (p && p->job.id[0])
-		json_str(b, p->job.id);
-	else
-		json_null(b);
-	json_kv_u64(b, "pid", e->hdr.pid);
-	json_kv_str(b, "comm", e->comm);
-	json_key(b, "tool");
-	json_str(b, p ? p->tool_name : e->comm);
-	json_key(b, "evidence");
-	json_obj_open(b);
-	json_kv_u64(b, "rss_bytes", e->rss_pages * page);
-	json_kv_u64(b, "total_vm_bytes", e->total_vm_pages * page);
-	json_obj_close(b);
-	json_obj_close(b);
+	record_oom(b, t->host, p, &oom, id);
 	put(t);
 }
 

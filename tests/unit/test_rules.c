@@ -18,6 +18,7 @@
 #include "test_files.h"
 
 #include "log.h"
+#include "classify.h"
 #include "rules.h"
 #include "util.h"
 
@@ -141,6 +142,52 @@ static void test_parent(void **state)
 	rules_decision_free(&d);
 	rules_free(r);
 	drop_file("10-good.lua");
+}
+
+/*
+ * p.job holds every member of the records' job object, cost_center too,
+ * and d.cost_center charges the process elsewhere.
+ */
+static void test_cost_center(void **state)
+{
+	static const char rule[] =
+		"jobtrace.rule('charge', function(p, d)\n"
+		"  local n = 0\n"
+		"  for k in pairs(p.job) do n = n + 1 end\n"
+		"  d.version = tostring(n)\n"
+		"  d.category = p.job.cost_center .. '/' .. p.job.account\n"
+		"  if p.exe:find('^/projects/') then\n"
+		"    d.cost_center = p.exe:match('^/projects/([^/]+)/')\n"
+		"  end\n"
+		"end)\n";
+	struct rules_limits lim = { 16u << 20, 200000, 0 };
+	struct jt_proc p = mkproc("align", 6, "/projects/genome7/bin/align");
+	struct rules_input in = { .p = &p };
+	struct rules_decision d;
+	struct rules *r;
+
+	test_write_file(dir, "10-charge.lua", rule);
+	assert_int_equal(rules_new(&lim, &r), 0);
+	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	strcpy(p.job.id, "42");
+	strcpy(p.job.account, "lab");
+	strcpy(p.job.cost_center, "cc-17");
+	rules_classify(r, &in, &d);
+	assert_int_equal(d.errors, 0);
+	assert_string_equal(d.version, "9");	/* scheduler ... cost_center */
+	assert_string_equal(d.category, "cc-17/lab");
+	assert_string_equal(d.cost_center, "genome7");
+	rules_decision_free(&d);
+
+	/* classify_process writes it into the job; other paths keep theirs */
+	assert_int_equal(classify_process(r, &p, NULL), CLASSIFY_INCLUDE);
+	assert_string_equal(p.job.cost_center, "genome7");
+	p.exe = (char *)"/usr/bin/align";
+	strcpy(p.job.cost_center, "cc-17");
+	assert_int_equal(classify_process(r, &p, NULL), CLASSIFY_INCLUDE);
+	assert_string_equal(p.job.cost_center, "cc-17");
+	rules_free(r);
+	drop_file("10-charge.lua");
 }
 
 /* A broken file: the load fails with FILE:LINE, the old rules stay. */
@@ -538,6 +585,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decisions),
 		cmocka_unit_test(test_parent),
+		cmocka_unit_test(test_cost_center),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_load_runtime_error),
 		cmocka_unit_test(test_rule_runtime_error),

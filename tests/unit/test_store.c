@@ -23,6 +23,7 @@
 #include "log.h"
 #include "proc.h"
 #include "record.h"
+#include "schema.h"
 #include "report.h"
 #include "store.h"
 #include "util.h"
@@ -166,12 +167,17 @@ static char *other_record(const struct jt_host *h, const char *type,
 		ji.start_ns = BOOT_TO_REAL + ms * MS;
 		record_job(&b, h, &ji, "start", id);
 	} else {
-		record_head(&b, type, h, id);
-		json_key(&b, "time");
-		json_time(&b, BOOT_TO_REAL + ms * MS);
-		json_key(&b, "job");
-		json_str(&b, job);	/* a signal's plain id, or null */
-		json_obj_close(&b);
+		struct sv v[V__N] = { 0 };
+		struct jt_job j;
+
+		memset(&j, 0, sizeof(j));
+		record_head_values(v, h, id);
+		sv_u64(&v[V_TIME], BOOT_TO_REAL + ms * MS);
+		if (job) {
+			snprintf(j.id, sizeof(j.id), "%s", job);
+			record_job_values(v, &j);
+		}
+		schema_write(&b, sf_record_find(type, strlen(type)), v);
 	}
 	assert_false(b.oom);
 	s = strdup(jbuf_str(&b));

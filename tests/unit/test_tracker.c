@@ -1108,10 +1108,14 @@ static void test_oom(void **state)
 	r = f->rec[0];
 	assert_jstr(r, "type", "signal");
 	assert_jstr(r, "kind", "oom_kill");
-	assert_jstr(r, "job", "77");
+	/* the same job object as in process records */
+	assert_jstr(r, "job.id", "77");
+	assert_jstr(r, "job.scheduler", "slurm");
+	assert_jstr(r, "job.step", "0");
 	assert_int_equal(ju64(r, "pid"), 800);
 	assert_jstr(r, "comm", "jupyter-noteboo");
-	assert_jstr(r, "tool", "jupyter-notebook");
+	assert_jstr(r, "tool.name", "jupyter-notebook");
+	assert_jraw(r, "tool.category", "null");
 	assert_jstr(r, "time", "1970-01-01T00:00:00.009000Z");
 	assert_int_equal(ju64(r, "evidence.rss_bytes"), 262144 * page);
 	assert_int_equal(ju64(r, "evidence.total_vm_bytes"), 524288 * page);
@@ -1128,7 +1132,7 @@ static void test_oom(void **state)
 	 * comm) name it, in the OOM signal and in its process record */
 	ev_fork(f, 802, 8200, 9999, 99, "sort");
 	ev_oom(f, 802, 8200, 9250000, 1, 2, "sort");
-	assert_jstr(f->rec[f->nrec - 1], "tool", "sort");
+	assert_jstr(f->rec[f->nrec - 1], "tool.name", "sort");
 	ev_exit(f, &(struct exit_spec){ .pid = 802, .ppid = 9999, .start = 8200,
 		.ts = 9260000, .status = 9, .flags = JT_XF_OOM, .runtime = 1000 });
 	assert_jstr(proc_rec(f, 802, 8200), "tool.name", "sort");
@@ -1138,7 +1142,7 @@ static void test_oom(void **state)
 	r = f->rec[f->nrec - 1];
 	assert_jstr(r, "kind", "oom_kill");
 	assert_jraw(r, "job", "null");
-	assert_jstr(r, "tool", "java");
+	assert_jstr(r, "tool.name", "java");
 	assert_int_equal(f->t.oom_kills, 3);
 	snprintf(id0, sizeof(id0), "%s", jraw(f->rec[0], "id"));
 	assert_string_not_equal(id0, jraw(r, "id"));

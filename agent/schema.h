@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * schema.h - schema v1 records, described once.
+ *
+ * Every record type is a table of its members in the order the JSON has
+ * them: key, type, whether it may be null, the column it becomes when
+ * records are flattened into tables (nested names joined with '_': job.id
+ * is job_id), and a doc line.  That one description drives the JSON writer
+ * (schema_write), the columns of the SQLite store, the ClickHouse DDL and
+ * row encoder (chschema.c) and the field tables of doc/records.md
+ * (`jobtrace schema markdown`, checked by tests/unit/test_schema).
+ *
+ * The members are written as X-macro lists, one line a member:
+ *
+ *	X(SLOT, "key", TYPE, flags, "column", "column2", sub, "doc")
+ *
+ * SLOT names the member's value: a record is written from an array of
+ * struct sv indexed by enum sf_slot (SF_SLOT).  A line can appear in
+ * several record types (the job object is in process, sample, job and
+ * signal records); it has one slot, so a value set once serves them all.
+ * Adding a field is one line here plus setting its value where the record
+ * is built.
+ *
+ * sub is SF_SUB(table) for an object (SFT_OBJ), an array of objects
+ * (SFT_OBJARR) or a string that older records may hold as an object; else
+ * SF_NOSUB.  column2 is a time's microseconds column (ClickHouse keeps a
+ * DateTime in whole seconds) and a SFT_COUNTS's counts column.
+ */
+#ifndef JOBTRACE_SCHEMA_H
+#define JOBTRACE_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json.h"
+
+enum sf_type {
+	SFT_OBJ,		/* nested object: sub holds its members */
+	SFT_STR,		/* string */
+	SFT_BOOL,	/* true or false */
+	SFT_U8,		/* unsigned integers of that width */
+	SFT_U32,
+	SFT_U64,
+	SFT_I32,		/* signed 32-bit integer */
+	SFT_F64,		/* seconds and other fractions: up to 6 decimals */
+	SFT_TIME,	/* RFC 3339 UTC with microseconds */
+	SFT_STRARR,	/* array of strings */
+	SFT_COUNTS,	/* object {name: count}, names not known in advance */
+	SFT_OBJARR,	/* array of objects: sub describes one element */
+	SFT_RECTIME,	/* no member: the record's own time, derived (job) */
+};
+
+/* flags */
+#define SF_NULL		0x01	/* may be null */
+#define SF_PHASE	0x02	/* job: "phase" says which time is the record's */
+#define SF_START	0x04	/* job: start_time */
+#define SF_END		0x08	/* job: end_time */
+#define SF_OPT		0x10	/* may be left out (job usage: end records only) */
+
+struct sf_field {
+	const char *key;		/* member name ("" for SFT_RECTIME) */
+	unsigned char keylen;
+	unsigned char type;		/* enum sf_type */
+	unsigned char flags;		/* SF_NULL ... */
+	unsigned short slot;		/* enum sf_slot (sf_step_slot in steps) */
+	const char *col;		/* column, NULL for none (SFT_OBJ, SFT_OBJARR) */
+	const char *col2;		/* SFT_TIME: microseconds, SFT_COUNTS: counts */
+	const struct sf_field *sub;	/* SFT_OBJ, SFT_OBJARR, see above */
+	unsigned char nsub;
+	const char *doc;		/* one line, for DDL comments and the doc */
+};
+
+/* ---- the members ---------------------------------------------------------- */
+
+/* Every record starts with "type" (the record type: written by
+ * schema_write, the table's name) and these. */
+#define SF_HEAD(X) \
+	X(SCHEMA, "schema", U8, 0, "schema", NULL, SF_NOSUB, "record schema version (1)") \
+	X(HOST, "host", STR, 0, "host", NULL, SF_NOSUB, "node name") \
+	X(ID, "id", STR, 0, "id", NULL, SF_NOSUB, \
+	  "record id (UUID text), the same for the same record (for a process: its pid and start), so a sink de-duplicates a retry")
+
+#define SF_JOB(X) \
+	X(JOB_SCHEDULER, "scheduler", STR, SF_NULL, "job_scheduler", NULL, SF_NOSUB, \
+	  "slurm, awsbatch, ... or what the hook said") \
+	X(JOB_ID, "id", STR, SF_NULL, "job_id", NULL, SF_NOSUB, "the scheduler's job id") \
+	X(JOB_STEP, "step", STR, SF_NULL, "job_step", NULL, SF_NOSUB, \
+	  "the scheduler's step: batch, extern, 0, ...") \
+	X(JOB_RUN, "run", STR, SF_NULL, "job_run", NULL, SF_NOSUB, "workflow run") \
+	X(JOB_PIPELINE, "pipeline", STR, SF_NULL, "job_pipeline", NULL, SF_NOSUB, "workflow name") \
+	X(JOB_TASK, "task", STR, SF_NULL, "job_task", NULL, SF_NOSUB, \
+	  "workflow step: Snakemake rule, Nextflow process, --trace-step") \
+	X(JOB_USER, "user", STR, SF_NULL, "job_user", NULL, SF_NOSUB, "from the hooks") \
+	X(JOB_ACCOUNT, "account", STR, SF_NULL, "job_account", NULL, SF_NOSUB, "from the hooks") \
+	X(JOB_COST_CENTER, "cost_center", STR, SF_NULL, "job_cost_center", NULL, SF_NOSUB, \
+	  "from the hooks or the rules; defaults to the account")
+
+#define SF_TOOL(X) \
+	X(TOOL_NAME, "name", STR, SF_NULL, "tool_name", NULL, SF_NOSUB, \
+	  "as the rules decide; by default the executable's base name") \
+	X(TOOL_CATEGORY, "category", STR, SF_NULL, "tool_category", NULL, SF_NOSUB, "as the rules decide") \
+	X(TOOL_VERSION, "version", STR, SF_NULL, "tool_version", NULL, SF_NOSUB, "as the rules decide")
+
+#define SF_EXIT(X) \
+	X(EXIT_CODE, "code", I32, SF_NULL, "exit_code", NULL, SF_NOSUB, \
+	  "exit status of a normal exit, null when killed or lost") \
+	X(EXIT_SIGNAL, "signal", I32, SF_NULL, "exit_signal", NULL, SF_NOSUB, \
+	  "the signal that killed it, null for a normal exit") \
+	X(EXIT_CORE_DUMPED, "core_dumped", BOOL, 0, "exit_core_dumped", NULL, SF_NOSUB, "it dumped core") \
+	X(EXIT_OOM_KILLED, "oom_killed", BOOL, 0, "exit_oom_killed", NULL, SF_NOSUB, \
+	  "killed by the OOM killer") \
+	X(EXIT_LOST, "lost", BOOL, 0, "exit_lost", NULL, SF_NOSUB, \
+	  "the exit event was lost: the counters are the last sample")
+
+#define SF_CPU(X) \
+	X(CPU_USER_S, "user_s", F64, 0, "cpu_user_s", NULL, SF_NOSUB, \
+	  "user CPU seconds of all its threads, never its children's") \
+	X(CPU_SYS_S, "sys_s", F64, 0, "cpu_sys_s", NULL, SF_NOSUB, "system CPU seconds, the same way")
+
+#define SF_MEM_PEAK(X) \
+	X(MEM_PEAK_RSS, "peak_rss_bytes", U64, 0, "mem_peak_rss_bytes", NULL, SF_NOSUB, \
+	  "the program's own RSS high-water mark (after exec)")
+#define SF_MEM_PROCESS(X) \
+	SF_MEM_PEAK(X) \
+	X(MEM_MAXRSS_KERNEL, "maxrss_kernel_bytes", U64, 0, "mem_maxrss_kernel_bytes", NULL, SF_NOSUB, \
+	  "the kernel's maxrss that getrusage(2) reports, with the pre-exec image")
+#define SF_MEM_SAMPLE(X) \
+	SF_MEM_PEAK(X) \
+	X(MEM_RSS, "rss_bytes", U64, 0, "mem_rss_bytes", NULL, SF_NOSUB, "current RSS")
+
+#define SF_IO(X) \
+	X(IO_READ_BYTES, "read_bytes", U64, 0, "io_read_bytes", NULL, SF_NOSUB, \
+	  "read from storage by its own threads") \
+	X(IO_WRITE_BYTES, "write_bytes", U64, 0, "io_write_bytes", NULL, SF_NOSUB, \
+	  "dirtied for storage by its own threads") \
+	X(IO_CANCELLED_WRITE_BYTES, "cancelled_write_bytes", U64, 0, "io_cancelled_write_bytes", NULL, SF_NOSUB, \
+	  "dirty bytes its truncates and deletes took back before they were written") \
+	X(IO_RCHAR, "rchar", U64, 0, "io_rchar", NULL, SF_NOSUB, "bytes passed to read(2) and friends") \
+	X(IO_WCHAR, "wchar", U64, 0, "io_wchar", NULL, SF_NOSUB, "bytes passed to write(2) and friends") \
+	X(IO_BLKIO_DELAY_S, "blkio_delay_s", F64, 0, "io_blkio_delay_s", NULL, SF_NOSUB, \
+	  "seconds waiting for block I/O")
+
+#define SF_NET(X) \
+	X(NET_RX_BYTES, "rx_bytes", U64, 0, "net_rx_bytes", NULL, SF_NOSUB, "received on IPv4/IPv6 sockets") \
+	X(NET_TX_BYTES, "tx_bytes", U64, 0, "net_tx_bytes", NULL, SF_NOSUB, "sent on IPv4/IPv6 sockets")
+
+/* The identity and program of a process (process and sample records). */
+#define SF_PROC(X) \
+	X(PID, "pid", U32, 0, "pid", NULL, SF_NOSUB, "thread-group id") \
+	X(PPID, "ppid", U32, 0, "ppid", NULL, SF_NOSUB, "its parent's") \
+	X(PARENT_ID, "parent_id", STR, SF_NULL, "parent_id", NULL, SF_NOSUB, \
+	  "the id of the parent's own process record; null when its start is not known") \
+	X(START_TIME, "start_time", TIME, 0, "start_time", "start_time_us", SF_NOSUB, \
+	  "process start (the kernel's start_boottime)") \
+	X(EXE, "exe", STR, SF_NULL, "exe", NULL, SF_NOSUB, \
+	  "the path given to exec, at most 255 bytes; a forked child that did not exec has its parent's") \
+	X(EXE_TRUNCATED, "exe_truncated", BOOL, 0, "exe_truncated", NULL, SF_NOSUB, \
+	  "the path was longer than 255 bytes and exe holds its first 255") \
+	X(COMM, "comm", STR, 0, "comm", NULL, SF_NOSUB, "the kernel's 15-character name") \
+	X(ARGV, "argv", STRARR, 0, "argv", NULL, SF_NOSUB, \
+	  "the arguments, at most collector.argv_max_bytes, redacted by the rules") \
+	X(ARGV_TRUNCATED, "argv_truncated", BOOL, 0, "argv_truncated", NULL, SF_NOSUB, \
+	  "the command line was longer than captured") \
+	X(UID, "uid", U32, 0, "uid", NULL, SF_NOSUB, "real uid at exec") \
+	X(CGROUP, "cgroup", STR, SF_NULL, "cgroup", NULL, SF_NOSUB, \
+	  "cgroup v2 path, or the v1 memory controller's when the v2 path is the root") \
+	X(CONTAINER, "container", STR, SF_NULL, "container", NULL, SF_NOSUB, \
+	  "runtime://id (docker, containerd, cri-o, podman, ecs)")
+
+#define SF_JOB_OBJ(X) \
+	X(JOB, "job", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_job_fields), \
+	  "the job it belongs to, null for none")
+#define SF_TOOL_OBJ(X) \
+	X(TOOL, "tool", OBJ, 0, NULL, NULL, SF_SUB(sf_tool_fields), "the program, as the rules name it")
+
+/* process: the end of a process */
+#define SF_PROCESS_END(X) \
+	X(END_TIME, "end_time", TIME, SF_NULL, "end_time", "end_time_us", SF_NOSUB, "exit") \
+	X(EXIT, "exit", OBJ, 0, NULL, NULL, SF_SUB(sf_exit_fields), "how it ended")
+/* process and sample: the counters */
+#define SF_CPU_OBJ(X) \
+	X(CPU, "cpu", OBJ, 0, NULL, NULL, SF_SUB(sf_cpu_fields), \
+	  "precise runtime of all its threads, split in the tick ratio like getrusage(2)")
+#define SF_MEM_PROCESS_OBJ(X) \
+	X(MEM_PROCESS, "mem", OBJ, 0, NULL, NULL, SF_SUB(sf_mem_process_fields), "memory")
+#define SF_MEM_SAMPLE_OBJ(X) \
+	X(MEM_SAMPLE, "mem", OBJ, 0, NULL, NULL, SF_SUB(sf_mem_sample_fields), "memory so far")
+#define SF_IO_NET_OBJ(X) \
+	X(IO, "io", OBJ, 0, NULL, NULL, SF_SUB(sf_io_fields), \
+	  "its own I/O: its threads', never its reaped children's") \
+	X(NET, "net", OBJ, 0, NULL, NULL, SF_SUB(sf_net_fields), "network")
+/* sample, signal and host: when */
+#define SF_TIME_AT(X) \
+	X(TIME, "time", TIME, 0, "time", "time_us", SF_NOSUB, "when it was written or seen")
+
+#define SF_ALLOCATION(X) \
+	X(ALLOC_CPUS, "cpus", U32, SF_NULL, "allocation_cpus", NULL, SF_NOSUB, "CPUs allocated") \
+	X(ALLOC_MEM_BYTES, "mem_bytes", U64, SF_NULL, "allocation_mem_bytes", NULL, SF_NOSUB, \
+	  "memory allocated") \
+	X(ALLOC_GPUS, "gpus", U32, SF_NULL, "allocation_gpus", NULL, SF_NOSUB, "GPUs allocated")
+
+/* What a job or one of its steps used (the job's and each step's). */
+#define SF_USAGE_FIGURES(X) \
+	X(USAGE_CPU_S, "cpu_s", F64, SF_NULL, "usage_cpu_s", NULL, SF_NOSUB, \
+	  "user + system CPU of its finished processes that have a record") \
+	X(USAGE_PROCESSES, "processes", U64, SF_NULL, "usage_processes", NULL, SF_NOSUB, \
+	  "how many of its processes finished") \
+	X(USAGE_MEM_PEAK_BYTES, "mem_peak_bytes", U64, SF_NULL, "usage_mem_peak_bytes", NULL, SF_NOSUB, \
+	  "its memory cgroup's charge peak, else the peak sum of its processes' RSS") \
+	X(USAGE_MEM_PEAK_SOURCE, "mem_peak_source", STR, SF_NULL, "usage_mem_peak_source", NULL, SF_NOSUB, \
+	  "cgroup_v1, cgroup_v2, samples, or null when neither is known")
+
+#define SF_STEP(X) \
+	X(STEP, "step", STR, 0, NULL, NULL, SF_NOSUB, "the scheduler's step") \
+	SF_USAGE_FIGURES(X)
+
+#define SF_USAGE(X) \
+	SF_USAGE_FIGURES(X) \
+	X(USAGE_STEPS, "steps", OBJARR, 0, NULL, NULL, SF_SUB(sf_step_fields), \
+	  "the same figures per scheduler step, at most 16")
+
+#define SF_JOB_PHASE(X) \
+	X(RECTIME, "", RECTIME, 0, "time", "time_us", SF_NOSUB, \
+	  "end_time for phase end, else start_time (else end_time)") \
+	X(PHASE, "phase", STR, SF_PHASE, "phase", NULL, SF_NOSUB, \
+	  "start (a hook registered the job) or end (a hook closed it)")
+#define SF_JOB_REC(X) \
+	X(JOB_NAME, "name", STR, SF_NULL, "name", NULL, SF_NOSUB, "job name") \
+	X(JOB_PARTITION, "partition", STR, SF_NULL, "partition", NULL, SF_NOSUB, "partition or queue") \
+	X(JOB_NODE, "node", STR, SF_NULL, "node", NULL, SF_NOSUB, "the node, by default this host") \
+	X(JOB_UID, "uid", U32, SF_NULL, "uid", NULL, SF_NOSUB, "the job's user id") \
+	X(JOB_START_TIME, "start_time", TIME, SF_NULL | SF_START, "start_time", "start_time_us", SF_NOSUB, \
+	  "job start") \
+	X(JOB_END_TIME, "end_time", TIME, SF_NULL | SF_END, "end_time", "end_time_us", SF_NOSUB, "job end") \
+	X(ALLOCATION, "allocation", OBJ, 0, NULL, NULL, SF_SUB(sf_allocation_fields), \
+	  "what the scheduler allocated") \
+	X(JOB_EXIT_CODE, "exit_code", I32, SF_NULL, "exit_code", NULL, SF_NOSUB, "the job's exit code") \
+	X(COST, "cost", F64, SF_NULL, "cost", NULL, SF_NOSUB, "null until prices are known") \
+	X(USAGE, "usage", OBJ, SF_OPT, NULL, NULL, SF_SUB(sf_usage_fields), \
+	  "what the job used (end records only)")
+
+#define SF_EVIDENCE(X) \
+	X(EV_RSS_BYTES, "rss_bytes", U64, SF_NULL, "evidence_rss_bytes", NULL, SF_NOSUB, \
+	  "oom_kill: the victim's RSS") \
+	X(EV_TOTAL_VM_BYTES, "total_vm_bytes", U64, SF_NULL, "evidence_total_vm_bytes", NULL, SF_NOSUB, \
+	  "oom_kill: its virtual size")
+
+#define SF_SIGNAL_KIND(X) \
+	X(KIND, "kind", STR, 0, "kind", NULL, SF_NOSUB, \
+	  "oom_kill (later: stalled, io_wait, net_wait, slow, idle_host)")
+#define SF_SIGNAL_PROC(X) \
+	X(SIG_PID, "pid", U32, SF_NULL, "pid", NULL, SF_NOSUB, "the process it concerns") \
+	X(SIG_COMM, "comm", STR, SF_NULL, "comm", NULL, SF_NOSUB, "its kernel name")
+#define SF_EVIDENCE_OBJ(X) \
+	X(EVIDENCE, "evidence", OBJ, 0, NULL, NULL, SF_SUB(sf_evidence_fields), "the numbers")
+
+#define SF_DROPS(X) \
+	X(DROP_RINGBUF_FORK, "ringbuf_fork", U64, 0, "drops_ringbuf_fork", NULL, SF_NOSUB, \
+	  "fork events lost in the ring buffer") \
+	X(DROP_RINGBUF_EXEC, "ringbuf_exec", U64, 0, "drops_ringbuf_exec", NULL, SF_NOSUB, "exec events lost") \
+	X(DROP_RINGBUF_EXIT, "ringbuf_exit", U64, 0, "drops_ringbuf_exit", NULL, SF_NOSUB, "exit events lost") \
+	X(DROP_RINGBUF_OOM, "ringbuf_oom", U64, 0, "drops_ringbuf_oom", NULL, SF_NOSUB, "OOM events lost") \
+	X(DROP_TRACKED_MAP_FULL, "tracked_map_full", U64, 0, "drops_tracked_map_full", NULL, SF_NOSUB, \
+	  "processes not tracked: the kernel's map was full") \
+	X(DROP_EXITS_BEFORE_LAST_SWITCH, "exits_before_last_switch", U64, 0, \
+	  "drops_exits_before_last_switch", NULL, SF_NOSUB, \
+	  "exits sent at sched_process_exit (map full): their CPU can be short by the last slice") \
+	X(DROP_EXITS_LOST, "exits_lost", U64, 0, "drops_exits_lost", NULL, SF_NOSUB, \
+	  "processes whose exit was never seen") \
+	X(DROP_SPOOL_WRITE_ERRORS, "spool_write_errors", U64, 0, "drops_spool_write_errors", NULL, SF_NOSUB, \
+	  "records that never reached the spool for another reason than a full filesystem") \
+	X(DROP_SPOOL_DISK_FULL, "spool_disk_full", U64, 0, "drops_spool_disk_full", NULL, SF_NOSUB, \
+	  "records that never reached the spool: its filesystem was full") \
+	X(DROP_SPOOL, "spool", COUNTS, 0, "drops_spool_sink", "drops_spool_count", SF_NOSUB, \
+	  "per sink: records the spool dropped at its size limit or skipped as damaged")
+
+#define SF_HOST_REC(X) \
+	X(HOST_PHASE, "phase", STR, 0, "phase", NULL, SF_NOSUB, "start, stop or spool_drop") \
+	X(BOOT_ID, "boot_id", STR, SF_NULL, "boot_id", NULL, SF_NOSUB, "the kernel's boot id") \
+	X(AGENT_VERSION, "agent_version", STR, SF_NULL, "agent_version", NULL, SF_NOSUB, "jobtraced's version") \
+	X(EVENTS_SEEN, "events_seen", U64, 0, "events_seen", NULL, SF_NOSUB, "kernel events handled") \
+	X(DROPS, "drops", OBJ, 0, NULL, NULL, SF_SUB(sf_drops_fields), "what was lost, each record counted once")
+
+/* ---- values ---------------------------------------------------------------- */
+
+#define SF_ENUM(slot, ...) V_##slot,
+#define SFS_ENUM(slot, ...) VS_##slot,
+
+/* Every member's value slot (lines shared by several record types once). */
+enum sf_slot {
+	SF_HEAD(SF_ENUM)
+	SF_JOB(SF_ENUM)
+	SF_TOOL(SF_ENUM)
+	SF_EXIT(SF_ENUM)
+	SF_CPU(SF_ENUM)
+	SF_MEM_PROCESS(SF_ENUM)
+	SF_ENUM(MEM_RSS)
+	SF_IO(SF_ENUM)
+	SF_NET(SF_ENUM)
+	SF_PROC(SF_ENUM)
+	SF_JOB_OBJ(SF_ENUM)
+	SF_TOOL_OBJ(SF_ENUM)
+	SF_PROCESS_END(SF_ENUM)
+	SF_CPU_OBJ(SF_ENUM)
+	SF_MEM_PROCESS_OBJ(SF_ENUM)
+	SF_MEM_SAMPLE_OBJ(SF_ENUM)
+	SF_IO_NET_OBJ(SF_ENUM)
+	SF_TIME_AT(SF_ENUM)
+	SF_ALLOCATION(SF_ENUM)
+	SF_USAGE(SF_ENUM)
+	SF_JOB_PHASE(SF_ENUM)
+	SF_JOB_REC(SF_ENUM)
+	SF_EVIDENCE(SF_ENUM)
+	SF_SIGNAL_KIND(SF_ENUM)
+	SF_SIGNAL_PROC(SF_ENUM)
+	SF_EVIDENCE_OBJ(SF_ENUM)
+	SF_DROPS(SF_ENUM)
+	SF_HOST_REC(SF_ENUM)
+	V__N
+};
+
+/* The slots of one element of a job's usage.steps. */
+enum sf_step_slot {
+	SF_STEP(SFS_ENUM)
+	VS__N
+};
+
+enum sv_state {
+	SV_NULL,	/* null (the zeroed value) */
+	SV_SET,
+	SV_OMIT,	/* leave the member out (SF_OPT) */
+};
+
+struct sv_count {
+	const char *name;
+	uint64_t n;
+};
+
+/* A member's value, as its field's type says. */
+struct sv {
+	unsigned char st;		/* enum sv_state */
+	uint32_t n;	/* SFT_STR: length; SFT_STRARR: bytes; SFT_COUNTS, SFT_OBJARR: elements */
+	union {
+		const char *s;		/* SFT_STR; SFT_STRARR: NUL-terminated strings */
+		uint64_t u;		/* unsigned types, SFT_BOOL; SFT_TIME: realtime ns */
+		int64_t i;		/* SFT_I32 */
+		double d;		/* SFT_F64 */
+		const struct sv_count *counts;	/* SFT_COUNTS */
+		const struct sv *elems;	/* SFT_OBJARR: n arrays of VS__N */
+	};
+};
+
+static inline void sv_u64(struct sv *v, uint64_t u)
+{
+	v->st = SV_SET;
+	v->u = u;
+}
+
+static inline void sv_i64(struct sv *v, int64_t i)
+{
+	v->st = SV_SET;
+	v->i = i;
+}
+
+static inline void sv_f64(struct sv *v, double d)
+{
+	v->st = SV_SET;
+	v->d = d;
+}
+
+static inline void sv_bool(struct sv *v, bool b)
+{
+	v->st = SV_SET;
+	v->u = b;
+}
+
+/* Set a string value; NULL is null. */
+void sv_str(struct sv *v, const char *s);
+/* Set a string value; NULL or empty is null. */
+void sv_str_opt(struct sv *v, const char *s);
+
+/* ---- record types ----------------------------------------------------------- */
+
+struct sf_record {
+	const char *name;		/* "process", ...: the type, the table's name */
+	const struct sf_field *f;
+	size_t n;
+	const char *time;		/* the column of the record's own time */
+	const char *doc;		/* what one record is, one sentence */
+};
+
+enum sf_rec {
+	SF_REC_PROCESS,
+	SF_REC_SAMPLE,
+	SF_REC_JOB,
+	SF_REC_SIGNAL,
+	SF_REC_HOST,
+	SF_REC__N
+};
+
+extern const struct sf_record sf_records[SF_REC__N];
+/* The members of the job object (process, sample, job, signal records). */
+extern const struct sf_field sf_job_fields[];
+extern const size_t sf_job_nfields;
+/* The record type named by the n bytes at type, or NULL. */
+const struct sf_record *sf_record_find(const char *type, size_t n);
+
+/* Write one record: "type", then its members from the values v[V__N]. */
+void schema_write(struct jbuf *b, const struct sf_record *r,
+		  const struct sv *v);
+
+/* Print the field table of doc/records.md (Markdown) for record type r. */
+void schema_print_markdown_one(FILE *out, const struct sf_record *r);
+/* ... and for every record type. */
+void schema_print_markdown(FILE *out);
+
+#endif
