@@ -909,125 +909,22 @@ static int skip_value(struct chp *p)
 	}
 }
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	int64_t era;
-	unsigned yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
-
-/* Parse n digits at s into *v; false if any is not a digit. */
-static bool digits(const char *s, int n, unsigned *v)
-{
-	unsigned x = 0;
-
-	while (n--) {
-		if (*s < '0' || *s > '9')
-			return false;
-		x = x * 10 + (unsigned)(*s++ - '0');
-	}
-	*v = x;
-	return true;
-}
-
 /*
- * Parse an RFC 3339 time ("2026-11-22T10:00:00.123456Z", any number of
- * fraction digits, Z or +hh:mm) into UTC seconds and microseconds; false
- * unless DateTime holds it: 1970 to 2105 (18.16 parses the last five weeks
- * of DateTime's range, up to 2106-02-07 06:28:15, into 1970).
+ * Parse an RFC 3339 time into UTC seconds and microseconds; false unless
+ * DateTime holds it: 1970 to 2105 (18.16 parses the last five weeks of
+ * DateTime's range, up to 2106-02-07 06:28:15, into 1970).
  */
 static bool parse_time(const char *s, size_t n, struct ch_time *t)
 {
-	static const unsigned char mdays[] = {
-		31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
-	};
-	unsigned y, mo, d, h, mi, sec, us = 0, oh, om, k;
-	const char *end = s + n, *q;
-	int64_t secs, off = 0;
-	bool leap;
+	uint32_t ns;
+	int64_t secs;
 
-	if (n < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
-	    s[7] != '-' || !digits(s + 8, 2, &d) ||
-	    (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
-	    !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) ||
-	    s[16] != ':' || !digits(s + 17, 2, &sec))
-		return false;
-	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-	if (mo < 1 || mo > 12 || d < 1 ||
-	    d > mdays[mo - 1] + (unsigned)(mo == 2 && leap) ||
-	    h > 23 || mi > 59 || sec > 59)
-		return false;
-	q = s + 19;
-	if (*q == '.') {
-		q++;
-		if (q >= end || *q < '0' || *q > '9')
-			return false;
-		for (k = 0; q < end && *q >= '0' && *q <= '9'; q++, k++)
-			if (k < 6)
-				us = us * 10 + (unsigned)(*q - '0');
-		for (; k < 6; k++)
-			us *= 10;
-	}
-	if (q < end && (*q == 'Z' || *q == 'z')) {
-		q++;
-	} else if (end - q == 6 && (*q == '+' || *q == '-') &&
-		   digits(q + 1, 2, &oh) && q[3] == ':' && digits(q + 4, 2, &om) &&
-		   oh <= 23 && om <= 59) {
-		off = (int64_t)(oh * 3600 + om * 60) * (*q == '-' ? -1 : 1);
-		q += 6;
-	} else {
-		return false;
-	}
-	if (q != end)
-		return false;
-	secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - off;
-	if (secs < 0 || secs > CH_TIME_MAX)
+	if (json_parse_time(s, n, 0, &secs, &ns) || secs < 0 ||
+	    secs > CH_TIME_MAX)
 		return false;
 	t->secs = (uint32_t)secs;
-	t->us = us;
+	t->us = ns / 1000;
 	return true;
-}
-
-/* Write v as exactly width digits at out. */
-static void put_digits(char *out, unsigned v, int width)
-{
-	while (width--) {
-		out[width] = (char)('0' + v % 10);
-		v /= 10;
-	}
-}
-
-/* Format t as "YYYY-MM-DD hh:mm:ss" (UTC) into out[19]. */
-static void format_time(const struct ch_time *t, char *out)
-{
-	uint32_t days = t->secs / 86400, rem = t->secs % 86400;
-	/* civil_from_days (H. Hinnant), for days >= 0 */
-	uint32_t z = days + 719468, era = z / 146097, doe = z - era * 146097;
-	uint32_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	uint32_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	uint32_t mp = (5 * doy + 2) / 153;
-	uint32_t d = doy - (153 * mp + 2) / 5 + 1;
-	uint32_t m = mp < 10 ? mp + 3 : mp - 9;
-	uint32_t y = yoe + era * 400 + (m <= 2);
-
-	put_digits(out, y, 4);
-	out[4] = '-';
-	put_digits(out + 5, m, 2);
-	out[7] = '-';
-	put_digits(out + 8, d, 2);
-	out[10] = ' ';
-	put_digits(out + 11, rem / 3600, 2);
-	out[13] = ':';
-	put_digits(out + 14, rem / 60 % 60, 2);
-	out[16] = ':';
-	put_digits(out + 17, rem % 60, 2);
 }
 
 /*
@@ -1177,15 +1074,16 @@ static void put_newline(struct jbuf *b)
 	b->buf[b->len] = '\0';
 }
 
-/* Write a time's two columns. */
+/* Write a time's two columns: DateTime's "YYYY-MM-DD hh:mm:ss" and us. */
 static void emit_time(struct jbuf *b, const struct ch_field *f,
 		      const struct ch_time *t)
 {
-	char tmp[19];
+	char tmp[28];
 
-	format_time(t, tmp);
+	json_format_time(t->secs * 1000000000ull, tmp, sizeof(tmp));
+	tmp[10] = ' ';
 	raw_key(b, f->col);
-	raw_string(b, tmp, sizeof(tmp));
+	raw_string(b, tmp, 19);
 	raw_key(b, f->col2);
 	json_u64(b, t->us);
 }

@@ -5,7 +5,7 @@
  * Strings are escaped per RFC 8259; bytes that are not valid UTF-8 are
  * written as \u00XX of the byte (so argv with odd bytes stays valid JSON
  * and round-trips the byte value).  Commas between members/elements are
- * inserted automatically.
+ * inserted automatically.  Also the one RFC 3339 time codec.
  */
 #ifndef JOBTRACE_JSON_H
 #define JOBTRACE_JSON_H
@@ -63,8 +63,24 @@ size_t json_utf8_put(char *o, uint32_t cp);
  * available), 0 if it is not one. */
 size_t json_utf8_len(const unsigned char *s, size_t n);
 
-/* Format realtime ns as "YYYY-MM-DDThh:mm:ss.uuuuuuZ" into out (>= 28). */
+/*
+ * Format realtime ns as "YYYY-MM-DDThh:mm:ss.uuuuuuZ" (UTC, microseconds
+ * cut, not rounded) into out (28 bytes; a shorter out gets the start).
+ */
 void json_format_time(uint64_t realtime_ns, char *out, size_t outlen);
+
+/* json_parse_time(): also a date alone, no seconds, no zone (UTC) */
+#define JSON_TIME_LOOSE 0x1
+/*
+ * Parse the RFC 3339 time s[0..n): "YYYY-MM-DDThh:mm:ss" ('T' also 't' or
+ * ' '), a fraction of any length (kept to the nanosecond), then 'Z' ('z')
+ * or +hh:mm or -hh:mm; years 0000-9999, no leap second.  With
+ * JSON_TIME_LOOSE also what a person types: "YYYY-MM-DD", "... hh:mm",
+ * with the zone left out for UTC.  Sets *secs (since the epoch, negative
+ * before 1970) and *nsec; 0 or -EINVAL.
+ */
+int json_parse_time(const char *s, size_t n, unsigned flags, int64_t *secs,
+		    uint32_t *nsec);
 
 /* Convenience: key + value. */
 void json_kv_str(struct jbuf *b, const char *key, const char *val);

@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <sqlite3.h>
 
@@ -200,92 +199,17 @@ int report_format_parse(const char *s, enum report_format *out)
 	return -EINVAL;
 }
 
-/* Read exactly n decimal digits. */
-static int digits(const char **s, int n, int *out)
-{
-	int v = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (!isdigit((unsigned char)(*s)[i]))
-			return -EINVAL;
-		v = v * 10 + ((*s)[i] - '0');
-	}
-	*s += n;
-	*out = v;
-	return 0;
-}
-
-/* Days in a month of the proleptic Gregorian calendar. */
-static int month_days(int year, int month)
-{
-	static const int days[] = { 31, 28, 31, 30, 31, 30,
-				    31, 31, 30, 31, 30, 31 };
-	bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-
-	return month == 2 && leap ? 29 : days[month - 1];
-}
-
-/* Parse an absolute date/time; UTC unless an offset is given. */
+/* Parse an absolute date/time (json.h's loose RFC 3339); UTC unless an
+ * offset is given; nothing before 1970. */
 static int parse_datetime(const char *s, double *out)
 {
-	int year, mon, day, hour = 0, min = 0, sec = 0, oh, om;
-	double frac = 0, offset = 0;
-	struct tm tm = { 0 };
-	time_t t;
+	int64_t secs;
+	uint32_t ns;
 
-	if (digits(&s, 4, &year) || *s++ != '-' || digits(&s, 2, &mon) ||
-	    *s++ != '-' || digits(&s, 2, &day))
+	if (json_parse_time(s, strlen(s), JSON_TIME_LOOSE, &secs, &ns) ||
+	    secs < 0)
 		return -EINVAL;
-	if (year < 1970 || mon < 1 || mon > 12 || day < 1 ||
-	    day > month_days(year, mon))
-		return -EINVAL;
-	if (*s == ' ' || *s == 'T' || *s == 't') {
-		s++;
-		if (digits(&s, 2, &hour) || *s++ != ':' ||
-		    digits(&s, 2, &min))
-			return -EINVAL;
-		if (*s == ':') {
-			s++;
-			if (digits(&s, 2, &sec))
-				return -EINVAL;
-			if (*s == '.') {
-				double scale = 0.1;
-
-				s++;
-				if (!isdigit((unsigned char)*s))
-					return -EINVAL;
-				for (; isdigit((unsigned char)*s); s++) {
-					frac += (*s - '0') * scale;
-					scale /= 10;
-				}
-			}
-		}
-		if (hour > 23 || min > 59 || sec > 60)
-			return -EINVAL;
-		if (*s == 'Z' || *s == 'z') {
-			s++;
-		} else if (*s == '+' || *s == '-') {
-			int sign = *s++ == '-' ? -1 : 1;
-
-			if (digits(&s, 2, &oh) || *s++ != ':' ||
-			    digits(&s, 2, &om) || oh > 23 || om > 59)
-				return -EINVAL;
-			offset = sign * (oh * 3600.0 + om * 60.0);
-		}
-	}
-	if (*s)
-		return -EINVAL;
-
-	tm.tm_year = year - 1900;
-	tm.tm_mon = mon - 1;
-	tm.tm_mday = day;
-	tm.tm_hour = hour;
-	tm.tm_min = min;
-	tm.tm_sec = sec;
-	t = timegm(&tm);
-	if (t == (time_t)-1)
-		return -EINVAL;
-	*out = (double)t + frac - offset;
+	*out = (double)secs + ns / 1e9;
 	return 0;
 }
 
@@ -847,23 +771,22 @@ static int collect_hosts(const struct rows *r, struct summary *s)
 /* "HH:MM:SS.mmm" in UTC. */
 static void clock_text(double t, char *out, size_t len)
 {
-	long long ms = t > 0 ? (long long)(t * 1000 + 0.5) : 0;
-	time_t secs = (time_t)(ms / 1000);
-	struct tm tm;
+	uint64_t ns = to_ns(t);
+	char ts[28];
 
-	gmtime_r(&secs, &tm);
-	snprintf(out, len, "%02d:%02d:%02d.%03lld", tm.tm_hour, tm.tm_min,
-		 tm.tm_sec, ms % 1000);
+	/* rounded to the millisecond: the format cuts */
+	json_format_time(ns < UINT64_MAX - 500000 ? ns + 500000 : ns, ts,
+			 sizeof(ts));
+	snprintf(out, len, "%.12s", ts + 11);
 }
 
 /* "YYYY-MM-DD" in UTC. */
 static void date_text(double t, char *out, size_t len)
 {
-	time_t secs = t > 0 ? (time_t)t : 0;
-	struct tm tm;
+	char ts[28];
 
-	gmtime_r(&secs, &tm);
-	strftime(out, len, "%Y-%m-%d", &tm);
+	json_format_time(to_ns(t), ts, sizeof(ts));
+	snprintf(out, len, "%.10s", ts);
 }
 
 /*
