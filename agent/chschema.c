@@ -554,14 +554,6 @@ static size_t escape_len(const unsigned char *s, const unsigned char *end,
 #define ONES  0x0101010101010101ull
 #define HIGHS 0x8080808080808080ull
 
-/* High bit of each zero byte of x, exactly. */
-static inline uint64_t zero_bytes(uint64_t x)
-{
-	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
-
-	return ~(((x & low7) + low7) | x | low7);
-}
-
 /* High bit of each byte of w that equals c (exact up to the first one). */
 static inline uint64_t bytes_eq(uint64_t w, unsigned char c)
 {
@@ -927,151 +919,10 @@ static bool parse_time(const char *s, size_t n, struct ch_time *t)
 	return true;
 }
 
-/*
- * Make room for n more bytes and the NUL in b, the way json.c grows it
- * (json.h writes JSON values only, and a row needs a few raw bytes).
- */
-static int reserve(struct jbuf *b, size_t n)
+/* Write the key of a column (a name that needs no escaping). */
+static inline void raw_key(struct jbuf *b, const char *col)
 {
-	size_t cap = b->cap ? b->cap : 256;
-	char *buf;
-
-	if (b->oom)
-		return -ENOMEM;
-	if (b->len + n + 1 <= b->cap)
-		return 0;
-	while (cap < b->len + n + 1)
-		cap *= 2;
-	buf = realloc(b->buf, cap);
-	if (!buf) {
-		b->oom = true;
-		return -ENOMEM;
-	}
-	b->buf = buf;
-	b->cap = cap;
-	return 0;
-}
-
-/* The separator json.h would write before a value in b's container. */
-static inline void raw_sep(struct jbuf *b)
-{
-	if (b->after_key)
-		b->after_key = false;
-	else if (b->depth > 0 && b->need_comma[b->depth - 1])
-		b->buf[b->len++] = ',';
-	if (b->depth > 0)
-		b->need_comma[b->depth - 1] = true;
-}
-
-/*
- * Write the key of a column: what json_key() writes, for a name known to
- * need no escaping, and without json_key()'s per-byte escaper.
- */
-static void raw_key(struct jbuf *b, const char *col)
-{
-	size_t n = strlen(col);
-
-	if (b->after_key)
-		b->oom = true;	/* two keys in a row, as json.h sees it */
-	if (reserve(b, n + 4))
-		return;
-	raw_sep(b);
-	b->buf[b->len++] = '"';
-	memcpy(b->buf + b->len, col, n);
-	b->len += n;
-	b->buf[b->len++] = '"';
-	b->buf[b->len++] = ':';
-	b->buf[b->len] = '\0';
-	b->after_key = true;
-}
-
-/*
- * Write a string value whose bytes need no escaping (a checked string with
- * no escape sequence and no DEL): json_strn() would write the same bytes.
- */
-static void raw_string(struct jbuf *b, const void *s, size_t n)
-{
-	if (reserve(b, n + 3))
-		return;
-	raw_sep(b);
-	b->buf[b->len++] = '"';
-	memcpy(b->buf + b->len, s, n);
-	b->len += n;
-	b->buf[b->len++] = '"';
-	b->buf[b->len] = '\0';
-}
-
-/* Escapes for a checked JSON text inside a string: 0 means as is. */
-static const char text_esc[256] = {
-	['"'] = '"', ['\\'] = '\\', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',
-};
-
-/*
- * Escape a checked JSON text into out (2 * n + 24 bytes); returns the
- * length.  A record has a quote every six bytes or so, too often for
- * byte-at-a-time loops with branches: each eight bytes are copied at once
- * and the quotes, backslashes and white space among them fixed up in
- * place.
- */
-static size_t escape_text(char *restrict out, const unsigned char *restrict s,
-			  size_t n)
-{
-	const unsigned char *end = s + n;
-	char *o = out;
-
-#ifdef ONES
-	while (end - s >= 8) {
-		uint64_t w, m, rest;
-		unsigned k;
-
-		memcpy(&w, s, 8);
-		memcpy(o, &w, 8);
-		m = zero_bytes(w ^ (ONES * '"')) | zero_bytes(w ^ (ONES * '\\')) |
-		    zero_bytes(w & (ONES * 0xe0));
-		for (; m; m &= m - 1, o++) {
-			k = (unsigned)__builtin_ctzll(m) >> 3;
-			rest = w >> (8 * k) >> 8;	/* the bytes after it */
-			o[k] = '\\';
-			o[k + 1] = text_esc[s[k]];
-			memcpy(o + k + 2, &rest, 8);
-		}
-		o += 8;
-		s += 8;
-	}
-#endif
-	for (; s < end; s++) {
-		if (text_esc[*s]) {
-			*o++ = '\\';
-			*o++ = text_esc[*s];
-		} else {
-			*o++ = (char)*s;
-		}
-	}
-	return (size_t)(o - out);
-}
-
-/*
- * The record's text as a string value.  The text was checked: its only
- * control characters are white space between tokens and its bytes are
- * UTF-8, so escaping is a table lookup per byte.
- */
-static void text_value(struct jbuf *b, const unsigned char *s, size_t n)
-{
-	json_strn(b, "", 0);	/* separator and quotes, as json.h does */
-	if (reserve(b, 2 * n + 24))
-		return;
-	b->len += escape_text(b->buf + b->len - 1, s, n) - 1;
-	b->buf[b->len++] = '"';
-	b->buf[b->len] = '\0';
-}
-
-/* Append '\n' to b. */
-static void put_newline(struct jbuf *b)
-{
-	if (reserve(b, 1))
-		return;
-	b->buf[b->len++] = '\n';
-	b->buf[b->len] = '\0';
+	json_key_plain(b, col, strlen(col));
 }
 
 /* Write a time's two columns: DateTime's "YYYY-MM-DD hh:mm:ss" and us. */
@@ -1083,7 +934,7 @@ static void emit_time(struct jbuf *b, const struct ch_field *f,
 	json_format_time(t->secs * 1000000000ull, tmp, sizeof(tmp));
 	tmp[10] = ' ';
 	raw_key(b, f->col);
-	raw_string(b, tmp, 19);
+	json_str_plain(b, tmp, 19);
 	raw_key(b, f->col2);
 	json_u64(b, t->us);
 }
@@ -1095,7 +946,7 @@ static int put_str(struct chp *p, const struct ch_str *str)
 	size_t n;
 
 	if (str->plain) {
-		raw_string(p->b, str->s, str->len);
+		json_str_plain(p->b, (const char *)str->s, str->len);
 		return 0;
 	}
 	s = decode(p, str, &n);
@@ -1151,7 +1002,7 @@ static void number_value(struct chp *p, const struct ch_field *f,
 	switch (f->type) {
 	case CT_STR:
 		raw_key(p->b, f->col);
-		raw_string(p->b, num->s, num->len);
+		json_str_plain(p->b, (const char *)num->s, num->len);
 		break;
 	case CT_BOOL:
 		if (num_u64(num, &v) && v <= 1) {
@@ -1209,19 +1060,20 @@ static int string_array(struct chp *p, const struct ch_field *f)
 		case 'n':
 			err = skip_value(p);
 			if (!err)
-				raw_string(p->b, "", 0);
+				json_str_plain(p->b, "", 0);
 			break;
 		case 't':
 		case 'f':
 			s = p->pos;
 			err = skip_value(p);
 			if (!err)
-				raw_string(p->b, s, (size_t)(p->pos - s));
+				json_str_plain(p->b, (const char *)s,
+					       (size_t)(p->pos - s));
 			break;
 		default:
 			err = parse_number(p, &num);
 			if (!err)
-				raw_string(p->b, num.s, num.len);
+				json_str_plain(p->b, (const char *)num.s, num.len);
 			break;
 		}
 		if (err)
@@ -1323,7 +1175,8 @@ static int field_value(struct chp *p, const struct ch_field *f)
 			json_u64(p->b, truth);
 		} else if (f->type == CT_STR) {
 			raw_key(p->b, f->col);
-			raw_string(p->b, truth ? "true" : "false", truth ? 4 : 5);
+			json_str_plain(p->b, truth ? "true" : "false",
+				       truth ? 4 : 5);
 		}
 		return 0;
 	case 'n':
@@ -1471,7 +1324,7 @@ int chschema_row(struct jbuf *b, const char *json, size_t len,
 	errbuf[0] = '\0';
 	if (b->oom)
 		return -ENOMEM;
-	if (b->depth || b->after_key) {
+	if (!jbuf_at_top(b)) {
 		snprintf(errbuf, sizeof(errbuf), "output buffer inside a value");
 		return -EINVAL;
 	}
@@ -1557,9 +1410,9 @@ int chschema_row(struct jbuf *b, const char *json, size_t len,
 			emit_time(b, f, &p.start);
 	}
 	raw_key(b, "json");
-	text_value(b, s, (size_t)(e - s));
+	json_str_text(b, (const char *)s, (size_t)(e - s));
 	json_obj_close(b);
-	put_newline(b);
+	jbuf_put(b, "\n", 1);
 	free(p.heap);
 	if (b->oom)
 		return -ENOMEM;
@@ -1575,10 +1428,6 @@ error:
 	else if (p.err)
 		snprintf(errbuf, sizeof(errbuf), "%s at byte %zu", p.err,
 			 p.err_off);
-	b->len = len0;
-	if (b->buf)
-		b->buf[len0] = '\0';
-	b->depth = 0;
-	b->after_key = false;
+	jbuf_rewind(b, len0);
 	return err;
 }

@@ -48,10 +48,18 @@ fail:
 	return -1;
 }
 
+/* grow(), with the common case (room enough) inline. */
+static inline int reserve(struct jbuf *b, size_t n)
+{
+	if (!b->oom && n < b->cap - b->len)
+		return 0;
+	return grow(b, n);
+}
+
 /* Append n raw bytes. */
 static void put(struct jbuf *b, const char *s, size_t n)
 {
-	if (grow(b, n))
+	if (reserve(b, n))
 		return;
 	memcpy(b->buf + b->len, s, n);
 	b->len += n;
@@ -121,6 +129,40 @@ void jbuf_reset(struct jbuf *b)
 const char *jbuf_str(struct jbuf *b)
 {
 	return b->buf ? b->buf : "";
+}
+
+/* Room for n more bytes at the end of b: where to write them, or NULL. */
+char *jbuf_room(struct jbuf *b, size_t n)
+{
+	if (reserve(b, n))
+		return NULL;
+	return b->buf + b->len;
+}
+
+/* Count n bytes written at jbuf_room()'s pointer. */
+void jbuf_added(struct jbuf *b, size_t n)
+{
+	if (b->oom)
+		return;
+	b->len += n;
+	b->buf[b->len] = '\0';
+}
+
+/* Cut b back to its first len bytes, with no container open. */
+void jbuf_rewind(struct jbuf *b, size_t len)
+{
+	if (len < b->len) {
+		b->len = len;
+		b->buf[len] = '\0';
+	}
+	b->depth = 0;
+	b->after_key = false;
+}
+
+/* Whether b is at the top level: no container open, no key waiting. */
+bool jbuf_at_top(const struct jbuf *b)
+{
+	return !b->depth && !b->after_key;
 }
 
 /* Open a container with the given bracket. */
@@ -338,6 +380,137 @@ void json_str(struct jbuf *b, const char *s)
 		json_null(b);
 	else
 		json_strn(b, s, strlen(s));
+}
+
+/*
+ * The separator sep() writes and the mark done() sets, for a raw writer
+ * that made room for it already.
+ */
+static inline void sep_raw(struct jbuf *b)
+{
+	if (b->after_key)
+		b->after_key = false;
+	else if (b->depth > 0 && b->need_comma[b->depth - 1])
+		b->buf[b->len++] = ',';
+	if (b->depth > 0)
+		b->need_comma[b->depth - 1] = true;
+}
+
+/* Write a separator, then s[0..n) quoted (needing no escapes), then tail. */
+static void quoted_plain(struct jbuf *b, const char *s, size_t n,
+			 const char *tail, size_t tail_n)
+{
+	if (n > SIZE_MAX / 2) {
+		b->oom = true;
+		return;
+	}
+	if (reserve(b, n + tail_n + 3))
+		return;
+	sep_raw(b);
+	b->buf[b->len++] = '"';
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+	b->buf[b->len++] = '"';
+	memcpy(b->buf + b->len, tail, tail_n);
+	b->len += tail_n;
+	b->buf[b->len] = '\0';
+}
+
+/* Write a key that needs no escaping, as json_key() would. */
+void json_key_plain(struct jbuf *b, const char *key, size_t n)
+{
+	if (b->after_key)
+		b->oom = true;	/* two keys in a row */
+	quoted_plain(b, key, n, ":", 1);
+	b->after_key = true;
+}
+
+/* Write a string value whose bytes need no escaping, as json_strn() would. */
+void json_str_plain(struct jbuf *b, const char *s, size_t n)
+{
+	quoted_plain(b, s, n, "", 0);
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ONES 0x0101010101010101ull
+
+/* High bit of each zero byte of x, exactly. */
+static inline uint64_t zero_bytes(uint64_t x)
+{
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+
+	return ~(((x & low7) + low7) | x | low7);
+}
+#endif
+
+/* Escapes for a checked JSON text inside a string: 0 means as is. */
+static const char text_esc[256] = {
+	['"'] = '"', ['\\'] = '\\', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',
+};
+
+/*
+ * Escape a checked JSON text into out (2 * n + 8 bytes); returns the
+ * length.  A record has a quote every six bytes or so, too often for
+ * byte-at-a-time loops with branches: each eight bytes are copied at once
+ * and the quotes, backslashes and white space among them fixed up in
+ * place.
+ */
+static size_t escape_text(char *restrict out, const unsigned char *restrict s,
+			  size_t n)
+{
+	const unsigned char *end = s + n;
+	char *o = out;
+
+#ifdef ONES
+	while (end - s >= 8) {
+		uint64_t w, m, rest;
+		unsigned k;
+
+		memcpy(&w, s, 8);
+		memcpy(o, &w, 8);
+		m = zero_bytes(w ^ (ONES * '"')) | zero_bytes(w ^ (ONES * '\\')) |
+		    zero_bytes(w & (ONES * 0xe0));
+		for (; m; m &= m - 1, o++) {
+			k = (unsigned)__builtin_ctzll(m) >> 3;
+			rest = w >> (8 * k) >> 8;	/* the bytes after it */
+			o[k] = '\\';
+			o[k + 1] = text_esc[s[k]];
+			memcpy(o + k + 2, &rest, 8);
+		}
+		o += 8;
+		s += 8;
+	}
+#endif
+	for (; s < end; s++) {
+		if (text_esc[*s]) {
+			*o++ = '\\';
+			*o++ = text_esc[*s];
+		} else {
+			*o++ = (char)*s;
+		}
+	}
+	return (size_t)(o - out);
+}
+
+/*
+ * A checked JSON text as a string value (see json.h): its only control
+ * characters are white space and its bytes are UTF-8, so escaping is a
+ * table lookup per byte.
+ */
+void json_str_text(struct jbuf *b, const char *text, size_t n)
+{
+	/* separator, quotes, and escape_text()'s last 8-byte store */
+	if (n > SIZE_MAX / 4) {
+		b->oom = true;
+		return;
+	}
+	if (reserve(b, 2 * n + 24))
+		return;
+	sep_raw(b);
+	b->buf[b->len++] = '"';
+	b->len += escape_text(b->buf + b->len, (const unsigned char *)text, n);
+	b->buf[b->len++] = '"';
+	b->buf[b->len] = '\0';
 }
 
 /* Write v in decimal, ending just before end; returns the first digit. */
@@ -594,10 +767,11 @@ done:
 /* Time in CLOCK_REALTIME ns as RFC 3339 UTC with microseconds. */
 void json_time(struct jbuf *b, uint64_t realtime_ns)
 {
-	char tmp[64];
+	char tmp[28];
 
+	/* digits and punctuation only: nothing to escape */
 	json_format_time(realtime_ns, tmp, sizeof(tmp));
-	json_str(b, tmp);
+	json_str_plain(b, tmp, sizeof(tmp) - 1);
 }
 
 /* Key plus string value. */

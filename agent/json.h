@@ -16,6 +16,10 @@
 
 #define JSON_MAX_DEPTH 16
 
+/*
+ * buf, len and oom may be read; the rest is the writer's, and only the
+ * functions below change any of it.
+ */
 struct jbuf {
 	char *buf;
 	size_t len;
@@ -36,6 +40,19 @@ void jbuf_reset(struct jbuf *b);
 int jbuf_put(struct jbuf *b, const void *p, size_t n);
 /* NUL-terminated contents ("" when empty). */
 const char *jbuf_str(struct jbuf *b);
+/*
+ * Room for n more bytes at the end of b: a pointer to write them at, or
+ * NULL (b->oom).  jbuf_added() then counts the ones written (<= n).
+ */
+char *jbuf_room(struct jbuf *b, size_t n);
+void jbuf_added(struct jbuf *b, size_t n);
+/*
+ * Cut b back to its first len bytes with no container open: undoes what
+ * was written since b held len bytes at the top level.
+ */
+void jbuf_rewind(struct jbuf *b, size_t len);
+/* Whether b is at the top level: no container open, no key waiting. */
+bool jbuf_at_top(const struct jbuf *b);
 
 void json_obj_open(struct jbuf *b);
 void json_obj_close(struct jbuf *b);
@@ -55,6 +72,27 @@ void json_bool(struct jbuf *b, bool v);
 void json_null(struct jbuf *b);
 /* Time in CLOCK_REALTIME ns as RFC 3339 UTC with microseconds. */
 void json_time(struct jbuf *b, uint64_t realtime_ns);
+
+/*
+ * For a copier of checked JSON (chschema.c), which knows its bytes need no
+ * escaping and writes many: the same output as the calls above, without
+ * their per-byte escaper.
+ *
+ * A key that needs no escaping (letters, digits, '_'), as json_key().
+ */
+void json_key_plain(struct jbuf *b, const char *key, size_t n);
+/*
+ * A string value whose bytes need no escaping, as json_strn() writes it:
+ * UTF-8 with no '"', '\\', control character or DEL.
+ */
+void json_str_plain(struct jbuf *b, const char *s, size_t n);
+/*
+ * A string value holding a checked JSON text (UTF-8, control characters
+ * only as white space between tokens), escaped eight
+ * bytes at a time.  Any other text may come out as invalid JSON.  Unlike
+ * json_strn() it leaves DEL as it is.
+ */
+void json_str_text(struct jbuf *b, const char *text, size_t n);
 
 /* Write code point cp (< 0x110000) as UTF-8 at o (room for 4 bytes);
  * returns the length. */
