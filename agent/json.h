@@ -5,7 +5,8 @@
  * Strings are escaped per RFC 8259; bytes that are not valid UTF-8 are
  * written as \u00XX of the byte (so argv with odd bytes stays valid JSON
  * and round-trips the byte value).  Commas between members/elements are
- * inserted automatically.  Also the one RFC 3339 time codec.
+ * inserted automatically.  Also the one RFC 3339 time codec.  The reader
+ * is json_read.h.
  */
 #ifndef JOBTRACE_JSON_H
 #define JOBTRACE_JSON_H
@@ -83,12 +84,12 @@ void json_time(struct jbuf *b, uint64_t realtime_ns);
 void json_key_plain(struct jbuf *b, const char *key, size_t n);
 /*
  * A string value whose bytes need no escaping, as json_strn() writes it:
- * UTF-8 with no '"', '\\', control character or DEL.
+ * UTF-8 with no '"', '\\', control character or DEL (a plain jr_str).
  */
 void json_str_plain(struct jbuf *b, const char *s, size_t n);
 /*
- * A string value holding a checked JSON text (UTF-8, control characters
- * only as white space between tokens), escaped eight
+ * A string value holding a JSON text that json_read.h accepted (UTF-8,
+ * control characters only as white space between tokens), escaped eight
  * bytes at a time.  Any other text may come out as invalid JSON.  Unlike
  * json_strn() it leaves DEL as it is.
  */
