@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "json.h"
+#include "json_read.h"
 #include "log.h"
 #include "report.h"
 #include "store.h"
@@ -975,36 +976,6 @@ static int summarize(const struct rows *r, struct summary *s)
 	return err ? err : collect_hosts(r, s);
 }
 
-/* Encode a code point as UTF-8; controls and raw bytes become '?'. */
-static size_t put_utf8(char *o, unsigned cp)
-{
-	/* \u0080-\u00ff stand for bytes that were not valid UTF-8 */
-	if (cp < 0x20 || (cp >= 0x7f && cp < 0x100)) {
-		o[0] = '?';
-		return 1;
-	}
-	if (cp >= 0xd800 && cp < 0xe000)
-		cp = 0xfffd;
-	return json_utf8_put(o, cp);
-}
-
-/* Read the four hex digits of a \\u escape. */
-static int hex4(const char *s, unsigned *out)
-{
-	unsigned v = 0;
-
-	for (int k = 0; k < 4; k++) {
-		unsigned char c = (unsigned char)s[k];
-
-		if (!isxdigit(c))
-			return -EINVAL;
-		v = v << 4 | (unsigned)(isdigit(c) ? c - '0' :
-					(c | 0x20) - 'a' + 10);
-	}
-	*out = v;
-	return 0;
-}
-
 /* Output state of argv_display(). */
 struct disp {
 	char *out;
@@ -1042,6 +1013,29 @@ static bool disp_put(struct disp *d, const char *p, size_t n, bool new_char)
 }
 
 /*
+ * Add one argument's bytes: a control character, or a byte that is not
+ * part of valid UTF-8 (json.h writes such a byte as \u00XX: JR_BYTES
+ * gives it back), shows as '?'.
+ */
+static void disp_arg(struct disp *d, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *end = p + n;
+
+	while (p < end && !d->more) {
+		size_t k = *p < 0x80 ? 1 : json_utf8_len(p, (size_t)(end - p));
+
+		if (!k || *p < 0x20 || *p == 0x7f) {
+			disp_put(d, "?", 1, true);
+			p++;
+		} else {
+			disp_put(d, (const char *)p, k, true);
+			p += k;
+		}
+	}
+}
+
+/*
  * Turn the argv column (a JSON array of strings) into one display line:
  * arguments joined by spaces, control characters shown as '?', at most
  * max characters with "..." at the end when cut.  out must hold at least
@@ -1052,53 +1046,28 @@ static void argv_display(const char *json, char *out, size_t len,
 {
 	struct disp d = { .out = out, .len = len, .max = max,
 			  .keep = SIZE_MAX };
-	const char *s = json;
+	struct jbuf scratch;
+	struct jr_str arg;
+	const char *s;
 	bool first = true;
+	struct jr r;
+	size_t n;
 
 	out[0] = '\0';
-	if (!s || *s++ != '[' || max < 4 || len < 4 * max + 4)
+	if (!json || max < 4 || len < 4 * max + 4)
 		return;
-	while (!d.more) {
-		while (*s == ' ' || *s == ',')
-			s++;
-		if (*s++ != '"')
-			break;
-		if (!first && !disp_put(&d, " ", 1, true))
+	jbuf_init(&scratch);
+	jr_init(&r, json, strlen(json));
+	if (jr_arr_open(&r))
+		return;
+	while (!d.more && jr_next_elem(&r) > 0 && !jr_str(&r, &arg)) {
+		s = jr_str_jbuf(&arg, &scratch, JR_BYTES, &n);
+		if (!s || (!first && !disp_put(&d, " ", 1, true)))
 			break;
 		first = false;
-		while (*s && *s != '"' && !d.more) {
-			char tmp[4];
-			unsigned cp;
-			size_t n = 1;
-			bool new_char = true;
-
-			if (*s == '\\') {
-				s++;
-				if (*s == 'u') {
-					if (hex4(s + 1, &cp))
-						goto done;
-					s += 5;
-					n = put_utf8(tmp, cp);
-				} else if (*s && strchr("\"\\/", *s)) {
-					tmp[0] = *s++;
-				} else if (*s) {
-					tmp[0] = '?';	/* \n, \t, ... */
-					s++;
-				} else {
-					goto done;
-				}
-			} else {
-				unsigned char c = (unsigned char)*s++;
-
-				tmp[0] = (char)c;	/* util_printable() below */
-				new_char = (c & 0xc0) != 0x80;
-			}
-			disp_put(&d, tmp, n, new_char);
-		}
-		if (*s == '"')
-			s++;
+		disp_arg(&d, s, n);
 	}
-done:
+	jbuf_free(&scratch);
 	if (d.more && d.keep != SIZE_MAX) {
 		memcpy(out + d.keep, "...", 3);
 		d.o = d.keep + 3;
