@@ -565,8 +565,14 @@ void json_double(struct jbuf *b, double v)
 		json_null(b);
 		return;
 	}
-	if (fabs(v) < 1e12) {
-		/* the common case (seconds, ratios) without printf */
+	/*
+	 * The common case (seconds, ratios) without printf.  Below 2^31,
+	 * v * 1e6 is off by less than half a microsecond, so the text is
+	 * within the double's precision and reads back to the same text;
+	 * above, it drifts by one in the last digit (4407370955.1 came out
+	 * as ...100001, which read and written again is ...100002).
+	 */
+	if (fabs(v) < 2147483648.0) {
 		uint64_t micros = (uint64_t)llround(fabs(v) * 1e6);
 		char *end = tmp + sizeof(tmp), *p = end;
 		unsigned frac = micros % 1000000, digits = 6;

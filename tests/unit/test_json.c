@@ -422,7 +422,18 @@ static void test_key_misuse(void **state)
 /* The printf-free double path agrees with the value to 6 decimals. */
 static void test_double_fast_path(void **state)
 {
+	static const struct {
+		double v;
+		const char *text;
+	} edge[] = {
+		{ 2147483647.5, "2147483647.5" },
+		{ 2147483648.25, "2147483648.25" },
+		{ -2147483648.75, "-2147483648.75" },
+		{ 4407370955.1, "4407370955.1" },
+		{ 999999999999.999, "999999999999.999023" },
+	};
 	uint64_t x = 88172645463325252ull;
+	char text[64];
 	struct jbuf b;
 
 	(void)state;
@@ -444,6 +455,20 @@ static void test_double_fast_path(void **state)
 		back = strtod(jbuf_str(&b), &end);
 		assert_int_equal(*end, '\0');
 		assert_true(fabs(back - v) <= 5e-7 + fabs(v) * 1e-15);
+		/* what is read back is written the same */
+		snprintf(text, sizeof(text), "%s", jbuf_str(&b));
+		jbuf_reset(&b);
+		json_double(&b, back);
+		assert_string_equal(jbuf_str(&b), text);
+	}
+	/* around 2^31, where printf takes over, and past it */
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		jbuf_reset(&b);
+		json_double(&b, edge[i].v);
+		assert_string_equal(jbuf_str(&b), edge[i].text);
+		jbuf_reset(&b);
+		json_double(&b, strtod(edge[i].text, NULL));
+		assert_string_equal(jbuf_str(&b), edge[i].text);
 	}
 	jbuf_free(&b);
 }
