@@ -3,15 +3,16 @@
  * chschema.c - schema v1 records as ClickHouse tables and JSONEachRow rows.
  *
  * One static description per table drives both the DDL and the conversion
- * of records into rows, so the two cannot disagree.  The conversion is a
- * strict recursive-descent JSON parser (RFC 8259: UTF-8 only, no lone
- * surrogates) that writes the columns as it reads, into a json.h buffer.
+ * of records into rows, so the two cannot disagree.  The conversion reads
+ * the record with json_read.h (strict: RFC 8259, UTF-8 only, no lone
+ * surrogates) and writes the columns as it reads, into a json.h buffer.
  * It allocates nothing except for escaped strings longer than its stack
  * buffer.  It runs for every record delivered (the target is 50,000/s on
  * two cores), so: strings with escapes are decoded and written again by
  * json_strn(); column names and strings that need no escaping are copied
- * into the buffer as json.h would write them; the record's text, the
- * `json` column, is escaped eight bytes at a time.
+ * into the buffer as json.h would write them (json_key_plain(),
+ * json_str_plain()); the record's text, the `json` column, is escaped
+ * eight bytes at a time (json_str_text()).
  *
  * Anything that would make ClickHouse refuse the whole INSERT is left out
  * of the row: a value of the wrong JSON type for its column, an integer
@@ -29,6 +30,7 @@
 #include <string.h>
 
 #include "chschema.h"
+#include "json_read.h"
 
 enum ch_type {
 	CT_OBJ,		/* nested object: its members are columns */
@@ -421,10 +423,13 @@ void chschema_print(FILE *out, const char *db)
 	}
 }
 
-/* ---- parser ----------------------------------------------------------------- */
+/* ---- rows ------------------------------------------------------------------- */
 
 /* 2105-12-31 23:59:59 UTC, the last second 18.16's DateTime text parser gets right */
 #define CH_TIME_MAX 4291747199LL
+
+_Static_assert(CHSCHEMA_MAX_DEPTH == JR_MAX_DEPTH,
+	       "chschema.h promises the reader's nesting limit");
 
 struct ch_time {
 	uint32_t secs;		/* since the epoch, UTC */
@@ -432,32 +437,13 @@ struct ch_time {
 };
 
 struct chp {
-	const unsigned char *pos, *end;
-	const unsigned char *base;	/* the caller's text, for offsets */
-	int depth;
+	struct jr r;
 	struct jbuf *b;
 	/* job: which time is the record's own */
 	bool phase_end, have_start, have_end;
 	struct ch_time start, stop;
-	const char *err;
-	size_t err_off;
-	char *heap;		/* scratch for long escaped strings */
-	size_t heap_cap;
+	struct jbuf heap;	/* escaped strings longer than scratch */
 	char scratch[2048];
-};
-
-struct ch_str {
-	const unsigned char *s;	/* between the quotes, as written */
-	size_t len;
-	bool esc;		/* has a backslash */
-	bool plain;		/* no escapes, no DEL: JSON as it stands */
-};
-
-struct ch_num {
-	const unsigned char *s;
-	size_t len;
-	bool is_int;		/* no fraction, no exponent */
-	bool neg;
 };
 
 static __thread char errbuf[128];
@@ -468,736 +454,64 @@ const char *chschema_strerror(void)
 	return errbuf;
 }
 
-/* Note a syntax error at the current position; returns -EINVAL. */
-static int fail(struct chp *p, const char *why)
-{
-	if (!p->err) {
-		p->err = why;
-		p->err_off = (size_t)(p->pos - p->base);
-	}
-	return -EINVAL;
-}
-
-/* Byte classes in a string: 0 plain, 1 '"', 2 '\\', 3 control, 4 high, 5 DEL. */
-static const unsigned char str_class[256] = {
-	[0x00 ... 0x1f] = 3, ['"'] = 1, ['\\'] = 2, [0x7f] = 5, [0x80 ... 0xff] = 4,
-};
-
-/* Skip JSON white space. */
-static inline void ws(struct chp *p)
-{
-	while (p->pos < p->end && (*p->pos == ' ' || *p->pos == '\n' ||
-				   *p->pos == '\r' || *p->pos == '\t'))
-		p->pos++;
-}
-
-/* Value of 4 hex digits at s, or -1. */
-static int hex4(const unsigned char *s)
-{
-	int v = 0, i, d;
-
-	for (i = 0; i < 4; i++) {
-		if (s[i] >= '0' && s[i] <= '9')
-			d = s[i] - '0';
-		else if ((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'f')
-			d = (s[i] | 0x20) - 'a' + 10;
-		else
-			return -1;
-		v = v << 4 | d;
-	}
-	return v;
-}
-
-/*
- * The escape sequence at s (s[0] == '\\'): its length (2, 6, or 12 for a
- * surrogate pair) with the code point in *cp, or 0 if it is invalid.
- */
-static size_t escape_len(const unsigned char *s, const unsigned char *end,
-			 uint32_t *cp)
-{
-	int u, lo;
-
-	if (end - s < 2)
-		return 0;
-	switch (s[1]) {
-	case '"': *cp = '"'; return 2;
-	case '\\': *cp = '\\'; return 2;
-	case '/': *cp = '/'; return 2;
-	case 'b': *cp = '\b'; return 2;
-	case 'f': *cp = '\f'; return 2;
-	case 'n': *cp = '\n'; return 2;
-	case 'r': *cp = '\r'; return 2;
-	case 't': *cp = '\t'; return 2;
-	case 'u':
-		break;
-	default:
-		return 0;
-	}
-	if (end - s < 6 || (u = hex4(s + 2)) < 0)
-		return 0;
-	if (u >= 0xdc00 && u <= 0xdfff)
-		return 0;		/* a low surrogate first */
-	if (u < 0xd800 || u > 0xdbff) {
-		*cp = (uint32_t)u;
-		return 6;
-	}
-	if (end - s < 12 || s[6] != '\\' || s[7] != 'u')
-		return 0;		/* a high surrogate alone */
-	lo = hex4(s + 8);
-	if (lo < 0xdc00 || lo > 0xdfff)
-		return 0;
-	*cp = 0x10000 + (((uint32_t)u - 0xd800) << 10) + ((uint32_t)lo - 0xdc00);
-	return 12;
-}
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define ONES  0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-
-/* High bit of each zero byte of x, exactly. */
-static inline uint64_t zero_bytes(uint64_t x)
-{
-	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
-
-	return ~(((x & low7) + low7) | x | low7);
-}
-
-/* High bit of each byte of w that equals c (exact up to the first one). */
-static inline uint64_t bytes_eq(uint64_t w, unsigned char c)
-{
-	uint64_t x = w ^ (ONES * c);
-
-	return (x - ONES) & ~x & HIGHS;
-}
-
-/*
- * Offset of the first byte among the 8 at s that is not plain string
- * content ('"', '\\', a control character, DEL or a byte >= 0x80), or 8.
- * The lowest flagged byte of each test is exact, so their union's is too.
- */
-static inline unsigned special8(const unsigned char *s)
-{
-	uint64_t w, m;
-
-	memcpy(&w, s, 8);
-	m = bytes_eq(w, '"') | bytes_eq(w, '\\') | bytes_eq(w, 0x7f) |
-	    ((w - ONES * 0x20) & ~w & HIGHS) | (w & HIGHS);
-	return m ? (unsigned)__builtin_ctzll(m) >> 3 : 8;
-}
-#endif
-
-/* Read and check a string token at p->pos (a '"'). */
-static int parse_string(struct chp *p, struct ch_str *str)
-{
-	const unsigned char *q = p->pos + 1, *end = p->end;
-	bool esc = false, del = false;
-	uint32_t cp;
-	size_t n;
-
-	for (;;) {
-#ifdef ONES
-		/* eight bytes at a time through the plain runs */
-		while (end - q >= 8) {
-			unsigned k = special8(q);
-
-			q += k;
-			if (k < 8)
-				break;
-		}
-#endif
-		while (q < end && !str_class[*q])
-			q++;
-		if (q >= end)
-			return fail(p, "unterminated string");
-		switch (str_class[*q]) {
-		case 1:
-			str->s = p->pos + 1;
-			str->len = (size_t)(q - str->s);
-			str->esc = esc;
-			str->plain = !esc && !del;
-			p->pos = q + 1;
-			return 0;
-		case 2:
-			n = escape_len(q, end, &cp);
-			if (!n) {
-				p->pos = q;
-				return fail(p, "invalid escape or lone surrogate");
-			}
-			esc = true;
-			q += n;
-			break;
-		case 3:
-			p->pos = q;
-			return fail(p, "control character in a string");
-		case 5:
-			del = true;	/* json_strn() writes it as \u007f */
-			q++;
-			break;
-		default:
-			n = json_utf8_len(q, (size_t)(end - q));
-			if (!n) {
-				p->pos = q;
-				return fail(p, "invalid UTF-8");
-			}
-			q += n;
-			break;
-		}
-	}
-}
-
-/* Decode a checked string into out (>= str->len bytes); returns the length. */
-static size_t unescape(const struct ch_str *str, unsigned char *out)
-{
-	const unsigned char *s = str->s, *end = s + str->len, *bs;
-	size_t n = 0, k;
-	uint32_t cp = 0;
-
-	while (s < end) {
-		bs = memchr(s, '\\', (size_t)(end - s));
-		if (!bs)
-			bs = end;
-		memcpy(out + n, s, (size_t)(bs - s));
-		n += (size_t)(bs - s);
-		if (bs == end)
-			break;
-		k = escape_len(bs, end, &cp);	/* checked: never 0 here */
-		n += json_utf8_put((char *)out + n, cp);
-		s = bs + (k ? k : 2);
-	}
-	return n;
-}
-
 /*
  * The decoded bytes of a string value: the text itself when it has no
- * escapes, else a copy in the scratch buffer (a decoded string is never
- * longer than its escaped form).  NULL when memory ran out.
+ * escapes, else a copy in the scratch buffer or, when longer, the heap.
+ * NULL when memory ran out.
  */
-static const char *decode(struct chp *p, const struct ch_str *str, size_t *len)
+static const char *decode(struct chp *p, const struct jr_str *str, size_t *len)
 {
-	unsigned char *out = (unsigned char *)p->scratch;
+	const char *s = jr_str_get(str, p->scratch, sizeof(p->scratch), len);
 
-	if (!str->esc) {
-		*len = str->len;
-		return (const char *)str->s;
-	}
-	if (str->len > sizeof(p->scratch)) {
-		if (str->len > p->heap_cap) {
-			char *h = realloc(p->heap, str->len);
-
-			if (!h)
-				return NULL;
-			p->heap = h;
-			p->heap_cap = str->len;
-		}
-		out = (unsigned char *)p->heap;
-	}
-	*len = unescape(str, out);
-	return (const char *)out;
-}
-
-/* Read and check a number token (RFC 8259 grammar). */
-static int parse_number(struct chp *p, struct ch_num *num)
-{
-	const unsigned char *q = p->pos, *end = p->end;
-
-	num->neg = q < end && *q == '-';
-	if (num->neg)
-		q++;
-	if (q >= end || *q < '0' || *q > '9')
-		return fail(p, "invalid value");
-	if (*q == '0')
-		q++;
-	else
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-	num->is_int = true;
-	if (q < end && *q == '.') {
-		q++;
-		if (q >= end || *q < '0' || *q > '9') {
-			p->pos = q;
-			return fail(p, "invalid number");
-		}
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-		num->is_int = false;
-	}
-	if (q < end && (*q == 'e' || *q == 'E')) {
-		q++;
-		if (q < end && (*q == '+' || *q == '-'))
-			q++;
-		if (q >= end || *q < '0' || *q > '9') {
-			p->pos = q;
-			return fail(p, "invalid number");
-		}
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-		num->is_int = false;
-	}
-	num->s = p->pos;
-	num->len = (size_t)(q - p->pos);
-	p->pos = q;
-	return 0;
-}
-
-/* The magnitude of an integer token; false if it is not one or overflows. */
-static bool num_u64(const struct ch_num *num, uint64_t *v)
-{
-	const unsigned char *s = num->s + num->neg, *end = num->s + num->len;
-	uint64_t x = 0;
-
-	if (!num->is_int)
-		return false;
-	for (; s < end; s++) {
-		unsigned d = *s - '0';
-
-		if (x > (UINT64_MAX - d) / 10)
-			return false;
-		x = x * 10 + d;
-	}
-	*v = x;
-	return true;
-}
-
-/* A number token as a finite double; false if it is not one. */
-static bool num_f64(const struct ch_num *num, double *v)
-{
-	static const double pow10[] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15,
-	};
-	const unsigned char *s = num->s + num->neg, *end = num->s + num->len;
-	uint64_t m = 0;
-	int digits = 0, frac = -1;
-	char tmp[512];
-	char *e;
-
-	/* exact fast path: up to 15 digits, no exponent (Clinger) */
-	for (; s < end && digits <= 15; s++) {
-		if (*s == '.') {
-			frac = 0;
-			continue;
-		}
-		if (*s < '0' || *s > '9')
-			break;
-		m = m * 10 + (uint64_t)(*s - '0');
-		digits++;
-		if (frac >= 0)
-			frac++;
-	}
-	if (s == end && digits <= 15) {
-		*v = frac > 0 ? (double)m / pow10[frac] : (double)m;
-		if (num->neg)
-			*v = -*v;
-		return true;
-	}
-	if (num->len >= sizeof(tmp))
-		return false;
-	memcpy(tmp, num->s, num->len);
-	tmp[num->len] = '\0';
-	*v = strtod(tmp, &e);
-	return *e == '\0' && isfinite(*v);
-}
-
-static int skip_value(struct chp *p);
-
-/* Accept the literal word w (true, false, null) at p->pos. */
-static int literal(struct chp *p, const char *w, size_t n)
-{
-	if ((size_t)(p->end - p->pos) < n || memcmp(p->pos, w, n))
-		return fail(p, "invalid value");
-	p->pos += n;
-	return 0;
+	return s ? s : jr_str_jbuf(str, &p->heap, 0, len);
 }
 
 /*
- * The element loop of an array or object, in two or three steps:
- *   for (err = cont_open(p, '}'); err > 0; err = cont_next(p, '}')) {
- *           err = obj_key(p, &key);  (objects only)  ... the value ...
- *   }
- * cont_open() takes the '[' or '{' (1: elements follow, 0: it was empty),
- * obj_key() a member name and its ':', cont_next() the ',' (1) or the
- * closing bracket (0).  Errors are negative.
- */
-static int cont_open(struct chp *p, unsigned char close)
-{
-	if (++p->depth > CHSCHEMA_MAX_DEPTH)
-		return fail(p, "nested too deeply");
-	p->pos++;
-	ws(p);
-	if (p->pos < p->end && *p->pos == close) {
-		p->pos++;
-		p->depth--;
-		return 0;
-	}
-	return 1;
-}
-
-static int obj_key(struct chp *p, struct ch_str *key)
-{
-	int err;
-
-	if (p->pos >= p->end || *p->pos != '"')
-		return fail(p, "expected a member name");
-	err = parse_string(p, key);
-	if (err)
-		return err;
-	ws(p);
-	if (p->pos >= p->end || *p->pos != ':')
-		return fail(p, "expected ':'");
-	p->pos++;
-	ws(p);
-	return 0;
-}
-
-static int cont_next(struct chp *p, unsigned char close)
-{
-	ws(p);
-	if (p->pos >= p->end)
-		return fail(p, close == '}' ? "unterminated object" :
-					      "unterminated array");
-	if (*p->pos == close) {
-		p->pos++;
-		p->depth--;
-		return 0;
-	}
-	if (*p->pos != ',')
-		return fail(p, close == '}' ? "expected ',' or '}'" :
-					      "expected ',' or ']'");
-	p->pos++;
-	ws(p);
-	return 1;
-}
-
-/* Skip (and check) an array at p->pos. */
-static int skip_array(struct chp *p)
-{
-	int err;
-
-	for (err = cont_open(p, ']'); err > 0; err = cont_next(p, ']')) {
-		err = skip_value(p);
-		if (err)
-			return err;
-	}
-	return err;
-}
-
-static int parse_object(struct chp *p, const struct ch_field *f, size_t n);
-
-/* Skip (and check) any value at p->pos. */
-static int skip_value(struct chp *p)
-{
-	struct ch_str str;
-	struct ch_num num;
-
-	if (p->pos >= p->end)
-		return fail(p, "value missing");
-	switch (*p->pos) {
-	case '{':
-		return parse_object(p, NULL, 0);
-	case '[':
-		return skip_array(p);
-	case '"':
-		return parse_string(p, &str);
-	case 't':
-		return literal(p, "true", 4);
-	case 'f':
-		return literal(p, "false", 5);
-	case 'n':
-		return literal(p, "null", 4);
-	default:
-		return parse_number(p, &num);
-	}
-}
-
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	int64_t era;
-	unsigned yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
-
-/* Parse n digits at s into *v; false if any is not a digit. */
-static bool digits(const char *s, int n, unsigned *v)
-{
-	unsigned x = 0;
-
-	while (n--) {
-		if (*s < '0' || *s > '9')
-			return false;
-		x = x * 10 + (unsigned)(*s++ - '0');
-	}
-	*v = x;
-	return true;
-}
-
-/*
- * Parse an RFC 3339 time ("2026-11-22T10:00:00.123456Z", any number of
- * fraction digits, Z or +hh:mm) into UTC seconds and microseconds; false
- * unless DateTime holds it: 1970 to 2105 (18.16 parses the last five weeks
- * of DateTime's range, up to 2106-02-07 06:28:15, into 1970).
+ * Parse an RFC 3339 time into UTC seconds and microseconds; false unless
+ * DateTime holds it: 1970 to 2105 (18.16 parses the last five weeks of
+ * DateTime's range, up to 2106-02-07 06:28:15, into 1970).
  */
 static bool parse_time(const char *s, size_t n, struct ch_time *t)
 {
-	static const unsigned char mdays[] = {
-		31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
-	};
-	unsigned y, mo, d, h, mi, sec, us = 0, oh, om, k;
-	const char *end = s + n, *q;
-	int64_t secs, off = 0;
-	bool leap;
+	uint32_t ns;
+	int64_t secs;
 
-	if (n < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
-	    s[7] != '-' || !digits(s + 8, 2, &d) ||
-	    (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
-	    !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) ||
-	    s[16] != ':' || !digits(s + 17, 2, &sec))
-		return false;
-	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-	if (mo < 1 || mo > 12 || d < 1 ||
-	    d > mdays[mo - 1] + (unsigned)(mo == 2 && leap) ||
-	    h > 23 || mi > 59 || sec > 59)
-		return false;
-	q = s + 19;
-	if (*q == '.') {
-		q++;
-		if (q >= end || *q < '0' || *q > '9')
-			return false;
-		for (k = 0; q < end && *q >= '0' && *q <= '9'; q++, k++)
-			if (k < 6)
-				us = us * 10 + (unsigned)(*q - '0');
-		for (; k < 6; k++)
-			us *= 10;
-	}
-	if (q < end && (*q == 'Z' || *q == 'z')) {
-		q++;
-	} else if (end - q == 6 && (*q == '+' || *q == '-') &&
-		   digits(q + 1, 2, &oh) && q[3] == ':' && digits(q + 4, 2, &om) &&
-		   oh <= 23 && om <= 59) {
-		off = (int64_t)(oh * 3600 + om * 60) * (*q == '-' ? -1 : 1);
-		q += 6;
-	} else {
-		return false;
-	}
-	if (q != end)
-		return false;
-	secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - off;
-	if (secs < 0 || secs > CH_TIME_MAX)
+	if (json_parse_time(s, n, 0, &secs, &ns) || secs < 0 ||
+	    secs > CH_TIME_MAX)
 		return false;
 	t->secs = (uint32_t)secs;
-	t->us = us;
+	t->us = ns / 1000;
 	return true;
 }
 
-/* Write v as exactly width digits at out. */
-static void put_digits(char *out, unsigned v, int width)
+/* Write the key of a column (a name that needs no escaping). */
+static inline void raw_key(struct jbuf *b, const char *col)
 {
-	while (width--) {
-		out[width] = (char)('0' + v % 10);
-		v /= 10;
-	}
+	json_key_plain(b, col, strlen(col));
 }
 
-/* Format t as "YYYY-MM-DD hh:mm:ss" (UTC) into out[19]. */
-static void format_time(const struct ch_time *t, char *out)
-{
-	uint32_t days = t->secs / 86400, rem = t->secs % 86400;
-	/* civil_from_days (H. Hinnant), for days >= 0 */
-	uint32_t z = days + 719468, era = z / 146097, doe = z - era * 146097;
-	uint32_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	uint32_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	uint32_t mp = (5 * doy + 2) / 153;
-	uint32_t d = doy - (153 * mp + 2) / 5 + 1;
-	uint32_t m = mp < 10 ? mp + 3 : mp - 9;
-	uint32_t y = yoe + era * 400 + (m <= 2);
-
-	put_digits(out, y, 4);
-	out[4] = '-';
-	put_digits(out + 5, m, 2);
-	out[7] = '-';
-	put_digits(out + 8, d, 2);
-	out[10] = ' ';
-	put_digits(out + 11, rem / 3600, 2);
-	out[13] = ':';
-	put_digits(out + 14, rem / 60 % 60, 2);
-	out[16] = ':';
-	put_digits(out + 17, rem % 60, 2);
-}
-
-/*
- * Make room for n more bytes and the NUL in b, the way json.c grows it
- * (json.h writes JSON values only, and a row needs a few raw bytes).
- */
-static int reserve(struct jbuf *b, size_t n)
-{
-	size_t cap = b->cap ? b->cap : 256;
-	char *buf;
-
-	if (b->oom)
-		return -ENOMEM;
-	if (b->len + n + 1 <= b->cap)
-		return 0;
-	while (cap < b->len + n + 1)
-		cap *= 2;
-	buf = realloc(b->buf, cap);
-	if (!buf) {
-		b->oom = true;
-		return -ENOMEM;
-	}
-	b->buf = buf;
-	b->cap = cap;
-	return 0;
-}
-
-/* The separator json.h would write before a value in b's container. */
-static inline void raw_sep(struct jbuf *b)
-{
-	if (b->after_key)
-		b->after_key = false;
-	else if (b->depth > 0 && b->need_comma[b->depth - 1])
-		b->buf[b->len++] = ',';
-	if (b->depth > 0)
-		b->need_comma[b->depth - 1] = true;
-}
-
-/*
- * Write the key of a column: what json_key() writes, for a name known to
- * need no escaping, and without json_key()'s per-byte escaper.
- */
-static void raw_key(struct jbuf *b, const char *col)
-{
-	size_t n = strlen(col);
-
-	if (b->after_key)
-		b->oom = true;	/* two keys in a row, as json.h sees it */
-	if (reserve(b, n + 4))
-		return;
-	raw_sep(b);
-	b->buf[b->len++] = '"';
-	memcpy(b->buf + b->len, col, n);
-	b->len += n;
-	b->buf[b->len++] = '"';
-	b->buf[b->len++] = ':';
-	b->buf[b->len] = '\0';
-	b->after_key = true;
-}
-
-/*
- * Write a string value whose bytes need no escaping (a checked string with
- * no escape sequence and no DEL): json_strn() would write the same bytes.
- */
-static void raw_string(struct jbuf *b, const void *s, size_t n)
-{
-	if (reserve(b, n + 3))
-		return;
-	raw_sep(b);
-	b->buf[b->len++] = '"';
-	memcpy(b->buf + b->len, s, n);
-	b->len += n;
-	b->buf[b->len++] = '"';
-	b->buf[b->len] = '\0';
-}
-
-/* Escapes for a checked JSON text inside a string: 0 means as is. */
-static const char text_esc[256] = {
-	['"'] = '"', ['\\'] = '\\', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',
-};
-
-/*
- * Escape a checked JSON text into out (2 * n + 24 bytes); returns the
- * length.  A record has a quote every six bytes or so, too often for
- * byte-at-a-time loops with branches: each eight bytes are copied at once
- * and the quotes, backslashes and white space among them fixed up in
- * place.
- */
-static size_t escape_text(char *restrict out, const unsigned char *restrict s,
-			  size_t n)
-{
-	const unsigned char *end = s + n;
-	char *o = out;
-
-#ifdef ONES
-	while (end - s >= 8) {
-		uint64_t w, m, rest;
-		unsigned k;
-
-		memcpy(&w, s, 8);
-		memcpy(o, &w, 8);
-		m = zero_bytes(w ^ (ONES * '"')) | zero_bytes(w ^ (ONES * '\\')) |
-		    zero_bytes(w & (ONES * 0xe0));
-		for (; m; m &= m - 1, o++) {
-			k = (unsigned)__builtin_ctzll(m) >> 3;
-			rest = w >> (8 * k) >> 8;	/* the bytes after it */
-			o[k] = '\\';
-			o[k + 1] = text_esc[s[k]];
-			memcpy(o + k + 2, &rest, 8);
-		}
-		o += 8;
-		s += 8;
-	}
-#endif
-	for (; s < end; s++) {
-		if (text_esc[*s]) {
-			*o++ = '\\';
-			*o++ = text_esc[*s];
-		} else {
-			*o++ = (char)*s;
-		}
-	}
-	return (size_t)(o - out);
-}
-
-/*
- * The record's text as a string value.  The text was checked: its only
- * control characters are white space between tokens and its bytes are
- * UTF-8, so escaping is a table lookup per byte.
- */
-static void text_value(struct jbuf *b, const unsigned char *s, size_t n)
-{
-	json_strn(b, "", 0);	/* separator and quotes, as json.h does */
-	if (reserve(b, 2 * n + 24))
-		return;
-	b->len += escape_text(b->buf + b->len - 1, s, n) - 1;
-	b->buf[b->len++] = '"';
-	b->buf[b->len] = '\0';
-}
-
-/* Append '\n' to b. */
-static void put_newline(struct jbuf *b)
-{
-	if (reserve(b, 1))
-		return;
-	b->buf[b->len++] = '\n';
-	b->buf[b->len] = '\0';
-}
-
-/* Write a time's two columns. */
+/* Write a time's two columns: DateTime's "YYYY-MM-DD hh:mm:ss" and us. */
 static void emit_time(struct jbuf *b, const struct ch_field *f,
 		      const struct ch_time *t)
 {
-	char tmp[19];
+	char tmp[28];
 
-	format_time(t, tmp);
+	json_format_time(t->secs * 1000000000ull, tmp, sizeof(tmp));
+	tmp[10] = ' ';
 	raw_key(b, f->col);
-	raw_string(b, tmp, sizeof(tmp));
+	json_str_plain(b, tmp, 19);
 	raw_key(b, f->col2);
 	json_u64(b, t->us);
 }
 
 /* Write a checked string token as a string value (re-escaped if need be). */
-static int put_str(struct chp *p, const struct ch_str *str)
+static int put_str(struct chp *p, const struct jr_str *str)
 {
 	const char *s;
 	size_t n;
 
 	if (str->plain) {
-		raw_string(p->b, str->s, str->len);
+		json_str_plain(p->b, str->s, str->len);
 		return 0;
 	}
 	s = decode(p, str, &n);
@@ -1209,7 +523,7 @@ static int put_str(struct chp *p, const struct ch_str *str)
 
 /* A string value for field f. */
 static int string_value(struct chp *p, const struct ch_field *f,
-			const struct ch_str *str)
+			const struct jr_str *str)
 {
 	struct ch_time t;
 	const char *s;
@@ -1245,7 +559,7 @@ static int string_value(struct chp *p, const struct ch_field *f,
 
 /* A number value for field f. */
 static void number_value(struct chp *p, const struct ch_field *f,
-			 const struct ch_num *num)
+			 const struct jr_num *num)
 {
 	uint64_t v;
 	double d;
@@ -1253,10 +567,10 @@ static void number_value(struct chp *p, const struct ch_field *f,
 	switch (f->type) {
 	case CT_STR:
 		raw_key(p->b, f->col);
-		raw_string(p->b, num->s, num->len);
+		json_str_plain(p->b, num->s, num->len);
 		break;
 	case CT_BOOL:
-		if (num_u64(num, &v) && v <= 1) {
+		if (jr_num_u64(num, &v) && v <= 1) {
 			raw_key(p->b, f->col);
 			json_u64(p->b, v);
 		}
@@ -1264,7 +578,7 @@ static void number_value(struct chp *p, const struct ch_field *f,
 	case CT_U8:
 	case CT_U32:
 	case CT_U64:
-		if (!num_u64(num, &v) || (num->neg && v))
+		if (!jr_num_u64(num, &v) || (num->neg && v))
 			break;
 		if ((f->type == CT_U8 && v > UINT8_MAX) ||
 		    (f->type == CT_U32 && v > UINT32_MAX))
@@ -1273,13 +587,13 @@ static void number_value(struct chp *p, const struct ch_field *f,
 		json_u64(p->b, v);
 		break;
 	case CT_I32:
-		if (!num_u64(num, &v) || v > (num->neg ? 1ull << 31 : INT32_MAX))
+		if (!jr_num_u64(num, &v) || v > (num->neg ? 1ull << 31 : INT32_MAX))
 			break;
 		raw_key(p->b, f->col);
 		json_i64(p->b, num->neg ? -(int64_t)v : (int64_t)v);
 		break;
 	case CT_F64:
-		if (num_f64(num, &d)) {
+		if (jr_num_f64(num, &d)) {
 			raw_key(p->b, f->col);
 			json_double(p->b, d);
 		}
@@ -1290,44 +604,39 @@ static void number_value(struct chp *p, const struct ch_field *f,
 /* An array of strings (argv): non-strings become their text, or "". */
 static int string_array(struct chp *p, const struct ch_field *f)
 {
-	const unsigned char *s;
-	struct ch_str str;
-	struct ch_num num;
+	struct jr *r = &p->r;
+	struct jr_str str;
+	struct jr_num num;
+	bool truth;
 	int err;
 
 	raw_key(p->b, f->col);
 	json_arr_open(p->b);
-	for (err = cont_open(p, ']'); err > 0; err = cont_next(p, ']')) {
-		if (p->pos >= p->end)
-			return fail(p, "unterminated array");
-		switch (*p->pos) {
-		case '"':
-			err = parse_string(p, &str);
+	err = jr_arr_open(r);
+	while (!err && (err = jr_next_elem(r)) > 0) {
+		switch (jr_peek(r)) {
+		case JR_STR:
+			err = jr_str(r, &str);
 			if (!err)
 				err = put_str(p, &str);
 			break;
-		case '{':
-		case '[':
-		case 'n':
-			err = skip_value(p);
+		case JR_BOOL:
+			err = jr_bool(r, &truth);
 			if (!err)
-				raw_string(p->b, "", 0);
+				json_str_plain(p->b, truth ? "true" : "false",
+					       truth ? 4 : 5);
 			break;
-		case 't':
-		case 'f':
-			s = p->pos;
-			err = skip_value(p);
+		case JR_NUM:
+			err = jr_num(r, &num);
 			if (!err)
-				raw_string(p->b, s, (size_t)(p->pos - s));
+				json_str_plain(p->b, num.s, num.len);
 			break;
-		default:
-			err = parse_number(p, &num);
+		default:	/* objects, arrays, null (and what is no value) */
+			err = jr_skip(r);
 			if (!err)
-				raw_string(p->b, num.s, num.len);
+				json_str_plain(p->b, "", 0);
 			break;
 		}
-		if (err)
-			return err;
 	}
 	if (err)
 		return err;
@@ -1341,31 +650,25 @@ static int string_array(struct chp *p, const struct ch_field *f)
  */
 static int counts_pass(struct chp *p, bool names)
 {
-	struct ch_str key;
-	struct ch_num num;
+	struct jr *r = &p->r;
+	struct jr_str key;
+	struct jr_num num;
 	uint64_t v;
 	int err;
 
-	for (err = cont_open(p, '}'); err > 0; err = cont_next(p, '}')) {
-		err = obj_key(p, &key);
-		if (err)
-			return err;
-		if (p->pos < p->end && (*p->pos == '-' ||
-					(*p->pos >= '0' && *p->pos <= '9'))) {
-			err = parse_number(p, &num);
-			if (err)
-				return err;
-			if (num_u64(&num, &v) && !num.neg) {
-				if (names)
-					err = put_str(p, &key);
-				else
-					json_u64(p->b, v);
-			}
-		} else {
-			err = skip_value(p);
+	err = jr_obj_open(r);
+	while (!err && (err = jr_next_member(r, &key)) > 0) {
+		if (jr_peek(r) != JR_NUM) {
+			err = jr_skip(r);
+			continue;
 		}
-		if (err)
-			return err;
+		err = jr_num(r, &num);
+		if (err || !jr_num_u64(&num, &v) || num.neg)
+			continue;
+		if (names)
+			err = put_str(p, &key);
+		else
+			json_u64(p->b, v);
 	}
 	return err;
 }
@@ -1373,7 +676,7 @@ static int counts_pass(struct chp *p, bool names)
 /* A {name: count} object as two parallel arrays. */
 static int counts(struct chp *p, const struct ch_field *f)
 {
-	const unsigned char *start = p->pos;
+	struct jr start = p->r;
 	int err;
 
 	raw_key(p->b, f->col);
@@ -1382,7 +685,7 @@ static int counts(struct chp *p, const struct ch_field *f)
 	if (err)
 		return err;
 	json_arr_close(p->b);
-	p->pos = start;
+	p->r = start;
 	raw_key(p->b, f->col2);
 	json_arr_open(p->b);
 	err = counts_pass(p, false);
@@ -1390,34 +693,33 @@ static int counts(struct chp *p, const struct ch_field *f)
 	return err;
 }
 
-/* The value at p->pos for field f: write its column(s) if it fits. */
+static int parse_object(struct chp *p, const struct ch_field *f, size_t n);
+
+/* The next value, for field f: write its column(s) if it fits. */
 static int field_value(struct chp *p, const struct ch_field *f)
 {
-	struct ch_str str;
-	struct ch_num num;
+	struct jr *r = &p->r;
+	struct jr_str str;
+	struct jr_num num;
 	bool truth;
 	int err;
 
-	if (p->pos >= p->end)
-		return fail(p, "value missing");
-	switch (*p->pos) {
-	case '{':
+	switch (jr_peek(r)) {
+	case JR_OBJ:
 		if (f->sub)
 			return parse_object(p, f->sub, f->nsub);
 		if (f->type == CT_COUNTS)
 			return counts(p, f);
-		return skip_value(p);
-	case '[':
+		return jr_skip(r);
+	case JR_ARR:
 		if (f->type == CT_STRARR)
 			return string_array(p, f);
-		return skip_value(p);
-	case '"':
-		err = parse_string(p, &str);
+		return jr_skip(r);
+	case JR_STR:
+		err = jr_str(r, &str);
 		return err ? err : string_value(p, f, &str);
-	case 't':
-	case 'f':
-		truth = *p->pos == 't';
-		err = truth ? literal(p, "true", 4) : literal(p, "false", 5);
+	case JR_BOOL:
+		err = jr_bool(r, &truth);
 		if (err)
 			return err;
 		if (f->type == CT_BOOL) {
@@ -1425,16 +727,17 @@ static int field_value(struct chp *p, const struct ch_field *f)
 			json_u64(p->b, truth);
 		} else if (f->type == CT_STR) {
 			raw_key(p->b, f->col);
-			raw_string(p->b, truth ? "true" : "false", truth ? 4 : 5);
+			json_str_plain(p->b, truth ? "true" : "false",
+				       truth ? 4 : 5);
 		}
 		return 0;
-	case 'n':
-		return literal(p, "null", 4);
-	default:
-		err = parse_number(p, &num);
+	case JR_NUM:
+		err = jr_num(r, &num);
 		if (!err)
 			number_value(p, f, &num);
 		return err;
+	default:	/* null (and what is no value) */
+		return jr_skip(r);
 	}
 }
 
@@ -1444,22 +747,17 @@ static int field_value(struct chp *p, const struct ch_field *f)
  * so the field after the last one found is usually the next.
  */
 static const struct ch_field *lookup(const struct ch_field *f, size_t n,
-				     size_t from, const struct ch_str *key)
+				     size_t from, const struct jr_str *key)
 {
-	const unsigned char *k = key->s;
-	unsigned char buf[64];
-	size_t len = key->len, i, j;
+	char buf[64];
+	const char *k;
+	size_t len, i, j;
 
 	if (!n)
 		return NULL;
-	if (key->esc) {
-		if (len > sizeof(buf))
-			return NULL;	/* longer than any field name */
-		len = unescape(key, buf);
-		k = buf;
-	}
-	if (!len)
-		return NULL;
+	k = jr_str_get(key, buf, sizeof(buf), &len);
+	if (!k || !len)
+		return NULL;	/* longer than any field name, or "" */
 	for (j = 0, i = from; j < n; j++, i = i + 1 < n ? i + 1 : 0)
 		if (f[i].keylen == len && f[i].key[0] == k[0] &&
 		    !memcmp(f[i].key, k, len))
@@ -1468,22 +766,20 @@ static const struct ch_field *lookup(const struct ch_field *f, size_t n,
 }
 
 /*
- * An object at p->pos whose members are the fields f[0..n): write their
- * columns.  Other members, and a member's second occurrence, are checked
- * and skipped.
+ * The object that is the next value, whose members are the fields
+ * f[0..n): write their columns.  Other members, and a member's second
+ * occurrence, are checked and skipped.
  */
 static int parse_object(struct chp *p, const struct ch_field *f, size_t n)
 {
 	const struct ch_field *fld;
-	struct ch_str key;
+	struct jr_str key;
 	uint64_t seen = 0, bit;
 	size_t next = 0;
 	int err;
 
-	for (err = cont_open(p, '}'); err > 0; err = cont_next(p, '}')) {
-		err = obj_key(p, &key);
-		if (err)
-			return err;
+	err = jr_obj_open(&p->r);
+	while (!err && (err = jr_next_member(&p->r, &key)) > 0) {
 		fld = lookup(f, n, next, &key);
 		bit = fld ? 1ull << (fld - f) : 0;
 		if (fld && !(seen & bit)) {
@@ -1491,46 +787,35 @@ static int parse_object(struct chp *p, const struct ch_field *f, size_t n)
 			next = (size_t)(fld - f) + 1 < n ? (size_t)(fld - f) + 1 : 0;
 			err = field_value(p, fld);
 		} else {
-			err = skip_value(p);
+			err = jr_skip(&p->r);
 		}
-		if (err)
-			return err;
 	}
 	return err;
 }
 
 /*
- * The value of the first top-level "type" member, found by walking (and
- * so checking) the whole object.  str->s is NULL when there is none.
+ * The value of the first top-level "type" member, found by reading (and
+ * so checking) the whole text.  type->s is NULL when there is none or it
+ * is not a string.
  */
-static int find_type(struct chp *p, struct ch_str *type)
+static int find_type(struct jr *r, struct jr_str *type)
 {
-	static const struct ch_field type_field[] = {
-		STR("type", "type", 0, NULL),
-	};
-	struct ch_str key;
-	bool found = false;
 	int err;
 
 	type->s = NULL;
-	p->depth = 0;
-	for (err = cont_open(p, '}'); err > 0; err = cont_next(p, '}')) {
-		err = obj_key(p, &key);
-		if (err)
-			return err;
-		if (!found && lookup(type_field, 1, 0, &key)) {
-			found = true;	/* the first one counts */
-			if (p->pos < p->end && *p->pos == '"')
-				err = parse_string(p, type);
-			else
-				err = skip_value(p);
-		} else {
-			err = skip_value(p);
-		}
-		if (err)
-			return err;
+	err = jr_obj_open(r);
+	if (!err)
+		err = jr_find(r, "type", 4);
+	if (err == -ENOENT)
+		return jr_end(r);
+	if (!err) {
+		err = jr_str(r, type);	/* the first one counts */
+		if (err == -EDOM)
+			err = jr_skip(r);
+		if (!err)
+			err = jr_close(r);
 	}
-	return err;
+	return err ? err : jr_end(r);
 }
 
 /* Whether c is JSON white space. */
@@ -1540,18 +825,15 @@ static inline bool is_ws(unsigned char c)
 }
 
 /* The table for a record type (a checked string token), or NULL. */
-static const struct ch_table *table_for(const struct ch_str *type)
+static const struct ch_table *table_for(const struct jr_str *type)
 {
-	unsigned char buf[16];
-	const unsigned char *s = type->s;
-	size_t len = type->len, i;
+	char buf[16];
+	const char *s;
+	size_t len, i;
 
-	if (type->esc) {
-		if (len > sizeof(buf))
-			return NULL;
-		len = unescape(type, buf);
-		s = buf;
-	}
+	s = jr_str_get(type, buf, sizeof(buf), &len);
+	if (!s)
+		return NULL;
 	for (i = 0; i < ARRAY_SIZE(tables); i++)
 		if (strlen(tables[i].name) == len && !memcmp(tables[i].name, s, len))
 			return &tables[i];
@@ -1562,10 +844,10 @@ static const struct ch_table *table_for(const struct ch_str *type)
 int chschema_row(struct jbuf *b, const char *json, size_t len,
 		 const char **table)
 {
-	const unsigned char *s = (const unsigned char *)json, *e = s + len;
+	const char *s = json, *e = s + len, *why = NULL;
 	const struct ch_table *t = NULL;
-	size_t len0 = b->len, i;
-	struct ch_str type;
+	size_t len0 = b->len, why_off = 0, i;
+	struct jr_str type, key;
 	struct chp p;
 	int err;
 
@@ -1573,7 +855,7 @@ int chschema_row(struct jbuf *b, const char *json, size_t len,
 	errbuf[0] = '\0';
 	if (b->oom)
 		return -ENOMEM;
-	if (b->depth || b->after_key) {
+	if (!jbuf_at_top(b)) {
 		snprintf(errbuf, sizeof(errbuf), "output buffer inside a value");
 		return -EINVAL;
 	}
@@ -1581,48 +863,30 @@ int chschema_row(struct jbuf *b, const char *json, size_t len,
 		s++;
 	while (e > s && is_ws(e[-1]))
 		e--;
-	p.pos = s;
-	p.end = e;
-	p.base = (const unsigned char *)json;
-	p.depth = 0;
 	p.b = b;
 	p.phase_end = p.have_start = p.have_end = false;
-	p.err = NULL;
-	p.heap = NULL;
-	p.heap_cap = 0;
+	jbuf_init(&p.heap);
+	jr_init(&p.r, s, (size_t)(e - s));
 	if (s == e || *s != '{') {
-		err = fail(&p, "not a JSON object");
+		why = "not a JSON object";
+		why_off = (size_t)(s - json);
+		err = -EINVAL;
 		goto error;
 	}
 
 	/* "type" first, as the agent writes it: one pass */
-	p.pos = s + 1;
-	ws(&p);
-	if (e - p.pos > 6 && !memcmp(p.pos, "\"type\"", 6)) {
-		p.pos += 6;
-		ws(&p);
-		if (p.pos < e && *p.pos == ':') {
-			p.pos++;
-			ws(&p);
-			if (p.pos < e && *p.pos == '"') {
-				err = parse_string(&p, &type);
-				if (err)
-					goto error;
-				t = table_for(&type);
-			}
-		}
-	}
+	if (!jr_obj_open(&p.r) && jr_next_member(&p.r, &key) > 0 &&
+	    jr_str_eq(&key, "type", 4) && !jr_str(&p.r, &type))
+		t = table_for(&type);
 	if (!t) {
 		/* anywhere else: find it, checking the whole text */
-		p.pos = s;
-		err = find_type(&p, &type);
-		if (!err && p.pos != e)
-			err = fail(&p, "text after the object");
+		jr_init(&p.r, s, (size_t)(e - s));
+		err = find_type(&p.r, &type);
 		if (err)
 			goto error;
 		if (!type.s) {
-			err = fail(&p, "no string member \"type\"");
-			p.err_off = 0;
+			why = "no string member \"type\"";
+			err = -EINVAL;
 			goto error;
 		}
 		t = table_for(&type);
@@ -1633,19 +897,18 @@ int chschema_row(struct jbuf *b, const char *json, size_t len,
 					     "unknown record type \"");
 			for (k = 0; k < type.len && k < 32; k++)
 				errbuf[n++] = type.s[k] >= 0x20 && type.s[k] < 0x7f ?
-					      (char)type.s[k] : '?';
+					      type.s[k] : '?';
 			snprintf(errbuf + n, sizeof(errbuf) - n, "\"");
-			free(p.heap);
+			jbuf_free(&p.heap);
 			return -ENOENT;
 		}
 	}
 	/* the row */
-	p.pos = s;
-	p.depth = 0;
+	jr_init(&p.r, s, (size_t)(e - s));
 	json_obj_open(b);
 	err = parse_object(&p, t->f, t->n);
-	if (!err && p.pos != e)
-		err = fail(&p, "text after the object");
+	if (!err)
+		err = jr_end(&p.r);
 	if (err)
 		goto error;
 	for (i = 0; i < t->n; i++) {
@@ -1659,28 +922,26 @@ int chschema_row(struct jbuf *b, const char *json, size_t len,
 			emit_time(b, f, &p.start);
 	}
 	raw_key(b, "json");
-	text_value(b, s, (size_t)(e - s));
+	json_str_text(b, s, (size_t)(e - s));
 	json_obj_close(b);
-	put_newline(b);
-	free(p.heap);
+	jbuf_put(b, "\n", 1);
+	jbuf_free(&p.heap);
 	if (b->oom)
 		return -ENOMEM;
 	*table = t->name;
 	return 0;
 
 error:
-	free(p.heap);
+	jbuf_free(&p.heap);
 	if (b->oom)
 		return -ENOMEM;		/* json.h: the contents are invalid */
 	if (err == -ENOMEM)
 		snprintf(errbuf, sizeof(errbuf), "out of memory");
-	else if (p.err)
-		snprintf(errbuf, sizeof(errbuf), "%s at byte %zu", p.err,
-			 p.err_off);
-	b->len = len0;
-	if (b->buf)
-		b->buf[len0] = '\0';
-	b->depth = 0;
-	b->after_key = false;
+	else if (why)
+		snprintf(errbuf, sizeof(errbuf), "%s at byte %zu", why, why_off);
+	else if (p.r.err)
+		snprintf(errbuf, sizeof(errbuf), "%s at byte %zu", p.r.err,
+			 p.r.err_off + (size_t)(s - json));
+	jbuf_rewind(b, len0);
 	return err;
 }

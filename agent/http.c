@@ -247,30 +247,26 @@ static int gzip_body(struct http_client *c, const void *body, size_t len)
 {
 	z_stream z;
 	size_t bound;
+	char *out;
 	int rc;
 
 	memset(&z, 0, sizeof(z));
 	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
-	c->gz.len = 0;
-	bound = deflateBound(&z, len) + 1;
-	if (c->gz.cap < bound) {
-		char *p = realloc(c->gz.buf, bound);
-
-		if (!p) {
-			deflateEnd(&z);
-			return -ENOMEM;
-		}
-		c->gz.buf = p;
-		c->gz.cap = bound;
+	jbuf_reset(&c->gz);
+	bound = deflateBound(&z, len);
+	out = jbuf_room(&c->gz, bound);
+	if (!out) {
+		deflateEnd(&z);
+		return -ENOMEM;
 	}
 	z.next_in = (Bytef *)body;
 	z.avail_in = len;
-	z.next_out = (Bytef *)c->gz.buf;
-	z.avail_out = c->gz.cap;
+	z.next_out = (Bytef *)out;
+	z.avail_out = bound;
 	rc = deflate(&z, Z_FINISH);
-	c->gz.len = z.total_out;
+	jbuf_added(&c->gz, z.total_out);
 	deflateEnd(&z);
 	return rc == Z_STREAM_END ? 0 : -EIO;
 }
@@ -298,7 +294,7 @@ int http_post(struct http_client *c, const char *suffix,
 	int e = 0;
 
 	jbuf_init(&answer);
-	c->url_buf.len = 0;
+	jbuf_reset(&c->url_buf);
 	if (jbuf_put(&c->url_buf, c->url, strlen(c->url)) ||
 	    (suffix && jbuf_put(&c->url_buf, suffix, strlen(suffix))))
 		return -ENOMEM;

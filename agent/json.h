@@ -5,7 +5,8 @@
  * Strings are escaped per RFC 8259; bytes that are not valid UTF-8 are
  * written as \u00XX of the byte (so argv with odd bytes stays valid JSON
  * and round-trips the byte value).  Commas between members/elements are
- * inserted automatically.
+ * inserted automatically.  Also the one RFC 3339 time codec.  The reader
+ * is json_read.h.
  */
 #ifndef JOBTRACE_JSON_H
 #define JOBTRACE_JSON_H
@@ -16,6 +17,10 @@
 
 #define JSON_MAX_DEPTH 16
 
+/*
+ * buf, len and oom may be read; the rest is the writer's, and only the
+ * functions below change any of it.
+ */
 struct jbuf {
 	char *buf;
 	size_t len;
@@ -36,6 +41,19 @@ void jbuf_reset(struct jbuf *b);
 int jbuf_put(struct jbuf *b, const void *p, size_t n);
 /* NUL-terminated contents ("" when empty). */
 const char *jbuf_str(struct jbuf *b);
+/*
+ * Room for n more bytes at the end of b: a pointer to write them at, or
+ * NULL (b->oom).  jbuf_added() then counts the ones written (<= n).
+ */
+char *jbuf_room(struct jbuf *b, size_t n);
+void jbuf_added(struct jbuf *b, size_t n);
+/*
+ * Cut b back to its first len bytes with no container open: undoes what
+ * was written since b held len bytes at the top level.
+ */
+void jbuf_rewind(struct jbuf *b, size_t len);
+/* Whether b is at the top level: no container open, no key waiting. */
+bool jbuf_at_top(const struct jbuf *b);
 
 void json_obj_open(struct jbuf *b);
 void json_obj_close(struct jbuf *b);
@@ -56,6 +74,27 @@ void json_null(struct jbuf *b);
 /* Time in CLOCK_REALTIME ns as RFC 3339 UTC with microseconds. */
 void json_time(struct jbuf *b, uint64_t realtime_ns);
 
+/*
+ * For a copier of checked JSON (chschema.c), which knows its bytes need no
+ * escaping and writes many: the same output as the calls above, without
+ * their per-byte escaper.
+ *
+ * A key that needs no escaping (letters, digits, '_'), as json_key().
+ */
+void json_key_plain(struct jbuf *b, const char *key, size_t n);
+/*
+ * A string value whose bytes need no escaping, as json_strn() writes it:
+ * UTF-8 with no '"', '\\', control character or DEL (a plain jr_str).
+ */
+void json_str_plain(struct jbuf *b, const char *s, size_t n);
+/*
+ * A string value holding a JSON text that json_read.h accepted (UTF-8,
+ * control characters only as white space between tokens), escaped eight
+ * bytes at a time.  Any other text may come out as invalid JSON.  Unlike
+ * json_strn() it leaves DEL as it is.
+ */
+void json_str_text(struct jbuf *b, const char *text, size_t n);
+
 /* Write code point cp (< 0x110000) as UTF-8 at o (room for 4 bytes);
  * returns the length. */
 size_t json_utf8_put(char *o, uint32_t cp);
@@ -63,8 +102,24 @@ size_t json_utf8_put(char *o, uint32_t cp);
  * available), 0 if it is not one. */
 size_t json_utf8_len(const unsigned char *s, size_t n);
 
-/* Format realtime ns as "YYYY-MM-DDThh:mm:ss.uuuuuuZ" into out (>= 28). */
+/*
+ * Format realtime ns as "YYYY-MM-DDThh:mm:ss.uuuuuuZ" (UTC, microseconds
+ * cut, not rounded) into out (28 bytes; a shorter out gets the start).
+ */
 void json_format_time(uint64_t realtime_ns, char *out, size_t outlen);
+
+/* json_parse_time(): also a date alone, no seconds, no zone (UTC) */
+#define JSON_TIME_LOOSE 0x1
+/*
+ * Parse the RFC 3339 time s[0..n): "YYYY-MM-DDThh:mm:ss" ('T' also 't' or
+ * ' '), a fraction of any length (kept to the nanosecond), then 'Z' ('z')
+ * or +hh:mm or -hh:mm; years 0000-9999, no leap second.  With
+ * JSON_TIME_LOOSE also what a person types: "YYYY-MM-DD", "... hh:mm",
+ * with the zone left out for UTC.  Sets *secs (since the epoch, negative
+ * before 1970) and *nsec; 0 or -EINVAL.
+ */
+int json_parse_time(const char *s, size_t n, unsigned flags, int64_t *secs,
+		    uint32_t *nsec);
 
 /* Convenience: key + value. */
 void json_kv_str(struct jbuf *b, const char *key, const char *val);

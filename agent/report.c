@@ -20,11 +20,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <sqlite3.h>
 
 #include "json.h"
+#include "json_read.h"
 #include "log.h"
 #include "report.h"
 #include "store.h"
@@ -200,92 +200,17 @@ int report_format_parse(const char *s, enum report_format *out)
 	return -EINVAL;
 }
 
-/* Read exactly n decimal digits. */
-static int digits(const char **s, int n, int *out)
-{
-	int v = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (!isdigit((unsigned char)(*s)[i]))
-			return -EINVAL;
-		v = v * 10 + ((*s)[i] - '0');
-	}
-	*s += n;
-	*out = v;
-	return 0;
-}
-
-/* Days in a month of the proleptic Gregorian calendar. */
-static int month_days(int year, int month)
-{
-	static const int days[] = { 31, 28, 31, 30, 31, 30,
-				    31, 31, 30, 31, 30, 31 };
-	bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-
-	return month == 2 && leap ? 29 : days[month - 1];
-}
-
-/* Parse an absolute date/time; UTC unless an offset is given. */
+/* Parse an absolute date/time (json.h's loose RFC 3339); UTC unless an
+ * offset is given; nothing before 1970. */
 static int parse_datetime(const char *s, double *out)
 {
-	int year, mon, day, hour = 0, min = 0, sec = 0, oh, om;
-	double frac = 0, offset = 0;
-	struct tm tm = { 0 };
-	time_t t;
+	int64_t secs;
+	uint32_t ns;
 
-	if (digits(&s, 4, &year) || *s++ != '-' || digits(&s, 2, &mon) ||
-	    *s++ != '-' || digits(&s, 2, &day))
+	if (json_parse_time(s, strlen(s), JSON_TIME_LOOSE, &secs, &ns) ||
+	    secs < 0)
 		return -EINVAL;
-	if (year < 1970 || mon < 1 || mon > 12 || day < 1 ||
-	    day > month_days(year, mon))
-		return -EINVAL;
-	if (*s == ' ' || *s == 'T' || *s == 't') {
-		s++;
-		if (digits(&s, 2, &hour) || *s++ != ':' ||
-		    digits(&s, 2, &min))
-			return -EINVAL;
-		if (*s == ':') {
-			s++;
-			if (digits(&s, 2, &sec))
-				return -EINVAL;
-			if (*s == '.') {
-				double scale = 0.1;
-
-				s++;
-				if (!isdigit((unsigned char)*s))
-					return -EINVAL;
-				for (; isdigit((unsigned char)*s); s++) {
-					frac += (*s - '0') * scale;
-					scale /= 10;
-				}
-			}
-		}
-		if (hour > 23 || min > 59 || sec > 60)
-			return -EINVAL;
-		if (*s == 'Z' || *s == 'z') {
-			s++;
-		} else if (*s == '+' || *s == '-') {
-			int sign = *s++ == '-' ? -1 : 1;
-
-			if (digits(&s, 2, &oh) || *s++ != ':' ||
-			    digits(&s, 2, &om) || oh > 23 || om > 59)
-				return -EINVAL;
-			offset = sign * (oh * 3600.0 + om * 60.0);
-		}
-	}
-	if (*s)
-		return -EINVAL;
-
-	tm.tm_year = year - 1900;
-	tm.tm_mon = mon - 1;
-	tm.tm_mday = day;
-	tm.tm_hour = hour;
-	tm.tm_min = min;
-	tm.tm_sec = sec;
-	t = timegm(&tm);
-	if (t == (time_t)-1)
-		return -EINVAL;
-	*out = (double)t + frac - offset;
+	*out = (double)secs + ns / 1e9;
 	return 0;
 }
 
@@ -847,23 +772,22 @@ static int collect_hosts(const struct rows *r, struct summary *s)
 /* "HH:MM:SS.mmm" in UTC. */
 static void clock_text(double t, char *out, size_t len)
 {
-	long long ms = t > 0 ? (long long)(t * 1000 + 0.5) : 0;
-	time_t secs = (time_t)(ms / 1000);
-	struct tm tm;
+	uint64_t ns = to_ns(t);
+	char ts[28];
 
-	gmtime_r(&secs, &tm);
-	snprintf(out, len, "%02d:%02d:%02d.%03lld", tm.tm_hour, tm.tm_min,
-		 tm.tm_sec, ms % 1000);
+	/* rounded to the millisecond: the format cuts */
+	json_format_time(ns < UINT64_MAX - 500000 ? ns + 500000 : ns, ts,
+			 sizeof(ts));
+	snprintf(out, len, "%.12s", ts + 11);
 }
 
 /* "YYYY-MM-DD" in UTC. */
 static void date_text(double t, char *out, size_t len)
 {
-	time_t secs = t > 0 ? (time_t)t : 0;
-	struct tm tm;
+	char ts[28];
 
-	gmtime_r(&secs, &tm);
-	strftime(out, len, "%Y-%m-%d", &tm);
+	json_format_time(to_ns(t), ts, sizeof(ts));
+	snprintf(out, len, "%.10s", ts);
 }
 
 /*
@@ -1052,36 +976,6 @@ static int summarize(const struct rows *r, struct summary *s)
 	return err ? err : collect_hosts(r, s);
 }
 
-/* Encode a code point as UTF-8; controls and raw bytes become '?'. */
-static size_t put_utf8(char *o, unsigned cp)
-{
-	/* \u0080-\u00ff stand for bytes that were not valid UTF-8 */
-	if (cp < 0x20 || (cp >= 0x7f && cp < 0x100)) {
-		o[0] = '?';
-		return 1;
-	}
-	if (cp >= 0xd800 && cp < 0xe000)
-		cp = 0xfffd;
-	return json_utf8_put(o, cp);
-}
-
-/* Read the four hex digits of a \\u escape. */
-static int hex4(const char *s, unsigned *out)
-{
-	unsigned v = 0;
-
-	for (int k = 0; k < 4; k++) {
-		unsigned char c = (unsigned char)s[k];
-
-		if (!isxdigit(c))
-			return -EINVAL;
-		v = v << 4 | (unsigned)(isdigit(c) ? c - '0' :
-					(c | 0x20) - 'a' + 10);
-	}
-	*out = v;
-	return 0;
-}
-
 /* Output state of argv_display(). */
 struct disp {
 	char *out;
@@ -1119,6 +1013,29 @@ static bool disp_put(struct disp *d, const char *p, size_t n, bool new_char)
 }
 
 /*
+ * Add one argument's bytes: a control character, or a byte that is not
+ * part of valid UTF-8 (json.h writes such a byte as \u00XX: JR_BYTES
+ * gives it back), shows as '?'.
+ */
+static void disp_arg(struct disp *d, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *end = p + n;
+
+	while (p < end && !d->more) {
+		size_t k = *p < 0x80 ? 1 : json_utf8_len(p, (size_t)(end - p));
+
+		if (!k || *p < 0x20 || *p == 0x7f) {
+			disp_put(d, "?", 1, true);
+			p++;
+		} else {
+			disp_put(d, (const char *)p, k, true);
+			p += k;
+		}
+	}
+}
+
+/*
  * Turn the argv column (a JSON array of strings) into one display line:
  * arguments joined by spaces, control characters shown as '?', at most
  * max characters with "..." at the end when cut.  out must hold at least
@@ -1129,53 +1046,28 @@ static void argv_display(const char *json, char *out, size_t len,
 {
 	struct disp d = { .out = out, .len = len, .max = max,
 			  .keep = SIZE_MAX };
-	const char *s = json;
+	struct jbuf scratch;
+	struct jr_str arg;
+	const char *s;
 	bool first = true;
+	struct jr r;
+	size_t n;
 
 	out[0] = '\0';
-	if (!s || *s++ != '[' || max < 4 || len < 4 * max + 4)
+	if (!json || max < 4 || len < 4 * max + 4)
 		return;
-	while (!d.more) {
-		while (*s == ' ' || *s == ',')
-			s++;
-		if (*s++ != '"')
-			break;
-		if (!first && !disp_put(&d, " ", 1, true))
+	jbuf_init(&scratch);
+	jr_init(&r, json, strlen(json));
+	if (jr_arr_open(&r))
+		return;
+	while (!d.more && jr_next_elem(&r) > 0 && !jr_str(&r, &arg)) {
+		s = jr_str_jbuf(&arg, &scratch, JR_BYTES, &n);
+		if (!s || (!first && !disp_put(&d, " ", 1, true)))
 			break;
 		first = false;
-		while (*s && *s != '"' && !d.more) {
-			char tmp[4];
-			unsigned cp;
-			size_t n = 1;
-			bool new_char = true;
-
-			if (*s == '\\') {
-				s++;
-				if (*s == 'u') {
-					if (hex4(s + 1, &cp))
-						goto done;
-					s += 5;
-					n = put_utf8(tmp, cp);
-				} else if (*s && strchr("\"\\/", *s)) {
-					tmp[0] = *s++;
-				} else if (*s) {
-					tmp[0] = '?';	/* \n, \t, ... */
-					s++;
-				} else {
-					goto done;
-				}
-			} else {
-				unsigned char c = (unsigned char)*s++;
-
-				tmp[0] = (char)c;	/* util_printable() below */
-				new_char = (c & 0xc0) != 0x80;
-			}
-			disp_put(&d, tmp, n, new_char);
-		}
-		if (*s == '"')
-			s++;
+		disp_arg(&d, s, n);
 	}
-done:
+	jbuf_free(&scratch);
 	if (d.more && d.keep != SIZE_MAX) {
 		memcpy(out + d.keep, "...", 3);
 		d.o = d.keep + 3;

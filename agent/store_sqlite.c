@@ -14,6 +14,7 @@
 
 #include <sqlite3.h>
 
+#include "json_read.h"
 #include "log.h"
 #include "store.h"
 
@@ -446,69 +447,21 @@ static int begin_lazy(struct store *s)
 
 /*
  * Copy the value of the top-level string member "type" of a JSON object
- * into out.  Nested values and strings are skipped without being parsed;
- * SQLite validates the whole record when it is inserted.
+ * into out.  The text is read (strictly) up to that value only: SQLite
+ * checks the whole record when it is inserted.  A type written with
+ * escapes is refused: no writer of records makes one.
  */
 static int json_type_of(const char *json, size_t len, char *out,
 			size_t outlen)
 {
-	const char *p = json, *end = json + len;
-	bool want_key = false;
-	int depth = 0;
+	struct jr_str type;
 
-	while (p < end) {
-		const char *str;
-
-		switch (*p) {
-		case '{':
-		case '[':
-			if (++depth == 1 && *p != '{')
-				return -EINVAL;
-			want_key = depth == 1;
-			p++;
-			continue;
-		case '}':
-		case ']':
-			if (--depth <= 0)
-				return -EINVAL;
-			p++;
-			continue;
-		case ',':
-			want_key = depth == 1;
-			p++;
-			continue;
-		case '"':
-			break;
-		default:
-			p++;
-			continue;
-		}
-		/* a string: skip it, and look closer at a member name */
-		str = ++p;
-		while (p < end && *p != '"')
-			p += *p == '\\' ? 2 : 1;
-		if (p >= end)
-			return -EINVAL;
-		p++;
-		if (!want_key)
-			continue;
-		want_key = false;
-		if (p - str - 1 != 4 || memcmp(str, "type", 4) != 0)
-			continue;
-		while (p < end && strchr(" \t\r\n:", *p))
-			p++;
-		if (p >= end || *p != '"')
-			return -EINVAL;
-		str = ++p;
-		while (p < end && *p != '"' && *p != '\\')
-			p++;
-		if (p >= end || *p != '"' || (size_t)(p - str) >= outlen)
-			return -EINVAL;
-		memcpy(out, str, p - str);
-		out[p - str] = '\0';
-		return 0;
-	}
-	return -EINVAL;
+	if (jr_member_str(json, len, "type", &type) || type.esc ||
+	    type.len >= outlen)
+		return -EINVAL;
+	memcpy(out, type.s, type.len);
+	out[type.len] = '\0';
+	return 0;
 }
 
 /* How much of a rejected record a message shows. */

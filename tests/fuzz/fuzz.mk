@@ -14,7 +14,7 @@
 HARNESSES = config control spool chschema report chquery cgroup slurmq decode
 
 # the agent modules the harnesses reach (and what those call)
-AGENT = log util json cgroup_parse config control slurmq decode spool \
+AGENT = log util json json_read cgroup_parse config control slurmq decode spool \
 	chschema store_sqlite report chquery http
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \

@@ -2,8 +2,8 @@
 /*
  * json_check.h - for unit tests only: a strict RFC 8259 validator, so a
  * test can check that what a writer produced is one valid JSON text.
- * Included by test_json.c and test_chschema.c (static functions: one copy
- * per test program).
+ * Included by test_json.c, test_chschema.c and test_json_read.c (static
+ * functions: one copy per test program).
  */
 #ifndef JOBTRACE_TEST_JSON_CHECK_H
 #define JOBTRACE_TEST_JSON_CHECK_H

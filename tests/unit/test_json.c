@@ -422,7 +422,18 @@ static void test_key_misuse(void **state)
 /* The printf-free double path agrees with the value to 6 decimals. */
 static void test_double_fast_path(void **state)
 {
+	static const struct {
+		double v;
+		const char *text;
+	} edge[] = {
+		{ 2147483647.5, "2147483647.5" },
+		{ 2147483648.25, "2147483648.25" },
+		{ -2147483648.75, "-2147483648.75" },
+		{ 4407370955.1, "4407370955.1" },
+		{ 999999999999.999, "999999999999.999023" },
+	};
 	uint64_t x = 88172645463325252ull;
+	char text[64];
 	struct jbuf b;
 
 	(void)state;
@@ -444,7 +455,97 @@ static void test_double_fast_path(void **state)
 		back = strtod(jbuf_str(&b), &end);
 		assert_int_equal(*end, '\0');
 		assert_true(fabs(back - v) <= 5e-7 + fabs(v) * 1e-15);
+		/* what is read back is written the same */
+		snprintf(text, sizeof(text), "%s", jbuf_str(&b));
+		jbuf_reset(&b);
+		json_double(&b, back);
+		assert_string_equal(jbuf_str(&b), text);
 	}
+	/* around 2^31, where printf takes over, and past it */
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		jbuf_reset(&b);
+		json_double(&b, edge[i].v);
+		assert_string_equal(jbuf_str(&b), edge[i].text);
+		jbuf_reset(&b);
+		json_double(&b, strtod(edge[i].text, NULL));
+		assert_string_equal(jbuf_str(&b), edge[i].text);
+	}
+	jbuf_free(&b);
+}
+
+/* The raw appends write what the escaping calls would, bytes for bytes. */
+static void test_plain_appends(void **state)
+{
+	static const char text[] =
+		"{\"type\":\"process\", \"argv\":[\"a\\\"b\",\"caf\xc3\xa9\","
+		"\"\\\\x\"],\n\t\"n\":\r\n 1, \"e\":\"\xe2\x82\xac\xf0\x9f\x98\x80\"}";
+	struct jbuf a, b;
+	char *p;
+
+	(void)state;
+	jbuf_init(&a);
+	jbuf_init(&b);
+	/* every length, so the eight-byte loop meets every tail */
+	for (size_t n = 0; n < sizeof(text); n++) {
+		if (((unsigned char)text[n] & 0xc0) == 0x80)
+			continue;	/* not at a character's start */
+		jbuf_reset(&a);
+		jbuf_reset(&b);
+		json_arr_open(&a);
+		json_arr_open(&b);
+		json_strn(&a, "x", 1);
+		json_str_plain(&b, "x", 1);
+		json_obj_open(&a);
+		json_obj_open(&b);
+		json_key(&a, "json");
+		json_key_plain(&b, "json", 4);
+		json_strn(&a, text, n);
+		json_str_text(&b, text, n);
+		json_key(&a, "k_2");
+		json_key_plain(&b, "k_2", 3);
+		json_strn(&a, "caf\xc3\xa9", 5);
+		json_str_plain(&b, "caf\xc3\xa9", 5);
+		json_obj_close(&a);
+		json_obj_close(&b);
+		json_arr_close(&a);
+		json_arr_close(&b);
+		assert_false(b.oom);
+		assert_string_equal(jbuf_str(&b), jbuf_str(&a));
+		assert_int_equal(b.len, a.len);
+		assert_true(json_valid(jbuf_str(&b)));
+	}
+	/* a plain key where a value is due is misuse, as with json_key() */
+	jbuf_reset(&b);
+	json_obj_open(&b);
+	json_key_plain(&b, "a", 1);
+	json_key_plain(&b, "b", 1);
+	assert_true(b.oom);
+
+	/* rewind: back to a length at the top level */
+	jbuf_reset(&b);
+	json_obj_open(&b);
+	json_kv_u64(&b, "a", 1);
+	json_obj_close(&b);
+	assert_true(jbuf_at_top(&b));
+	json_obj_open(&b);
+	assert_false(jbuf_at_top(&b));
+	json_key(&b, "half");
+	jbuf_rewind(&b, 7);
+	assert_true(jbuf_at_top(&b));
+	assert_string_equal(jbuf_str(&b), "{\"a\":1}");
+	json_obj_open(&b);
+	json_obj_close(&b);
+	assert_string_equal(jbuf_str(&b), "{\"a\":1}{}");
+
+	/* room and added: a byte buffer written in place */
+	jbuf_reset(&b);
+	p = jbuf_room(&b, 10000);
+	assert_non_null(p);
+	memset(p, 'z', 10000);
+	jbuf_added(&b, 9999);
+	assert_int_equal(b.len, 9999);
+	assert_int_equal(strlen(jbuf_str(&b)), 9999);
+	jbuf_free(&a);
 	jbuf_free(&b);
 }
 
@@ -467,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_growth),
 		cmocka_unit_test(test_key_misuse),
+		cmocka_unit_test(test_plain_appends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
