@@ -31,263 +31,21 @@
 
 #include "chschema.h"
 #include "json_read.h"
-
-enum ch_type {
-	CT_OBJ,		/* nested object: its members are columns */
-	CT_STR,		/* String; a number or boolean is kept as its text */
-	CT_BOOL,	/* UInt8, 1 for true */
-	CT_U8,
-	CT_U32,
-	CT_U64,
-	CT_I32,
-	CT_F64,
-	CT_TIME,	/* col DateTime('UTC') + col2 UInt32 microseconds */
-	CT_STRARR,	/* Array(String) */
-	CT_COUNTS,	/* {name: count}: col Array(String), col2 Array(UInt64) */
-	CT_RECTIME,	/* job: the record's own time, derived (no member) */
-};
-
-#define F_NULL	0x01	/* Nullable column */
-#define F_PHASE	0x02	/* job: "phase" says which time is the record's */
-#define F_START	0x04	/* job: start_time */
-#define F_END	0x08	/* job: end_time */
-
-struct ch_field {
-	const char *key;		/* member name */
-	unsigned char keylen;
-	unsigned char type;		/* enum ch_type */
-	unsigned char flags;		/* F_* */
-	unsigned char nsub;
-	const char *col;		/* column */
-	const char *col2;		/* second column (CT_TIME, CT_COUNTS) */
-	/*
-	 * CT_OBJ: the members' fields.  CT_STR: an object in place of the
-	 * string is read through these (signal's job and tool), which must
-	 * write col only.
-	 */
-	const struct ch_field *sub;
-	const char *doc;		/* SQL comment for the column */
-};
+#include "schema.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#define FLD(k, t, fl, c, c2, s, ns, d) \
-	{ k, sizeof(k) - 1, t, fl, ns, c, c2, s, d }
-#define STR(k, c, fl, d)	FLD(k, CT_STR, fl, c, NULL, NULL, 0, d)
-#define NUM(k, t, c, fl, d)	FLD(k, t, fl, c, NULL, NULL, 0, d)
-#define TIME(k, c, fl, d)	FLD(k, CT_TIME, fl, c, c "_us", NULL, 0, d)
-#define OBJ(k, s)		FLD(k, CT_OBJ, 0, NULL, NULL, s, ARRAY_SIZE(s), NULL)
-#define STROBJ(k, c, s, d)	FLD(k, CT_STR, F_NULL, c, NULL, s, ARRAY_SIZE(s), d)
-
-/* Every record starts with these ("type" is the table). */
-#define HEAD_FIELDS \
-	NUM("schema", CT_U8, "schema", 0, "record schema version (1)"), \
-	STR("host", "host", 0, "node name"), \
-	STR("id", "id", 0, "record id (UUID text), the same on a retry")
-
-static const struct ch_field job_fields[] = {
-	STR("scheduler", "job_scheduler", F_NULL, NULL),
-	STR("id", "job_id", F_NULL, "the scheduler's job id"),
-	STR("step", "job_step", F_NULL, "the scheduler's step: batch, extern, 0, ..."),
-	STR("run", "job_run", F_NULL, "workflow run"),
-	STR("pipeline", "job_pipeline", F_NULL, NULL),
-	STR("task", "job_task", F_NULL, "workflow step: Snakemake rule, Nextflow process"),
-	STR("user", "job_user", F_NULL, NULL),
-	STR("account", "job_account", F_NULL, NULL),
-	STR("cost_center", "job_cost_center", F_NULL, NULL),
-};
-
-static const struct ch_field tool_fields[] = {
-	STR("name", "tool_name", F_NULL, "as the rules decide"),
-	STR("category", "tool_category", F_NULL, NULL),
-	STR("version", "tool_version", F_NULL, NULL),
-};
-
-static const struct ch_field exit_fields[] = {
-	NUM("code", CT_I32, "exit_code", F_NULL, "exit status, NULL when killed"),
-	NUM("signal", CT_I32, "exit_signal", F_NULL, "the signal that killed it"),
-	NUM("core_dumped", CT_BOOL, "exit_core_dumped", 0, NULL),
-	NUM("oom_killed", CT_BOOL, "exit_oom_killed", 0, NULL),
-	NUM("lost", CT_BOOL, "exit_lost", 0, "exit event lost: counters are the last sample"),
-};
-
-static const struct ch_field cpu_fields[] = {
-	NUM("user_s", CT_F64, "cpu_user_s", 0, "seconds"),
-	NUM("sys_s", CT_F64, "cpu_sys_s", 0, "seconds"),
-};
-
-static const struct ch_field mem_process_fields[] = {
-	NUM("peak_rss_bytes", CT_U64, "mem_peak_rss_bytes", 0,
-	    "high-water mark after exec"),
-	NUM("maxrss_kernel_bytes", CT_U64, "mem_maxrss_kernel_bytes", 0,
-	    "getrusage maxrss (with the pre-exec image)"),
-};
-
-static const struct ch_field mem_sample_fields[] = {
-	NUM("peak_rss_bytes", CT_U64, "mem_peak_rss_bytes", 0, "high-water mark so far"),
-	NUM("rss_bytes", CT_U64, "mem_rss_bytes", 0, "current RSS"),
-};
-
-static const struct ch_field io_fields[] = {
-	NUM("read_bytes", CT_U64, "io_read_bytes", 0, "from storage"),
-	NUM("write_bytes", CT_U64, "io_write_bytes", 0, "dirtied for storage"),
-	NUM("cancelled_write_bytes", CT_U64, "io_cancelled_write_bytes", 0,
-	    "dirty bytes its truncates and deletes took back"),
-	NUM("rchar", CT_U64, "io_rchar", 0, "read(2) and friends"),
-	NUM("wchar", CT_U64, "io_wchar", 0, "write(2) and friends"),
-	NUM("blkio_delay_s", CT_F64, "io_blkio_delay_s", 0, "seconds waiting for block I/O"),
-};
-
-static const struct ch_field net_fields[] = {
-	NUM("rx_bytes", CT_U64, "net_rx_bytes", 0, "IPv4/IPv6 sockets"),
-	NUM("tx_bytes", CT_U64, "net_tx_bytes", 0, NULL),
-};
-
-/* The identity and program fields of process and sample records. */
-#define PROC_FIELDS \
-	NUM("pid", CT_U32, "pid", 0, NULL), \
-	NUM("ppid", CT_U32, "ppid", 0, NULL), \
-	STR("parent_id", "parent_id", F_NULL, "the parent's record id"), \
-	TIME("start_time", "start_time", 0, "process start"), \
-	STR("exe", "exe", F_NULL, "path given to exec"), \
-	NUM("exe_truncated", CT_BOOL, "exe_truncated", 0, \
-	    "the kernel cut exe at 255 bytes"), \
-	STR("comm", "comm", 0, NULL), \
-	FLD("argv", CT_STRARR, 0, "argv", NULL, NULL, 0, "redacted by the rules"), \
-	NUM("argv_truncated", CT_BOOL, "argv_truncated", 0, NULL), \
-	NUM("uid", CT_U32, "uid", 0, NULL), \
-	STR("cgroup", "cgroup", F_NULL, NULL), \
-	STR("container", "container", F_NULL, "runtime://id"), \
-	OBJ("job", job_fields), \
-	OBJ("tool", tool_fields)
-
-static const struct ch_field process_fields[] = {
-	HEAD_FIELDS,
-	PROC_FIELDS,
-	TIME("end_time", "end_time", F_NULL, "exit"),
-	OBJ("exit", exit_fields),
-	OBJ("cpu", cpu_fields),
-	OBJ("mem", mem_process_fields),
-	OBJ("io", io_fields),
-	OBJ("net", net_fields),
-};
-
-static const struct ch_field sample_fields[] = {
-	HEAD_FIELDS,
-	TIME("time", "time", 0, "when the counters were read"),
-	PROC_FIELDS,
-	OBJ("cpu", cpu_fields),
-	OBJ("mem", mem_sample_fields),
-	OBJ("io", io_fields),
-	OBJ("net", net_fields),
-};
-
-static const struct ch_field allocation_fields[] = {
-	NUM("cpus", CT_U32, "allocation_cpus", F_NULL, NULL),
-	NUM("mem_bytes", CT_U64, "allocation_mem_bytes", F_NULL, NULL),
-	NUM("gpus", CT_U32, "allocation_gpus", F_NULL, NULL),
-};
-
-static const struct ch_field usage_fields[] = {
-	NUM("cpu_s", CT_F64, "usage_cpu_s", F_NULL, "its processes' own CPU"),
-	NUM("processes", CT_U64, "usage_processes", F_NULL, NULL),
-	NUM("mem_peak_bytes", CT_U64, "usage_mem_peak_bytes", F_NULL,
-	    "memory cgroup charge peak, else peak sum of RSS"),
-	STR("mem_peak_source", "usage_mem_peak_source", F_NULL,
-	    "cgroup_v1, cgroup_v2 or samples"),
-};
-
-static const struct ch_field job_record_fields[] = {
-	HEAD_FIELDS,
-	FLD("", CT_RECTIME, 0, "time", "time_us", NULL, 0,
-	    "end_time for phase end, else start_time (else end_time)"),
-	FLD("phase", CT_STR, F_PHASE, "phase", NULL, NULL, 0, "start or end"),
-	OBJ("job", job_fields),
-	STR("name", "name", F_NULL, NULL),
-	STR("partition", "partition", F_NULL, NULL),
-	STR("node", "node", F_NULL, NULL),
-	NUM("uid", CT_U32, "uid", F_NULL, NULL),
-	TIME("start_time", "start_time", F_NULL | F_START, NULL),
-	TIME("end_time", "end_time", F_NULL | F_END, NULL),
-	OBJ("allocation", allocation_fields),
-	NUM("exit_code", CT_I32, "exit_code", F_NULL, NULL),
-	NUM("cost", CT_F64, "cost", F_NULL, "NULL until prices are known"),
-	OBJ("usage", usage_fields),
-};
-
-/* signal: "job" is the job's id (an object is read for its "id"). */
-static const struct ch_field signal_job_fields[] = {
-	STR("id", "job_id", F_NULL, NULL),
-};
-
-/* signal: "tool" is the tool's name (an object is read for its "name"). */
-static const struct ch_field signal_tool_fields[] = {
-	STR("name", "tool_name", F_NULL, NULL),
-};
-
-static const struct ch_field evidence_fields[] = {
-	NUM("rss_bytes", CT_U64, "evidence_rss_bytes", F_NULL, "oom_kill: the victim's RSS"),
-	NUM("total_vm_bytes", CT_U64, "evidence_total_vm_bytes", F_NULL,
-	    "oom_kill: its virtual size"),
-};
-
-static const struct ch_field signal_fields[] = {
-	HEAD_FIELDS,
-	STR("kind", "kind", 0, "oom_kill, stalled, io_wait, net_wait, slow, idle_host"),
-	TIME("time", "time", 0, NULL),
-	STROBJ("job", "job_id", signal_job_fields, NULL),
-	NUM("pid", CT_U32, "pid", F_NULL, NULL),
-	STR("comm", "comm", F_NULL, NULL),
-	STROBJ("tool", "tool_name", signal_tool_fields, NULL),
-	OBJ("evidence", evidence_fields),
-};
-
-static const struct ch_field drops_fields[] = {
-	NUM("ringbuf_fork", CT_U64, "drops_ringbuf_fork", 0, "events lost in the ring buffer"),
-	NUM("ringbuf_exec", CT_U64, "drops_ringbuf_exec", 0, NULL),
-	NUM("ringbuf_exit", CT_U64, "drops_ringbuf_exit", 0, NULL),
-	NUM("ringbuf_oom", CT_U64, "drops_ringbuf_oom", 0, NULL),
-	NUM("tracked_map_full", CT_U64, "drops_tracked_map_full", 0, NULL),
-	NUM("exits_lost", CT_U64, "drops_exits_lost", 0, NULL),
-	FLD("spool", CT_COUNTS, 0, "drops_spool_sink", "drops_spool_count", NULL, 0,
-	    "records the spool dropped, per sink (parallel arrays)"),
-};
-
-static const struct ch_field host_fields[] = {
-	HEAD_FIELDS,
-	TIME("time", "time", 0, NULL),
-	STR("phase", "phase", 0, "start or stop"),
-	STR("boot_id", "boot_id", F_NULL, NULL),
-	STR("agent_version", "agent_version", F_NULL, NULL),
-	NUM("events_seen", CT_U64, "events_seen", 0, NULL),
-	OBJ("drops", drops_fields),
-};
-
-struct ch_table {
-	const char *name;
-	const struct ch_field *f;
-	size_t n;
-	const char *time;	/* partition by toYYYYMM(time) */
-	const char *doc;	/* SQL comment lines */
-};
-
-static const struct ch_table tables[] = {
-	{ "process", process_fields, ARRAY_SIZE(process_fields), "start_time",
-	  "-- One row per finished process.\n" },
-	{ "sample", sample_fields, ARRAY_SIZE(sample_fields), "time",
-	  "-- A running job process's counters at every sample interval.\n" },
-	{ "job", job_record_fields, ARRAY_SIZE(job_record_fields), "time",
-	  "-- Scheduler jobs: one row when a hook registers a job (phase start),\n"
-	  "-- one when it closes it (phase end).\n" },
-	{ "signal", signal_fields, ARRAY_SIZE(signal_fields), "time",
-	  "-- Things worth a look: OOM kills today.\n" },
-	{ "host", host_fields, ARRAY_SIZE(host_fields), "time",
-	  "-- Agent start and stop: identity, version, drop counters.\n" },
-};
-
+/*
+ * The tables are the record types of schema.h, their columns its members'
+ * (nested objects flattened, SFT_OBJARR members left out: a job's
+ * usage.steps stays in `json`).
+ */
 static const char *const table_names[] = {
 	"process", "sample", "job", "signal", "host", NULL
 };
+
+_Static_assert(ARRAY_SIZE(table_names) == SF_REC__N + 1,
+	       "a table for every record type");
 
 /* The table names, one per record type, NULL-terminated. */
 const char *const *chschema_tables(void)
@@ -335,35 +93,37 @@ static void print_column(FILE *out, const char *col, const char *type,
 }
 
 /* Print the columns of a field list, nested objects flattened. */
-static void print_fields(FILE *out, const struct ch_field *f, size_t n)
+static void print_fields(FILE *out, const struct sf_field *f, size_t n)
 {
 	static const char *const types[] = {
-		[CT_STR] = "String", [CT_BOOL] = "UInt8", [CT_U8] = "UInt8",
-		[CT_U32] = "UInt32", [CT_U64] = "UInt64", [CT_I32] = "Int32",
-		[CT_F64] = "Float64",
+		[SFT_STR] = "String", [SFT_BOOL] = "UInt8", [SFT_U8] = "UInt8",
+		[SFT_U32] = "UInt32", [SFT_U64] = "UInt64", [SFT_I32] = "Int32",
+		[SFT_F64] = "Float64",
 	};
 	size_t i;
 
 	for (i = 0; i < n; i++, f++) {
-		bool null = f->flags & F_NULL;
+		bool null = f->flags & SF_NULL;
 
 		switch (f->type) {
-		case CT_OBJ:
+		case SFT_OBJ:
 			print_fields(out, f->sub, f->nsub);
 			break;
-		case CT_TIME:
-		case CT_RECTIME:
+		case SFT_TIME:
+		case SFT_RECTIME:
 			print_column(out, f->col, "DateTime('UTC')", null, f->doc);
 			print_column(out, f->col2, "UInt32", null,
 				     "microseconds within the second");
 			break;
-		case CT_STRARR:
+		case SFT_STRARR:
 			print_column(out, f->col, "Array(String)", false, f->doc);
 			break;
-		case CT_COUNTS:
+		case SFT_COUNTS:
 			print_column(out, f->col, "Array(String)", false, f->doc);
 			print_column(out, f->col2, "Array(UInt64)", false, NULL);
 			break;
+		case SFT_OBJARR:
+			break;		/* in `json` only */
 		default:
 			print_column(out, f->col, types[f->type], null, f->doc);
 			break;
@@ -407,10 +167,10 @@ void chschema_print(FILE *out, const char *db)
 	fputs("CREATE DATABASE IF NOT EXISTS ", out);
 	print_ident(out, db);
 	fputs("\n;\n", out);
-	for (i = 0; i < ARRAY_SIZE(tables); i++) {
-		const struct ch_table *t = &tables[i];
+	for (i = 0; i < SF_REC__N; i++) {
+		const struct sf_record *t = &sf_records[i];
 
-		fprintf(out, "\n%s", t->doc);
+		fprintf(out, "\n-- %s: %s.\n", t->name, t->doc);
 		fputs("CREATE TABLE IF NOT EXISTS ", out);
 		print_ident(out, db);
 		fprintf(out, ".%s\n(\n", t->name);
@@ -491,7 +251,7 @@ static inline void raw_key(struct jbuf *b, const char *col)
 }
 
 /* Write a time's two columns: DateTime's "YYYY-MM-DD hh:mm:ss" and us. */
-static void emit_time(struct jbuf *b, const struct ch_field *f,
+static void emit_time(struct jbuf *b, const struct sf_field *f,
 		      const struct ch_time *t)
 {
 	char tmp[28];
@@ -522,16 +282,16 @@ static int put_str(struct chp *p, const struct jr_str *str)
 }
 
 /* A string value for field f. */
-static int string_value(struct chp *p, const struct ch_field *f,
+static int string_value(struct chp *p, const struct sf_field *f,
 			const struct jr_str *str)
 {
 	struct ch_time t;
 	const char *s;
 	size_t n;
 
-	if (f->type == CT_STR) {
+	if (f->type == SFT_STR) {
 		raw_key(p->b, f->col);
-		if (f->flags & F_PHASE) {
+		if (f->flags & SF_PHASE) {
 			s = decode(p, str, &n);
 			if (!s)
 				return -ENOMEM;
@@ -539,7 +299,7 @@ static int string_value(struct chp *p, const struct ch_field *f,
 		}
 		return put_str(p, str);
 	}
-	if (f->type != CT_TIME)
+	if (f->type != SFT_TIME)
 		return 0;
 	s = decode(p, str, &n);
 	if (!s)
@@ -547,10 +307,10 @@ static int string_value(struct chp *p, const struct ch_field *f,
 	if (!parse_time(s, n, &t))
 		return 0;
 	emit_time(p->b, f, &t);
-	if (f->flags & F_START) {
+	if (f->flags & SF_START) {
 		p->start = t;
 		p->have_start = true;
-	} else if (f->flags & F_END) {
+	} else if (f->flags & SF_END) {
 		p->stop = t;
 		p->have_end = true;
 	}
@@ -558,41 +318,41 @@ static int string_value(struct chp *p, const struct ch_field *f,
 }
 
 /* A number value for field f. */
-static void number_value(struct chp *p, const struct ch_field *f,
+static void number_value(struct chp *p, const struct sf_field *f,
 			 const struct jr_num *num)
 {
 	uint64_t v;
 	double d;
 
 	switch (f->type) {
-	case CT_STR:
+	case SFT_STR:
 		raw_key(p->b, f->col);
 		json_str_plain(p->b, num->s, num->len);
 		break;
-	case CT_BOOL:
+	case SFT_BOOL:
 		if (jr_num_u64(num, &v) && v <= 1) {
 			raw_key(p->b, f->col);
 			json_u64(p->b, v);
 		}
 		break;
-	case CT_U8:
-	case CT_U32:
-	case CT_U64:
+	case SFT_U8:
+	case SFT_U32:
+	case SFT_U64:
 		if (!jr_num_u64(num, &v) || (num->neg && v))
 			break;
-		if ((f->type == CT_U8 && v > UINT8_MAX) ||
-		    (f->type == CT_U32 && v > UINT32_MAX))
+		if ((f->type == SFT_U8 && v > UINT8_MAX) ||
+		    (f->type == SFT_U32 && v > UINT32_MAX))
 			break;
 		raw_key(p->b, f->col);
 		json_u64(p->b, v);
 		break;
-	case CT_I32:
+	case SFT_I32:
 		if (!jr_num_u64(num, &v) || v > (num->neg ? 1ull << 31 : INT32_MAX))
 			break;
 		raw_key(p->b, f->col);
 		json_i64(p->b, num->neg ? -(int64_t)v : (int64_t)v);
 		break;
-	case CT_F64:
+	case SFT_F64:
 		if (jr_num_f64(num, &d)) {
 			raw_key(p->b, f->col);
 			json_double(p->b, d);
@@ -602,7 +362,7 @@ static void number_value(struct chp *p, const struct ch_field *f,
 }
 
 /* An array of strings (argv): non-strings become their text, or "". */
-static int string_array(struct chp *p, const struct ch_field *f)
+static int string_array(struct chp *p, const struct sf_field *f)
 {
 	struct jr *r = &p->r;
 	struct jr_str str;
@@ -674,7 +434,7 @@ static int counts_pass(struct chp *p, bool names)
 }
 
 /* A {name: count} object as two parallel arrays. */
-static int counts(struct chp *p, const struct ch_field *f)
+static int counts(struct chp *p, const struct sf_field *f)
 {
 	struct jr start = p->r;
 	int err;
@@ -693,10 +453,10 @@ static int counts(struct chp *p, const struct ch_field *f)
 	return err;
 }
 
-static int parse_object(struct chp *p, const struct ch_field *f, size_t n);
+static int parse_object(struct chp *p, const struct sf_field *f, size_t n);
 
 /* The next value, for field f: write its column(s) if it fits. */
-static int field_value(struct chp *p, const struct ch_field *f)
+static int field_value(struct chp *p, const struct sf_field *f)
 {
 	struct jr *r = &p->r;
 	struct jr_str str;
@@ -704,15 +464,19 @@ static int field_value(struct chp *p, const struct ch_field *f)
 	bool truth;
 	int err;
 
+	/* an older record's plain value in place of the object */
+	if (f->type == SFT_OBJ && jr_peek(r) != JR_OBJ && sf_old_member(f))
+		f = sf_old_member(f);
+
 	switch (jr_peek(r)) {
 	case JR_OBJ:
-		if (f->sub)
+		if (f->type == SFT_OBJ)
 			return parse_object(p, f->sub, f->nsub);
-		if (f->type == CT_COUNTS)
+		if (f->type == SFT_COUNTS)
 			return counts(p, f);
 		return jr_skip(r);
 	case JR_ARR:
-		if (f->type == CT_STRARR)
+		if (f->type == SFT_STRARR)
 			return string_array(p, f);
 		return jr_skip(r);
 	case JR_STR:
@@ -722,10 +486,10 @@ static int field_value(struct chp *p, const struct ch_field *f)
 		err = jr_bool(r, &truth);
 		if (err)
 			return err;
-		if (f->type == CT_BOOL) {
+		if (f->type == SFT_BOOL) {
 			raw_key(p->b, f->col);
 			json_u64(p->b, truth);
-		} else if (f->type == CT_STR) {
+		} else if (f->type == SFT_STR) {
 			raw_key(p->b, f->col);
 			json_str_plain(p->b, truth ? "true" : "false",
 				       truth ? 4 : 5);
@@ -746,7 +510,7 @@ static int field_value(struct chp *p, const struct ch_field *f)
  * f[from]: records list their members in the order of the field lists,
  * so the field after the last one found is usually the next.
  */
-static const struct ch_field *lookup(const struct ch_field *f, size_t n,
+static const struct sf_field *lookup(const struct sf_field *f, size_t n,
 				     size_t from, const struct jr_str *key)
 {
 	char buf[64];
@@ -770,9 +534,9 @@ static const struct ch_field *lookup(const struct ch_field *f, size_t n,
  * f[0..n): write their columns.  Other members, and a member's second
  * occurrence, are checked and skipped.
  */
-static int parse_object(struct chp *p, const struct ch_field *f, size_t n)
+static int parse_object(struct chp *p, const struct sf_field *f, size_t n)
 {
-	const struct ch_field *fld;
+	const struct sf_field *fld;
 	struct jr_str key;
 	uint64_t seen = 0, bit;
 	size_t next = 0;
@@ -825,19 +589,14 @@ static inline bool is_ws(unsigned char c)
 }
 
 /* The table for a record type (a checked string token), or NULL. */
-static const struct ch_table *table_for(const struct jr_str *type)
+static const struct sf_record *table_for(const struct jr_str *type)
 {
 	char buf[16];
 	const char *s;
-	size_t len, i;
+	size_t len;
 
 	s = jr_str_get(type, buf, sizeof(buf), &len);
-	if (!s)
-		return NULL;
-	for (i = 0; i < ARRAY_SIZE(tables); i++)
-		if (strlen(tables[i].name) == len && !memcmp(tables[i].name, s, len))
-			return &tables[i];
-	return NULL;
+	return s ? sf_record_find(s, len) : NULL;
 }
 
 /* Convert one record into a JSONEachRow line (see chschema.h). */
@@ -845,7 +604,7 @@ int chschema_row(struct jbuf *b, const char *json, size_t len,
 		 const char **table)
 {
 	const char *s = json, *e = s + len, *why = NULL;
-	const struct ch_table *t = NULL;
+	const struct sf_record *t = NULL;
 	size_t len0 = b->len, why_off = 0, i;
 	struct jr_str type, key;
 	struct chp p;
@@ -912,9 +671,9 @@ int chschema_row(struct jbuf *b, const char *json, size_t len,
 	if (err)
 		goto error;
 	for (i = 0; i < t->n; i++) {
-		const struct ch_field *f = &t->f[i];
+		const struct sf_field *f = &t->f[i];
 
-		if (f->type != CT_RECTIME)
+		if (f->type != SFT_RECTIME)
 			continue;
 		if (p.have_end && (p.phase_end || !p.have_start))
 			emit_time(b, f, &p.stop);

@@ -102,6 +102,15 @@ const struct sf_record *sf_record_find(const char *type, size_t n)
 	return NULL;
 }
 
+/* The member of object f that an older record's plain value stands for. */
+const struct sf_field *sf_old_member(const struct sf_field *f)
+{
+	for (size_t i = 0; f->type == SFT_OBJ && i < f->nsub; i++)
+		if (f->sub[i].flags & SF_OLDSTR)
+			return &f->sub[i];
+	return NULL;
+}
+
 /* Set a string value; NULL is null. */
 void sv_str(struct sv *v, const char *s)
 {

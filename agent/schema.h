@@ -21,9 +21,9 @@
  * Adding a field is one line here plus setting its value where the record
  * is built.
  *
- * sub is SF_SUB(table) for an object (SFT_OBJ), an array of objects
- * (SFT_OBJARR) or a string that older records may hold as an object; else
- * SF_NOSUB.  column2 is a time's microseconds column (ClickHouse keeps a
+ * sub is SF_SUB(table) for an object (SFT_OBJ) or an array of objects
+ * (SFT_OBJARR), else SF_NOSUB.  A doc line has no ';' (it becomes a
+ * comment in SQL that clients split at semicolons).  column2 is a time's microseconds column (ClickHouse keeps a
  * DateTime in whole seconds) and a SFT_COUNTS's counts column.
  */
 #ifndef JOBTRACE_SCHEMA_H
@@ -58,6 +58,8 @@ enum sf_type {
 #define SF_START	0x04	/* job: start_time */
 #define SF_END		0x08	/* job: end_time */
 #define SF_OPT		0x10	/* may be left out (job usage: end records only) */
+#define SF_OLDSTR	0x20	/* older signal records gave the object as this
+				 * member's value alone ("job": "42") */
 
 struct sf_field {
 	const char *key;		/* member name ("" for SFT_RECTIME) */
@@ -85,7 +87,7 @@ struct sf_field {
 #define SF_JOB(X) \
 	X(JOB_SCHEDULER, "scheduler", STR, SF_NULL, "job_scheduler", NULL, SF_NOSUB, \
 	  "slurm, awsbatch, ... or what the hook said") \
-	X(JOB_ID, "id", STR, SF_NULL, "job_id", NULL, SF_NOSUB, "the scheduler's job id") \
+	X(JOB_ID, "id", STR, SF_NULL | SF_OLDSTR, "job_id", NULL, SF_NOSUB, "the scheduler's job id") \
 	X(JOB_STEP, "step", STR, SF_NULL, "job_step", NULL, SF_NOSUB, \
 	  "the scheduler's step: batch, extern, 0, ...") \
 	X(JOB_RUN, "run", STR, SF_NULL, "job_run", NULL, SF_NOSUB, "workflow run") \
@@ -95,11 +97,11 @@ struct sf_field {
 	X(JOB_USER, "user", STR, SF_NULL, "job_user", NULL, SF_NOSUB, "from the hooks") \
 	X(JOB_ACCOUNT, "account", STR, SF_NULL, "job_account", NULL, SF_NOSUB, "from the hooks") \
 	X(JOB_COST_CENTER, "cost_center", STR, SF_NULL, "job_cost_center", NULL, SF_NOSUB, \
-	  "from the hooks or the rules; defaults to the account")
+	  "from the hooks or the rules, by default the account")
 
 #define SF_TOOL(X) \
-	X(TOOL_NAME, "name", STR, SF_NULL, "tool_name", NULL, SF_NOSUB, \
-	  "as the rules decide; by default the executable's base name") \
+	X(TOOL_NAME, "name", STR, SF_NULL | SF_OLDSTR, "tool_name", NULL, SF_NOSUB, \
+	  "as the rules decide, by default the executable's base name") \
 	X(TOOL_CATEGORY, "category", STR, SF_NULL, "tool_category", NULL, SF_NOSUB, "as the rules decide") \
 	X(TOOL_VERSION, "version", STR, SF_NULL, "tool_version", NULL, SF_NOSUB, "as the rules decide")
 
@@ -151,11 +153,11 @@ struct sf_field {
 	X(PID, "pid", U32, 0, "pid", NULL, SF_NOSUB, "thread-group id") \
 	X(PPID, "ppid", U32, 0, "ppid", NULL, SF_NOSUB, "its parent's") \
 	X(PARENT_ID, "parent_id", STR, SF_NULL, "parent_id", NULL, SF_NOSUB, \
-	  "the id of the parent's own process record; null when its start is not known") \
+	  "the id of the parent's own process record, null when its start is not known") \
 	X(START_TIME, "start_time", TIME, 0, "start_time", "start_time_us", SF_NOSUB, \
 	  "process start (the kernel's start_boottime)") \
 	X(EXE, "exe", STR, SF_NULL, "exe", NULL, SF_NOSUB, \
-	  "the path given to exec, at most 255 bytes; a forked child that did not exec has its parent's") \
+	  "the path given to exec, at most 255 bytes (a forked child that did not exec: its parent's)") \
 	X(EXE_TRUNCATED, "exe_truncated", BOOL, 0, "exe_truncated", NULL, SF_NOSUB, \
 	  "the path was longer than 255 bytes and exe holds its first 255") \
 	X(COMM, "comm", STR, 0, "comm", NULL, SF_NOSUB, "the kernel's 15-character name") \
@@ -406,6 +408,9 @@ extern const struct sf_field sf_job_fields[];
 extern const size_t sf_job_nfields;
 /* The record type named by the n bytes at type, or NULL. */
 const struct sf_record *sf_record_find(const char *type, size_t n);
+/* The member of object f that an older record's plain value in place of
+ * the object stands for (SF_OLDSTR), or NULL. */
+const struct sf_field *sf_old_member(const struct sf_field *f);
 
 /* Write one record: "type", then its members from the values v[V__N]. */
 void schema_write(struct jbuf *b, const struct sf_record *r,

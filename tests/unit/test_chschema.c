@@ -255,8 +255,11 @@ static const char job_end_rec[] =
 static const char signal_rec[] =
 	"{\"type\":\"signal\",\"schema\":1,\"host\":\"node-a1\","
 	"\"id\":\"4e5f6a7b-8c9d-8e1f-8a2b-3c4d5e6f7a8b\",\"kind\":\"oom_kill\","
-	"\"time\":\"2026-11-22T10:03:00.000001Z\",\"job\":\"12345\",\"pid\":4300,"
-	"\"comm\":\"touchmem\",\"tool\":\"touchmem\",\"evidence\":{\"rss_bytes\":1073741824,"
+	"\"time\":\"2026-11-22T10:03:00.000001Z\",\"job\":{\"scheduler\":\"slurm\","
+	"\"id\":\"12345\",\"step\":\"batch\",\"run\":null,\"pipeline\":null,\"task\":null,"
+	"\"user\":\"ana\",\"account\":\"lab\",\"cost_center\":\"lab\"},\"pid\":4300,"
+	"\"comm\":\"touchmem\",\"tool\":{\"name\":\"touchmem\",\"category\":null,"
+	"\"version\":null},\"evidence\":{\"rss_bytes\":1073741824,"
 	"\"total_vm_bytes\":2147483648}}";
 
 static const char host_rec[] =
@@ -424,9 +427,12 @@ static void test_signal(void **state)
 	assert_col(r, "time", "\"2026-11-22 10:03:00\"");
 	assert_col(r, "time_us", "1");
 	assert_col(r, "job_id", "\"12345\"");
+	assert_col(r, "job_step", "\"batch\"");
+	assert_col(r, "job_cost_center", "\"lab\"");
 	assert_col(r, "pid", "4300");
 	assert_col(r, "comm", "\"touchmem\"");
 	assert_col(r, "tool_name", "\"touchmem\"");
+	assert_no_col(r, "tool_category");
 	assert_col(r, "evidence_rss_bytes", "1073741824");
 	assert_col(r, "evidence_total_vm_bytes", "2147483648");
 	assert_json_back(r, signal_rec);
@@ -441,10 +447,16 @@ static void test_signal(void **state)
 	r = row_ok("{\"type\":\"signal\",\"job\":{\"scheduler\":\"slurm\",\"id\":\"77\"},"
 		   "\"tool\":{\"name\":\"samtools\",\"category\":\"x\"}}", "signal");
 	assert_col(r, "job_id", "\"77\"");
+	assert_col(r, "job_scheduler", "\"slurm\"");
 	assert_col(r, "tool_name", "\"samtools\"");
-	assert_int_equal(count_cols(r), 3);
+	assert_col(r, "tool_category", "\"x\"");
+	assert_int_equal(count_cols(r), 5);
 
-	/* a numeric job id is kept as its text */
+	/* older agents wrote the job's id and the tool's name alone; a
+	 * numeric job id is kept as its text */
+	r = row_ok("{\"type\":\"signal\",\"job\":\"12345\",\"tool\":\"bwa\"}", "signal");
+	assert_col(r, "job_id", "\"12345\"");
+	assert_col(r, "tool_name", "\"bwa\"");
 	r = row_ok("{\"type\":\"signal\",\"job\":12345}", "signal");
 	assert_col(r, "job_id", "\"12345\"");
 }
@@ -632,7 +644,9 @@ static void test_types(void **state)
 		{ "\"argv\":[]", "argv", "[]" },
 		{ "\"argv\":[1,true,false,null,{\"a\":[1]},[2],\"x\",-0.5]", "argv",
 		  "[\"1\",\"true\",\"false\",\"\",\"\",\"\",\"x\",\"-0.5\"]" },
-		{ "\"job\":\"12345\"", "job_id", NULL },
+		/* what older signal records held in place of the object */
+		{ "\"job\":\"12345\"", "job_id", "\"12345\"" },
+		{ "\"job\":[\"12345\"]", "job_id", NULL },
 		{ "\"job\":{\"id\":12345}", "job_id", "\"12345\"" },
 		{ "\"start_time\":1700000000", "start_time", NULL },
 	};

@@ -73,6 +73,9 @@ static void check_fields(const struct sf_field *f, size_t n, unsigned char *seen
 			 const char **cols, size_t *ncols, const char *rec)
 {
 	for (size_t i = 0; i < n; i++, f++) {
+		/* doc lines are SQL comments: clients split at ';' */
+		if (f->doc && strchr(f->doc, ';'))
+			fail_msg("%s: the doc of %s has a ';'", rec, f->key);
 		if (f->type != SFT_OBJARR) {
 			if (seen[f->slot])
 				fail_msg("%s: slot of %s used twice", rec, f->key);
@@ -109,6 +112,7 @@ static void test_consistent(void **state)
 
 		check_fields(sf_records[i].f, sf_records[i].n, seen, cols, &ncols,
 			     sf_records[i].name);
+		assert_null(strchr(sf_records[i].doc, ';'));
 		assert_ptr_equal(sf_record_find(sf_records[i].name,
 						strlen(sf_records[i].name)),
 				 &sf_records[i]);
