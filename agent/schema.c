@@ -4,8 +4,10 @@
  * schema.h), and what is built from them here: the JSON writer and the
  * field tables of doc/records.md.
  */
+#include <errno.h>
 #include <string.h>
 
+#include "json_read.h"
 #include "schema.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -210,7 +212,7 @@ static void write_members(struct jbuf *b, const struct sf_field *f, size_t n,
 
 		if (f->type == SFT_RECTIME || x->st == SV_OMIT)
 			continue;
-		json_key(b, f->key);
+		json_key_plain(b, f->key, f->keylen);
 		write_value(b, f, x, base);
 	}
 }
@@ -223,6 +225,206 @@ void schema_write(struct jbuf *b, const struct sf_record *r,
 	json_kv_str(b, "type", r->name);
 	write_members(b, r->f, r->n, v);
 	json_obj_close(b);
+}
+
+/* ---- the reader ------------------------------------------------------------------ */
+
+struct sread {
+	struct jr r;
+	struct jbuf *scratch;		/* decoded strings; room reserved, never moved */
+	char *room;			/* its next free byte */
+};
+
+static int read_members(struct sread *s, const struct sf_field *f, size_t n,
+			struct sv *base);
+
+/* The next value's JSON text (checked) as the value. */
+static int read_raw(struct sread *s, struct sv *v)
+{
+	const unsigned char *start = s->r.pos;
+	int err = jr_skip(&s->r);
+
+	if (err)
+		return err;
+	v->st = SV_RAW;
+	v->s = (const char *)start;
+	v->n = (uint32_t)(s->r.pos - start);
+	return 0;
+}
+
+/* A string: its bytes in the text, or decoded into the scratch room. */
+static int read_str(struct sread *s, struct sv *v)
+{
+	struct jr_str str;
+	int err = jr_str(&s->r, &str);
+
+	if (err)
+		return err;
+	v->st = SV_SET;
+	if (!str.esc) {
+		v->s = str.s;
+		v->n = (uint32_t)str.len;
+		return 0;
+	}
+	v->s = s->room;
+	v->n = (uint32_t)jr_str_decode(&str, s->room, 0);
+	s->room += v->n;
+	return 0;
+}
+
+/*
+ * The next value, for member f: v is set or null.  -EDOM: the value is
+ * of another type and still to be read.
+ */
+static int read_value(struct sread *s, const struct sf_field *f,
+		      struct sv *v, struct sv *base)
+{
+	enum jr_type t = jr_peek(&s->r);
+	struct jr_str str;
+	uint32_t nsec;
+	int64_t secs;
+	uint64_t u;
+	bool b;
+	int err;
+
+	if (t == JR_NULL) {
+		v->st = SV_NULL;
+		return jr_null(&s->r);
+	}
+	/* an older record's plain value in place of the object */
+	if (f->type == SFT_OBJ && t != JR_OBJ && sf_old_member(f)) {
+		f = sf_old_member(f);
+		v = &base[f->slot];
+	}
+	switch (f->type) {
+	case SFT_OBJ:
+		if (t != JR_OBJ)
+			return -EDOM;
+		v->st = SV_SET;
+		err = jr_obj_open(&s->r);
+		return err ? err : read_members(s, f->sub, f->nsub, base);
+	case SFT_STR:
+		if (t != JR_STR)
+			return -EDOM;
+		return read_str(s, v);
+	case SFT_BOOL:
+		err = jr_bool(&s->r, &b);
+		if (!err)
+			sv_bool(v, b);
+		return err;
+	case SFT_U8:
+	case SFT_U32:
+	case SFT_U64:
+		err = jr_u64(&s->r, &u);
+		if (!err && !(f->type == SFT_U8 && u > UINT8_MAX) &&
+		    !(f->type == SFT_U32 && u > UINT32_MAX))
+			sv_u64(v, u);
+		return err;
+	case SFT_I32:
+		err = jr_i64(&s->r, &v->i);
+		if (!err)
+			v->st = v->i >= INT32_MIN && v->i <= INT32_MAX ? SV_SET : SV_NULL;
+		return err;
+	case SFT_F64:
+		err = jr_f64(&s->r, &v->d);
+		if (!err)
+			v->st = SV_SET;
+		return err;
+	case SFT_TIME:
+		if (t != JR_STR)
+			return -EDOM;
+		err = jr_str(&s->r, &str);
+		if (!err && !str.esc &&
+		    !json_parse_time(str.s, str.len, 0, &secs, &nsec) && secs >= 0)
+			sv_u64(v, (uint64_t)secs * 1000000000ull + nsec);
+		return err;
+	case SFT_STRARR:
+	case SFT_OBJARR:
+		return t == JR_ARR ? read_raw(s, v) : -EDOM;
+	case SFT_COUNTS:
+		return t == JR_OBJ ? read_raw(s, v) : -EDOM;
+	default:
+		return -EDOM;
+	}
+}
+
+/*
+ * The members of the object being read (opened): those of f[0..n) into
+ * base, the first of a name that appears twice, every other member
+ * checked and skipped.  Records list their members in the description's
+ * order, so the search starts after the last one found.
+ */
+static int read_members(struct sread *s, const struct sf_field *f, size_t n,
+			struct sv *base)
+{
+	struct jr_str key;
+	size_t next = 0;
+	uint64_t seen = 0;
+	int err;
+
+	while ((err = jr_next_member(&s->r, &key)) > 0) {
+		const struct sf_field *m = NULL;
+
+		for (size_t j = 0, i = next; j < n; j++, i = i + 1 < n ? i + 1 : 0)
+			if (f[i].keylen == key.len && !key.esc &&
+			    !memcmp(f[i].key, key.s, key.len)) {
+				m = &f[i];
+				break;
+			}
+		if (!m || m->type == SFT_RECTIME || (seen & 1ull << (m - f))) {
+			err = jr_skip(&s->r);
+		} else {
+			seen |= 1ull << (m - f);
+			next = (size_t)(m - f) + 1 < n ? (size_t)(m - f) + 1 : 0;
+			err = read_value(s, m, &base[m->slot], base);
+			if (err == -EDOM)
+				err = jr_skip(&s->r);
+		}
+		if (err)
+			return err;
+	}
+	return err;
+}
+
+/* Read a record of type r from json[0..len) into v[V__N]. */
+int schema_read(const struct sf_record *r, const char *json, size_t len,
+		struct sv *v, struct jbuf *scratch, const char **why)
+{
+	struct sread s;
+	int err;
+
+	memset(v, 0, V__N * sizeof(*v));
+	jbuf_reset(scratch);
+	/* decoding never lengthens a string: the text's size is enough */
+	s.room = jbuf_room(scratch, len + 1);
+	if (!s.room)
+		return -ENOMEM;
+	s.scratch = scratch;
+	jr_init(&s.r, json, len);
+	err = jr_obj_open(&s.r);
+	if (!err)
+		err = read_members(&s, r->f, r->n, v);
+	if (!err)
+		err = jr_end(&s.r);
+	if (err == -EDOM)
+		err = -EINVAL;		/* not an object */
+	if (err && why)
+		*why = s.r.err ? s.r.err : "not a JSON object";
+	return err < 0 ? err : 0;
+}
+
+/* The record type of a record (its "type" member), or NULL. */
+const struct sf_record *schema_type_of(const char *json, size_t len)
+{
+	struct jr_str t;
+	char buf[16];
+	const char *s;
+	size_t n;
+
+	if (jr_member_str(json, len, "type", &t))
+		return NULL;
+	s = jr_str_get(&t, buf, sizeof(buf), &n);
+	return s ? sf_record_find(s, n) : NULL;
 }
 
 /* ---- doc/records.md ------------------------------------------------------------ */

@@ -333,6 +333,8 @@ enum sv_state {
 	SV_NULL,	/* null (the zeroed value) */
 	SV_SET,
 	SV_OMIT,	/* leave the member out (SF_OPT) */
+	SV_RAW,		/* schema_read(): SFT_STRARR, SFT_COUNTS, SFT_OBJARR as
+			 * their JSON text (s, n) */
 };
 
 struct sv_count {
@@ -415,6 +417,19 @@ const struct sf_field *sf_old_member(const struct sf_field *f);
 /* Write one record: "type", then its members from the values v[V__N]. */
 void schema_write(struct jbuf *b, const struct sf_record *r,
 		  const struct sv *v);
+
+/*
+ * Read a record of type r from json[0..len) into v[V__N] (zeroed first):
+ * members of the description get values (strings point into json, or into
+ * scratch when they had escapes; times are realtime ns; arrays and counts
+ * are SV_RAW), a member of another type than described stays null, other
+ * members are checked and skipped.  0, -ENOMEM, or -EINVAL when the text
+ * is not one valid JSON object (*why says what, when why is not NULL).
+ */
+int schema_read(const struct sf_record *r, const char *json, size_t len,
+		struct sv *v, struct jbuf *scratch, const char **why);
+/* The record type a record names in its "type" member, or NULL. */
+const struct sf_record *schema_type_of(const char *json, size_t len);
 
 /* Print the field table of doc/records.md (Markdown) for record type r. */
 void schema_print_markdown_one(FILE *out, const struct sf_record *r);
