@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * store_sqlite.c - the embedded SQLite store.  Every record keeps its
- * schema v1 JSON verbatim; the columns `jobtrace report` queries are
- * generated from it by SQLite.  Process records have their own table, the
- * other types share one.  Writes are batched: the first put opens a
- * transaction, store_flush() commits it.
+ * schema v1 JSON verbatim.  Process records have their own table whose
+ * columns are the process record's members as schema.h describes them,
+ * read from the JSON in C (schema_read) and bound: SQLite parses no JSON
+ * at insert.  The other types share one table with their type, time and
+ * job.  Writes are batched: the first put opens a transaction,
+ * store_flush() commits it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,17 +17,17 @@
 
 #include <sqlite3.h>
 
-#include "json_read.h"
 #include "log.h"
+#include "schema.h"
 #include "store.h"
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 /*
- * From this version on only the view changed, which a writer makes anew:
- * 3 -> 4: the process view gained cancelled_write_bytes;
- * 4 -> 5: and exe_truncated.
+ * Stores of versions 3 to 5 keep every record's JSON in process_rec and
+ * record too, with generated columns: a writer upgrades them in place by
+ * reading every record back in (upgrade_from_json).
  */
-#define STORE_SCHEMA_VIEW_ONLY 3
+#define STORE_SCHEMA_JSON 3
 #define STORE_STR_(x) #x
 #define STORE_STR(x) STORE_STR_(x)
 /* generated columns need 3.31; JSON1 is built in since 3.38 */
@@ -43,48 +46,27 @@ struct store {
 	sqlite3_stmt *begin;
 	sqlite3_stmt *commit;
 	sqlite3_stmt *rollback;
+	struct sv v[V__N];	/* the record being stored */
+	struct jbuf scratch;	/* its decoded strings */
 	bool watch;		/* a writer's file: dev/ino of the one opened */
 	dev_t dev;
 	ino_t ino;
 };
 
-/* A field of the record: json_extract of a path. */
-#define J(path) "json_extract(json, '" path "')"
 /*
- * RFC 3339 "YYYY-MM-DDThh:mm:ss.uuuuuuZ" to epoch seconds with the
- * microseconds.  julianday() and strftime() keep only milliseconds (and
- * '%s' of ".999999" rounds up a second), so the whole seconds come from
- * the first 19 characters and the fraction is added as it is written.
+ * process_rec: id, json, since_time (the end, else the start: --since) and
+ * a column for every member of the process record (schema.h's column
+ * names), made by process_columns().  The view `process` gives them the
+ * names of store schemas 3 to 5, which jobtrace report and sqlite3(1)
+ * users query; it reads columns, no JSON.
  */
-#define EPOCH(t) "(CAST(strftime('%s', substr(" t ", 1, 19)) AS REAL)" \
-	" + CAST(substr(" t ", 20, 7) AS REAL))"
-#define COL(name, type, expr) " " name " " type " AS (" expr "),"
-
-/*
- * Since schema 3, every table keeps the record's id and its JSON.  Process
- * records go to process_rec, whose only other columns are the few that
- * indexes need (STORED, computed once at insert); the view `process` adds
- * every column reports and sqlite3(1) users query, computed from the JSON
- * when read.  Generated columns, even VIRTUAL ones, are all computed at
- * every insert: 38 of them made an insert cost about 68 us, this layout
- * about 16 us.
- */
-#define VCOL(name, expr) " " expr " AS " name ","
-static const char schema_sql[] =
+static const char schema_head_sql[] =
 	"CREATE TABLE IF NOT EXISTS meta("
 	" key TEXT PRIMARY KEY, value TEXT);"
 	"INSERT OR IGNORE INTO meta(key, value)"
-	" VALUES('schema_version', '" STORE_STR(STORE_SCHEMA_VERSION) "');"
-	"CREATE TABLE IF NOT EXISTS process_rec("
-	" id TEXT PRIMARY KEY NOT NULL,"
-	" json TEXT NOT NULL,"
-	" job_id TEXT AS (" J("$.job.id") ") STORED,"
-	" job_run TEXT AS (" J("$.job.run") ") STORED,"
-	" pid INTEGER AS (" J("$.pid") ") STORED,"
-	" ppid INTEGER AS (" J("$.ppid") ") STORED,"
-	/* --since: started or ended since, and the end is never earlier */
-	" since_time REAL AS (COALESCE(" EPOCH(J("$.end_time")) ", "
-	EPOCH(J("$.start_time")) ")) STORED);"
+	" VALUES('schema_version', '" STORE_STR(STORE_SCHEMA_VERSION) "');";
+
+static const char schema_tail_sql[] =
 	/* partial: most processes of a node belong to no job, and every
 	 * index entry is work at ingest */
 	"CREATE INDEX IF NOT EXISTS process_job_id ON process_rec(job_id)"
@@ -100,71 +82,121 @@ static const char schema_sql[] =
 	"CREATE INDEX IF NOT EXISTS process_pid ON process_rec(pid);"
 	"CREATE INDEX IF NOT EXISTS process_ppid ON process_rec(ppid);"
 	"CREATE VIEW IF NOT EXISTS process AS SELECT id, json, job_id,"
-	" job_run, pid, ppid, since_time,"
-	VCOL("host", J("$.host"))
-	VCOL("parent_id", J("$.parent_id"))
-	VCOL("start_time", EPOCH(J("$.start_time")))
-	VCOL("end_time", EPOCH(J("$.end_time")))
-	VCOL("exe", J("$.exe"))
-	VCOL("exe_truncated", "COALESCE(" J("$.exe_truncated") ", 0)")
-	VCOL("comm", "NULLIF(" J("$.comm") ", '')")
-	VCOL("argv", J("$.argv"))
-	VCOL("uid", J("$.uid"))
-	VCOL("cgroup", J("$.cgroup"))
-	VCOL("container", J("$.container"))
-	VCOL("job_scheduler", J("$.job.scheduler"))
-	VCOL("job_step", J("$.job.step"))
-	VCOL("job_pipeline", J("$.job.pipeline"))
-	VCOL("job_task", J("$.job.task"))
-	VCOL("job_user", J("$.job.user"))
-	VCOL("job_account", J("$.job.account"))
-	VCOL("job_cost_center", J("$.job.cost_center"))
-	VCOL("tool_name", J("$.tool.name"))
-	VCOL("tool_category", J("$.tool.category"))
-	VCOL("exit_code", "COALESCE(" J("$.exit.code") ","
-	    " CASE WHEN " J("$.exit.signal") " IS NOT NULL THEN -1 END)")
-	VCOL("exit_signal", "COALESCE(" J("$.exit.signal") ","
-	    " CASE WHEN " J("$.end_time") " IS NOT NULL THEN 0 END)")
-	VCOL("oom_killed", "COALESCE(" J("$.exit.oom_killed") ", 0)")
-	VCOL("cpu_user_s", J("$.cpu.user_s"))
-	VCOL("cpu_sys_s", J("$.cpu.sys_s"))
-	VCOL("peak_rss_bytes", J("$.mem.peak_rss_bytes"))
-	VCOL("read_bytes", J("$.io.read_bytes"))
-	VCOL("write_bytes", J("$.io.write_bytes"))
-	VCOL("cancelled_write_bytes", "COALESCE(" J("$.io.cancelled_write_bytes") ", 0)")
-	VCOL("rchar", J("$.io.rchar"))
-	VCOL("wchar", J("$.io.wchar"))
-	VCOL("blkio_delay_s", J("$.io.blkio_delay_s"))
-	VCOL("rx_bytes", J("$.net.rx_bytes"))
-	" " J("$.net.tx_bytes") " AS tx_bytes FROM process_rec;"
+	" job_run, pid, ppid, since_time, host, parent_id, start_time,"
+	" end_time, exe, COALESCE(exe_truncated, 0) AS exe_truncated,"
+	" NULLIF(comm, '') AS comm, argv, uid,"
+	" cgroup, container, job_scheduler, job_step, job_pipeline, job_task,"
+	" job_user, job_account, job_cost_center, tool_name, tool_category,"
+	" COALESCE(exit_code, CASE WHEN exit_signal IS NOT NULL THEN -1 END)"
+	" AS exit_code,"
+	" COALESCE(exit_signal, CASE WHEN end_time IS NOT NULL THEN 0 END)"
+	" AS exit_signal,"
+	" COALESCE(exit_oom_killed, 0) AS oom_killed, cpu_user_s, cpu_sys_s,"
+	" mem_peak_rss_bytes AS peak_rss_bytes, io_read_bytes AS read_bytes,"
+	" io_write_bytes AS write_bytes,"
+	" COALESCE(io_cancelled_write_bytes, 0) AS cancelled_write_bytes,"
+	" io_rchar AS rchar, io_wchar AS wchar,"
+	" io_blkio_delay_s AS blkio_delay_s, net_rx_bytes AS rx_bytes,"
+	" net_tx_bytes AS tx_bytes FROM process_rec;"
+	/*
+	 * Other record types: time is the record's own (a job's end, else
+	 * its start), job_id its job.id; both from the JSON, in C.
+	 */
 	"CREATE TABLE IF NOT EXISTS record("
 	" id TEXT PRIMARY KEY NOT NULL,"
 	" json TEXT NOT NULL,"
-	COL("type", "TEXT", J("$.type"))
-	/* a job record is at its end, or its start while it runs */
-	COL("time_text", "TEXT", "CASE WHEN " J("$.type") " = 'job' THEN"
-	    " COALESCE(CASE " J("$.phase") " WHEN 'end' THEN"
-	    " " J("$.end_time") " END, " J("$.start_time") ")"
-	    " ELSE " J("$.time") " END")
-	COL("time", "REAL", EPOCH("time_text"))
-	/* job is an object, or a signal's plain id */
-	" job_id TEXT AS (CASE json_type(json, '$.job')"
-	" WHEN 'object' THEN " J("$.job.id")
-	" WHEN 'text' THEN " J("$.job") " END));"
+	" type TEXT NOT NULL,"
+	" time REAL,"
+	" job_id TEXT);"
 	"CREATE INDEX IF NOT EXISTS record_job_id ON record(job_id)"
 	" WHERE job_id IS NOT NULL;"
 	"CREATE INDEX IF NOT EXISTS record_time ON record(time);";
 
-/* a known id is a replay: ignored; a record without one is an error */
-static const char ins_process_sql[] =
-	"INSERT INTO process_rec(id, json)"
-	" VALUES(json_extract(?1, '$.id'), ?1)"
-	" ON CONFLICT(id) DO NOTHING";
-
+/* a known id is a replay: ignored */
 static const char ins_record_sql[] =
-	"INSERT INTO record(id, json)"
-	" VALUES(json_extract(?1, '$.id'), ?1)"
-	" ON CONFLICT(id) DO NOTHING";
+	"INSERT INTO record(id, json, type, time, job_id)"
+	" VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(id) DO NOTHING";
+
+/* The SQL type of a member's column. */
+static const char *sql_type(const struct sf_field *f)
+{
+	switch (f->type) {
+	case SFT_STR:
+	case SFT_STRARR:	/* the array's JSON text */
+	case SFT_COUNTS:
+		return "TEXT";
+	case SFT_F64:
+	case SFT_TIME:		/* epoch seconds with the microseconds */
+		return "REAL";
+	default:
+		return "INTEGER";
+	}
+}
+
+enum col_text { COL_DEF, COL_NAME, COL_PARAM };
+
+/* Append s to the statement being made. */
+static void sql_put(struct jbuf *sql, const char *s)
+{
+	jbuf_put(sql, s, strlen(s));
+}
+
+/*
+ * Append to sql, for every column member of f[0..n) in order (objects
+ * flattened; id left out: it comes first), ", NAME TYPE" (COL_DEF),
+ * ", NAME" or ", ?N" (its parameter: 4 on); count them in *ncols.
+ */
+static void columns(struct jbuf *sql, const struct sf_field *f, size_t n,
+		    enum col_text what, unsigned *ncols)
+{
+	char buf[160];
+
+	for (size_t i = 0; i < n; i++, f++) {
+		if (f->type == SFT_OBJ)
+			columns(sql, f->sub, f->nsub, what, ncols);
+		if (!f->col || f->slot == V_ID || f->type == SFT_RECTIME)
+			continue;
+		(*ncols)++;
+		if (what == COL_DEF)
+			snprintf(buf, sizeof(buf), ", %s %s", f->col, sql_type(f));
+		else if (what == COL_NAME)
+			snprintf(buf, sizeof(buf), ", %s", f->col);
+		else
+			snprintf(buf, sizeof(buf), ", ?%u", *ncols + 3);
+		sql_put(sql, buf);
+	}
+}
+
+/* The statements that make process_rec and insert into it (malloc'd). */
+static int process_sql(char **create, char **insert)
+{
+	const struct sf_record *r = &sf_records[SF_REC_PROCESS];
+	struct jbuf c, i;
+	unsigned n = 0;
+
+	jbuf_init(&c);
+	jbuf_init(&i);
+	sql_put(&c, "CREATE TABLE IF NOT EXISTS process_rec("
+		" id TEXT PRIMARY KEY NOT NULL, json TEXT NOT NULL,"
+		" since_time REAL");
+	columns(&c, r->f, r->n, COL_DEF, &n);
+	sql_put(&c, ");");
+	sql_put(&i, "INSERT INTO process_rec(id, json, since_time");
+	n = 0;
+	columns(&i, r->f, r->n, COL_NAME, &n);
+	sql_put(&i, ") VALUES(?1, ?2, ?3");
+	n = 0;
+	columns(&i, r->f, r->n, COL_PARAM, &n);
+	sql_put(&i, ") ON CONFLICT(id) DO NOTHING");
+	if (c.oom || i.oom) {
+		jbuf_free(&c);
+		jbuf_free(&i);
+		return -ENOMEM;
+	}
+	*create = c.buf;
+	*insert = i.buf;
+	return 0;
+}
 
 /* Map an SQLite result code to a negative errno. */
 static int sql_errno(int rc)
@@ -211,28 +243,39 @@ static int step_done(sqlite3_stmt *st)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* Run sql (several statements); log what failed. */
+static int exec_sql(struct store *s, const char *what, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+
+	if (rc == SQLITE_OK)
+		return 0;
+	log_error("sqlite store %s: %s: %s", s->path, what,
+		  msg ? msg : sqlite3_errstr(rc));
+	sqlite3_free(msg);
+	s->failed = true;
+	return sql_errno(rc);
+}
+
 /* Create tables and prepare the statements a writer needs. */
 static int setup_writer(struct store *s)
 {
-	char *msg = NULL;
-	int rc;
+	char *create = NULL, *insert = NULL;
+	int rc, err;
 
-	/* 8 MiB of page cache: inserts touch index pages all over */
-	rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;"
-			  "PRAGMA synchronous=NORMAL;"
-			  "PRAGMA cache_size=-8192;", NULL, NULL, &msg);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(s->db, schema_sql, NULL, NULL, &msg);
-	if (rc != SQLITE_OK) {
-		log_error("sqlite store %s: creating schema: %s", s->path,
-			  msg ? msg : sqlite3_errstr(rc));
-		sqlite3_free(msg);
-		s->failed = true;
-		return sql_errno(rc);
-	}
+	err = process_sql(&create, &insert);
+	if (err)
+		return err;
+	err = exec_sql(s, "creating schema", schema_head_sql);
+	if (!err)
+		err = exec_sql(s, "creating schema", create);
+	if (!err)
+		err = exec_sql(s, "creating schema", schema_tail_sql);
+	if (err)
+		goto out;
 
-	rc = sqlite3_prepare_v2(s->db, ins_process_sql, -1, &s->ins_process,
-				NULL);
+	rc = sqlite3_prepare_v2(s->db, insert, -1, &s->ins_process, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(s->db, ins_record_sql, -1,
 					&s->ins_record, NULL);
@@ -244,8 +287,11 @@ static int setup_writer(struct store *s)
 		rc = sqlite3_prepare_v2(s->db, "ROLLBACK", -1, &s->rollback,
 					NULL);
 	if (rc != SQLITE_OK)
-		return fail(s, "preparing statements", rc);
-	return 0;
+		err = fail(s, "preparing statements", rc);
+out:
+	free(create);
+	free(insert);
+	return err;
 }
 
 /* Read the schema version into *v: 0 for a database without tables. */
@@ -293,38 +339,36 @@ cleanup:
 
 /*
  * Check that the database is new or carries the schema version we use,
- * and tell the admin what to do with one of another version.
+ * and tell the admin what to do with one of another version.  *old is set
+ * to the version of a store a writer upgrades (upgrade_from_json()).
  */
-static int check_version(struct store *s)
+static int check_version(struct store *s, int *old)
 {
 	int v, err;
 
+	*old = 0;
 	err = read_version(s, &v);
 	if (err)
 		return err;
 	if (v == STORE_SCHEMA_VERSION || (v == 0 && !s->readonly))
 		return 0;
-	if (v >= STORE_SCHEMA_VIEW_ONLY && v < STORE_SCHEMA_VERSION &&
-	    !s->readonly) {
-		/* only the view changed: the writer makes it anew */
-		char *msg = NULL;
-		int rc = sqlite3_exec(s->db, "DROP VIEW IF EXISTS process;"
-				      "UPDATE meta SET value = '"
-				      STORE_STR(STORE_SCHEMA_VERSION) "'"
-				      " WHERE key = 'schema_version';",
-				      NULL, NULL, &msg);
-
-		if (rc == SQLITE_OK) {
-			log_info("sqlite store %s: upgraded from store schema"
-				 " %d to %d", s->path, v, STORE_SCHEMA_VERSION);
-			return 0;
-		}
-		log_error("sqlite store %s: upgrading store schema %d: %s",
-			  s->path, v, msg ? msg : sqlite3_errstr(rc));
-		sqlite3_free(msg);
-		return sql_errno(rc);
+	if (v >= STORE_SCHEMA_JSON && v < STORE_SCHEMA_VERSION && !s->readonly) {
+		/* its tables step aside; setup_writer() makes the new ones */
+		*old = v;
+		return exec_sql(s, "upgrading the store",
+				"BEGIN IMMEDIATE;"
+				"DROP VIEW IF EXISTS process;"
+				"DROP INDEX IF EXISTS process_job_id;"
+				"DROP INDEX IF EXISTS process_job_run;"
+				"DROP INDEX IF EXISTS process_since;"
+				"DROP INDEX IF EXISTS process_pid;"
+				"DROP INDEX IF EXISTS process_ppid;"
+				"DROP INDEX IF EXISTS record_job_id;"
+				"DROP INDEX IF EXISTS record_time;"
+				"ALTER TABLE process_rec RENAME TO old_process_rec;"
+				"ALTER TABLE record RENAME TO old_record;");
 	}
-	if (v >= STORE_SCHEMA_VIEW_ONLY && v < STORE_SCHEMA_VERSION)
+	if (v >= STORE_SCHEMA_JSON && v < STORE_SCHEMA_VERSION)
 		log_error("sqlite store %s: written by an older jobtraced"
 			  " (store schema %d): start this version's jobtraced"
 			  " once, it upgrades the store in place", s->path, v);
@@ -348,12 +392,63 @@ static int check_version(struct store *s)
 	return -EPROTO;
 }
 
+static int put_json(struct store *s, const char *json, size_t len);
+
+/*
+ * Store schemas 3 to 5 keep every record's JSON: after check_version()
+ * renamed their tables and setup_writer() made the new ones, every record
+ * is stored again from its JSON, in the transaction check_version() began,
+ * and the old tables go.
+ */
+static int upgrade_from_json(struct store *s, int old)
+{
+	static const char sql[] = "SELECT json FROM old_process_rec"
+				  " UNION ALL SELECT json FROM old_record";
+	sqlite3_stmt *st = NULL;
+	uint64_t n = 0, bad = 0;
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		err = put_json(s, (const char *)sqlite3_column_text(st, 0),
+			       (size_t)sqlite3_column_bytes(st, 0));
+		if (err == -EINVAL) {
+			bad++;		/* logged; it was unreadable before too */
+			err = 0;
+		}
+		if (err)
+			break;
+		n++;
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (!err && rc != SQLITE_DONE)
+		err = fail(s, "upgrading the store: reading records", rc);
+	if (!err)
+		err = exec_sql(s, "upgrading the store",
+			       "DROP TABLE old_process_rec;"
+			       "DROP TABLE old_record;"
+			       "UPDATE meta SET value = '"
+			       STORE_STR(STORE_SCHEMA_VERSION) "'"
+			       " WHERE key = 'schema_version';"
+			       "COMMIT;");
+	if (err) {
+		exec_sql(s, "upgrading the store", "ROLLBACK");
+		return err;
+	}
+	s->pending = 0;
+	log_info("sqlite store %s: upgraded from store schema %d to %d"
+		 " (%" PRIu64 " records%s)", s->path, old, STORE_SCHEMA_VERSION,
+		 n, bad ? ", some unreadable left out" : "");
+	return 0;
+}
+
 /* Open (creating) the database at path; readonly for the CLI. */
 int store_open(const char *path, bool readonly, struct store **out)
 {
 	struct store *s = NULL;
 	struct stat sb;
-	int flags, rc, err;
+	int flags, rc, err, old;
 
 	*out = NULL;
 	if (sqlite3_libversion_number() < STORE_SQLITE_MIN) {
@@ -391,9 +486,17 @@ int store_open(const char *path, bool readonly, struct store **out)
 	sqlite3_busy_timeout(s->db, 5000);
 	sqlite3_extended_result_codes(s->db, 0);
 
-	err = check_version(s);
+	/* 8 MiB of page cache: inserts touch index pages all over */
+	err = readonly ? 0 : exec_sql(s, "setting up",
+				      "PRAGMA journal_mode=WAL;"
+				      "PRAGMA synchronous=NORMAL;"
+				      "PRAGMA cache_size=-8192;");
+	if (!err)
+		err = check_version(s, &old);
 	if (!err && !readonly)
 		err = setup_writer(s);
+	if (!err && old)
+		err = upgrade_from_json(s, old);
 	if (err)
 		goto cleanup;
 	/* which file this is, to notice when the path names another one */
@@ -423,6 +526,7 @@ void store_close(struct store *s)
 	sqlite3_finalize(s->commit);
 	sqlite3_finalize(s->rollback);
 	sqlite3_close(s->db);
+	jbuf_free(&s->scratch);
 	free(s->path);
 	free(s);
 }
@@ -445,51 +549,138 @@ static int begin_lazy(struct store *s)
 	return 0;
 }
 
-/*
- * Copy the value of the top-level string member "type" of a JSON object
- * into out.  The text is read (strictly) up to that value only: SQLite
- * checks the whole record when it is inserted.  A type written with
- * escapes is refused: no writer of records makes one.
- */
-static int json_type_of(const char *json, size_t len, char *out,
-			size_t outlen)
-{
-	struct jr_str type;
-
-	if (jr_member_str(json, len, "type", &type) || type.esc ||
-	    type.len >= outlen)
-		return -EINVAL;
-	memcpy(out, type.s, type.len);
-	out[type.len] = '\0';
-	return 0;
-}
-
 /* How much of a rejected record a message shows. */
 static int snippet(size_t len)
 {
 	return len < 80 ? (int)len : 80;
 }
 
-/* Queue one record given as schema v1 JSON; committed by store_flush(). */
-int store_put_json(struct store *s, const char *json, size_t len)
+/* A time (realtime ns) as epoch seconds with the microseconds. */
+static double epoch(const struct sv *v)
 {
-	sqlite3_stmt *st;
-	char type[32];
-	int rc, err;
+	return (double)(v->u / 1000) / 1e6;
+}
 
-	if (!json || len > INT_MAX || json_type_of(json, len, type,
-						   sizeof(type))) {
+/* Bind value v of member f to parameter i; an SQLite result code. */
+static int bind_value(sqlite3_stmt *st, int i, const struct sf_field *f,
+		      const struct sv *v)
+{
+	if (v->st == SV_NULL || v->st == SV_OMIT)
+		return sqlite3_bind_null(st, i);
+	switch (f->type) {
+	case SFT_STR:
+	case SFT_STRARR:
+	case SFT_COUNTS:
+		return sqlite3_bind_text(st, i, v->s, (int)v->n, SQLITE_STATIC);
+	case SFT_F64:
+		return sqlite3_bind_double(st, i, v->d);
+	case SFT_TIME:
+		return sqlite3_bind_double(st, i, epoch(v));
+	case SFT_I32:
+		return sqlite3_bind_int64(st, i, v->i);
+	case SFT_U64:
+		/* SQLite's integers are signed: larger ones as REAL */
+		if (v->u > INT64_MAX)
+			return sqlite3_bind_double(st, i, (double)v->u);
+		return sqlite3_bind_int64(st, i, (sqlite3_int64)v->u);
+	default:
+		return sqlite3_bind_int64(st, i, (sqlite3_int64)v->u);
+	}
+}
+
+/* Bind the column members of f[0..n) in columns() order from 4 on. */
+static int bind_columns(sqlite3_stmt *st, const struct sf_field *f, size_t n,
+			const struct sv *v, int *i)
+{
+	int rc = SQLITE_OK;
+
+	for (size_t k = 0; rc == SQLITE_OK && k < n; k++, f++) {
+		if (f->type == SFT_OBJ)
+			rc = bind_columns(st, f->sub, f->nsub, v, i);
+		if (rc != SQLITE_OK || !f->col || f->slot == V_ID ||
+		    f->type == SFT_RECTIME)
+			continue;
+		rc = bind_value(st, (*i)++, f, &v[f->slot]);
+	}
+	return rc;
+}
+
+/* Bind a record of another type: type, its own time, its job's id. */
+static int bind_record(sqlite3_stmt *st, const struct sf_record *r,
+		       const struct sv *v)
+{
+	const struct sv *t = &v[V_TIME];
+	int rc;
+
+	if (r == &sf_records[SF_REC_JOB]) {
+		/* a job record is at its end, or its start while it runs */
+		bool end = v[V_PHASE].st == SV_SET && v[V_PHASE].n == 3 &&
+			   !memcmp(v[V_PHASE].s, "end", 3);
+
+		t = end && v[V_JOB_END_TIME].st == SV_SET ? &v[V_JOB_END_TIME] :
+		    v[V_JOB_START_TIME].st == SV_SET ? &v[V_JOB_START_TIME] :
+						       &v[V_JOB_END_TIME];
+	}
+	rc = sqlite3_bind_text(st, 3, r->name, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = t->st == SV_SET ? sqlite3_bind_double(st, 4, epoch(t)) :
+				       sqlite3_bind_null(st, 4);
+	if (rc == SQLITE_OK)
+		rc = v[V_JOB_ID].st == SV_SET ?
+		     sqlite3_bind_text(st, 5, v[V_JOB_ID].s, (int)v[V_JOB_ID].n,
+				       SQLITE_STATIC) :
+		     sqlite3_bind_null(st, 5);
+	return rc;
+}
+
+/*
+ * Store one record: its members read in C (schema_read), bound to the
+ * columns of its table.  -EINVAL for a record that can never be stored.
+ */
+static int put_json(struct store *s, const char *json, size_t len)
+{
+	const struct sf_record *r;
+	struct sv *v = s->v;
+	const char *why = NULL;
+	sqlite3_stmt *st;
+	int rc, err, i = 4;
+
+	r = json && len <= INT_MAX ? schema_type_of(json, len) : NULL;
+	if (!r) {
 		log_error("sqlite store %s: record rejected: not a JSON object"
-			  " with a \"type\": %.*s", s->path, snippet(len),
+			  " with a known \"type\": %.*s", s->path, snippet(len),
 			  json ? json : "");
 		return -EINVAL;
 	}
-	err = begin_lazy(s);
+	err = schema_read(r, json, len, v, &s->scratch, &why);
+	if (!err && v[V_ID].st != SV_SET) {
+		why = "no \"id\"";
+		err = -EINVAL;
+	}
+	if (err == -EINVAL) {
+		log_error("sqlite store %s: %s record rejected: %s: %.*s",
+			  s->path, r->name, why, snippet(len), json);
+		return err;
+	}
 	if (err)
 		return err;
 
-	st = strcmp(type, "process") ? s->ins_record : s->ins_process;
-	rc = sqlite3_bind_text(st, 1, json, (int)len, SQLITE_STATIC);
+	st = r == &sf_records[SF_REC_PROCESS] ? s->ins_process : s->ins_record;
+	rc = sqlite3_bind_text(st, 1, v[V_ID].s, (int)v[V_ID].n, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 2, json, (int)len, SQLITE_STATIC);
+	if (rc == SQLITE_OK && st == s->ins_process) {
+		/* --since: started or ended since, and the end is never earlier */
+		const struct sv *t = v[V_END_TIME].st == SV_SET ?
+				     &v[V_END_TIME] : &v[V_START_TIME];
+
+		rc = t->st == SV_SET ? sqlite3_bind_double(st, 3, epoch(t)) :
+				       sqlite3_bind_null(st, 3);
+		if (rc == SQLITE_OK)
+			rc = bind_columns(st, r->f, r->n, v, &i);
+	} else if (rc == SQLITE_OK) {
+		rc = bind_record(st, r, v);
+	}
 	if (rc != SQLITE_OK) {
 		sqlite3_clear_bindings(st);
 		return fail(s, "binding record", rc);
@@ -501,18 +692,25 @@ int store_put_json(struct store *s, const char *json, size_t len)
 		if (sqlite3_changes(s->db) > 0)
 			s->pending++;
 		return 0;
-	case SQLITE_CONSTRAINT:		/* no "id" */
-	case SQLITE_ERROR:		/* malformed JSON */
+	case SQLITE_CONSTRAINT:
 	case SQLITE_MISMATCH:
 	case SQLITE_TOOBIG:
 		/* this record can never be stored; the batch goes on */
 		log_error("sqlite store %s: %s record rejected: %s: %.*s",
-			  s->path, type, sqlite3_errmsg(s->db), snippet(len),
+			  s->path, r->name, sqlite3_errmsg(s->db), snippet(len),
 			  json);
 		return -EINVAL;
 	default:
 		return fail(s, "inserting record", rc);
 	}
+}
+
+/* Queue one record given as schema v1 JSON; committed by store_flush(). */
+int store_put_json(struct store *s, const char *json, size_t len)
+{
+	int err = begin_lazy(s);
+
+	return err ? err : put_json(s, json, len);
 }
 
 /* Commit the open transaction; returns records committed or -errno. */
