@@ -551,13 +551,20 @@ cleanup:
 	return err;
 }
 
-/* Order rows by start time, then record id, as the SQL does. */
+/* Order rows by start time, then host, pid and record id, as the SQL
+ * does. */
 static int cmp_start(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
+	int c;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
+	c = strcmp(x->host ? x->host : "", y->host ? y->host : "");
+	if (c)
+		return c;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
 	return strcmp(x->id ? x->id : "", y->id ? y->id : "");
 }
 
@@ -569,7 +576,7 @@ static int cmp_start(const void *a, const void *b)
 static int load_rows(sqlite3 *db, const char *path,
 		     const struct report_query *q, struct rows *r)
 {
-	static const char order[] = " ORDER BY start_time, id";
+	static const char order[] = " ORDER BY start_time, host, pid, id";
 	char sql[1024];
 	size_t n;
 	int err;
