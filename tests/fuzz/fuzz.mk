@@ -11,7 +11,8 @@
 #   DEP_CFLAGS    the libraries' compile flags (pkg-config)
 #   DEP_LIBS      the libraries to link
 
-HARNESSES = config control spool chschema report chquery cgroup slurmq decode
+HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
+	json_read
 
 # the agent modules the harnesses reach (and what those call)
 AGENT = log util json json_read cgroup_parse config control slurmq decode spool \

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * json_check.h - for unit tests only: a strict RFC 8259 validator, so a
- * test can check that what a writer produced is one valid JSON text.
- * Included by test_json.c, test_chschema.c and test_json_read.c (static
- * functions: one copy per test program).
+ * json_check.h - for tests only: a strict RFC 8259 validator, so a test
+ * can check that what a writer produced is one valid JSON text.
+ * Included by test_json.c, test_chschema.c, test_json_read.c and
+ * tests/fuzz/fuzz_json_read.c, which checks agent/json_read.c against it
+ * (static functions: one copy per program).
  */
 #ifndef JOBTRACE_TEST_JSON_CHECK_H
 #define JOBTRACE_TEST_JSON_CHECK_H
