@@ -12,10 +12,10 @@
 #   DEP_LIBS      the libraries to link
 
 HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
-	json_read
+	json_read schema
 
 # the agent modules the harnesses reach (and what those call)
-AGENT = log util json json_read cgroup_parse config control slurmq decode spool \
+AGENT = log util json json_read schema cgroup_parse config control slurmq decode spool \
 	chschema store_sqlite report chquery http
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
