@@ -249,12 +249,13 @@ static const struct ch_field drops_fields[] = {
 	NUM("exits_lost", CT_U64, "drops_exits_lost", 0, NULL),
 	FLD("spool", CT_COUNTS, 0, "drops_spool_sink", "drops_spool_count", NULL, 0,
 	    "records the spool dropped, per sink (parallel arrays)"),
+	NUM("store_size_cap", CT_U64, "drops_store_size_cap", 0, "records the SQLite store deleted, oldest first, to keep under store.max_size_mib"),
 };
 
 static const struct ch_field host_fields[] = {
 	HEAD_FIELDS,
 	TIME("time", "time", 0, NULL),
-	STR("phase", "phase", 0, "start or stop"),
+	STR("phase", "phase", 0, "start, stop, spool_drop or store_size_cap"),
 	STR("boot_id", "boot_id", F_NULL, NULL),
 	STR("agent_version", "agent_version", F_NULL, NULL),
 	NUM("events_seen", CT_U64, "events_seen", 0, NULL),

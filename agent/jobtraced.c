@@ -88,6 +88,7 @@ struct agent {
 	uint64_t last_maintain_ns;
 	uint64_t last_drop_host_ns;
 	uint64_t lost_reported;		/* spool drops in a host record */
+	uint64_t size_cap_reported;	/* store size-cap deletions in one */
 
 	uint64_t records_spooled;
 	uint64_t records_unspooled;	/* never reached the spool: lost */
@@ -246,6 +247,8 @@ static void emit_host(struct agent *a, const char *phase)
 		json_kv_u64(b, "spool_disk_full", ss.lost_disk_full);
 	}
 	sinks_drops_json(a->sinks, b);
+	a->size_cap_reported = sinks_store_size_cap(a->sinks);
+	json_kv_u64(b, "store_size_cap", a->size_cap_reported);
 	json_obj_close(b);
 	json_kv_u64(b, "events_seen", a->trk.events_seen);
 	json_obj_close(b);
@@ -253,17 +256,25 @@ static void emit_host(struct agent *a, const char *phase)
 	put_record(a, b);
 }
 
-/* Spool housekeeping: release acknowledged segments; report new drops in
- * a host record (at most every few seconds). */
+/* Spool housekeeping: release acknowledged segments; report new drops
+ * (the spool's, the store's size cap) in a host record (at most every few
+ * seconds). */
 static void spool_housekeeping(struct agent *a, uint64_t now)
 {
+	const char *why = NULL;
+
 	if (now - a->last_maintain_ns >= 1000000000ull) {
 		spool_maintain(a->spool);
 		a->last_maintain_ns = now;
 	}
-	if (now - a->last_drop_host_ns >= 5000000000ull &&
-	    sinks_lost_total(a->sinks) > a->lost_reported) {
-		emit_host(a, "spool_drop");
+	if (now - a->last_drop_host_ns < 5000000000ull)
+		return;
+	if (sinks_lost_total(a->sinks) > a->lost_reported)
+		why = "spool_drop";
+	else if (sinks_store_size_cap(a->sinks) > a->size_cap_reported)
+		why = "store_size_cap";
+	if (why) {
+		emit_host(a, why);
 		a->last_drop_host_ns = now;
 	}
 }
@@ -911,6 +922,9 @@ static void reload(struct agent *a)
 	a->cfg.log_level = nc.log_level;
 	a->cfg.rules_deadline_ms = nc.rules_deadline_ms;
 	rules_set_deadline(a->rules, nc.rules_deadline_ms);
+	a->cfg.store_retention_days = nc.store_retention_days;
+	a->cfg.store_max_mib = nc.store_max_mib;
+	sinks_store_limits(a->sinks, &a->cfg);
 	log_info("configuration reloaded from %s",
 		 nc.source ? nc.source : "(defaults)");
 	config_free(&nc);
