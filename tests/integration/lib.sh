@@ -135,6 +135,23 @@ storm() {
 	kv "$(cat "$T/storm.out")" pid
 }
 
+# Rules in $T/rules that record only processes whose argv has the word $1
+# (the rest of the node, other tests too, stays in the kernel).  This
+# script's own subshells, forks that never exec, are recorded: they are
+# few, but a test that waits for a quiet store must not fork any.
+mark_only_rules() {
+	mkdir -p "$T/rules"
+	cat >"$T/rules/10-test.lua" <<LUA
+jobtrace.rule("test-workload-only", function(p, d)
+  if p.pid == $$ then d.include = false; d.children = true; return end
+  for _, a in ipairs(p.argv) do
+    if a == "$1" then return end
+  end
+  d.include = false
+end)
+LUA
+}
+
 # Stop the agent with SIGTERM; returns its exit status (124 on timeout).
 stop_agent() {
 	local st

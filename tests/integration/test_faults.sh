@@ -60,20 +60,9 @@ else
 fi
 
 # ---- 2. the SQLite store deleted under the agent ----------------------------------------------------
-mkdir -p "$T/rules"
-# records of this test's workload only (its argv has MARK): the rest of
-# the node (other tests too) stays in the kernel; this script's own
-# subshells are recorded, they are few
+# records of this test's workload only (its argv has MARK)
 MARK=jt-faults-$$
-cat >"$T/rules/10-test.lua" <<LUA
-jobtrace.rule("faults-test-workload-only", function(p, d)
-  if p.pid == $$ then d.include = false; d.children = true; return end
-  for _, a in ipairs(p.argv) do
-    if a == "$MARK" then return end
-  end
-  d.include = false
-end)
-LUA
+mark_only_rules "$MARK"
 # small segments: the spool releases the older ones once they are stored
 start_agent "rules_dir = \"$T/rules\";" \
 	"spool = { max_size_mib = 4; segment_size_kib = 64; };" || finish
