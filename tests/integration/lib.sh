@@ -235,8 +235,8 @@ start_watchdog() {
 	WATCHDOG_PID=$!
 }
 
-# Write $CONF (extra agent { } settings in $1, extra top-level groups in $2)
-# and start the agent; returns 1
+# Write $CONF (extra agent { } settings in $1, extra top-level groups in $2,
+# extra store { } settings in $3) and start the agent; returns 1
 # if it does not answer `jobtrace status` within 20 s.
 start_agent() {
 	local up=no
@@ -246,7 +246,7 @@ start_agent() {
 log = { level = "info"; };
 agent = { state_dir = "$T/state"; run_dir = "$T/run"; ${1:-} };
 collector = { sample_interval = 1.0; };
-store = { flush_interval = 0.2; };
+store = { flush_interval = 0.2; ${3:-} };
 ${2:-}
 CONFEOF
 	"$AGENT" --config "$CONF" --foreground >>"$T/agent.log" 2>&1 &
