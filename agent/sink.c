@@ -26,8 +26,9 @@
 /*
  * The store is kept within its limits between batches: a pass every
  * PRUNE_EVERY_MS (PRUNE_AGAIN_MS while work is left) deletes in
- * transactions of PRUNE_ROWS records for at most PRUNE_BUDGET_MS, so a
- * batch waits that long at most.
+ * transactions of PRUNE_ROWS records and starts none after
+ * PRUNE_BUDGET_MS, so a batch waits that long and one transaction (a
+ * few ms) at most.
  */
 #define PRUNE_ROWS 500
 #define PRUNE_BUDGET_MS 50
