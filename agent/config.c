@@ -30,7 +30,8 @@
 #define HOSTNAME_MAX 253
 
 /* What one key accepts; lo/hi bound ints and floats (seconds). */
-enum key_kind { K_INT, K_POW2, K_SECONDS, K_BOOL, K_PATH, K_LEVEL, K_HOST };
+enum key_kind { K_INT, K_POW2, K_SECONDS, K_DAYS, K_BOOL, K_PATH, K_LEVEL,
+		K_HOST };
 
 struct key_def {
 	const char *name;
@@ -78,6 +79,8 @@ static const struct key_def store_keys[] = {
 	{ "sqlite_path", K_PATH, 0, 0, F(sqlite_path) },
 	{ "flush_interval", K_SECONDS, 0.05, 60, F(flush_interval_ms) },
 	{ "flush_records", K_INT, 1, 100000, F(flush_records) },
+	{ "retention", K_DAYS, 0.001, 36500, F(store_retention_days) },
+	{ "max_size_mib", K_INT, 0, 1048576, F(store_max_mib) },
 	{ NULL, 0, 0, 0, 0 },
 };
 
@@ -325,21 +328,31 @@ static int apply_int(struct parse_ctx *p, const config_setting_t *s,
 	return 0;
 }
 
+/* Read a number (int or float) into *v; false for another type. */
+static bool number_of(const struct parse_ctx *p, const config_setting_t *s,
+		      double *v)
+{
+	long long lit;
+
+	if (config_setting_type(s) == CONFIG_TYPE_INT)
+		*v = wrapped_literal(p, s, &lit) ? (double)lit :
+						   config_setting_get_int(s);
+	else if (config_setting_type(s) == CONFIG_TYPE_INT64)
+		*v = (double)config_setting_get_int64(s);
+	else if (config_setting_type(s) == CONFIG_TYPE_FLOAT)
+		*v = config_setting_get_float(s);
+	else
+		return false;
+	return true;
+}
+
 /* Check and store a duration in seconds (int or float) as milliseconds. */
 static int apply_seconds(struct parse_ctx *p, const config_setting_t *s,
 			 const char *g, const struct key_def *k, unsigned *out)
 {
-	long long lit;
 	double v;
 
-	if (config_setting_type(s) == CONFIG_TYPE_INT)
-		v = wrapped_literal(p, s, &lit) ? (double)lit :
-						  config_setting_get_int(s);
-	else if (config_setting_type(s) == CONFIG_TYPE_INT64)
-		v = (double)config_setting_get_int64(s);
-	else if (config_setting_type(s) == CONFIG_TYPE_FLOAT)
-		v = config_setting_get_float(s);
-	else
+	if (!number_of(p, s, &v))
 		return bad(p, s, "%s.%s: expected a number of seconds, got %s",
 			   g, k->name, type_name(config_setting_type(s)));
 	/* written so that NaN fails too */
@@ -347,6 +360,23 @@ static int apply_seconds(struct parse_ctx *p, const config_setting_t *s,
 		return bad(p, s, "%s.%s: must be between %g and %g seconds, got %g",
 			   g, k->name, k->lo, k->hi, v);
 	*out = (unsigned)(v * 1000.0 + 0.5);	/* v > 0 */
+	return 0;
+}
+
+/* Check and store a number of days (int or float; 0: no limit). */
+static int apply_days(struct parse_ctx *p, const config_setting_t *s,
+		      const char *g, const struct key_def *k, double *out)
+{
+	double v;
+
+	if (!number_of(p, s, &v))
+		return bad(p, s, "%s.%s: expected a number of days, got %s",
+			   g, k->name, type_name(config_setting_type(s)));
+	/* written so that NaN fails too */
+	if (v != 0 && !(v >= k->lo && v <= k->hi))
+		return bad(p, s, "%s.%s: must be 0 (no limit) or between %g and %g days, got %g",
+			   g, k->name, k->lo, k->hi, v);
+	*out = v;
 	return 0;
 }
 
@@ -407,6 +437,8 @@ static int apply_key(struct parse_ctx *p, const config_setting_t *s,
 		return apply_int(p, s, g, k, field);
 	case K_SECONDS:
 		return apply_seconds(p, s, g, k, field);
+	case K_DAYS:
+		return apply_days(p, s, g, k, field);
 	case K_BOOL:
 		if (config_setting_type(s) != CONFIG_TYPE_BOOL)
 			return bad(p, s, "%s.%s: expected a boolean (true or false), got %s",
@@ -845,6 +877,8 @@ int config_defaults(struct jt_config *c)
 	c->store_enabled = true;
 	c->flush_interval_ms = 1000;
 	c->flush_records = 1000;
+	c->store_retention_days = 30;
+	c->store_max_mib = 1024;
 	c->spool_dir = c->state_dir ? join_path(c->state_dir, SPOOL_NAME) :
 				      NULL;
 	c->spool_max_mib = 1024;
@@ -1079,6 +1113,17 @@ static void dump_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* Print a number the way it reads back to the same double, shortest. */
+static void dump_number(FILE *out, double v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	fputs(buf, out);
+}
+
 /* Print every effective key = value, in libconfig syntax. */
 void config_dump(const struct jt_config *c, FILE *out)
 {
@@ -1126,7 +1171,12 @@ void config_dump(const struct jt_config *c, FILE *out)
 	dump_string(out, c->sqlite_path);
 	fprintf(out, ";\n\tflush_interval = %u.%03u;\n",
 		c->flush_interval_ms / 1000, c->flush_interval_ms % 1000);
-	fprintf(out, "\tflush_records = %u;\n};\n", c->flush_records);
+	fprintf(out, "\tflush_records = %u;\n", c->flush_records);
+	fprintf(out, "\tretention = ");
+	dump_number(out, c->store_retention_days);
+	fprintf(out, ";%s\n", c->store_retention_days ? "" : "\t# 0: for ever");
+	fprintf(out, "\tmax_size_mib = %u;%s\n};\n", c->store_max_mib,
+		c->store_max_mib ? "" : "\t# 0: no cap");
 
 	fprintf(out, "spool = {\n\tdir = ");
 	dump_string(out, c->spool_dir);

@@ -60,6 +60,8 @@ struct jt_config {
 	char *sqlite_path;		/* sqlite_path = STATE_DIR/jobtrace.db */
 	unsigned flush_interval_ms;	/* flush_interval = 1.0 (s) */
 	unsigned flush_records;		/* flush_records = 1000 */
+	double store_retention_days;	/* retention = 30; 0: for ever */
+	unsigned store_max_mib;		/* max_size_mib = 1024; 0: no cap */
 
 	/* spool { } */
 	char *spool_dir;		/* dir = STATE_DIR/spool */

@@ -89,6 +89,7 @@ struct agent {
 	uint64_t last_maintain_ns;
 	uint64_t last_drop_host_ns;
 	uint64_t lost_reported;		/* spool drops in a host record */
+	uint64_t size_cap_reported;	/* store size-cap deletions in one */
 
 	uint64_t records_spooled;
 	uint64_t records_unspooled;	/* never reached the spool: lost */
@@ -246,23 +247,33 @@ static void emit_host(struct agent *a, const char *phase)
 	v[V_DROP_SPOOL].st = SV_SET;
 	v[V_DROP_SPOOL].n = sinks_drop_counts(a->sinks, spool, SINKS_MAX);
 	v[V_DROP_SPOOL].counts = spool;
+	a->size_cap_reported = sinks_store_size_cap(a->sinks);
+	sv_u64(&v[V_DROP_STORE_SIZE_CAP], a->size_cap_reported);
 	jbuf_reset(b);
 	schema_write(b, &sf_records[SF_REC_HOST], v);
 	a->lost_reported = sinks_lost_total(a->sinks);
 	put_record(a, b);
 }
 
-/* Spool housekeeping: release acknowledged segments; report new drops in
- * a host record (at most every few seconds). */
+/* Spool housekeeping: release acknowledged segments; report new drops
+ * (the spool's, the store's size cap) in a host record (at most every few
+ * seconds). */
 static void spool_housekeeping(struct agent *a, uint64_t now)
 {
+	const char *why = NULL;
+
 	if (now - a->last_maintain_ns >= 1000000000ull) {
 		spool_maintain(a->spool);
 		a->last_maintain_ns = now;
 	}
-	if (now - a->last_drop_host_ns >= 5000000000ull &&
-	    sinks_lost_total(a->sinks) > a->lost_reported) {
-		emit_host(a, "spool_drop");
+	if (now - a->last_drop_host_ns < 5000000000ull)
+		return;
+	if (sinks_lost_total(a->sinks) > a->lost_reported)
+		why = "spool_drop";
+	else if (sinks_store_size_cap(a->sinks) > a->size_cap_reported)
+		why = "store_size_cap";
+	if (why) {
+		emit_host(a, why);
 		a->last_drop_host_ns = now;
 	}
 }
@@ -910,6 +921,9 @@ static void reload(struct agent *a)
 	a->cfg.log_level = nc.log_level;
 	a->cfg.rules_deadline_ms = nc.rules_deadline_ms;
 	rules_set_deadline(a->rules, nc.rules_deadline_ms);
+	a->cfg.store_retention_days = nc.store_retention_days;
+	a->cfg.store_max_mib = nc.store_max_mib;
+	sinks_store_limits(a->sinks, &a->cfg);
 	log_info("configuration reloaded from %s",
 		 nc.source ? nc.source : "(defaults)");
 	config_free(&nc);

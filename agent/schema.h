@@ -276,10 +276,12 @@ struct sf_field {
 	X(DROP_SPOOL_DISK_FULL, "spool_disk_full", U64, 0, "drops_spool_disk_full", NULL, SF_NOSUB, \
 	  "records that never reached the spool: its filesystem was full") \
 	X(DROP_SPOOL, "spool", COUNTS, 0, "drops_spool_sink", "drops_spool_count", SF_NOSUB, \
-	  "per sink: records the spool dropped at its size limit or skipped as damaged")
+	  "per sink: records the spool dropped at its size limit or skipped as damaged") \
+	X(DROP_STORE_SIZE_CAP, "store_size_cap", U64, 0, "drops_store_size_cap", NULL, SF_NOSUB, \
+	  "records the SQLite store deleted before store.retention to keep within store.max_size_mib")
 
 #define SF_HOST_REC(X) \
-	X(HOST_PHASE, "phase", STR, 0, "phase", NULL, SF_NOSUB, "start, stop or spool_drop") \
+	X(HOST_PHASE, "phase", STR, 0, "phase", NULL, SF_NOSUB, "start, stop, spool_drop or store_size_cap") \
 	X(BOOT_ID, "boot_id", STR, SF_NULL, "boot_id", NULL, SF_NOSUB, "the kernel's boot id") \
 	X(AGENT_VERSION, "agent_version", STR, SF_NULL, "agent_version", NULL, SF_NOSUB, "jobtraced's version") \
 	X(EVENTS_SEEN, "events_seen", U64, 0, "events_seen", NULL, SF_NOSUB, "kernel events handled") \

@@ -24,6 +24,17 @@
 #define BATCH_MAX_BYTES (32u << 20)
 #define RETRY_BASE_MS 500
 #define CH_TABLES_MAX 16
+/*
+ * The store is kept within its limits between batches: a pass every
+ * PRUNE_EVERY_MS (PRUNE_AGAIN_MS while work is left) deletes in
+ * transactions of PRUNE_ROWS records and starts none after
+ * PRUNE_BUDGET_MS, so a batch waits that long and one transaction (a
+ * few ms) at most.
+ */
+#define PRUNE_ROWS 500
+#define PRUNE_BUDGET_MS 50
+#define PRUNE_EVERY_MS 2000
+#define PRUNE_AGAIN_MS 200
 
 struct sink;
 
@@ -50,6 +61,9 @@ struct sink_ops {
 	/* network sinks send a batch in a second thread while the next one
 	 * is built, so encoding and the backend's work overlap */
 	bool pipelined;
+	/* between batches, NULL or: the target's housekeeping, bounded in
+	 * time */
+	void (*maintain)(struct sink *k);
 };
 
 #define SKIP 1
@@ -66,6 +80,10 @@ struct sink_stats {
 	uint64_t last_error_ns;	/* CLOCK_REALTIME */
 	uint64_t last_ok_ns;
 	uint64_t retry_at_ns;	/* CLOCK_MONOTONIC, while backing off */
+	uint64_t expired;	/* store: records past the retention deleted */
+	uint64_t pruned_size;	/* store: the oldest deleted for the size cap */
+	struct store_usage usage;	/* store: at the last measure */
+	bool measured;		/* usage is known */
 };
 
 struct sink {
@@ -108,6 +126,9 @@ struct sink {
 	struct jbuf query;			/* clickhouse URL suffix */
 	const char *const *tables;
 	bool logged_skip;
+	struct store_limits limits;	/* sqlite, under all->lock (reload) */
+	uint64_t prune_at_ns;		/* CLOCK_MONOTONIC of the next pass */
+	bool grew;			/* a batch was committed since */
 
 	struct sink_stats st;		/* under all->lock */
 	unsigned seed;
@@ -210,6 +231,7 @@ static int sqlite_send(struct sink *k, struct batch *b, char *err,
 			    log_last_error());
 		return n;
 	}
+	k->grew = true;
 	return 0;
 }
 
@@ -219,9 +241,79 @@ static void sqlite_close(struct sink *k)
 	k->store = NULL;
 }
 
+/* Measure the store for status; false when that could not be done (status
+ * keeps the last measure). */
+static bool sqlite_measure(struct sink *k, struct store_usage *u)
+{
+	struct sinks *ks = k->all;
+
+	if (store_usage(k->store, u))
+		return false;
+	pthread_mutex_lock(&ks->lock);
+	k->st.usage = *u;
+	k->st.measured = true;
+	pthread_mutex_unlock(&ks->lock);
+	return true;
+}
+
+/*
+ * Between batches: keep the store within store.retention and
+ * store.max_size_mib.  A pass runs when due, or as soon as a committed
+ * batch took the store over its cap (measuring is a page count).
+ */
+static void sqlite_maintain(struct sink *k)
+{
+	struct sinks *ks = k->all;
+	struct store_pruned got = { 0, 0 };
+	struct store_limits lim;
+	struct store_usage u;
+	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+	uint64_t end = now + PRUNE_BUDGET_MS * 1000000ull;
+	unsigned steps = 0;
+	int more;
+
+	if (!k->store)
+		return;
+	pthread_mutex_lock(&ks->lock);
+	lim = k->limits;
+	pthread_mutex_unlock(&ks->lock);
+	if (now < k->prune_at_ns) {
+		if (!k->grew || !lim.max_bytes)
+			return;
+		k->grew = false;
+		if (!sqlite_measure(k, &u) || u.used_bytes <= lim.max_bytes)
+			return;
+	}
+	k->grew = false;
+	do {
+		more = store_prune(k->store, &lim,
+				   (double)util_now_ns(CLOCK_REALTIME) / 1e9,
+				   PRUNE_ROWS, &got);
+		steps++;
+	} while (more > 0 && util_now_ns(CLOCK_MONOTONIC) < end);
+	sqlite_measure(k, &u);
+	if (got.expired || got.for_size)
+		log_debug("sink %s: %" PRIu64 " records past the retention and"
+			  " %" PRIu64 " for the size cap deleted in %u steps,"
+			  " %.1f ms; %" PRIu64 " bytes in use", k->cfg.name,
+			  got.expired, got.for_size, steps,
+			  (double)(util_now_ns(CLOCK_MONOTONIC) - now) / 1e6,
+			  u.used_bytes);
+
+	pthread_mutex_lock(&ks->lock);
+	k->st.expired += got.expired;
+	k->st.pruned_size += got.for_size;
+	pthread_mutex_unlock(&ks->lock);
+	/* a batch left open (-EBUSY) is committed or dropped soon */
+	k->prune_at_ns = util_now_ns(CLOCK_MONOTONIC) +
+			 (more == 1 || more == -EBUSY ? PRUNE_AGAIN_MS :
+							PRUNE_EVERY_MS) *
+				 1000000ull;
+}
+
 static const struct sink_ops sqlite_ops = {
 	sqlite_open, sqlite_add, sqlite_send, sqlite_close, sqlite_check,
-	false,
+	false, sqlite_maintain,
 };
 
 /* ---- http (NDJSON) ---------------------------------------------------- */
@@ -254,7 +346,7 @@ static void http_close(struct sink *k)
 }
 
 static const struct sink_ops http_ops = {
-	http_open, http_add, http_send, http_close, NULL, true,
+	http_open, http_add, http_send, http_close, NULL, true, NULL,
 };
 
 /* ---- clickhouse (JSONEachRow per table) ------------------------------- */
@@ -326,7 +418,7 @@ static int ch_send(struct sink *k, struct batch *b, char *err, size_t errlen)
 }
 
 static const struct sink_ops ch_ops = {
-	ch_open, ch_add, ch_send, http_close, NULL, true,
+	ch_open, ch_add, ch_send, http_close, NULL, true, NULL,
 };
 
 /* ---- the thread ------------------------------------------------------- */
@@ -600,6 +692,8 @@ static void *sink_main(void *arg)
 		pthread_mutex_unlock(&ks->lock);
 		if (stopping && past_deadline(ks))
 			break;
+		if (!k->n && !stopping && k->ops->maintain)
+			k->ops->maintain(k);
 
 		n = spool_read(k->reader, k->batch_records - k->n,
 			       BATCH_MAX_BYTES - k->bytes, take, k, &first);
@@ -663,6 +757,17 @@ static void *sink_main(void *arg)
 }
 
 /* ---- setup and status ------------------------------------------------- */
+
+/* The store's limits in configuration c. */
+static struct store_limits store_limits_of(const struct jt_config *c)
+{
+	struct store_limits l = {
+		.retention_s = c->store_retention_days * 86400.0,
+		.max_bytes = (uint64_t)c->store_max_mib << 20,
+	};
+
+	return l;
+}
 
 /* The spool's sink names for this configuration. */
 size_t sinks_names(const struct jt_config *c, const char **names, size_t max)
@@ -728,6 +833,7 @@ int sinks_start(const struct jt_config *c, struct spool *sp,
 			k->sqlite_path = c->sqlite_path;
 			k->batch_records = c->flush_records;
 			k->batch_age_ms = c->flush_interval_ms;
+			k->limits = store_limits_of(c);
 			k->ops = &sqlite_ops;
 		} else {
 			k->cfg = c->sinks[i - (c->store_enabled ? 1 : 0)];
@@ -821,6 +927,32 @@ void sinks_stop(struct sinks *ks, unsigned drain_ms)
 	free(ks);
 }
 
+/* Apply store.retention and store.max_size_mib of c from the next pass. */
+void sinks_store_limits(struct sinks *ks, const struct jt_config *c)
+{
+	if (!ks)
+		return;
+	pthread_mutex_lock(&ks->lock);
+	for (size_t i = 0; i < ks->n; i++)
+		if (ks->k[i].type == JT_SINK_SQLITE)
+			ks->k[i].limits = store_limits_of(c);
+	pthread_mutex_unlock(&ks->lock);
+}
+
+/* Records the store deleted for its size cap since the start. */
+uint64_t sinks_store_size_cap(struct sinks *ks)
+{
+	uint64_t n = 0;
+
+	if (!ks)
+		return 0;
+	pthread_mutex_lock(&ks->lock);
+	for (size_t i = 0; i < ks->n; i++)
+		n += ks->k[i].st.pruned_size;
+	pthread_mutex_unlock(&ks->lock);
+	return n;
+}
+
 /* Seconds since a CLOCK_REALTIME ns stamp, as text ("never" for 0). */
 static void ago(uint64_t ns, char *out, size_t len)
 {
@@ -831,6 +963,45 @@ static void ago(uint64_t ns, char *out, size_t len)
 	else
 		snprintf(out, len, "%.1f s ago",
 			 now > ns ? (double)(now - ns) / 1e9 : 0.0);
+}
+
+/* The store's status lines: its size, age and what pruning deleted. */
+static void store_status(const char *name, const struct sink_stats *st,
+			 const struct store_limits *lim, FILE *out)
+{
+	const struct store_usage *u = &st->usage;
+	double now = (double)util_now_ns(CLOCK_REALTIME) / 1e9;
+	char when[64] = "none", day[32];
+	time_t t = (time_t)u->oldest;
+	struct tm tm;
+
+	if (!st->measured) {
+		fprintf(out, "sink.%s.store_bytes: unknown (not measured yet)\n",
+			name);
+	} else {
+		fprintf(out, "sink.%s.store_bytes: %" PRIu64, name, u->used_bytes);
+		if (lim->max_bytes)
+			fprintf(out, " of %" PRIu64 " MiB\n", lim->max_bytes >> 20);
+		else
+			fprintf(out, " (no cap)\n");
+		fprintf(out, "sink.%s.store_file_bytes: %" PRIu64 "\n", name,
+			u->file_bytes);
+		if (u->oldest > 0 && gmtime_r(&t, &tm) &&
+		    strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%SZ", &tm))
+			snprintf(when, sizeof(when), "%s (%.1f days ago)", day,
+				 (now - u->oldest) / 86400);
+		fprintf(out, "sink.%s.store_oldest_record: %s\n", name, when);
+	}
+	if (lim->retention_s > 0)
+		fprintf(out, "sink.%s.store_retention_days: %g\n", name,
+			lim->retention_s / 86400);
+	else
+		fprintf(out, "sink.%s.store_retention_days: 0 (for ever)\n",
+			name);
+	fprintf(out, "sink.%s.store_records_expired: %" PRIu64 "\n", name,
+		st->expired);
+	fprintf(out, "sink.%s.store_records_pruned_for_size: %" PRIu64 "\n",
+		name, st->pruned_size);
 }
 
 /* "key: value" status lines for every sink. */
@@ -845,6 +1016,7 @@ void sinks_status(struct sinks *ks, FILE *out)
 	for (size_t i = 0; i < ks->n; i++) {
 		struct sink *k = &ks->k[i];
 		struct spool_sink_stats ps;
+		struct store_limits lim;
 		struct sink_stats st;
 		char t1[64], t2[64];
 		const char *state;
@@ -853,6 +1025,7 @@ void sinks_status(struct sinks *ks, FILE *out)
 		spool_get_sink_stats(ks->spool, k->idx, &ps);
 		pthread_mutex_lock(&ks->lock);
 		st = k->st;
+		lim = k->limits;
 		pthread_mutex_unlock(&ks->lock);
 		state = st.failing ? "retrying" : "ok";
 		ago(st.last_ok_ns, t1, sizeof(t1));
@@ -882,6 +1055,7 @@ void sinks_status(struct sinks *ks, FILE *out)
 				k->cfg.name, st.recreated);
 			fprintf(out, "sink.%s.store_records_lost: %" PRIu64
 				"\n", k->cfg.name, st.recreate_lost);
+			store_status(k->cfg.name, &st, &lim, out);
 		}
 		fprintf(out, "sink.%s.last_success: %s\n", k->cfg.name, t1);
 		fprintf(out, "sink.%s.last_error: %s%s%s%s\n", k->cfg.name,

@@ -48,5 +48,12 @@ unsigned sinks_drop_counts(struct sinks *ks, struct sv_count *out,
 			   unsigned max);
 /* Records dropped or skipped as corrupt over all sinks (host records). */
 uint64_t sinks_lost_total(struct sinks *ks);
+/*
+ * Apply store.retention and store.max_size_mib of c (a reload): the
+ * store's next pruning pass, within a few seconds, keeps to them.
+ */
+void sinks_store_limits(struct sinks *ks, const struct jt_config *c);
+/* Records the store deleted for store.max_size_mib since the start. */
+uint64_t sinks_store_size_cap(struct sinks *ks);
 
 #endif

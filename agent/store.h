@@ -53,4 +53,46 @@ void store_discard(struct store *s);
 /* Records the file holds, over both tables; -errno on failure. */
 int64_t store_records(struct store *s);
 
+/* What the store keeps; 0 in a field: no limit. */
+struct store_limits {
+	double retention_s;	/* records older than this are deleted */
+	uint64_t max_bytes;	/* cap of the pages holding records */
+};
+
+/* How large and how old the store is. */
+struct store_usage {
+	uint64_t used_bytes;	/* pages holding records: what max_bytes caps */
+	uint64_t file_bytes;	/* the database file and its WAL on disk */
+	double oldest;		/* epoch seconds of the oldest record; 0: none */
+};
+
+/* Records deleted by store_prune(), by reason. */
+struct store_pruned {
+	uint64_t expired;	/* older than the retention */
+	uint64_t for_size;	/* the oldest, while over max_bytes */
+};
+
+/*
+ * One bounded step towards limits l at now (epoch seconds), in one
+ * transaction of at most max_rows deletions: first records whose time
+ * (a process's end, else its start; another record's `time`, a job's
+ * start or end) is before now - retention; then, once the pages in use
+ * are over max_bytes, the oldest records of both tables until they are
+ * under STORE_LOW_WATER percent of it.  Pages freed go back to the
+ * filesystem when the store was made with auto_vacuum=INCREMENTAL (every
+ * store this version creates); an older store reuses them.  Records
+ * without a time are never deleted.  Adds what it deleted to *out.
+ * Returns 1 when more is left to delete, 0 when within the limits,
+ * -EBUSY while a batch is open or another writer has the store (nothing
+ * is done, nothing waits), or -errno (logged).
+ */
+int store_prune(struct store *s, const struct store_limits *l, double now,
+		unsigned max_rows, struct store_pruned *out);
+/* Measure the store into *u; 0, -EBUSY while a batch is open, or -errno
+ * (logged). */
+int store_usage(struct store *s, struct store_usage *u);
+
+/* A size-capped store is pruned down to this percent of its cap. */
+#define STORE_LOW_WATER 90
+
 #endif

@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,6 +34,14 @@
 #define STORE_STR(x) STORE_STR_(x)
 /* generated columns need 3.31; JSON1 is built in since 3.38 */
 #define STORE_SQLITE_MIN 3031000
+/* how long a write waits for another writer's lock */
+#define STORE_BUSY_MS 5000
+/* free pages one pruning step gives back to the filesystem (8 MiB) */
+#define PRUNE_VACUUM_PAGES 2048
+
+/* The statements of store_prune() and store_usage(). */
+enum { PR_BEGIN, PR_OLD_PROCESS, PR_OLD_RECORD, PR_NTH, PR_PAGES,
+       PR_OLDEST, PR_VACUUM, PR_NR };
 
 struct store {
 	sqlite3 *db;
@@ -51,6 +61,11 @@ struct store {
 	bool watch;		/* a writer's file: dev/ino of the one opened */
 	dev_t dev;
 	ino_t ino;
+	/* keeping within limits: prepared at the first store_prune() */
+	sqlite3_stmt *pr[PR_NR];
+	bool incremental;	/* auto_vacuum=INCREMENTAL: pages can go back */
+	bool shrinking;		/* over max_bytes: pruning to the low water */
+	bool prune_failed;	/* a pruning error was logged */
 };
 
 /*
@@ -483,12 +498,20 @@ int store_open(const char *path, bool readonly, struct store **out)
 		err = fail(s, "open", rc);
 		goto cleanup;
 	}
-	sqlite3_busy_timeout(s->db, 5000);
+	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
 	sqlite3_extended_result_codes(s->db, 0);
 
-	/* 8 MiB of page cache: inserts touch index pages all over */
+	/*
+	 * 8 MiB of page cache: inserts touch index pages all over.  A new
+	 * file gets auto_vacuum=INCREMENTAL (a no-op on one with tables),
+	 * so that store_prune() can give pages back; a WAL that grew past
+	 * the 4 MiB of an automatic checkpoint (a long reader, a large
+	 * transaction) is cut back to that once it is reset.
+	 */
 	err = readonly ? 0 : exec_sql(s, "setting up",
+				      "PRAGMA auto_vacuum=INCREMENTAL;"
 				      "PRAGMA journal_mode=WAL;"
+				      "PRAGMA journal_size_limit=4194304;"
 				      "PRAGMA synchronous=NORMAL;"
 				      "PRAGMA cache_size=-8192;");
 	if (!err)
@@ -525,6 +548,8 @@ void store_close(struct store *s)
 	sqlite3_finalize(s->begin);
 	sqlite3_finalize(s->commit);
 	sqlite3_finalize(s->rollback);
+	for (int i = 0; i < PR_NR; i++)
+		sqlite3_finalize(s->pr[i]);
 	sqlite3_close(s->db);
 	jbuf_free(&s->scratch);
 	free(s->path);
@@ -806,4 +831,251 @@ int64_t store_records(struct store *s)
 			       fail(s, "counting records", rc);
 	sqlite3_finalize(st);
 	return n;
+}
+
+/* ---- keeping the store within its limits -------------------------------- */
+
+static const char *const prune_sql[PR_NR] = {
+	[PR_BEGIN] = "BEGIN IMMEDIATE",
+	/* oldest first through the time indexes: ?1 cutoff, ?2 how many */
+	[PR_OLD_PROCESS] = "DELETE FROM process_rec WHERE rowid IN"
+		" (SELECT rowid FROM process_rec WHERE since_time < ?1"
+		" ORDER BY since_time LIMIT ?2)",
+	[PR_OLD_RECORD] = "DELETE FROM record WHERE rowid IN"
+		" (SELECT rowid FROM record WHERE time < ?1"
+		" ORDER BY time LIMIT ?2)",
+	/* the time of the ?1-th oldest record of both tables */
+	[PR_NTH] = "SELECT max(t) FROM"
+		" (SELECT t FROM (SELECT since_time AS t FROM process_rec"
+		"  WHERE since_time IS NOT NULL ORDER BY since_time LIMIT ?1)"
+		" UNION ALL SELECT t FROM (SELECT time AS t FROM record"
+		"  WHERE time IS NOT NULL ORDER BY time LIMIT ?1)"
+		" ORDER BY t LIMIT ?1)",
+	[PR_PAGES] = "SELECT * FROM pragma_page_count, pragma_freelist_count,"
+		" pragma_page_size",
+	[PR_OLDEST] = "SELECT min(t) FROM"
+		" (SELECT min(since_time) AS t FROM process_rec"
+		" UNION ALL SELECT min(time) FROM record)",
+	[PR_VACUUM] = "PRAGMA incremental_vacuum("
+		STORE_STR(PRUNE_VACUUM_PAGES) ")",
+};
+
+/* Log a pruning failure once until a step succeeds again. */
+static int prune_fail(struct store *s, const char *what, int rc)
+{
+	if (!s->prune_failed)
+		log_error("sqlite store %s: pruning: %s: %s", s->path, what,
+			  sqlite3_errmsg(s->db));
+	s->prune_failed = true;
+	return sql_errno(rc);
+}
+
+/* Prepare the pruning statements once; learn the file's auto_vacuum. */
+static int prune_prepare(struct store *s)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (s->pr[0])
+		return 0;
+	rc = sqlite3_prepare_v2(s->db, "PRAGMA auto_vacuum", -1, &st, NULL);
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		s->incremental = sqlite3_column_int(st, 0) == 2;
+	sqlite3_finalize(st);
+	for (int i = 0; rc == SQLITE_OK && i < PR_NR; i++)
+		rc = sqlite3_prepare_v2(s->db, prune_sql[i], -1, &s->pr[i],
+					NULL);
+	if (rc == SQLITE_OK)
+		return 0;
+	rc = prune_fail(s, "preparing statements", rc);
+	for (int i = 0; i < PR_NR; i++) {
+		sqlite3_finalize(s->pr[i]);
+		s->pr[i] = NULL;
+	}
+	return rc;
+}
+
+/* The file's pages: all of them, the free ones, and their size. */
+static int read_pages(struct store *s, uint64_t *pages, uint64_t *nfree,
+		      uint64_t *size)
+{
+	sqlite3_stmt *st = s->pr[PR_PAGES];
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW) {
+		*pages = (uint64_t)sqlite3_column_int64(st, 0);
+		*nfree = (uint64_t)sqlite3_column_int64(st, 1);
+		*size = (uint64_t)sqlite3_column_int64(st, 2);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 0 : prune_fail(s, "counting pages", rc);
+}
+
+/*
+ * Delete at most n records whose time is before t, from the process
+ * table first; returns how many or -errno.
+ */
+static int64_t delete_before(struct store *s, double t, int64_t n)
+{
+	static const int which[] = { PR_OLD_PROCESS, PR_OLD_RECORD };
+	int64_t done = 0;
+
+	for (size_t i = 0; i < 2 && done < n; i++) {
+		sqlite3_stmt *st = s->pr[which[i]];
+		int rc;
+
+		sqlite3_bind_double(st, 1, t);
+		sqlite3_bind_int64(st, 2, n - done);
+		rc = step_done(st);
+		sqlite3_clear_bindings(st);
+		if (rc != SQLITE_OK)
+			return prune_fail(s, "deleting records", rc);
+		done += sqlite3_changes(s->db);
+	}
+	return done;
+}
+
+/*
+ * Delete the n oldest records of both tables: every one before the time
+ * of the n-th oldest, then as many as are left of n at that time.  Sets
+ * *none when there is no record with a time; returns how many or -errno.
+ */
+static int64_t delete_oldest(struct store *s, int64_t n, bool *none)
+{
+	sqlite3_stmt *st = s->pr[PR_NTH];
+	int64_t k, done;
+	double t;
+	int rc;
+
+	sqlite3_bind_int64(st, 1, n);
+	rc = sqlite3_step(st);
+	*none = rc != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL;
+	t = *none ? 0 : sqlite3_column_double(st, 0);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW)
+		return prune_fail(s, "finding the oldest records", rc);
+	if (*none)
+		return 0;
+	done = delete_before(s, t, n);
+	if (done < 0 || done >= n)
+		return done;
+	k = delete_before(s, nextafter(t, INFINITY), n - done);
+	return k < 0 ? k : done + k;
+}
+
+/* One bounded step towards the limits, in one transaction. */
+int store_prune(struct store *s, const struct store_limits *l, double now,
+		unsigned max_rows, struct store_pruned *out)
+{
+	uint64_t pages, nfree, psize, used;
+	int64_t expired = 0, for_size = 0;
+	bool none = false;
+	int rc, err;
+
+	if (s->readonly)
+		return -EROFS;
+	if (s->in_txn)
+		return -EBUSY;
+	err = prune_prepare(s);
+	if (err)
+		return err;
+	/* another writer has the store: try later, never wait for it */
+	sqlite3_busy_timeout(s->db, 0);
+	rc = step_done(s->pr[PR_BEGIN]);
+	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+	if ((rc & 0xff) == SQLITE_BUSY)
+		return -EBUSY;
+	if (rc != SQLITE_OK)
+		return prune_fail(s, "begin", rc);
+	err = read_pages(s, &pages, &nfree, &psize);
+	if (err)
+		goto rollback;
+	used = (pages - nfree) * psize;
+	if (l->max_bytes && used > l->max_bytes)
+		s->shrinking = true;
+	else if (!l->max_bytes ||
+		 used <= l->max_bytes / 100 * STORE_LOW_WATER)
+		s->shrinking = false;
+
+	if (l->retention_s > 0) {
+		expired = delete_before(s, now - l->retention_s, max_rows);
+		if (expired < 0) {
+			err = (int)expired;
+			goto rollback;
+		}
+	}
+	if (s->shrinking && expired < max_rows) {
+		for_size = delete_oldest(s, max_rows - expired, &none);
+		if (for_size < 0) {
+			err = (int)for_size;
+			goto rollback;
+		}
+		if (none)
+			s->shrinking = false;	/* nothing left it may delete */
+	}
+	if (s->incremental && (nfree || expired || for_size)) {
+		/* a row for each page given back */
+		while ((rc = sqlite3_step(s->pr[PR_VACUUM])) == SQLITE_ROW)
+			;
+		sqlite3_reset(s->pr[PR_VACUUM]);
+		if (rc != SQLITE_DONE) {
+			err = prune_fail(s, "giving free pages back", rc);
+			goto rollback;
+		}
+	}
+	rc = step_done(s->commit);
+	if (rc != SQLITE_OK) {
+		err = prune_fail(s, "commit", rc);
+		goto rollback;
+	}
+	s->prune_failed = false;
+	out->expired += (uint64_t)expired;
+	out->for_size += (uint64_t)for_size;
+	return expired + for_size >= max_rows || s->shrinking ||
+	       (s->incremental && nfree > PRUNE_VACUUM_PAGES);
+
+rollback:
+	if (!sqlite3_get_autocommit(s->db))
+		step_done(s->rollback);
+	return err;
+}
+
+/* Measure the store into *u. */
+int store_usage(struct store *s, struct store_usage *u)
+{
+	const char *file = sqlite3_db_filename(s->db, "main");
+	uint64_t pages, nfree, psize;
+	sqlite3_stmt *st;
+	struct stat sb;
+	char wal[PATH_MAX];
+	int rc, err;
+
+	memset(u, 0, sizeof(*u));
+	/* a read in the batch's transaction would pin its snapshot */
+	if (s->in_txn)
+		return -EBUSY;
+	err = prune_prepare(s);
+	if (!err)
+		err = read_pages(s, &pages, &nfree, &psize);
+	if (err)
+		return err;
+	u->used_bytes = (pages - nfree) * psize;
+	u->file_bytes = pages * psize;
+	st = s->pr[PR_OLDEST];
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		u->oldest = sqlite3_column_double(st, 0);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return prune_fail(s, "finding the oldest record", rc);
+	/* what is on disk: the file, whose pages the WAL may still hold
+	 * in part, and the WAL */
+	if (file && *file && stat(file, &sb) == 0) {
+		u->file_bytes = (uint64_t)sb.st_size;
+		if ((size_t)snprintf(wal, sizeof(wal), "%s-wal", file) <
+		    sizeof(wal) && stat(wal, &sb) == 0)
+			u->file_bytes += (uint64_t)sb.st_size;
+	}
+	return 0;
 }

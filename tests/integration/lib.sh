@@ -135,6 +135,23 @@ storm() {
 	kv "$(cat "$T/storm.out")" pid
 }
 
+# Rules in $T/rules that record only processes whose argv has the word $1
+# (the rest of the node, other tests too, stays in the kernel).  This
+# script's own subshells, forks that never exec, are recorded: they are
+# few, but a test that waits for a quiet store must not fork any.
+mark_only_rules() {
+	mkdir -p "$T/rules"
+	cat >"$T/rules/10-test.lua" <<LUA
+jobtrace.rule("test-workload-only", function(p, d)
+  if p.pid == $$ then d.include = false; d.children = true; return end
+  for _, a in ipairs(p.argv) do
+    if a == "$1" then return end
+  end
+  d.include = false
+end)
+LUA
+}
+
 # Stop the agent with SIGTERM; returns its exit status (124 on timeout).
 stop_agent() {
 	local st
@@ -218,8 +235,8 @@ start_watchdog() {
 	WATCHDOG_PID=$!
 }
 
-# Write $CONF (extra agent { } settings in $1, extra top-level groups in $2)
-# and start the agent; returns 1
+# Write $CONF (extra agent { } settings in $1, extra top-level groups in $2,
+# extra store { } settings in $3) and start the agent; returns 1
 # if it does not answer `jobtrace status` within 20 s.
 start_agent() {
 	local up=no
@@ -229,7 +246,7 @@ start_agent() {
 log = { level = "info"; };
 agent = { state_dir = "$T/state"; run_dir = "$T/run"; ${1:-} };
 collector = { sample_interval = 1.0; };
-store = { flush_interval = 0.2; };
+store = { flush_interval = 0.2; ${3:-} };
 ${2:-}
 CONFEOF
 	"$AGENT" --config "$CONF" --foreground >>"$T/agent.log" 2>&1 &

@@ -60,20 +60,9 @@ else
 fi
 
 # ---- 2. the SQLite store deleted under the agent ----------------------------------------------------
-mkdir -p "$T/rules"
-# records of this test's workload only (its argv has MARK): the rest of
-# the node (other tests too) stays in the kernel; this script's own
-# subshells are recorded, they are few
+# records of this test's workload only (its argv has MARK)
 MARK=jt-faults-$$
-cat >"$T/rules/10-test.lua" <<LUA
-jobtrace.rule("faults-test-workload-only", function(p, d)
-  if p.pid == $$ then d.include = false; d.children = true; return end
-  for _, a in ipairs(p.argv) do
-    if a == "$MARK" then return end
-  end
-  d.include = false
-end)
-LUA
+mark_only_rules "$MARK"
 # small segments: the spool releases the older ones once they are stored
 start_agent "rules_dir = \"$T/rules\";" \
 	"spool = { max_size_mib = 4; segment_size_kib = 64; };" || finish
@@ -131,10 +120,15 @@ lost=$(status_of spool_records_lost)
 full=$(status_of spool_records_lost_disk_full)
 werr=$(status_of spool_write_errors)
 note "spawnstorm 3000: $stored stored, $missing missing; status: lost $lost, disk full $full, write errors $werr"
-# the workload's missing records are lost for the full disk; a few of its
-# samples may be among the lost too
-check "full disk: the records lost are counted as such ($full), at least the $missing missing ones, at most 20 more" \
-	between "$full" "$missing" $((missing + 20))
+# the workload's missing records are lost for the full disk; so are the
+# records of the test's own subshells forked while it lasted (forks of this
+# script that never exec: the agent, started after the script, records
+# them with their parent's argv), whose number grows with the machine's
+# load: 20 to 24 of them on a busy 2-core VM, all kept in the store
+# otherwise (comm test_faults.sh)
+noise=$(q "select count(*) from process where comm = 'test_faults.sh'")
+check "full disk: the records lost are counted as such ($full), at least the $missing missing ones, at most 50 more (the test's own subshells: $noise stored)" \
+	between "$full" "$missing" $((missing + 50))
 check "full disk: some were lost, and every lost record was lost to the full disk ($lost lost, $full of them disk full)" \
 	eq "$([ "$missing" -gt 0 ] && echo yes)|$lost" "yes|$full"
 check "full disk: status named the spool and the cause while it lasted ($state)" \

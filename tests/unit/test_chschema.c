@@ -269,7 +269,7 @@ static const char host_rec[] =
 	"\"agent_version\":\"0.3.0\",\"drops\":{\"ringbuf_fork\":1,\"ringbuf_exec\":2,"
 	"\"ringbuf_exit\":3,\"ringbuf_oom\":0,\"tracked_map_full\":5,\"exits_lost\":4,"
 	"\"spool\":{\"fleet\":12,\"http\":3,\"neg\":-1,\"frac\":1.5,\"obj\":{\"a\":1},"
-	"\"big\":18446744073709551615}},\"events_seen\":123456}";
+	"\"big\":18446744073709551615},\"store_size_cap\":7},\"events_seen\":123456}";
 
 /* ---- tests ------------------------------------------------------------------- */
 
@@ -480,6 +480,7 @@ static void test_host(void **state)
 	assert_col(r, "drops_exits_lost", "4");
 	assert_col(r, "drops_spool_sink", "[\"fleet\",\"http\",\"big\"]");
 	assert_col(r, "drops_spool_count", "[12,3,18446744073709551615]");
+	assert_col(r, "drops_store_size_cap", "7");
 	assert_json_back(r, host_rec);
 
 	/* no spool object, an empty one, one that is not an object */

@@ -70,6 +70,8 @@ static void assert_same_config(const struct jt_config *a,
 	assert_string_equal(a->sqlite_path, b->sqlite_path);
 	assert_int_equal(a->flush_interval_ms, b->flush_interval_ms);
 	assert_int_equal(a->flush_records, b->flush_records);
+	assert_true(a->store_retention_days == b->store_retention_days);
+	assert_int_equal(a->store_max_mib, b->store_max_mib);
 }
 
 /*
@@ -256,6 +258,8 @@ static void test_defaults(void **state)
 			    JT_LOCALSTATEDIR "/lib/jobtrace/jobtrace.db");
 	assert_int_equal(c.flush_interval_ms, 1000);
 	assert_int_equal(c.flush_records, 1000);
+	assert_true(c.store_retention_days == 30);
+	assert_int_equal(c.store_max_mib, 1024);
 	assert_string_equal(config_socket_path(&c),
 			    JT_RUNSTATEDIR "/jobtrace/jobtraced.sock");
 	config_free(&c);
@@ -290,6 +294,8 @@ static const char full_conf[] =
 	"\tsqlite_path = \"/data/jt.db\";\n"
 	"\tflush_interval = 2;\n"
 	"\tflush_records = 50;\n"
+	"\tretention = 7.5;\n"
+	"\tmax_size_mib = 300;\n"
 	"};\n";
 
 /* A file that sets every key is read in full. */
@@ -320,6 +326,8 @@ static void test_full_file(void **state)
 	assert_string_equal(c.sqlite_path, "/data/jt.db");
 	assert_int_equal(c.flush_interval_ms, 2000);
 	assert_int_equal(c.flush_records, 50);
+	assert_true(c.store_retention_days == 7.5);
+	assert_int_equal(c.store_max_mib, 300);
 	assert_string_equal(config_socket_path(&c),
 			    "/srv/jt/run/jobtraced.sock");
 	config_free(&c);
@@ -332,7 +340,8 @@ static void test_limits_inclusive(void **state)
 	const char *path = test_write_file(tmpdir, "limits.conf",
 		"collector = { sample_interval = 0.1; ringbuf_size_kib = 256;\n"
 		"  max_tracked = 4194304; argv_max_bytes = 64; };\n"
-		"store = { flush_interval = 0.05; flush_records = 100000; };\n");
+		"store = { flush_interval = 0.05; flush_records = 100000;\n"
+		"  retention = 0.001; max_size_mib = 1048576; };\n");
 
 	(void)state;
 	assert_int_equal(config_defaults(&c), 0);
@@ -343,6 +352,17 @@ static void test_limits_inclusive(void **state)
 	assert_int_equal(c.argv_max_bytes, 64);
 	assert_int_equal(c.flush_interval_ms, 50);
 	assert_int_equal(c.flush_records, 100000);
+	assert_true(c.store_retention_days == 0.001);
+	assert_int_equal(c.store_max_mib, 1048576);
+	config_free(&c);
+	/* and 0: no limit */
+	path = test_write_file(tmpdir, "limits0.conf",
+		"store = { retention = 0; max_size_mib = 0; };\n");
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_load(&c, path, false, err, sizeof(err)), 0);
+	assert_true(c.store_retention_days == 0);
+	assert_int_equal(c.store_max_mib, 0);
+	assert_round_trip(&c, "dump-limits0.conf");
 	config_free(&c);
 }
 
@@ -433,6 +453,9 @@ static void test_wrong_type(void **state)
 	expect_error("type_seconds.conf",
 		     "store = {\n\tflush_interval = \"1s\";\n};\n", 2,
 		     "store.flush_interval: expected a number of seconds, got a string");
+	expect_error("type_days.conf",
+		     "store = {\n\n\tretention = \"30d\";\n};\n", 3,
+		     "store.retention: expected a number of days, got a string");
 }
 
 /* Values outside their range are errors that give the range. */
@@ -457,6 +480,21 @@ static void test_out_of_range(void **state)
 	expect_error("range_flushi.conf",
 		     "store = {\n\tflush_interval = 61.0;\n};\n", 2,
 		     "store.flush_interval: must be between 0.05 and 60");
+	expect_error("range_retention.conf",
+		     "store = {\n\tretention = 0.0005;\n};\n", 2,
+		     "store.retention: must be 0 (no limit) or between 0.001 and 36500 days, got 0.0005");
+	expect_error("range_retention_neg.conf",
+		     "store = {\n\tretention = -1;\n};\n", 2,
+		     "store.retention: must be 0 (no limit) or between 0.001");
+	expect_error("range_retention_hi.conf",
+		     "store = {\n\tretention = 36501;\n};\n", 2,
+		     "between 0.001 and 36500 days, got 36501");
+	expect_error("range_store_size.conf",
+		     "store = {\n\tmax_size_mib = 1048577;\n};\n", 2,
+		     "store.max_size_mib: must be between 0 and 1048576");
+	expect_error("type_store_size.conf",
+		     "store = {\n\tmax_size_mib = 1.5;\n};\n", 2,
+		     "store.max_size_mib: expected an integer, got a float");
 	expect_error("range_deadline0.conf",
 		     "rules = {\n\tdeadline_ms = 0;\n};\n", 2,
 		     "rules.deadline_ms: must be between 1 and 1000, got 0");
@@ -649,7 +687,7 @@ static void test_dump_round_trip(void **state)
 	assert_int_equal(config_load(&c, test_write_file(tmpdir, "odd.conf",
 		"agent = { state_dir = \"/tmp/a \\\"b\\\" \\\\c\\t\"; };\n"
 		"collector = { sample_interval = 0.123; };\n"
-		"store = { flush_interval = 59.999; };\n"),
+		"store = { flush_interval = 59.999; retention = 0.1; };\n"),
 				     false, err, sizeof(err)), 0);
 	assert_string_equal(c.state_dir, "/tmp/a \"b\" \\c\t");
 	assert_round_trip(&c, "dump-odd.conf");

@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
 
 /* Write text to dir/name, failing the test if it cannot; returns the path
  * (a static buffer, valid until the next call). */
@@ -22,6 +23,20 @@ static inline const char *test_write_file(const char *dir, const char *name,
 	assert_int_equal(fputs(text, f) >= 0, 1);
 	assert_int_equal(fclose(f), 0);
 	return path;
+}
+
+/* Remove an SQLite store dir/NAME with its WAL files, and dir (empty by
+ * then). */
+static inline void test_remove_store(const char *db, const char *dir)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s%s", db, sfx[i]);
+		unlink(path);
+	}
+	rmdir(dir);
 }
 
 #endif
