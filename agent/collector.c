@@ -13,6 +13,7 @@
 #include "collector.h"
 #include "jobtrace.skel.h"
 #include "log.h"
+#include "stages.h"
 
 struct collector {
 	struct jobtrace_bpf *skel;
@@ -53,14 +54,19 @@ static int on_rb(void *ctx, void *data, size_t len)
 {
 	struct collector *c = ctx;
 	union jt_event ev;
+	enum stage prev = stages_enter(STAGE_DECODE);
 	int type = decode_event(data, len, &ev);
 
 	if (type < 0) {
 		log_warn("bad event from the kernel (%zu bytes): %s", len,
 			 strerror(-type));
+		stages_leave(prev);
 		return 0;
 	}
+	/* what the agent makes of it: the tracker's stages nest in it */
+	stages_enter(STAGE_TRACK);
 	c->cb.event(c->cb.ctx, &ev);
+	stages_leave(prev);
 	return 0;
 }
 
