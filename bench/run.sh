@@ -444,6 +444,7 @@ say "agent: bpf ${A_BPF_US}us + cpu ${A_CPU_US}us per process ($A_FORKS forks se
 # execsnoop, same storm size, agent off.
 S_BPF_US=n/a; S_CPU_US=n/a; S_TOT_US=n/a; S_FORKS=n/a; S_LINES=n/a; S_LOST=n/a; S_PROGS=n/a
 TOT_RATIO=n/a
+S_PER_FORK=n/a
 if [ "$HAVE_SNOOP" = yes ]; then
 	"$EXECSNOOP" >"$T/execsnoop.out" 2>"$T/execsnoop.err" &
 	SNOOP_PID=$!
@@ -472,6 +473,7 @@ if [ "$HAVE_SNOOP" = yes ]; then
 		S_TOT_US=$(calc '%.3f' "$S_BPF_US + $S_CPU_US")
 		TOT_RATIO=$(calc '%.2f' "$A_TOT_US / $S_TOT_US")
 		S_FORKS=$((f1 - f0))
+		S_PER_FORK=$(calc '%.3f' "$S_TOT_US * $STORM_N / $S_FORKS")
 		S_LINES=$(($(wc -l <"$T/execsnoop.out") - 1))
 		S_LOST=$(grep -io 'lost [0-9]*' "$T/execsnoop.err" | awk '{ s += $2 } END { print s + 0 }')
 		say "execsnoop: bpf ${S_BPF_US}us + cpu ${S_CPU_US}us per process"
@@ -598,6 +600,7 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 		done
 	fi
 	echo "   execsnoop: $S_FORKS forks, $S_LINES lines printed, $S_LOST lost"
+	echo "   total per fork seen (the storm's and the noise's, each traced): jobtraced $(calc '%.3f' "$A_TOT_US * $STORM_N / $A_FORKS") us, execsnoop $S_PER_FORK us"
 	echo " agent BPF programs: $AGENT_PROGS"
 	echo " jt_switch ran $SW_RUNS times during the storm window ($SW_CTXT context switches in /proc/stat)"
 	echo " execsnoop BPF programs: $S_PROGS"
