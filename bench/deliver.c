@@ -14,7 +14,8 @@
  * SQLite store's flush_records, 1000, the agent's default).  The SQLite
  * store at DB_PATH is kept: a second run adds to it, so the cost of an
  * insert into a store that holds many records can be measured too; its
- * ids come in no order, as the agent's hashed ones do.
+ * ids sort in the order they are made, as the agent's (which begin with
+ * the time) do.
  * The records are copies of one realistic `process` record (about 1.2 KB,
  * as the agent writes them) with distinct ids "bench-RUN-N".  Prints one
  * line of key=value: records, append_s, deliver_s (first append to the
@@ -89,15 +90,6 @@ static bool all_acked(struct spool *sp)
 			return false;
 	}
 	return true;
-}
-
-/* splitmix64's finaliser: distinct numbers in no order. */
-static uint64_t mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
 }
 
 /* CPU of the sinks' threads in ns, from their status lines. */
@@ -186,9 +178,8 @@ int main(int argc, char **argv)
 	for (unsigned long i = 0; i < n; i++) {
 		int len;
 
-		if (sqlite)	/* in no order, like the agent's hashed ids */
-			snprintf(id, sizeof(id), "bench-%u-%016" PRIx64, run,
-				 mix(i));
+		if (sqlite)	/* in order, like the agent's (time first) */
+			snprintf(id, sizeof(id), "bench-%u-%012lu", run, i);
 		else
 			snprintf(id, sizeof(id), "bench-%u-%lu", run, i);
 		len = snprintf(rec, sizeof(rec), tmpl, id, (unsigned)(i % 4000000),
