@@ -13,10 +13,12 @@
 #include "collector.h"
 #include "jobtrace.skel.h"
 #include "log.h"
+#include "ringbuf.h"
+#include "stages.h"
 
 struct collector {
 	struct jobtrace_bpf *skel;
-	struct ring_buffer *rb;
+	struct ringbuf *rb;
 	struct collector_cb cb;
 	struct bpf_link *iter_link;
 	char *iter_buf;
@@ -53,14 +55,19 @@ static int on_rb(void *ctx, void *data, size_t len)
 {
 	struct collector *c = ctx;
 	union jt_event ev;
+	enum stage prev = stages_enter(STAGE_DECODE);
 	int type = decode_event(data, len, &ev);
 
 	if (type < 0) {
 		log_warn("bad event from the kernel (%zu bytes): %s", len,
 			 strerror(-type));
+		stages_leave(prev);
 		return 0;
 	}
+	/* what the agent makes of it: the tracker's stages nest in it */
+	stages_enter(STAGE_TRACK);
 	c->cb.event(c->cb.ctx, &ev);
+	stages_leave(prev);
 	return 0;
 }
 
@@ -164,10 +171,10 @@ int collector_open(const struct collector_opts *o,
 		log_error("cannot attach the BPF programs: %s", strerror(-err));
 		goto cleanup;
 	}
-	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_rb, c,
-				 NULL);
-	if (!c->rb) {
-		err = -errno;
+	err = ringbuf_open(bpf_map__fd(c->skel->maps.events),
+			   bpf_map__max_entries(c->skel->maps.events), on_rb,
+			   c, &c->rb);
+	if (err) {
 		log_error("cannot set up the ring buffer: %s", strerror(-err));
 		goto cleanup;
 	}
@@ -192,7 +199,7 @@ void collector_close(struct collector *c)
 	if (!c)
 		return;
 	bpf_link__destroy(c->iter_link);
-	ring_buffer__free(c->rb);
+	ringbuf_free(c->rb);
 	jobtrace_bpf__destroy(c->skel);
 	free(c->iter_buf);
 	free(c);
@@ -201,13 +208,13 @@ void collector_close(struct collector *c)
 /* fd to poll for ring-buffer data. */
 int collector_fd(const struct collector *c)
 {
-	return ring_buffer__epoll_fd(c->rb);
+	return ringbuf_fd(c->rb);
 }
 
 /* Deliver every pending ring-buffer event. */
 int collector_drain(struct collector *c)
 {
-	int n = ring_buffer__consume(c->rb);
+	int n = ringbuf_consume(c->rb);
 
 	if (n < 0 && n != -EINTR)
 		log_warn("ring buffer: %s", strerror(-n));

@@ -39,6 +39,7 @@
 #include "sink.h"
 #include "slurmq.h"
 #include "spool.h"
+#include "stages.h"
 #include "tracker.h"
 #include "util.h"
 
@@ -138,6 +139,7 @@ static uint64_t dropped(const struct agent *a)
 /* Hand one record to the spool; every sink reads it from there. */
 static void put_record(struct agent *a, struct jbuf *b)
 {
+	enum stage prev;
 	int err;
 
 	if (b->oom) {
@@ -145,7 +147,9 @@ static void put_record(struct agent *a, struct jbuf *b)
 		a->records_unspooled++;
 		return;
 	}
+	prev = stages_enter(STAGE_SPOOL);
 	err = spool_append(a->spool, b->buf, b->len);
+	stages_leave(prev);
 	if (err) {
 		/* a failed write is logged by the spool, with its path */
 		if (err == -E2BIG)
@@ -194,13 +198,16 @@ static void on_samples(void *ctx, const struct jt_sample *s, size_t n,
 static void sample_pass(struct agent *a)
 {
 	uint64_t before = util_now_ns(CLOCK_BOOTTIME);
+	enum stage prev;
 
 	collector_drain(a->col);
-	if (collector_sample(a->col, false) < 0)
-		return;
-	/* exits submitted before the pass are now in the ring buffer */
-	collector_drain(a->col);
-	tracker_after_pass(&a->trk, before);
+	prev = stages_enter(STAGE_SAMPLE);
+	if (collector_sample(a->col, false) >= 0) {
+		/* exits submitted before the pass are in the ring buffer now */
+		collector_drain(a->col);
+		tracker_after_pass(&a->trk, before);
+	}
+	stages_leave(prev);
 }
 
 /* Make appended records durable and wake the sinks; a failure keeps them
@@ -455,6 +462,7 @@ static void reply_status(struct agent *a, FILE *out)
 	fprintf(out, "oom_kills: %" PRIu64 "\n", a->trk.oom_kills);
 	fprintf(out, "tracked: %zu\n", proc_table_count(a->trk.procs));
 	fprintf(out, "records_spooled: %" PRIu64 "\n", a->records_spooled);
+	stages_status(out);
 	fprintf(out, "store: %s%s\n", a->cfg.store_enabled ? "sqlite " : "none",
 		a->cfg.store_enabled ? a->cfg.sqlite_path : "");
 	{
@@ -1135,6 +1143,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	log_init("jobtraced", 0, LOG_LVL_INFO);
+	stages_init();
 	if (config_defaults(&a.cfg)) {
 		log_error("out of memory");
 		return 1;

@@ -1004,6 +1004,17 @@ static void store_status(const char *name, const struct sink_stats *st,
 		name, st->pruned_size);
 }
 
+/* CPU time of a running thread of ours, in ns (0 once it has ended). */
+static uint64_t thread_cpu_ns(pthread_t t)
+{
+	clockid_t cid;
+	struct timespec ts;
+
+	if (pthread_getcpuclockid(t, &cid) || clock_gettime(cid, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* "key: value" status lines for every sink. */
 void sinks_status(struct sinks *ks, FILE *out)
 {
@@ -1042,6 +1053,10 @@ void sinks_status(struct sinks *ks, FILE *out)
 			st.delivered);
 		fprintf(out, "sink.%s.batches: %" PRIu64 "\n", k->cfg.name,
 			st.batches);
+		/* its threads' work: spool reads, encoding, storing, sending */
+		fprintf(out, "sink.%s.cpu_ns: %" PRIu64 "\n", k->cfg.name,
+			(k->started ? thread_cpu_ns(k->thread) : 0) +
+			(k->tx_started ? thread_cpu_ns(k->tx_thread) : 0));
 		fprintf(out, "sink.%s.retries: %" PRIu64 "\n", k->cfg.name,
 			st.retries);
 		fprintf(out, "sink.%s.dropped: %" PRIu64 "\n", k->cfg.name,

@@ -502,10 +502,12 @@ int store_open(const char *path, bool readonly, struct store **out)
 	sqlite3_extended_result_codes(s->db, 0);
 
 	/*
-	 * 8 MiB of page cache: inserts touch index pages all over.  A new
-	 * file gets auto_vacuum=INCREMENTAL (a no-op on one with tables),
-	 * so that store_prune() can give pages back; a WAL that grew past
-	 * the 4 MiB of an automatic checkpoint (a long reader, a large
+	 * 2 MiB of page cache: ids that begin with the time put each insert
+	 * at the end of the id index, and 1, 2 and 8 MiB cost the same per
+	 * record up to 200k records (bench/README.md); 8 MiB was 6 MB of
+	 * RSS.  A new file gets auto_vacuum=INCREMENTAL (a no-op on one with
+	 * tables), so that store_prune() can give pages back; a WAL that grew
+	 * past the 4 MiB of an automatic checkpoint (a long reader, a large
 	 * transaction) is cut back to that once it is reset.
 	 */
 	err = readonly ? 0 : exec_sql(s, "setting up",
@@ -513,7 +515,7 @@ int store_open(const char *path, bool readonly, struct store **out)
 				      "PRAGMA journal_mode=WAL;"
 				      "PRAGMA journal_size_limit=4194304;"
 				      "PRAGMA synchronous=NORMAL;"
-				      "PRAGMA cache_size=-8192;");
+				      "PRAGMA cache_size=-2048;");
 	if (!err)
 		err = check_version(s, &old);
 	if (!err && !readonly)

@@ -17,6 +17,7 @@
 #include "cgroup_parse.h"
 #include "classify.h"
 #include "log.h"
+#include "stages.h"
 #include "tracker.h"
 #include "util.h"
 
@@ -194,8 +195,10 @@ static void exclude(struct tracker *t, struct jt_proc *p, bool tree)
 /* Apply the rules' verdict; returns false when p is excluded. */
 static bool classify(struct tracker *t, struct jt_proc *p)
 {
+	enum stage prev = stages_enter(STAGE_CLASSIFY);
 	enum classify_verdict v = classify_process(t->rules, p, t->procs);
 
+	stages_leave(prev);
 	p->state &= ~(JT_PS_EXCLUDED | JT_PS_EXCL_TREE);
 	if (v == CLASSIFY_INCLUDE)
 		return true;
@@ -230,6 +233,7 @@ static void emit_process(struct tracker *t, struct jt_proc *p,
 			 const struct jt_ev_exit *e)
 {
 	struct jt_jobinfo *ji;
+	enum stage prev;
 	char id[37];
 
 	if (p->state & JT_PS_EXCLUDED) {
@@ -239,9 +243,11 @@ static void emit_process(struct tracker *t, struct jt_proc *p,
 	/* a job-update may have come after the exec */
 	if (p->job.id[0] && (ji = jobs_fill(t->jobs, &p->job, p->cgroup)))
 		job_account(ji, p, e);
+	prev = stages_enter(STAGE_ENCODE);
 	record_process_id(t->host, p, id);
 	jbuf_reset(&t->jb);
 	record_process(&t->jb, t->host, p, id);
+	stages_leave(prev);
 	put(t);
 	proc_table_remove(t->procs, p);
 }
@@ -588,6 +594,7 @@ static void sample_one(struct jt_proc *p, void *arg)
 	struct pass_ctx *pc = arg;
 	struct tracker *t = pc->t;
 	struct jt_jobinfo *ji;
+	enum stage prev;
 	char id[37], key[16];
 
 	if (p->sample_gen != pc->gen || !p->job.id[0] ||
@@ -602,9 +609,11 @@ static void sample_one(struct jt_proc *p, void *arg)
 			su->rss_sum_now += p->c.rss_bytes;
 	}
 	snprintf(key, sizeof(key), "%u", p->pid);
+	prev = stages_enter(STAGE_ENCODE);
 	record_make_id(t->host, "sample", key, p->sample_ns, id);
 	jbuf_reset(&t->jb);
 	record_sample(&t->jb, t->host, p, id);
+	stages_leave(prev);
 	put(t);
 }
 

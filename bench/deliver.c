@@ -8,13 +8,20 @@
  * record.
  *
  *   deliver N SPOOL_DIR SINK_URL [clickhouse|http] [gzip]
+ *   deliver N SPOOL_DIR DB_PATH sqlite
  *
- * DELIVER_BATCH (environment) sets the sink's batch_records (5000). *
+ * DELIVER_BATCH (environment) sets the sink's batch_records (5000; the
+ * SQLite store's flush_records, 1000, the agent's default).  The SQLite
+ * store at DB_PATH is kept: a second run adds to it, so the cost of an
+ * insert into a store that holds many records can be measured too; its
+ * ids sort in the order they are made, as the agent's (which begin with
+ * the time) do.
  * The records are copies of one realistic `process` record (about 1.2 KB,
  * as the agent writes them) with distinct ids "bench-RUN-N".  Prints one
  * line of key=value: records, append_s, deliver_s (first append to the
  * last acknowledgement), rate_per_s, cpu_s (this process, all threads),
- * cpu_us_per_record, spool_bytes_per_record, record_bytes.
+ * cpu_us_per_record, spool_bytes_per_record, record_bytes, and
+ * sink_cpu_us_per_record (the sink's threads alone, sink.NAME.cpu_ns).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -85,6 +92,24 @@ static bool all_acked(struct spool *sp)
 	return true;
 }
 
+/* CPU of the sinks' threads in ns, from their status lines. */
+static uint64_t sinks_cpu_ns(struct sinks *ks)
+{
+	char *text = NULL, *p;
+	size_t len = 0;
+	uint64_t ns = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return 0;
+	sinks_status(ks, f);
+	fclose(f);
+	for (p = text; (p = strstr(p, ".cpu_ns: ")); p++)
+		ns += strtoull(p + 9, NULL, 10);
+	free(text);
+	return ns;
+}
+
 int main(int argc, char **argv)
 {
 	struct jt_sink_config sk;
@@ -99,9 +124,12 @@ int main(int argc, char **argv)
 	size_t rec_bytes = 0;
 	char err[512], rec[4096], id[64];
 	unsigned run;
+	uint64_t sink_ns;
+	bool sqlite = argc > 4 && !strcmp(argv[4], "sqlite");
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: deliver N SPOOL_DIR URL [clickhouse|http] [gzip]\n");
+		fprintf(stderr, "usage: deliver N SPOOL_DIR URL [clickhouse|http] [gzip]\n"
+			"       deliver N SPOOL_DIR DB_PATH sqlite\n");
 		return 2;
 	}
 	n = strtoul(argv[1], NULL, 10);
@@ -124,6 +152,14 @@ int main(int argc, char **argv)
 	sk.gzip = argc > 5 && !strcmp(argv[5], "gzip");
 	c.sinks = &sk;
 	c.n_sinks = 1;
+	if (sqlite) {
+		free(c.sqlite_path);
+		c.sqlite_path = strdup(argv[3]);
+		c.store_enabled = true;
+		c.n_sinks = 0;
+		if (getenv("DELIVER_BATCH"))
+			c.flush_records = sk.batch_records;
+	}
 
 	so.dir = argv[2];
 	so.max_bytes = 4ull << 30;
@@ -134,14 +170,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "deliver: %s\n", err);
 		return 1;
 	}
-	run = (unsigned)(util_now_ns(CLOCK_REALTIME) / 1000000000ull);
+	/* in ms: two runs into one store have distinct ids */
+	run = (unsigned)(util_now_ns(CLOCK_REALTIME) / 1000000ull);
 
 	c0 = cpu_s();
 	t0 = last_sync = last_maint = now_s();
 	for (unsigned long i = 0; i < n; i++) {
 		int len;
 
-		snprintf(id, sizeof(id), "bench-%u-%lu", run, i);
+		if (sqlite)	/* in order, like the agent's (time first) */
+			snprintf(id, sizeof(id), "bench-%u-%012lu", run, i);
+		else
+			snprintf(id, sizeof(id), "bench-%u-%lu", run, i);
 		len = snprintf(rec, sizeof(rec), tmpl, id, (unsigned)(i % 4000000),
 			       (unsigned)(i % 60), (unsigned)(i % 1000000),
 			       (unsigned)((i + 7) % 60), (unsigned)(i % 999983),
@@ -186,14 +226,16 @@ int main(int argc, char **argv)
 	}
 	t_end = now_s();
 	c1 = cpu_s();
+	sink_ns = sinks_cpu_ns(ks);
 	sinks_stop(ks, 0);
 	spool_maintain(sp);
 	spool_close(sp);
 	printf("records=%lu run=%u append_s=%.3f deliver_s=%.3f rate_per_s=%.0f"
 	       " cpu_s=%.3f cpu_us_per_record=%.2f spool_bytes_per_record=%.1f"
-	       " record_bytes=%.1f gzip=%d\n", n, run, t_app - t0, t_end - t0,
-	       n / (t_end - t0), c1 - c0, (c1 - c0) * 1e6 / n,
-	       (double)st.bytes / n, (double)rec_bytes / n, sk.gzip);
+	       " record_bytes=%.1f gzip=%d sink_cpu_us_per_record=%.2f\n", n,
+	       run, t_app - t0, t_end - t0, n / (t_end - t0), c1 - c0,
+	       (c1 - c0) * 1e6 / n, (double)st.bytes / n,
+	       (double)rec_bytes / n, sk.gzip, sink_ns / 1e3 / n);
 	c.sinks = NULL;
 	c.n_sinks = 0;
 	config_free(&c);

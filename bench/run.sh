@@ -10,10 +10,13 @@
 #  2. CPU-bound: tests/workload/burn BURN_S, BURN_PAIRS alternating pairs
 #  3. cost per traced process: BPF run time of the agent's programs
 #     (kernel.bpf_stats_enabled=1) plus the agent's own CPU, over one storm,
-#     divided by the processes it started; the same for libbpf-tools'
-#     execsnoop during a storm of the same size (agent off)
+#     divided by the processes it started, and where the agent's CPU went
+#     (the stage.* and sink.*.cpu_ns figures of "jobtrace status"); the
+#     same for libbpf-tools' execsnoop during a storm of the same size
+#     (agent off), and the ratio of the two totals
 #  4. events dropped, from "jobtrace status", summed over every agent run
-#  5. the agent's VmRSS after RSS_BATCH and after RSS_TOTAL processes
+#  5. the agent's VmRSS after RSS_BATCH and after RSS_TOTAL processes, and
+#     what makes it up (/proc/PID/smaps)
 #
 # Prints a results table and writes it to bench/results-latest.txt (or
 # $BENCH_OUT).  See bench/README.md for what each figure means.
@@ -90,6 +93,52 @@ status_val() {
 	cli status 2>/dev/null | sed -n "s/^[[:space:]]*$1:[[:space:]]*//p" | head -n 1
 }
 
+# Value of KEY in a saved "jobtrace status" reply FILE, or 0.
+saved_val() {
+	local v
+	v=$(sed -n "s/^$2:[[:space:]]*//p" "$1" | head -n 1)
+	printf '%s\n' "${v:-0}"
+}
+
+# Microseconds per process of the growth of KEY between two saved status
+# replies A and B, over N processes.
+per_proc_us() {
+	calc '%.3f' "($(saved_val "$2" "$3") - $(saved_val "$1" "$3")) / 1000 / $4"
+}
+
+# For each NAME after the two formats: "NAME|US|N" in ROWS, US the growth
+# per process of status key printf(FMT, NAME) over the window, N that of
+# key printf(COUNT_FMT, NAME); the sum of the US in ROW_SUM.
+window_rows() {
+	local fmt=$1 cfmt=$2 name u n
+	shift 2
+	ROWS=()
+	ROW_SUM=0
+	for name in "$@"; do
+		# shellcheck disable=SC2059
+		u=$(per_proc_us "$T/status0" "$T/status1" "$(printf "$fmt" "$name")" "$STORM_N")
+		# shellcheck disable=SC2059
+		n=$(($(saved_val "$T/status1" "$(printf "$cfmt" "$name")") -
+		     $(saved_val "$T/status0" "$(printf "$cfmt" "$name")")))
+		ROW_SUM=$(calc '%.3f' "$ROW_SUM + $u")
+		ROWS+=("$name|$u|$n")
+	done
+}
+
+# Time PID's main thread was runnable but waited for a CPU, in ns.
+main_wait() {
+	awk '{ print $2 }' "/proc/$1/task/$1/schedstat" 2>/dev/null || echo 0
+}
+
+# KiB of PID's resident memory by kind, from smaps: "ringbuf anon files".
+rss_parts() {
+	awk '/^[0-9a-f]+-[0-9a-f]+ / { name = $6 }
+	     /^Rss:/ { if (name ~ /bpf-map/) r += $2
+		       else if (name == "" || name ~ /^\[/) a += $2
+		       else f += $2 }
+	     END { print r + 0, a + 0, f + 0 }' "/proc/$1/smaps"
+}
+
 # utime+stime of PID in clock ticks (all threads, from /proc/PID/stat).
 cpu_ticks() {
 	sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
@@ -152,11 +201,12 @@ other_bpf_holders() {
 	done
 }
 
-# Run a storm of N fork+exec of /bin/true; prints "ELAPSED_S CPU_S" (CPU
-# of the storm's processes: the BPF programs run in their context).
+# Run a storm of N fork+exec of /bin/true, at niceness NICE (0); prints
+# "ELAPSED_S CPU_S" (CPU of the storm's processes: the BPF programs run in
+# their context).
 storm() {
 	local out
-	out=$("$WL/spawnstorm" "$1" /bin/true) || die "spawnstorm failed: $out"
+	out=$(nice -n "${2:-0}" "$WL/spawnstorm" "$1" /bin/true) || die "spawnstorm failed: $out"
 	printf '%s\n' "$out" | sed -n 's/.*elapsed_s=\([0-9.]*\) cpu_s=\([0-9.]*\).*/\1 \2/p'
 }
 
@@ -342,16 +392,46 @@ BURN_RATIO=$(median "${BURN_RATIOS[@]}")
 start_agent
 AGENT_PROGS=$(prog_names "$AGENT_PID")
 sysctl -q -w kernel.bpf_stats_enabled=1
+# the agent's own figures, read outside the window (a status request is a
+# process too, and its reply costs the agent a little)
+cli status >"$T/status0" 2>/dev/null
+wait0=$(main_wait "$AGENT_PID")
 b0=$(bpf_ns "$AGENT_PID"); c0=$(cpu_ticks "$AGENT_PID"); f0=$(forks_total)
 read -r sw_ns0 sw_cnt0 <<<"$(prog_stat "$AGENT_PID" jt_switch)"; x0=$(ctxt_total)
-storm "$STORM_N" >/dev/null
+# at nice 19: the storm then seldom preempts the agent's main thread inside
+# a stage, whose wall time would count the wait (counted work is the same)
+storm "$STORM_N" 19 >/dev/null
 drain
 b1=$(bpf_ns "$AGENT_PID"); c1=$(cpu_ticks "$AGENT_PID"); f1=$(forks_total)
 read -r sw_ns1 sw_cnt1 <<<"$(prog_stat "$AGENT_PID" jt_switch)"; x1=$(ctxt_total)
+wait1=$(main_wait "$AGENT_PID")
+cli status >"$T/status1" 2>/dev/null
 sysctl -q -w kernel.bpf_stats_enabled=0
 stop_agent
 A_BPF_US=$(calc '%.3f' "($b1 - $b0) / 1000 / $STORM_N")
-A_CPU_US=$(calc '%.3f' "($c1 - $c0) * 1e6 / $TICK / $STORM_N")
+A_TICKS_US=$(calc '%.3f' "($c1 - $c0) * 1e6 / $TICK / $STORM_N")
+# where the agent's CPU went: its own clocks, in ns (the ticks above are
+# 10 ms each, 0.5 us per process at 20000); an agent without them: ticks
+STAGES="decode track classify encode spool sample"
+STAGE_ROWS=()
+SINK_ROWS=()
+SINKS=$(sed -n 's/^sink\.\(.*\)\.cpu_ns:.*/\1/p' "$T/status1")
+if grep -q '^cpu_ns:' "$T/status1"; then
+	A_CPU_US=$(per_proc_us "$T/status0" "$T/status1" cpu_ns "$STORM_N")
+	A_MAIN_US=$(per_proc_us "$T/status0" "$T/status1" cpu_main_ns "$STORM_N")
+	window_rows 'stage.%s_ns' 'stage.%s_count' $STAGES
+	STAGE_ROWS=("${ROWS[@]}")
+	STAGE_SUM=$ROW_SUM
+	window_rows 'sink.%s.cpu_ns' 'sink.%s.delivered' $SINKS
+	SINK_ROWS=("${ROWS[@]}")
+	SINK_SUM=$ROW_SUM
+	A_OTHER_US=$(calc '%.3f' "$A_CPU_US - $STAGE_SUM - $SINK_SUM")
+	A_MAIN_OTHER_US=$(calc '%.3f' "$A_MAIN_US - $STAGE_SUM")
+	A_MAIN_WAIT_US=$(calc '%.3f' "($wait1 - $wait0) / 1000 / $STORM_N")
+	STAGE_CLOCK=$(sed -n 's/^stage\.clock:[[:space:]]*//p' "$T/status1")
+else
+	A_CPU_US=$A_TICKS_US
+fi
 A_TOT_US=$(calc '%.3f' "$A_BPF_US + $A_CPU_US")
 A_FORKS=$((f1 - f0))
 # the hook on every context switch that finds a dead task's last one
@@ -363,6 +443,8 @@ say "agent: bpf ${A_BPF_US}us + cpu ${A_CPU_US}us per process ($A_FORKS forks se
 
 # execsnoop, same storm size, agent off.
 S_BPF_US=n/a; S_CPU_US=n/a; S_TOT_US=n/a; S_FORKS=n/a; S_LINES=n/a; S_LOST=n/a; S_PROGS=n/a
+TOT_RATIO=n/a
+S_PER_FORK=n/a
 if [ "$HAVE_SNOOP" = yes ]; then
 	"$EXECSNOOP" >"$T/execsnoop.out" 2>"$T/execsnoop.err" &
 	SNOOP_PID=$!
@@ -376,7 +458,7 @@ if [ "$HAVE_SNOOP" = yes ]; then
 		S_PROGS=$(prog_names "$SNOOP_PID")
 		sysctl -q -w kernel.bpf_stats_enabled=1
 		b0=$(bpf_ns "$SNOOP_PID"); c0=$(cpu_ticks "$SNOOP_PID"); f0=$(forks_total)
-		storm "$STORM_N" >/dev/null
+		storm "$STORM_N" 19 >/dev/null	# as for the agent
 		prev=
 		for _ in $(seq 1 60); do	# until its output stops growing
 			cur=$(wc -l <"$T/execsnoop.out")
@@ -389,7 +471,9 @@ if [ "$HAVE_SNOOP" = yes ]; then
 		S_BPF_US=$(calc '%.3f' "($b1 - $b0) / 1000 / $STORM_N")
 		S_CPU_US=$(calc '%.3f' "($c1 - $c0) * 1e6 / $TICK / $STORM_N")
 		S_TOT_US=$(calc '%.3f' "$S_BPF_US + $S_CPU_US")
+		TOT_RATIO=$(calc '%.2f' "$A_TOT_US / $S_TOT_US")
 		S_FORKS=$((f1 - f0))
+		S_PER_FORK=$(calc '%.3f' "$S_TOT_US * $STORM_N / $S_FORKS")
 		S_LINES=$(($(wc -l <"$T/execsnoop.out") - 1))
 		S_LOST=$(grep -io 'lost [0-9]*' "$T/execsnoop.err" | awk '{ s += $2 } END { print s + 0 }')
 		say "execsnoop: bpf ${S_BPF_US}us + cpu ${S_CPU_US}us per process"
@@ -408,18 +492,41 @@ RSS_START=$(rss_kib "$AGENT_PID")
 RSS_LINES=()
 done_n=0
 RSS_FIRST=
+# the agent's CPU over the first batch and over the last one (a store that
+# grows may cost more per record): status before and after each
+cli status >"$T/rss0" 2>/dev/null
 while [ "$done_n" -lt "$RSS_TOTAL" ]; do
+	last=$([ $((done_n + RSS_BATCH)) -ge "$RSS_TOTAL" ] && [ "$done_n" -gt 0 ] && echo 1)
+	if [ -n "$last" ]; then
+		drain
+		cli status >"$T/rss2" 2>/dev/null
+	fi
 	storm "$RSS_BATCH" >/dev/null
 	done_n=$((done_n + RSS_BATCH))
-	if [ -z "$RSS_FIRST" ] || [ "$done_n" -ge "$RSS_TOTAL" ]; then
+	if [ -z "$RSS_FIRST" ] || [ -n "$last" ]; then
 		drain
 	fi
+	[ -z "$RSS_FIRST" ] && cli status >"$T/rss1" 2>/dev/null
 	r=$(rss_kib "$AGENT_PID")
 	[ -z "$RSS_FIRST" ] && RSS_FIRST=$r
 	RSS_LINES+=("$done_n:$r")
 	say "rss after $done_n processes: $r KiB"
 done
+cli status >"$T/rss3" 2>/dev/null
 RSS_LAST=$r
+# "AGENT_US SINKS_US": per process of a batch, all threads and the sinks'
+batch_cost() {
+	local k sinks=0
+	for k in $SINKS; do
+		sinks=$(calc '%.3f' "$sinks + $(per_proc_us "$1" "$2" "sink.$k.cpu_ns" "$RSS_BATCH")")
+	done
+	echo "$(per_proc_us "$1" "$2" cpu_ns "$RSS_BATCH") $sinks"
+}
+read -r RSS_CPU_FIRST RSS_SINK_FIRST <<<"$(batch_cost "$T/rss0" "$T/rss1")"
+RSS_CPU_LAST=n/a
+RSS_SINK_LAST=n/a
+[ -s "$T/rss2" ] && read -r RSS_CPU_LAST RSS_SINK_LAST <<<"$(batch_cost "$T/rss2" "$T/rss3")"
+read -r RSS_RB RSS_ANON RSS_FILES <<<"$(rss_parts "$AGENT_PID")"
 RSS_DROPS=$(status_val events_dropped)
 stop_agent
 
@@ -447,17 +554,30 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	printf '%-52s %14s %14s %s\n' "3. per process, storm of $STORM_N: jobtraced BPF (us)" "$A_BPF_US" "" ""
 	printf '%-52s %14s %14s %s\n' "   of which jt_switch, last context switch (us)" "$SW_US" "" ""
 	printf '%-52s %14s %14s %s\n' "   jt_switch per context switch (ns)" "$SW_NS_EACH" "" ""
-	printf '%-52s %14s %14s %s\n' "   jobtraced user+sys CPU (us)" "$A_CPU_US" "" ""
-	printf '%-52s %14s %14s %s\n' "   jobtraced total (us)" "$A_TOT_US" "" ""
+	printf '%-52s %14s %14s %s\n' "   jobtraced user+sys CPU, all threads (us)" "$A_CPU_US" "<= 20" "$(verdict "$A_CPU_US <= 20")"
+	for row in "${STAGE_ROWS[@]}"; do
+		IFS='|' read -r st u n <<<"$row"
+		printf '%-52s %14s %14s %s\n' "     stage $st (us)" "$u" "" ""
+	done
+	for row in "${SINK_ROWS[@]}"; do
+		IFS='|' read -r k u n <<<"$row"
+		printf '%-52s %14s %14s %s\n' "     sink $k, its threads' CPU (us)" "$u" "" ""
+	done
+	[ -n "${A_OTHER_US:-}" ] &&
+		printf '%-52s %14s %14s %s\n' "     other: CPU - stages - sinks (us)" "$A_OTHER_US" "" ""
+	printf '%-52s %14s %14s %s\n' "   jobtraced total (us)" "$A_TOT_US" "<= 30" "$(verdict "$A_TOT_US <= 30")"
 	printf '%-52s %14s %14s %s\n' "   execsnoop BPF (us)" "$S_BPF_US" "" ""
 	printf '%-52s %14s %14s %s\n' "   execsnoop user+sys CPU (us)" "$S_CPU_US" "" ""
 	printf '%-52s %14s %14s %s\n' "   execsnoop total (us)" "$S_TOT_US" "" ""
+	printf '%-52s %14s %14s %s\n' "   ratio jobtraced total / execsnoop total" "$TOT_RATIO" "" "(info)"
 	printf '%-52s %14s %14s %s\n' "4. events dropped (sum over $((STORM_PAIRS + BURN_PAIRS + 2)) agent runs)" "$DROPS_SHOWN" "0" "$(verdict "\"$DROPS_SHOWN\" == \"0\"")"
 	printf '%-52s %14s %14s %s\n' "   of which in the $RSS_TOTAL-process run" "${RSS_DROPS:-n/a}" "0" ""
 	printf '%-52s %14s %14s %s\n' "5. agent VmRSS idle at start (KiB)" "$RSS_START" "" ""
 	printf '%-52s %14s %14s %s\n' "   after $RSS_BATCH processes (KiB)" "$RSS_FIRST" "" ""
-	printf '%-52s %14s %14s %s\n' "   after $RSS_TOTAL processes (KiB)" "$RSS_LAST" "" ""
+	printf '%-52s %14s %14s %s\n' "   after $RSS_TOTAL processes (KiB)" "$RSS_LAST" "<= 32768" "$(verdict "$RSS_FIRST <= 32768 && $RSS_LAST <= 32768")"
 	printf '%-52s %14s %14s %s\n' "   growth from $RSS_BATCH to $RSS_TOTAL (%)" "$RSS_GROWTH" "<= 10" "$(verdict "$RSS_GROWTH <= 10")"
+	printf '%-52s %14s %14s %s\n' "   agent CPU per process, first / last batch (us)" "$RSS_CPU_FIRST / $RSS_CPU_LAST" "" "(info)"
+	printf '%-52s %14s %14s %s\n' "     of which the sinks' threads (us)" "$RSS_SINK_FIRST / $RSS_SINK_LAST" "" "(info)"
 	echo
 	echo "details"
 	echo " storm pairs:"
@@ -465,10 +585,26 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	echo " burn pairs:"
 	printf '%s\n' "${BURN_LINES[@]}"
 	echo " per-process windows: agent saw $A_FORKS forks on the machine for $STORM_N started (others are noise);"
+	echo "   jobtraced CPU from /proc/PID/stat ticks: $A_TICKS_US us per process (the figure above is the agent's own cpu_ns)"
+	if [ -n "${A_OTHER_US:-}" ]; then
+		echo "   stages are the main thread's wall time on the $STAGE_CLOCK clock (a preempted stage counts its wait);"
+		echo "   main thread CPU $A_MAIN_US us, of which outside the stages $A_MAIN_OTHER_US us (negative: waits inside them);"
+		echo "   main thread runnable but waiting for a CPU (schedstat): $A_MAIN_WAIT_US us; per stage, times entered:"
+		for row in "${STAGE_ROWS[@]}"; do
+			IFS='|' read -r st u n <<<"$row"
+			echo "     $st $n"
+		done
+		for row in "${SINK_ROWS[@]}"; do
+			IFS='|' read -r k u n <<<"$row"
+			echo "     sink $k: $n records delivered"
+		done
+	fi
 	echo "   execsnoop: $S_FORKS forks, $S_LINES lines printed, $S_LOST lost"
+	echo "   total per fork seen (the storm's and the noise's, each traced): jobtraced $(calc '%.3f' "$A_TOT_US * $STORM_N / $A_FORKS") us, execsnoop $S_PER_FORK us"
 	echo " agent BPF programs: $AGENT_PROGS"
 	echo " jt_switch ran $SW_RUNS times during the storm window ($SW_CTXT context switches in /proc/stat)"
 	echo " execsnoop BPF programs: $S_PROGS"
 	echo " RSS (processes:KiB): ${RSS_LINES[*]}"
+	echo " RSS after $RSS_TOTAL processes by kind (KiB): BPF ring buffer $RSS_RB, anonymous (heap, arenas, stacks) $RSS_ANON, files (program and libraries) $RSS_FILES"
 } | tee "$OUT"
 say "results written to $OUT"

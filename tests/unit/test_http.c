@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_http.c - unit tests for agent/http.c against a one-shot server on
+ * loopback: libcurl, loaded at the first client, posts and reads back.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "http.h"
+
+/* A server that answers one request. */
+struct server {
+	int fd;
+	int port;
+	char req[8192];		/* what it received */
+	size_t len;
+};
+
+/* Accept one connection, read the request with its body, answer 200. */
+static void *serve(void *arg)
+{
+	static const char answer[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n"
+				     "Connection: close\r\n\r\nok\n";
+	struct server *s = arg;
+	int c = accept(s->fd, NULL, NULL);
+	const char *end, *cl;
+	ssize_t n;
+
+	if (c < 0)
+		return NULL;
+	while (s->len < sizeof(s->req) - 1 &&
+	       (n = read(c, s->req + s->len, sizeof(s->req) - 1 - s->len)) > 0) {
+		s->len += (size_t)n;
+		s->req[s->len] = '\0';
+		end = strstr(s->req, "\r\n\r\n");
+		cl = strcasestr(s->req, "Content-Length: ");
+		if (end && cl && s->len >= (size_t)(end + 4 - s->req) +
+				      strtoul(cl + 16, NULL, 10))
+			break;
+	}
+	if (write(c, answer, sizeof(answer) - 1) < 0)
+		s->len = 0;
+	close(c);
+	return NULL;
+}
+
+/* Listen on a free loopback port. */
+static void listen_any(struct server *s)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t al = sizeof(a);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	s->fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(s->fd >= 0);
+	assert_int_equal(bind(s->fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(s->fd, 1), 0);
+	assert_int_equal(getsockname(s->fd, (struct sockaddr *)&a, &al), 0);
+	s->port = ntohs(a.sin_port);
+}
+
+/* A POST reaches the server with its body and type; the answer comes back. */
+static void test_post(void **state)
+{
+	struct server s = { 0 };
+	struct jt_sink_config sk = { 0 };
+	struct http_client *c = NULL;
+	struct jbuf resp;
+	pthread_t t;
+	char url[64], err[256] = "";
+
+	(void)state;
+	listen_any(&s);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/in", s.port);
+	sk.url = url;
+	sk.timeout_ms = 5000;
+	sk.tls_verify = true;
+	assert_int_equal(http_client_new(&sk, &c, err, sizeof(err)), 0);
+	assert_int_equal(pthread_create(&t, NULL, serve, &s), 0);
+	jbuf_init(&resp);
+	assert_int_equal(http_post(c, "?q=1", "application/x-ndjson",
+				   "{\"a\":1}\n", 8, false, &resp, err,
+				   sizeof(err)), 0);
+	pthread_join(t, NULL);
+	assert_non_null(strstr(s.req, "POST /in?q=1 HTTP/1.1\r\n"));
+	assert_non_null(strstr(s.req, "Content-Type: application/x-ndjson\r\n"));
+	assert_non_null(strstr(s.req, "\r\n\r\n{\"a\":1}\n"));
+	assert_int_equal(resp.len, 3);
+	assert_memory_equal(resp.buf, "ok\n", 3);
+	jbuf_free(&resp);
+	http_client_free(c);
+	close(s.fd);
+}
+
+/* Nobody listening: a refusal, said in err. */
+static void test_refused(void **state)
+{
+	struct server s = { 0 };
+	struct jt_sink_config sk = { 0 };
+	struct http_client *c = NULL;
+	char url[64], err[256] = "";
+
+	(void)state;
+	listen_any(&s);
+	close(s.fd);	/* the port is free again: nobody listens */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", s.port);
+	sk.url = url;
+	sk.timeout_ms = 5000;
+	assert_int_equal(http_client_new(&sk, &c, err, sizeof(err)), 0);
+	assert_int_equal(http_post(c, NULL, NULL, "x", 1, false, NULL, err,
+				   sizeof(err)), -ECONNREFUSED);
+	assert_true(err[0] != '\0');
+	http_client_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_post),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
