@@ -33,26 +33,6 @@
 #include "json_read.h"
 #include "schema.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-/*
- * The tables are the record types of schema.h, their columns its members'
- * (nested objects flattened, SFT_OBJARR members left out: a job's
- * usage.steps stays in `json`).
- */
-static const char *const table_names[] = {
-	"process", "sample", "job", "signal", "host", NULL
-};
-
-_Static_assert(ARRAY_SIZE(table_names) == SF_REC__N + 1,
-	       "a table for every record type");
-
-/* The table names, one per record type, NULL-terminated. */
-const char *const *chschema_tables(void)
-{
-	return table_names;
-}
-
 /* ---- DDL ------------------------------------------------------------------ */
 
 /* Print name as a ClickHouse identifier, back-quoted when it must be. */

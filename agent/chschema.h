@@ -54,7 +54,4 @@ int chschema_row(struct jbuf *b, const char *json, size_t len,
 /* Why the last chschema_row() call in this thread failed ("" if it did not). */
 const char *chschema_strerror(void);
 
-/* The table names, one per record type, NULL-terminated. */
-const char *const *chschema_tables(void);
-
 #endif

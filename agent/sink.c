@@ -24,6 +24,7 @@
 #define BATCH_MAX_BYTES (32u << 20)
 #define RETRY_BASE_MS 500
 #define CH_TABLES_MAX 16
+_Static_assert(SF_REC__N <= CH_TABLES_MAX, "a ClickHouse batch per record type");
 /*
  * The store is kept within its limits between batches: a pass every
  * PRUNE_EVERY_MS (PRUNE_AGAIN_MS while work is left) deletes in
@@ -124,7 +125,6 @@ struct sink {
 	struct http_client *http;
 	struct jbuf row;			/* clickhouse scratch */
 	struct jbuf query;			/* clickhouse URL suffix */
-	const char *const *tables;
 	bool logged_skip;
 	struct store_limits limits;	/* sqlite, under all->lock (reload) */
 	uint64_t prune_at_ns;		/* CLOCK_MONOTONIC of the next pass */
@@ -353,15 +353,6 @@ static const struct sink_ops http_ops = {
 
 static int ch_open(struct sink *k, char *err, size_t errlen)
 {
-	size_t n = 0;
-
-	k->tables = chschema_tables();
-	while (k->tables[n])
-		n++;
-	if (n > CH_TABLES_MAX) {
-		util_seterr(err, errlen, "too many ClickHouse tables");
-		return -EINVAL;
-	}
 	return http_client_new(&k->cfg, &k->http, err, errlen);
 }
 
@@ -382,8 +373,8 @@ static int ch_add(struct sink *k, const char *rec, size_t len)
 		k->logged_skip = true;
 		return SKIP;
 	}
-	for (size_t i = 0; k->tables[i]; i++)
-		if (!strcmp(k->tables[i], table))
+	for (size_t i = 0; i < SF_REC__N; i++)
+		if (!strcmp(sf_records[i].name, table))
 			return jbuf_put(&k->b[k->cur].tbl[i], k->row.buf,
 					k->row.len);
 	return SKIP;
@@ -394,7 +385,7 @@ static int ch_send(struct sink *k, struct batch *b, char *err, size_t errlen)
 	struct jbuf *q = &k->query;
 	int e = 0;
 
-	for (size_t i = 0; k->tables[i] && !e; i++) {
+	for (size_t i = 0; i < SF_REC__N && !e; i++) {
 		char sql[256];
 
 		if (!b->tbl[i].len)
@@ -404,7 +395,7 @@ static int ch_send(struct sink *k, struct batch *b, char *err, size_t errlen)
 			return -ETIMEDOUT;
 		}
 		snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT"
-			 " JSONEachRow", k->cfg.database, k->tables[i]);
+			 " JSONEachRow", k->cfg.database, sf_records[i].name);
 		jbuf_reset(q);
 		jbuf_put(q, "?input_format_skip_unknown_fields=1&query=", 42);
 		http_urlencode(q, sql);

@@ -32,7 +32,8 @@
 #define STORE_SCHEMA_JSON 3
 #define STORE_STR_(x) #x
 #define STORE_STR(x) STORE_STR_(x)
-/* generated columns need 3.31; JSON1 is built in since 3.38 */
+/* an older store's generated columns (read when it is upgraded) need
+ * 3.31; jobtrace report uses JSON1, built in since 3.38 */
 #define STORE_SQLITE_MIN 3031000
 /* how long a write waits for another writer's lock */
 #define STORE_BUSY_MS 5000

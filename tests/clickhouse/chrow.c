@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "chschema.h"
+#include "schema.h"
 
 #define MAX_TABLES 16
 
@@ -128,16 +129,15 @@ static int convert(const char *dir, const char *in, size_t len)
 	FILE *files[MAX_TABLES];
 	long counts[MAX_TABLES];
 	const char *table, *p, *nl, *end = in + len;
-	const char *const *t = chschema_tables();
 	char path[4096];
 	struct jbuf b;
 	int n = 0, i, status = 0;
 	long line = 0;
 
-	for (; *t && n < MAX_TABLES; t++, n++) {
-		names[n] = *t;
+	for (; n < SF_REC__N && n < MAX_TABLES; n++) {
+		names[n] = sf_records[n].name;
 		counts[n] = 0;
-		snprintf(path, sizeof(path), "%s/%s.rows", dir, *t);
+		snprintf(path, sizeof(path), "%s/%s.rows", dir, names[n]);
 		files[n] = fopen(path, "a");
 		if (!files[n]) {
 			fprintf(stderr, "chrow: cannot open %s: %s\n", path,

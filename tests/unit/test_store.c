@@ -1005,40 +1005,43 @@ static const char dump_sql[] =
 	" (SELECT quote(id) || quote(type) || quote(time) || quote(job_id) AS r"
 	" FROM record ORDER BY id))";
 
+/* Put n records into table of a schema-5 store, as that agent did. */
+static void store5_put(sqlite3 *db, const char *table,
+		       const char *const *json, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[128];
+
+	snprintf(sql, sizeof(sql), "INSERT INTO %s(id, json)"
+		 " VALUES(json_extract(?1, '$.id'), ?1)", table);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_text(st, 1, json[i], -1, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+}
+
 static void test_upgrade_from_5(void **state)
 {
 	struct fixture *f = *state;
 	struct store *s = NULL;
 	char old[128], *want, *got;
-	sqlite3_stmt *st = NULL;
 	sqlite3 *db = NULL;
 
 	snprintf(old, sizeof(old), "%s/v5.db", f->dir);
 	assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, store5_sql, NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO process_rec(id, json)"
-					    " VALUES(json_extract(?1, '$.id'), ?1)",
-					    -1, &st, NULL), SQLITE_OK);
-	for (size_t i = 0; i < NSPECS; i++) {
-		sqlite3_bind_text(st, 1, f->json[i], -1, SQLITE_STATIC);
-		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
-	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO record(id, json)"
-					    " VALUES(json_extract(?1, '$.id'), ?1)",
-					    -1, &st, NULL), SQLITE_OK);
-	for (size_t i = 0; i < NOTHERS; i++) {
-		sqlite3_bind_text(st, 1, f->other_json[i], -1, SQLITE_STATIC);
-		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
-		sqlite3_reset(st);
-	}
 	/* a signal as older agents wrote it: the job's id alone */
-	sqlite3_bind_text(st, 1, "{\"type\":\"signal\",\"id\":\"old-oom\","
-			  "\"time\":\"2026-11-22T10:03:00Z\",\"job\":\"42\","
-			  "\"tool\":\"bwa\"}", -1, SQLITE_STATIC);
-	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
-	sqlite3_finalize(st);
+	static const char *const old_oom[] = {
+		"{\"type\":\"signal\",\"id\":\"old-oom\",\"time\":"
+		"\"2026-11-22T10:03:00Z\",\"job\":\"42\",\"tool\":\"bwa\"}",
+	};
+
+	store5_put(db, "process_rec", (const char *const *)f->json, NSPECS);
+	store5_put(db, "record", (const char *const *)f->other_json, NOTHERS);
+	store5_put(db, "record", old_oom, 1);
 	sqlite3_close(db);
 
 	/* a reader: refused, with what to do */
