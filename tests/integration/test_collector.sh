@@ -233,6 +233,25 @@ check "'jobtrace export --since $SINCE --format ndjson' (exit $st): at least one
 	eq "$st:$(printf '%s' "$res" | awk -F'|' 'NF == 3 && $1 > 0 && $2 == $1 && $3 >= 1 { print "y" }')" "0:y"
 [ "$st" -eq 0 ] || note "$(head -n 5 "$T/export.err")"
 
+# ---- the agent's own CPU in status, against the kernel's /proc/PID/stat ---------------
+# cpu_ns is the whole process's (all threads); /proc/PID/stat gives the same
+# runtime in clock ticks (utime and stime, each cut to whole ticks: up to
+# two ticks short), read just before and just after the status call.
+# The event loop's and the sinks' threads are parts of it: together never
+# more than the whole.
+tick_ns=$((1000000000 / $(getconf CLK_TCK)))
+proc_cpu_ns() { awk -v t="$tick_ns" '{ print ($14 + $15) * t }' "/proc/$AGENT_PID/stat"; }
+c0=$(proc_cpu_ns)
+stat_out=$(cli status)
+c1=$(proc_cpu_ns)
+cpu=$(printf '%s\n' "$stat_out" | sed -n 's/^cpu_ns: //p')
+main=$(printf '%s\n' "$stat_out" | sed -n 's/^cpu_main_ns: //p')
+sinks=$(printf '%s\n' "$stat_out" | sed -n 's/^sink\..*\.cpu_ns: //p' | awk '{ s += $1 } END { print s + 0 }')
+check "status cpu_ns ($cpu) is the agent's CPU in /proc/PID/stat: from $c0 ns before to $c1 ns (+ 2 ticks) after" \
+	between "${cpu:-0}" "$c0" $((c1 + 2 * tick_ns))
+check "status: the event loop's ($main) and the sinks' ($sinks) CPU are parts of cpu_ns ($cpu), not more (a tick of slack: the threads are read one after the other)" \
+	test $(( ${main:-0} + sinks )) -le $(( ${cpu:-0} + tick_ns )) -a "${main:-0}" -gt 0 -a "$sinks" -gt 0
+
 # ---- stop the agent; it flushes on SIGTERM ----------------------------------------------
 
 stop_agent
