@@ -15,7 +15,8 @@
  * store at DB_PATH is kept: a second run adds to it, so the cost of an
  * insert into a store that holds many records can be measured too; its
  * ids sort in the order they are made, as the agent's (which begin with
- * the time) do.
+ * the time) do; DELIVER_IDS=hashed gives them in no order instead, as
+ * the agent's were before 3763458, to compare the two.
  * The records are copies of one realistic `process` record (about 1.2 KB,
  * as the agent writes them) with distinct ids "bench-RUN-N".  Prints one
  * line of key=value: records, append_s, deliver_s (first append to the
@@ -126,6 +127,7 @@ int main(int argc, char **argv)
 	unsigned run;
 	uint64_t sink_ns;
 	bool sqlite = argc > 4 && !strcmp(argv[4], "sqlite");
+	bool hashed;
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: deliver N SPOOL_DIR URL [clickhouse|http] [gzip]\n"
@@ -170,6 +172,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "deliver: %s\n", err);
 		return 1;
 	}
+	hashed = getenv("DELIVER_IDS") && !strcmp(getenv("DELIVER_IDS"), "hashed");
 	/* in ms: two runs into one store have distinct ids */
 	run = (unsigned)(util_now_ns(CLOCK_REALTIME) / 1000000ull);
 
@@ -178,7 +181,10 @@ int main(int argc, char **argv)
 	for (unsigned long i = 0; i < n; i++) {
 		int len;
 
-		if (sqlite)	/* in order, like the agent's (time first) */
+		if (sqlite && hashed)	/* no order: a multiplicative hash */
+			snprintf(id, sizeof(id), "bench-%u-%016llx", run,
+				 (unsigned long long)i * 0x9e3779b97f4a7c15ull);
+		else if (sqlite)	/* in order, like the agent's (time first) */
 			snprintf(id, sizeof(id), "bench-%u-%012lu", run, i);
 		else
 			snprintf(id, sizeof(id), "bench-%u-%lu", run, i);
