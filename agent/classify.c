@@ -14,6 +14,7 @@ void classify_input(const struct proc_table *t, const struct jt_proc *p,
 
 	memset(in, 0, sizeof(*in));
 	in->p = p;
+	in->cached = t != NULL;
 	while (t && in->nanc < RULES_MAX_ANCESTORS &&
 	       (a = proc_table_parent(t, a)) != NULL && a != p)
 		in->anc[in->nanc++] = a;
@@ -42,6 +43,7 @@ enum classify_verdict classify_process(struct rules *r, struct jt_proc *p,
 		d.children = -1;
 		util_strlcpy(d.tool, proc_default_tool(p), sizeof(d.tool));
 	}
+	p->gen++;	/* after an exec or a discovery: what the rules see */
 	util_strlcpy(p->tool_name, d.tool, sizeof(p->tool_name));
 	util_strlcpy(p->tool_category, d.category, sizeof(p->tool_category));
 	util_strlcpy(p->tool_version, d.version, sizeof(p->tool_version));

@@ -91,6 +91,8 @@ struct jt_proc {
 	uint64_t prev_sample_ns;
 	uint64_t last_seen_ns;		/* last event or sample (boottime) */
 	unsigned sample_gen;		/* iterator pass that last saw it */
+	uint32_t gen;			/* bumped when exe, argv, comm or the
+					 * tool change (the rules' ancestor cache) */
 };
 
 #endif

@@ -38,6 +38,7 @@
 #define LOAD_DEADLINE_FACTOR 400	/* a (re)load: files and self-tests together */
 #define LOAD_DEADLINE_MIN_MS 2000
 #define MAX_FILES 256
+#define ANC_SLOTS 64		/* ancestors' views kept between calls */
 
 /* One loaded Lua state with its registered rules and self-tests. */
 struct rstate {
@@ -55,11 +56,29 @@ struct rstate {
 	unsigned nfiles, nrules;
 	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; 0: none (setting up) */
 	uint64_t deadline_len_ns;
-	uint64_t cpu_start_ns;	/* the thread's CPU time when it was armed */
+	uint64_t cpu_start_ns;	/* the thread's CPU time when it was armed, or
+				 * more (see arm_deadline) */
+	uint64_t cpu_read_ns;	/* the thread's CPU time at the last read */
+	uint64_t cpu_read_wall_ns;	/* CLOCK_MONOTONIC of that read */
 	bool expired;		/* the deadline passed during this call */
 	const char *deadline_msg;	/* the error raised when it passes */
 	const char *load_src;	/* "@FILE" of the file being loaded */
 	unsigned registered;	/* what that file registered so far */
+	struct anc_slot *anc;	/* ANC_SLOTS, allocated on first use */
+	struct jt_job job_key;	/* the job whose p.job is job_ref */
+	int job_ref;		/* registry: read-only p.job, or LUA_NOREF */
+};
+
+/*
+ * An ancestor's read-only view, built once and reused while the process
+ * is the same one, unchanged (its gen): the siblings of a storm or of a
+ * pipeline's step share their parent and ancestors.
+ */
+struct anc_slot {
+	const struct jt_proc *p;	/* NULL: empty */
+	uint64_t start_ns;
+	uint32_t pid, gen;
+	int ref[2];		/* registry: without argv, with; LUA_NOREF */
 };
 
 struct rules {
@@ -104,12 +123,29 @@ static struct rstate *state_of(lua_State *L)
 /*
  * Start the deadline: ms from now; msg, the error raised when it passes,
  * must outlive the call (r->exec_msg, r->load_msg).
+ *
+ * The thread's CPU clock is a system call (about 0.5 us, a twentieth of a
+ * classification), so a classification does not always read it: it takes
+ * the last reading, younger than one deadline, plus all the wall time
+ * since, as if the thread had run all along.  That is the CPU time at the
+ * start or more, so what the call is charged is what it used or less: a
+ * rule is stopped after at least one deadline of its own CPU and at most
+ * two (and at DEADLINE_WALL_FACTOR deadlines of wall time at the latest),
+ * never early.  A (re)load (exact) always reads it.
  */
-static void arm_deadline(struct rstate *rs, unsigned ms, const char *msg)
+static void arm_deadline(struct rstate *rs, unsigned ms, const char *msg,
+			 bool exact)
 {
+	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+
 	rs->deadline_len_ns = (uint64_t)ms * 1000000ull;
-	rs->deadline_ns = util_now_ns(CLOCK_MONOTONIC) + rs->deadline_len_ns;
-	rs->cpu_start_ns = util_now_ns(CLOCK_THREAD_CPUTIME_ID);
+	rs->deadline_ns = now + rs->deadline_len_ns;
+	if (exact || !rs->cpu_read_wall_ns ||
+	    now - rs->cpu_read_wall_ns >= rs->deadline_len_ns) {
+		rs->cpu_read_ns = util_now_ns(CLOCK_THREAD_CPUTIME_ID);
+		rs->cpu_read_wall_ns = now;
+	}
+	rs->cpu_start_ns = rs->cpu_read_ns + (now - rs->cpu_read_wall_ns);
 	rs->expired = false;
 	rs->deadline_msg = msg;
 }
@@ -139,8 +175,8 @@ static bool deadline_passed(struct rstate *rs)
 		return false;
 	if (now >= rs->deadline_ns +
 		   (DEADLINE_WALL_FACTOR - 1) * rs->deadline_len_ns ||
-	    util_now_ns(CLOCK_THREAD_CPUTIME_ID) - rs->cpu_start_ns >=
-		    rs->deadline_len_ns)
+	    (int64_t)(util_now_ns(CLOCK_THREAD_CPUTIME_ID) - rs->cpu_start_ns) >=
+		    (int64_t)rs->deadline_len_ns)
 		rs->expired = true;
 	return rs->expired;
 }
@@ -325,6 +361,7 @@ static void state_free(struct rstate *rs)
 		return;
 	if (rs->L)
 		lua_close(rs->L);
+	free(rs->anc);
 	free(rs);
 }
 
@@ -337,6 +374,7 @@ static struct rstate *state_new(const struct rules *r)
 		return NULL;
 	rs->mem_cap = r->lim.mem_bytes;
 	rs->budget = r->lim.instructions;
+	rs->job_ref = LUA_NOREF;
 	rs->L = lua_newstate(lalloc, rs);
 	if (!rs->L) {
 		free(rs);
@@ -371,7 +409,59 @@ static void set_str(lua_State *L, const char *key, const char *s)
 	lua_setfield(L, -2, key);
 }
 
-/* Push {exe, comm, tool} (and argv when with_argv) of an ancestor. */
+/* __len of a read-only proxy: its table's length. */
+static int l_proxy_len(lua_State *L)
+{
+	lua_getmetatable(L, 1);
+	lua_getfield(L, -1, "__index");
+	lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
+	return 1;
+}
+
+/* next over a proxy's table (its __pairs). */
+static int l_proxy_next(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_settop(L, 2);
+	if (lua_next(L, 1))
+		return 2;
+	lua_pushnil(L);
+	return 1;
+}
+
+/* __pairs of a read-only proxy: pairs over its table. */
+static int l_proxy_pairs(lua_State *L)
+{
+	lua_pushcfunction(L, l_proxy_next);
+	lua_getmetatable(L, 1);
+	lua_getfield(L, -1, "__index");
+	lua_remove(L, -2);
+	lua_pushnil(L);
+	return 3;
+}
+
+/* Replace the table at the top by a read-only proxy of it (reads, #,
+ * pairs and ipairs go through; writes raise an error). */
+static void push_readonly(lua_State *L)
+{
+	lua_createtable(L, 0, 0);
+	lua_createtable(L, 0, 5);
+	lua_pushvalue(L, -3);
+	lua_setfield(L, -2, "__index");
+	lua_pushcfunction(L, l_readonly);
+	lua_setfield(L, -2, "__newindex");
+	lua_pushcfunction(L, l_proxy_len);
+	lua_setfield(L, -2, "__len");
+	lua_pushcfunction(L, l_proxy_pairs);
+	lua_setfield(L, -2, "__pairs");
+	lua_pushboolean(L, 0);
+	lua_setfield(L, -2, "__metatable");
+	lua_setmetatable(L, -2);
+	lua_remove(L, -2);
+}
+
+/* Push {exe, comm, tool} (and argv when with_argv) of an ancestor, read
+ * only (its view may serve later calls). */
 static void push_ancestor(lua_State *L, const struct jt_proc *a, bool with_argv)
 {
 	lua_createtable(L, 0, 4);
@@ -380,8 +470,82 @@ static void push_ancestor(lua_State *L, const struct jt_proc *a, bool with_argv)
 	set_str(L, "tool", a->tool_name);
 	if (with_argv) {
 		push_argv(L, a->argv, a->argv_len);
+		push_readonly(L);
 		lua_setfield(L, -2, "argv");
 	}
+	push_readonly(L);
+}
+
+/* Push an ancestor's view: from the slots when the input allows it (see
+ * struct anc_slot), else built for this call. */
+static void push_ancestor_view(lua_State *L, struct rstate *rs,
+			       const struct rules_input *in,
+			       const struct jt_proc *a, bool with_argv)
+{
+	struct anc_slot *s;
+	int w = with_argv;
+
+	if (in->cached && !rs->anc) {
+		rs->anc = calloc(ANC_SLOTS, sizeof(*rs->anc));
+		for (size_t i = 0; rs->anc && i < ANC_SLOTS; i++)
+			rs->anc[i].ref[0] = rs->anc[i].ref[1] = LUA_NOREF;
+	}
+	if (!in->cached || !rs->anc) {
+		push_ancestor(L, a, with_argv);
+		return;
+	}
+	s = &rs->anc[((uintptr_t)a / sizeof(*a)) % ANC_SLOTS];
+	if (s->p != a || s->pid != a->pid || s->start_ns != a->start_ns ||
+	    s->gen != a->gen) {
+		luaL_unref(L, LUA_REGISTRYINDEX, s->ref[0]);
+		luaL_unref(L, LUA_REGISTRYINDEX, s->ref[1]);
+		s->ref[0] = s->ref[1] = LUA_NOREF;
+		s->p = a;
+		s->pid = a->pid;
+		s->start_ns = a->start_ns;
+		s->gen = a->gen;
+	}
+	if (s->ref[w] != LUA_NOREF) {
+		lua_rawgeti(L, LUA_REGISTRYINDEX, s->ref[w]);
+		return;
+	}
+	push_ancestor(L, a, with_argv);
+	lua_pushvalue(L, -1);
+	s->ref[w] = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+/* Push p.job: the members of the records' job object, "" when unset;
+ * reused read-only while the next process has the same job. */
+static void push_job(lua_State *L, struct rstate *rs,
+		     const struct rules_input *in)
+{
+	const struct sf_field *f = sf_job_fields;
+	const struct jt_job *j = &in->p->job;
+	struct sv v[V__N];
+
+	if (in->cached && rs->job_ref != LUA_NOREF &&
+	    !memcmp(j, &rs->job_key, sizeof(*j))) {
+		lua_rawgeti(L, LUA_REGISTRYINDEX, rs->job_ref);
+		return;
+	}
+	record_job_fill(v, j);
+	lua_createtable(L, 0, (int)sf_job_nfields);
+	for (size_t i = 0; i < sf_job_nfields; i++, f++) {
+		const struct sv *x = &v[f->slot];
+
+		if (x->st == SV_SET)
+			lua_pushlstring(L, x->s, x->n);
+		else
+			lua_pushliteral(L, "");
+		lua_setfield(L, -2, f->key);
+	}
+	push_readonly(L);
+	if (!in->cached)
+		return;
+	luaL_unref(L, LUA_REGISTRYINDEX, rs->job_ref);
+	lua_pushvalue(L, -1);
+	rs->job_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	rs->job_key = *j;
 }
 
 /* __index of p's fields: build job, parent and ancestors on first use. */
@@ -400,29 +564,15 @@ static int l_lazy(lua_State *L)
 	if (!k || !in || call != rs->call)
 		return 0;
 	if (!strcmp(k, "job")) {
-		/* the members of the records' job object, "" when unset */
-		const struct sf_field *f = sf_job_fields;
-		struct sv v[V__N];
-
-		record_job_fill(v, &in->p->job);
-		lua_createtable(L, 0, (int)sf_job_nfields);
-		for (size_t i = 0; i < sf_job_nfields; i++, f++) {
-			const struct sv *x = &v[f->slot];
-
-			if (x->st == SV_SET)
-				lua_pushlstring(L, x->s, x->n);
-			else
-				lua_pushliteral(L, "");
-			lua_setfield(L, -2, f->key);
-		}
+		push_job(L, rs, in);
 	} else if (!strcmp(k, "parent")) {
 		if (!in->nanc)
 			return 0;
-		push_ancestor(L, in->anc[0], true);
+		push_ancestor_view(L, rs, in, in->anc[0], true);
 	} else if (!strcmp(k, "ancestors")) {
 		lua_createtable(L, (int)in->nanc, 0);
 		for (size_t i = 0; i < in->nanc; i++) {
-			push_ancestor(L, in->anc[i], false);
+			push_ancestor_view(L, rs, in, in->anc[i], false);
 			lua_rawseti(L, -2, (lua_Integer)i + 1);
 		}
 	} else {
@@ -827,7 +977,7 @@ static void classify_in(struct rules *r, struct rstate *rs,
 		 * of a candidate state, which is not yet r->cur) gets its
 		 * deadline anew */
 		if (rs == r->cur)
-			arm_deadline(rs, r->lim.deadline_ms, r->exec_msg);
+			arm_deadline(rs, r->lim.deadline_ms, r->exec_msg, false);
 		lua_settop(L, top + 1);
 		push_decision(L, in->p);
 		d->errors = run_chain(r, rs, top + 1, top + 2, true);
@@ -854,7 +1004,7 @@ void rules_classify(struct rules *r, const struct rules_input *in,
 		decision_defaults(in->p, d);
 		return;
 	}
-	arm_deadline(r->cur, r->lim.deadline_ms, r->exec_msg);
+	arm_deadline(r->cur, r->lim.deadline_ms, r->exec_msg, false);
 	classify_in(r, r->cur, in, d);
 	r->cur->deadline_ns = 0;
 }
@@ -1198,7 +1348,7 @@ int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen)
 			 "deadline of %u ms for loading the rules and their self-tests "
 			 "exceeded (%d x rules.deadline_ms, at least %d ms)",
 			 ms, LOAD_DEADLINE_FACTOR, LOAD_DEADLINE_MIN_MS);
-		arm_deadline(rs, ms, r->load_msg);
+		arm_deadline(rs, ms, r->load_msg, true);
 	}
 	rc = load_files(r, rs, dir, err, errlen);
 	if (rc)

@@ -51,6 +51,9 @@ struct rules_input {
 	const struct jt_proc *p;
 	const struct jt_proc *anc[RULES_MAX_ANCESTORS];
 	size_t nanc;
+	/* the processes are the agent's table's, whose gen marks each change:
+	 * the engine may reuse what it built for them in earlier calls */
+	bool cached;
 };
 
 /* Create an engine with no rules loaded (every process is included). */

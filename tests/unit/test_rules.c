@@ -145,6 +145,100 @@ static void test_parent(void **state)
 }
 
 /*
+ * The agent's processes (in.cached) get their ancestors' and job's views
+ * reused: a change the tracker marks (gen), another process at the same
+ * address, another job, all show at once; and the views are read only.
+ */
+static void test_ancestor_views(void **state)
+{
+	static const char rule[] =
+		"jobtrace.rule('views', function(p, d)\n"
+		"  d.category = p.parent.tool .. '/' .. #p.ancestors .. '/' ..\n"
+		"    p.ancestors[2].tool .. '/' .. p.job.id\n"
+		"  d.version = table.concat(p.parent.argv, ' ')\n"
+		"  local n = 0\n"
+		"  for _ in pairs(p.parent) do n = n + 1 end\n"
+		"  d.step = tostring(n)\n"
+		"end)\n";
+	static const char *const writes[] = {
+		"p.parent.tool = 'x'", "p.parent.argv[1] = 'x'",
+		"p.ancestors[2].exe = 'x'", "p.job.id = 'x'",
+	};
+	struct rules_limits lim = { 16u << 20, 200000, 0 };
+	struct jt_proc p = mkproc("true", 5, "/bin/true");
+	struct jt_proc parent = mkproc("storm\0-n", 9, "/bin/storm");
+	struct jt_proc grand = mkproc("bash", 5, "/bin/bash");
+	struct rules_input in = { .p = &p, .anc = { &parent, &grand }, .nanc = 2,
+				  .cached = true };
+	struct rules_decision d;
+	struct rules *r;
+
+	test_write_file(dir, "10-views.lua", rule);
+	assert_int_equal(rules_new(&lim, &r), 0);
+	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	parent.pid = 10;
+	parent.start_ns = 100;
+	strcpy(parent.tool_name, "storm");
+	strcpy(grand.tool_name, "bash");
+	strcpy(p.job.id, "7");
+	for (int i = 0; i < 3; i++) {	/* built, then reused */
+		rules_classify(r, &in, &d);
+		assert_string_equal(d.category, "storm/2/bash/7");
+		assert_string_equal(d.version, "storm -n");
+		assert_string_equal(d.step, "4");
+		rules_decision_free(&d);
+	}
+	/* the tracker changed the parent (an exec, a classification) */
+	strcpy(parent.tool_name, "snakemake");
+	parent.gen++;
+	rules_classify(r, &in, &d);
+	assert_string_equal(d.category, "snakemake/2/bash/7");
+	rules_decision_free(&d);
+	/* another process in the same slot of the table */
+	parent.start_ns = 200;
+	strcpy(parent.tool_name, "nextflow");
+	parent.argv = "nextflow\0run";
+	parent.argv_len = 13;
+	rules_classify(r, &in, &d);
+	assert_string_equal(d.category, "nextflow/2/bash/7");
+	assert_string_equal(d.version, "nextflow run");
+	rules_decision_free(&d);
+	/* another job; the grandparent changed */
+	strcpy(p.job.id, "8");
+	strcpy(grand.tool_name, "sh");
+	grand.gen++;
+	rules_classify(r, &in, &d);
+	assert_string_equal(d.category, "nextflow/2/sh/8");
+	rules_decision_free(&d);
+	rules_free(r);
+	drop_file("10-views.lua");
+
+	/* writing to any of them fails the classification closed, cached or not */
+	for (size_t i = 0; i < sizeof(writes) / sizeof(writes[0]); i++) {
+		for (int cached = 0; cached < 2; cached++) {
+			char text[256];
+			struct rules_stats st;
+
+			snprintf(text, sizeof(text),
+				 "jobtrace.rule('w', function(p, d)\n  %s\nend)\n",
+				 writes[i]);
+			test_write_file(dir, "10-views.lua", text);
+			assert_int_equal(rules_new(&lim, &r), 0);
+			assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+			in.cached = cached;
+			rules_classify(r, &in, &d);
+			assert_true(d.failed_closed);
+			rules_get_stats(r, &st);
+			if (!strstr(st.last_error, "read-only"))
+				fail_msg("%s: '%s'", writes[i], st.last_error);
+			rules_decision_free(&d);
+			rules_free(r);
+		}
+	}
+	drop_file("10-views.lua");
+}
+
+/*
  * p.job holds every member of the records' job object, cost_center too,
  * and d.cost_center charges the process elsewhere.
  */
@@ -586,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_decisions),
 		cmocka_unit_test(test_parent),
 		cmocka_unit_test(test_cost_center),
+		cmocka_unit_test(test_ancestor_views),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_load_runtime_error),
 		cmocka_unit_test(test_rule_runtime_error),
