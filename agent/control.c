@@ -331,6 +331,7 @@ struct control_server {
 	struct control_limits lim;
 	struct control_conn *conns;
 	size_t cap;			/* lim.total + CONTROL_RESERVE, grows */
+	size_t nopen;			/* slots in use: none, nothing to expire */
 	uint64_t paused_until_ns;	/* out of fds: listener out of the set */
 	uint64_t refused;		/* since the last log line */
 	uint64_t refusal_logged_ns;
@@ -365,6 +366,7 @@ static void release(struct control_server *s, struct control_conn *c)
 	c->writing = false;
 	c->fd = -1;
 	c->gen++;
+	s->nopen--;
 }
 
 /* Close a connection, first telling the peer why when line is set. */
@@ -457,24 +459,16 @@ static void admit(struct control_server *s, int fd)
 		log_error("control: epoll: %s", strerror(errno));
 		c->fd = -1;
 		close(fd);
+		return;
 	}
-}
-
-/* Open connections, for a message. */
-static size_t open_count(const struct control_server *s)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->cap; i++)
-		n += s->conns[i].fd >= 0;
-	return n;
+	s->nopen++;
 }
 
 /* Stop accepting for a moment: out of fds, the listener stays readable. */
 static void pause_accept(struct control_server *s, int err)
 {
 	log_warn("control: cannot accept a connection: %s (%zu open); pausing accepts for %llu ms",
-		 strerror(err), open_count(s),
+		 strerror(err), s->nopen,
 		 ACCEPT_PAUSE_NS / 1000000);
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->lfd, NULL);
 	s->paused_until_ns = util_now_ns(CLOCK_MONOTONIC) + ACCEPT_PAUSE_NS;
@@ -626,7 +620,8 @@ static int watch_listener(struct control_server *s)
 /* Close the connections past their deadline; resume paused accepts. */
 void control_server_expire(struct control_server *s, uint64_t now_ns)
 {
-	for (size_t i = 0; i < s->cap; i++) {
+	/* every tick: the slots are not walked while none is open */
+	for (size_t i = 0; s->nopen && i < s->cap; i++) {
 		struct control_conn *c = &s->conns[i];
 
 		if (c->fd < 0 || now_ns < c->deadline_ns)
