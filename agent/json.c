@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "util.h"
 
 #define JBUF_MIN_CAP 256
 
@@ -513,18 +514,6 @@ void json_str_text(struct jbuf *b, const char *text, size_t n)
 	b->buf[b->len] = '\0';
 }
 
-/* Write v in decimal, ending just before end; returns the first digit. */
-static char *fmt_u64(uint64_t v, char *end)
-{
-	char *p = end;
-
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return p;
-}
-
 /* Write v as exactly width decimal digits, zero-padded, at out. */
 static void put_digits(char *out, unsigned v, int width)
 {
@@ -538,7 +527,7 @@ static void put_digits(char *out, unsigned v, int width)
 void json_u64(struct jbuf *b, uint64_t v)
 {
 	char tmp[24];
-	char *s = fmt_u64(v, tmp + sizeof(tmp));
+	char *s = util_fmt_u64(v, tmp + sizeof(tmp));
 
 	scalar(b, s, (size_t)(tmp + sizeof(tmp) - s));
 }
@@ -548,7 +537,7 @@ void json_i64(struct jbuf *b, int64_t v)
 {
 	char tmp[24];
 	uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	char *p = fmt_u64(mag, tmp + sizeof(tmp));
+	char *p = util_fmt_u64(mag, tmp + sizeof(tmp));
 
 	if (v < 0)
 		*--p = '-';
@@ -587,7 +576,7 @@ void json_double(struct jbuf *b, double v)
 		}
 		if (digits)
 			*--p = '.';
-		p = fmt_u64(micros / 1000000, p);
+		p = util_fmt_u64(micros / 1000000, p);
 		if (v < 0 && micros)
 			*--p = '-';
 		scalar(b, p, (size_t)(end - p));

@@ -73,12 +73,25 @@ static uint64_t mix(uint64_t x)
 /* Format two 64-bit halves as a version-8 (custom) UUID. */
 static void uuid_fmt(uint64_t a, uint64_t b, char out[37])
 {
+	static const char hex[] = "0123456789abcdef";
+	char *o = out;
+
 	a = (a & ~0xf000ull) | 0x8000ull;		/* version 8 */
 	b = (b & ~(3ull << 62)) | (2ull << 62);		/* RFC 4122 variant */
-	snprintf(out, 37, "%08x-%04x-%04x-%04x-%012llx",
-		 (unsigned)(a >> 32), (unsigned)(a >> 16) & 0xffff,
-		 (unsigned)a & 0xffff, (unsigned)(b >> 48),
-		 (unsigned long long)(b & 0xffffffffffffull));
+	/* 8-4-4-4-12 hex digits, as "%08x-%04x-%04x-%04x-%012llx" would
+	 * (printf cost a third of a microsecond a record here) */
+	for (int i = 60; i >= 0; i -= 4) {
+		*o++ = hex[(a >> i) & 0xf];
+		if (i == 32 || i == 16)
+			*o++ = '-';
+	}
+	*o++ = '-';
+	for (int i = 60; i >= 0; i -= 4) {
+		*o++ = hex[(b >> i) & 0xf];
+		if (i == 48)
+			*o++ = '-';
+	}
+	*o = '\0';
 }
 
 /*
@@ -111,7 +124,7 @@ void record_process_id(const struct jt_host *h, const struct jt_proc *p,
 {
 	char key[16];
 
-	snprintf(key, sizeof(key), "%u", p->pid);
+	util_utoa(p->pid, key);
 	record_make_id(h, "process", key, p->start_ns, out);
 }
 
@@ -124,7 +137,7 @@ void record_parent_id(const struct jt_host *h, const struct jt_proc *p,
 {
 	char key[16];
 
-	snprintf(key, sizeof(key), "%u", p->ppid);
+	util_utoa(p->ppid, key);
 	record_make_id(h, "process", key, p->parent_start_ns, out);
 }
 

@@ -88,6 +88,30 @@ uint64_t util_now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* Write v in decimal, ending just before end; returns its first digit. */
+char *util_fmt_u64(uint64_t v, char *end)
+{
+	char *p = end;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return p;
+}
+
+/* v in decimal into out, NUL-terminated; returns out. */
+char *util_utoa(uint64_t v, char *out)
+{
+	char tmp[24];
+	char *s = util_fmt_u64(v, tmp + sizeof(tmp));
+	size_t n = (size_t)(tmp + sizeof(tmp) - s);
+
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return out;
+}
+
 /* Human-readable bytes: "512 B", "1.5 KiB", "2.0 GiB". */
 void util_human_bytes(uint64_t v, char *out, size_t len)
 {

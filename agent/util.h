@@ -17,6 +17,10 @@ const char *util_basename(const char *path);
 ssize_t util_read_file(const char *path, char *buf, size_t len);
 /* Now on clock id, in ns. */
 uint64_t util_now_ns(clockid_t clk);
+/* Write v in decimal, ending just before end; returns its first digit. */
+char *util_fmt_u64(uint64_t v, char *end);
+/* v in decimal into out (21 bytes hold any), NUL-terminated; returns out. */
+char *util_utoa(uint64_t v, char *out);
 /* Human-readable bytes into out: "512 B", "1.5 KiB", "2.0 GiB". */
 void util_human_bytes(uint64_t v, char *out, size_t len);
 /*
