@@ -3,7 +3,8 @@
  * control.h - the agent's Unix control socket.  One request line in, reply
  * lines out, then the server closes (see control_server below).  Requests:
  * "status", "ps", "reload", "job-start", "job-end", "job-update" (the last
- * four need root or the control group), "report" and "export" (answered by
+ * four need root or the control group, but for a user's own processes and
+ * jobs: jobtie.h), "report" and "export" (answered by
  * a child that takes the connection over, framed: see query.h).  Replies
  * start with "ok" or "error MESSAGE".
  */

@@ -199,3 +199,13 @@ size_t jobs_count(const struct jobs *j, size_t *running)
 		*running = r;
 	return j->n;
 }
+
+/* Number of jobs that uid registered without control rights. */
+size_t jobs_count_by_user(const struct jobs *j, uint32_t uid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < j->n; i++)
+		n += j->v[i]->by_user && j->v[i]->uid == uid;
+	return n;
+}

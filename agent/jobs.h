@@ -37,6 +37,9 @@ struct jt_jobinfo {
 	char cgroup[512];		/* processes under it belong to the job */
 	uint32_t uid;
 	bool uid_known;
+	/* registered by a user without control rights (`jobtrace run`), who
+	 * alone may join, update or end it: see jobtie.h */
+	bool by_user;
 	uint32_t cpus;
 	uint64_t mem_bytes;
 	uint32_t gpus;
@@ -78,6 +81,8 @@ void jobs_rss_begin(struct jobs *j);
 void jobs_rss_end(struct jobs *j);
 /* Forget jobs that ended more than keep_ns ago (CLOCK_MONOTONIC now). */
 void jobs_expire(struct jobs *j, uint64_t now_ns, uint64_t keep_ns);
+/* Number of jobs known that uid registered without control rights. */
+size_t jobs_count_by_user(const struct jobs *j, uint32_t uid);
 /* Number of jobs known, and of those still running. */
 size_t jobs_count(const struct jobs *j, size_t *running);
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <syslog.h>
 #include <stdlib.h>
@@ -18,6 +19,8 @@
 #include "schema.h"
 #include "config.h"
 #include "control.h"
+#include "hookargs.h"
+#include "jobrun.h"
 #include "log.h"
 #include "proc_table.h"
 #include "query.h"
@@ -32,6 +35,7 @@ struct cli {
 	struct jt_config cfg;
 	const char *config_path;
 	bool config_explicit;
+	bool no_agent;		/* run: the configuration is broken */
 };
 
 /* Print the top-level usage to out. */
@@ -53,6 +57,8 @@ static void usage(FILE *out)
 		"  job-start --job ID [--user U] [--account A] [--run R] ...   (hooks; see --help)\n"
 		"  job-end   --job ID [--exit-code N]\n"
 		"  job-update --job ID [--run R] [--pipeline P] [--step S] [--task T] [--cost-center C]\n"
+		"  run --job ID [--run R] [--pipeline P] [--cost-center C] ... -- COMMAND...\n"
+		"                         run COMMAND as a job: it and all below it\n"
 		"  schema clickhouse [--database DB]\n"
 		"                         the ClickHouse tables the clickhouse sinks fill\n"
 		"\n"
@@ -77,24 +83,41 @@ static void put_lines(FILE *out, char *text)
 	}
 }
 
+/* Send one request to the agent: its whole reply into *reply (the caller
+ * frees it), or -errno and *reply NULL. */
+static int request_text(struct cli *c, const char *request, int timeout_ms,
+			char **reply)
+{
+	size_t len = 0;
+	FILE *mem;
+	int err;
+
+	*reply = NULL;
+	mem = open_memstream(reply, &len);
+	if (!mem)
+		return -ENOMEM;
+	err = control_request(config_socket_path(&c->cfg), request, timeout_ms,
+			      mem);
+	if (fclose(mem) && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(*reply);
+		*reply = NULL;
+	}
+	return err;
+}
+
 /* Ask the agent and print its reply without the leading "ok" line. */
 static int ask_agent(struct cli *c, const char *request)
 {
 	const char *path = config_socket_path(&c->cfg);
 	char *reply = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&reply, &len);
-	int err;
+	int err = request_text(c, request, 5000, &reply);
 
-	if (!mem)
-		return 1;
-	err = control_request(path, request, 5000, mem);
-	fclose(mem);
 	if (err) {
 		fprintf(stderr,
 			"jobtrace: cannot reach jobtraced at %s: %s (is the agent running?)\n",
 			path, strerror(-err));
-		free(reply);
 		return 1;
 	}
 	if (strncmp(reply, "ok\n", 3) != 0) {
@@ -736,6 +759,7 @@ static void job_usage(FILE *out)
 		"                          [--account A] [--partition P] [--run R] [--pipeline P]\n"
 		"                          [--task T] [--cost-center C] [--cpus N] [--mem-mb N]\n"
 		"                          [--gpus N] [--node NAME] [--cgroup PATH] [--name NAME]\n"
+		"                          [--pid PID]\n"
 		"       jobtrace job-end --job ID [--exit-code N]\n"
 		"       jobtrace job-update --job ID [--run R] [--pipeline P] [--step S] [--task T]\n"
 		"                           [--cost-center C]\n"
@@ -744,119 +768,158 @@ static void job_usage(FILE *out)
 		"Hooks never fail a job: without --strict the exit status is always 0 and a\n"
 		"problem (agent down, slow, refused, bad argument) is one line on stderr and\n"
 		"in syslog.  With --strict it is 1 (2 for bad arguments).  Only root or\n"
-		"agent.control_group may change jobs.\n");
+		"agent.control_group may change jobs, but for a user's own processes.\n"
+		"\n--pid PID ties the process PID, its descendants running now and every one\n"
+		"it starts from now on to the job (where no cgroup tells the job).  A user\n"
+		"without control rights may tie only processes of their own, to a new job\n"
+		"or one they registered so, and the job's user is theirs.\n");
+}
+
+/* Print the usage of run. */
+static void run_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: jobtrace run --job ID [--scheduler S] [--run R] [--pipeline P]\n"
+		"                    [--cost-center C] [--user U] [--account A] [--task T]\n"
+		"                    [--cpus N] [--mem-mb N] [--gpus N] [--name NAME] ...\n"
+		"                    [--strict] [--timeout-ms N] -- COMMAND [ARGS...]\n"
+		"\nRun COMMAND as the job ID: it and every process below it carry the job's\n"
+		"fields.  The job is registered (scheduler 'local' unless --scheduler, user\n"
+		"and uid the caller's unless given), COMMAND runs as a child, and when it\n"
+		"ends the job ends with its exit code.  The exit status is COMMAND's, 128 +\n"
+		"N when a signal N killed it, 127 when it was not found.  SIGINT, SIGTERM,\n"
+		"SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are passed on to COMMAND.  If the agent\n"
+		"is down or refuses, COMMAND runs all the same (one line on stderr), unless\n"
+		"--strict: then the status is 1 and COMMAND does not run.  Bad arguments:\n"
+		"status 2, COMMAND does not run.  A user without control rights runs their\n"
+		"own job; a job id a hook or another user registered cannot be joined.  The\n"
+		"job options are job-start's (jobtrace job-start --help).\n");
+}
+
+/*
+ * Send a hook's request: 0 with the reply in *reply (when reply is not
+ * NULL; the caller frees it), or 1 after one line on stderr and syslog
+ * ending in unaffected (what happens to the job).
+ */
+static int hook_send(struct cli *c, const char *cmd, const struct hookargs *h,
+		     const char *unaffected, char **reply)
+{
+	char *r = NULL;
+	int err = request_text(c, h->line, (int)h->timeout_ms, &r);
+
+	if (err) {
+		hook_log(cmd, "agent at %s not reachable: %s%s", config_socket_path(&c->cfg),
+			 strerror(-err), unaffected);
+		return 1;
+	}
+	if (strncmp(r, "ok\n", 3) != 0) {
+		r[strcspn(r, "\n")] = '\0';
+		util_printable(r);
+		hook_log(cmd, "agent refused: %s%s", strncmp(r, "error ", 6) ? r : r + 6,
+			 unaffected);
+		free(r);
+		return 1;
+	}
+	if (reply)
+		*reply = r;
+	else
+		free(r);
+	return 0;
 }
 
 /* job-start, job-end, job-update: one request to the agent, never blocking long. */
 static int cmd_job(struct cli *c, int argc, char **argv, const char *cmd)
 {
-	static const struct option opts[] = {
-		{ "job", required_argument, NULL, 'j' },
-		{ "scheduler", required_argument, NULL, 1 },
-		{ "step", required_argument, NULL, 1 },
-		{ "user", required_argument, NULL, 1 },
-		{ "uid", required_argument, NULL, 1 },
-		{ "account", required_argument, NULL, 1 },
-		{ "partition", required_argument, NULL, 1 },
-		{ "run", required_argument, NULL, 1 },
-		{ "pipeline", required_argument, NULL, 1 },
-		{ "task", required_argument, NULL, 1 },
-		{ "cost-center", required_argument, NULL, 1 },
-		{ "cpus", required_argument, NULL, 1 },
-		{ "mem-mb", required_argument, NULL, 1 },
-		{ "gpus", required_argument, NULL, 1 },
-		{ "node", required_argument, NULL, 1 },
-		{ "cgroup", required_argument, NULL, 1 },
-		{ "name", required_argument, NULL, 1 },
-		{ "exit-code", required_argument, NULL, 1 },
-		{ "strict", no_argument, NULL, 's' },
-		{ "timeout-ms", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	bool strict = false, have_job = false, bad = false;
-	char line[8192], *reply = NULL;
-	size_t len, rlen = 0;
-	long timeout = 500;
-	int opt, idx, err;
-	FILE *mem;
+	struct hookargs h;
+	char err[512];
 
-	len = (size_t)snprintf(line, sizeof(line), "%s", cmd);
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
-		const char *name = opt == 'j' ? "job" : opts[idx].name;
-		char key[32];
-
-		switch (opt) {
-		case 's':
-			strict = true;
-			continue;
-		case 't':
-			timeout = strtol(optarg, NULL, 10);
-			if (timeout < 10 || timeout > 600000) {
-				hook_log(cmd, "--timeout-ms '%s': milliseconds from 10 to 600000", optarg);
-				bad = true;
-			}
-			continue;
-		case 'h':
-			job_usage(stdout);
-			return 0;
-		case '?':
-			hook_log(cmd, "unknown or incomplete option '%s' (see jobtrace %s --help)",
-				 argv[optind - 1], cmd);
-			bad = true;
-			continue;
-		}
-		if (opt == 'j')
-			have_job = *optarg != '\0';
-		if (strpbrk(optarg, "\t\n\r")) {
-			hook_log(cmd, "--%s: tabs and newlines are not allowed", name);
-			bad = true;
-			continue;
-		}
-		/* option names become field names: cost-center -> cost_center */
-		util_strlcpy(key, name, sizeof(key));
-		for (char *k = key; *k; k++)
-			if (*k == '-')
-				*k = '_';
-		len += (size_t)snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0,
-					"\t%s=%s", key, optarg);
+	if (hookargs_parse(&h, cmd, argc, argv, err, sizeof(err))) {
+		hook_log(cmd, "%s", err);
+		return h.strict ? EXIT_USAGE : 0;
 	}
-	if (optind < argc) {
-		hook_log(cmd, "unexpected argument '%s'", argv[optind]);
-		bad = true;
+	if (h.help) {
+		job_usage(stdout);
+		return 0;
 	}
-	if (!have_job) {
-		hook_log(cmd, "--job ID is required");
-		bad = true;
-	}
-	if (len >= sizeof(line)) {
-		hook_log(cmd, "arguments too long");
-		bad = true;
-	}
-	if (bad)
-		return strict ? EXIT_USAGE : 0;
-	mem = open_memstream(&reply, &rlen);
-	if (!mem)
-		return strict ? 1 : 0;
-	err = control_request(config_socket_path(&c->cfg), line, (int)timeout, mem);
-	fclose(mem);
-	if (err) {
-		hook_log(cmd, "agent at %s not reachable: %s%s", config_socket_path(&c->cfg),
-			 strerror(-err), strict ? "" : " (job not affected)");
-		free(reply);
-		return strict ? 1 : 0;
-	}
-	if (strncmp(reply, "ok\n", 3) != 0) {
-		reply[strcspn(reply, "\n")] = '\0';
-		util_printable(reply);
-		hook_log(cmd, "agent refused: %s", strncmp(reply, "error ", 6) ? reply : reply + 6);
-		free(reply);
-		return strict ? 1 : 0;
-	}
-	free(reply);
+	if (hook_send(c, cmd, &h, h.strict ? "" : " (job not affected)", NULL))
+		return h.strict ? 1 : 0;
 	return 0;
+}
+
+/* run: register the job for this process, run the command, end the job. */
+static int cmd_run(struct cli *c, int argc, char **argv)
+{
+	const char *sched;
+	struct hookargs h;
+	char err[512], num[32], *reply = NULL;
+	bool registered = false;
+	int rc;
+
+	if (hookargs_parse(&h, "run", argc, argv, err, sizeof(err))) {
+		fprintf(stderr, "jobtrace run: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (h.help) {
+		run_usage(stdout);
+		return 0;
+	}
+	sched = h.scheduler && *h.scheduler ? h.scheduler : "local";
+	snprintf(num, sizeof(num), "%ld", (long)getpid());
+	rc = hookargs_add(&h, "pid", num);
+	if (!rc && !h.scheduler)
+		rc = hookargs_add(&h, "scheduler", sched);
+	if (!rc && !h.have_uid) {
+		snprintf(num, sizeof(num), "%u", (unsigned)getuid());
+		rc = hookargs_add(&h, "uid", num);
+	}
+	if (!rc && !h.have_user) {
+		struct passwd *pw = getpwuid(getuid());
+
+		if (pw && pw->pw_name)
+			rc = hookargs_add(&h, "user", pw->pw_name);
+	}
+	if (rc) {
+		fprintf(stderr, "jobtrace run: arguments too long\n");
+		return EXIT_USAGE;
+	}
+	if (c->no_agent) {
+		/* said in main */
+	} else if (hook_send(c, "run", &h, h.strict ? "" : " (the command runs untraced)",
+			     &reply)) {
+		if (h.strict)
+			return 1;
+	} else {
+		/* a job this run joined is not this run's to end */
+		registered = strstr(reply, " registered\n") != NULL;
+		free(reply);
+	}
+	rc = jobrun_command(argv + h.cmd_index, "jobtrace run");
+	if (rc < 0) {
+		fprintf(stderr, "jobtrace run: cannot start %s: %s\n",
+			argv[h.cmd_index], strerror(-rc));
+		rc = 1;
+	}
+	if (registered) {
+		struct hookargs e = { .timeout_ms = h.timeout_ms };
+		char code[16];
+
+		snprintf(code, sizeof(code), "%d", rc);
+		e.len = (size_t)snprintf(e.line, sizeof(e.line), "job-end");
+		if (!hookargs_add(&e, "job", h.job) &&
+		    !hookargs_add(&e, "scheduler", sched) &&
+		    !hookargs_add(&e, "exit_code", code))
+			hook_send(c, "run", &e, " (the job stays open in the agent)", NULL);
+	}
+	return rc;
+}
+
+/* run without a configuration: the command, and its status. */
+static int finish_run(struct cli *c, int argc, char **argv)
+{
+	int rc = cmd_run(c, argc, argv);
+
+	config_free(&c->cfg);
+	return rc;
 }
 
 /* Entry point: global options, configuration, then the command. */
@@ -902,13 +965,19 @@ int main(int argc, char **argv)
 			sizeof(err))) {
 		bool strict = false;
 
-		for (int k = i + 1; k < argc; k++)
+		/* run's command may have a --strict of its own */
+		for (int k = i + 1; k < argc && strcmp(argv[k], "--"); k++)
 			strict |= !strcmp(argv[k], "--strict");
 		config_free(&c.cfg);
 		if (!strncmp(cmd, "job-", 4) && !strict) {
 			/* a hook never fails a job, not even on a bad config */
 			hook_log(cmd, "%s (job not affected)", err);
 			return 0;
+		}
+		if (!strcmp(cmd, "run") && !strict && !config_defaults(&c.cfg)) {
+			hook_log(cmd, "%s (the command runs untraced)", err);
+			c.no_agent = true;
+			return finish_run(&c, argc - i, argv + i);
 		}
 		fprintf(stderr, "jobtrace: %s\n", err);
 		return EXIT_USAGE;
@@ -930,6 +999,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "job-start") || !strcmp(cmd, "job-end") ||
 		 !strcmp(cmd, "job-update"))
 		rc = cmd_job(&c, argc, argv, cmd);
+	else if (!strcmp(cmd, "run"))
+		rc = cmd_run(&c, argc, argv);
 	else {
 		fprintf(stderr, "jobtrace: unknown command '%s'\n", cmd);
 		usage(stderr);

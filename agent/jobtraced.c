@@ -29,6 +29,7 @@
 #include "decode.h"
 #include "fsperm.h"
 #include "jobs.h"
+#include "jobtie.h"
 #include "json.h"
 #include "log.h"
 #include "proc_table.h"
@@ -635,22 +636,28 @@ static bool num_if(const struct control_req *r, const char *key,
 	return true;
 }
 
-/* job-start, job-end, job-update: change the registry, write job records. */
+/* job-start, job-end, job-update: change the registry, write job records;
+ * a job-start with pid= ties that process tree to the job. */
 static void handle_job(struct agent *a, const struct control_req *r,
-		       FILE *out)
+		       const struct control_conn *c, FILE *out)
 {
 	static const char *const allowed[] = {
 		"job", "scheduler", "step", "user", "uid", "account",
 		"partition", "run", "pipeline", "task", "cost_center", "cpus",
-		"mem_mb", "gpus", "node", "cgroup", "name", "exit_code", NULL,
+		"mem_mb", "gpus", "node", "cgroup", "name", "exit_code", "pid",
+		NULL,
 	};
 	const char *id = control_get(r, "job");
 	const char *sched = control_get(r, "scheduler");
 	bool start = !strcmp(r->cmd, "job-start");
 	bool end = !strcmp(r->cmd, "job-end");
 	uint64_t uid = UINT64_MAX, cpus = 0, mem_mb = 0, gpus = 0, code = 0;
+	uint64_t pid = 0;
 	struct jt_jobinfo *ji;
-	bool have_code;
+	struct jt_proc *root = NULL;
+	bool have_code, join = false;
+	size_t tied = 0;
+	const char *why;
 
 	for (size_t i = 0; i < r->n; i++) {
 		const char *const *k = allowed;
@@ -671,13 +678,55 @@ static void handle_job(struct agent *a, const struct control_req *r,
 	    !num_if(r, "cpus", 1u << 20, &cpus, out) ||
 	    !num_if(r, "mem_mb", 1ull << 40, &mem_mb, out) ||
 	    !num_if(r, "gpus", 4096, &gpus, out) ||
-	    !num_if(r, "exit_code", 255, &code, out))
+	    !num_if(r, "exit_code", 255, &code, out) ||
+	    !num_if(r, "pid", JOBTIE_PID_MAX, &pid, out))
 		return;
+	if (control_get(r, "pid") && (!start || !pid)) {
+		fprintf(out, "error --pid: a process id from 1, for job-start only\n");
+		return;
+	}
 	have_code = control_get(r, "exit_code") != NULL;
-	ji = jobs_get(a->jobs, sched && *sched ? sched : "slurm", id, true);
+	sched = sched && *sched ? sched : "slurm";
+	ji = jobs_get(a->jobs, sched, id, false);
+	if (!c->privileged &&
+	    jobtie_permit(r, c->peer.uid, ji,
+			  jobs_count_by_user(a->jobs, c->peer.uid), &why)) {
+		log_warn("control: %s refused for uid %u (pid %d): %s", r->cmd,
+			 (unsigned)c->peer.uid, (int)c->peer.pid, why);
+		fprintf(out, "error permission denied: %s needs root%s%s (%s)\n",
+			r->cmd, *a->cfg.control_group ? " or group " : "",
+			a->cfg.control_group, why);
+		return;
+	}
+	if (pid) {
+		char err[320];
+
+		/* its fork or exec may still wait in the ring buffer */
+		collector_drain(a->col);
+		root = jobtie_root(a->trk.procs, (uint32_t)pid, c->privileged,
+				   c->peer.uid, err, sizeof(err));
+		if (!root) {
+			fprintf(out, "error %s\n", err);
+			return;
+		}
+	}
+	if (!ji)
+		ji = jobs_get(a->jobs, sched, id, true);
 	if (!ji) {
 		fprintf(out, "error out of memory\n");
 		return;
+	}
+	/* a pid joins a running job: no new start */
+	join = root && ji->start_ns && !ji->end_ns;
+	if (start && !join && c->privileged && ji->by_user) {
+		/* a hook registers what a user registered first: the hook's */
+		if (!root && !ji->end_ns) {
+			tied = jobtie_untie(a->trk.procs, ji, ji->uid);
+			log_warn("job %s:%s: registered by uid %u before this hook: %zu of that user's processes untied",
+				 ji->job.scheduler, ji->job.id, ji->uid, tied);
+		}
+		ji->by_user = false;
+		ji->uid_known = false;
 	}
 	/* a hook's step names the workflow's step: Slurm's own step comes
 	 * from each process's cgroup or slurmstepd */
@@ -696,6 +745,13 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		ji->uid = uid;
 		ji->uid_known = true;
 	}
+	if (!c->privileged) {
+		/* a user's own job, whatever the request said */
+		ji->uid = c->peer.uid;
+		ji->uid_known = true;
+		ji->by_user = true;
+		jobtie_user_name(c->peer.uid, ji->job.user, sizeof(ji->job.user));
+	}
 	if (cpus)
 		ji->cpus = cpus;
 	if (mem_mb)
@@ -703,11 +759,11 @@ static void handle_job(struct agent *a, const struct control_req *r,
 	if (gpus)
 		ji->gpus = gpus;
 	ji->touched_ns = util_now_ns(CLOCK_MONOTONIC);
-	if (start) {
+	if (start && !join) {
 		ji->start_ns = util_now_ns(CLOCK_REALTIME);
 		ji->end_ns = 0;
 		tracker_job_record(&a->trk, ji, "start");
-		if (!strcmp(ji->job.scheduler, "slurm") &&
+		if (c->privileged && !strcmp(ji->job.scheduler, "slurm") &&
 		    (!ji->job.account[0] || !ji->name[0] || !ji->cpus))
 			query_slurm(a, ji);
 	} else if (end) {
@@ -720,12 +776,21 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		collector_drain(a->col);
 		tracker_job_record(&a->trk, ji, "end");
 	}
-	log_info("%s job %s:%s (user %s, account %s, run %s)", r->cmd,
+	if (root)
+		tied = jobtie_tree(a->trk.procs, a->jobs, root, ji,
+				   !c->privileged, c->peer.uid);
+	log_info("%s job %s:%s (user %s, account %s, run %s)%s", r->cmd,
 		 ji->job.scheduler, ji->job.id, *ji->job.user ? ji->job.user : "-",
 		 *ji->job.account ? ji->job.account : "-",
-		 *ji->job.run ? ji->job.run : "-");
+		 *ji->job.run ? ji->job.run : "-", join ? " joined" : "");
 	fprintf(out, "ok\njob: %s:%s %s\n", ji->job.scheduler, ji->job.id,
-		start ? "registered" : end ? "closed" : "updated");
+		join ? "joined" : start ? "registered" : end ? "closed" : "updated");
+	if (root) {
+		log_info("job %s:%s: pid %u and %zu descendants tied", ji->job.scheduler,
+			 ji->job.id, root->pid, tied - 1);
+		fprintf(out, "tied: %zu processes (pid %u and its descendants)\n",
+			tied, root->pid);
+	}
 }
 
 /* May the peer change jobs and reload?  Root, or a member of control_group
@@ -754,6 +819,9 @@ static void on_request(void *ctx, struct control_server *srv,
 	} else if (!strcmp(req.cmd, "report") || !strcmp(req.cmd, "export")) {
 		if (!query_serve(a->qs, c->fd, &c->peer, &req, out))
 			close(control_server_take(srv, c)); /* the child's now */
+	} else if (!strcmp(req.cmd, "job-start") || !strcmp(req.cmd, "job-end") ||
+		   !strcmp(req.cmd, "job-update")) {
+		handle_job(a, &req, c, out);	/* who may: there */
 	} else if (!strcmp(req.cmd, "reload") || !strncmp(req.cmd, "job-", 4)) {
 		if (!c->privileged) {
 			log_warn("control: %s refused for uid %u (pid %d)",
@@ -774,9 +842,6 @@ static void on_request(void *ctx, struct control_server *srv,
 				fprintf(out, "ok\nrules: %u files, %u rules, %u self-tests passed (%s)\n",
 					st.files, st.rules, st.selftests, st.dir);
 			}
-		} else if (!strcmp(req.cmd, "job-start") || !strcmp(req.cmd, "job-end") ||
-			   !strcmp(req.cmd, "job-update")) {
-			handle_job(a, &req, out);
 		} else {
 			fprintf(out, "error unknown request \"%.64s\"\n", req.cmd);
 		}

@@ -44,8 +44,12 @@ function lib.deny_outside_job(how, ...)
 end
 
 -- init and service managers: their children are everything, keep them.
+-- A batch system's node daemon starts the jobs (PBS's pbs_mom the job's
+-- shell, Grid Engine's sge_execd its shepherd, LSF's sbatchd its res), and
+-- `jobtrace run` starts the command it runs as a job.
 lib.deny("keep", "init", "systemd", "(sd-pam)", "sshd", "sshd-session",
-	"cron", "crond", "atd", "slurmd", "containerd", "dockerd",
+	"cron", "crond", "atd", "slurmd", "pbs_mom", "sge_execd", "sbatchd",
+	"jobtrace", "containerd", "dockerd",
 	"containerd-shim", "containerd-shim-runc-v2", "runc", "conmon",
 	"amazon-ssm-agent", "ssm-session-worker", "tini", "dumb-init",
 	"xinetd", "login", "gdm", "lightdm")
@@ -78,10 +82,10 @@ lib.deny("tree",
 	"pmlogger", "sadc", "sa1", "sa2", "debian-sa1", "osqueryd", "falcon-sensor",
 	"puppet", "chef-client", "salt-minion", "mmfsd", "cvmfs2",
 	-- scheduler daemons (not slurmstepd: the job's steps live under it)
-	"munged", "slurmctld", "slurmdbd", "slurmrestd", "pbs_mom", "pbs_server",
-	"sge_execd", "sge_qmaster", "sbatchd", "mbatchd",
-	-- ourselves
-	"jobtraced", "jobtrace")
+	"munged", "slurmctld", "slurmdbd", "slurmrestd", "pbs_server",
+	"sge_qmaster", "mbatchd",
+	-- ourselves (the CLI is kept above: `jobtrace run`)
+	"jobtraced")
 
 -- login and profile helpers: noise only when they carry no job
 lib.deny_outside_job("tree", "lesspipe", "lessfile", "dircolors", "locale",

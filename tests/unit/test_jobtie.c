@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_jobtie.c - cmocka tests of tying a process tree to a job (jobtie.c),
+ * the hooks' command line (hookargs.c) and `jobtrace run`'s child
+ * (jobrun.c): the descendant walk over a made-up process table, who may
+ * tie what, /proc parsing, and a real child's status and signals.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "control.h"
+#include "hookargs.h"
+#include "jobrun.h"
+#include "jobs.h"
+#include "jobtie.h"
+#include "proc_table.h"
+#include "util.h"
+
+#define NS_TICK 10000000ull	/* at 100 Hz */
+
+/* ---- /proc parsing --------------------------------------------------- */
+
+/* The start time is field 22, whatever the name holds. */
+static void test_parse_stat(void **state)
+{
+	const char *plain = "4242 (sleep) S 1 4242 4242 0 -1 4194560 100 0 0 0 "
+			    "0 0 0 0 20 0 1 0 987654 8192 100 18446744073709551615";
+	const char *odd = "77 (a) b ) c) R 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 "
+			  "31337 1 1\n";
+	uint64_t t = 0;
+
+	(void)state;
+	assert_int_equal(jobtie_parse_stat(plain, &t), 0);
+	assert_true(t == 987654);
+	assert_int_equal(jobtie_parse_stat(odd, &t), 0);
+	assert_true(t == 31337);
+	assert_int_equal(jobtie_parse_stat("12 (x) S 1 2 3", &t), -EINVAL);
+	assert_int_equal(jobtie_parse_stat("no parenthesis", &t), -EINVAL);
+	assert_int_equal(jobtie_parse_stat("1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 "
+					   "20 0 1 0 12x 1", &t), -EINVAL);
+}
+
+/* Real and effective uid from the Uid line. */
+static void test_parse_status(void **state)
+{
+	uint32_t r = 0, e = 0;
+
+	(void)state;
+	assert_int_equal(jobtie_parse_status("Name:\tsh\nUmask:\t0022\n"
+					     "Uid:\t1000\t0\t0\t0\nGid:\t0\n",
+					     &r, &e), 0);
+	assert_int_equal(r, 1000);
+	assert_int_equal(e, 0);
+	assert_int_equal(jobtie_parse_status("Uid:\t7 8 9 10\n", &r, &e), 0);
+	assert_int_equal(r, 7);
+	assert_int_equal(e, 8);
+	assert_int_equal(jobtie_parse_status("Name:\tsh\nGid:\t0\n", &r, &e),
+			 -EINVAL);
+	assert_int_equal(jobtie_parse_status("Uid:\t\n", &r, &e), -EINVAL);
+}
+
+/* This test's own process, as /proc shows it. */
+static void test_read_proc(void **state)
+{
+	struct jobtie_procinfo pi;
+
+	(void)state;
+	assert_int_equal(jobtie_read_proc((uint32_t)getpid(), &pi), 0);
+	assert_int_equal(pi.ruid, getuid());
+	assert_int_equal(pi.euid, geteuid());
+	assert_true(pi.start_ticks > 0);
+	assert_int_equal(jobtie_read_proc(JOBTIE_PID_MAX + 1, &pi), -ESRCH);
+}
+
+/* ---- the process table and the walk ------------------------------------ */
+
+struct fx {
+	struct proc_table *t;
+	struct jobs *jobs;
+	struct jt_jobinfo *ji;
+};
+
+/* A process pid of uid started at tick start, child of parent (or none). */
+static struct jt_proc *add(struct fx *f, uint32_t pid, uint64_t start,
+			   const struct jt_proc *parent, uint32_t uid)
+{
+	struct jt_proc *p = proc_table_get(f->t, pid, start * NS_TICK + 123, NULL);
+
+	assert_non_null(p);
+	p->uid = uid;
+	if (parent) {
+		p->ppid = parent->pid;
+		p->parent_start_ns = parent->start_ns;
+	}
+	return p;
+}
+
+/* An empty table and a registry with job test:J1 (run R1, account A). */
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (!f || proc_table_new(&f->t) || jobs_new(&f->jobs))
+		return -1;
+	f->ji = jobs_get(f->jobs, "test", "J1", true);
+	if (!f->ji)
+		return -1;
+	util_strlcpy(f->ji->job.run, "R1", sizeof(f->ji->job.run));
+	util_strlcpy(f->ji->job.account, "A", sizeof(f->ji->job.account));
+	util_strlcpy(f->ji->job.user, "alice", sizeof(f->ji->job.user));
+	*state = f;
+	return 0;
+}
+
+/* Free the table and the registry. */
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	proc_table_free(f->t);
+	jobs_free(f->jobs);
+	free(f);
+	return 0;
+}
+
+/* The live process of a pid, by its start tick; a tick off is the same. */
+static void test_find(void **state)
+{
+	struct fx *f = *state;
+	struct jt_proc *old, *cur, *gone;
+
+	old = add(f, 100, 50, NULL, 0);
+	cur = add(f, 100, 900, NULL, 0);
+	gone = add(f, 101, 70, NULL, 0);
+	gone->state |= JT_PS_EXITED;
+	assert_ptr_equal(jobtie_find(f->t, 100, 900, 100), cur);
+	assert_ptr_equal(jobtie_find(f->t, 100, 901, 100), cur);
+	assert_ptr_equal(jobtie_find(f->t, 100, 899, 100), cur);
+	assert_ptr_equal(jobtie_find(f->t, 100, 50, 100), old);
+	/* the table's process 100 is not the one /proc shows now */
+	assert_null(jobtie_find(f->t, 100, 500, 100));
+	assert_null(jobtie_find(f->t, 101, 70, 100));
+	assert_null(jobtie_find(f->t, 102, 70, 100));
+	assert_null(jobtie_find(f->t, 100, 900, 0));
+}
+
+/*
+ * root 10 -> 11 -> 13 -> 14 (another uid); root -> 12; 15 under root has
+ * exited; 16 lost its parent (exited, gone from the table); 20 -> 21 is
+ * another tree with its own job.
+ */
+static void tree(struct fx *f, struct jt_proc **root, struct jt_proc **other)
+{
+	struct jt_proc *r, *a, *c, *x, *u;
+
+	r = add(f, 10, 1, NULL, 1000);
+	a = add(f, 11, 2, r, 1000);
+	add(f, 12, 3, r, 1000);
+	c = add(f, 13, 4, a, 1000);
+	add(f, 14, 5, c, 2000);
+	x = add(f, 15, 6, r, 1000);
+	x->state |= JT_PS_EXITED;
+	x = add(f, 16, 7, NULL, 1000);
+	x->ppid = 99;
+	x->parent_start_ns = 3 * NS_TICK;
+	u = add(f, 20, 1, NULL, 1000);
+	add(f, 21, 2, u, 1000);
+	util_strlcpy(u->job.id, "other", sizeof(u->job.id));
+	*root = r;
+	*other = u;
+}
+
+/* Has the process of pid job J1 with the registry's fields? */
+static bool in_j1(struct fx *f, uint32_t pid, uint64_t start)
+{
+	struct jt_proc *p = proc_table_lookup(f->t, pid, start * NS_TICK + 123);
+
+	assert_non_null(p);
+	if (strcmp(p->job.id, "J1"))
+		return false;
+	assert_string_equal(p->job.scheduler, "test");
+	assert_string_equal(p->job.run, "R1");
+	assert_string_equal(p->job.user, "alice");
+	/* no cost center named: the account pays */
+	assert_string_equal(p->job.cost_center, "A");
+	return true;
+}
+
+/* Root and every live descendant, not the dead, orphans or others. */
+static void test_tree_all(void **state)
+{
+	struct fx *f = *state;
+	struct jt_proc *root, *other;
+
+	tree(f, &root, &other);
+	assert_true(jobtie_descends(f->t, root, root));
+	assert_false(jobtie_descends(f->t, other, root));
+	assert_int_equal(jobtie_tree(f->t, f->jobs, root, f->ji, false, 0), 5);
+	assert_true(in_j1(f, 10, 1));
+	assert_true(in_j1(f, 11, 2));
+	assert_true(in_j1(f, 12, 3));
+	assert_true(in_j1(f, 13, 4));
+	assert_true(in_j1(f, 14, 5));
+	assert_false(in_j1(f, 15, 6));
+	assert_false(in_j1(f, 16, 7));
+	assert_false(in_j1(f, 21, 2));
+	assert_string_equal(other->job.id, "other");
+}
+
+/* A user's walk leaves out another uid's process, not what is below it. */
+static void test_tree_uid(void **state)
+{
+	struct fx *f = *state;
+	struct jt_proc *root, *other, *p;
+
+	tree(f, &root, &other);
+	p = add(f, 17, 8, proc_table_lookup(f->t, 14, 5 * NS_TICK + 123), 1000);
+	assert_int_equal(jobtie_tree(f->t, f->jobs, root, f->ji, true, 1000), 5);
+	assert_false(in_j1(f, 14, 5));
+	assert_true(in_j1(f, 17, 8));
+	/* a job another tie gave is replaced, and the cgroup levels go */
+	p->memcg_job_up = 2;
+	util_strlcpy(p->job.id, "old", sizeof(p->job.id));
+	util_strlcpy(p->job.pipeline, "stale", sizeof(p->job.pipeline));
+	assert_int_equal(jobtie_tree(f->t, f->jobs, p, f->ji, false, 0), 1);
+	assert_true(in_j1(f, 17, 8));
+	assert_string_equal(p->job.pipeline, "");
+	assert_int_equal(p->memcg_job_up, 0);
+}
+
+/* Untying takes the job from that uid's processes only. */
+static void test_untie(void **state)
+{
+	struct fx *f = *state;
+	struct jt_proc *root, *other;
+
+	tree(f, &root, &other);
+	jobtie_tree(f->t, f->jobs, root, f->ji, false, 0);
+	assert_int_equal(jobtie_untie(f->t, f->ji, 1000), 4);
+	assert_false(in_j1(f, 10, 1));
+	assert_false(in_j1(f, 13, 4));
+	assert_true(in_j1(f, 14, 5));
+	assert_string_equal(other->job.id, "other");
+}
+
+/* A parent loop (only reused pids could make one) ends the walk. */
+static void test_descends_loop(void **state)
+{
+	struct fx *f = *state;
+	struct jt_proc *a = add(f, 30, 1, NULL, 0);
+	struct jt_proc *b = add(f, 31, 2, a, 0);
+	struct jt_proc *root = add(f, 32, 3, NULL, 0);
+
+	a->ppid = b->pid;
+	a->parent_start_ns = b->start_ns;
+	assert_false(jobtie_descends(f->t, b, root));
+	assert_true(jobtie_descends(f->t, b, a));
+}
+
+/* The test's own process found as the agent would, for whom it may. */
+static void test_root(void **state)
+{
+	struct fx *f = *state;
+	struct jobtie_procinfo pi;
+	uint32_t me = (uint32_t)getpid(), uid = (uint32_t)getuid();
+	long hz = sysconf(_SC_CLK_TCK);
+	struct jt_proc *p;
+	char err[320];
+
+	assert_int_equal(jobtie_read_proc(me, &pi), 0);
+	/* not in the table yet: not followed */
+	assert_null(jobtie_root(f->t, me, true, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "not followed by the agent"));
+	p = proc_table_get(f->t, me, pi.start_ticks * (1000000000ull / hz) + 5,
+			   NULL);
+	assert_non_null(p);
+	p->uid = uid;
+	assert_ptr_equal(jobtie_root(f->t, me, true, 0, err, sizeof(err)), p);
+	assert_ptr_equal(jobtie_root(f->t, me, false, uid, err, sizeof(err)), p);
+	assert_null(jobtie_root(f->t, me, false, uid + 1, err, sizeof(err)));
+	assert_non_null(strstr(err, "permission denied: --pid"));
+	assert_non_null(strstr(err, "not yours"));
+	/* the uid the agent saw counts too (a process that changed its own) */
+	p->uid = uid + 1;
+	assert_null(jobtie_root(f->t, me, false, uid, err, sizeof(err)));
+	assert_non_null(strstr(err, "not yours"));
+	p->uid = uid;
+	p->state |= JT_PS_EXCLUDED | JT_PS_EXCL_TREE;
+	assert_null(jobtie_root(f->t, me, true, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "the rules exclude it"));
+	/* excluded alone, its children followed: it can be tied */
+	p->state &= ~JT_PS_EXCL_TREE;
+	assert_ptr_equal(jobtie_root(f->t, me, true, 0, err, sizeof(err)), p);
+	assert_null(jobtie_root(f->t, JOBTIE_PID_MAX + 1, true, 0, err,
+				sizeof(err)));
+	assert_non_null(strstr(err, "no such process"));
+}
+
+/* ---- who may ----------------------------------------------------------- */
+
+/* Parse a request line (a copy kept in buf). */
+static void req(struct control_req *r, char *buf, size_t len, const char *line)
+{
+	const char *why;
+
+	util_strlcpy(buf, line, len);
+	assert_int_equal(control_parse(buf, r, &why), 0);
+}
+
+/* Is r (a request line) permitted to uid for ji? */
+static bool may(const char *line, uint32_t uid, const struct jt_jobinfo *ji,
+		size_t held)
+{
+	struct control_req r;
+	const char *why;
+	char buf[512];
+	int err;
+
+	req(&r, buf, sizeof(buf), line);
+	err = jobtie_permit(&r, uid, ji, held, &why);
+	if (err)
+		assert_non_null(why);
+	return err == 0;
+}
+
+/* Users tie their own processes to their own jobs, nothing more. */
+static void test_permit(void **state)
+{
+	struct jt_jobinfo hook = { .uid = 1000, .uid_known = true };
+	struct jt_jobinfo mine = { .uid = 1000, .uid_known = true,
+				   .by_user = true };
+	struct jt_jobinfo theirs = { .uid = 2000, .uid_known = true,
+				     .by_user = true };
+
+	(void)state;
+	assert_true(may("job-start\tjob=J\tpid=5", 1000, NULL, 0));
+	assert_true(may("job-start\tjob=J\tpid=5\tuid=1000\tuser=x", 1000, NULL, 0));
+	assert_true(may("job-start\tjob=J\tpid=5", 1000, &mine, 1));
+	assert_true(may("job-end\tjob=J\texit_code=3", 1000, &mine, 1));
+	assert_true(may("job-update\tjob=J\trun=R", 1000, &mine, 1));
+	/* no pid: registering a job for others is a hook's */
+	assert_false(may("job-start\tjob=J", 1000, NULL, 0));
+	assert_false(may("job-start\tjob=J\tpid=5\tcgroup=/x", 1000, NULL, 0));
+	assert_false(may("job-start\tjob=J\tpid=5\tuid=0", 1000, NULL, 0));
+	/* a hook's job (even the user's own) and another user's */
+	assert_false(may("job-start\tjob=J\tpid=5", 1000, &hook, 0));
+	assert_false(may("job-start\tjob=J\tpid=5", 1000, &theirs, 0));
+	assert_false(may("job-end\tjob=J", 1000, &hook, 0));
+	assert_false(may("job-end\tjob=J", 1000, &theirs, 0));
+	assert_false(may("job-update\tjob=J", 1000, NULL, 0));
+	assert_false(may("job-update\tjob=J\tcgroup=/x", 1000, &mine, 1));
+	/* a bound on what one user holds */
+	assert_true(may("job-start\tjob=J\tpid=5", 1000, NULL, JOBTIE_USER_JOBS - 1));
+	assert_false(may("job-start\tjob=J\tpid=5", 1000, NULL, JOBTIE_USER_JOBS));
+	assert_true(may("job-start\tjob=J\tpid=5", 1000, &mine, JOBTIE_USER_JOBS));
+}
+
+/* ---- the hooks' command line --------------------------------------------- */
+
+/* Parse a command line given as words (NULL-terminated). */
+static int parse(struct hookargs *h, const char *cmd, char *err, size_t len,
+		 ...)
+{
+	char *argv[32];
+	int argc = 0;
+	va_list ap;
+
+	argv[argc++] = (char *)cmd;
+	va_start(ap, len);
+	while (argc < 31 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	err[0] = '\0';
+	return hookargs_parse(h, cmd, argc, argv, err, len);
+}
+
+/* Options become fields; --pid is checked and for job-start only. */
+static void test_hookargs_job(void **state)
+{
+	struct hookargs h;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&h, "job-start", err, sizeof(err), "--job", "7",
+			       "--cost-center", "CC", "--pid", "42", "--strict",
+			       "--timeout-ms", "900", NULL), 0);
+	assert_string_equal(h.line, "job-start\tjob=7\tcost_center=CC\tpid=42");
+	assert_true(h.strict);
+	assert_int_equal(h.timeout_ms, 900);
+	assert_string_equal(h.job, "7");
+	assert_int_equal(parse(&h, "job-start", err, sizeof(err), "--job", "7",
+			       "--pid", "0", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--pid '0': not a process id"));
+	assert_int_equal(parse(&h, "job-start", err, sizeof(err), "--job", "7",
+			       "--pid=4194305", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--pid '4194305'"));
+	assert_int_equal(parse(&h, "job-end", err, sizeof(err), "--job", "7",
+			       "--pid", "5", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--pid is for job-start only"));
+	assert_int_equal(parse(&h, "job-start", err, sizeof(err), "--pid", "5",
+			       NULL), -EINVAL);
+	assert_non_null(strstr(err, "--job ID is required"));
+	assert_int_equal(parse(&h, "job-start", err, sizeof(err), "--job", "7",
+			       "stray", NULL), -EINVAL);
+	assert_non_null(strstr(err, "unexpected argument 'stray'"));
+	assert_int_equal(parse(&h, "job-start", err, sizeof(err), "--job", "7",
+			       "--run", "a\tb", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--run: tabs"));
+	assert_int_equal(parse(&h, "job-start", err, sizeof(err), "--job", "7",
+			       "--timeout-ms", "5", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--timeout-ms '5'"));
+	assert_int_equal(parse(&h, "job-update", err, sizeof(err), "--jbo", "7",
+			       NULL), -EINVAL);
+	assert_non_null(strstr(err, "'--jbo'"));
+	assert_int_equal(parse(&h, "job-end", err, sizeof(err), "--help", NULL), 0);
+	assert_true(h.help);
+}
+
+/* run: job-start for itself; the command starts at the first word or
+ * after --, and its own options stay its own. */
+static void test_hookargs_run(void **state)
+{
+	struct hookargs h;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&h, "run", err, sizeof(err), "--job", "J",
+			       "--run", "R", "--", "sh", "-c", "exit 3", NULL), 0);
+	assert_string_equal(h.line, "job-start\tjob=J\trun=R");
+	assert_int_equal(h.cmd_index, 6);
+	assert_int_equal(parse(&h, "run", err, sizeof(err), "--job", "J",
+			       "make", "--job", "4", NULL), 0);
+	assert_string_equal(h.line, "job-start\tjob=J");
+	assert_int_equal(h.cmd_index, 3);
+	assert_false(h.have_user);
+	assert_int_equal(parse(&h, "run", err, sizeof(err), "--job", "J",
+			       "--user", "u", "--uid", "5", "--scheduler", "pbs",
+			       "x", NULL), 0);
+	assert_true(h.have_user && h.have_uid);
+	assert_string_equal(h.scheduler, "pbs");
+	assert_int_equal(hookargs_add(&h, "pid", "77"), 0);
+	assert_string_equal(h.line, "job-start\tjob=J\tuser=u\tuid=5\tscheduler=pbs\tpid=77");
+	assert_int_equal(hookargs_add(&h, "run", "a\nb"), -EINVAL);
+	assert_int_equal(parse(&h, "run", err, sizeof(err), "--job", "J", "--",
+			       NULL), -EINVAL);
+	assert_non_null(strstr(err, "give the command"));
+	assert_int_equal(parse(&h, "run", err, sizeof(err), "--job", "J",
+			       "--pid", "5", "x", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--pid is for job-start only"));
+	assert_int_equal(parse(&h, "run", err, sizeof(err), "--job", "J",
+			       "--exit-code", "5", "x", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--exit-code"));
+	assert_int_equal(parse(&h, "run", err, sizeof(err), "x", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--job ID is required"));
+}
+
+/* A line that would not fit is refused, not cut. */
+static void test_hookargs_long(void **state)
+{
+	struct hookargs h;
+	char err[256], *big = malloc(CONTROL_LINE_MAX);
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'x', CONTROL_LINE_MAX - 1);
+	big[CONTROL_LINE_MAX - 1] = '\0';
+	assert_int_equal(parse(&h, "job-start", err, sizeof(err), "--job", "J",
+			       "--name", big, NULL), -EINVAL);
+	assert_non_null(strstr(err, "arguments too long (at --name)"));
+	assert_string_equal(h.line, "job-start\tjob=J");
+	free(big);
+}
+
+/* ---- run's child ------------------------------------------------------ */
+
+/* A shell's way of telling how a child ended. */
+static void test_status(void **state)
+{
+	(void)state;
+	assert_int_equal(jobrun_status(3 << 8), 3);
+	assert_int_equal(jobrun_status(0), 0);
+	assert_int_equal(jobrun_status(SIGTERM), 128 + SIGTERM);
+	assert_int_equal(jobrun_status(SIGKILL | 0x80), 128 + SIGKILL);
+}
+
+/* A real child: its code, a signal sent to the wrapper passed on to it,
+ * a program that is not there. */
+static void test_command(void **state)
+{
+	char *exit3[] = { "sh", "-c", "exit 3", NULL };
+	/* the wrapper is this test: the child signals it, the wrapper must
+	 * pass SIGTERM on, and the child dies of it */
+	char *term[] = { "sh", "-c", "kill -TERM $PPID; exec sleep 5", NULL };
+	char *missing[] = { "/nonexistent/jt-no-such-program", NULL };
+	struct sigaction sa;
+
+	(void)state;
+	assert_int_equal(jobrun_command(exit3, "test"), 3);
+	assert_int_equal(jobrun_command(term, "test"), 128 + SIGTERM);
+	/* and the wrapper's own SIGTERM is as it was */
+	sigaction(SIGTERM, NULL, &sa);
+	assert_true(sa.sa_handler == SIG_DFL);
+	assert_int_equal(jobrun_command(missing, "test"), 127);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_stat),
+		cmocka_unit_test(test_parse_status),
+		cmocka_unit_test(test_read_proc),
+		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tree_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tree_uid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untie, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_descends_loop, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_root, setup, teardown),
+		cmocka_unit_test(test_permit),
+		cmocka_unit_test(test_hookargs_job),
+		cmocka_unit_test(test_hookargs_run),
+		cmocka_unit_test(test_hookargs_long),
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_command),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
