@@ -62,6 +62,11 @@ mud() {
 	echo $?
 }
 
+# Seconds since time $1 (from now), to a tenth.
+since() {
+	awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'
+}
+
 # True if file $1 holds the fixed string $2.
 has() {
 	grep -qF -e "$2" "$1"
@@ -263,7 +268,7 @@ gpg -q --batch --passphrase '' --quick-gen-key 'jobtrace test <jt@localhost>' \
 	} >Release
 	gpg -q --batch --clearsign -o InRelease Release
 ) || { note "could not build the apt repository"; exit 99; }
-note "package $DEB_NAME ($(wc -c <"$DEB") bytes), made in $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s from the start"
+note "package $DEB_NAME ($(wc -c <"$DEB") bytes), made in $(since "$t0") s from the start"
 
 for s in a b c d; do
 	st=0
@@ -399,13 +404,17 @@ sv() {
 
 NDEFAULT=$(ls "$top_srcdir"/lua-rules/*.lua | wc -l)
 
-# Checks common to both nodes: $1 node, $2 sink name, $3 sink URL, $4 host.
-check_node() {
-	local s=$1 n=$T/node-$1 st=$5 conf pid
+# Boot node $1 and check what both nodes must show: sink $2 at URL $3,
+# host name $4.  Sets AGENT_PID and CONF_MODE; false if no agent runs.
+boot_and_check() {
+	local s=$1 n=$T/node-$1 st=0 t1 conf pid
+	t1=$(now)
+	boot_node "$s" || st=$?
+	note "node $s: the shell part took $(since "$t1") s"
 	check "node $s: the shell part exits 0" eq "$st" 0
 	check "node $s: it reports the agent answering" has "$n/setup.log" "jobtrace-user-data: jobtraced answers:"
 	check "node $s: systemctl daemon-reload, then enable --now --no-block" \
-		eq "$(cat "$n/share/systemctl.log" 2>/dev/null | tr '\n' '|')" \
+		eq "$(tr '\n' '|' 2>/dev/null <"$n/share/systemctl.log")" \
 		"daemon-reload|enable --now --no-block jobtraced.service|"
 	pid=$(cat "$n/share/agent.pid" 2>/dev/null)
 	if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then
@@ -433,11 +442,7 @@ prepare_node a
 mkdir -p "$T/node-a/share/s3/jt-test-bucket/secrets"
 printf '# the collector token\nAuthorization: Bearer %s\n' "$TOKEN" \
 	>"$T/node-a/share/s3/jt-test-bucket/secrets/collector.headers"
-t1=$(now)
-st=0
-boot_node a || st=$?
-note "node a: the shell part took $(awk -v a="$t1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
-if check_node a collector "http://127.0.0.1:$SINK_PORT/ingest" batch-node-a "$st"; then
+if boot_and_check a collector "http://127.0.0.1:$SINK_PORT/ingest" batch-node-a; then
 	n=$T/node-a
 	check "node a: the headers' config is root's only (it holds the token)" eq "$CONF_MODE" "600 root"
 	check "node a: the token came from S3 through aws s3 cp" \
@@ -482,11 +487,7 @@ fi
 prepare_node b
 mkdir -p "$T/node-b/lower/etc/jobtrace"
 install -m 0600 "$T/in/local.cred" "$T/node-b/lower/etc/jobtrace/clickhouse.cred"
-t1=$(now)
-st=0
-boot_node b || st=$?
-note "node b: the shell part took $(awk -v a="$t1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
-if check_node b fleet "http://127.0.0.1:9/" batch-node-b "$st"; then
+if boot_and_check b fleet "http://127.0.0.1:9/" batch-node-b; then
 	n=$T/node-b
 	check "node b: the config is readable by all (no secret in it)" eq "$CONF_MODE" "644 root"
 	check "node b: the config names the credentials file" \
@@ -506,5 +507,5 @@ if [ "$failed" -ne 0 ]; then
 			"$(tail -n 30 "$T/node-$s/setup.log")"
 	done
 fi
-note "total $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
+note "total $(since "$t0") s"
 finish
