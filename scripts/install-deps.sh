@@ -3,12 +3,16 @@
 # Install what jobtrace needs to build and test, from Debian's archive.
 # Quiet and idempotent: packages already present are not reinstalled.
 # libclang-rt-dev is libFuzzer's runtime, for make fuzz (only a recommend
-# of clang's).
+# of clang's).  cloud-init (6 s, 22 packages without recommends) checks the
+# AWS Batch user data: its postinst only enables its units for the next
+# boot, where ds-identify turns it off on a machine with no cloud data
+# source; dpkg-dev (dpkg-scanpackages) and gpg make that test's apt
+# repository.
 set -eu
 PKGS="gcc make autoconf automake pkg-config clang llvm libclang-rt-dev bpftool libbpf-dev
 libelf-dev zlib1g-dev libconfig-dev liblua5.4-dev libsqlite3-dev
 libcmocka-dev libcurl4-openssl-dev sqlite3 procps slurm-wlm munge libslurm-dev
-clickhouse-server clickhouse-client python3 curl"
+clickhouse-server clickhouse-client python3 curl cloud-init dpkg-dev gpg"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
