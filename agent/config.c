@@ -21,6 +21,7 @@
 #include <libconfig.h>
 
 #include "config.h"
+#include "imds.h"
 #include "util.h"
 
 #define SOCKET_NAME "jobtraced.sock"
@@ -31,7 +32,7 @@
 
 /* What one key accepts; lo/hi bound ints and floats (seconds). */
 enum key_kind { K_INT, K_POW2, K_SECONDS, K_DAYS, K_BOOL, K_PATH, K_LEVEL,
-		K_HOST };
+		K_HOST, K_IMDS_MODE, K_IMDS_URL };
 
 struct key_def {
 	const char *name;
@@ -97,6 +98,17 @@ static const struct key_def rules_keys[] = {
 	{ NULL, 0, 0, 0, 0 },
 };
 
+static const char *const imds_modes[] = {
+	[JT_IMDS_AUTO] = "auto", [JT_IMDS_OFF] = "off", NULL
+};
+
+static const struct key_def cloud_keys[] = {
+	{ "imds", K_IMDS_MODE, 0, 0, F(imds_mode) },
+	{ "imds_url", K_IMDS_URL, 0, 0, F(imds_url) },
+	{ "spot_poll_interval", K_SECONDS, 1, 3600, F(spot_poll_ms) },
+	{ NULL, 0, 0, 0, 0 },
+};
+
 static const struct group_def groups[] = {
 	{ "log", log_keys },
 	{ "agent", agent_keys },
@@ -104,6 +116,7 @@ static const struct group_def groups[] = {
 	{ "collector", collector_keys },
 	{ "store", store_keys },
 	{ "spool", spool_keys },
+	{ "cloud", cloud_keys },
 	{ "sinks", NULL },	/* a list of sink groups, see apply_sinks() */
 	{ NULL, NULL },
 };
@@ -394,6 +407,22 @@ static int apply_string(struct parse_ctx *p, const config_setting_t *s,
 	v = config_setting_get_string(s);
 
 	switch (k->kind) {
+	case K_IMDS_MODE:
+		for (unsigned i = 0; imds_modes[i]; i++)
+			if (!strcmp(v, imds_modes[i])) {
+				c->imds_mode = i;
+				return 0;
+			}
+		return bad(p, s, "%s.%s: must be \"auto\" or \"off\", got \"%s\"",
+			   g, k->name, v);
+	case K_IMDS_URL: {
+		char why[128];
+
+		if (imds_url_addr(v, NULL, why, sizeof(why)))
+			return bad(p, s, "%s.%s: %s, got \"%s\"", g, k->name,
+				   why, v);
+		break;
+	}
 	case K_LEVEL:
 		if (log_level_parse(v, &c->log_level) < 0)
 			return bad(p, s,
@@ -421,7 +450,8 @@ static int apply_string(struct parse_ctx *p, const config_setting_t *s,
 	default:
 		break;
 	}
-	return set_string(slot, v, k->kind == K_PATH);
+	/* the URL's trailing '/' goes too: paths are appended to it */
+	return set_string(slot, v, k->kind == K_PATH || k->kind == K_IMDS_URL);
 }
 
 /* Check and store one key of a group into *c. */
@@ -832,7 +862,7 @@ static int copy_config(struct jt_config *dst, const struct jt_config *src)
 	char **dstr[] = { &dst->source, &dst->state_dir, &dst->run_dir,
 			  &dst->rules_dir, &dst->hostname, &dst->sqlite_path,
 			  &dst->control_group, &dst->reader_group,
-			  &dst->spool_dir };
+			  &dst->spool_dir, &dst->imds_url };
 
 	*dst = *src;
 	if (copy_sinks(dst, src) < 0) {
@@ -884,9 +914,12 @@ int config_defaults(struct jt_config *c)
 	c->spool_max_mib = 1024;
 	c->spool_segment_kib = 16384;
 	c->spool_sync_ms = 200;
+	c->imds_mode = JT_IMDS_AUTO;
+	c->imds_url = strdup(IMDS_DEFAULT_URL);
+	c->spot_poll_ms = 5000;
 	if (!c->state_dir || !c->run_dir || !c->rules_dir || !c->hostname ||
 	    !c->sqlite_path || !c->control_group || !c->reader_group ||
-	    !c->spool_dir) {
+	    !c->spool_dir || !c->imds_url) {
 		config_free(c);
 		return -ENOMEM;
 	}
@@ -1072,6 +1105,7 @@ void config_free(struct jt_config *c)
 	free(c->reader_group);
 	free(c->sqlite_path);
 	free(c->spool_dir);
+	free(c->imds_url);
 	sinks_free(c);
 	c->spool_dir = NULL;
 	c->source = NULL;
@@ -1082,6 +1116,7 @@ void config_free(struct jt_config *c)
 	c->control_group = NULL;
 	c->reader_group = NULL;
 	c->sqlite_path = NULL;
+	c->imds_url = NULL;
 }
 
 /* Path of the control socket derived from run_dir (static buffer). */
@@ -1184,6 +1219,12 @@ void config_dump(const struct jt_config *c, FILE *out)
 	fprintf(out, "\tsegment_size_kib = %u;\n", c->spool_segment_kib);
 	fprintf(out, "\tsync_interval = %u.%03u;\n};\n",
 		c->spool_sync_ms / 1000, c->spool_sync_ms % 1000);
+
+	fprintf(out, "cloud = {\n\timds = \"%s\";\n\timds_url = ",
+		c->imds_mode == JT_IMDS_OFF ? "off" : "auto");
+	dump_string(out, c->imds_url);
+	fprintf(out, ";\n\tspot_poll_interval = %u.%03u;\n};\n",
+		c->spot_poll_ms / 1000, c->spot_poll_ms % 1000);
 
 	fprintf(out, "sinks = (");
 	for (size_t i = 0; i < c->n_sinks; i++) {

@@ -28,6 +28,8 @@
 
 #define JT_DEFAULT_CONFIG JT_SYSCONFDIR "/jobtrace/jobtrace.conf"
 
+enum jt_imds_mode { JT_IMDS_AUTO, JT_IMDS_OFF };
+
 struct jt_config {
 	char *source;			/* file read, or NULL for defaults */
 
@@ -68,6 +70,11 @@ struct jt_config {
 	unsigned spool_max_mib;		/* max_size_mib = 1024 */
 	unsigned spool_segment_kib;	/* segment_size_kib = 16384 */
 	unsigned spool_sync_ms;		/* sync_interval = 0.2 (s) */
+
+	/* cloud { } : the instance metadata service (EC2 IMDSv2) */
+	enum jt_imds_mode imds_mode;	/* imds = "auto" ("off": never asked) */
+	char *imds_url;			/* imds_url = "http://169.254.169.254" */
+	unsigned spot_poll_ms;		/* spot_poll_interval = 5.0 (s) */
 
 	/* sinks = ( { type = "clickhouse" | "http"; ... }, ... ) */
 	struct jt_sink_config *sinks;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * http.c - blocking HTTP POST over libcurl for the network sinks and the
- * CLI.  One client per sink thread; the handle keeps its connection alive
- * between batches.
+ * http.c - blocking HTTP requests over libcurl for the network sinks, the
+ * CLI and the IMDS reader.  One client per thread; the handle keeps its
+ * connection alive between requests.
  *
  * libcurl is loaded (dlopen) with the first client: an agent that stores
  * only locally does without it and the 28 libraries it pulls in (TLS,
@@ -34,6 +34,7 @@ struct http_client {
 	char *url;
 	char *user;
 	char *password;
+	unsigned timeout_ms;	/* a request's, unless it has its own */
 	char curl_err[CURL_ERROR_SIZE];
 	struct jbuf gz;		/* compressed body */
 	struct jbuf url_buf;	/* url + suffix */
@@ -245,9 +246,7 @@ int http_client_new(const struct jt_sink_config *s, struct http_client **out,
 
 	SETOPT(c->curl, CURLOPT_NOSIGNAL, 1L, ok);
 	SETOPT(c->curl, CURLOPT_ERRORBUFFER, c->curl_err, ok);
-	SETOPT(c->curl, CURLOPT_TIMEOUT_MS, (long)s->timeout_ms, ok);
-	SETOPT(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
-	       (long)(s->timeout_ms < 5000 ? s->timeout_ms : 5000), ok);
+	c->timeout_ms = s->timeout_ms;
 	SETOPT(c->curl, CURLOPT_PROTOCOLS_STR, "http,https", ok);
 	SETOPT(c->curl, CURLOPT_FOLLOWLOCATION, 0L, ok);
 	SETOPT(c->curl, CURLOPT_USERAGENT, "jobtraced/" JT_VERSION, ok);
@@ -325,34 +324,113 @@ static int gzip_body(struct http_client *c, const void *body, size_t len)
 	return rc == Z_STREAM_END ? 0 : -EIO;
 }
 
-/* curl write callback: append the answer to a jbuf. */
+/* Where an answer goes: a jbuf, with a cap on its size (0: none). */
+struct sink_buf {
+	struct jbuf *b;
+	size_t max;
+	bool over;
+};
+
+/* curl write callback: append the answer to a jbuf, up to its cap (past
+ * it the transfer stops: a garbage server cannot make us buffer more). */
 static size_t on_data(char *p, size_t size, size_t n, void *arg)
 {
-	struct jbuf *b = arg;
+	struct sink_buf *sb = arg;
 
-	if (b && jbuf_put(b, p, size * n))
+	if (sb->max && sb->b->len + size * n > sb->max) {
+		sb->over = true;
+		return 0;
+	}
+	if (jbuf_put(sb->b, p, size * n))
 		return 0;
 	return size * n;
 }
 
-/* POST body to the client's URL + suffix (see http.h). */
-int http_post(struct http_client *c, const char *suffix,
-	      const char *content_type, const void *body, size_t len,
-	      bool gzip, struct jbuf *resp, char *err, size_t errlen)
+/* Append header h to *l; on failure free the whole list. */
+static bool add_header(struct curl_slist **l, const char *h)
 {
-	struct curl_slist *hdrs = c->headers, *extra = NULL;
-	struct jbuf answer;
+	struct curl_slist *n = cu.slist_append(*l, h);
+
+	if (!n) {
+		cu.slist_free_all(*l);
+		*l = NULL;
+		return false;
+	}
+	*l = n;
+	return true;
+}
+
+/*
+ * The headers of request rq: its own (in *own, NULL for none: freed by
+ * free_request_headers()) followed by the client's, in *all.  0 or
+ * -ENOMEM.
+ */
+static int request_headers(struct http_client *c, const struct http_req *rq,
+			   struct curl_slist **own, struct curl_slist **all)
+{
+	struct curl_slist *l = NULL, *t;
 	char ct[128];
-	long status = 0;
+
+	*own = NULL;
+	*all = c->headers;
+	if (rq->body) {
+		snprintf(ct, sizeof(ct), "Content-Type: %s",
+			 rq->content_type ? rq->content_type :
+			 "application/octet-stream");
+		if (!add_header(&l, ct))
+			return -ENOMEM;
+	}
+	if (rq->body && rq->gzip &&
+	    !add_header(&l, "Content-Encoding: gzip"))
+		return -ENOMEM;
+	for (size_t i = 0; rq->headers && rq->headers[i]; i++)
+		if (!add_header(&l, rq->headers[i]))
+			return -ENOMEM;
+	if (!l)
+		return 0;
+	for (t = l; t->next; t = t->next)
+		;
+	t->next = c->headers;
+	*own = *all = l;
+	return 0;
+}
+
+/* Unlink the client's headers from the request's own and free those. */
+static void free_request_headers(struct http_client *c,
+				 struct curl_slist *own)
+{
+	struct curl_slist *t = own;
+
+	if (!own)
+		return;
+	while (t->next != c->headers)
+		t = t->next;
+	t->next = NULL;
+	cu.slist_free_all(own);
+}
+
+/* One request to the client's URL + suffix (see http.h). */
+int http_request(struct http_client *c, const struct http_req *rq,
+		 struct jbuf *resp, long *status_out, char *err, size_t errlen)
+{
+	struct curl_slist *hdrs, *own;
+	struct jbuf answer;
+	struct sink_buf sb;
+	const void *body = rq->body;
+	size_t len = rq->len;
+	long status = 0, tmo;
 	CURLcode rc;
 	int e = 0;
 
+	if (status_out)
+		*status_out = 0;
 	jbuf_init(&answer);
 	jbuf_reset(&c->url_buf);
 	if (jbuf_put(&c->url_buf, c->url, strlen(c->url)) ||
-	    (suffix && jbuf_put(&c->url_buf, suffix, strlen(suffix))))
+	    (rq->suffix && jbuf_put(&c->url_buf, rq->suffix,
+				    strlen(rq->suffix))))
 		return -ENOMEM;
-	if (gzip) {
+	if (body && rq->gzip) {
 		e = gzip_body(c, body, len);
 		if (e) {
 			util_seterr(err, errlen, "gzip: %s", strerror(-e));
@@ -361,57 +439,52 @@ int http_post(struct http_client *c, const char *suffix,
 		body = c->gz.buf;
 		len = c->gz.len;
 	}
-	snprintf(ct, sizeof(ct), "Content-Type: %s",
-		 content_type ? content_type : "application/octet-stream");
-	extra = cu.slist_append(NULL, ct);
-	if (extra && gzip &&
-	    !cu.slist_append(extra, "Content-Encoding: gzip")) {
-		cu.slist_free_all(extra);
-		extra = NULL;
-	}
-	if (!extra) {
+	if (request_headers(c, rq, &own, &hdrs)) {
 		util_seterr(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	/* the per-request headers go first, then the sink's own */
-	{
-		struct curl_slist *t = extra;
-
-		while (t->next)
-			t = t->next;
-		t->next = c->headers;
-		hdrs = extra;
-	}
+	sb = (struct sink_buf){ .b = resp ? resp : &answer,
+				.max = rq->max_answer };
+	tmo = rq->timeout_ms ? (long)rq->timeout_ms : (long)c->timeout_ms;
 	c->curl_err[0] = '\0';
 	cu.easy_setopt(c->curl, CURLOPT_URL, c->url_buf.buf);
 	cu.easy_setopt(c->curl, CURLOPT_HTTPHEADER, hdrs);
-	cu.easy_setopt(c->curl, CURLOPT_POST, 1L);
-	cu.easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
-	cu.easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE,
-			 (curl_off_t)len);
-	cu.easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
-	cu.easy_setopt(c->curl, CURLOPT_WRITEDATA, resp ? resp : &answer);
-	rc = cu.easy_perform(c->curl);
-
-	/* unlink the sink's headers before freeing the request's own */
-	{
-		struct curl_slist *t = extra;
-
-		while (t->next != c->headers)
-			t = t->next;
-		t->next = NULL;
-		cu.slist_free_all(extra);
+	cu.easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, tmo);
+	cu.easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
+		       tmo < 5000 ? tmo : 5000L);
+	if (body) {
+		cu.easy_setopt(c->curl, CURLOPT_POST, 1L);
+		cu.easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+		cu.easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE,
+			       (curl_off_t)len);
+	} else {
+		/* no body and no Content-Length, as curl -X PUT sends it */
+		cu.easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
 	}
+	cu.easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST,
+		       rq->method && strcmp(rq->method, body ? "POST" : "GET") ?
+		       rq->method : NULL);
+	cu.easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+	cu.easy_setopt(c->curl, CURLOPT_WRITEDATA, &sb);
+	rc = cu.easy_perform(c->curl);
+	free_request_headers(c, own);
 	if (rc != CURLE_OK) {
-		util_seterr(err, errlen, "%s", c->curl_err[0] ? c->curl_err :
-		       cu.easy_strerror(rc));
-		e = rc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT :
+		if (sb.over)
+			util_seterr(err, errlen, "answer longer than %zu bytes",
+				    rq->max_answer);
+		else
+			util_seterr(err, errlen, "%s", c->curl_err[0] ?
+				    c->curl_err : cu.easy_strerror(rc));
+		e = sb.over ? -EMSGSIZE :
+		    rc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT :
 		    rc == CURLE_COULDNT_CONNECT ? -ECONNREFUSED : -EIO;
 		goto out;
 	}
 	cu.easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (status_out)
+		*status_out = status;
 	if (status < 200 || status > 299) {
-		const struct jbuf *a = resp ? resp : &answer;
+		const struct jbuf *a = sb.b;
 		const char *msg = a->buf ? a->buf : "";
 		size_t n = strcspn(msg, "\n");
 
@@ -422,6 +495,19 @@ int http_post(struct http_client *c, const char *suffix,
 out:
 	jbuf_free(&answer);
 	return e;
+}
+
+/* POST body to the client's URL + suffix (see http.h). */
+int http_post(struct http_client *c, const char *suffix,
+	      const char *content_type, const void *body, size_t len,
+	      bool gzip, struct jbuf *resp, char *err, size_t errlen)
+{
+	struct http_req rq = { .method = "POST", .suffix = suffix,
+			       .content_type = content_type,
+			       .body = body ? body : "", .len = len,
+			       .gzip = gzip };
+
+	return http_request(c, &rq, resp, NULL, err, errlen);
 }
 
 /* Percent-encode s for a URL query into b. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * http.h - blocking HTTP POST over libcurl, shared by the network sinks
- * (in their own threads) and by the CLI's ClickHouse queries.
+ * http.h - blocking HTTP requests over libcurl, shared by the network
+ * sinks (in their own threads), the CLI's ClickHouse queries and the
+ * instance metadata reader (imds.c, in its thread).
  */
 #ifndef JOBTRACE_HTTP_H
 #define JOBTRACE_HTTP_H
@@ -40,6 +41,31 @@ void http_client_free(struct http_client *c);
 int http_post(struct http_client *c, const char *suffix,
 	      const char *content_type, const void *body, size_t len,
 	      bool gzip, struct jbuf *resp, char *err, size_t errlen);
+
+/* One request (http_request()). */
+struct http_req {
+	const char *method;		/* "GET", "PUT", "POST", ... */
+	const char *suffix;		/* appended to the client's URL, or NULL */
+	const char *const *headers;	/* "Name: value" lines, NULL-terminated,
+					 * sent before the client's own; or NULL */
+	const void *body;		/* NULL: none (no Content-Length either) */
+	size_t len;
+	const char *content_type;	/* of the body (octet-stream when NULL) */
+	bool gzip;			/* compress the body */
+	unsigned timeout_ms;		/* connect + transfer; 0: the client's */
+	size_t max_answer;		/* longer answers fail (-EMSGSIZE); 0: no cap */
+};
+
+/*
+ * Send rq to the client's URL + rq->suffix.  The answer's body is appended
+ * to resp when it is not NULL, its status put in *status (0 when none
+ * came; status may be NULL).  Returns 0 on a 2xx answer; -EACCES on 401
+ * or 403, -EPROTO on another status, -ETIMEDOUT, -ECONNREFUSED, -EIO (no
+ * answer), -EMSGSIZE (answer over rq->max_answer), with a one-line reason
+ * in err.
+ */
+int http_request(struct http_client *c, const struct http_req *rq,
+		 struct jbuf *resp, long *status, char *err, size_t errlen);
 
 /* Percent-encode s for a URL query into b (jbuf used as a byte buffer). */
 void http_urlencode(struct jbuf *b, const char *s);

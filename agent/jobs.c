@@ -188,6 +188,22 @@ void jobs_expire(struct jobs *j, uint64_t now_ns, uint64_t keep_ns)
 	j->n = k;
 }
 
+/* The running jobs, in the order they were registered. */
+size_t jobs_running(const struct jobs *j, const struct jt_jobinfo **out,
+		    size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < j->n; i++) {
+		if (j->v[i]->end_ns)
+			continue;
+		if (n < max)
+			out[n] = j->v[i];
+		n++;
+	}
+	return n;
+}
+
 /* Number of jobs known and running. */
 size_t jobs_count(const struct jobs *j, size_t *running)
 {

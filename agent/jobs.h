@@ -83,6 +83,10 @@ void jobs_rss_end(struct jobs *j);
 void jobs_expire(struct jobs *j, uint64_t now_ns, uint64_t keep_ns);
 /* Number of jobs known that uid registered without control rights. */
 size_t jobs_count_by_user(const struct jobs *j, uint32_t uid);
+/* The running jobs (no end yet), at most max of them, into out, in the
+ * order they were registered; returns how many there are in all. */
+size_t jobs_running(const struct jobs *j, const struct jt_jobinfo **out,
+		    size_t max);
 /* Number of jobs known, and of those still running. */
 size_t jobs_count(const struct jobs *j, size_t *running);
 

@@ -28,6 +28,7 @@
 #include "control.h"
 #include "decode.h"
 #include "fsperm.h"
+#include "imds.h"
 #include "jobs.h"
 #include "jobtie.h"
 #include "json.h"
@@ -52,6 +53,9 @@
 #define MAX_QUERIES 16			/* scontrol queries at once */
 #define QUERY_TIMEOUT_NS (10ull * 1000000000ull)
 #define DRAIN_MS 5000			/* sinks' last delivery at stop */
+/* the start record waits this long at most for the cloud's identity
+ * (the IMDS thread bounds its own read by IMDS_START_BUDGET_MS) */
+#define IMDS_WAIT_NS ((IMDS_START_BUDGET_MS + 500) * 1000000ull)
 
 /* A background `scontrol show job` and what it printed so far. */
 struct query {
@@ -78,6 +82,9 @@ struct agent {
 	struct tracker trk;		/* process table, events -> records */
 	struct spool *spool;
 	struct sinks *sinks;
+	struct imds *imds;		/* NULL: cloud.imds = off */
+	uint64_t host_start_ns;		/* CLOCK_BOOTTIME of the start record
+					 * that waits for the cloud, 0: none */
 	struct jt_host host;
 	struct jbuf jb;
 
@@ -220,14 +227,15 @@ static void flush(struct agent *a)
 	a->last_sync_ns = util_now_ns(CLOCK_MONOTONIC);
 }
 
-/* A `host` record: identity, agent version and the drop counters. */
-static void emit_host(struct agent *a, const char *phase)
+/* A `host` record of time `now` (CLOCK_BOOTTIME): identity, cloud,
+ * agent version and the drop counters. */
+static void emit_host(struct agent *a, const char *phase, uint64_t now)
 {
 	struct jbuf *b = &a->jb;
-	uint64_t now = util_now_ns(CLOCK_BOOTTIME);
 	struct sv v[V__N] = { 0 };
 	struct sv_count spool[SINKS_MAX];
 	struct spool_stats ss;
+	struct jt_cloud cloud;
 	char id[37];
 
 	record_make_id(&a->host, "host", phase, now, id);
@@ -257,6 +265,8 @@ static void emit_host(struct agent *a, const char *phase)
 	v[V_DROP_SPOOL].counts = spool;
 	a->size_cap_reported = sinks_store_size_cap(a->sinks);
 	sv_u64(&v[V_DROP_STORE_SIZE_CAP], a->size_cap_reported);
+	imds_identity(a->imds, &cloud);
+	record_cloud_values(v, &cloud);
 	jbuf_reset(b);
 	schema_write(b, &sf_records[SF_REC_HOST], v);
 	a->lost_reported = sinks_lost_total(a->sinks);
@@ -281,9 +291,25 @@ static void spool_housekeeping(struct agent *a, uint64_t now)
 	else if (sinks_store_size_cap(a->sinks) > a->size_cap_reported)
 		why = "store_size_cap";
 	if (why) {
-		emit_host(a, why);
+		emit_host(a, why, util_now_ns(CLOCK_BOOTTIME));
 		a->last_drop_host_ns = now;
 	}
+}
+
+/*
+ * The start record, once the cloud's identity is read (or could not be, in
+ * its time, or at stop): it waits for it without holding up the loop, and
+ * carries the time the agent started.
+ */
+static void host_start_when_ready(struct agent *a, bool now)
+{
+	if (!a->host_start_ns)
+		return;
+	if (!now && !imds_identity_done(a->imds) &&
+	    util_now_ns(CLOCK_BOOTTIME) - a->host_start_ns < IMDS_WAIT_NS)
+		return;
+	emit_host(a, "start", a->host_start_ns);
+	a->host_start_ns = 0;
 }
 
 /* Read the kernel's drop counters and warn when they grow. */
@@ -318,6 +344,7 @@ static void on_tick(struct agent *a)
 	}
 	check_queries(a, now);
 	control_server_expire(a->ctl, now);
+	host_start_when_ready(a, false);
 	if (now >= a->next_sample_ns) {
 		jobs_expire(a->jobs, now, JOB_KEEP_NS);
 		sample_pass(a);
@@ -497,6 +524,7 @@ static void reply_status(struct agent *a, FILE *out)
 		sinks_status(a->sinks, out);
 	}
 	fprintf(out, "signals_missing: %s\n", *missing ? missing : "none");
+	imds_status(a->imds, out);
 	{
 		struct rules_stats st;
 
@@ -523,6 +551,19 @@ static void reply_status(struct agent *a, FILE *out)
 	fprintf(out, "excluded_events_in_kernel: %" PRIu64 "\n", a->counters[JT_CNT_EXCLUDED]);
 	fprintf(out, "last_error: %s\n",
 		*log_last_error() ? log_last_error() : "none");
+}
+
+/* The IMDS thread has news: the identity read, a spot interruption notice. */
+static void on_imds(struct agent *a)
+{
+	struct imds_notice n;
+
+	host_start_when_ready(a, false);
+	while (imds_take_notice(a->imds, &n))
+		tracker_spot(&a->trk, &(struct jt_spot){
+					      .action = n.action,
+					      .action_ns = n.time_ns,
+					      .seen_ns = n.seen_ns });
 }
 
 /* Ask slurmctld in the background for what the prolog could not pass. */
@@ -974,8 +1015,11 @@ static void reload(struct agent *a)
 	    strcmp(nc.run_dir, a->cfg.run_dir) ||
 	    nc.ringbuf_kib != a->cfg.ringbuf_kib ||
 	    nc.max_tracked != a->cfg.max_tracked ||
-	    nc.argv_max_bytes != a->cfg.argv_max_bytes)
-		log_warn("reload: store, spool, sinks, run_dir and collector sizes change only at restart");
+	    nc.argv_max_bytes != a->cfg.argv_max_bytes ||
+	    nc.imds_mode != a->cfg.imds_mode ||
+	    strcmp(nc.imds_url, a->cfg.imds_url) ||
+	    nc.spot_poll_ms != a->cfg.spot_poll_ms)
+		log_warn("reload: store, spool, sinks, run_dir, collector sizes and cloud change only at restart");
 	free(a->cfg.control_group);
 	a->cfg.control_group = nc.control_group;
 	nc.control_group = NULL;
@@ -1095,6 +1139,7 @@ static int setup_loop(struct agent *a)
 	if ((err = watch(a, a->sigfd)) || (err = watch(a, a->tickfd)) ||
 	    (err = watch(a, control_server_fd(a->ctl))) ||
 	    (a->inofd >= 0 && (err = watch(a, a->inofd))) ||
+	    (a->imds && (err = watch(a, imds_fd(a->imds)))) ||
 	    (err = watch(a, collector_fd(a->col)))) {
 		log_error("epoll: %s", strerror(-err));
 		return err;
@@ -1124,6 +1169,8 @@ static void run(struct agent *a)
 				control_server_dispatch(a->ctl);
 			} else if (fd == a->inofd) {
 				on_rules_changed(a);
+			} else if (a->imds && fd == imds_fd(a->imds)) {
+				on_imds(a);
 			} else if (on_query(a, fd)) {
 				/* scontrol's answer */
 			} else {
@@ -1241,6 +1288,14 @@ int main(int argc, char **argv)
 	}
 	if (a.cfg.delay_accounting)
 		enable_delayacct();
+	/* the cloud's identity is read beside the start: only the start
+	 * record waits for it */
+	if (a.cfg.imds_mode == JT_IMDS_AUTO &&
+	    imds_start(&(struct imds_opts){ .url = a.cfg.imds_url,
+					    .poll_ms = a.cfg.spot_poll_ms },
+		       &a.imds))
+		log_warn("cloud: cannot start the instance metadata reader:"
+			 " no cloud facts");
 	if (query_server_new(&a.qs) || query_server_configure(a.qs, &a.cfg))
 		goto cleanup;
 	rl.deadline_ms = a.cfg.rules_deadline_ms;
@@ -1272,7 +1327,8 @@ int main(int argc, char **argv)
 	a.next_sample_ns = util_now_ns(CLOCK_MONOTONIC) +
 			   a.cfg.sample_interval_ms * 1000000ull;
 	a.last_sync_ns = util_now_ns(CLOCK_MONOTONIC);
-	emit_host(&a, "start");
+	a.host_start_ns = util_now_ns(CLOCK_BOOTTIME);
+	host_start_when_ready(&a, !a.imds);
 	flush(&a);
 	log_info("jobtraced %s started: %zu processes tracked, spool %s, %zu sinks, socket %s",
 		 JT_VERSION, proc_table_count(a.trk.procs), a.cfg.spool_dir,
@@ -1280,12 +1336,14 @@ int main(int argc, char **argv)
 	run(&a);
 	collector_drain(a.col);
 	check_drops(&a);
-	emit_host(&a, "stop");
+	host_start_when_ready(&a, true);
+	emit_host(&a, "stop", util_now_ns(CLOCK_BOOTTIME));
 	flush(&a);
 	log_info("stopped: %" PRIu64 " events, %" PRIu64 " records spooled, %"
 		 PRIu64 " dropped", a.trk.events_seen, a.records_spooled, dropped(&a));
 	rc = 0;
 cleanup:
+	imds_stop(a.imds);
 	control_server_free(a.ctl);
 	if (a.sock_bound)
 		unlink(config_socket_path(&a.cfg));

@@ -363,3 +363,52 @@ void record_oom(struct jbuf *b, const struct jt_host *h,
 	sv_u64(&v[V_EV_TOTAL_VM_BYTES], o->total_vm_bytes);
 	schema_write(b, &sf_records[SF_REC_SIGNAL], v);
 }
+
+/* The host record's cloud object (null when there is no IMDS). */
+void record_cloud_values(struct sv *v, const struct jt_cloud *c)
+{
+	if (!c || !c->provider[0])
+		return;
+	v[V_CLOUD].st = SV_SET;
+	sv_str(&v[V_CLOUD_PROVIDER], c->provider);
+	sv_str_opt(&v[V_CLOUD_INSTANCE_ID], c->instance_id);
+	sv_str_opt(&v[V_CLOUD_INSTANCE_TYPE], c->instance_type);
+	sv_str_opt(&v[V_CLOUD_REGION], c->region);
+	sv_str_opt(&v[V_CLOUD_ZONE], c->zone);
+	sv_str_opt(&v[V_CLOUD_LIFECYCLE], c->lifecycle);
+}
+
+/* Encode a spot interruption notice as a `signal` record. */
+void record_spot(struct jbuf *b, const struct jt_host *h,
+		 const struct jt_spot *s,
+		 const struct jt_jobinfo *const *running, size_t n,
+		 const char *id)
+{
+	struct sv v[V__N] = { 0 };
+	struct jbuf names;
+
+	jbuf_init(&names);
+	for (size_t i = 0; i < n; i++) {
+		const struct jt_job *j = &running[i]->job;
+
+		/* "scheduler:id" and its NUL, one after the other */
+		if (jbuf_put(&names, j->scheduler, strlen(j->scheduler)) ||
+		    jbuf_put(&names, ":", 1) ||
+		    jbuf_put(&names, j->id, strlen(j->id) + 1))
+			b->oom = true;
+	}
+	record_head_values(v, h, id);
+	sv_str(&v[V_KIND], "spot_interruption");
+	sv_u64(&v[V_TIME], s->seen_ns);
+	if (n == 1)
+		record_job_fill(v, &running[0]->job);
+	v[V_SIG_JOBS].st = SV_SET;
+	v[V_SIG_JOBS].s = names.buf;
+	v[V_SIG_JOBS].n = names.len;
+	record_tool_values(v, NULL, NULL, NULL);
+	v[V_EVIDENCE].st = SV_SET;
+	sv_str(&v[V_EV_ACTION], s->action);
+	sv_u64(&v[V_EV_ACTION_TIME], s->action_ns);
+	schema_write(b, &sf_records[SF_REC_SIGNAL], v);
+	jbuf_free(&names);
+}

@@ -71,4 +71,35 @@ struct jt_oom {
 void record_oom(struct jbuf *b, const struct jt_host *h,
 		const struct jt_proc *p, const struct jt_oom *o, const char *id);
 
+/* What the cloud's instance metadata says of this node (imds.c); an
+ * empty string is a fact not known. */
+struct jt_cloud {
+	char provider[8];		/* "aws", "" when there is no IMDS */
+	char instance_id[32];
+	char instance_type[64];
+	char region[32];
+	char zone[48];
+	char lifecycle[16];
+};
+
+/* The host record's cloud object: null when provider is "". */
+void record_cloud_values(struct sv *v, const struct jt_cloud *c);
+
+/* What a spot interruption notice's signal record tells. */
+struct jt_spot {
+	const char *action;		/* terminate, stop or hibernate */
+	uint64_t action_ns;		/* when EC2 acts (CLOCK_REALTIME) */
+	uint64_t seen_ns;		/* when the notice was read (CLOCK_REALTIME) */
+};
+
+/*
+ * Encode a spot interruption notice as a `signal` record naming the jobs
+ * running (running[0..n)); its job object is the job when there is
+ * exactly one.
+ */
+void record_spot(struct jbuf *b, const struct jt_host *h,
+		 const struct jt_spot *s,
+		 const struct jt_jobinfo *const *running, size_t n,
+		 const char *id);
+
 #endif

@@ -35,6 +35,7 @@ static const struct sf_field sf_step_fields[] = { SF_STEP(SFS_ROW) };
 static const struct sf_field sf_usage_fields[] = { SF_USAGE(SF_ROW) };
 static const struct sf_field sf_evidence_fields[] = { SF_EVIDENCE(SF_ROW) };
 static const struct sf_field sf_drops_fields[] = { SF_DROPS(SF_ROW) };
+static const struct sf_field sf_cloud_fields[] = { SF_CLOUD(SF_ROW) };
 
 static const struct sf_field process_fields[] = {
 	SF_HEAD(SF_ROW)
@@ -70,6 +71,7 @@ static const struct sf_field signal_fields[] = {
 	SF_SIGNAL_KIND(SF_ROW)
 	SF_TIME_AT(SF_ROW)
 	SF_JOB_OBJ(SF_ROW)
+	SF_SIGNAL_JOBS(SF_ROW)
 	SF_SIGNAL_PROC(SF_ROW)
 	SF_TOOL_OBJ(SF_ROW)
 	SF_EVIDENCE_OBJ(SF_ROW)
@@ -89,9 +91,9 @@ const struct sf_record sf_records[SF_REC__N] = {
 	[SF_REC_JOB] = { "job", SF_SUB(job_fields), "time",
 			 "a scheduler job: when a hook registers it (phase start) and closes it (phase end)" },
 	[SF_REC_SIGNAL] = { "signal", SF_SUB(signal_fields), "time",
-			    "something worth a look: an OOM kill today" },
+			    "something worth a look: an OOM kill, a spot interruption notice" },
 	[SF_REC_HOST] = { "host", SF_SUB(host_fields), "time",
-			  "the agent's start and stop: identity, version, drop counters" },
+			  "the agent's start and stop: identity, cloud instance, version, drop counters" },
 };
 
 /* The record type named by the n bytes at type, or NULL. */

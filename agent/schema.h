@@ -247,11 +247,18 @@ struct sf_field {
 	X(EV_RSS_BYTES, "rss_bytes", U64, SF_NULL, "evidence_rss_bytes", NULL, SF_NOSUB, \
 	  "oom_kill: the victim's RSS") \
 	X(EV_TOTAL_VM_BYTES, "total_vm_bytes", U64, SF_NULL, "evidence_total_vm_bytes", NULL, SF_NOSUB, \
-	  "oom_kill: its virtual size")
+	  "oom_kill: its virtual size") \
+	X(EV_ACTION, "action", STR, SF_NULL, "evidence_action", NULL, SF_NOSUB, \
+	  "spot_interruption: what EC2 will do, terminate, stop or hibernate") \
+	X(EV_ACTION_TIME, "action_time", TIME, SF_NULL, "evidence_action_time", "evidence_action_time_us", SF_NOSUB, \
+	  "spot_interruption: when EC2 will do it")
 
 #define SF_SIGNAL_KIND(X) \
 	X(KIND, "kind", STR, 0, "kind", NULL, SF_NOSUB, \
-	  "oom_kill (later: stalled, io_wait, net_wait, slow, idle_host)")
+	  "oom_kill, spot_interruption (later: stalled, io_wait, net_wait, slow, idle_host)")
+#define SF_SIGNAL_JOBS(X) \
+	X(SIG_JOBS, "jobs", STRARR, SF_NULL, "jobs", NULL, SF_NOSUB, \
+	  "spot_interruption: the jobs running on the node, as scheduler:id (job is set when there is one)")
 #define SF_SIGNAL_PROC(X) \
 	X(SIG_PID, "pid", U32, SF_NULL, "pid", NULL, SF_NOSUB, "the process it concerns") \
 	X(SIG_COMM, "comm", STR, SF_NULL, "comm", NULL, SF_NOSUB, "its kernel name")
@@ -285,7 +292,20 @@ struct sf_field {
 	X(BOOT_ID, "boot_id", STR, SF_NULL, "boot_id", NULL, SF_NOSUB, "the kernel's boot id") \
 	X(AGENT_VERSION, "agent_version", STR, SF_NULL, "agent_version", NULL, SF_NOSUB, "jobtraced's version") \
 	X(EVENTS_SEEN, "events_seen", U64, 0, "events_seen", NULL, SF_NOSUB, "kernel events handled") \
-	X(DROPS, "drops", OBJ, 0, NULL, NULL, SF_SUB(sf_drops_fields), "what was lost, each record counted once")
+	X(DROPS, "drops", OBJ, 0, NULL, NULL, SF_SUB(sf_drops_fields), "what was lost, each record counted once") \
+	X(CLOUD, "cloud", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_cloud_fields), \
+	  "what the cloud's instance metadata (EC2 IMDSv2) says of the node, null when it has none")
+
+#define SF_CLOUD(X) \
+	X(CLOUD_PROVIDER, "provider", STR, SF_NULL, "cloud_provider", NULL, SF_NOSUB, "aws") \
+	X(CLOUD_INSTANCE_ID, "instance_id", STR, SF_NULL, "cloud_instance_id", NULL, SF_NOSUB, \
+	  "the identity document's instanceId") \
+	X(CLOUD_INSTANCE_TYPE, "instance_type", STR, SF_NULL, "cloud_instance_type", NULL, SF_NOSUB, \
+	  "its instanceType") \
+	X(CLOUD_REGION, "region", STR, SF_NULL, "cloud_region", NULL, SF_NOSUB, "its region") \
+	X(CLOUD_ZONE, "zone", STR, SF_NULL, "cloud_zone", NULL, SF_NOSUB, "its availabilityZone") \
+	X(CLOUD_LIFECYCLE, "lifecycle", STR, SF_NULL, "cloud_lifecycle", NULL, SF_NOSUB, \
+	  "meta-data/instance-life-cycle: spot or on-demand")
 
 /* ---- values ---------------------------------------------------------------- */
 
@@ -319,9 +339,11 @@ enum sf_slot {
 	SF_EVIDENCE(SF_ENUM)
 	SF_SIGNAL_KIND(SF_ENUM)
 	SF_SIGNAL_PROC(SF_ENUM)
+	SF_SIGNAL_JOBS(SF_ENUM)
 	SF_EVIDENCE_OBJ(SF_ENUM)
 	SF_DROPS(SF_ENUM)
 	SF_HOST_REC(SF_ENUM)
+	SF_CLOUD(SF_ENUM)
 	V__N
 };
 

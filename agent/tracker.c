@@ -409,6 +409,30 @@ static void on_oom(struct tracker *t, const struct jt_ev_oom *e)
 	put(t);
 }
 
+/* A spot interruption notice: a `signal` record naming the running jobs
+ * (the record id is the notice's: a restarted agent that reads it again
+ * writes the same record, which the sinks keep once). */
+void tracker_spot(struct tracker *t, const struct jt_spot *s)
+{
+	const struct jt_jobinfo *run[TRACKER_SPOT_JOBS];
+	size_t n = jobs_running(t->jobs, run, TRACKER_SPOT_JOBS);
+	char id[37], key[32], when[32];
+
+	if (n > TRACKER_SPOT_JOBS) {
+		log_warn("spot interruption: %zu jobs run, the record names"
+			 " the first %d", n, TRACKER_SPOT_JOBS);
+		n = TRACKER_SPOT_JOBS;
+	}
+	json_format_time(s->action_ns, when, sizeof(when));
+	log_warn("spot interruption notice: EC2 will %s this instance at %s;"
+		 " %zu jobs running", s->action, when, n);
+	snprintf(key, sizeof(key), "spot:%s", s->action);
+	record_make_id(t->host, "signal", key, s->action_ns, id);
+	jbuf_reset(&t->jb);
+	record_spot(&t->jb, t->host, s, run, n, id);
+	put(t);
+}
+
 /* Handle one kernel event. */
 void tracker_event(struct tracker *t, const union jt_event *ev)
 {

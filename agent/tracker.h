@@ -49,6 +49,11 @@ struct tracker {
 	uint64_t excluded;
 };
 
+/* The most jobs a spot interruption's signal record names. */
+#define TRACKER_SPOT_JOBS 256
+
+/* A spot interruption notice: a `signal` record naming the running jobs. */
+void tracker_spot(struct tracker *t, const struct jt_spot *s);
 /* Set up an empty tracker; returns 0 or -ENOMEM. */
 int tracker_init(struct tracker *t, struct rules *rules, struct jobs *jobs,
 		 const struct jt_host *host, const struct tracker_cb *cb);

@@ -113,7 +113,8 @@ cat >"$T/records.ndjson" <<'EOF'
 {"type":"process","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000008","pid":5000,"ppid":1,"start_time":"2026-11-22T11:00:00.999999Z","exe":null,"comm":"nf-ALIGN (1)","argv":[],"argv_truncated":false,"uid":0,"cgroup":"/docker/0123abcd","container":"docker://0123abcd","job":{"scheduler":"aws_batch","id":"a1b2c3d4-job","step":null,"run":null,"pipeline":null,"task":"ALIGN","user":null,"account":null,"cost_center":null},"tool":{"name":"nextflow-task","category":"workflow","version":null},"end_time":null,"exit":{"code":1,"signal":null,"core_dumped":false,"oom_killed":false,"lost":true},"cpu":{"user_s":0,"sys_s":0},"mem":{"peak_rss_bytes":0,"maxrss_kernel_bytes":0},"io":{"read_bytes":0,"write_bytes":0,"rchar":0,"wchar":0,"blkio_delay_s":0},"net":{"rx_bytes":0,"tx_bytes":0}}
 {"type":"process","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-000000000009","pid":6000,"ppid":1,"start_time":"2026-12-31T23:59:59.5Z","exe":"/bin/true","comm":"true","argv":["true"],"argv_truncated":false,"uid":0,"cgroup":"/","container":null,"job":null,"tool":{"name":"true","category":null,"version":null},"end_time":"2027-01-01T00:00:00Z","exit":{"code":0,"signal":null,"core_dumped":false,"oom_killed":false,"lost":false},"cpu":{"user_s":0.001,"sys_s":0.000001},"mem":{"peak_rss_bytes":1,"maxrss_kernel_bytes":2},"io":{"read_bytes":0,"write_bytes":0,"rchar":0,"wchar":0,"blkio_delay_s":0},"net":{"rx_bytes":0,"tx_bytes":0}}
 {"type":"signal","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-00000000000a","kind":"idle_host","time":"2026-11-22T12:00:00Z","job":null,"pid":null,"comm":null,"tool":null,"evidence":{"idle_s":600}}
-{"type":"host","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-00000000000b","time":"2026-11-22T12:30:00Z","phase":"stop","boot_id":"b7c1e0d2-7f4e-4b7a-9d55-0c1f2e3d4c5b","agent_version":"0.3.0","drops":{"ringbuf_fork":1,"ringbuf_exec":2,"ringbuf_exit":3,"ringbuf_oom":0,"tracked_map_full":5,"exits_lost":4,"spool":{"fleet":12,"http":3}},"events_seen":123456}
+{"type":"host","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-00000000000b","time":"2026-11-22T12:30:00Z","phase":"stop","boot_id":"b7c1e0d2-7f4e-4b7a-9d55-0c1f2e3d4c5b","agent_version":"0.3.0","drops":{"ringbuf_fork":1,"ringbuf_exec":2,"ringbuf_exit":3,"ringbuf_oom":0,"tracked_map_full":5,"exits_lost":4,"spool":{"fleet":12,"http":3}},"events_seen":123456,"cloud":{"provider":"aws","instance_id":"i-1234567890abcdef0","instance_type":"t2.micro","region":"us-west-2","zone":"us-west-2b","lifecycle":"spot"}}
+{"type":"signal","schema":1,"host":"node-a1","id":"00000000-0000-8000-8000-00000000000c","kind":"spot_interruption","time":"2026-11-22T12:10:00.25Z","job":null,"jobs":["slurm:12345","awsbatch:a1b2c3d4-job"],"pid":null,"comm":null,"tool":{"name":null,"category":null,"version":null},"evidence":{"rss_bytes":null,"total_vm_bytes":null,"action":"terminate","action_time":"2026-11-22T12:12:00.000000Z"}}
 EOF
 
 # ---- server and schema --------------------------------------------------------
@@ -143,7 +144,7 @@ done
 mkdir -p "$T/rows"
 counts=$("$CHROW" "$T/rows" <"$T/records.ndjson" 2>"$T/chrow.err")
 check "chrow converts every record" same "$(cat "$T/chrow.err")" ""
-check "rows per table" same "$(echo $counts)" "process 4 sample 1 job 2 signal 2 host 2"
+check "rows per table" same "$(echo $counts)" "process 4 sample 1 job 2 signal 3 host 2"
 
 check "process rows INSERT over HTTP as default" insert process
 check "sample rows INSERT as jobtrace (basic auth)" insert sample -u jobtrace:jt-secret
@@ -203,7 +204,15 @@ check "job: the record's time is its start, or its end at the end" \
 check "signal: job id, tool, evidence; an idle host without a job" \
 	same "$(ch_query "SELECT kind, job_id, pid, tool_name, evidence_rss_bytes
 		FROM jobtrace.signal FINAL ORDER BY time" | tr '\n' '|')" \
-	"$(printf 'oom_kill\t12345\t4300\ttouchmem\t1073741824|idle_host\t\\N\t\\N\t\\N\t\\N|')"
+	"$(printf 'oom_kill\t12345\t4300\ttouchmem\t1073741824|idle_host\t\\N\t\\N\t\\N\t\\N|spot_interruption\t\\N\t\\N\t\\N\t\\N|')"
+check "signal: a spot interruption's jobs, action and its time" \
+	same "$(ch_query "SELECT jobs, evidence_action, evidence_action_time, evidence_action_time_us
+		FROM jobtrace.signal FINAL WHERE kind = 'spot_interruption'")" \
+	"$(printf "['slurm:12345','awsbatch:a1b2c3d4-job']\tterminate\t2026-11-22 12:12:00\t0")"
+check "host: the cloud instance, NULL where there is none" \
+	same "$(ch_query "SELECT phase, cloud_provider, cloud_instance_id, cloud_instance_type,
+		cloud_region, cloud_zone, cloud_lifecycle FROM jobtrace.host FINAL ORDER BY time" | tr '\n' '|')" \
+	"$(printf 'start\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N|stop\taws\ti-1234567890abcdef0\tt2.micro\tus-west-2\tus-west-2b\tspot|')"
 check "host: drop counters and per-sink spool drops" \
 	same "$(ch_query "SELECT phase, drops_tracked_map_full, drops_exits_lost, drops_spool_sink,
 		drops_spool_count, arraySum(drops_spool_count) FROM jobtrace.host FINAL ORDER BY time" | tr '\n' '|')" \

@@ -72,6 +72,9 @@ static void assert_same_config(const struct jt_config *a,
 	assert_int_equal(a->flush_records, b->flush_records);
 	assert_true(a->store_retention_days == b->store_retention_days);
 	assert_int_equal(a->store_max_mib, b->store_max_mib);
+	assert_int_equal(a->imds_mode, b->imds_mode);
+	assert_string_equal(a->imds_url, b->imds_url);
+	assert_int_equal(a->spot_poll_ms, b->spot_poll_ms);
 }
 
 /*
@@ -260,6 +263,9 @@ static void test_defaults(void **state)
 	assert_int_equal(c.flush_records, 1000);
 	assert_true(c.store_retention_days == 30);
 	assert_int_equal(c.store_max_mib, 1024);
+	assert_int_equal(c.imds_mode, JT_IMDS_AUTO);
+	assert_string_equal(c.imds_url, "http://169.254.169.254");
+	assert_int_equal(c.spot_poll_ms, 5000);
 	assert_string_equal(config_socket_path(&c),
 			    JT_RUNSTATEDIR "/jobtrace/jobtraced.sock");
 	config_free(&c);
@@ -296,6 +302,11 @@ static const char full_conf[] =
 	"\tflush_records = 50;\n"
 	"\tretention = 7.5;\n"
 	"\tmax_size_mib = 300;\n"
+	"};\n"
+	"cloud = {\n"
+	"\timds = \"off\";\n"
+	"\timds_url = \"http://[fd00:ec2::254]:8080/\";\n"
+	"\tspot_poll_interval = 2.5;\n"
 	"};\n";
 
 /* A file that sets every key is read in full. */
@@ -328,6 +339,10 @@ static void test_full_file(void **state)
 	assert_int_equal(c.flush_records, 50);
 	assert_true(c.store_retention_days == 7.5);
 	assert_int_equal(c.store_max_mib, 300);
+	assert_int_equal(c.imds_mode, JT_IMDS_OFF);
+	/* the trailing '/' goes: paths are appended */
+	assert_string_equal(c.imds_url, "http://[fd00:ec2::254]:8080");
+	assert_int_equal(c.spot_poll_ms, 2500);
 	assert_string_equal(config_socket_path(&c),
 			    "/srv/jt/run/jobtraced.sock");
 	config_free(&c);
@@ -426,11 +441,49 @@ static void test_unknown_group(void **state)
 		     "log = { level = \"warn\"; };\n\n"
 		     "sink = {\n\turl = \"http://x\";\n};\n", 3,
 		     "unknown group \"sink\"; valid groups: log, agent, "
-		     "rules, collector, store, spool, sinks");
+		     "rules, collector, store, spool, cloud, sinks");
 	expect_error("top_scalar.conf", "level = \"debug\";\n", 1,
 		     "unknown group \"level\"");
 	expect_error("group_not_group.conf", "\nlog = \"debug\";\n", 2,
 		     "log: expected a group");
+}
+
+/* cloud { }: the mode is a word, the URL an http:// address, the poll
+ * interval bounded; each error names the key and what it wants. */
+static void test_cloud_errors(void **state)
+{
+	(void)state;
+	expect_error("imds_on.conf", "cloud = {\n\timds = \"on\";\n};\n", 2,
+		     "cloud.imds: must be \"auto\" or \"off\", got \"on\"");
+	expect_error("imds_bool.conf", "cloud = {\n\timds = false;\n};\n", 2,
+		     "cloud.imds: expected a string, got a boolean");
+	expect_error("imds_https.conf",
+		     "cloud = { imds_url = \"https://169.254.169.254\"; };\n", 1,
+		     "cloud.imds_url: must start with http://");
+	expect_error("imds_name.conf",
+		     "cloud = { imds_url = \"http://metadata.internal\"; };\n", 1,
+		     "cloud.imds_url: the host must be an IP address");
+	expect_error("imds_path.conf",
+		     "cloud = { imds_url = \"http://169.254.169.254/latest\"; };\n",
+		     1, "cloud.imds_url: only http://ADDRESS[:PORT]");
+	expect_error("imds_port0.conf",
+		     "cloud = { imds_url = \"http://127.0.0.1:0\"; };\n", 1,
+		     "cloud.imds_url: the port must be 1 to 65535");
+	expect_error("imds_port_big.conf",
+		     "cloud = { imds_url = \"http://127.0.0.1:65536\"; };\n", 1,
+		     "cloud.imds_url: the port must be 1 to 65535");
+	expect_error("imds_v6_open.conf",
+		     "cloud = { imds_url = \"http://[fd00:ec2::254\"; };\n", 1,
+		     "cloud.imds_url: no ']' after the IPv6 address");
+	expect_error("imds_user.conf",
+		     "cloud = { imds_url = \"http://u@169.254.169.254\"; };\n", 1,
+		     "cloud.imds_url: the host must be an IP address");
+	expect_error("spot_fast.conf",
+		     "cloud = { spot_poll_interval = 0.5; };\n", 1,
+		     "cloud.spot_poll_interval: must be between 1 and 3600");
+	expect_error("cloud_key.conf", "cloud = { url = \"x\"; };\n", 1,
+		     "unknown key \"cloud.url\"; valid keys in cloud: imds,"
+		     " imds_url, spot_poll_interval");
 }
 
 /* A value of the wrong type names the key, the wanted and the given type. */
@@ -827,6 +880,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_unknown_key),
 		cmocka_unit_test(test_unknown_group),
+		cmocka_unit_test(test_cloud_errors),
 		cmocka_unit_test(test_wrong_type),
 		cmocka_unit_test(test_out_of_range),
 		cmocka_unit_test(test_relative_path),

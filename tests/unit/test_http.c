@@ -26,14 +26,17 @@ struct server {
 	int port;
 	char req[8192];		/* what it received */
 	size_t len;
+	const char *answer;	/* the whole answer, NULL: 200 "ok\n" */
 };
 
-/* Accept one connection, read the request with its body, answer 200. */
+/* Accept one connection, read the request with its body (none without
+ * a Content-Length), answer s->answer. */
 static void *serve(void *arg)
 {
-	static const char answer[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n"
-				     "Connection: close\r\n\r\nok\n";
+	static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n"
+				 "Connection: close\r\n\r\nok\n";
 	struct server *s = arg;
+	const char *answer = s->answer ? s->answer : ok;
 	int c = accept(s->fd, NULL, NULL);
 	const char *end, *cl;
 	ssize_t n;
@@ -46,11 +49,11 @@ static void *serve(void *arg)
 		s->req[s->len] = '\0';
 		end = strstr(s->req, "\r\n\r\n");
 		cl = strcasestr(s->req, "Content-Length: ");
-		if (end && cl && s->len >= (size_t)(end + 4 - s->req) +
-				      strtoul(cl + 16, NULL, 10))
+		if (end && (!cl || s->len >= (size_t)(end + 4 - s->req) +
+					     strtoul(cl + 16, NULL, 10)))
 			break;
 	}
-	if (write(c, answer, sizeof(answer) - 1) < 0)
+	if (write(c, answer, strlen(answer)) < 0)
 		s->len = 0;
 	close(c);
 	return NULL;
@@ -104,6 +107,95 @@ static void test_post(void **state)
 	close(s.fd);
 }
 
+/* A client for a server on a free port; *c to free. */
+static void client_for(struct server *s, struct http_client **c)
+{
+	struct jt_sink_config sk = { .timeout_ms = 5000, .tls_verify = true };
+	char url[64], err[256] = "";
+
+	listen_any(s);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", s->port);
+	sk.url = url;
+	assert_int_equal(http_client_new(&sk, c, err, sizeof(err)), 0);
+}
+
+/* One request of rq to a server answering answer: its return value. */
+static int one_request(struct server *s, const struct http_req *rq,
+		       const char *answer, struct jbuf *resp, long *status,
+		       char *err, size_t errlen)
+{
+	struct http_client *c = NULL;
+	pthread_t t;
+	int e;
+
+	client_for(s, &c);
+	s->answer = answer;
+	assert_int_equal(pthread_create(&t, NULL, serve, s), 0);
+	e = http_request(c, rq, resp, status, err, errlen);
+	pthread_join(t, NULL);
+	http_client_free(c);
+	close(s->fd);
+	return e;
+}
+
+/* A PUT without a body sends no Content-Length, no Content-Type, and the
+ * request's own headers; a GET after it on the same handle is a GET. */
+static void test_put_get_headers(void **state)
+{
+	static const char *const hdrs[] = { "X-Test-Ttl: 21600", NULL };
+	struct http_req put = { .method = "PUT", .suffix = "/latest/api/token",
+				.headers = hdrs, .timeout_ms = 2000 };
+	struct server s = { 0 };
+	struct jbuf resp;
+	char err[256] = "";
+	long status = -1;
+
+	(void)state;
+	jbuf_init(&resp);
+	assert_int_equal(one_request(&s, &put, NULL, &resp, &status, err,
+				     sizeof(err)), 0);
+	assert_int_equal(status, 200);
+	assert_non_null(strstr(s.req, "PUT /latest/api/token HTTP/1.1\r\n"));
+	assert_non_null(strstr(s.req, "\r\nX-Test-Ttl: 21600\r\n"));
+	assert_null(strcasestr(s.req, "Content-Length"));
+	assert_null(strcasestr(s.req, "Content-Type"));
+	assert_memory_equal(resp.buf, "ok\n", 3);
+	jbuf_free(&resp);
+}
+
+/* The status of an answer that is not 2xx is given, with the reason;
+ * an answer past max_answer stops the transfer. */
+static void test_status_and_cap(void **state)
+{
+	struct http_req get = { .method = "GET", .suffix = "/x",
+				.max_answer = 16 };
+	struct server s = { 0 };
+	char err[256] = "";
+	long status = 0;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(one_request(&s, &get,
+		"HTTP/1.1 404 Not Found\r\nContent-Length: 10\r\n"
+		"Connection: close\r\n\r\nnot found\n", NULL, &status, err,
+		sizeof(err)), -EPROTO);
+	assert_int_equal(status, 404);
+	assert_string_equal(err, "HTTP 404: not found");
+	assert_non_null(strstr(s.req, "GET /x HTTP/1.1\r\n"));
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(one_request(&s, &get,
+		"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n"
+		"Connection: close\r\n\r\n", NULL, &status, err,
+		sizeof(err)), -EACCES);
+	assert_int_equal(status, 401);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(one_request(&s, &get,
+		"HTTP/1.1 200 OK\r\nContent-Length: 40\r\n"
+		"Connection: close\r\n\r\n0123456789012345678901234567890123456789",
+		NULL, &status, err, sizeof(err)), -EMSGSIZE);
+	assert_string_equal(err, "answer longer than 16 bytes");
+}
+
 /* Nobody listening: a refusal, said in err. */
 static void test_refused(void **state)
 {
@@ -130,6 +222,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_post),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_put_get_headers),
+		cmocka_unit_test(test_status_and_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

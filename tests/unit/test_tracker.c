@@ -1087,6 +1087,67 @@ static void test_memcg_level(void **state)
 	assert_int_equal(level("/", &j5, NULL, false), -1);
 }
 
+/* ---- 7b: spot interruption notices ------------------------------------ */
+
+/* A notice is one `signal` record naming every running job (an ended one
+ * is not), with the action and its time; the job object only when one
+ * job runs; the same notice gives the same id. */
+static void test_spot(void **state)
+{
+	struct fx *f = *state;
+	struct jt_jobinfo *a, *b, *c;
+	/* 2017-09-18T08:22:00Z, AWS's documented example */
+	struct jt_spot s = { .action = "terminate",
+			     .action_ns = 1505722920ull * 1000000000ull,
+			     .seen_ns = 1505722800123456000ull };
+	char id0[64];
+	const char *r;
+
+	a = jobs_get(f->jobs, "slurm", "41", true);
+	b = jobs_get(f->jobs, "slurm", "42", true);
+	c = jobs_get(f->jobs, "awsbatch", "9f1c-77", true);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	a->start_ns = b->start_ns = c->start_ns = 1;
+	b->end_ns = 2;			/* ended: not running */
+	tracker_spot(&f->t, &s);
+	assert_int_equal(f->nrec, 1);
+	r = f->rec[0];
+	assert_jstr(r, "type", "signal");
+	assert_jstr(r, "kind", "spot_interruption");
+	assert_jraw(r, "jobs", "[\"slurm:41\",\"awsbatch:9f1c-77\"]");
+	assert_jraw(r, "job", "null");
+	assert_jstr(r, "evidence.action", "terminate");
+	assert_jstr(r, "evidence.action_time", "2017-09-18T08:22:00.000000Z");
+	assert_jraw(r, "evidence.rss_bytes", "null");
+	assert_jstr(r, "time", "2017-09-18T08:20:00.123456Z");
+	assert_jraw(r, "pid", "null");
+	assert_jraw(r, "tool.name", "null");
+	snprintf(id0, sizeof(id0), "%s", jraw(r, "id"));
+
+	/* the same notice again (a restarted agent): the same record id */
+	tracker_spot(&f->t, &s);
+	assert_string_equal(jraw(f->rec[1], "id"), id0);
+
+	/* one job running: it is the job object too */
+	c->end_ns = 3;
+	s.action = "hibernate";
+	tracker_spot(&f->t, &s);
+	r = f->rec[2];
+	assert_jraw(r, "jobs", "[\"slurm:41\"]");
+	assert_jstr(r, "job.id", "41");
+	assert_jstr(r, "job.scheduler", "slurm");
+	assert_jstr(r, "evidence.action", "hibernate");
+	assert_string_not_equal(jraw(r, "id"), id0);
+
+	/* none running: an empty list, no job */
+	a->end_ns = 4;
+	tracker_spot(&f->t, &s);
+	assert_jraw(f->rec[3], "jobs", "[]");
+	assert_jraw(f->rec[3], "job", "null");
+}
+
 /* ---- 8: OOM kills ----------------------------------------------------- */
 
 /* An OOM kill is a `signal` record at once, naming the process's job and
@@ -1283,6 +1344,7 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test(test_memcg_level),
 		cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exe_truncated, setup,
 						teardown),
 		cmocka_unit_test(test_default_tool),

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_imds.c - unit tests for agent/imds.c: the readers of what EC2's
+ * instance metadata service answers (AWS's documented examples, and odd
+ * and hostile answers: nothing but the documented fields is kept, and a
+ * field that is not of AWS's form stays empty), the URL check, and the
+ * thread against a closed port (absent, quickly).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "imds.h"
+#include "util.h"
+
+/* AWS's example of an instance identity document (EC2 user guide,
+ * "Instance identity documents"), as the service writes it. */
+static const char aws_doc[] =
+	"{\n"
+	"  \"accountId\" : \"0123456789\",\n"
+	"  \"architecture\" : \"x86_64\",\n"
+	"  \"availabilityZone\" : \"us-west-2b\",\n"
+	"  \"billingProducts\" : null,\n"
+	"  \"devpayProductCodes\" : null,\n"
+	"  \"marketplaceProductCodes\" : [ \"1abc2defghijklm3nopqrs4tu\" ],\n"
+	"  \"imageId\" : \"ami-0123456789abcdef0\",\n"
+	"  \"instanceId\" : \"i-1234567890abcdef0\",\n"
+	"  \"instanceType\" : \"t2.micro\",\n"
+	"  \"kernelId\" : null,\n"
+	"  \"pendingTime\" : \"2016-11-19T16:32:11Z\",\n"
+	"  \"privateIp\" : \"10.158.112.84\",\n"
+	"  \"ramdiskId\" : null,\n"
+	"  \"region\" : \"us-west-2\",\n"
+	"  \"version\" : \"2017-09-30\"\n"
+	"}";
+
+static char why[256];
+
+/* Parse doc (a C string) as an identity document. */
+static int parse_id(const char *doc, struct jt_cloud *c)
+{
+	memset(c, 0x5a, sizeof(*c));	/* no field may keep old bytes */
+	c->provider[0] = '\0';
+	return imds_parse_identity(doc, strlen(doc), c, why, sizeof(why));
+}
+
+/* Assert that why contains want. */
+static void assert_why(const char *want)
+{
+	if (!strstr(why, want))
+		fail_msg("reason \"%s\" lacks \"%s\"", why, want);
+}
+
+/* AWS's example: its four fields, exactly, and nothing else of it. */
+static void test_identity_aws(void **state)
+{
+	struct jt_cloud c;
+
+	(void)state;
+	assert_int_equal(parse_id(aws_doc, &c), 0);
+	assert_string_equal(why, "");
+	assert_string_equal(c.instance_id, "i-1234567890abcdef0");
+	assert_string_equal(c.instance_type, "t2.micro");
+	assert_string_equal(c.region, "us-west-2");
+	assert_string_equal(c.zone, "us-west-2b");
+	/* the parser sets neither of these */
+	assert_string_equal(c.provider, "");
+	/* older ids have 8 digits; compact JSON; other zones of a region */
+	assert_int_equal(parse_id("{\"instanceId\":\"i-0abc1234\","
+				  "\"instanceType\":\"u-6tb1.112xlarge\","
+				  "\"region\":\"us-gov-west-1\","
+				  "\"availabilityZone\":\"us-gov-west-1-lax-1a\"}",
+				  &c), 0);
+	assert_string_equal(c.instance_id, "i-0abc1234");
+	assert_string_equal(c.instance_type, "u-6tb1.112xlarge");
+	assert_string_equal(c.zone, "us-gov-west-1-lax-1a");
+	/* escapes are decoded before the check */
+	assert_int_equal(parse_id("{\"instanceId\":\"\\u0069-0abc1234\","
+				  "\"instanceType\":\"m5.large\","
+				  "\"region\":\"eu\\u002dwest-1\","
+				  "\"availabilityZone\":\"eu-west-1c\"}", &c), 0);
+	assert_string_equal(c.instance_id, "i-0abc1234");
+	assert_string_equal(c.region, "eu-west-1");
+}
+
+/* Text that is not one JSON object: nothing is kept, the reason says
+ * where it went wrong. */
+static void test_identity_not_json(void **state)
+{
+	static const char *const bad[] = {
+		"", " ", "null", "[]", "\"i-1234567890abcdef0\"", "42",
+		"<html><body>404 Not Found</body></html>",
+		"{\"instanceId\":\"i-1234567890abcdef0\"",	/* cut */
+		"{\"instanceId\":\"i-1234567890abcdef0\",}",
+		"{\"instanceId\":\"i-1234567890abcdef0\"} {}",
+		"{\"instanceId\" \"i-1234567890abcdef0\"}",
+		"{'instanceId':'i-1234567890abcdef0'}",
+		"{\"instanceId\":\"i-1234567890abcdef0\xff\"}",	/* not UTF-8 */
+		"{\"instanceId\":\"\\ud800\"}",			/* lone surrogate */
+		"{\"instanceId\":\"i-12345678\tx\"}",		/* raw control */
+	};
+	struct jt_cloud c;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse_id(bad[i], &c), -EINVAL);
+		assert_string_equal(c.instance_id, "");
+		assert_string_equal(c.instance_type, "");
+		assert_string_equal(c.region, "");
+		assert_string_equal(c.zone, "");
+		assert_true(why[0] != '\0');
+	}
+	parse_id("{\"instanceId\":\"i-1234567890abcdef0\"", &c);
+	assert_why("not a JSON object");
+	assert_why("at byte");
+}
+
+/* Fields of the wrong type or form stay empty; the others are kept and
+ * the first reason is given. */
+static void test_identity_odd_fields(void **state)
+{
+	static const struct {
+		const char *doc, *why;
+	} cases[] = {
+		{ "{\"instanceId\":1234567890,\"instanceType\":\"t2.micro\","
+		  "\"region\":\"us-west-2\",\"availabilityZone\":\"us-west-2b\"}",
+		  "instanceId is not a string" },
+		{ "{\"instanceId\":\"I-1234567890ABCDEF0\",\"instanceType\":\"t2.micro\","
+		  "\"region\":\"us-west-2\",\"availabilityZone\":\"us-west-2b\"}",
+		  "instanceId is not an instance id" },
+		{ "{\"instanceId\":\"i-1234567890abcdef\",\"instanceType\":\"t2.micro\","
+		  "\"region\":\"us-west-2\",\"availabilityZone\":\"us-west-2b\"}",
+		  "instanceId is not an instance id" },
+		{ "{\"instanceId\":\"i-1234567890abcdefg\",\"instanceType\":\"t2.micro\","
+		  "\"region\":\"us-west-2\",\"availabilityZone\":\"us-west-2b\"}",
+		  "instanceId is not an instance id" },
+		{ "{\"instanceId\":null,\"instanceType\":\"t2.micro\","
+		  "\"region\":\"us-west-2\",\"availabilityZone\":\"us-west-2b\"}",
+		  "instanceId is not a string" },
+		{ "{\"instanceId\":{\"a\":[1,2,{}]},\"instanceType\":\"t2.micro\","
+		  "\"region\":\"us-west-2\",\"availabilityZone\":\"us-west-2b\"}",
+		  "instanceId is not a string" },
+		{ "{\"instanceId\":\"i-1234567890abcdef0\",\"instanceType\":\"t2 micro\","
+		  "\"region\":\"us-west-2\",\"availabilityZone\":\"us-west-2b\"}",
+		  "instanceType is not an instance type" },
+		{ "{\"instanceId\":\"i-1234567890abcdef0\",\"instanceType\":\"micro\","
+		  "\"region\":\"us-west-2\",\"availabilityZone\":\"us-west-2b\"}",
+		  "instanceType is not an instance type" },
+		{ "{\"instanceId\":\"i-1234567890abcdef0\",\"instanceType\":\"t2.micro\\n\","
+		  "\"region\":\"us-west-2\",\"availabilityZone\":\"us-west-2b\"}",
+		  "instanceType is not an instance type" },
+		{ "{\"instanceId\":\"i-1234567890abcdef0\",\"instanceType\":\"t2.micro\","
+		  "\"region\":\"us-west-2\\u0000x\",\"availabilityZone\":\"us-west-2b\"}",
+		  "region is not a region name" },
+		{ "{\"instanceId\":\"i-1234567890abcdef0\",\"instanceType\":\"t2.micro\","
+		  "\"region\":\"\\u001b[31m\",\"availabilityZone\":\"us-west-2b\"}",
+		  "region is not a region name" },
+		{ "{\"instanceId\":\"i-1234567890abcdef0\",\"instanceType\":\"t2.micro\","
+		  "\"region\":\"us-west-2\",\"availabilityZone\":\"eu-west-1a\"}",
+		  "availabilityZone is not in the region" },
+		{ "{\"instanceId\":\"i-1234567890abcdef0\",\"instanceType\":\"t2.micro\","
+		  "\"region\":\"us-west-2\"}",
+		  "no availabilityZone" },
+		{ "{}", "no instanceId" },
+	};
+	struct jt_cloud c;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(parse_id(cases[i].doc, &c), -EINVAL);
+		assert_why(cases[i].why);
+	}
+	/* the good fields of a partly bad document are kept */
+	parse_id(cases[0].doc, &c);
+	assert_string_equal(c.instance_id, "");
+	assert_string_equal(c.instance_type, "t2.micro");
+	assert_string_equal(c.zone, "us-west-2b");
+	parse_id(cases[11].doc, &c);
+	assert_string_equal(c.region, "us-west-2");
+	assert_string_equal(c.zone, "");
+}
+
+/* Long values do not overflow the fields; a member twice: the first. */
+static void test_identity_long_and_twice(void **state)
+{
+	char doc[8192], big[2048];
+	struct jt_cloud c;
+
+	(void)state;
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	big[2] = '.';
+	snprintf(doc, sizeof(doc),
+		 "{\"instanceId\":\"i-1234567890abcdef0\",\"instanceType\":\"%s\","
+		 "\"region\":\"us-west-2-%s\",\"availabilityZone\":\"us-west-2b\"}",
+		 big, big);
+	assert_int_equal(parse_id(doc, &c), -EINVAL);
+	assert_string_equal(c.instance_type, "");
+	assert_string_equal(c.region, "");
+	assert_string_equal(c.instance_id, "i-1234567890abcdef0");
+	/* a name as long as the field fits: 63 bytes of instance type */
+	memset(big, 'b', 63);
+	big[1] = '.';
+	big[63] = '\0';
+	snprintf(doc, sizeof(doc),
+		 "{\"instanceType\":\"%s\",\"instanceType\":\"m5.large\","
+		 "\"instanceId\":\"i-1234567890abcdef0\",\"region\":\"us-west-2\","
+		 "\"availabilityZone\":\"us-west-2b\"}", big);
+	assert_int_equal(parse_id(doc, &c), 0);
+	assert_string_equal(c.instance_type, big);
+	/* 64 bytes do not */
+	big[63] = 'b';
+	big[64] = '\0';
+	snprintf(doc, sizeof(doc),
+		 "{\"instanceType\":\"%s\",\"instanceId\":\"i-1234567890abcdef0\","
+		 "\"region\":\"us-west-2\",\"availabilityZone\":\"us-west-2b\"}", big);
+	assert_int_equal(parse_id(doc, &c), -EINVAL);
+	assert_string_equal(c.instance_type, "");
+}
+
+/* Deep nesting in a member that is skipped is read (and bounded) by the
+ * JSON reader: too deep is refused, not a crash. */
+static void test_identity_deep(void **state)
+{
+	char doc[4096];
+	struct jt_cloud c;
+	size_t n = 0;
+
+	(void)state;
+	n += snprintf(doc, sizeof(doc), "{\"x\":");
+	for (int i = 0; i < 1000; i++)
+		doc[n++] = '[';
+	doc[n] = '\0';
+	assert_int_equal(parse_id(doc, &c), -EINVAL);
+	n = snprintf(doc, sizeof(doc), "%s", aws_doc) - 1;
+	snprintf(doc + n, sizeof(doc) - n, ",\"extra\":[[[[[{\"a\":[]}]]]]]}");
+	assert_int_equal(parse_id(doc, &c), 0);
+	assert_string_equal(c.instance_id, "i-1234567890abcdef0");
+}
+
+/* The life cycle: a word, trailing white space cut. */
+static void test_lifecycle(void **state)
+{
+	static const char *const bad[] = {
+		"", "\n", "SPOT", "spot; rm -rf /", "spot\x1b[0m", "-spot",
+		"on demand", "averyveryverylongword",
+	};
+	struct jt_cloud c;
+
+	(void)state;
+	assert_int_equal(imds_parse_lifecycle("spot", 4, &c, why, sizeof(why)), 0);
+	assert_string_equal(c.lifecycle, "spot");
+	assert_int_equal(imds_parse_lifecycle("on-demand\n", 10, &c, why,
+					      sizeof(why)), 0);
+	assert_string_equal(c.lifecycle, "on-demand");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		strcpy(c.lifecycle, "spot");
+		assert_int_equal(imds_parse_lifecycle(bad[i], strlen(bad[i]), &c,
+						      why, sizeof(why)), -EINVAL);
+		assert_string_equal(c.lifecycle, "");
+	}
+	/* a NUL inside is not a word either */
+	assert_int_equal(imds_parse_lifecycle("sp\0t", 4, &c, why, sizeof(why)),
+			 -EINVAL);
+}
+
+/* Parse an instance-action answer. */
+static int parse_action(const char *doc, struct imds_notice *n)
+{
+	memset(n, 0, sizeof(*n));
+	why[0] = '\0';
+	return imds_parse_action(doc, strlen(doc), n, why, sizeof(why));
+}
+
+/* AWS's example notice, the three actions, and what is not a notice. */
+static void test_action(void **state)
+{
+	static const struct {
+		const char *doc, *why;
+	} bad[] = {
+		{ "", "not a JSON object" },
+		{ "<?xml version=\"1.0\"?><Error/>", "not a JSON object" },
+		{ "{\"action\": \"terminate\"}", "no time" },
+		{ "{\"time\": \"2017-09-18T08:22:00Z\"}", "no action" },
+		{ "{\"action\": \"reboot\", \"time\": \"2017-09-18T08:22:00Z\"}",
+		  "action is not terminate, stop or hibernate" },
+		{ "{\"action\": \"Terminate\", \"time\": \"2017-09-18T08:22:00Z\"}",
+		  "action is not" },
+		{ "{\"action\": 1, \"time\": \"2017-09-18T08:22:00Z\"}",
+		  "action is not a string" },
+		{ "{\"action\": \"stop\", \"time\": 1505722920}",
+		  "time is not a string" },
+		{ "{\"action\": \"stop\", \"time\": \"tomorrow\"}",
+		  "time is not an RFC 3339 time" },
+		{ "{\"action\": \"stop\", \"time\": \"2017-02-30T08:22:00Z\"}",
+		  "time is not an RFC 3339 time" },
+		{ "{\"action\": \"stop\", \"time\": \"2017-09-18T08:22:00\"}",
+		  "time is not an RFC 3339 time" },
+		{ "{\"action\": \"stop\", \"time\": \"1969-12-31T23:59:59Z\"}",
+		  "time is not an RFC 3339 time" },
+		{ "{\"action\": \"stop\", \"time\": \"2017-09-18T08:22:00\\u005a\"}",
+		  "time is not an RFC 3339 time" },
+		{ "{\"action\": \"stop\", \"time\": \"2017-09-18T08:22:00Z\"",
+		  "not a JSON object" },
+	};
+	struct imds_notice n;
+
+	(void)state;
+	/* the EC2 user guide's example */
+	assert_int_equal(parse_action("{\"action\": \"terminate\", \"time\":"
+				      " \"2017-09-18T08:22:00Z\"}", &n), 0);
+	assert_string_equal(n.action, "terminate");
+	assert_true(n.time_ns == 1505722920ull * 1000000000ull);
+	assert_int_equal(parse_action("{\"time\":\"2017-09-18T10:22:00.5+02:00\","
+				      "\"other\":[1],\"action\":\"stop\"}", &n), 0);
+	assert_string_equal(n.action, "stop");
+	assert_true(n.time_ns == 1505722920500000000ull);
+	assert_int_equal(parse_action("{\"action\":\"hibernate\","
+				      "\"time\":\"2030-01-01T00:00:00Z\"}", &n), 0);
+	assert_string_equal(n.action, "hibernate");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse_action(bad[i].doc, &n), -EINVAL);
+		assert_why(bad[i].why);
+	}
+}
+
+/* The URL: http://, an address, a port, nothing else. */
+static void test_url(void **state)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+	static const char *const bad[] = {
+		"", "169.254.169.254", "https://169.254.169.254",
+		"http://", "http://localhost", "http://instance-data",
+		"http://169.254.169.254.1", "http://169.254.169.254:",
+		"http://169.254.169.254:x", "http://169.254.169.254:-1",
+		"http://169.254.169.254:99999999999999999999",
+		"http://169.254.169.254/latest", "http://169.254.169.254?a",
+		"http://[fd00:ec2::254", "http://[not:an:address]",
+		"http://fd00:ec2::254", "http://[fd00:ec2::254]x",
+	};
+
+	(void)state;
+	assert_int_equal(imds_url_addr("http://169.254.169.254", &ss, why,
+				       sizeof(why)), 0);
+	assert_int_equal(a4->sin_family, AF_INET);
+	assert_int_equal(ntohs(a4->sin_port), 80);
+	assert_int_equal(ntohl(a4->sin_addr.s_addr), 0xa9fea9fe);
+	assert_int_equal(imds_url_addr("http://127.0.0.1:8123/", &ss, why,
+				       sizeof(why)), 0);
+	assert_int_equal(ntohs(a4->sin_port), 8123);
+	assert_int_equal(imds_url_addr("http://[fd00:ec2::254]:81", &ss, why,
+				       sizeof(why)), 0);
+	assert_int_equal(a6->sin6_family, AF_INET6);
+	assert_int_equal(ntohs(a6->sin6_port), 81);
+	assert_int_equal(a6->sin6_addr.s6_addr[0], 0xfd);
+	assert_int_equal(a6->sin6_addr.s6_addr[15], 0x54);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (imds_url_addr(bad[i], NULL, why, sizeof(why)) != -EINVAL)
+			fail_msg("\"%s\" was taken", bad[i]);
+}
+
+/* A loopback port that nothing listens on. */
+static int closed_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	port = ntohs(a.sin_port);
+	close(fd);		/* bound, never listened: refused */
+	return port;
+}
+
+/* No service: the read at start is over at once (the loop is woken),
+ * the identity empty; status says absent and why; stopping does not wait
+ * for the next retry. */
+static void test_thread_absent(void **state)
+{
+	struct imds *m = NULL;
+	struct jt_cloud c;
+	char url[64], *text = NULL;
+	size_t len = 0;
+	uint64_t t0, t1;
+	FILE *out;
+
+	(void)state;
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", closed_port());
+	t0 = util_now_ns(CLOCK_MONOTONIC);
+	assert_int_equal(imds_start(&(struct imds_opts){ .url = url,
+							 .poll_ms = 1000 }, &m), 0);
+	while (!imds_identity_done(m) &&
+	       util_now_ns(CLOCK_MONOTONIC) - t0 < 5000000000ull)
+		usleep(1000);
+	t1 = util_now_ns(CLOCK_MONOTONIC);
+	imds_identity(m, &c);
+	assert_string_equal(c.provider, "");
+	assert_string_equal(c.instance_id, "");
+	{
+		struct pollfd p = { .fd = imds_fd(m), .events = POLLIN };
+
+		assert_int_equal(poll(&p, 1, 1000), 1);
+		assert_false(imds_take_notice(m, &(struct imds_notice){ 0 }));
+		assert_int_equal(poll(&p, 1, 0), 0);
+	}
+	/* a refused connection is known at once, well within the budget */
+	if (t1 - t0 > 200000000ull)
+		fail_msg("the identity took %llu ms",
+			 (unsigned long long)((t1 - t0) / 1000000));
+	out = open_memstream(&text, &len);
+	imds_status(m, out);
+	fclose(out);
+	if (!strstr(text, "cloud.imds: absent: no connection: Connection refused\n") ||
+	    !strstr(text, "cloud.spot_poll: off (no IMDS)\n"))
+		fail_msg("status:\n%s", text);
+	free(text);
+	t0 = util_now_ns(CLOCK_MONOTONIC);
+	imds_stop(m);
+	t1 = util_now_ns(CLOCK_MONOTONIC);
+	assert_true(t1 - t0 < 500000000ull);
+	/* off: no reader at all */
+	imds_identity(NULL, &c);
+	assert_string_equal(c.provider, "");
+	assert_true(imds_identity_done(NULL));
+	assert_int_equal(imds_fd(NULL), -1);
+	assert_false(imds_take_notice(NULL, &(struct imds_notice){ 0 }));
+}
+
+/* Run every test. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_identity_aws),
+		cmocka_unit_test(test_identity_not_json),
+		cmocka_unit_test(test_identity_odd_fields),
+		cmocka_unit_test(test_identity_long_and_twice),
+		cmocka_unit_test(test_identity_deep),
+		cmocka_unit_test(test_lifecycle),
+		cmocka_unit_test(test_action),
+		cmocka_unit_test(test_url),
+		cmocka_unit_test(test_thread_absent),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
