@@ -405,7 +405,7 @@ static void on_oom(struct tracker *t, const struct jt_ev_oom *e)
 	oom.rss_bytes = e->rss_pages * page;
 	oom.total_vm_bytes = e->total_vm_pages * page;
 	jbuf_reset(b);
-	record_oom(b, t->host, p, &oom, id);
+	record_oom(b, t->host, p, NULL, &oom, id);
 	put(t);
 }
 
