@@ -92,6 +92,13 @@ static const struct key_def spool_keys[] = {
 	{ NULL, 0, 0, 0, 0 },
 };
 
+static const struct key_def docker_keys[] = {
+	{ "enabled", K_BOOL, 0, 0, F(docker_enabled) },
+	{ "socket", K_PATH, 0, 0, F(docker_socket) },
+	{ "timeout", K_SECONDS, 0.1, 60, F(docker_timeout_ms) },
+	{ NULL, 0, 0, 0, 0 },
+};
+
 static const struct key_def rules_keys[] = {
 	{ "deadline_ms", K_INT, 1, 1000, F(rules_deadline_ms) },
 	{ NULL, 0, 0, 0, 0 },
@@ -104,6 +111,7 @@ static const struct group_def groups[] = {
 	{ "collector", collector_keys },
 	{ "store", store_keys },
 	{ "spool", spool_keys },
+	{ "docker", docker_keys },
 	{ "sinks", NULL },	/* a list of sink groups, see apply_sinks() */
 	{ NULL, NULL },
 };
@@ -832,7 +840,7 @@ static int copy_config(struct jt_config *dst, const struct jt_config *src)
 	char **dstr[] = { &dst->source, &dst->state_dir, &dst->run_dir,
 			  &dst->rules_dir, &dst->hostname, &dst->sqlite_path,
 			  &dst->control_group, &dst->reader_group,
-			  &dst->spool_dir };
+			  &dst->spool_dir, &dst->docker_socket };
 
 	*dst = *src;
 	if (copy_sinks(dst, src) < 0) {
@@ -884,9 +892,12 @@ int config_defaults(struct jt_config *c)
 	c->spool_max_mib = 1024;
 	c->spool_segment_kib = 16384;
 	c->spool_sync_ms = 200;
+	c->docker_enabled = true;
+	c->docker_socket = strdup("/var/run/docker.sock");
+	c->docker_timeout_ms = 2000;
 	if (!c->state_dir || !c->run_dir || !c->rules_dir || !c->hostname ||
 	    !c->sqlite_path || !c->control_group || !c->reader_group ||
-	    !c->spool_dir) {
+	    !c->spool_dir || !c->docker_socket) {
 		config_free(c);
 		return -ENOMEM;
 	}
@@ -1072,7 +1083,9 @@ void config_free(struct jt_config *c)
 	free(c->reader_group);
 	free(c->sqlite_path);
 	free(c->spool_dir);
+	free(c->docker_socket);
 	sinks_free(c);
+	c->docker_socket = NULL;
 	c->spool_dir = NULL;
 	c->source = NULL;
 	c->state_dir = NULL;
@@ -1184,6 +1197,12 @@ void config_dump(const struct jt_config *c, FILE *out)
 	fprintf(out, "\tsegment_size_kib = %u;\n", c->spool_segment_kib);
 	fprintf(out, "\tsync_interval = %u.%03u;\n};\n",
 		c->spool_sync_ms / 1000, c->spool_sync_ms % 1000);
+
+	fprintf(out, "docker = {\n\tenabled = %s;\n\tsocket = ",
+		c->docker_enabled ? "true" : "false");
+	dump_string(out, c->docker_socket);
+	fprintf(out, ";\n\ttimeout = %u.%03u;\n};\n",
+		c->docker_timeout_ms / 1000, c->docker_timeout_ms % 1000);
 
 	fprintf(out, "sinks = (");
 	for (size_t i = 0; i < c->n_sinks; i++) {

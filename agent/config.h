@@ -69,6 +69,11 @@ struct jt_config {
 	unsigned spool_segment_kib;	/* segment_size_kib = 16384 */
 	unsigned spool_sync_ms;		/* sync_interval = 0.2 (s) */
 
+	/* docker { } : containers' AWS Batch jobs, from Docker's API */
+	bool docker_enabled;		/* enabled = true */
+	char *docker_socket;		/* socket = "/var/run/docker.sock" */
+	unsigned docker_timeout_ms;	/* timeout = 2.0 (s), per look-up */
+
 	/* sinks = ( { type = "clickhouse" | "http"; ... }, ... ) */
 	struct jt_sink_config *sinks;
 	size_t n_sinks;

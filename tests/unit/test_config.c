@@ -426,7 +426,7 @@ static void test_unknown_group(void **state)
 		     "log = { level = \"warn\"; };\n\n"
 		     "sink = {\n\turl = \"http://x\";\n};\n", 3,
 		     "unknown group \"sink\"; valid groups: log, agent, "
-		     "rules, collector, store, spool, sinks");
+		     "rules, collector, store, spool, docker, sinks");
 	expect_error("top_scalar.conf", "level = \"debug\";\n", 1,
 		     "unknown group \"level\"");
 	expect_error("group_not_group.conf", "\nlog = \"debug\";\n", 2,
@@ -527,6 +527,12 @@ static void test_relative_path(void **state)
 	expect_error("relative_db.conf",
 		     "store = {\n\tsqlite_path = \"\";\n};\n", 2,
 		     "store.sqlite_path: must be an absolute path");
+	expect_error("relative_docker.conf",
+		     "docker = {\n\tsocket = \"docker.sock\";\n};\n", 2,
+		     "docker.socket: must be an absolute path");
+	expect_error("docker_timeout.conf",
+		     "docker = {\n\ttimeout = 0.01;\n};\n", 2,
+		     "docker.timeout");
 }
 
 /* The log level must be one log_level_parse knows. */
