@@ -72,6 +72,9 @@ static void assert_same_config(const struct jt_config *a,
 	assert_int_equal(a->flush_records, b->flush_records);
 	assert_true(a->store_retention_days == b->store_retention_days);
 	assert_int_equal(a->store_max_mib, b->store_max_mib);
+	assert_int_equal(a->docker_enabled, b->docker_enabled);
+	assert_string_equal(a->docker_socket, b->docker_socket);
+	assert_int_equal(a->docker_timeout_ms, b->docker_timeout_ms);
 }
 
 /*
