@@ -332,7 +332,7 @@ static void test_refused(void **state)
 static void test_long_values(void **state)
 {
 	struct docker_info d;
-	char json[8192], v[1200], err[256];
+	char json[8192], v[1300], err[256];
 
 	(void)state;
 	memset(v, 'q', 255);
