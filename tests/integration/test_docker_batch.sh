@@ -77,6 +77,10 @@ extra_cleanup() {
 		[ -d "$d" ] && rmdir "$d" 2>/dev/null
 		rmdir "$(dirname "$d")" 2>/dev/null	# /ecs, when empty
 	done
+	# dockerd's /docker parents, when no other dockerd has containers there
+	for d in /sys/fs/cgroup/*/docker /sys/fs/cgroup/docker; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	done
 	# what dockerd left mounted under the test's folder
 	grep -o " $T/[^ ]*" /proc/mounts 2>/dev/null | sort -r | while read -r m; do
 		umount -l "$m" 2>/dev/null
