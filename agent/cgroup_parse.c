@@ -15,7 +15,12 @@
  *                                   report "containerd" for both)
  *   ecs/<task>/<64hex>              ECS on EC2 (v1): runtime "ecs"
  *   ecs/<task>/<task>-<digits>      newer ECS agents / Fargate-like ids
+ *   ecstasks-<task>.slice/docker-<64hex>.scope
+ *                                   ECS on EC2 with cgroup v2 (systemd
+ *                                   driver, under ecstasks.slice): "ecs"
  *   any other bare <64hex>          a container of unknown runtime ("")
+ * The ECS layouts name the task too (ecs_task, task_level): a task's
+ * containers share its cgroup, which the ECS agent limits.
  * crio-conmon-<id>.scope and libpod-conmon-<id>.scope hold conmon, the
  * runtime's monitor process, which is not part of the container: such a
  * path is reported as no container at all.
@@ -167,6 +172,22 @@ static bool ecs_task_id(const struct comp *c)
 	return true;
 }
 
+/* The ECS task of an "ecstasks-<task>.slice" component, into out; false
+ * when c is not one. */
+static bool ecstasks_slice(const struct comp *c, struct cg_container *out)
+{
+	static const char pfx[] = "ecstasks-", sfx[] = ".slice";
+	struct comp t;
+
+	if (!starts(c->s, c->n, pfx) || !ends(c->s, c->n, sfx))
+		return false;
+	t.s = c->s + strlen(pfx);
+	t.n = c->n - strlen(pfx) - strlen(sfx);
+	if (!ecs_task_id(&t))
+		return false;
+	return copy(out->ecs_task, sizeof(out->ecs_task), t.s, t.n) == 0;
+}
+
 static const struct {
 	const char *prefix;
 	const char *runtime;	/* NULL: conmon, not a container */
@@ -200,6 +221,10 @@ static int match_level(const struct comp *c, size_t i,
 			return 0;
 		if (!scopes[k].runtime)
 			return -1;
+		/* ECS on cgroup v2: docker's scope in the task's slice */
+		if (i >= 1 && !strcmp(scopes[k].runtime, "docker") &&
+		    ecstasks_slice(&c[i - 1], out))
+			return set_container(out, "ecs", s + pl, n - pl) ? -1 : 1;
 		return set_container(out, scopes[k].runtime, s + pl,
 				     n - pl) ? -1 : 1;
 	}
@@ -243,17 +268,23 @@ int cg_parse_container(const char *path, struct cg_container *out)
 	if (!out)
 		return 0;
 	memset(out, 0, sizeof(*out));
+	out->level = out->task_level = -1;
 	if (!path)
 		return 0;
 	nr = split(path, c, CG_MAX_COMPS);
 	for (i = nr; i-- > 0;) {
 		rc = match_level(c, i, out);
-		if (rc == 1)
+		if (rc == 1) {
+			out->level = (int)(nr - 1 - i);
+			if (out->ecs_task[0])
+				out->task_level = out->level + 1;
 			return 1;
+		}
 		if (rc < 0)
 			break;
 	}
 	memset(out, 0, sizeof(*out));
+	out->level = out->task_level = -1;
 	return 0;
 }
 
@@ -444,6 +475,25 @@ int cg_parse_slurmstepd_title(const char *title, struct cg_slurm *out)
 fail:
 	clear_slurm(out);
 	return 0;
+}
+
+/* The cgroup up levels above path (see cgroup_parse.h). */
+int cg_ancestor(const char *path, int up, char *out, size_t len)
+{
+	struct comp c[CG_MAX_COMPS];
+	size_t nr, n;
+
+	if (!path || up < 0 || !len)
+		return -1;
+	nr = split(path, c, CG_MAX_COMPS);
+	if ((size_t)up > nr || (nr == CG_MAX_COMPS && (size_t)up == nr))
+		return -1;
+	/* components point into path: the prefix ends with the last kept */
+	n = (size_t)up == nr ? 0 : (size_t)(c[nr - 1 - up].s +
+					     c[nr - 1 - up].n - path);
+	if (!n)
+		return copy(out, len, "/", 1);
+	return copy(out, len, path, n);
 }
 
 /* Levels of path below ancestor (0: the same cgroup), or -1. */

@@ -15,6 +15,10 @@ struct cg_container {
 	char runtime[16];	/* "docker", "containerd", "cri-o", "podman", "ecs", "" */
 	char id[80];		/* full container id (hex), "" if none */
 	char ecs_task[80];	/* ECS task id when the layout carries it */
+	int level;		/* levels of the path below the container's own
+				 * cgroup (0: in it), -1 when no container */
+	int task_level;		/* levels below its ECS task's cgroup, -1 when
+				 * the layout names no task */
 };
 
 struct cg_slurm {
@@ -37,6 +41,11 @@ int cg_parse_slurm(const char *path, struct cg_slurm *out);
  */
 int cg_parse_slurmstepd_title(const char *title, struct cg_slurm *out);
 
+/*
+ * The cgroup up levels above path into out (len bytes): "/a/b/c" up 1 is
+ * "/a/b", up 3 "/".  -1 when path has fewer levels or out is too small.
+ */
+int cg_ancestor(const char *path, int up, char *out, size_t len);
 /* Levels of path below ancestor (0: the same cgroup), or -1 if not under. */
 int cg_level_below(const char *path, const char *ancestor);
 /*

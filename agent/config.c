@@ -93,6 +93,13 @@ static const struct key_def spool_keys[] = {
 	{ NULL, 0, 0, 0, 0 },
 };
 
+static const struct key_def docker_keys[] = {
+	{ "enabled", K_BOOL, 0, 0, F(docker_enabled) },
+	{ "socket", K_PATH, 0, 0, F(docker_socket) },
+	{ "timeout", K_SECONDS, 0.1, 60, F(docker_timeout_ms) },
+	{ NULL, 0, 0, 0, 0 },
+};
+
 static const struct key_def rules_keys[] = {
 	{ "deadline_ms", K_INT, 1, 1000, F(rules_deadline_ms) },
 	{ NULL, 0, 0, 0, 0 },
@@ -117,6 +124,7 @@ static const struct group_def groups[] = {
 	{ "store", store_keys },
 	{ "spool", spool_keys },
 	{ "cloud", cloud_keys },
+	{ "docker", docker_keys },
 	{ "sinks", NULL },	/* a list of sink groups, see apply_sinks() */
 	{ NULL, NULL },
 };
@@ -862,7 +870,8 @@ static int copy_config(struct jt_config *dst, const struct jt_config *src)
 	char **dstr[] = { &dst->source, &dst->state_dir, &dst->run_dir,
 			  &dst->rules_dir, &dst->hostname, &dst->sqlite_path,
 			  &dst->control_group, &dst->reader_group,
-			  &dst->spool_dir, &dst->imds_url };
+			  &dst->spool_dir, &dst->imds_url,
+			  &dst->docker_socket };
 
 	*dst = *src;
 	if (copy_sinks(dst, src) < 0) {
@@ -917,9 +926,12 @@ int config_defaults(struct jt_config *c)
 	c->imds_mode = JT_IMDS_AUTO;
 	c->imds_url = strdup(IMDS_DEFAULT_URL);
 	c->spot_poll_ms = 5000;
+	c->docker_enabled = true;
+	c->docker_socket = strdup("/var/run/docker.sock");
+	c->docker_timeout_ms = 2000;
 	if (!c->state_dir || !c->run_dir || !c->rules_dir || !c->hostname ||
 	    !c->sqlite_path || !c->control_group || !c->reader_group ||
-	    !c->spool_dir || !c->imds_url) {
+	    !c->spool_dir || !c->imds_url || !c->docker_socket) {
 		config_free(c);
 		return -ENOMEM;
 	}
@@ -1106,7 +1118,9 @@ void config_free(struct jt_config *c)
 	free(c->sqlite_path);
 	free(c->spool_dir);
 	free(c->imds_url);
+	free(c->docker_socket);
 	sinks_free(c);
+	c->docker_socket = NULL;
 	c->spool_dir = NULL;
 	c->source = NULL;
 	c->state_dir = NULL;
@@ -1225,6 +1239,11 @@ void config_dump(const struct jt_config *c, FILE *out)
 	dump_string(out, c->imds_url);
 	fprintf(out, ";\n\tspot_poll_interval = %u.%03u;\n};\n",
 		c->spot_poll_ms / 1000, c->spot_poll_ms % 1000);
+	fprintf(out, "docker = {\n\tenabled = %s;\n\tsocket = ",
+		c->docker_enabled ? "true" : "false");
+	dump_string(out, c->docker_socket);
+	fprintf(out, ";\n\ttimeout = %u.%03u;\n};\n",
+		c->docker_timeout_ms / 1000, c->docker_timeout_ms % 1000);
 
 	fprintf(out, "sinks = (");
 	for (size_t i = 0; i < c->n_sinks; i++) {

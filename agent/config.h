@@ -75,6 +75,10 @@ struct jt_config {
 	enum jt_imds_mode imds_mode;	/* imds = "auto" ("off": never asked) */
 	char *imds_url;			/* imds_url = "http://169.254.169.254" */
 	unsigned spot_poll_ms;		/* spot_poll_interval = 5.0 (s) */
+	/* docker { } : containers' AWS Batch jobs, from Docker's API */
+	bool docker_enabled;		/* enabled = true */
+	char *docker_socket;		/* socket = "/var/run/docker.sock" */
+	unsigned docker_timeout_ms;	/* timeout = 2.0 (s), per look-up */
 
 	/* sinks = ( { type = "clickhouse" | "http"; ... }, ... ) */
 	struct jt_sink_config *sinks;

@@ -66,6 +66,34 @@ struct http_req {
  */
 int http_request(struct http_client *c, const struct http_req *rq,
 		 struct jbuf *resp, long *status, char *err, size_t errlen);
+/*
+ * A client of an HTTP server on a Unix socket (the Docker Engine API),
+ * for GET requests from one thread at a time.  Whole exchanges are
+ * bounded by timeout_ms.  libcurl is loaded with the first client.
+ */
+struct http_unix;
+
+int http_unix_new(const char *socket_path, unsigned timeout_ms,
+		  struct http_unix **out, char *err, size_t errlen);
+/* Free a client (its answer wiped first); accepts NULL. */
+void http_unix_free(struct http_unix *c);
+/*
+ * GET path ("/containers/ID/json") on the socket: 0 with the HTTP status
+ * in *status and the body in *body (*len bytes, valid until the next call
+ * or http_unix_wipe()), for any status.  At most max bytes are taken.
+ * Errors: -ECONNREFUSED nobody answers at the socket (no file, refused),
+ * -ETIMEDOUT, -E2BIG the body is over max, -ECANCELED http_unix_cancel(),
+ * -EIO anything else; err names the socket and the reason, never what the
+ * server sent.
+ */
+int http_unix_get(struct http_unix *c, const char *path, size_t max,
+		  long *status, const char **body, size_t *len, char *err,
+		  size_t errlen);
+/* Overwrite the last answer with zeros (it may name secrets). */
+void http_unix_wipe(struct http_unix *c);
+/* Make the running GET, and every later one, end with -ECANCELED within
+ * a second; safe from any thread. */
+void http_unix_cancel(struct http_unix *c);
 
 /* Percent-encode s for a URL query into b (jbuf used as a byte buffer). */
 void http_urlencode(struct jbuf *b, const char *s);

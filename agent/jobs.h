@@ -29,8 +29,24 @@ struct jt_step_usage {
 	struct jt_usage u;
 };
 
+#define JT_STR_LARGE 256
+
+/* What AWS Batch tells of a job beyond struct jt_job, from its
+ * container: in the job object of its records. */
+struct jt_batch {
+	uint32_t attempt;		/* from 1; 0 when unknown */
+	uint32_t array_index;		/* with has_array */
+	uint32_t node_index;		/* with has_node */
+	bool has_array;			/* an array job's child */
+	bool has_node;			/* a node of a multi-node job */
+	char queue[JT_STR_LARGE];
+	char compute_env[JT_STR_LARGE];
+	char ecs_task_arn[JT_STR_LARGE];
+};
+
 struct jt_jobinfo {
 	struct jt_job job;		/* scheduler, id, run, user, account, ... */
+	struct jt_batch batch;		/* scheduler "aws-batch" only */
 	char name[JT_STR_MEDIUM];
 	char partition[JT_STR_SMALL];
 	char node[JT_STR_MEDIUM];

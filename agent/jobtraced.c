@@ -25,7 +25,9 @@
 #include "classify.h"
 #include "collector.h"
 #include "config.h"
+#include "containers.h"
 #include "control.h"
+#include "dockerq.h"
 #include "decode.h"
 #include "fsperm.h"
 #include "imds.h"
@@ -56,6 +58,7 @@
 /* the start record waits this long at most for the cloud's identity
  * (the IMDS thread bounds its own read by IMDS_START_BUDGET_MS) */
 #define IMDS_WAIT_NS ((IMDS_START_BUDGET_MS + 500) * 1000000ull)
+#define CONTAINERS_MAX 1024		/* containers followed at once */
 
 /* A background `scontrol show job` and what it printed so far. */
 struct query {
@@ -79,6 +82,9 @@ struct agent {
 	struct query queries[MAX_QUERIES];
 	struct children kids;		/* the queries' scontrol processes */
 	struct query_server *qs;	/* users' report and export, groups */
+	struct dockerq *dq;		/* container look-ups, NULL: off */
+	struct containers *cts;		/* what they found */
+	bool docker_failing;		/* the last look-up failed (logged) */
 	struct tracker trk;		/* process table, events -> records */
 	struct spool *spool;
 	struct sinks *sinks;
@@ -347,6 +353,8 @@ static void on_tick(struct agent *a)
 	host_start_when_ready(a, false);
 	if (now >= a->next_sample_ns) {
 		jobs_expire(a->jobs, now, JOB_KEEP_NS);
+		if (a->cts)
+			containers_retry(a->cts, now);
 		sample_pass(a);
 		check_drops(a);
 		record_host_sync_clock(&a->host);
@@ -464,6 +472,70 @@ static void reply_ps(struct agent *a, const struct control_peer *peer,
 	free(c.v);
 }
 
+/* The docker_* lines of "status": how the container look-ups went. */
+static void status_docker(struct agent *a, FILE *out)
+{
+	struct containers_stats cs;
+	struct dockerq_stats st;
+	char when[32] = "";
+
+	if (!a->dq) {
+		fprintf(out, "docker: off\n");
+		return;
+	}
+	dockerq_stats(a->dq, &st);
+	containers_stats(a->cts, &cs);
+	fprintf(out, "docker: %s\n", a->cfg.docker_socket);
+	for (int i = 0; i < DOCKER_STATE__N; i++)
+		fprintf(out, "docker_lookups_%s: %" PRIu64 "\n",
+			docker_state_names[i], st.answers[i]);
+	fprintf(out, "docker_lookups_refused: %" PRIu64 "\n", st.refused);
+	fprintf(out, "docker_containers: %zu\n", cs.entries);
+	fprintf(out, "docker_batch_jobs: %zu\n", cs.jobs);
+	fprintf(out, "docker_containers_not_followed: %" PRIu64 "\n", cs.full);
+	if (st.last_error_ns) {
+		time_t t = (time_t)(st.last_error_ns / 1000000000ull);
+		struct tm tm;
+
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
+			 gmtime_r(&t, &tm));
+	}
+	fprintf(out, "docker_last_error: %s%s%s\n",
+		st.last_error[0] ? st.last_error : "none", when[0] ? " at " : "",
+		when);
+}
+
+/* Queue a container look-up (containers.h's ask). */
+static int ask_docker(void *ctx, const char *id)
+{
+	struct agent *a = ctx;
+
+	return dockerq_ask(a->dq, id);
+}
+
+/* Docker's answers: to the containers, which make the jobs. */
+static void on_docker(struct agent *a)
+{
+	static struct dockerq_result r;	/* large: not on the stack */
+
+	while (dockerq_take(a->dq, &r)) {
+		if (r.state != DOCKER_OK && !a->docker_failing) {
+			struct dockerq_stats st;
+
+			dockerq_stats(a->dq, &st);
+			log_warn("docker: look-up %s: %s (job fields of its"
+				 " processes stay null; asked again later)",
+				 docker_state_names[r.state], st.last_error);
+		} else if (r.state == DOCKER_OK && a->docker_failing) {
+			log_info("docker: %s answers again",
+				 a->cfg.docker_socket);
+		}
+		a->docker_failing = r.state != DOCKER_OK &&
+				    r.state != DOCKER_NOT_FOUND;
+		containers_answer(a->cts, &a->trk, &r);
+	}
+}
+
 /* Reply to "status": agent health and counters. */
 static void reply_status(struct agent *a, FILE *out)
 {
@@ -547,6 +619,7 @@ static void reply_status(struct agent *a, FILE *out)
 		fprintf(out, "jobs_running: %zu\n", running);
 		fprintf(out, "jobs_known: %zu\n", known);
 	}
+	status_docker(a, out);
 	fprintf(out, "excluded_processes: %" PRIu64 "\n", a->trk.excluded);
 	fprintf(out, "excluded_events_in_kernel: %" PRIu64 "\n", a->counters[JT_CNT_EXCLUDED]);
 	fprintf(out, "last_error: %s\n",
@@ -1018,8 +1091,11 @@ static void reload(struct agent *a)
 	    nc.argv_max_bytes != a->cfg.argv_max_bytes ||
 	    nc.imds_mode != a->cfg.imds_mode ||
 	    strcmp(nc.imds_url, a->cfg.imds_url) ||
-	    nc.spot_poll_ms != a->cfg.spot_poll_ms)
-		log_warn("reload: store, spool, sinks, run_dir, collector sizes and cloud change only at restart");
+	    nc.spot_poll_ms != a->cfg.spot_poll_ms ||
+	    nc.docker_enabled != a->cfg.docker_enabled ||
+	    strcmp(nc.docker_socket, a->cfg.docker_socket) ||
+	    nc.docker_timeout_ms != a->cfg.docker_timeout_ms)
+		log_warn("reload: store, spool, sinks, run_dir, collector sizes, cloud and docker change only at restart");
 	free(a->cfg.control_group);
 	a->cfg.control_group = nc.control_group;
 	nc.control_group = NULL;
@@ -1140,6 +1216,7 @@ static int setup_loop(struct agent *a)
 	    (err = watch(a, control_server_fd(a->ctl))) ||
 	    (a->inofd >= 0 && (err = watch(a, a->inofd))) ||
 	    (a->imds && (err = watch(a, imds_fd(a->imds)))) ||
+	    (a->dq && (err = watch(a, dockerq_fd(a->dq)))) ||
 	    (err = watch(a, collector_fd(a->col)))) {
 		log_error("epoll: %s", strerror(-err));
 		return err;
@@ -1171,6 +1248,8 @@ static void run(struct agent *a)
 				on_rules_changed(a);
 			} else if (a->imds && fd == imds_fd(a->imds)) {
 				on_imds(a);
+			} else if (a->dq && fd == dockerq_fd(a->dq)) {
+				on_docker(a);
 			} else if (on_query(a, fd)) {
 				/* scontrol's answer */
 			} else {
@@ -1305,6 +1384,13 @@ int main(int argc, char **argv)
 					       .exclude = on_exclude,
 					       .ctx = &a }))
 		goto cleanup;
+	if (a.cfg.docker_enabled) {
+		if (dockerq_start(a.cfg.docker_socket, a.cfg.docker_timeout_ms,
+				  &a.dq) ||
+		    containers_new(CONTAINERS_MAX, ask_docker, &a, &a.cts))
+			goto cleanup;
+		a.trk.cts = a.cts;
+	}
 	if (open_delivery(&a))
 		goto cleanup;
 	if (reload_rules(&a, err, sizeof(err)))
@@ -1356,6 +1442,7 @@ cleanup:
 	if (a.inofd >= 0)
 		close(a.inofd);
 	collector_close(a.col);
+	dockerq_stop(a.dq);
 	rules_free(a.rules);
 	for (int i = 0; i < MAX_QUERIES; i++)
 		if (a.queries[i].pid)
@@ -1366,6 +1453,7 @@ cleanup:
 	sinks_stop(a.sinks, DRAIN_MS);
 	spool_close(a.spool);
 	tracker_fini(&a.trk);
+	containers_free(a.cts);
 	jbuf_free(&a.jb);
 	config_free(&a.cfg);
 	return rc;

@@ -169,6 +169,25 @@ void record_job_fill(struct sv *v, const struct jt_job *j)
 	sv_str_opt(&v[V_JOB_USER], j->user);
 	sv_str_opt(&v[V_JOB_ACCOUNT], j->account);
 	sv_str_opt(&v[V_JOB_COST_CENTER], j->cost_center);
+	v[V_JOB_ATTEMPT].st = v[V_JOB_ARRAY_INDEX].st = SV_NULL;
+	v[V_JOB_NODE_INDEX].st = v[V_JOB_QUEUE].st = SV_NULL;
+	v[V_JOB_COMPUTE_ENV].st = v[V_JOB_ECS_TASK_ARN].st = SV_NULL;
+}
+
+/* The AWS Batch members of the job object. */
+void record_batch_values(struct sv *v, const struct jt_batch *b)
+{
+	if (!b || v[V_JOB].st != SV_SET)
+		return;
+	if (b->attempt)
+		sv_u64(&v[V_JOB_ATTEMPT], b->attempt);
+	if (b->has_array)
+		sv_u64(&v[V_JOB_ARRAY_INDEX], b->array_index);
+	if (b->has_node)
+		sv_u64(&v[V_JOB_NODE_INDEX], b->node_index);
+	sv_str_opt(&v[V_JOB_QUEUE], b->queue);
+	sv_str_opt(&v[V_JOB_COMPUTE_ENV], b->compute_env);
+	sv_str_opt(&v[V_JOB_ECS_TASK_ARN], b->ecs_task_arn);
 }
 
 /* The tool object. */
@@ -184,7 +203,8 @@ void record_tool_values(struct sv *v, const char *name, const char *category,
 /* Identity, program and job of process and sample records; parent_id
  * (37 bytes) must live as long as v. */
 static void proc_values(struct sv *v, const struct jt_host *h,
-			const struct jt_proc *p, char *parent_id)
+			const struct jt_proc *p, const struct jt_batch *batch,
+			char *parent_id)
 {
 	sv_u64(&v[V_PID], p->pid);
 	sv_u64(&v[V_PPID], p->ppid);
@@ -206,6 +226,7 @@ static void proc_values(struct sv *v, const struct jt_host *h,
 	sv_str_opt(&v[V_CGROUP], p->cgroup);
 	sv_str_opt(&v[V_CONTAINER], p->container);
 	record_job_values(v, &p->job);
+	record_batch_values(v, batch);
 	record_tool_values(v, p->tool_name, p->tool_category, p->tool_version);
 }
 
@@ -230,14 +251,15 @@ static void counter_values(struct sv *v, const struct jt_counters *c)
 }
 
 /* Encode a finished process as a schema v1 `process` record. */
-void record_process(struct jbuf *b, const struct jt_host *h,
-		    const struct jt_proc *p, const char *id)
+void record_process_batch(struct jbuf *b, const struct jt_host *h,
+			  const struct jt_proc *p,
+			  const struct jt_batch *batch, const char *id)
 {
 	struct sv v[V__N] = { 0 };
 	char parent_id[37];
 
 	record_head_values(v, h, id);
-	proc_values(v, h, p, parent_id);
+	proc_values(v, h, p, batch, parent_id);
 	if (p->end_ns)
 		sv_u64(&v[V_END_TIME], record_realtime(h, p->end_ns));
 	v[V_EXIT].st = SV_SET;
@@ -286,6 +308,8 @@ void record_job(struct jbuf *b, const struct jt_host *h,
 	record_head_values(v, h, id);
 	sv_str(&v[V_PHASE], phase);
 	record_job_values(v, &ji->job);
+	if (!strcmp(ji->job.scheduler, "aws-batch"))
+		record_batch_values(v, &ji->batch);
 	sv_str_opt(&v[V_JOB_NAME], ji->name);
 	sv_str_opt(&v[V_JOB_PARTITION], ji->partition);
 	sv_str_opt(&v[V_JOB_NODE], ji->node[0] ? ji->node : h->name);
@@ -326,15 +350,16 @@ void record_job(struct jbuf *b, const struct jt_host *h,
 }
 
 /* Encode a running process's counters as a `sample` record. */
-void record_sample(struct jbuf *b, const struct jt_host *h,
-		   const struct jt_proc *p, const char *id)
+void record_sample_batch(struct jbuf *b, const struct jt_host *h,
+			 const struct jt_proc *p,
+			 const struct jt_batch *batch, const char *id)
 {
 	struct sv v[V__N] = { 0 };
 	char parent_id[37];
 
 	record_head_values(v, h, id);
 	sv_u64(&v[V_TIME], record_realtime(h, p->sample_ns));
-	proc_values(v, h, p, parent_id);
+	proc_values(v, h, p, batch, parent_id);
 	counter_values(v, &p->c);
 	schema_write(b, &sf_records[SF_REC_SAMPLE], v);
 }
@@ -342,15 +367,18 @@ void record_sample(struct jbuf *b, const struct jt_host *h,
 /* Encode an OOM kill as a `signal` record; p is the victim's process, or
  * NULL when it is not tracked (then comm names the tool). */
 void record_oom(struct jbuf *b, const struct jt_host *h,
-		const struct jt_proc *p, const struct jt_oom *o, const char *id)
+		const struct jt_proc *p, const struct jt_batch *batch,
+		const struct jt_oom *o, const char *id)
 {
 	struct sv v[V__N] = { 0 };
 
 	record_head_values(v, h, id);
 	sv_str(&v[V_KIND], "oom_kill");
 	sv_u64(&v[V_TIME], record_realtime(h, o->boot_ns));
-	if (p)
+	if (p) {
 		record_job_values(v, &p->job);
+		record_batch_values(v, batch);
+	}
 	sv_u64(&v[V_SIG_PID], o->pid);
 	sv_str(&v[V_SIG_COMM], o->comm);
 	if (p)

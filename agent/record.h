@@ -48,15 +48,33 @@ void record_job_fill(struct sv *v, const struct jt_job *j);
 /* The values of the tool object. */
 void record_tool_values(struct sv *v, const char *name, const char *category,
 			const char *version);
-/* Encode a finished process as a schema v1 `process` record. */
-void record_process(struct jbuf *b, const struct jt_host *h,
-		    const struct jt_proc *p, const char *id);
+/* The AWS Batch members of the job object from batch (NULL: none). */
+void record_batch_values(struct sv *v, const struct jt_batch *batch);
+/* Encode a finished process as a schema v1 `process` record; batch is
+ * its AWS Batch job's (NULL for none). */
+void record_process_batch(struct jbuf *b, const struct jt_host *h,
+			  const struct jt_proc *p,
+			  const struct jt_batch *batch, const char *id);
+/* ... of a process of no AWS Batch job. */
+static inline void record_process(struct jbuf *b, const struct jt_host *h,
+				  const struct jt_proc *p, const char *id)
+{
+	record_process_batch(b, h, p, NULL, id);
+}
 /* Encode a `job` record: phase "start" or "end" of a registered job. */
 void record_job(struct jbuf *b, const struct jt_host *h,
 		const struct jt_jobinfo *ji, const char *phase, const char *id);
-/* Encode a running process's counters as a `sample` record. */
-void record_sample(struct jbuf *b, const struct jt_host *h,
-		   const struct jt_proc *p, const char *id);
+/* Encode a running process's counters as a `sample` record (batch as
+ * for record_process_batch()). */
+void record_sample_batch(struct jbuf *b, const struct jt_host *h,
+			 const struct jt_proc *p,
+			 const struct jt_batch *batch, const char *id);
+/* ... of a process of no AWS Batch job. */
+static inline void record_sample(struct jbuf *b, const struct jt_host *h,
+				 const struct jt_proc *p, const char *id)
+{
+	record_sample_batch(b, h, p, NULL, id);
+}
 
 /* What an OOM kill's signal record tells. */
 struct jt_oom {
@@ -67,9 +85,11 @@ struct jt_oom {
 	uint64_t total_vm_bytes;
 };
 
-/* Encode an OOM kill as a `signal` record (p: the victim, or NULL). */
+/* Encode an OOM kill as a `signal` record (p: the victim, or NULL;
+ * batch: its AWS Batch job's fields, or NULL). */
 void record_oom(struct jbuf *b, const struct jt_host *h,
-		const struct jt_proc *p, const struct jt_oom *o, const char *id);
+		const struct jt_proc *p, const struct jt_batch *batch,
+		const struct jt_oom *o, const char *id);
 
 /* What the cloud's instance metadata says of this node (imds.c); an
  * empty string is a fact not known. */

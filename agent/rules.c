@@ -533,6 +533,10 @@ static void push_job(lua_State *L, struct rstate *rs,
 	for (size_t i = 0; i < sf_job_nfields; i++, f++) {
 		const struct sv *x = &v[f->slot];
 
+		/* AWS Batch's members come from the job registry when a
+		 * record is written: not the process's own */
+		if (f->slot >= V_JOB_ATTEMPT && f->slot <= V_JOB_ECS_TASK_ARN)
+			continue;
 		if (x->st == SV_SET)
 			lua_pushlstring(L, x->s, x->n);
 		else

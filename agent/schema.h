@@ -86,7 +86,7 @@ struct sf_field {
 
 #define SF_JOB(X) \
 	X(JOB_SCHEDULER, "scheduler", STR, SF_NULL, "job_scheduler", NULL, SF_NOSUB, \
-	  "slurm, awsbatch, ... or what the hook said") \
+	  "slurm, aws-batch (a container's AWS_BATCH_JOB_ID), or what the hook said") \
 	X(JOB_ID, "id", STR, SF_NULL | SF_OLDSTR, "job_id", NULL, SF_NOSUB, "the scheduler's job id") \
 	X(JOB_STEP, "step", STR, SF_NULL, "job_step", NULL, SF_NOSUB, \
 	  "the scheduler's step: batch, extern, 0, ...") \
@@ -97,7 +97,19 @@ struct sf_field {
 	X(JOB_USER, "user", STR, SF_NULL, "job_user", NULL, SF_NOSUB, "from the hooks") \
 	X(JOB_ACCOUNT, "account", STR, SF_NULL, "job_account", NULL, SF_NOSUB, "from the hooks") \
 	X(JOB_COST_CENTER, "cost_center", STR, SF_NULL, "job_cost_center", NULL, SF_NOSUB, \
-	  "from the hooks or the rules, by default the account")
+	  "from the hooks or the rules, by default the account") \
+	X(JOB_ATTEMPT, "attempt", U32, SF_NULL, "job_attempt", NULL, SF_NOSUB, \
+	  "AWS Batch: the attempt, from 1 (AWS_BATCH_JOB_ATTEMPT)") \
+	X(JOB_ARRAY_INDEX, "array_index", U32, SF_NULL, "job_array_index", NULL, SF_NOSUB, \
+	  "AWS Batch: an array job child's index (AWS_BATCH_JOB_ARRAY_INDEX)") \
+	X(JOB_NODE_INDEX, "node_index", U32, SF_NULL, "job_node_index", NULL, SF_NOSUB, \
+	  "AWS Batch: a multi-node job's node (AWS_BATCH_JOB_NODE_INDEX)") \
+	X(JOB_QUEUE, "queue", STR, SF_NULL, "job_queue", NULL, SF_NOSUB, \
+	  "AWS Batch: the job queue (AWS_BATCH_JQ_NAME)") \
+	X(JOB_COMPUTE_ENV, "compute_environment", STR, SF_NULL, "job_compute_environment", NULL, \
+	  SF_NOSUB, "AWS Batch: the compute environment (AWS_BATCH_CE_NAME)") \
+	X(JOB_ECS_TASK_ARN, "ecs_task_arn", STR, SF_NULL, "job_ecs_task_arn", NULL, SF_NOSUB, \
+	  "AWS Batch: the ECS task that runs it (label com.amazonaws.ecs.task-arn)")
 
 #define SF_TOOL(X) \
 	X(TOOL_NAME, "name", STR, SF_NULL | SF_OLDSTR, "tool_name", NULL, SF_NOSUB, \
@@ -227,7 +239,7 @@ struct sf_field {
 	X(RECTIME, "", RECTIME, 0, "time", "time_us", SF_NOSUB, \
 	  "end_time for phase end, else start_time (else end_time)") \
 	X(PHASE, "phase", STR, SF_PHASE, "phase", NULL, SF_NOSUB, \
-	  "start (a hook registered the job) or end (a hook closed it)")
+	  "start (a hook registered the job, or Docker named a container's AWS Batch job) or end (a hook closed it, or the container's last process is gone)")
 #define SF_JOB_REC(X) \
 	X(JOB_NAME, "name", STR, SF_NULL, "name", NULL, SF_NOSUB, "job name") \
 	X(JOB_PARTITION, "partition", STR, SF_NULL, "partition", NULL, SF_NOSUB, "partition or queue") \
@@ -346,6 +358,10 @@ enum sf_slot {
 	SF_CLOUD(SF_ENUM)
 	V__N
 };
+
+/* rules.c leaves these out of the rules' p.job: one range */
+_Static_assert(V_JOB_ECS_TASK_ARN - V_JOB_ATTEMPT == 5,
+	       "the AWS Batch members of the job object are one range");
 
 /* The slots of one element of a job's usage.steps. */
 enum sf_step_slot {

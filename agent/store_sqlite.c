@@ -274,6 +274,58 @@ static int exec_sql(struct store *s, const char *what, const char *sql)
 	return sql_errno(rc);
 }
 
+/*
+ * A store of this version made before a member joined the process record
+ * lacks its column: added (NULL in the older rows), so that a new field
+ * costs no version and no rewrite of the store.
+ */
+static int add_new_columns(struct store *s)
+{
+	const struct sf_record *r = &sf_records[SF_REC_PROCESS];
+	sqlite3_stmt *st = NULL;
+	struct jbuf defs;
+	unsigned n = 0;
+	char *d, *next;
+	int rc, err = 0;
+
+	jbuf_init(&defs);
+	columns(&defs, r->f, r->n, COL_DEF, &n);
+	if (defs.oom || !jbuf_str(&defs))
+		return -ENOMEM;
+	rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM pragma_table_info("
+				"'process_rec') WHERE name = ?1", -1, &st,
+				NULL);
+	if (rc != SQLITE_OK)
+		err = fail(s, "reading the columns", rc);
+	/* ", NAME TYPE, NAME TYPE": no definition has a comma */
+	for (d = defs.buf; !err && d && *d; d = next) {
+		char sql[256];
+		size_t namelen;
+
+		d += strspn(d, ", ");
+		next = strchr(d, ',');
+		if (next)
+			*next++ = '\0';
+		namelen = strcspn(d, " ");
+		sqlite3_bind_text(st, 1, d, (int)namelen, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc == SQLITE_ROW)
+			continue;
+		if (rc != SQLITE_DONE) {
+			err = fail(s, "reading the columns", rc);
+			break;
+		}
+		snprintf(sql, sizeof(sql), "ALTER TABLE process_rec ADD COLUMN %s", d);
+		log_info("sqlite store %s: adding column %.*s", s->path,
+			 (int)namelen, d);
+		err = exec_sql(s, "adding a column", sql);
+	}
+	sqlite3_finalize(st);
+	jbuf_free(&defs);
+	return err;
+}
+
 /* Create tables and prepare the statements a writer needs. */
 static int setup_writer(struct store *s)
 {
@@ -286,6 +338,8 @@ static int setup_writer(struct store *s)
 	err = exec_sql(s, "creating schema", schema_head_sql);
 	if (!err)
 		err = exec_sql(s, "creating schema", create);
+	if (!err)
+		err = add_new_columns(s);
 	if (!err)
 		err = exec_sql(s, "creating schema", schema_tail_sql);
 	if (err)

@@ -16,6 +16,7 @@
 
 #include "cgroup_parse.h"
 #include "classify.h"
+#include "containers.h"
 #include "log.h"
 #include "stages.h"
 #include "tracker.h"
@@ -107,6 +108,22 @@ int tracker_memcg_levels(const char *memcg, const struct jt_job *job,
 				 : -1;
 }
 
+/*
+ * For a process of a container that may turn out to be a job (an AWS
+ * Batch job, known when Docker answers): the levels from memcg up to the
+ * container's ECS task's, else the container's own memory cgroup; -1
+ * when memcg is not in the container named ("runtime://id").
+ */
+static int container_memcg_level(const char *memcg, const char *container)
+{
+	const char *id = strstr(container, "://");
+	struct cg_container ct;
+
+	if (!id || !cg_parse_container(memcg, &ct) || strcmp(ct.id, id + 3))
+		return -1;
+	return ct.task_level >= 0 ? ct.task_level : ct.level;
+}
+
 /* Where p's job's and step's memory cgroups sit above its own (ji: its
  * registered job, or NULL). */
 static void memcg_levels(struct jt_proc *p, const struct jt_jobinfo *ji,
@@ -117,6 +134,8 @@ static void memcg_levels(struct jt_proc *p, const struct jt_jobinfo *ji,
 	if (!memcg)
 		return;		/* no new cgroup: keep what it had */
 	lj = tracker_memcg_levels(memcg, &p->job, ji ? ji->cgroup : NULL, &ls);
+	if (lj < 0 && p->container[0])
+		lj = container_memcg_level(memcg, p->container);
 	p->memcg_job_up = lj >= 0 && lj < JT_MEMCG_LEVELS ? lj + 1 : 0;
 	p->memcg_step_up = ls >= 0 && ls < JT_MEMCG_LEVELS ? ls + 1 : 0;
 }
@@ -129,13 +148,20 @@ static void memcg_levels(struct jt_proc *p, const struct jt_jobinfo *ji,
 static void correlate(struct tracker *t, struct jt_proc *p,
 		      struct jt_proc *parent, const char *memcg)
 {
+	char container[sizeof(p->container)] = "";
 	struct cg_container ct;
 	struct cg_slurm s;
 
-	p->container[0] = '\0';
 	if (p->cgroup && cg_parse_container(p->cgroup, &ct))
-		snprintf(p->container, sizeof(p->container), "%s://%s",
-			 ct.runtime, ct.id);
+		snprintf(container, sizeof(container), "%s://%s", ct.runtime,
+			 ct.id);
+	if (strcmp(container, p->container)) {
+		if (t->cts && p->container[0])
+			containers_leave(t->cts, t, p);
+		memcpy(p->container, container, sizeof(p->container));
+		if (t->cts && p->container[0])
+			containers_enter(t->cts, t, p);
+	}
 	/* hybrid nodes: Slurm's v1 plugin moves tasks in the v1 hierarchies
 	 * only, so the v2 path can name a systemd unit (an ssh session that
 	 * pam_slurm_adopt adopted) while the memory cgroup names the job */
@@ -228,28 +254,53 @@ static void job_account(struct jt_jobinfo *ji, const struct jt_proc *p,
 		usage_add(su, p, e, p->memcg_step_up);
 }
 
+/* Remove p from the table, and from its container. */
+static void forget(struct tracker *t, struct jt_proc *p)
+{
+	if (t->cts && p->container[0])
+		containers_leave(t->cts, t, p);
+	proc_table_remove(t->procs, p);
+}
+
+/* The AWS Batch fields of p's job for its records, or NULL. */
+static const struct jt_batch *batch_of(struct tracker *t,
+				       const struct jt_proc *p,
+				       const struct jt_jobinfo *ji)
+{
+	if (!p || strcmp(p->job.scheduler, "aws-batch"))
+		return NULL;
+	if (!ji)
+		ji = jobs_get(t->jobs, p->job.scheduler, p->job.id, false);
+	return ji ? &ji->batch : NULL;
+}
+
 /* Write one finished process to the spool and forget it. */
 static void emit_process(struct tracker *t, struct jt_proc *p,
 			 const struct jt_ev_exit *e)
 {
-	struct jt_jobinfo *ji;
+	struct jt_jobinfo *ji = NULL;
+	struct jt_usage *cu;
 	enum stage prev;
 	char id[37];
 
 	if (p->state & JT_PS_EXCLUDED) {
-		proc_table_remove(t->procs, p);
+		forget(t, p);
 		return;
 	}
-	/* a job-update may have come after the exec */
-	if (p->job.id[0] && (ji = jobs_fill(t->jobs, &p->job, p->cgroup)))
+	/* a job-update, or Docker's answer, may have come after the exec */
+	if ((p->job.id[0] || p->container[0]) &&
+	    (ji = jobs_fill(t->jobs, &p->job, p->cgroup)))
 		job_account(ji, p, e);
+	else if (t->cts && p->container[0] &&
+		 (cu = containers_usage(t->cts, p)))
+		usage_add(cu, p, e, p->memcg_job_up);
 	prev = stages_enter(STAGE_ENCODE);
 	record_process_id(t->host, p, id);
 	jbuf_reset(&t->jb);
-	record_process(&t->jb, t->host, p, id);
+	record_process_batch(&t->jb, t->host, p, batch_of(t, p, ji), id);
 	stages_leave(prev);
 	put(t);
-	proc_table_remove(t->procs, p);
+	forget(t, p);
 }
 
 /* A fork: a new process that shares its parent's program and job. */
@@ -273,11 +324,13 @@ static void on_fork(struct tracker *t, const struct jt_ev_fork *e)
 	 * are gone before /proc could be read */
 	if (parent && e->parent_title[0] && !parent->job.id[0])
 		stepd_title_job(parent, e->parent_title);
-	if (parent && (parent->state & JT_PS_EXCL_TREE))
+	if (parent && (parent->state & JT_PS_EXCL_TREE)) {
 		exclude(t, p, true);	/* forked before the kernel knew */
-	else if (parent)
+	} else if (parent) {
 		inherit(p, parent);
-	else {
+		if (t->cts && p->container[0])
+			containers_enter(t->cts, t, p);
+	} else {
 		if (e->parent_title[0])
 			stepd_title_job(p, e->parent_title);
 		/* nothing to inherit: the defaults, as for an exit alone */
@@ -405,7 +458,7 @@ static void on_oom(struct tracker *t, const struct jt_ev_oom *e)
 	oom.rss_bytes = e->rss_pages * page;
 	oom.total_vm_bytes = e->total_vm_pages * page;
 	jbuf_reset(b);
-	record_oom(b, t->host, p, &oom, id);
+	record_oom(b, t->host, p, batch_of(t, p, NULL), &oom, id);
 	put(t);
 }
 
@@ -602,7 +655,7 @@ static void evict_one(struct jt_proc *p, void *arg)
 		return;
 	if (p->state & JT_PS_EXCLUDED) {
 		/* the kernel keeps its exit to itself: forget it now */
-		proc_table_remove(pc->t->procs, p);
+		forget(pc->t, p);
 		return;
 	}
 	p->state |= JT_PS_EXIT_LOST;
@@ -636,7 +689,7 @@ static void sample_one(struct jt_proc *p, void *arg)
 	prev = stages_enter(STAGE_ENCODE);
 	record_make_id(t->host, "sample", key, p->sample_ns, id);
 	jbuf_reset(&t->jb);
-	record_sample(&t->jb, t->host, p, id);
+	record_sample_batch(&t->jb, t->host, p, batch_of(t, p, ji), id);
 	stages_leave(prev);
 	put(t);
 }

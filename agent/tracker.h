@@ -34,10 +34,14 @@ struct tracker_cb {
 	void *ctx;
 };
 
+struct containers;
+
 struct tracker {
 	struct proc_table *procs;	/* owned */
 	struct rules *rules;		/* borrowed, may be NULL: defaults */
 	struct jobs *jobs;		/* borrowed */
+	struct containers *cts;		/* borrowed, NULL: containers are not
+					 * looked up (see containers.h) */
 	const struct jt_host *host;	/* borrowed */
 	struct tracker_cb cb;
 	struct jbuf jb;

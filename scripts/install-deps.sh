@@ -12,7 +12,7 @@ set -eu
 PKGS="gcc make autoconf automake pkg-config clang llvm libclang-rt-dev bpftool libbpf-dev
 libelf-dev zlib1g-dev libconfig-dev liblua5.4-dev libsqlite3-dev
 libcmocka-dev libcurl4-openssl-dev sqlite3 procps slurm-wlm munge libslurm-dev
-clickhouse-server clickhouse-client python3 curl cloud-init dpkg-dev gpg"
+clickhouse-server clickhouse-client python3 curl cloud-init dpkg-dev gpg docker.io busybox-static"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

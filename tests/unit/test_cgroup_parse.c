@@ -97,6 +97,19 @@ static const struct cg_case cases[] = {
 	NONE("/ecs/" TASK32 "/" TASKUUID "-3873862546"),
 	NONE("/ecs/" TASK32 "/" TASK32 "-"),
 	NONE("/ecs/" TASK32 "/" TASK32 "-12x"),
+	/* ECS on cgroup v2 (systemd driver): docker's scope in the task's slice */
+	CTR("/ecstasks.slice/ecstasks-" TASK32 ".slice/docker-" H1 ".scope",
+	    "ecs", H1, TASK32),
+	CTR("/ecstasks.slice/ecstasks-" TASK32 ".slice/docker-" H1
+	    ".scope/init.scope", "ecs", H1, TASK32),
+	/* a slice that names no task id: an ordinary docker scope */
+	CTR("/ecstasks.slice/ecstasks-x" TASK32 ".slice/docker-" H1 ".scope",
+	    "docker", H1, ""),
+	CTR("/ecstasks.slice/ecstasks-" TASK32 ".scope/docker-" H1 ".scope",
+	    "docker", H1, ""),
+	CTR("/ecstasks.slice/ecstasks-" TASK32 ".slice/cri-containerd-" H1
+	    ".scope", "containerd", H1, ""),
+	NONE("/ecstasks.slice/ecstasks-" TASK32 ".slice"),
 	/* ---- Slurm, cgroup v1 ---- */
 	SLURM("/slurm/uid_1000/job_123/step_batch",
 	        "123", "batch", "1000", ""),
@@ -317,6 +330,88 @@ static void test_deep_path(void **state)
 	assert_int_equal(cg_parse_container(path, &c), 1);
 	assert_string_equal(c.runtime, "docker");
 	assert_string_equal(c.id, H1);
+}
+
+struct ct_level_case {
+	const char *path;
+	int level, task_level;
+	const char *own, *task;	/* cg_ancestor() by those levels */
+};
+
+static const struct ct_level_case ct_level_cases[] = {
+	{ "/docker/" H1, 0, -1, "/docker/" H1, NULL },
+	{ "/system.slice/docker-" H1 ".scope/init.scope", 1, -1,
+	  "/system.slice/docker-" H1 ".scope", NULL },
+	{ "/ecs/" TASK32 "/" H1, 0, 1, "/ecs/" TASK32 "/" H1, "/ecs/" TASK32 },
+	{ "/ecs/" TASK32 "/" H1 "/sub/deeper", 2, 3, "/ecs/" TASK32 "/" H1,
+	  "/ecs/" TASK32 },
+	{ "/ecstasks.slice/ecstasks-" TASK32 ".slice/docker-" H1 ".scope", 0,
+	  1, "/ecstasks.slice/ecstasks-" TASK32 ".slice/docker-" H1 ".scope",
+	  "/ecstasks.slice/ecstasks-" TASK32 ".slice" },
+	{ "/kubepods/burstable/" POD "/" H2, 0, -1, "/kubepods/burstable/" POD
+	  "/" H2, NULL },
+	{ "/user.slice", -1, -1, NULL, NULL },
+};
+
+/* How deep in its container (and ECS task) a path is, and the cgroups
+ * those levels name. */
+static void test_container_levels(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(ct_level_cases) / sizeof(ct_level_cases[0]);
+	     i++) {
+		const struct ct_level_case *t = &ct_level_cases[i];
+		struct cg_container c;
+		char buf[512];
+
+		memset(&c, 0xaa, sizeof(c));
+		cg_parse_container(t->path, &c);
+		CHECK_RC(t->path, c.level, t->level);
+		CHECK_RC(t->path, c.task_level, t->task_level);
+		if (t->own) {
+			CHECK_RC(t->path, cg_ancestor(t->path, c.level, buf,
+						      sizeof(buf)), 0);
+			CHECK_STR(t->path, buf, t->own);
+		}
+		if (t->task) {
+			CHECK_RC(t->path, cg_ancestor(t->path, c.task_level,
+						      buf, sizeof(buf)), 0);
+			CHECK_STR(t->path, buf, t->task);
+		}
+	}
+}
+
+/* cg_ancestor: the root, too many levels, a buffer too small, slashes. */
+static void test_ancestor(void **state)
+{
+	char buf[16], deep[8192], big[8192];
+	size_t off = 0;
+
+	(void)state;
+	assert_int_equal(cg_ancestor("/a/b/c", 0, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/a/b/c");
+	assert_int_equal(cg_ancestor("/a/b/c", 2, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/a");
+	assert_int_equal(cg_ancestor("/a/b/c", 3, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/");
+	assert_int_equal(cg_ancestor("//a//b/", 1, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "//a");
+	assert_int_equal(cg_ancestor("/a/b/c", 4, buf, sizeof(buf)), -1);
+	assert_int_equal(cg_ancestor("/a/b/c", -1, buf, sizeof(buf)), -1);
+	assert_int_equal(cg_ancestor(NULL, 0, buf, sizeof(buf)), -1);
+	assert_int_equal(cg_ancestor("/0123456789/abcdef", 0, buf,
+				     sizeof(buf)), -1);
+	assert_int_equal(cg_ancestor("/0123456789/abcdef", 1, buf,
+				     sizeof(buf)), 0);
+	assert_string_equal(buf, "/0123456789");
+	/* deeper than the parser keeps: the kept levels still count */
+	for (int i = 0; i < 100; i++)
+		off += (size_t)snprintf(deep + off, sizeof(deep) - off, "/l%d", i);
+	assert_int_equal(cg_ancestor(deep, 62, big, sizeof(big)), 0);
+	assert_int_equal(strlen(big), (size_t)(strstr(deep, "/l38") - deep));
+	assert_int_equal(strncmp(big, deep, strlen(big)), 0);
+	assert_int_equal(cg_ancestor(deep, 64, big, sizeof(big)), -1);
+	assert_int_equal(cg_ancestor(deep, 100, big, sizeof(big)), -1);
 }
 
 struct title_case {
@@ -676,6 +771,8 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_null),
 		cmocka_unit_test(test_deep_path),
+		cmocka_unit_test(test_container_levels),
+		cmocka_unit_test(test_ancestor),
 		cmocka_unit_test(test_titles),
 		cmocka_unit_test(test_slurm_levels),
 		cmocka_unit_test(test_level_below),

@@ -75,6 +75,9 @@ static void assert_same_config(const struct jt_config *a,
 	assert_int_equal(a->imds_mode, b->imds_mode);
 	assert_string_equal(a->imds_url, b->imds_url);
 	assert_int_equal(a->spot_poll_ms, b->spot_poll_ms);
+	assert_int_equal(a->docker_enabled, b->docker_enabled);
+	assert_string_equal(a->docker_socket, b->docker_socket);
+	assert_int_equal(a->docker_timeout_ms, b->docker_timeout_ms);
 }
 
 /*
@@ -441,7 +444,7 @@ static void test_unknown_group(void **state)
 		     "log = { level = \"warn\"; };\n\n"
 		     "sink = {\n\turl = \"http://x\";\n};\n", 3,
 		     "unknown group \"sink\"; valid groups: log, agent, "
-		     "rules, collector, store, spool, cloud, sinks");
+		     "rules, collector, store, spool, cloud, docker, sinks");
 	expect_error("top_scalar.conf", "level = \"debug\";\n", 1,
 		     "unknown group \"level\"");
 	expect_error("group_not_group.conf", "\nlog = \"debug\";\n", 2,
@@ -580,6 +583,12 @@ static void test_relative_path(void **state)
 	expect_error("relative_db.conf",
 		     "store = {\n\tsqlite_path = \"\";\n};\n", 2,
 		     "store.sqlite_path: must be an absolute path");
+	expect_error("relative_docker.conf",
+		     "docker = {\n\tsocket = \"docker.sock\";\n};\n", 2,
+		     "docker.socket: must be an absolute path");
+	expect_error("docker_timeout.conf",
+		     "docker = {\n\ttimeout = 0.01;\n};\n", 2,
+		     "docker.timeout");
 }
 
 /* The log level must be one log_level_parse knows. */

@@ -909,6 +909,53 @@ static void test_parent_id(void **state)
 	jbuf_free(&b);
 }
 
+/*
+ * A store made before members joined the process record (here: made now,
+ * the AWS Batch ones dropped again) gets their columns at the next open,
+ * keeps its rows, and stores the new members.
+ */
+static void test_new_columns(void **state)
+{
+	struct fixture *f = *state;
+	struct jt_batch batch = { .attempt = 2, .has_array = true,
+				  .array_index = 7, .queue = "q1" };
+	struct store *s = NULL;
+	sqlite3 *db = NULL;
+	struct jt_proc p;
+	struct jbuf b;
+	char id[37];
+
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+		"ALTER TABLE process_rec DROP COLUMN job_queue;"
+		"ALTER TABLE process_rec DROP COLUMN job_attempt;"
+		"ALTER TABLE process_rec DROP COLUMN job_array_index;",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	query_is(f->db, "SELECT count(*) FROM pragma_table_info('process_rec')"
+		 " WHERE name IN ('job_queue', 'job_attempt')", NULL, "0");
+
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	fill_proc(&specs[0], &p);
+	p.pid = 99999;
+	snprintf(p.job.scheduler, sizeof(p.job.scheduler), "aws-batch");
+	record_process_id(&f->host, &p, id);
+	jbuf_init(&b);
+	record_process_batch(&b, &f->host, &p, &batch, id);
+	assert_int_equal(store_put_json(s, b.buf, b.len), 0);
+	assert_int_equal(store_flush(s), 1);
+	store_close(s);
+	jbuf_free(&b);
+	snprintf(id, sizeof(id), "%zu", NSPECS + 1);
+	query_is(f->db, "SELECT count(*) FROM process_rec", NULL, id);
+	query_is(f->db, "SELECT job_queue || '|' || job_attempt || '|' ||"
+		 " job_array_index FROM process_rec WHERE pid = 99999", NULL,
+		 "q1|2|7");
+	snprintf(id, sizeof(id), "%zu", NSPECS);
+	query_is(f->db, "SELECT count(*) FROM process_rec WHERE job_queue IS"
+		 " NULL", NULL, id);
+}
+
 /* A store of schema 1 is refused with what to do, by writer and reader. */
 static void test_v1_refused(void **state)
 {
@@ -1411,6 +1458,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exe_truncated_column, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_v1_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_new_columns, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_report_two_hosts, setup,
 						teardown),

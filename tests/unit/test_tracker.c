@@ -5,6 +5,7 @@
  * would, and every record the tracker writes is checked to be valid JSON
  * before its figures are compared with what the events said.
  */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,12 +19,14 @@
 
 #include <cmocka.h>
 
+#include "containers.h"
 #include "decode.h"
 #include "jobs.h"
 #include "json_check.h"
 #include "proc_table.h"
 #include "record.h"
 #include "tracker.h"
+#include "util.h"
 
 #define MiB (1024ull * 1024)
 #define MAX_RECS 64
@@ -34,6 +37,10 @@ struct fx {
 	struct tracker t;
 	char *rec[MAX_RECS];	/* every record written, in order */
 	size_t nrec;
+	struct containers *cts;	/* with setup_containers() */
+	char asked[8][80];	/* the container look-ups asked for */
+	size_t nasked;
+	int ask_rc;		/* what asking returns */
 };
 
 /* Keep a copy of each record; each must be one valid JSON text. */
@@ -76,6 +83,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 
 	tracker_fini(&f->t);
+	containers_free(f->cts);
 	jobs_free(f->jobs);
 	for (size_t i = 0; i < f->nrec; i++)
 		free(f->rec[i]);
@@ -1316,6 +1324,265 @@ static void test_default_tool(void **state)
 	assert_string_equal(proc_default_tool(&p), "runme.sh");
 }
 
+/* ---- 7: containers of AWS Batch jobs ------------------------------------ */
+
+#define CT1 "fefacee79f4b6082f1a1193c2ee3a1aa63a1938f5b460cf578894aab7e382405"
+#define CT2 "2e5a9c7dbcbdf9b9a897f837cf5133edafcbb677456722ac8dd4d2eafb6e0f81"
+#define CT3 "1cc313858df2c49b285aa0bfdeb1f5991494827c9b052609d058457eb4a44b45"
+#define TASK "822569a6b61861acc4645171f41dfe0c"
+#define BJOB "4c5e4f0a-1f2b-4f7e-9a43-0d2c1b6f3e21"
+#define BARN "arn:aws:ecs:us-east-1:123456789012:task/batch/" TASK
+
+/* The look-up queue of the test: remember what is asked. */
+static int fake_ask(void *ctx, const char *id)
+{
+	struct fx *f = ctx;
+
+	if (f->ask_rc)
+		return f->ask_rc;
+	assert_true(f->nasked < 8);
+	snprintf(f->asked[f->nasked++], sizeof(f->asked[0]), "%s", id);
+	return 0;
+}
+
+/* A tracker that follows containers (at most max). */
+static void setup_containers(struct fx *f, size_t max)
+{
+	assert_int_equal(containers_new(max, fake_ask, f, &f->cts), 0);
+	f->t.cts = f->cts;
+}
+
+/* Docker's answer for container id: a Batch job's (job non-NULL, an
+ * array child of index 7, attempt 2, 1.5 CPUs, 256 MiB, first process
+ * pid), another container's, or a failed look-up (state). */
+static void answer(struct fx *f, const char *id, enum docker_state state,
+		   const char *job, uint32_t pid)
+{
+	static struct dockerq_result r;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.id, sizeof(r.id), "%s", id);
+	r.state = state;
+	if (job) {
+		strcpy(r.info.env[DOCKER_ENV_JOB_ID], job);
+		strcpy(r.info.env[DOCKER_ENV_JOB_ATTEMPT], "2");
+		strcpy(r.info.env[DOCKER_ENV_ARRAY_INDEX], "7");
+		strcpy(r.info.env[DOCKER_ENV_JQ_NAME], "queue-a");
+		strcpy(r.info.env[DOCKER_ENV_CE_NAME], "ce-spot");
+		strcpy(r.info.env[DOCKER_ENV_RUN_ID], "run-9");
+		strcpy(r.info.label[DOCKER_LABEL_TASK_ARN], BARN);
+		r.info.nano_cpus = 1500000000;
+		r.info.memory = 256 * MiB;
+		r.info.pid = pid;
+	}
+	containers_answer(f->cts, &f->t, &r);
+}
+
+/* Process pid (start) forks child (cstart) that execs in the same cgroups. */
+static void fork_exec(struct fx *f, uint32_t pid, uint64_t start,
+		      uint32_t child, uint64_t cstart, const char *cg)
+{
+	ev_fork(f, child, cstart, pid, start, "sh");
+	ev_exec(f, &(struct exec_spec){ .pid = child, .ppid = pid,
+		.start = cstart, .pstart = start, .ts = cstart + 1,
+		.file = "/bin/work", ARGV("work"), .cg2 = cg, .cg1 = cg });
+}
+
+/* The last record of a type (and job phase, for job records). */
+static const char *last_of(const struct fx *f, const char *type,
+			   const char *phase)
+{
+	char qt[64], qp[64];
+
+	snprintf(qt, sizeof(qt), "\"%s\"", type);
+	snprintf(qp, sizeof(qp), "\"%s\"", phase ? phase : "");
+	for (size_t i = f->nrec; i-- > 0;)
+		if (!strcmp(jraw(f->rec[i], "type"), qt) &&
+		    (!phase || !strcmp(jraw(f->rec[i], "phase"), qp)))
+			return f->rec[i];
+	return NULL;
+}
+
+/* Assert the Batch fields of a record's job object. */
+static void assert_batch_job(const char *r)
+{
+	assert_jstr(r, "job.scheduler", "aws-batch");
+	assert_jstr(r, "job.id", BJOB ":7");
+	assert_jraw(r, "job.attempt", "2");
+	assert_jraw(r, "job.array_index", "7");
+	assert_jraw(r, "job.node_index", "null");
+	assert_jstr(r, "job.queue", "queue-a");
+	assert_jstr(r, "job.compute_environment", "ce-spot");
+	assert_jstr(r, "job.ecs_task_arn", BARN);
+	assert_jstr(r, "job.run", "run-9");
+}
+
+/*
+ * Docker answers while the container runs: one look-up, a job start
+ * record with the container's allocation and its first process's start,
+ * the running processes (and their later children) given the job, an end
+ * record when the last one exits, with every process's CPU and the
+ * container's memory cgroup peak.
+ */
+static void test_batch_container(void **state)
+{
+	struct fx *f = *state;
+	const char *cg = "/docker/" CT1;
+	const char *r;
+	size_t before;
+
+	setup_containers(f, 8);
+	exec_in(f, 700, 7000, cg, cg);
+	fork_exec(f, 700, 7000, 701, 7100, cg);
+	assert_int_equal(f->nasked, 1);
+	assert_string_equal(f->asked[0], CT1);
+	assert_int_equal(count_type(f, "job"), 0);
+
+	answer(f, CT1, DOCKER_OK, BJOB, 700);
+	r = last_of(f, "job", "start");
+	assert_non_null(r);
+	assert_batch_job(r);
+	assert_jraw(r, "allocation.cpus", "2");
+	assert_int_equal(ju64(r, "allocation.mem_bytes"), 256 * MiB);
+	assert_jstr(r, "start_time", "1970-01-01T00:00:00.000007Z");
+	assert_false(jget(r, "usage", (char[8]){ 0 }, 8));
+
+	/* a child forked after the answer inherits the job */
+	fork_exec(f, 701, 7100, 702, 7200, cg);
+	ev_exit(f, &(struct exit_spec){ .pid = 702, .start = 7200, .ts = 8000,
+		.runtime = 250000000, .levels = 2, .peaks = { 90 * MiB, 1 } });
+	ev_exit(f, &(struct exit_spec){ .pid = 701, .start = 7100, .ts = 8100,
+		.runtime = 500000000, .levels = 2, .peaks = { 120 * MiB, 1 } });
+	assert_batch_job(proc_rec(f, 702, 7200));
+	assert_batch_job(proc_rec(f, 701, 7100));
+	assert_int_equal(count_type(f, "job"), 1);
+	/* the first process, Docker's State.Pid, ends the job: its code is
+	 * the job's */
+	before = f->nrec;
+	ev_exit(f, &(struct exit_spec){ .pid = 700, .start = 7000, .ts = 9000,
+		.status = 3 << 8, .runtime = 1000000000, .levels = 2,
+		.peaks = { 100 * MiB, 1 } });
+	assert_int_equal(f->nrec, before + 2);
+	assert_batch_job(proc_rec(f, 700, 7000));
+	r = last_of(f, "job", "end");
+	assert_non_null(r);
+	assert_batch_job(r);
+	assert_jraw(r, "exit_code", "3");
+	assert_jstr(r, "end_time", "1970-01-01T00:00:00.000009Z");
+	assert_usage(r, "usage", 1.75, 3, 120 * MiB, "cgroup_v1");
+	assert_int_equal(f->nasked, 1);
+}
+
+/*
+ * Docker answers after the container is gone (ECS's cgroup v1 layout):
+ * the process record was written without a job, the job's start and end
+ * records come with the answer and count that process; the job's memory
+ * cgroup is the ECS task's, one level above the container's.
+ */
+static void test_batch_answer_late(void **state)
+{
+	struct fx *f = *state;
+	const char *cg = "/ecs/" TASK "/" CT2;
+	const char *r;
+	struct containers_stats st;
+
+	setup_containers(f, 8);
+	exec_in(f, 710, 7100, cg, cg);
+	ev_exit(f, &(struct exit_spec){ .pid = 710, .start = 7100, .ts = 9100,
+		.runtime = 2000000000, .levels = 3,
+		.peaks = { 40 * MiB, 64 * MiB, 1 } });
+	r = proc_rec(f, 710, 7100);
+	assert_jraw(r, "job", "null");
+	assert_jstr(r, "container", "ecs://" CT2);
+	containers_stats(f->cts, &st);
+	assert_int_equal(st.entries, 1);	/* the answer is awaited */
+
+	answer(f, CT2, DOCKER_OK, BJOB, 710);
+	assert_batch_job(last_of(f, "job", "start"));
+	r = last_of(f, "job", "end");
+	assert_non_null(r);
+	assert_usage(r, "usage", 2.0, 1, 64 * MiB, "cgroup_v1");
+	assert_jstr(r, "end_time", "1970-01-01T00:00:00.000009Z");
+	containers_stats(f->cts, &st);
+	assert_int_equal(st.entries, 0);
+}
+
+/*
+ * A container without a Batch environment is only a container; a failed
+ * look-up leaves the job fields null and is asked again while the
+ * container has processes, not before it is due.
+ */
+static void test_container_no_job(void **state)
+{
+	struct fx *f = *state;
+	struct containers_stats st;
+	const char *cg3 = "/system.slice/docker-" CT3 ".scope";
+	const char *r;
+
+	setup_containers(f, 8);
+	exec_in(f, 720, 7200, "/docker/" CT1, "/docker/" CT1);
+	answer(f, CT1, DOCKER_OK, NULL, 0);
+	ev_exit(f, &(struct exit_spec){ .pid = 720, .start = 7200, .ts = 9200,
+		.runtime = 1000 });
+	r = proc_rec(f, 720, 7200);
+	assert_jraw(r, "job", "null");
+	assert_jstr(r, "container", "docker://" CT1);
+	assert_int_equal(count_type(f, "job"), 0);
+
+	exec_in(f, 721, 7210, cg3, cg3);
+	assert_int_equal(f->nasked, 2);
+	answer(f, CT3, DOCKER_TIMEOUT, NULL, 0);
+	containers_retry(f->cts, util_now_ns(CLOCK_MONOTONIC));
+	assert_int_equal(f->nasked, 2);		/* not yet */
+	containers_retry(f->cts, UINT64_MAX / 2);
+	assert_int_equal(f->nasked, 3);
+	assert_string_equal(f->asked[2], CT3);
+	/* an answer for a container not followed changes nothing */
+	answer(f, CT2, DOCKER_OK, BJOB, 1);
+	assert_int_equal(count_type(f, "job"), 0);
+	containers_stats(f->cts, &st);
+	assert_int_equal(st.entries, 1);
+	assert_int_equal(st.jobs, 0);
+	ev_exit(f, &(struct exit_spec){ .pid = 721, .start = 7210, .ts = 9300,
+		.runtime = 1000 });
+	assert_jraw(proc_rec(f, 721, 7210), "job", "null");
+	/* the retry's answer comes after the container is gone */
+	answer(f, CT3, DOCKER_ABSENT, NULL, 0);
+	containers_stats(f->cts, &st);
+	assert_int_equal(st.entries, 0);
+}
+
+/* At most max containers are followed: another one is not looked up. */
+static void test_containers_bounded(void **state)
+{
+	struct fx *f = *state;
+	struct containers_stats st;
+
+	setup_containers(f, 2);
+	exec_in(f, 730, 7300, "/docker/" CT1, "/docker/" CT1);
+	exec_in(f, 731, 7310, "/docker/" CT2, "/docker/" CT2);
+	exec_in(f, 732, 7320, "/docker/" CT3, "/docker/" CT3);
+	assert_int_equal(f->nasked, 2);
+	containers_stats(f->cts, &st);
+	assert_int_equal(st.entries, 2);
+	assert_int_equal(st.full, 1);
+	/* the first two go: their entries with them */
+	answer(f, CT1, DOCKER_OK, NULL, 0);
+	answer(f, CT2, DOCKER_NOT_FOUND, NULL, 0);
+	ev_exit(f, &(struct exit_spec){ .pid = 730, .start = 7300, .ts = 9400 });
+	ev_exit(f, &(struct exit_spec){ .pid = 731, .start = 7310, .ts = 9410 });
+	ev_exit(f, &(struct exit_spec){ .pid = 732, .start = 7320, .ts = 9420 });
+	containers_stats(f->cts, &st);
+	assert_int_equal(st.entries, 0);
+	/* a queue that refuses: the look-up counts as failed, asked later */
+	f->ask_rc = -EAGAIN;
+	exec_in(f, 733, 7330, "/docker/" CT3, "/docker/" CT3);
+	f->ask_rc = 0;
+	containers_retry(f->cts, UINT64_MAX / 2);
+	assert_int_equal(f->nasked, 3);
+	assert_string_equal(f->asked[2], CT3);
+}
+
 /* Run every test in this file, each with a fresh tracker. */
 int main(void)
 {
@@ -1348,6 +1615,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exe_truncated, setup,
 						teardown),
 		cmocka_unit_test(test_default_tool),
+		cmocka_unit_test_setup_teardown(test_batch_container, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_batch_answer_late, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_container_no_job, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_containers_bounded, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
