@@ -770,12 +770,11 @@ static int put_json(struct store *s, const char *json, size_t len)
 	} else if (rc == SQLITE_OK) {
 		rc = bind_record(st, r, v);
 	}
-	if (rc != SQLITE_OK) {
-		sqlite3_clear_bindings(st);
+	/* every parameter is bound again for the next record: no
+	 * sqlite3_clear_bindings() per record */
+	if (rc != SQLITE_OK)
 		return fail(s, "binding record", rc);
-	}
 	rc = step_done(st);
-	sqlite3_clear_bindings(st);
 	switch (rc) {
 	case SQLITE_OK:
 		if (sqlite3_changes(s->db) > 0)
