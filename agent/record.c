@@ -251,9 +251,9 @@ static void counter_values(struct sv *v, const struct jt_counters *c)
 }
 
 /* Encode a finished process as a schema v1 `process` record. */
-void record_process_batch(struct jbuf *b, const struct jt_host *h,
-			  const struct jt_proc *p,
-			  const struct jt_batch *batch, const char *id)
+void record_process(struct jbuf *b, const struct jt_host *h,
+		    const struct jt_proc *p, const struct jt_batch *batch,
+		    const char *id)
 {
 	struct sv v[V__N] = { 0 };
 	char parent_id[37];
@@ -350,9 +350,9 @@ void record_job(struct jbuf *b, const struct jt_host *h,
 }
 
 /* Encode a running process's counters as a `sample` record. */
-void record_sample_batch(struct jbuf *b, const struct jt_host *h,
-			 const struct jt_proc *p,
-			 const struct jt_batch *batch, const char *id)
+void record_sample(struct jbuf *b, const struct jt_host *h,
+		   const struct jt_proc *p, const struct jt_batch *batch,
+		   const char *id)
 {
 	struct sv v[V__N] = { 0 };
 	char parent_id[37];

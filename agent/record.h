@@ -52,29 +52,17 @@ void record_tool_values(struct sv *v, const char *name, const char *category,
 void record_batch_values(struct sv *v, const struct jt_batch *batch);
 /* Encode a finished process as a schema v1 `process` record; batch is
  * its AWS Batch job's (NULL for none). */
-void record_process_batch(struct jbuf *b, const struct jt_host *h,
-			  const struct jt_proc *p,
-			  const struct jt_batch *batch, const char *id);
-/* ... of a process of no AWS Batch job. */
-static inline void record_process(struct jbuf *b, const struct jt_host *h,
-				  const struct jt_proc *p, const char *id)
-{
-	record_process_batch(b, h, p, NULL, id);
-}
+void record_process(struct jbuf *b, const struct jt_host *h,
+		    const struct jt_proc *p, const struct jt_batch *batch,
+		    const char *id);
 /* Encode a `job` record: phase "start" or "end" of a registered job. */
 void record_job(struct jbuf *b, const struct jt_host *h,
 		const struct jt_jobinfo *ji, const char *phase, const char *id);
 /* Encode a running process's counters as a `sample` record (batch as
- * for record_process_batch()). */
-void record_sample_batch(struct jbuf *b, const struct jt_host *h,
-			 const struct jt_proc *p,
-			 const struct jt_batch *batch, const char *id);
-/* ... of a process of no AWS Batch job. */
-static inline void record_sample(struct jbuf *b, const struct jt_host *h,
-				 const struct jt_proc *p, const char *id)
-{
-	record_sample_batch(b, h, p, NULL, id);
-}
+ * for record_process()). */
+void record_sample(struct jbuf *b, const struct jt_host *h,
+		   const struct jt_proc *p, const struct jt_batch *batch,
+		   const char *id);
 
 /* What an OOM kill's signal record tells. */
 struct jt_oom {

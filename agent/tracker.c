@@ -297,7 +297,7 @@ static void emit_process(struct tracker *t, struct jt_proc *p,
 	prev = stages_enter(STAGE_ENCODE);
 	record_process_id(t->host, p, id);
 	jbuf_reset(&t->jb);
-	record_process_batch(&t->jb, t->host, p, batch_of(t, p, ji), id);
+	record_process(&t->jb, t->host, p, batch_of(t, p, ji), id);
 	stages_leave(prev);
 	put(t);
 	forget(t, p);
@@ -689,7 +689,7 @@ static void sample_one(struct jt_proc *p, void *arg)
 	prev = stages_enter(STAGE_ENCODE);
 	record_make_id(t->host, "sample", key, p->sample_ns, id);
 	jbuf_reset(&t->jb);
-	record_sample_batch(&t->jb, t->host, p, batch_of(t, p, ji), id);
+	record_sample(&t->jb, t->host, p, batch_of(t, p, ji), id);
 	stages_leave(prev);
 	put(t);
 }

@@ -141,7 +141,7 @@ static char *proc_json(const struct jt_host *h, const struct spec *sp,
 	fill_proc(sp, &p);
 	record_process_id(h, &p, id);
 	jbuf_init(&b);
-	record_process(&b, h, &p, id);
+	record_process(&b, h, &p, NULL, id);
 	assert_false(b.oom);
 	s = strdup(jbuf_str(&b));
 	jbuf_free(&b);
@@ -798,11 +798,11 @@ static void test_put_json_times(void **state)
 		p.sample_ns = t[i].ns;
 		jbuf_reset(&b);
 		record_process_id(&f->host, &p, id);
-		record_process(&b, &f->host, &p, id);
+		record_process(&b, &f->host, &p, NULL, id);
 		assert_int_equal(store_put_json(s, jbuf_str(&b), b.len), 0);
 		snprintf(key, sizeof(key), "s%zu", i);
 		jbuf_reset(&b);
-		record_sample(&b, &f->host, &p, key);
+		record_sample(&b, &f->host, &p, NULL, key);
 		assert_int_equal(store_put_json(s, jbuf_str(&b), b.len), 0);
 	}
 	/* a job's end record sorts at its end, not its start */
@@ -896,15 +896,15 @@ static void test_parent_id(void **state)
 	assert_string_not_equal(pid_parent, pid_child_parent);
 
 	jbuf_init(&b);
-	record_process(&b, &h, &child, "x");
+	record_process(&b, &h, &child, NULL, "x");
 	assert_non_null(strstr(jbuf_str(&b), "\"ppid\":1001,\"parent_id\":\""));
 	assert_non_null(strstr(jbuf_str(&b), pid_parent));
 	jbuf_reset(&b);
-	record_sample(&b, &h, &child, "y");
+	record_sample(&b, &h, &child, NULL, "y");
 	assert_non_null(strstr(jbuf_str(&b), pid_parent));
 	child.ppid = 0;
 	jbuf_reset(&b);
-	record_process(&b, &h, &child, "z");
+	record_process(&b, &h, &child, NULL, "z");
 	assert_non_null(strstr(jbuf_str(&b), "\"ppid\":0,\"parent_id\":null,"));
 	jbuf_free(&b);
 }
@@ -941,7 +941,7 @@ static void test_new_columns(void **state)
 	snprintf(p.job.scheduler, sizeof(p.job.scheduler), "aws-batch");
 	record_process_id(&f->host, &p, id);
 	jbuf_init(&b);
-	record_process_batch(&b, &f->host, &p, &batch, id);
+	record_process(&b, &f->host, &p, &batch, id);
 	assert_int_equal(store_put_json(s, b.buf, b.len), 0);
 	assert_int_equal(store_flush(s), 1);
 	store_close(s);
@@ -1241,7 +1241,7 @@ static void test_put_json_cost(void **state)
 			p.end_ns = p.start_ns + 5000 * MS;
 			record_process_id(&f->host, &p, id);
 			jbuf_reset(&b);
-			record_process(&b, &f->host, &p, id);
+			record_process(&b, &f->host, &p, NULL, id);
 			json[i] = strdup(jbuf_str(&b));
 		}
 		t0 = util_now_ns(CLOCK_MONOTONIC);
