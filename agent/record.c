@@ -156,7 +156,7 @@ void record_job_values(struct sv *v, const struct jt_job *j)
 		record_job_fill(v, j);
 }
 
-/* The job object's members, whatever they are. */
+/* The job object's own members (not AWS Batch's), whatever they are. */
 void record_job_fill(struct sv *v, const struct jt_job *j)
 {
 	v[V_JOB].st = SV_SET;
@@ -169,9 +169,6 @@ void record_job_fill(struct sv *v, const struct jt_job *j)
 	sv_str_opt(&v[V_JOB_USER], j->user);
 	sv_str_opt(&v[V_JOB_ACCOUNT], j->account);
 	sv_str_opt(&v[V_JOB_COST_CENTER], j->cost_center);
-	v[V_JOB_ATTEMPT].st = v[V_JOB_ARRAY_INDEX].st = SV_NULL;
-	v[V_JOB_NODE_INDEX].st = v[V_JOB_QUEUE].st = SV_NULL;
-	v[V_JOB_COMPUTE_ENV].st = v[V_JOB_ECS_TASK_ARN].st = SV_NULL;
 }
 
 /* The AWS Batch members of the job object. */

@@ -42,8 +42,9 @@ struct sv;
 void record_head_values(struct sv *v, const struct jt_host *h, const char *id);
 /* The values of the job object (null when j names no job). */
 void record_job_values(struct sv *v, const struct jt_job *j);
-/* The values of the job object's members, even when j names no job
- * (v need not be zeroed: every member is set or nulled). */
+/* The values of the job object's members but AWS Batch's
+ * (record_batch_values()), even when j names no job; v need not be
+ * zeroed: each of those members is set or nulled. */
 void record_job_fill(struct sv *v, const struct jt_job *j);
 /* The values of the tool object. */
 void record_tool_values(struct sv *v, const char *name, const char *category,
