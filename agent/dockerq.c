@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,7 +173,6 @@ int dockerq_start(const char *socket_path, unsigned timeout_ms,
 		  struct dockerq **out)
 {
 	struct dockerq *q = calloc(1, sizeof(*q));
-	sigset_t all, old;
 	int err;
 
 	*out = NULL;
@@ -192,11 +190,7 @@ int dockerq_start(const char *socket_path, unsigned timeout_ms,
 		dockerq_stop(q);
 		return err;
 	}
-	/* the thread takes no signals: the event loop reads them */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = -pthread_create(&q->thread, NULL, worker, q);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = util_thread_start(&q->thread, worker, q);
 	if (err) {
 		log_error("docker: cannot start the look-up thread: %s",
 			  strerror(-err));

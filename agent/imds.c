@@ -15,7 +15,6 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -719,7 +718,6 @@ static void *imds_main(void *arg)
 int imds_start(const struct imds_opts *o, struct imds **out)
 {
 	pthread_condattr_t ca;
-	sigset_t all, old;
 	struct imds *m;
 	char why[128];
 	int e;
@@ -748,11 +746,7 @@ int imds_start(const struct imds_opts *o, struct imds **out)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&m->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	/* the thread takes no signals: the event loop reads them */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	e = -pthread_create(&m->thread, NULL, imds_main, m);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	e = util_thread_start(&m->thread, imds_main, m);
 	if (e) {
 		imds_stop(m);
 		return e;
