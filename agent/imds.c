@@ -491,7 +491,7 @@ static int get_token(struct imds *m, unsigned tmo, char *err, size_t errlen)
 			 m->ans.buf);
 		m->token_ns = util_now_ns(CLOCK_MONOTONIC);
 	}
-	explicit_bzero(m->ans.buf, m->ans.len);
+	jbuf_reset(&m->ans);	/* wipes the token */
 	return e;
 }
 
@@ -727,7 +727,7 @@ int imds_start(const struct imds_opts *o, struct imds **out)
 	if (!m)
 		return -ENOMEM;
 	m->efd = -1;
-	jbuf_init(&m->ans);
+	jbuf_init_wipe(&m->ans);	/* it holds the token at times */
 	if (util_strlcpy(m->url, o->url, sizeof(m->url)) >= sizeof(m->url) ||
 	    imds_url_addr(m->url, &m->addr, why, sizeof(why))) {
 		log_error("cloud.imds_url: %s", why);
