@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +40,7 @@ struct dockerq {
 	struct node *ask_head, *ask_tail;
 	unsigned asked;		/* in the ask queue */
 	struct node *done_head, *done_tail;
-	struct http_unix *client;	/* the worker's, for cancel */
+	struct http_client *client;	/* the worker's, for cancel */
 	bool stop;
 	struct dockerq_stats st;
 };
@@ -79,19 +78,23 @@ static struct node *pop(struct node **head, struct node **tail)
 	return n;
 }
 
-/* Ask Docker about one container; the result into r, why into err. */
-static void look_up(struct dockerq *q, struct http_unix **client,
-		    struct dockerq_result *r, char *err, size_t errlen)
+/* Ask Docker about one container; the result into r, why into err
+ * (the answer, in ans, is wiped after reading). */
+static void look_up(struct dockerq *q, struct http_client **client,
+		    struct jbuf *ans, struct dockerq_result *r, char *err,
+		    size_t errlen)
 {
 	char path[128], why[200];
-	const char *body;
-	size_t len;
+	/* the answer is not quoted in why: it is whatever the server said */
+	struct http_req rq = { .method = "GET", .suffix = path,
+			       .max_answer = DOCKERQ_ANSWER_MAX,
+			       .secret = true };
 	long status;
 	int e;
 
 	if (!*client) {
-		e = http_unix_new(q->socket_path, q->timeout_ms, client, why,
-				  sizeof(why));
+		e = http_client_new_unix(q->socket_path, q->timeout_ms, client,
+					 why, sizeof(why));
 		if (e) {
 			r->state = DOCKER_ERROR;
 			util_seterr(err, errlen, "%s", why);
@@ -100,44 +103,43 @@ static void look_up(struct dockerq *q, struct http_unix **client,
 		pthread_mutex_lock(&q->lock);
 		q->client = *client;
 		if (q->stop)
-			http_unix_cancel(*client);
+			http_client_cancel(*client);
 		pthread_mutex_unlock(&q->lock);
 	}
 	snprintf(path, sizeof(path), "/containers/%s/json", r->id);
-	e = http_unix_get(*client, path, DOCKERQ_ANSWER_MAX, &status, &body,
-			  &len, why, sizeof(why));
-	if (e) {
+	e = http_request(*client, &rq, ans, &status, why, sizeof(why));
+	if (e && !status) {
 		r->state = e == -ECONNREFUSED ? DOCKER_ABSENT :
 			   e == -ETIMEDOUT ? DOCKER_TIMEOUT : DOCKER_ERROR;
-		util_seterr(err, errlen, "container %.12s: %s", r->id, why);
-		return;
-	}
-	if (status == 404) {
+		util_seterr(err, errlen, "container %.12s: %s: %s", r->id,
+			    q->socket_path, why);
+	} else if (status == 404) {
 		r->state = DOCKER_NOT_FOUND;
 		util_seterr(err, errlen, "container %.12s: Docker does not know"
 			    " it (HTTP 404)", r->id);
 	} else if (status != 200) {
 		r->state = DOCKER_ERROR;
-		/* the body is not quoted: it is whatever the server said */
 		util_seterr(err, errlen, "container %.12s: HTTP %ld", r->id,
 			    status);
-	} else if (docker_parse_inspect(body, len, &r->info, why,
-					sizeof(why))) {
+	} else if (docker_parse_inspect(jbuf_str(ans), ans->len, &r->info,
+					why, sizeof(why))) {
 		r->state = DOCKER_ERROR;
 		util_seterr(err, errlen, "container %.12s: answer refused: %s",
 			    r->id, why);
 	} else {
 		r->state = DOCKER_OK;
 	}
-	http_unix_wipe(*client);
+	jbuf_reset(ans);
 }
 
 /* The worker: one look-up at a time until stopped. */
 static void *worker(void *arg)
 {
 	struct dockerq *q = arg;
-	struct http_unix *client = NULL;
+	struct http_client *client = NULL;
+	struct jbuf ans;
 
+	jbuf_init_wipe(&ans);
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
 		struct node *n;
@@ -151,7 +153,7 @@ static void *worker(void *arg)
 		q->asked--;
 		pthread_mutex_unlock(&q->lock);
 
-		look_up(q, &client, &n->r, err, sizeof(err));
+		look_up(q, &client, &ans, &n->r, err, sizeof(err));
 
 		pthread_mutex_lock(&q->lock);
 		q->st.answers[n->r.state]++;
@@ -165,7 +167,8 @@ static void *worker(void *arg)
 	}
 	q->client = NULL;
 	pthread_mutex_unlock(&q->lock);
-	http_unix_free(client);
+	http_client_free(client);
+	jbuf_free(&ans);
 	return NULL;
 }
 
@@ -174,7 +177,6 @@ int dockerq_start(const char *socket_path, unsigned timeout_ms,
 		  struct dockerq **out)
 {
 	struct dockerq *q = calloc(1, sizeof(*q));
-	sigset_t all, old;
 	int err;
 
 	*out = NULL;
@@ -192,11 +194,7 @@ int dockerq_start(const char *socket_path, unsigned timeout_ms,
 		dockerq_stop(q);
 		return err;
 	}
-	/* the thread takes no signals: the event loop reads them */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = -pthread_create(&q->thread, NULL, worker, q);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = util_thread_start(&q->thread, worker, q);
 	if (err) {
 		log_error("docker: cannot start the look-up thread: %s",
 			  strerror(-err));
@@ -227,7 +225,7 @@ void dockerq_stop(struct dockerq *q)
 	pthread_mutex_lock(&q->lock);
 	q->stop = true;
 	if (q->client)
-		http_unix_cancel(q->client);
+		http_client_cancel(q->client);
 	pthread_cond_signal(&q->wake);
 	pthread_mutex_unlock(&q->lock);
 	if (q->started)

@@ -35,6 +35,7 @@ struct http_client {
 	char *user;
 	char *password;
 	unsigned timeout_ms;	/* a request's, unless it has its own */
+	int cancel;		/* set by http_client_cancel(), any thread */
 	char curl_err[CURL_ERROR_SIZE];
 	struct jbuf gz;		/* compressed body */
 	struct jbuf url_buf;	/* url + suffix */
@@ -197,6 +198,20 @@ int http_global_init(void)
 	return global_rc;
 }
 
+/* curl progress callback, about once a second and on every read:
+ * non-zero stops the transfer (CURLE_ABORTED_BY_CALLBACK). */
+static int on_progress(void *arg, curl_off_t dt, curl_off_t dn,
+		       curl_off_t ut, curl_off_t un)
+{
+	struct http_client *c = arg;
+
+	(void)dt;
+	(void)dn;
+	(void)ut;
+	(void)un;
+	return __atomic_load_n(&c->cancel, __ATOMIC_RELAXED);
+}
+
 /* A client for the target of one sink (see http.h). */
 int http_client_new(const struct jt_sink_config *s, struct http_client **out,
 		    char *err, size_t errlen)
@@ -250,6 +265,9 @@ int http_client_new(const struct jt_sink_config *s, struct http_client **out,
 	SETOPT(c->curl, CURLOPT_PROTOCOLS_STR, "http,https", ok);
 	SETOPT(c->curl, CURLOPT_FOLLOWLOCATION, 0L, ok);
 	SETOPT(c->curl, CURLOPT_USERAGENT, "jobtraced/" JT_VERSION, ok);
+	SETOPT(c->curl, CURLOPT_NOPROGRESS, 0L, ok);
+	SETOPT(c->curl, CURLOPT_XFERINFOFUNCTION, on_progress, ok);
+	SETOPT(c->curl, CURLOPT_XFERINFODATA, c, ok);
 	SETOPT(c->curl, CURLOPT_SSL_VERIFYPEER, s->tls_verify ? 1L : 0L, ok);
 	SETOPT(c->curl, CURLOPT_SSL_VERIFYHOST, s->tls_verify ? 2L : 0L, ok);
 	if (s->tls_ca_file && *s->tls_ca_file)
@@ -424,7 +442,11 @@ int http_request(struct http_client *c, const struct http_req *rq,
 
 	if (status_out)
 		*status_out = 0;
-	jbuf_init(&answer);
+	if (__atomic_load_n(&c->cancel, __ATOMIC_RELAXED)) {
+		util_seterr(err, errlen, "cancelled");
+		return -ECANCELED;
+	}
+	jbuf_init_wipe(&answer);
 	jbuf_reset(&c->url_buf);
 	if (jbuf_put(&c->url_buf, c->url, strlen(c->url)) ||
 	    (rq->suffix && jbuf_put(&c->url_buf, rq->suffix,
@@ -472,12 +494,14 @@ int http_request(struct http_client *c, const struct http_req *rq,
 		if (sb.over)
 			util_seterr(err, errlen, "answer longer than %zu bytes",
 				    rq->max_answer);
-		else
-			util_seterr(err, errlen, "%s", c->curl_err[0] ?
-				    c->curl_err : cu.easy_strerror(rc));
+		else	/* curl's own message can quote the server */
+			util_seterr(err, errlen, "%s", c->curl_err[0] &&
+				    !rq->secret ? c->curl_err :
+				    cu.easy_strerror(rc));
 		e = sb.over ? -EMSGSIZE :
 		    rc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT :
-		    rc == CURLE_COULDNT_CONNECT ? -ECONNREFUSED : -EIO;
+		    rc == CURLE_COULDNT_CONNECT ? -ECONNREFUSED :
+		    rc == CURLE_ABORTED_BY_CALLBACK ? -ECANCELED : -EIO;
 		goto out;
 	}
 	cu.easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
@@ -485,7 +509,7 @@ int http_request(struct http_client *c, const struct http_req *rq,
 		*status_out = status;
 	if (status < 200 || status > 299) {
 		const struct jbuf *a = sb.b;
-		const char *msg = a->buf ? a->buf : "";
+		const char *msg = a->buf && !rq->secret ? a->buf : "";
 		size_t n = strcspn(msg, "\n");
 
 		util_seterr(err, errlen, "HTTP %ld%s%.*s", status, n ? ": " : "",
@@ -510,178 +534,35 @@ int http_post(struct http_client *c, const char *suffix,
 	return http_request(c, &rq, resp, NULL, err, errlen);
 }
 
-/* ---- a client on a Unix socket ------------------------------------------- */
-
-struct http_unix {
-	CURL *curl;
-	char *socket_path;
-	char *body;		/* the last answer, wiped when it moves */
-	size_t len, cap, max;
-	bool over;		/* the answer was longer than max */
-	volatile int cancel;	/* set by http_unix_cancel() */
-};
-
 /* A client of the HTTP server at socket_path (see http.h). */
-int http_unix_new(const char *socket_path, unsigned timeout_ms,
-		  struct http_unix **out, char *err, size_t errlen)
+int http_client_new_unix(const char *socket_path, unsigned timeout_ms,
+			 struct http_client **out, char *err, size_t errlen)
 {
-	struct http_unix *c;
+	/* the host is not looked up: the socket is the connection */
+	struct jt_sink_config sc = { .url = "http://localhost",
+				     .timeout_ms = timeout_ms };
 	bool ok = true;
+	int e;
 
-	*out = NULL;
-	if (http_global_init()) {
-		util_seterr(err, errlen, "%s", global_err);
-		return -EIO;
-	}
-	c = calloc(1, sizeof(*c));
-	if (!c || !(c->socket_path = strdup(socket_path)) ||
-	    !(c->curl = cu.easy_init())) {
-		http_unix_free(c);
-		util_seterr(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	SETOPT(c->curl, CURLOPT_NOSIGNAL, 1L, ok);
-	SETOPT(c->curl, CURLOPT_UNIX_SOCKET_PATH, c->socket_path, ok);
-	SETOPT(c->curl, CURLOPT_TIMEOUT_MS, (long)timeout_ms, ok);
-	SETOPT(c->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)timeout_ms, ok);
-	SETOPT(c->curl, CURLOPT_PROTOCOLS_STR, "http", ok);
-	SETOPT(c->curl, CURLOPT_FOLLOWLOCATION, 0L, ok);
-	SETOPT(c->curl, CURLOPT_USERAGENT, "jobtraced/" JT_VERSION, ok);
+	e = http_client_new(&sc, out, err, errlen);
+	if (e)
+		return e;
+	SETOPT((*out)->curl, CURLOPT_UNIX_SOCKET_PATH, socket_path, ok);
+	SETOPT((*out)->curl, CURLOPT_PROTOCOLS_STR, "http", ok);
 	if (!ok) {
 		util_seterr(err, errlen, "%s: libcurl rejected an option",
 			    socket_path);
-		http_unix_free(c);
+		http_client_free(*out);
+		*out = NULL;
 		return -EINVAL;
 	}
-	*out = c;
 	return 0;
 }
 
-/* Overwrite the last answer with zeros. */
-void http_unix_wipe(struct http_unix *c)
-{
-	if (c && c->body)
-		explicit_bzero(c->body, c->cap);
-	if (c)
-		c->len = 0;
-}
-
-/* Free a client; accepts NULL. */
-void http_unix_free(struct http_unix *c)
-{
-	if (!c)
-		return;
-	if (c->curl)
-		cu.easy_cleanup(c->curl);
-	http_unix_wipe(c);
-	free(c->body);
-	free(c->socket_path);
-	free(c);
-}
-
-/* Stop the running GET and the later ones. */
-void http_unix_cancel(struct http_unix *c)
+/* Stop the running request and the later ones (see http.h). */
+void http_client_cancel(struct http_client *c)
 {
 	__atomic_store_n(&c->cancel, 1, __ATOMIC_RELAXED);
-}
-
-/* curl write callback: the answer, at most max bytes; a buffer that
- * grows is copied and the old one wiped, so no stray copy stays. */
-static size_t on_unix_data(char *p, size_t size, size_t n, void *arg)
-{
-	struct http_unix *c = arg;
-	size_t add = size * n;
-
-	if (add > c->max - c->len) {
-		c->over = true;
-		return 0;		/* curl stops: CURLE_WRITE_ERROR */
-	}
-	if (c->len + add > c->cap) {
-		size_t cap = c->cap ? c->cap : 16384;
-		char *nb;
-
-		while (cap < c->len + add)
-			cap *= 2;
-		nb = malloc(cap);
-		if (!nb)
-			return 0;
-		if (c->body) {
-			memcpy(nb, c->body, c->len);
-			explicit_bzero(c->body, c->cap);
-			free(c->body);
-		}
-		c->body = nb;
-		c->cap = cap;
-	}
-	memcpy(c->body + c->len, p, add);
-	c->len += add;
-	return add;
-}
-
-/* curl progress callback, about once a second: stop when cancelled. */
-static int on_unix_progress(void *arg, curl_off_t dt, curl_off_t dn,
-			    curl_off_t ut, curl_off_t un)
-{
-	struct http_unix *c = arg;
-
-	(void)dt;
-	(void)dn;
-	(void)ut;
-	(void)un;
-	return __atomic_load_n(&c->cancel, __ATOMIC_RELAXED);
-}
-
-/* GET path on the socket (see http.h). */
-int http_unix_get(struct http_unix *c, const char *path, size_t max,
-		  long *status, const char **body, size_t *len, char *err,
-		  size_t errlen)
-{
-	char url[512];
-	CURLcode rc;
-
-	*status = 0;
-	*body = NULL;
-	*len = 0;
-	http_unix_wipe(c);
-	c->over = false;
-	c->max = max;
-	if (__atomic_load_n(&c->cancel, __ATOMIC_RELAXED))
-		return -ECANCELED;
-	/* the host is not looked up: the socket is the connection */
-	if ((size_t)snprintf(url, sizeof(url), "http://localhost%s", path) >=
-	    sizeof(url)) {
-		util_seterr(err, errlen, "%s: request path too long",
-			    c->socket_path);
-		return -EINVAL;
-	}
-	cu.easy_setopt(c->curl, CURLOPT_URL, url);
-	cu.easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
-	cu.easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_unix_data);
-	cu.easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
-	cu.easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
-	cu.easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, on_unix_progress);
-	cu.easy_setopt(c->curl, CURLOPT_XFERINFODATA, c);
-	rc = cu.easy_perform(c->curl);
-	if (rc != CURLE_OK) {
-		int e = rc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT :
-			rc == CURLE_COULDNT_CONNECT ? -ECONNREFUSED :
-			rc == CURLE_ABORTED_BY_CALLBACK ? -ECANCELED :
-			c->over ? -E2BIG : -EIO;
-
-		http_unix_wipe(c);
-		if (e == -E2BIG)
-			util_seterr(err, errlen, "%s: answer over %zu bytes",
-				    c->socket_path, max);
-		else	/* curl's words for the code: its message could
-			 * quote what the server sent */
-			util_seterr(err, errlen, "%s: %s", c->socket_path,
-				    cu.easy_strerror(rc));
-		return e;
-	}
-	cu.easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, status);
-	*body = c->body;
-	*len = c->len;
-	return 0;
 }
 
 /* Percent-encode s for a URL query into b. */

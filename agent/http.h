@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * http.h - blocking HTTP requests over libcurl, shared by the network
- * sinks (in their own threads), the CLI's ClickHouse queries and the
- * instance metadata reader (imds.c, in its thread).
+ * sinks (in their own threads), the CLI's ClickHouse queries, the
+ * instance metadata reader (imds.c) and the Docker look-ups (dockerq.c,
+ * over a Unix socket), each in its thread.
  */
 #ifndef JOBTRACE_HTTP_H
 #define JOBTRACE_HTTP_H
@@ -54,6 +55,9 @@ struct http_req {
 	bool gzip;			/* compress the body */
 	unsigned timeout_ms;		/* connect + transfer; 0: the client's */
 	size_t max_answer;		/* longer answers fail (-EMSGSIZE); 0: no cap */
+	bool secret;			/* the answer may name secrets: err never
+					 * quotes it (give a jbuf_init_wipe()
+					 * resp, so no copy stays either) */
 };
 
 /*
@@ -61,39 +65,21 @@ struct http_req {
  * to resp when it is not NULL, its status put in *status (0 when none
  * came; status may be NULL).  Returns 0 on a 2xx answer; -EACCES on 401
  * or 403, -EPROTO on another status, -ETIMEDOUT, -ECONNREFUSED, -EIO (no
- * answer), -EMSGSIZE (answer over rq->max_answer), with a one-line reason
- * in err.
+ * answer), -EMSGSIZE (answer over rq->max_answer), -ECANCELED
+ * (http_client_cancel()), with a one-line reason in err.
  */
 int http_request(struct http_client *c, const struct http_req *rq,
 		 struct jbuf *resp, long *status, char *err, size_t errlen);
 /*
- * A client of an HTTP server on a Unix socket (the Docker Engine API),
- * for GET requests from one thread at a time.  Whole exchanges are
- * bounded by timeout_ms.  libcurl is loaded with the first client.
+ * A client of an HTTP server on a Unix socket (the Docker Engine API):
+ * requests go to "http://localhost" + suffix over the socket, each bounded
+ * by timeout_ms.  Errors as http_client_new().
  */
-struct http_unix;
-
-int http_unix_new(const char *socket_path, unsigned timeout_ms,
-		  struct http_unix **out, char *err, size_t errlen);
-/* Free a client (its answer wiped first); accepts NULL. */
-void http_unix_free(struct http_unix *c);
-/*
- * GET path ("/containers/ID/json") on the socket: 0 with the HTTP status
- * in *status and the body in *body (*len bytes, valid until the next call
- * or http_unix_wipe()), for any status.  At most max bytes are taken.
- * Errors: -ECONNREFUSED nobody answers at the socket (no file, refused),
- * -ETIMEDOUT, -E2BIG the body is over max, -ECANCELED http_unix_cancel(),
- * -EIO anything else; err names the socket and the reason, never what the
- * server sent.
- */
-int http_unix_get(struct http_unix *c, const char *path, size_t max,
-		  long *status, const char **body, size_t *len, char *err,
-		  size_t errlen);
-/* Overwrite the last answer with zeros (it may name secrets). */
-void http_unix_wipe(struct http_unix *c);
-/* Make the running GET, and every later one, end with -ECANCELED within
- * a second; safe from any thread. */
-void http_unix_cancel(struct http_unix *c);
+int http_client_new_unix(const char *socket_path, unsigned timeout_ms,
+			 struct http_client **out, char *err, size_t errlen);
+/* Make the running request, and every later one, end with -ECANCELED
+ * within a second; safe from any thread. */
+void http_client_cancel(struct http_client *c);
 
 /* Percent-encode s for a URL query into b (jbuf used as a byte buffer). */
 void http_urlencode(struct jbuf *b, const char *s);

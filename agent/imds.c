@@ -15,7 +15,6 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -492,7 +491,7 @@ static int get_token(struct imds *m, unsigned tmo, char *err, size_t errlen)
 			 m->ans.buf);
 		m->token_ns = util_now_ns(CLOCK_MONOTONIC);
 	}
-	explicit_bzero(m->ans.buf, m->ans.len);
+	jbuf_reset(&m->ans);	/* wipes the token */
 	return e;
 }
 
@@ -719,7 +718,6 @@ static void *imds_main(void *arg)
 int imds_start(const struct imds_opts *o, struct imds **out)
 {
 	pthread_condattr_t ca;
-	sigset_t all, old;
 	struct imds *m;
 	char why[128];
 	int e;
@@ -729,7 +727,7 @@ int imds_start(const struct imds_opts *o, struct imds **out)
 	if (!m)
 		return -ENOMEM;
 	m->efd = -1;
-	jbuf_init(&m->ans);
+	jbuf_init_wipe(&m->ans);	/* it holds the token at times */
 	if (util_strlcpy(m->url, o->url, sizeof(m->url)) >= sizeof(m->url) ||
 	    imds_url_addr(m->url, &m->addr, why, sizeof(why))) {
 		log_error("cloud.imds_url: %s", why);
@@ -748,11 +746,7 @@ int imds_start(const struct imds_opts *o, struct imds **out)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&m->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	/* the thread takes no signals: the event loop reads them */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	e = -pthread_create(&m->thread, NULL, imds_main, m);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	e = util_thread_start(&m->thread, imds_main, m);
 	if (e) {
 		imds_stop(m);
 		return e;

@@ -38,7 +38,17 @@ static int grow(struct jbuf *b, size_t n)
 		}
 		cap *= 2;
 	}
-	p = realloc(b->buf, cap);
+	if (b->wipe) {
+		/* realloc() could leave the old bytes behind */
+		p = malloc(cap);
+		if (p && b->buf) {
+			memcpy(p, b->buf, b->len);
+			explicit_bzero(b->buf, b->cap);
+			free(b->buf);
+		}
+	} else {
+		p = realloc(b->buf, cap);
+	}
 	if (!p)
 		goto fail;
 	b->buf = p;
@@ -104,13 +114,26 @@ void jbuf_init(struct jbuf *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* Initialise an empty buffer whose contents are zeroed when let go. */
+void jbuf_init_wipe(struct jbuf *b)
+{
+	jbuf_init(b);
+	b->wipe = true;
+}
+
 /* Release the buffer's memory; accepts a zeroed struct. */
 void jbuf_free(struct jbuf *b)
 {
+	bool wipe;
+
 	if (!b)
 		return;
+	wipe = b->wipe;
+	if (wipe && b->buf)
+		explicit_bzero(b->buf, b->cap);
 	free(b->buf);
 	memset(b, 0, sizeof(*b));
+	b->wipe = wipe;
 }
 
 /* Empty the buffer, keep its memory. */
@@ -118,10 +141,14 @@ void jbuf_reset(struct jbuf *b)
 {
 	char *buf = b->buf;
 	size_t cap = b->cap;
+	bool wipe = b->wipe;
 
+	if (wipe && buf)
+		explicit_bzero(buf, b->len);
 	memset(b, 0, sizeof(*b));
 	b->buf = buf;
 	b->cap = cap;
+	b->wipe = wipe;
 	if (buf)
 		buf[0] = '\0';
 }
@@ -153,6 +180,8 @@ void jbuf_added(struct jbuf *b, size_t n)
 void jbuf_rewind(struct jbuf *b, size_t len)
 {
 	if (len < b->len) {
+		if (b->wipe)
+			explicit_bzero(b->buf + len, b->len - len);
 		b->len = len;
 		b->buf[len] = '\0';
 	}

@@ -29,10 +29,16 @@ struct jbuf {
 	bool need_comma[JSON_MAX_DEPTH];
 	bool after_key;
 	bool oom;		/* allocation failed: contents invalid */
+	bool wipe;		/* jbuf_init_wipe(): contents zeroed when let go */
 };
 
 /* Initialise an empty buffer (no allocation yet). */
 void jbuf_init(struct jbuf *b);
+/* The same, for contents that may be secret (an answer naming a
+ * container's environment, a token): bytes are zeroed when reset,
+ * rewound or freed, and a buffer that grows is copied and the old one
+ * zeroed, so no stray copy is left on the heap. */
+void jbuf_init_wipe(struct jbuf *b);
 /* Release the buffer's memory; accepts a zeroed struct. */
 void jbuf_free(struct jbuf *b);
 /* Empty the buffer, keep its memory. */

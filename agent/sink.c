@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -778,7 +777,6 @@ int sinks_start(const struct jt_config *c, struct spool *sp,
 {
 	const char *names[MAX_SINKS];
 	pthread_condattr_t ca;
-	sigset_t all, old;
 	struct sinks *ks;
 	size_t n = sinks_names(c, names, MAX_SINKS);
 	int e = 0;
@@ -839,24 +837,19 @@ int sinks_start(const struct jt_config *c, struct spool *sp,
 		if (e)
 			break;
 	}
-	/* the threads take no signals: the event loop reads them */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (size_t i = 0; !e && i < ks->n; i++) {
 		struct sink *k = &ks->k[i];
 
 		if (k->ops->pipelined) {
-			e = -pthread_create(&k->tx_thread, NULL, sender_main,
-					    k);
+			e = util_thread_start(&k->tx_thread, sender_main, k);
 			if (e)
 				break;
 			k->tx_started = true;
 		}
-		e = -pthread_create(&k->thread, NULL, sink_main, k);
+		e = util_thread_start(&k->thread, sink_main, k);
 		if (!e)
 			k->started = true;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {
 		util_seterr(err, errlen, "starting the sinks: %s", strerror(-e));
 		sinks_stop(ks, 0);

@@ -3,6 +3,7 @@
 #ifndef JOBTRACE_UTIL_H
 #define JOBTRACE_UTIL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,6 +34,10 @@ void util_human_bytes(uint64_t v, char *out, size_t len);
 char *util_printable(char *s);
 /* mkdir -p with mode for the missing parts; returns 0 or -errno. */
 int util_mkdir_p(const char *path, mode_t mode);
+
+/* Start a thread that takes no signals (the event loop reads them):
+ * 0 or -errno. */
+int util_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 
 /* printf into err (when errlen > 0): the "what is wrong" of a failure. */
 __attribute__((format(printf, 3, 4)))

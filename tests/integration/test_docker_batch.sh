@@ -145,6 +145,8 @@ ARN="arn:aws:ecs:us-east-1:123456789012:task/jt-cluster/$TASK"
 NTRUE=20
 # the container's processes: sh (its first, State.Pid), sleep, NTRUE trues
 NPROC=$((NTRUE + 2))
+# then sh counts to NSPIN (builtins, no process): CPU enough to compare
+NSPIN=200000
 CID=$(dk run -d --name "jt-batch-$$" --network none --cgroup-parent "/ecs/$TASK" \
 	-e AWS_BATCH_JOB_ID="$JOBID" -e AWS_BATCH_JOB_ATTEMPT=2 \
 	-e AWS_BATCH_JOB_ARRAY_INDEX=7 -e AWS_BATCH_JQ_NAME=jt-queue \
@@ -156,10 +158,24 @@ CID=$(dk run -d --name "jt-batch-$$" --network none --cgroup-parent "/ecs/$TASK"
 	--label com.amazonaws.ecs.container-name=default \
 	--label com.amazonaws.ecs.cluster=jt-cluster \
 	--cpus 1.5 --memory 256m "$img" /bin/sh -c \
-	"sleep 2; i=0; while [ \$i -lt $NTRUE ]; do /bin/true; i=\$((i+1)); done; exit 3" \
+	"sleep 2; i=0; while [ \$i -lt $NTRUE ]; do /bin/true; i=\$((i+1)); done;
+	i=0; while [ \$i -lt $NSPIN ]; do i=\$((i+1)); done; exit 3" \
 	2>"$DK/batch.err")
 st=$(dk wait "$CID" 2>&1)
 check "the Batch container ran and exited with its code 3 (status $st)" eq "$st" 3
+# the reference for the job's usage: its ECS task's cgroup, read once the
+# container's last process is gone (cgroup v1 or v2, whichever has it)
+ref_cpu= ref_mem=
+for f in /sys/fs/cgroup/cpuacct/ecs/"$TASK"/cpuacct.usage \
+	/sys/fs/cgroup/cpu,cpuacct/ecs/"$TASK"/cpuacct.usage; do
+	[ -f "$f" ] && ref_cpu=$(awk '{ printf "%.3f", $1 / 1e9 }' "$f") && break
+done
+[ -z "$ref_cpu" ] && [ -f "$CG2/ecs/$TASK/cpu.stat" ] &&
+	ref_cpu=$(awk '$1 == "usage_usec" { printf "%.3f", $2 / 1e6 }' "$CG2/ecs/$TASK/cpu.stat")
+for f in /sys/fs/cgroup/memory/ecs/"$TASK"/memory.max_usage_in_bytes \
+	"$CG2/ecs/$TASK/memory.peak"; do
+	[ -f "$f" ] && ref_mem=$(cat "$f") && break
+done
 # what Docker itself says of the limits: the reference for the allocation
 lim=$(curl -s --unix-socket "$DSOCK" "http://docker/containers/$CID/json" |
 	python3 -c 'import json, sys; h = json.load(sys.stdin)["HostConfig"]
@@ -209,6 +225,17 @@ r=$(q "select json_extract(json, '\$.exit_code') || '|' ||
 	from record where type = 'job' and $JOBSEL and json_extract(json, '\$.phase') = 'end';")
 check "one job end record: exit code 3, usage.processes $NPROC, CPU counted, from the first process's start to the last exit (within 1 ms: the clocks' offset is read again at times) ($r)" \
 	eq "$r" "3|$NPROC|1|1|1"
+r=$(q "select json_extract(json, '\$.usage.cpu_s') || '|' ||
+	coalesce(json_extract(json, '\$.usage.mem_peak_bytes'), 'null')
+	from record where type = 'job' and $JOBSEL and json_extract(json, '\$.phase') = 'end';")
+note "job end usage cpu_s|mem_peak_bytes: $r; the task's cgroup: ${ref_cpu:-?} s CPU, ${ref_mem:-?} bytes peak"
+# the cgroup also charges runc's set-up before the exec of sh, and the
+# processes' CPU before they joined it: a few ms either way
+check "the job's CPU (${r%%|*} s) is the task cgroup's (${ref_cpu:-none} s) within 5 % + 30 ms" \
+	awk -v a="${r%%|*}" -v b="${ref_cpu:-x}" 'BEGIN { d = a - b; if (d < 0) d = -d
+		exit !(b + 0 > 0.1 && d <= 0.05 * b + 0.03) }'
+check "the job's memory peak (${r#*|}) is the task cgroup's peak (${ref_mem:-none})" \
+	eq "${r#*|}" "${ref_mem:-none}"
 
 # a container without the Batch environment is only a container
 PLAIN=$(dk run -d --name "jt-plain-$$" --network none \
