@@ -109,11 +109,24 @@ status_of() {
 	cli status 2>/dev/null | sed -n "s/^$1: //p"
 }
 
-# Wait (up to $2 s) until sink $1 has nothing left to deliver.
+# Set REPLY to the agent's status value of KEY, forking only the CLI
+# (this script's forks that never exec are recorded: see mark_only_rules).
+status_get() {
+	local line
+	REPLY=
+	cli status >"$T/status.get" 2>/dev/null
+	while IFS= read -r line; do
+		case $line in "$1: "*) REPLY=${line#"$1: "}; return 0 ;; esac
+	done <"$T/status.get"
+}
+
+# Wait (up to $2 s) until sink $1 has nothing left to deliver; forks
+# nothing that does not exec.
 wait_delivered() {
 	local lag
 	for _ in $(seq 1 $(($2 * 5))); do
-		lag=$(status_of "sink.$1.lag_records")
+		status_get "sink.$1.lag_records"
+		lag=$REPLY
 		[ "$lag" = 0 ] && return 0
 		sleep 0.2
 	done
@@ -237,7 +250,8 @@ start_watchdog() {
 
 # Write $CONF (extra agent { } settings in $1, extra top-level groups in $2,
 # extra store { } settings in $3) and start the agent; returns 1
-# if it does not answer `jobtrace status` within 20 s.  START_S: seconds
+# if it does not answer `jobtrace status` within 20 s.  SAMPLE_INTERVAL:
+# the collector's (1.0 s unless set).  START_S: seconds
 # from its launch (LAUNCH_T0, epoch s) to its first answer, from its event
 # loop (asked every 20 ms).
 start_agent() {
@@ -247,7 +261,7 @@ start_agent() {
 	cat > "$CONF" <<CONFEOF
 log = { level = "info"; };
 agent = { state_dir = "$T/state"; run_dir = "$T/run"; ${1:-} };
-collector = { sample_interval = 1.0; };
+collector = { sample_interval = ${SAMPLE_INTERVAL:-1.0}; };
 store = { flush_interval = 0.2; ${3:-} };
 ${2:-}
 CONFEOF
