@@ -124,9 +124,9 @@ static struct rstate *state_of(lua_State *L)
  * Start the deadline: ms from now; msg, the error raised when it passes,
  * must outlive the call (r->exec_msg, r->load_msg).
  *
- * The thread's CPU clock is a system call (0.52-0.54 us a read in
- * bench/README.md, a tenth of a classification), so a classification does
- * not always read it: it takes
+ * The thread's CPU clock is a system call (0.56-0.63 us a read,
+ * `bench/stagecost 1000000 cputime`, a tenth of a classification), so a
+ * classification does not always read it: it takes
  * the last reading, younger than one deadline, plus all the wall time
  * since, as if the thread had run all along.  That is the CPU time at the
  * start or more, so what the call is charged is what it used or less: a

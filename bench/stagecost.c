@@ -5,9 +5,11 @@
  * (fork: decode, track, back; exec: the same and classify in and out;
  * exit: the same and encode and spool in and out, 15 in all), repeated
  * N times (default 2,000,000) on the agent's own clock, or on
- * CLOCK_MONOTONIC (the clock where the TSC is not the kernel's).
+ * CLOCK_MONOTONIC (the clock where the TSC is not the kernel's).  With
+ * "cputime" it times N reads of CLOCK_THREAD_CPUTIME_ID instead, the
+ * clock the rules' deadline reads (a system call: agent/rules.c).
  *
- *   bench/stagecost [N [monotonic]]
+ *   bench/stagecost [N [monotonic|cputime]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,17 @@ int main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 2000000;
 	uint64_t t0, t1, sw;
 
+	if (argc > 2 && !strcmp(argv[2], "cputime")) {
+		uint64_t sum = 0;
+
+		t0 = util_now_ns(CLOCK_MONOTONIC);
+		for (long i = 0; i < n; i++)
+			sum += util_now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t1 = util_now_ns(CLOCK_MONOTONIC);
+		printf("clock=thread_cputime reads=%ld ns_per_read=%.1f (%s)\n", n,
+		       (double)(t1 - t0) / n, sum ? "read" : "none");
+		return 0;
+	}
 	stages_init();
 	if (argc > 2 && !strcmp(argv[2], "monotonic"))
 		stages_main.tsc = 0;
