@@ -244,17 +244,20 @@ static int load_table(struct chq *c, const struct report_query *q,
 	if (q->job && *q->job) {
 		put(&c->sql, "job_id = ");
 		err = quoted(c, "--job", q->job);
-	} else if (q->run && *q->run) {
-		if (process) {
-			put(&c->sql, "job_run = ");
-		} else {
+	} else if ((q->run && *q->run) || (q->pipeline && *q->pipeline)) {
+		bool run = q->run && *q->run;
+		const char *col = run ? "job_run = " : "job_pipeline = ";
+
+		if (!process) {
 			put(&c->sql, "job_id IN (SELECT job_id FROM ");
 			chquery_ident(&c->sql, c->s->database &&
 				      *c->s->database ? c->s->database :
 				      "jobtrace");
-			put(&c->sql, ".process WHERE job_run = ");
+			put(&c->sql, ".process WHERE ");
 		}
-		err = quoted(c, "--run", q->run);
+		put(&c->sql, col);
+		err = run ? quoted(c, "--run", q->run) :
+			    quoted(c, "--pipeline", q->pipeline);
 		if (!process)
 			put(&c->sql, ")");
 	} else {
@@ -415,6 +418,16 @@ static int load_pid_tree(struct chq *c, int64_t pid)
 int chquery_load(const struct jt_sink_config *s, const struct report_query *q,
 		 bool export, struct store *st, char *err, size_t errlen)
 {
+	return chquery_load_what(s, q, export ? CHQ_EXPORT : CHQ_REPORT, st,
+				 err, errlen);
+}
+
+/* Load what q selects for what from the sink s into st (see chquery.h). */
+int chquery_load_what(const struct jt_sink_config *s,
+		      const struct report_query *q, enum chq_what what,
+		      struct store *st, char *err, size_t errlen)
+{
+	bool export = what == CHQ_EXPORT;
 	static const char *const all[] = {
 		"process", "job", "sample", "signal", "host", NULL
 	};
@@ -438,7 +451,7 @@ int chquery_load(const struct jt_sink_config *s, const struct report_query *q,
 
 		/* a report reads processes, and a job's records */
 		if (!export && strcmp(t, "process") &&
-		    (strcmp(t, "job") || !q->job))
+		    (strcmp(t, "job") || (!q->job && what != CHQ_JOBS)))
 			continue;
 		/* host records belong to no job */
 		if (!strcmp(t, "host") && !q->since)

@@ -29,6 +29,17 @@
 int chquery_load(const struct jt_sink_config *s, const struct report_query *q,
 		 bool export, struct store *st, char *err, size_t errlen);
 
+/* What to load: a report's, an export's, or a report's and its jobs'. */
+enum chq_what { CHQ_REPORT, CHQ_EXPORT, CHQ_JOBS };
+
+/*
+ * As chquery_load(); CHQ_JOBS: the process records and the `job` records
+ * of their jobs (`jobtrace rightsize` reads allocations and job peaks).
+ */
+int chquery_load_what(const struct jt_sink_config *s,
+		      const struct report_query *q, enum chq_what what,
+		      struct store *st, char *err, size_t errlen);
+
 /*
  * Append s to b as a ClickHouse string literal in single quotes, with
  * quotes and backslashes escaped.  Control characters are refused

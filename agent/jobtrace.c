@@ -25,6 +25,7 @@
 #include "proc_table.h"
 #include "query.h"
 #include "report.h"
+#include "rightsize.h"
 #include "rules.h"
 #include "store.h"
 #include "util.h"
@@ -47,10 +48,13 @@ static void usage(FILE *out)
 		"Commands:\n"
 		"  status                 agent health, counters, store\n"
 		"  ps                     tracked processes running now\n"
-		"  report  (--job ID | --run ID | --since TIME | --pid PID) [--format text|json|html]\n"
-		"          [--no-tree] [--source sqlite|clickhouse[:NAME]]\n"
-		"  export  (--job ID | --run ID | --since TIME) --format ndjson\n"
+		"  report  (--job ID | --run ID | --pipeline P | --since TIME | --pid PID)\n"
+		"          [--format text|json|html] [--no-tree] [--source sqlite|clickhouse[:NAME]]\n"
+		"  export  (--job ID | --run ID | --pipeline P | --since TIME) --format ndjson\n"
 		"          [--source sqlite|clickhouse[:NAME]]\n"
+		"  rightsize (--pipeline P | --run ID | --since TIME)\n"
+		"          [--format text|nextflow|snakemake|slurm|json] [--source ...]\n"
+		"                         resources to ask for, per workflow task\n"
 		"  rules test [--rules DIR] [--exe PATH] [--parent CMD] [--repeat N] -- ARGV...\n"
 		"                         what the rules decide for a command line\n"
 		"  reload                 make the agent re-read its configuration and rules\n"
@@ -156,12 +160,15 @@ static void report_usage(FILE *out, bool export)
 {
 	if (export)
 		fprintf(out,
-			"Usage: jobtrace export (--job ID | --run ID | --since TIME) --format ndjson\n"
-			"                       [--source sqlite|clickhouse[:NAME]]\n"
-			"\nPrint the selected schema v1 records, one JSON object per line.\n");
+			"Usage: jobtrace export (--job ID | --run ID | --pipeline P | --since TIME)\n"
+			"                       --format ndjson [--source sqlite|clickhouse[:NAME]]\n"
+			"\nPrint the selected schema v1 records, one JSON object per line.\n"
+			"--run and --pipeline: the processes whose job.run (job.pipeline) is\n"
+			"that, and every record of their jobs.\n");
 	else
 		fprintf(out,
-			"Usage: jobtrace report (--job ID | --run ID | --since TIME | --pid PID)\n"
+			"Usage: jobtrace report (--job ID | --run ID | --pipeline P | --since TIME |\n"
+			"                        --pid PID)\n"
 			"                       [--format text|json|html] [--no-tree]\n"
 			"                       [--source sqlite|clickhouse[:NAME]]\n"
 			"\nFor --job, the job's header first (user, name, state, exit code, elapsed,\n"
@@ -175,7 +182,9 @@ static void report_usage(FILE *out, bool export)
 			"SIGPIPE (reader closed) and the scheduler's kill of the extern step at job\n"
 			"end are counted apart, not as failures.  A job that ran on several hosts\n"
 			"is one report, with a HOST column.\n"
-			"\n--no-tree  leave out the process tree (json: the process records)\n");
+			"\n--pipeline P  the processes whose job.pipeline is P (the rules name a\n"
+			"              Snakemake rule's \"snakemake\", a Nextflow process's \"nextflow\")\n"
+			"--no-tree  leave out the process tree (json: the process records)\n");
 	fprintf(out,
 		"\nTIME: RFC 3339 (2026-11-22T10:00:00Z), 'YYYY-MM-DD[ hh:mm[:ss]]' (UTC),\n"
 		"@EPOCH, or a relative 90s, 15m, 2h, 3d before now.\n"
@@ -187,6 +196,47 @@ static void report_usage(FILE *out, bool export)
 }
 
 /*
+ * Read what q selects for what from a ClickHouse sink into a temporary
+ * store (SQLite deletes it on close) and name it in where; NULL with *rc
+ * the exit status after a message.
+ */
+static struct store *clickhouse_store(struct cli *c, const char *cmd,
+				      const char *name,
+				      const struct report_query *q,
+				      enum chq_what what, char *where,
+				      size_t wlen, int *rc)
+{
+	const struct jt_sink_config *s;
+	struct store *st = NULL;
+	char err[1024];
+
+	*rc = 1;
+	s = config_find_sink(&c->cfg, JT_SINK_CLICKHOUSE, name);
+	if (!s) {
+		fprintf(stderr, "jobtrace %s: --source clickhouse%s%s: no clickhouse"
+			" sink%s%s%s in %s\n", cmd, name ? ":" : "", name ? name : "",
+			name ? " named '" : "", name ? name : "", name ? "'" : "",
+			c->cfg.source ? c->cfg.source : "the configuration (no file)");
+		*rc = EXIT_USAGE;
+		return NULL;
+	}
+	if (store_open("", false, &st))
+		return NULL;
+	if (chquery_load_what(s, q, what, st, err, sizeof(err)) < 0) {
+		fprintf(stderr, "jobtrace %s: %s\n", cmd, err);
+		store_close(st);
+		return NULL;
+	}
+	if (store_flush(st) < 0) {
+		store_close(st);
+		return NULL;
+	}
+	snprintf(where, wlen, "clickhouse sink '%s' (%s, database %s)",
+		 s->name, s->url, s->database && *s->database ? s->database : "jobtrace");
+	return st;
+}
+
+/*
  * Read the records q selects from a ClickHouse sink into a temporary
  * store and report or export them from there.
  */
@@ -194,38 +244,87 @@ static int report_clickhouse(struct cli *c, const char *cmd, const char *name,
 			     const struct report_query *q,
 			     enum report_format fmt, bool export)
 {
-	const struct jt_sink_config *s;
-	struct store *st = NULL;
-	char err[1024], where[1024];
-	int n, rc = 1;
+	struct store *st;
+	char where[1024];
+	int rc;
 
-	s = config_find_sink(&c->cfg, JT_SINK_CLICKHOUSE, name);
-	if (!s) {
-		fprintf(stderr, "jobtrace %s: --source clickhouse%s%s: no clickhouse"
-			" sink%s%s%s in %s\n", cmd, name ? ":" : "", name ? name : "",
-			name ? " named '" : "", name ? name : "", name ? "'" : "",
-			c->cfg.source ? c->cfg.source : "the configuration (no file)");
-		return EXIT_USAGE;
-	}
-	/* a private temporary database: SQLite deletes it on close */
-	if (store_open("", false, &st))
-		return 1;
-	n = chquery_load(s, q, export, st, err, sizeof(err));
-	if (n < 0) {
-		fprintf(stderr, "jobtrace %s: %s\n", cmd, err);
-		goto out;
-	}
-	if (store_flush(st) < 0)
-		goto out;
-	snprintf(where, sizeof(where), "clickhouse sink '%s' (%s, database %s)",
-		 s->name, s->url, s->database && *s->database ? s->database : "jobtrace");
+	st = clickhouse_store(c, cmd, name, q, export ? CHQ_EXPORT : CHQ_REPORT,
+			      where, sizeof(where), &rc);
+	if (!st)
+		return rc;
 	if (export)
 		rc = report_export_store(st, where, q, stdout) ? 1 : 0;
 	else
 		rc = report_run_store(st, where, q, fmt, stdout) ? 1 : 0;
-out:
 	store_close(st);
 	return rc;
+}
+
+/* Parse --since TIME for cmd into *out: 0, or -EINVAL after a message. */
+static int since_parse(const char *cmd, const char *arg, double *out)
+{
+	if (!report_parse_since(arg, util_now_ns(CLOCK_REALTIME) / 1e9, out))
+		return 0;
+	fprintf(stderr, "jobtrace %s: --since '%s': not a time (see jobtrace %s"
+		" --help)\n", cmd, arg, cmd);
+	return -EINVAL;
+}
+
+/*
+ * A selector option of cmd (--job, --run, --pipeline, --since) into q:
+ * 1 taken, 0 not a selector, -EINVAL after a message.
+ */
+static int selector_opt(const char *cmd, int opt, struct report_query *q)
+{
+	switch (opt) {
+	case 'j':
+		q->job = optarg;
+		return 1;
+	case 'r':
+		q->run = optarg;
+		return 1;
+	case 'P':
+		q->pipeline = optarg;
+		return 1;
+	case 's':
+		return since_parse(cmd, optarg, &q->since) ? -EINVAL : 1;
+	default:
+		return 0;
+	}
+}
+
+/* Check --source: sqlite, clickhouse, or clickhouse:NAME (*sink NAME). */
+static int source_parse(const char *cmd, const char *source, const char **sink)
+{
+	*sink = NULL;
+	if (!strncmp(source, "clickhouse:", 11) && source[11]) {
+		*sink = source + 11;
+	} else if (strcmp(source, "clickhouse") && strcmp(source, "sqlite")) {
+		fprintf(stderr, "jobtrace %s: --source '%s': expected sqlite, clickhouse"
+			" or clickhouse:NAME\n", cmd, source);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The store is root's: the agent answers cmd with what we may see.
+ * Returns the exit status.
+ */
+static int agent_query(struct cli *c, const char *cmd,
+		       const struct report_query *q, const char *format)
+{
+	int why = errno, err;
+
+	err = query_request(config_socket_path(&c->cfg), cmd, q, format,
+			       stdout, stderr);
+	if (err >= 0)
+		return err;
+	fprintf(stderr, "jobtrace %s: cannot read the store %s (%s) nor reach"
+		" jobtraced at %s: %s (is the agent running?)\n", cmd,
+		c->cfg.sqlite_path, strerror(why), config_socket_path(&c->cfg),
+		strerror(-err));
+	return 1;
 }
 
 /* `report` and `export`: parse the selector and format, then read the store. */
@@ -234,6 +333,7 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 	static const struct option opts[] = {
 		{ "job", required_argument, NULL, 'j' },
 		{ "run", required_argument, NULL, 'r' },
+		{ "pipeline", required_argument, NULL, 'P' },
 		{ "since", required_argument, NULL, 's' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
@@ -252,23 +352,12 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			q.job = optarg;
-			nsel++;
-			break;
-		case 'r':
-			q.run = optarg;
-			nsel++;
-			break;
-		case 's':
-			if (report_parse_since(optarg, util_now_ns(CLOCK_REALTIME) / 1e9,
-					       &q.since)) {
-				fprintf(stderr, "jobtrace %s: --since '%s': not a time "
-					"(see jobtrace %s --help)\n", name, optarg, name);
-				return EXIT_USAGE;
-			}
-			nsel++;
+		err = selector_opt(name, opt, &q);
+		if (err < 0)
+			return EXIT_USAGE;
+		nsel += err;
+		switch (err ? 0 : opt) {
+		case 0:
 			break;
 		case 'p':
 			if (export) {
@@ -316,22 +405,19 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 			argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (nsel != 1) {
-		fprintf(stderr, "jobtrace %s: give exactly one of --job, --run, --since%s\n",
-			name, export ? "" : ", --pid");
+	if (nsel != 1 || (q.job && !*q.job) || (q.run && !*q.run) ||
+	    (q.pipeline && !*q.pipeline)) {
+		fprintf(stderr, "jobtrace %s: give exactly one of --job, --run,"
+			" --pipeline, --since%s (not empty)\n", name,
+			export ? "" : ", --pid");
 		return EXIT_USAGE;
 	}
 	if (export && !have_format) {
 		fprintf(stderr, "jobtrace export: --format ndjson is required\n");
 		return EXIT_USAGE;
 	}
-	if (!strncmp(source, "clickhouse:", 11) && source[11]) {
-		sink = source + 11;
-	} else if (strcmp(source, "clickhouse") && strcmp(source, "sqlite")) {
-		fprintf(stderr, "jobtrace %s: --source '%s': expected sqlite, clickhouse"
-			" or clickhouse:NAME\n", name, source);
+	if (source_parse(name, source, &sink))
 		return EXIT_USAGE;
-	}
 	if (strcmp(source, "sqlite")) {
 		err = report_clickhouse(c, name, sink, &q, fmt, export);
 		if (fflush(stdout) || ferror(stdout)) {
@@ -342,19 +428,7 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 		return err;
 	}
 	if (geteuid() != 0 && access(c->cfg.sqlite_path, R_OK)) {
-		/* the store is root's: the agent answers with what we may see */
-		int why = errno;
-
-		err = query_request(config_socket_path(&c->cfg), name, &q, fmt,
-				    stdout, stderr);
-		if (err < 0) {
-			fprintf(stderr, "jobtrace %s: cannot read the store %s (%s)"
-				" nor reach jobtraced at %s: %s (is the agent"
-				" running?)\n", name, c->cfg.sqlite_path,
-				strerror(why), config_socket_path(&c->cfg),
-				strerror(-err));
-			return 1;
-		}
+		err = agent_query(c, name, &q, report_format_name(fmt));
 	} else {
 		err = export ? report_export(c->cfg.sqlite_path, &q, stdout)
 			     : report_run(c->cfg.sqlite_path, &q, fmt, stdout);
@@ -734,6 +808,128 @@ static int cmd_schema(struct cli *c, int argc, char **argv)
 	return stdout_done("jobtrace schema");
 }
 
+/* Print the usage of rightsize. */
+static void rightsize_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: jobtrace rightsize (--pipeline P | --run ID | --since TIME)\n"
+		"                          [--format text|nextflow|snakemake|slurm|json]\n"
+		"                          [--source sqlite|clickhouse[:NAME]]\n"
+		"\nPer workflow task (job.task: a Snakemake rule, a Nextflow process) of the\n"
+		"selected processes: the runs seen, what was requested, what was used and\n"
+		"the resources to ask for next time.\n"
+		"\n  instance   one execution: the topmost process with the task and its\n"
+		"             descendants with the same task; when the task ran as its own\n"
+		"             job (every process with a task in that job has this one),\n"
+		"             the job\n"
+		"  runs       distinct job.run values of its instances (else job ids)\n"
+		"  requested  own job: its allocation (cpus, memory); else unknown\n"
+		"  memory     own job: the job's memory peak (its cgroup's); else the\n"
+		"             largest sum of peak RSS of the instance's processes alive\n"
+		"             together, workflow-engine processes left out (Snakemake's\n"
+		"             own python in a job script is not the rule's command)\n"
+		"  cores      the instance's CPU seconds / its wall time\n"
+		"  wall       the instance's last end - its first start\n"
+		"  p95        nearest rank over the instances\n"
+		"\nRecommended, from %d runs on (fewer: a line says so, no setting):\n"
+		"  memory = ceil(1.2 x p95 peak), rounded up to a multiple of 100 MiB\n"
+		"  cores  = max(1, ceil(p95 cores - 0.01))\n"
+		"  time   = 1.5 x p95 wall, in whole minutes rounded up\n"
+		"\n--format\n"
+		"  text       the settings, then a table of runs, requested, used, recommended\n"
+		"  nextflow   a config for nextflow -c: process { withName: 'T' { cpus = N;\n"
+		"             memory = 'N MB'; time = 'Nm' } } (Nextflow's MB is 1024 KB)\n"
+		"  snakemake  a profile's config.yaml (snakemake --profile DIR):\n"
+		"             set-threads: [\"RULE=N\"], set-resources: [\"RULE:mem_mb=N\",\n"
+		"             \"RULE:mem_mib=N\", \"RULE:runtime=MIN\"]; mem_mb is Snakemake's\n"
+		"             MB (1000000 bytes), rounded up\n"
+		"  slurm      TASK: sbatch --cpus-per-task=N --mem=NM --time=MIN (M: MiB)\n"
+		"  json       every figure, recommendation null with a note when too few\n"
+		"\n--pipeline P  processes whose job.pipeline is P: the rules name the\n"
+		"              processes of Snakemake rules \"snakemake\", of Nextflow\n"
+		"              processes \"nextflow\"\n"
+		"--run ID      processes whose job.run is ID (one run: too few to recommend)\n"
+		"--since TIME  processes that ended (or started) since TIME: RFC 3339,\n"
+		"              'YYYY-MM-DD[ hh:mm[:ss]]' (UTC), @EPOCH, or 90s, 15m, 2h, 3d ago\n"
+		"--source      sqlite (this node's store, the default), clickhouse or\n"
+		"              clickhouse:NAME (a clickhouse sink of the configuration)\n",
+		RIGHTSIZE_MIN_RUNS);
+}
+
+/* `rightsize`: the resources to ask for, per workflow task. */
+static int cmd_rightsize(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pipeline", required_argument, NULL, 'P' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "since", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "source", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *source = "sqlite", *sink = NULL, *word = "text";
+	enum rightsize_format fmt = RIGHTSIZE_TEXT;
+	struct report_query q = { 0 };
+	struct store *st;
+	char where[1024];
+	int opt, nsel = 0, rc;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		rc = selector_opt("rightsize", opt, &q);
+		if (rc < 0)
+			return EXIT_USAGE;
+		nsel += rc;
+		switch (rc ? 0 : opt) {
+		case 0:
+			break;
+		case 'f':
+			if (rightsize_format_parse(optarg, &fmt)) {
+				fprintf(stderr, "jobtrace rightsize: --format '%s': expected"
+					" text, nextflow, snakemake, slurm or json\n", optarg);
+				return EXIT_USAGE;
+			}
+			word = optarg;
+			break;
+		case 'S':
+			source = optarg;
+			break;
+		case 'h':
+			rightsize_usage(stdout);
+			return 0;
+		default:
+			rightsize_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "jobtrace rightsize: unexpected argument '%s'\n",
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (nsel != 1 || (q.run && !*q.run) || (q.pipeline && !*q.pipeline)) {
+		fprintf(stderr, "jobtrace rightsize: give exactly one of --pipeline,"
+			" --run, --since (not empty)\n");
+		return EXIT_USAGE;
+	}
+	if (source_parse("rightsize", source, &sink))
+		return EXIT_USAGE;
+	if (strcmp(source, "sqlite")) {
+		st = clickhouse_store(c, "rightsize", sink, &q, CHQ_JOBS, where,
+				      sizeof(where), &rc);
+		if (st) {
+			rc = rightsize_run_store(st, where, &q, fmt, stdout) ? 1 : 0;
+			store_close(st);
+		}
+	} else if (geteuid() != 0 && access(c->cfg.sqlite_path, R_OK)) {
+		rc = agent_query(c, "rightsize", &q, word);
+	} else {
+		rc = rightsize_run(c->cfg.sqlite_path, &q, fmt, stdout) ? 1 : 0;
+	}
+	return stdout_done("jobtrace rightsize") ? 1 : rc;
+}
+
 /* Report a hook's failure: one line on stderr and in syslog. */
 static void hook_log(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -990,6 +1186,8 @@ int main(int argc, char **argv)
 		rc = cmd_report(&c, argc, argv, false);
 	else if (!strcmp(cmd, "export"))
 		rc = cmd_report(&c, argc, argv, true);
+	else if (!strcmp(cmd, "rightsize"))
+		rc = cmd_rightsize(&c, argc, argv);
 	else if (!strcmp(cmd, "rules"))
 		rc = cmd_rules(&c, argc, argv);
 	else if (!strcmp(cmd, "reload"))

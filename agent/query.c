@@ -21,6 +21,7 @@
 #include "config.h"
 #include "log.h"
 #include "query.h"
+#include "rightsize.h"
 #include "util.h"
 
 #define FRAME_MAX (1u << 20)	/* the largest frame a reader accepts */
@@ -100,45 +101,65 @@ bool query_server_sees_all(const struct query_server *qs,
 	       (qs->reader_set && control_peer_in(p, qs->reader_gid));
 }
 
-/* Check a report or export request and turn it into a query. */
+/* The value of field key of req, or NULL. */
+static const char *req_field(const struct control_req *req, const char *key)
+{
+	for (size_t i = 0; i < req->n; i++)
+		if (!strcmp(req->f[i].key, key))
+			return req->f[i].val;
+	return NULL;
+}
+
+/* Check a report, export or rightsize request and turn it into a query. */
 int query_parse(const struct control_req *req, double now,
 		struct report_query *q, enum report_format *fmt,
 		const char **why)
 {
 	bool export = !strcmp(req->cmd, "export");
+	bool rightsize = !strcmp(req->cmd, "rightsize");
+	enum rightsize_format rfmt;
 	const char *v;
 	int nsel = 0;
 	char *end;
 
 	memset(q, 0, sizeof(*q));
 	*fmt = export ? REPORT_NDJSON : REPORT_TEXT;
-	if (!export && strcmp(req->cmd, "report")) {
-		*why = "not a report or export request";
+	if (!export && !rightsize && strcmp(req->cmd, "report")) {
+		*why = "not a report, export or rightsize request";
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < req->n; i++) {
 		const char *k = req->f[i].key;
 
 		v = req->f[i].val;
-		if (!strcmp(k, "job") || !strcmp(k, "run")) {
+		if ((!strcmp(k, "job") && !rightsize) || !strcmp(k, "run") ||
+		    !strcmp(k, "pipeline")) {
 			if (!*v) {
-				*why = "empty job or run";
+				*why = "empty job, run or pipeline";
 				return -EINVAL;
 			}
-			*(k[0] == 'j' ? &q->job : &q->run) = v;
+			*(k[0] == 'j' ? &q->job : k[0] == 'r' ? &q->run :
+			  &q->pipeline) = v;
 		} else if (!strcmp(k, "since")) {
 			if (report_parse_since(v, now, &q->since) ||
 			    q->since <= 0) {
 				*why = "since: not a time";
 				return -EINVAL;
 			}
-		} else if (!strcmp(k, "pid") && !export) {
+		} else if (!strcmp(k, "pid") && !export && !rightsize) {
 			errno = 0;
 			q->pid = strtoll(v, &end, 10);
 			if (errno || *end || q->pid <= 0 || q->pid > 4194304) {
 				*why = "pid: not a process id";
 				return -EINVAL;
 			}
+		} else if (!strcmp(k, "format") && rightsize) {
+			if (rightsize_format_parse(v, &rfmt)) {
+				*why = "format: expected text, nextflow,"
+				       " snakemake, slurm or json";
+				return -EINVAL;
+			}
+			continue;
 		} else if (!strcmp(k, "format")) {
 			if (report_format_parse(v, fmt) ||
 			    export != (*fmt == REPORT_NDJSON)) {
@@ -147,7 +168,7 @@ int query_parse(const struct control_req *req, double now,
 				return -EINVAL;
 			}
 			continue;
-		} else if (!strcmp(k, "no_tree") && !export) {
+		} else if (!strcmp(k, "no_tree") && !export && !rightsize) {
 			q->no_tree = !strcmp(v, "1");
 			continue;
 		} else {
@@ -157,7 +178,9 @@ int query_parse(const struct control_req *req, double now,
 		nsel++;
 	}
 	if (nsel != 1) {
-		*why = "give exactly one of job, run, since, pid";
+		*why = rightsize ? "give exactly one of pipeline, run, since" :
+				   "give exactly one of job, run, pipeline,"
+				   " since, pid";
 		return -EINVAL;
 	}
 	return 0;
@@ -350,8 +373,18 @@ int query_child_main(int argc, char **argv)
 	if (!out)
 		return 1;
 	setvbuf(out, NULL, _IOFBF, 65536);
-	status = (fmt == REPORT_NDJSON ? report_export(argv[2], &q, out) :
-		  report_run(argv[2], &q, fmt, out)) ? 1 : 0;
+	if (!strcmp(req.cmd, "rightsize")) {
+		enum rightsize_format rfmt = RIGHTSIZE_TEXT;
+		const char *f = req_field(&req, "format");
+
+		if (f)
+			rightsize_format_parse(f, &rfmt);	/* checked */
+		status = rightsize_run(argv[2], &q, rfmt, out) ? 1 : 0;
+	} else {
+		status = (fmt == REPORT_NDJSON ?
+			  report_export(argv[2], &q, out) :
+			  report_run(argv[2], &q, fmt, out)) ? 1 : 0;
+	}
 	if (fflush(out) || ferror(out))
 		return 1;	/* the reader went away */
 	fclose(out);
@@ -474,15 +507,11 @@ static ssize_t reply_write(void *cookie, const char *buf, size_t len)
 	return (ssize_t)len;
 }
 
-/* Ask the agent for a report or export and copy its answer. */
+/* Ask the agent for a report, export or rightsize and copy its answer. */
 int query_request(const char *socket_path, const char *cmd,
-		  const struct report_query *q, enum report_format fmt,
+		  const struct report_query *q, const char *format,
 		  FILE *out, FILE *err)
 {
-	static const char *const fmts[] = {
-		[REPORT_TEXT] = "text", [REPORT_JSON] = "json",
-		[REPORT_HTML] = "html", [REPORT_NDJSON] = "ndjson",
-	};
 	cookie_io_functions_t io = { .write = reply_write };
 	struct query_reply r;
 	char line[2048];
@@ -493,13 +522,16 @@ int query_request(const char *socket_path, const char *cmd,
 		n = snprintf(line, sizeof(line), "%s\tjob=%s", cmd, q->job);
 	else if (q->run && *q->run)
 		n = snprintf(line, sizeof(line), "%s\trun=%s", cmd, q->run);
+	else if (q->pipeline && *q->pipeline)
+		n = snprintf(line, sizeof(line), "%s\tpipeline=%s", cmd,
+			     q->pipeline);
 	else if (q->pid)
 		n = snprintf(line, sizeof(line), "%s\tpid=%lld", cmd,
 			     (long long)q->pid);
 	else
 		n = snprintf(line, sizeof(line), "%s\tsince=@%.6f", cmd,
 			     q->since);
-	snprintf(line + n, sizeof(line) - n, "\tformat=%s%s", fmts[fmt],
+	snprintf(line + n, sizeof(line) - n, "\tformat=%s%s", format,
 		 q->no_tree ? "\tno_tree=1" : "");
 	query_reply_init(&r, out, err);
 	dec = fopencookie(&r, "w", io);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * query.h - report and export for users who may not read the store.
+ * query.h - report, export and rightsize for users who may not read the
+ * store.
  *
  * The store is root's alone.  A user's `jobtrace report` and `export`
  * send their selector and format to the agent ("report<TAB>job=42<TAB>
@@ -68,10 +69,11 @@ int query_serve(struct query_server *qs, int fd, const struct control_peer *p,
 void query_server_reap(struct query_server *qs, uint64_t now_ns);
 
 /*
- * Check a report or export request and turn it into a query: fields job,
- * run, since (any --since form; now for relative ones), pid, format,
- * no_tree.  Returns 0, or -EINVAL with *why set.  q keeps pointers into
- * req.
+ * Check a report, export or rightsize request and turn it into a query:
+ * fields job, run, pipeline, since (any --since form; now for relative
+ * ones), pid, format, no_tree (rightsize: pipeline, run or since, and a
+ * rightsize format, left in req for the child).  Returns 0, or -EINVAL
+ * with *why set.  q keeps pointers into req.
  */
 int query_parse(const struct control_req *req, double now,
 		struct report_query *q, enum report_format *fmt,
@@ -80,14 +82,14 @@ int query_parse(const struct control_req *req, double now,
 int query_child_main(int argc, char **argv);
 
 /*
- * The CLI's side: ask the agent at socket_path for the report or export
- * (cmd) of q, copy the output to out and the messages to err as they
- * come.  Returns the exit status the agent's child reported, 1 (with a
- * message on err) for a refused or cut reply, or -errno when the agent
- * cannot be reached (nothing printed).
+ * The CLI's side: ask the agent at socket_path for the report, export or
+ * rightsize (cmd) of q in format (its --format word), copy the output to
+ * out and the messages to err as they come.  Returns the exit status the
+ * agent's child reported, 1 (with a message on err) for a refused or cut
+ * reply, or -errno when the agent cannot be reached (nothing printed).
  */
 int query_request(const char *socket_path, const char *cmd,
-		  const struct report_query *q, enum report_format fmt,
+		  const struct report_query *q, const char *format,
 		  FILE *out, FILE *err);
 
 /* Decoder of a reply, for query_request() and its tests. */

@@ -181,17 +181,26 @@ struct summary {
 	" SELECT c.id, c.pid FROM process c JOIN sel" \
 	"  ON c.ppid = sel.pid AND c.parent_id = sel.id) "
 
+static const char *const format_names[] = {
+	[REPORT_TEXT] = "text", [REPORT_JSON] = "json",
+	[REPORT_HTML] = "html", [REPORT_NDJSON] = "ndjson",
+};
+
+/* The word of a format. */
+const char *report_format_name(enum report_format fmt)
+{
+	return (unsigned)fmt < sizeof(format_names) / sizeof(format_names[0]) ?
+	       format_names[fmt] : "text";
+}
+
 /* Parse a --format word. */
 int report_format_parse(const char *s, enum report_format *out)
 {
-	static const char *const names[] = {
-		[REPORT_TEXT] = "text", [REPORT_JSON] = "json",
-		[REPORT_HTML] = "html", [REPORT_NDJSON] = "ndjson",
-	};
+	const char *const *names = format_names;
 
 	if (!s)
 		return -EINVAL;
-	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (unsigned i = 0; i < sizeof(format_names) / sizeof(names[0]); i++) {
 		if (strcmp(s, names[i]) == 0) {
 			*out = (enum report_format)i;
 			return 0;
@@ -255,8 +264,8 @@ int report_parse_since(const char *s, double now, double *out)
 	return -EINVAL;
 }
 
-/* strdup of a text column; NULL stays NULL. */
-static int col_dup(sqlite3_stmt *st, int i, char **out)
+/* strdup of a text column; NULL stays NULL (see report.h). */
+int report_col_dup(struct sqlite3_stmt *st, int i, char **out)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);
 
@@ -365,18 +374,18 @@ static int rows_add(struct rows *r, sqlite3_stmt *st)
 	}
 	w = &r->v[r->n++];
 	memset(w, 0, sizeof(*w));
-	err |= col_dup(st, 0, &w->id);
-	err |= col_dup(st, 1, &w->host);
+	err |= report_col_dup(st, 0, &w->id);
+	err |= report_col_dup(st, 1, &w->host);
 	w->pid = sqlite3_column_int64(st, 2);
 	w->ppid = sqlite3_column_int64(st, 3);
-	err |= col_dup(st, 4, &w->parent_id);
+	err |= report_col_dup(st, 4, &w->parent_id);
 	w->start = col_time(st, 5);
 	w->running = sqlite3_column_type(st, 6) == SQLITE_NULL;
 	w->end = w->running ? w->start : col_time(st, 6);
-	err |= col_dup(st, 7, &w->exe);
-	err |= col_dup(st, 8, &w->comm);
-	err |= col_dup(st, 9, &w->argv);
-	err |= col_dup(st, 10, &w->tool);
+	err |= report_col_dup(st, 7, &w->exe);
+	err |= report_col_dup(st, 8, &w->comm);
+	err |= report_col_dup(st, 9, &w->argv);
+	err |= report_col_dup(st, 10, &w->tool);
 	w->exit_code = sqlite3_column_int(st, 11);
 	w->exit_signal = sqlite3_column_int(st, 12);
 	w->oom = sqlite3_column_int(st, 13) != 0;
@@ -387,9 +396,9 @@ static int rows_add(struct rows *r, sqlite3_stmt *st)
 	w->write_bytes = col_u64(st, 18);
 	w->rx = col_u64(st, 19);
 	w->tx = col_u64(st, 20);
-	err |= col_dup(st, 21, &w->json);
-	err |= col_dup(st, 22, &w->task);
-	err |= col_dup(st, 23, &w->step);
+	err |= report_col_dup(st, 21, &w->json);
+	err |= report_col_dup(st, 22, &w->task);
+	err |= report_col_dup(st, 23, &w->step);
 	w->cancelled = col_u64(st, 24);
 	if (sqlite3_column_type(st, 25) != SQLITE_NULL) {
 		w->sampled = true;
@@ -417,11 +426,12 @@ static uint64_t to_ns(double t)
 static int query_check(const struct report_query *q)
 {
 	int n = !!(q->job && *q->job) + !!(q->run && *q->run) +
-		(q->since != 0) + (q->pid != 0);
+		!!(q->pipeline && *q->pipeline) + (q->since != 0) +
+		(q->pid != 0);
 
 	if (n != 1) {
-		log_error("report: give exactly one of --job, --run, --since,"
-			  " --pid");
+		log_error("report: give exactly one of --job, --run,"
+			  " --pipeline, --since, --pid");
 		return -EINVAL;
 	}
 	if (q->pid < 0) {
@@ -476,8 +486,29 @@ static int restrict_uid(sqlite3 *db, const char *path,
 	return 0;
 }
 
+/* Restrict what later statements on st see to q->uid (see report.h). */
+int report_restrict(struct store *st, const char *where,
+		    const struct report_query *q)
+{
+	return restrict_uid(store_handle(st), where, q);
+}
+
+/* The selector as a condition on the process view (see report.h). */
+const char *report_process_where(const struct report_query *q)
+{
+	if (q->job && *q->job)
+		return "job_id = ?1";
+	if (q->run && *q->run)
+		return "job_run = ?1";
+	if (q->pipeline && *q->pipeline)
+		return "job_pipeline = ?1";
+	if (q->pid)
+		return NULL;
+	return "since_time >= ?1";
+}
+
 /* Describe the selector for messages and headers ("job 42"). */
-static void query_describe(const struct report_query *q, char *out,
+void report_query_describe(const struct report_query *q, char *out,
 			   size_t len)
 {
 	char t[40];
@@ -486,6 +517,8 @@ static void query_describe(const struct report_query *q, char *out,
 		snprintf(out, len, "job %s", q->job);
 	} else if (q->run && *q->run) {
 		snprintf(out, len, "run %s", q->run);
+	} else if (q->pipeline && *q->pipeline) {
+		snprintf(out, len, "pipeline %s", q->pipeline);
 	} else if (q->pid) {
 		snprintf(out, len, "pid %lld", (long long)q->pid);
 	} else {
@@ -509,6 +542,9 @@ static int prepare_bound(sqlite3 *db, const char *path, const char *sql,
 		rc = sqlite3_bind_text(*out, 1, q->job, -1, SQLITE_STATIC);
 	else if (q->run && *q->run)
 		rc = sqlite3_bind_text(*out, 1, q->run, -1, SQLITE_STATIC);
+	else if (q->pipeline && *q->pipeline)
+		rc = sqlite3_bind_text(*out, 1, q->pipeline, -1,
+				       SQLITE_STATIC);
 	else if (q->pid)
 		rc = sqlite3_bind_int64(*out, 1, q->pid);
 	else
@@ -518,6 +554,13 @@ static int prepare_bound(sqlite3 *db, const char *path, const char *sql,
 		return -EIO;
 	}
 	return 0;
+}
+
+/* Prepare sql on st with the selector bound as ?1 (see report.h). */
+int report_prepare(struct store *st, const char *where, const char *sql,
+		   const struct report_query *q, struct sqlite3_stmt **out)
+{
+	return prepare_bound(store_handle(st), where, sql, q, out);
 }
 
 /* Step to the end of st; -EIO (logged) unless it ended cleanly. */
@@ -581,20 +624,13 @@ static int load_rows(sqlite3 *db, const char *path,
 	size_t n;
 	int err;
 
-	if (q->job && *q->job)
-		snprintf(sql, sizeof(sql), "SELECT " ROW_COLUMNS
-			 " FROM process WHERE job_id = ?1%s", order);
-	else if (q->run && *q->run)
-		snprintf(sql, sizeof(sql), "SELECT " ROW_COLUMNS
-			 " FROM process WHERE job_run = ?1%s", order);
-	else if (q->pid)
+	if (q->pid)
 		snprintf(sql, sizeof(sql), PID_SUBTREE "SELECT " ROW_COLUMNS
 			 " FROM process WHERE id IN (SELECT id FROM sel)%s",
 			 order);
 	else
 		snprintf(sql, sizeof(sql), "SELECT " ROW_COLUMNS
-			 " FROM process"
-			 " WHERE since_time >= ?1%s",
+			 " FROM process WHERE %s%s", report_process_where(q),
 			 order);
 
 	err = add_rows(db, path, sql, q, r);
@@ -1393,6 +1429,8 @@ static void json_query(struct jbuf *b, const struct report_query *q)
 		json_kv_str(b, "job", q->job);
 	} else if (q->run && *q->run) {
 		json_kv_str(b, "run", q->run);
+	} else if (q->pipeline && *q->pipeline) {
+		json_kv_str(b, "pipeline", q->pipeline);
 	} else if (q->pid) {
 		json_kv_i64(b, "pid", q->pid);
 	} else {
@@ -2383,7 +2421,7 @@ int report_run_store(struct store *st, const char *where,
 	if (err)
 		goto cleanup;
 
-	query_describe(q, sel, sizeof(sel));
+	report_query_describe(q, sel, sizeof(sel));
 	rp.sel = sel;
 	if (r.n == 0 && !(ji && ji->found)) {
 		fprintf(stderr, "jobtrace: no records for %s in %s\n", sel,
@@ -2472,13 +2510,13 @@ int report_export_store(struct store *s, const char *where,
 			 " WHERE job_id = ?1 UNION ALL"
 			 " SELECT json, time, id FROM record"
 			 " WHERE job_id = ?1%s", order);
-	else if (q->run && *q->run)
+	else if ((q->run && *q->run) || (q->pipeline && *q->pipeline))
 		snprintf(sql, sizeof(sql),
 			 "SELECT json, start_time AS t, id FROM process"
-			 " WHERE job_run = ?1 UNION ALL"
+			 " WHERE %1$s UNION ALL"
 			 " SELECT json, time, id FROM record WHERE job_id IN"
 			 " (SELECT DISTINCT job_id FROM process"
-			 " WHERE job_run = ?1)%s", order);
+			 " WHERE %1$s)%2$s", report_process_where(q), order);
 	else if (q->pid)
 		snprintf(sql, sizeof(sql), PID_SUBTREE
 			 "SELECT json, start_time AS t, id FROM process"
@@ -2501,7 +2539,7 @@ int report_export_store(struct store *s, const char *where,
 	if (err)
 		goto cleanup;
 	if (n == 0) {
-		query_describe(q, sel, sizeof(sel));
+		report_query_describe(q, sel, sizeof(sel));
 		fprintf(stderr, "jobtrace: no records for %s in %s\n", sel,
 			where);
 		err = -ENOENT;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 struct store;
+struct sqlite3_stmt;
 
 enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_HTML, REPORT_NDJSON };
 
@@ -18,6 +19,7 @@ enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_HTML, REPORT_NDJSON };
 struct report_query {
 	const char *job;	/* --job ID */
 	const char *run;	/* --run ID */
+	const char *pipeline;	/* --pipeline P: processes whose job.pipeline is P */
 	double since;		/* --since, epoch seconds (0: unset) */
 	int64_t pid;		/* --pid PID (0: unset): that process and descendants */
 	bool no_tree;		/* --no-tree: the summaries without the tree */
@@ -32,6 +34,8 @@ struct report_query {
 
 /* Parse a --format word; returns -EINVAL if unknown. */
 int report_format_parse(const char *s, enum report_format *out);
+/* The --format word of fmt. */
+const char *report_format_name(enum report_format fmt);
 /*
  * Parse --since: RFC 3339 ("2026-11-22T10:00:00Z", fractional seconds and
  * offsets allowed), "YYYY-MM-DD[ hh:mm[:ss]]" (UTC), epoch seconds
@@ -57,6 +61,25 @@ int report_run(const char *db_path, const struct report_query *q,
 int report_run_store(struct store *s, const char *where,
 		     const struct report_query *q, enum report_format fmt,
 		     FILE *out);
+/*
+ * The selector of q as an SQL condition on the `process` view (job, run,
+ * pipeline or since: ?1; NULL for --pid), its words for messages ("run
+ * R1", "pipeline rnaseq"), and a statement with it bound as ?1 (-EIO,
+ * logged with where).
+ */
+const char *report_process_where(const struct report_query *q);
+void report_query_describe(const struct report_query *q, char *out,
+			   size_t len);
+int report_prepare(struct store *st, const char *where, const char *sql,
+		   const struct report_query *q, struct sqlite3_stmt **out);
+/* A copy of text column i of st in *out (NULL for NULL); -ENOMEM. */
+int report_col_dup(struct sqlite3_stmt *st, int i, char **out);
+/*
+ * When q->uid_only, make every later statement on st see only what q->uid
+ * may (temporary views over `process` and `record`).  Returns 0 or -EIO.
+ */
+int report_restrict(struct store *st, const char *where,
+		    const struct report_query *q);
 /* Print the selected records as schema v1 NDJSON, one per line. */
 int report_export(const char *db_path, const struct report_query *q,
 		  FILE *out);

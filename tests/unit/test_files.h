@@ -6,8 +6,11 @@
 #define JOBTRACE_TEST_FILES_H
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
+
+#include "store.h"
 
 /* Write text to dir/name, failing the test if it cannot; returns the path
  * (a static buffer, valid until the next call). */
@@ -37,6 +40,23 @@ static inline void test_remove_store(const char *db, const char *dir)
 		unlink(path);
 	}
 	rmdir(dir);
+}
+
+/* Put one record, given as printf output, into the store s; the test
+ * fails if the store refuses it. */
+__attribute__((format(printf, 2, 3)))
+static inline void test_put_json(struct store *s, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	assert_true(n > 0 && (size_t)n < sizeof(buf));
+	if (store_put_json(s, buf, (size_t)n))
+		fail_msg("refused: %s", buf);
 }
 
 #endif

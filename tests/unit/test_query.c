@@ -23,7 +23,9 @@
 #include "log.h"
 #include "query.h"
 #include "report.h"
+#include "rightsize.h"
 #include "store.h"
+#include "test_files.h"
 
 /* Parse request text (a copy) into q; returns query_parse()'s result. */
 static int parse(const char *text, struct report_query *q,
@@ -57,6 +59,16 @@ static void test_parse(void **state)
 	assert_int_equal(parse("report\tpid=77", &q, &fmt, b, sizeof(b)), 0);
 	assert_int_equal(q.pid, 77);
 	assert_int_equal(fmt, REPORT_TEXT);
+	assert_int_equal(parse("export\tpipeline=rnaseq\tformat=ndjson", &q,
+			       &fmt, b, sizeof(b)), 0);
+	assert_string_equal(q.pipeline, "rnaseq");
+	assert_int_equal(parse("rightsize\tpipeline=snakemake\tformat=snakemake",
+			       &q, &fmt, b, sizeof(b)), 0);
+	assert_string_equal(q.pipeline, "snakemake");
+	assert_int_equal(parse("rightsize\trun=r1", &q, &fmt, b, sizeof(b)), 0);
+	assert_string_equal(q.run, "r1");
+	assert_int_equal(parse("rightsize\tsince=1h\tformat=json", &q, &fmt, b,
+			       sizeof(b)), 0);
 
 	static const char *const bad[] = {
 		"report", "report\tformat=text", "report\tjob=1\trun=2",
@@ -64,7 +76,10 @@ static void test_parse(void **state)
 		"export\tpid=5", "report\tpid=0", "report\tpid=99999999",
 		"report\tpid=5x", "report\tjob=", "report\tsince=yesterday",
 		"report\tjob=1\tuid_only=1", "report\tjob=1\tuid=0",
-		"status\tjob=1",
+		"status\tjob=1", "report\tpipeline=", "report\tpipeline=a\trun=b",
+		"rightsize\tjob=1", "rightsize\tpid=5", "rightsize\tformat=text",
+		"rightsize\trun=r\tformat=html", "rightsize\trun=r\tno_tree=1",
+		"rightsize\tpipeline=a\tsince=1h",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (parse(bad[i], &q, &fmt, b, sizeof(b)) != -EINVAL)
@@ -249,6 +264,67 @@ static void test_child(void **state)
 	rmdir(dir);
 }
 
+/* Put a process of uid with task align in run r<k> of pipeline p. */
+static void put_task(struct store *s, int uid, int k)
+{
+	char buf[768];
+	int n = snprintf(buf, sizeof(buf),
+			 "{\"type\":\"process\",\"id\":\"t%d-%d\",\"host\":"
+			 "\"n1\",\"pid\":%d,\"uid\":%d,\"job\":{\"id\":\"j%d-%d\","
+			 "\"run\":\"r%d\",\"pipeline\":\"p\",\"task\":\"align\"},"
+			 "\"start_time\":\"2026-03-01T10:00:00.000000Z\","
+			 "\"end_time\":\"2026-03-01T10:00:0%d.000000Z\","
+			 "\"cpu\":{\"user_s\":1,\"sys_s\":0},"
+			 "\"mem\":{\"peak_rss_bytes\":%d}}",
+			 uid, k, 100 + k, uid, uid, k, k, k, k * 100000000);
+
+	assert_int_equal(store_put_json(s, buf, (size_t)n), 0);
+}
+
+/* A user's rightsize through the child: what the store gives that uid. */
+static void test_child_rightsize(void **state)
+{
+	char dir[] = "/tmp/jt_query_XXXXXX", db[64], *o, *e, *direct = NULL;
+	char *argv[] = { "jobtraced", QUERY_CHILD_ARG, db, "1001", "rightsize",
+			 "pipeline=p", "format=json", NULL };
+	struct report_query q = { .pipeline = "p", .uid_only = true,
+				  .uid = 1001 };
+	struct store *s = NULL;
+	size_t dlen = 0;
+	FILE *d;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/jobtrace.db", dir);
+	assert_int_equal(store_open(db, false, &s), 0);
+	for (int k = 1; k <= 3; k++)
+		put_task(s, 1000, k);
+	put_task(s, 1001, 1);
+	put_task(s, 1001, 2);
+	assert_int_equal(store_flush(s), 5);
+	store_close(s);
+
+	d = open_memstream(&direct, &dlen);
+	assert_int_equal(rightsize_run(db, &q, RIGHTSIZE_JSON, d), 0);
+	fclose(d);
+	assert_int_equal(ask_child(argv, 7, &o, &e), 0);
+	assert_string_equal(o, direct);
+	assert_non_null(strstr(o, "\"task\":\"align\",\"runs\":2,"));
+	assert_string_equal(e, "");
+	free(o);
+	free(e);
+	free(direct);
+
+	/* everything: 3 runs, a setting in Snakemake's form */
+	argv[3] = "all";
+	argv[6] = "format=snakemake";
+	assert_int_equal(ask_child(argv, 7, &o, &e), 0);
+	assert_non_null(strstr(o, "\n  - \"align:mem_mib=400\"\n"));
+	free(o);
+	free(e);
+	test_remove_store(db, dir);
+}
+
 /* Run every query test. */
 int main(void)
 {
@@ -257,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_reply),
 		cmocka_unit_test(test_reply_hostile),
 		cmocka_unit_test(test_child),
+		cmocka_unit_test(test_child_rightsize),
 	};
 
 	log_init("test_query", 0, LOG_LVL_ERROR);

@@ -27,6 +27,7 @@
 #include "log.h"
 #include "report.h"
 #include "store.h"
+#include "test_files.h"
 
 #define GIB (1ULL << 30)
 #define MIB (1ULL << 20)
@@ -77,22 +78,6 @@ static const struct proc job100[] = {
 /* The uid of the process and sample records put_proc() writes. */
 static int proc_uid = 1000;
 
-/* Put one record given as printf output into s. */
-__attribute__((format(printf, 2, 3)))
-static void put(struct store *s, const char *fmt, ...)
-{
-	char buf[4096];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	assert_true(n > 0 && (size_t)n < sizeof(buf));
-	if (store_put_json(s, buf, (size_t)n))
-		fail_msg("refused: %s", buf);
-}
-
 /* A JSON string or null. */
 static const char *jstr(char *buf, size_t len, const char *s)
 {
@@ -123,7 +108,7 @@ static void put_proc(struct store *s, const struct proc *p,
 	else
 		snprintf(ex, sizeof(ex), "{\"code\":%d,\"signal\":null,"
 			 "\"oom_killed\":false}", p->code);
-	put(s, "{\"type\":\"%s\",\"schema\":1,\"host\":\"%s\","
+	test_put_json(s, "{\"type\":\"%s\",\"schema\":1,\"host\":\"%s\","
 	    "\"id\":\"%s%s-%d\",%s\"pid\":%d,\"ppid\":%d,"
 	    "\"parent_id\":\"p-%s-%d\","
 	    "\"start_time\":\"2026-03-01T%sZ\",%s%s%s\"exe\":\"/usr/bin/%s\","
@@ -152,7 +137,7 @@ static void put_proc(struct store *s, const struct proc *p,
 static void put_job(struct store *s, const char *id, const char *job,
 		    const char *phase, const char *rest)
 {
-	put(s, "{\"type\":\"job\",\"schema\":1,\"host\":\"n1\",\"id\":\"%s\","
+	test_put_json(s, "{\"type\":\"job\",\"schema\":1,\"host\":\"n1\",\"id\":\"%s\","
 	    "\"phase\":\"%s\",\"job\":{\"scheduler\":\"slurm\",\"id\":\"%s\","
 	    "\"step\":null,\"run\":\"r1\",\"pipeline\":\"rnaseq\","
 	    "\"task\":null,\"user\":\"alice\",\"account\":\"bio\","
@@ -662,19 +647,19 @@ static void test_hostile(void **state)
 		snprintf(id, sizeof(id), "bad-end-%zu", i);
 		put_job_end(s, id, "100", "\"0\"", usage[i]);
 	}
-	put(s, "{\"type\":\"job\",\"id\":\"bad-1\",\"phase\":\"end\","
+	test_put_json(s, "{\"type\":\"job\",\"id\":\"bad-1\",\"phase\":\"end\","
 	    "\"job\":{\"id\":\"100\",\"user\":{\"a\":1}},\"name\":5,"
 	    "\"allocation\":[],\"start_time\":5,\"end_time\":\"junk\","
 	    "\"exit_code\":[1],\"uid\":\"root\"}");
-	put(s, "{\"type\":\"job\",\"id\":\"bad-2\",\"phase\":7,"
+	test_put_json(s, "{\"type\":\"job\",\"id\":\"bad-2\",\"phase\":7,"
 	    "\"job\":{\"id\":\"100\"},\"host\":[1]}");
-	put(s, "{\"type\":\"process\",\"id\":\"bad-p\",\"pid\":\"x\","
+	test_put_json(s, "{\"type\":\"process\",\"id\":\"bad-p\",\"pid\":\"x\","
 	    "\"job\":{\"id\":\"100\",\"task\":[1],\"step\":\"extern\"},"
 	    "\"start_time\":5,\"end_time\":\"2026-03-01T10:00:00Z\","
 	    "\"cpu\":{\"user_s\":\"abc\",\"sys_s\":-4},"
 	    "\"io\":{\"cancelled_write_bytes\":-5,\"read_bytes\":1e300},"
 	    "\"exit\":{\"signal\":\"KILL\"},\"argv\":\"x\"}");
-	put(s, "{\"type\":\"sample\",\"id\":\"bad-s\",\"time\":\"x\","
+	test_put_json(s, "{\"type\":\"sample\",\"id\":\"bad-s\",\"time\":\"x\","
 	    "\"job\":{\"id\":\"100\"},\"pid\":{},\"start_time\":[],"
 	    "\"cpu\":\"lots\",\"mem\":{\"peak_rss_bytes\":\"1\"}}");
 	assert_true(store_flush(s) > 0);
@@ -767,32 +752,32 @@ static void test_uid_only(void **state)
 	b.job = "500";
 	put_proc(s, &b, NULL, NULL);
 	proc_uid = 1000;
-	put(s, "{\"type\":\"job\",\"id\":\"j400-start\",\"host\":\"b1\","
+	test_put_json(s, "{\"type\":\"job\",\"id\":\"j400-start\",\"host\":\"b1\","
 	    "\"phase\":\"start\",\"job\":{\"id\":\"400\"},\"uid\":1001,"
 	    "\"start_time\":\"2026-03-01T10:00:00Z\"}");
-	put(s, "{\"type\":\"job\",\"id\":\"j500-start\",\"host\":\"b1\","
+	test_put_json(s, "{\"type\":\"job\",\"id\":\"j500-start\",\"host\":\"b1\","
 	    "\"phase\":\"start\",\"job\":{\"id\":\"500\"},\"uid\":null,"
 	    "\"start_time\":\"2026-03-01T10:00:00Z\"}");
-	put(s, "{\"type\":\"signal\",\"id\":\"sig400\",\"host\":\"b1\","
+	test_put_json(s, "{\"type\":\"signal\",\"id\":\"sig400\",\"host\":\"b1\","
 	    "\"kind\":\"oom_kill\",\"job\":\"400\",\"pid\":4001,"
 	    "\"time\":\"2026-03-01T10:00:40Z\"}");
-	put(s, "{\"type\":\"process\",\"id\":\"bob-free\",\"host\":\"b1\","
+	test_put_json(s, "{\"type\":\"process\",\"id\":\"bob-free\",\"host\":\"b1\","
 	    "\"pid\":4100,\"uid\":1001,\"job\":null,"
 	    "\"start_time\":\"2026-03-01T10:00:00Z\","
 	    "\"end_time\":\"2026-03-01T10:00:01Z\"}");
-	put(s, "{\"type\":\"process\",\"id\":\"alice-free\",\"host\":\"n1\","
+	test_put_json(s, "{\"type\":\"process\",\"id\":\"alice-free\",\"host\":\"n1\","
 	    "\"pid\":4200,\"uid\":1000,\"job\":null,"
 	    "\"start_time\":\"2026-03-01T10:00:00Z\","
 	    "\"end_time\":\"2026-03-01T10:00:01Z\"}");
-	put(s, "{\"type\":\"process\",\"id\":\"root-in-100\",\"host\":\"n1\","
+	test_put_json(s, "{\"type\":\"process\",\"id\":\"root-in-100\",\"host\":\"n1\","
 	    "\"pid\":4300,\"uid\":0,\"job\":{\"id\":\"100\"},"
 	    "\"start_time\":\"2026-03-01T10:00:00Z\","
 	    "\"end_time\":\"2026-03-01T10:00:01Z\"}");
-	put(s, "{\"type\":\"process\",\"id\":\"root-free\",\"host\":\"n1\","
+	test_put_json(s, "{\"type\":\"process\",\"id\":\"root-free\",\"host\":\"n1\","
 	    "\"pid\":4400,\"uid\":0,\"job\":null,"
 	    "\"start_time\":\"2026-03-01T10:00:00Z\","
 	    "\"end_time\":\"2026-03-01T10:00:01Z\"}");
-	put(s, "{\"type\":\"host\",\"id\":\"host-1\",\"host\":\"n1\","
+	test_put_json(s, "{\"type\":\"host\",\"id\":\"host-1\",\"host\":\"n1\","
 	    "\"time\":\"2026-03-01T10:00:00Z\"}");
 	assert_true(store_flush(s) > 0);
 	store_close(s);
