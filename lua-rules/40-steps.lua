@@ -38,11 +38,22 @@ local find, match, sub, byte = string.find, string.match, string.sub, string.byt
 local concat = table.concat
 local set_job = lib.set_job
 
+-- "snakemake" and "nextflow" name the engine, not the workflow: they only
+-- fill a pipeline the job does not have yet (`jobtrace run --pipeline`,
+-- a hook's --pipeline or SPANK's --trace-pipeline name it and stay).
+-- Cromwell's and miniwdl's workflow names replace it.
+local engine_names = lib.set { "snakemake", "nextflow" }
+local job_has_pipeline = false	-- the current process's p.job.pipeline ~= ""
+
+local function set_pipeline(d, v)
+	if not (engine_names[v] and job_has_pipeline) then set_job(d, "pipeline", v) end
+end
+
 -- A result r = { step=, run=, pipeline=, task= } (absent fields stay).
 local function set_r(d, r)
 	set_job(d, "step", r.step)
 	set_job(d, "run", r.run)
-	set_job(d, "pipeline", r.pipeline)
+	set_pipeline(d, r.pipeline)
 	set_job(d, "task", r.task)
 end
 
@@ -194,7 +205,7 @@ end)
 
 local function apply_st(st, d)
 	set_job(d, "step", st.step)
-	d.pipeline = st.pipeline
+	set_pipeline(d, st.pipeline)
 end
 
 local argv_lower = lib.argv_lower
@@ -209,6 +220,7 @@ local own_categories = lib.set { "scheduler-helper", "container-runtime" }
 
 jobtrace.rule("steps", function(p, d)
 	if d.step ~= "" then return end	-- an earlier (site) rule named it
+	job_has_pipeline = p.job.pipeline ~= ""
 	-- 1. the process's own command line
 	local tool = d.tool
 	local is_snakemake = tool == "snakemake"

@@ -9,10 +9,9 @@
 # `jobtrace run --job J --run R --pipeline eval` with --cluster-sync: a
 # submit script of the test logs its arguments and the job script's start
 # and end, and runs the job script with bash, as a cluster node would.
-# The rules give the rules' processes pipeline "snakemake" (their own job
-# keeps run R), so `rightsize --pipeline snakemake` selects the runs' rule
-# processes (the node's other workflows too: the test's agent sees the
-# whole node; none runs Snakemake here).
+# The job's pipeline "eval" stays on the rules' processes (the rules'
+# engine name "snakemake" only fills an empty one), so `rightsize
+# --pipeline eval` selects the three runs' processes.
 #
 #  - after 2 runs: no setting, "big: 2 runs, at least 3 needed", and the
 #    Snakemake profile is an empty mapping Snakemake accepts;
@@ -150,22 +149,22 @@ for i in 1 2; do
 done
 check "runs 1-2: big was submitted with the Snakefile's values (--mem=1000 --mib=954 -c 2 -t 30)" \
 	eq "$(grep -c 'submit --mem=1000 --mib=954 -c 2 -t 30 .*/snakejob\.big\.[0-9]*\.sh$' "$SUBMITS")" 2
-check "big's processes carry their run's id and pipeline snakemake (the rules'), python's category workflow-engine" \
+check "big's processes carry their run's id and pipeline eval (the job's, not the rules' engine name), python's category workflow-engine" \
 	eq "$(q "select count(distinct job_run) || ':' || group_concat(distinct job_pipeline) || ':' ||
 		sum(tool_category = 'workflow-engine') from process
-		where job_task = 'big' and job_id like '$TAG-j%';")" "2:snakemake:2"
+		where job_task = 'big' and job_id like '$TAG-j%';")" "2:eval:2"
 
-cli rightsize --pipeline snakemake >"$T/rs2.txt" 2>&1
+cli rightsize --pipeline eval >"$T/rs2.txt" 2>&1
 st=$?
 note "$(cat "$T/rs2.txt")"
 check "2 runs: rightsize exits 0 and says big has too few runs" \
 	eval '[ $st = 0 ] && grep -q "^  big  *no setting: 2 runs, at least 3 needed$" "$T/rs2.txt"'
 mkdir -p "$T/prof2"
-cli rightsize --pipeline snakemake --format snakemake >"$T/prof2/config.yaml" 2>"$T/rs2.err"
+cli rightsize --pipeline eval --format snakemake >"$T/prof2/config.yaml" 2>"$T/rs2.err"
 check "2 runs: the Snakemake form has no setting, a comment says why, an empty mapping" \
 	eval 'grep -qx "# big: 2 runs, at least 3 needed" "$T/prof2/config.yaml" &&
 		grep -qx "{}" "$T/prof2/config.yaml" && ! grep -q "set-" "$T/prof2/config.yaml"'
-cli rightsize --pipeline snakemake --format nextflow >"$T/nf2.config" 2>&1
+cli rightsize --pipeline eval --format nextflow >"$T/nf2.config" 2>&1
 check "2 runs: the Nextflow form has only a comment for big" \
 	eval 'grep -qx "    // big: 2 runs, at least 3 needed" "$T/nf2.config" && ! grep -q withName "$T/nf2.config"'
 
@@ -176,7 +175,7 @@ check "run 3: snakemake exits 0 (got $st)" eq "$st" 0
 cp "$W/out/big.txt" "$T/big.3.txt"
 check "run 3: its records are stored" wait_run 3
 
-cli rightsize --pipeline snakemake --format json >"$T/rs3.json" 2>"$T/rs3.err"
+cli rightsize --pipeline eval --format json >"$T/rs3.json" 2>"$T/rs3.err"
 st=$?
 note "$(cat "$T/rs3.json" "$T/rs3.err")"
 check "rightsize --format json exits 0 with one valid JSON text" \
@@ -203,24 +202,24 @@ SHORT=$(awk '/ submit .*snakejob\.big\./ { s = $1 } / done .*snakejob\.big\./ { 
 check "big: p95 cores $CORES is above 0 and at most a run's largest CPU seconds $CPU / the shortest job script $SHORT s" \
 	awk -v c="$CORES" -v u="$CPU" -v w="$SHORT" 'BEGIN { exit !(c > 0 && c <= u / (w - 0.1)) }'
 
-n=$(cli export --pipeline snakemake --format ndjson | grep '"type":"job"' | grep -c "\"id\":\"$TAG-j")
-check "export --pipeline snakemake: with the records of the 3 runs' jobs (start and end: 6, got $n)" eq "$n" 6
+n=$(cli export --pipeline eval --format ndjson | grep '"type":"job"' | grep -c "\"id\":\"$TAG-j")
+check "export --pipeline eval: with the records of the 3 runs' jobs (start and end: 6, got $n)" eq "$n" 6
 
 mkdir -p "$T/prof"
-cli rightsize --pipeline snakemake --format snakemake >"$T/prof/config.yaml" 2>&1
+cli rightsize --pipeline eval --format snakemake >"$T/prof/config.yaml" 2>&1
 note "$(cat "$T/prof/config.yaml")"
 check "the Snakemake form: big=1, big:mem_mb=420, big:mem_mib=400, big:runtime=1" \
 	eval 'grep -qx "  - \"big=1\"" "$T/prof/config.yaml" &&
 		grep -qx "  - \"big:mem_mb=420\"" "$T/prof/config.yaml" &&
 		grep -qx "  - \"big:mem_mib=400\"" "$T/prof/config.yaml" &&
 		grep -qx "  - \"big:runtime=1\"" "$T/prof/config.yaml"'
-cli rightsize --pipeline snakemake --format nextflow >"$T/nf3.config" 2>&1
+cli rightsize --pipeline eval --format nextflow >"$T/nf3.config" 2>&1
 check "the Nextflow form: withName: 'big' { cpus = 1; memory = '400 MB'; time = '1m' }" \
 	grep -qx "    withName: 'big' { cpus = 1; memory = '400 MB'; time = '1m' }" "$T/nf3.config"
-cli rightsize --pipeline snakemake --format slurm >"$T/slurm3.txt" 2>&1
+cli rightsize --pipeline eval --format slurm >"$T/slurm3.txt" 2>&1
 check "the Slurm form: big: sbatch --cpus-per-task=1 --mem=400M --time=1" \
 	grep -qx "big: sbatch --cpus-per-task=1 --mem=400M --time=1" "$T/slurm3.txt"
-cli rightsize --pipeline snakemake >"$T/rs3.txt" 2>&1
+cli rightsize --pipeline eval >"$T/rs3.txt" 2>&1
 check "the text form answers first: big memory 400 MiB, 1 core, 1 min" \
 	eval 'sed -n 2,4p "$T/rs3.txt" | grep -q "^  big  *memory 400 MiB, 1 core, 1 min$"'
 
@@ -253,11 +252,11 @@ check "the 2-run profile (no setting) is accepted and changes nothing (exit $st)
 # ---- the same from ClickHouse ------------------------------------------------------------------
 sleep 1	# the last processes' records reach the spool
 wait_delivered fleet 30
-cli rightsize --pipeline snakemake --format json --source clickhouse >"$T/rs3.ch.json" 2>"$T/rs3.ch.err"
+cli rightsize --pipeline eval --format json --source clickhouse >"$T/rs3.ch.json" 2>"$T/rs3.ch.err"
 st=$?
 note "$(head -c 400 "$T/rs3.ch.err")"
 # the profile runs since then are in both: compare with the store now
-cli rightsize --pipeline snakemake --format json >"$T/rs4.json" 2>&1
+cli rightsize --pipeline eval --format json >"$T/rs4.json" 2>&1
 check "--source clickhouse: the same JSON as the local store (exit $st)" \
 	eval '[ $st = 0 ] && cmp -s "$T/rs3.ch.json" "$T/rs4.json"'
 [ "$st" = 0 ] && ! cmp -s "$T/rs3.ch.json" "$T/rs4.json" && note "$(diff "$T/rs3.ch.json" "$T/rs4.json" | head -c 600)"
@@ -269,7 +268,7 @@ check "rightsize --help states the definitions (instance, p95, 1.2 x, 100 MiB, 1
 		grep -q "1.2 x p95 peak" "$T/help.txt" && grep -q "1.5 x p95 wall" "$T/help.txt"'
 cli rightsize --job 1 >/dev/null 2>&1
 st1=$?
-cli rightsize --pipeline snakemake --format html >/dev/null 2>"$T/bad.err"
+cli rightsize --pipeline eval --format html >/dev/null 2>"$T/bad.err"
 st2=$?
 check "bad usage exits 2 (--job: $st1, --format html: $st2, '$(head -n 1 "$T/bad.err")')" eq "$st1:$st2" "2:2"
 cli rightsize --pipeline no-such >/dev/null 2>"$T/none.err"
