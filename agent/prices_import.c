@@ -1147,7 +1147,7 @@ static int finish(struct ctx *c)
 static int import(struct ctx *c, const char *buf, size_t len)
 {
 	struct prices_table *t = c->t;
-	size_t off = 0, n = 0;
+	size_t off = 0, bom = 0, n = 0;
 	int rc;
 
 	util_strlcpy(t->version, "unknown", sizeof(t->version));
@@ -1158,7 +1158,7 @@ static int import(struct ctx *c, const char *buf, size_t len)
 				      sizeof(t->regions_asked) - n, "%s%s",
 				      i ? " " : "", c->regions[i]);
 	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
-		off = 3;	/* a UTF-8 byte order mark */
+		off = bom = 3;	/* a UTF-8 byte order mark */
 	while (off < len && (buf[off] == ' ' || buf[off] == '\t' ||
 			     buf[off] == '\r' || buf[off] == '\n'))
 		off++;
@@ -1166,8 +1166,8 @@ static int import(struct ctx *c, const char *buf, size_t len)
 		t->json = true;
 		rc = read_json(c, buf + off, len - off);
 	} else if (off < len && (buf[off] == '"' || buf[off] == 'F')) {
-		/* the CSV's rows count from its first byte */
-		rc = read_csv(c, buf, len);
+		/* the CSV's rows count from its first line */
+		rc = read_csv(c, buf + bom, len - bom);
 	} else {
 		util_seterr(c->err, c->errlen,
 			    "%s: neither JSON ({\"formatVersion\": ...}) nor CSV"

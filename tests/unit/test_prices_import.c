@@ -205,10 +205,17 @@ static char *json_offer(const struct item *it, size_t n, bool terms_first)
 static void test_csv_fixture(void **state)
 {
 	struct prices_table t = { 0 };
-	char *csv = fixture("ec2-offer.csv", NULL), *out;
+	char *csv = fixture("ec2-offer.csv", NULL), *out, *bom;
 
 	(void)state;
 	import_ok(&t, csv, NULL, 0);
+	out = table_text(&t);
+	assert_string_equal(out, want_table);
+	free(out);
+	/* a byte order mark changes nothing */
+	bom = concat("\xef\xbb\xbf", csv);
+	import_ok(&t, bom, NULL, 0);
+	free(bom);
 	out = table_text(&t);
 	assert_string_equal(out, want_table);
 	assert_false(t.json);
