@@ -19,6 +19,7 @@
 
 #include "docker.h"
 #include "json.h"
+#include "test_files.h"
 
 #define JOBID "4c5e4f0a-1f2b-4f7e-9a43-0d2c1b6f3e21"
 #define ARN "arn:aws:ecs:us-east-1:123456789012:task/batch/" \
@@ -64,27 +65,7 @@ static void parse_bad(const char *json, int rc, const char *want,
 /* The file tests/fuzz/corpus/docker/NAME, read whole (malloc'd). */
 static char *read_corpus(const char *name, size_t *len)
 {
-	const char *top = getenv("top_srcdir");
-	char path[4096];
-	char *buf;
-	long n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/docker/%s",
-		 top ? top : ".", name);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s (top_srcdir is set by make check)", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
+	return test_read_src("tests/fuzz/corpus/docker", name, len);
 }
 
 /* A real answer of dockerd 20.10 (docker run -e ... --label ... --cpus

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "store.h"
@@ -26,6 +27,41 @@ static inline const char *test_write_file(const char *dir, const char *name,
 	assert_int_equal(fputs(text, f) >= 0, 1);
 	assert_int_equal(fclose(f), 0);
 	return path;
+}
+
+/* The file at path, read whole (malloc'd, NUL-terminated), its size in
+ * *len when len is not NULL; fails the test if it cannot. */
+static inline char *test_read_file(const char *path, size_t *len)
+{
+	char *buf;
+	long n;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		fail_msg("cannot open %s (top_srcdir is set by make check)", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+/* The file top_srcdir/dir/name (top_srcdir from make check), read whole
+ * as test_read_file() does. */
+static inline char *test_read_src(const char *dir, const char *name,
+				  size_t *len)
+{
+	const char *top = getenv("top_srcdir");
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", top ? top : ".", dir, name);
+	return test_read_file(path, len);
 }
 
 /* Remove an SQLite store dir/NAME with its WAL files, and dir (empty by
