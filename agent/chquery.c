@@ -157,15 +157,21 @@ int chquery_put_tsv(struct store *st, char *tsv, size_t len)
 	return n;
 }
 
+/* Append "db.table" to c->sql. */
+static void table_name(struct chq *c, const char *table)
+{
+	chquery_ident(&c->sql, c->s->database && *c->s->database ?
+			       c->s->database : "jobtrace");
+	put(&c->sql, ".");
+	put(&c->sql, table);
+}
+
 /* Start "SELECT json FROM db.table WHERE " in c->sql. */
 static void select_from(struct chq *c, const char *table)
 {
 	jbuf_reset(&c->sql);
 	put(&c->sql, "SELECT json FROM ");
-	chquery_ident(&c->sql, c->s->database && *c->s->database ?
-			       c->s->database : "jobtrace");
-	put(&c->sql, ".");
-	put(&c->sql, table);
+	table_name(c, table);
 	put(&c->sql, " WHERE ");
 }
 
@@ -250,10 +256,8 @@ static int load_table(struct chq *c, const struct report_query *q,
 
 		if (!process) {
 			put(&c->sql, "job_id IN (SELECT job_id FROM ");
-			chquery_ident(&c->sql, c->s->database &&
-				      *c->s->database ? c->s->database :
-				      "jobtrace");
-			put(&c->sql, ".process WHERE ");
+			table_name(c, "process");
+			put(&c->sql, " WHERE ");
 		}
 		put(&c->sql, col);
 		err = run ? quoted(c, "--run", q->run) :
@@ -414,6 +418,109 @@ static int load_pid_tree(struct chq *c, int64_t pid)
 	return err;
 }
 
+/* Start a query session (c set up): 0, or -errno with c->err set. */
+static int session_open(struct chq *c)
+{
+	char msg[512];
+	int e;
+
+	jbuf_init(&c->sql);
+	jbuf_init(&c->resp);
+	e = http_client_new(c->s, &c->http, msg, sizeof(msg));
+	if (e)
+		util_seterr(c->err, c->errlen, "clickhouse %s: %s", c->s->url,
+			    msg);
+	return e;
+}
+
+/* End a session whose outcome is e: -errno, or the records loaded. */
+static int session_close(struct chq *c, int e)
+{
+	http_client_free(c->http);
+	jbuf_free(&c->sql);
+	jbuf_free(&c->resp);
+	if (e == -ENOMEM)
+		util_seterr(c->err, c->errlen, "out of memory");
+	return e < 0 ? e : (int)c->loaded;
+}
+
+/*
+ * The condition of `jobtrace cost` on the job ids of table (job or
+ * process): the job's, or the run's (its jobs' records, or its processes',
+ * name it), or (--since) the jobs that ended since whole second t.
+ */
+static int cost_jobs(struct chq *c, const struct report_query *q,
+		     long long t)
+{
+	int err;
+
+	if (q->job && *q->job) {
+		put(&c->sql, "job_id = ");
+		return quoted(c, "--job", q->job);
+	}
+	if (q->run && *q->run) {
+		put(&c->sql, "(job_id IN (SELECT job_id FROM ");
+		table_name(c, "job");
+		put(&c->sql, " WHERE job_run = ");
+		err = quoted(c, "--run", q->run);
+		put(&c->sql, ") OR job_id IN (SELECT job_id FROM ");
+		table_name(c, "process");
+		put(&c->sql, " WHERE job_run = ");
+		err = err ? err : quoted(c, "--run", q->run);
+		put(&c->sql, "))");
+		return err;
+	}
+	put(&c->sql, "job_id IN (SELECT job_id FROM ");
+	table_name(c, "job");
+	sqlf(c, " WHERE phase = 'end' AND time >= toDateTime(%lld))", t);
+	return 0;
+}
+
+/* Load what `jobtrace cost` needs for q into st (see chquery.h). */
+int chquery_load_cost(const struct jt_sink_config *s,
+		      const struct report_query *q, struct store *st,
+		      char *err, size_t errlen)
+{
+	struct chq c = { .s = s, .st = st, .err = err, .errlen = errlen };
+	/* whole seconds: the boundary's second is narrowed locally */
+	long long t = q->since > 0 ? (long long)q->since : 0;
+	int e = session_open(&c);
+
+	if (e)
+		goto cleanup;
+	select_from(&c, "process");
+	e = cost_jobs(&c, q, t);
+	e = e ? e : run(&c);
+	if (e < 0)
+		goto cleanup;
+	select_from(&c, "job");
+	e = 0;
+	if (q->job || q->run) {
+		e = cost_jobs(&c, q, t);
+	} else {
+		/* the jobs that ended since, and those still running */
+		sqlf(&c, "time >= toDateTime(%lld) OR (phase = 'start' AND"
+		     " concat(host, '\t', ifNull(job_id, '')) NOT IN"
+		     " (SELECT concat(host, '\t', ifNull(job_id, '')) FROM ",
+		     t);
+		table_name(&c, "job");
+		put(&c.sql, " WHERE phase = 'end'))");
+	}
+	e = e ? e : run(&c);
+	if (e < 0 || q->job || q->run)
+		goto cleanup;
+	/* each host's state at t: its last record before that second */
+	select_from(&c, "host");
+	sqlf(&c, "time >= toDateTime(%lld) OR (host, time) IN (SELECT host,"
+	     " max(time) FROM ", t);
+	table_name(&c, "host");
+	sqlf(&c, " WHERE time < toDateTime(%lld) GROUP BY host)", t);
+	e = run(&c);
+
+cleanup:
+	return session_close(&c, e);
+}
+
 /* Load what q selects from the sink s into st (see chquery.h). */
 int chquery_load(const struct jt_sink_config *s, const struct report_query *q,
 		 bool export, struct store *st, char *err, size_t errlen)
@@ -432,16 +539,13 @@ int chquery_load_what(const struct jt_sink_config *s,
 		"process", "job", "sample", "signal", "host", NULL
 	};
 	struct chq c = { .s = s, .st = st, .err = err, .errlen = errlen };
-	char msg[512];
-	int e = 0;
+	int e;
 
-	jbuf_init(&c.sql);
-	jbuf_init(&c.resp);
-	e = http_client_new(s, &c.http, msg, sizeof(msg));
-	if (e) {
-		util_seterr(err, errlen, "clickhouse %s: %s", s->url, msg);
+	if (what == CHQ_COST)
+		return chquery_load_cost(s, q, st, err, errlen);
+	e = session_open(&c);
+	if (e)
 		goto cleanup;
-	}
 	if (q->pid) {
 		e = load_pid_tree(&c, q->pid);
 		goto cleanup;
@@ -474,10 +578,5 @@ int chquery_load_what(const struct jt_sink_config *s,
 	}
 
 cleanup:
-	http_client_free(c.http);
-	jbuf_free(&c.sql);
-	jbuf_free(&c.resp);
-	if (e == -ENOMEM)
-		util_seterr(err, errlen, "out of memory");
-	return e ? e : (int)c.loaded;
+	return session_close(&c, e);
 }

@@ -29,16 +29,32 @@
 int chquery_load(const struct jt_sink_config *s, const struct report_query *q,
 		 bool export, struct store *st, char *err, size_t errlen);
 
-/* What to load: a report's, an export's, or a report's and its jobs'. */
-enum chq_what { CHQ_REPORT, CHQ_EXPORT, CHQ_JOBS };
+/* What to load: a report's, an export's, a report's and its jobs', or
+ * what `jobtrace cost` needs (chquery_load_cost()). */
+enum chq_what { CHQ_REPORT, CHQ_EXPORT, CHQ_JOBS, CHQ_COST };
 
 /*
  * As chquery_load(); CHQ_JOBS: the process records and the `job` records
- * of their jobs (`jobtrace rightsize` reads allocations and job peaks).
+ * of their jobs (`jobtrace rightsize` reads allocations and job peaks);
+ * CHQ_COST: as chquery_load_cost().
  */
 int chquery_load_what(const struct jt_sink_config *s,
 		      const struct report_query *q, enum chq_what what,
 		      struct store *st, char *err, size_t errlen);
+
+/*
+ * Load into st what `jobtrace cost` needs for q (--job, --run or --since):
+ * every `job` record of the jobs selected (for --run: the jobs whose own
+ * record or whose processes name the run) and all their process records;
+ * for --since also every `job` start record without an end record on its
+ * host (a job still running), and the `host` records from q->since on
+ * plus each host's last one before it (its state and price then).  A
+ * superset, as chquery_load(); costq.c narrows it.  Returns the records
+ * loaded (not committed), or -errno with one line in err.
+ */
+int chquery_load_cost(const struct jt_sink_config *s,
+		      const struct report_query *q, struct store *st,
+		      char *err, size_t errlen);
 
 /*
  * Append s to b as a ClickHouse string literal in single quotes, with

@@ -19,6 +19,7 @@
 #include "schema.h"
 #include "config.h"
 #include "control.h"
+#include "costq.h"
 #include "hookargs.h"
 #include "jobrun.h"
 #include "log.h"
@@ -56,6 +57,9 @@ static void usage(FILE *out)
 		"  rightsize (--pipeline P | --run ID | --since TIME)\n"
 		"          [--format text|nextflow|snakemake|slurm|json] [--source ...]\n"
 		"                         resources to ask for, per workflow task\n"
+		"  cost    (--since TIME | --job ID | --run R) [--by job|task|tool|user|account|\n"
+		"          cost-center] [--format text|json|csv] [--source sqlite|clickhouse[:NAME]]\n"
+		"                         what the jobs cost, with idle allocation and idle nodes\n"
 		"  rules test [--rules DIR] [--exe PATH] [--parent CMD] [--repeat N] -- ARGV...\n"
 		"                         what the rules decide for a command line\n"
 		"  reload                 make the agent re-read its configuration and rules\n"
@@ -240,23 +244,28 @@ static struct store *clickhouse_store(struct cli *c, const char *cmd,
 }
 
 /*
- * Read the records q selects from a ClickHouse sink into a temporary
- * store and report or export them from there.
+ * Read the records q selects for cmd (report, export, cost) from a
+ * ClickHouse sink into a temporary store and answer from there.
  */
 static int report_clickhouse(struct cli *c, const char *cmd, const char *name,
 			     const struct report_query *q,
-			     enum report_format fmt, bool export)
+			     enum report_format fmt)
 {
 	struct store *st;
 	char where[1024];
 	int rc;
 
-	st = clickhouse_store(c, cmd, name, q, export ? CHQ_EXPORT : CHQ_REPORT,
+	st = clickhouse_store(c, cmd, name, q,
+			      !strcmp(cmd, "export") ? CHQ_EXPORT :
+			      !strcmp(cmd, "cost") ? CHQ_COST : CHQ_REPORT,
 			      where, sizeof(where), &rc);
 	if (!st)
 		return rc;
-	if (export)
+	if (!strcmp(cmd, "export"))
 		rc = report_export_store(st, where, q, stdout) ? 1 : 0;
+	else if (!strcmp(cmd, "cost"))
+		rc = costq_run_store(st, where, q, fmt,
+				     util_now_ns(CLOCK_REALTIME) / 1e9, stdout) ? 1 : 0;
 	else
 		rc = report_run_store(st, where, q, fmt, stdout) ? 1 : 0;
 	store_close(st);
@@ -330,6 +339,38 @@ static int agent_query(struct cli *c, const char *cmd,
 	return 1;
 }
 
+/*
+ * Answer cmd (report, export, cost) for q from source: a ClickHouse sink;
+ * the agent, for a user who may not read the store (it answers with what
+ * they may see); else the store.  Returns the exit status.
+ */
+static int answer(struct cli *c, const char *cmd, const char *source,
+		  const struct report_query *q, enum report_format fmt)
+{
+	const char *sink;
+	int err;
+
+	if (source_parse(cmd, source, &sink))
+		return EXIT_USAGE;
+	if (strcmp(source, "sqlite"))
+		err = report_clickhouse(c, cmd, sink, q, fmt);
+	else if (geteuid() != 0 && access(c->cfg.sqlite_path, R_OK))
+		err = agent_query(c, cmd, q, report_format_name(fmt));
+	else if (!strcmp(cmd, "export"))
+		err = report_export(c->cfg.sqlite_path, q, stdout) ? 1 : 0;
+	else if (!strcmp(cmd, "cost"))
+		err = costq_run(c->cfg.sqlite_path, q, fmt,
+				util_now_ns(CLOCK_REALTIME) / 1e9, stdout) ? 1 : 0;
+	else
+		err = report_run(c->cfg.sqlite_path, q, fmt, stdout) ? 1 : 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "jobtrace %s: writing output: %s\n", cmd,
+			strerror(errno));
+		return 1;
+	}
+	return err;
+}
+
 /* `report` and `export`: parse the selector and format, then read the store. */
 static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 {
@@ -346,7 +387,7 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 		{ 0 }
 	};
 	const char *name = export ? "export" : "report";
-	const char *source = "sqlite", *sink = NULL;
+	const char *source = "sqlite";
 	enum report_format fmt = export ? REPORT_NDJSON : REPORT_TEXT;
 	struct report_query q = { 0 };
 	int opt, nsel = 0, err;
@@ -378,7 +419,8 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 			break;
 		case 'f':
 			if (report_format_parse(optarg, &fmt) ||
-			    (export != (fmt == REPORT_NDJSON))) {
+			    (export != (fmt == REPORT_NDJSON)) ||
+			    fmt == REPORT_CSV) {
 				fprintf(stderr, "jobtrace %s: --format '%s': expected %s\n",
 					name, optarg, export ? "ndjson" : "text, json or html");
 				return EXIT_USAGE;
@@ -419,30 +461,7 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 		fprintf(stderr, "jobtrace export: --format ndjson is required\n");
 		return EXIT_USAGE;
 	}
-	if (source_parse(name, source, &sink))
-		return EXIT_USAGE;
-	if (strcmp(source, "sqlite")) {
-		err = report_clickhouse(c, name, sink, &q, fmt, export);
-		if (fflush(stdout) || ferror(stdout)) {
-			fprintf(stderr, "jobtrace %s: writing output: %s\n", name,
-				strerror(errno));
-			return 1;
-		}
-		return err;
-	}
-	if (geteuid() != 0 && access(c->cfg.sqlite_path, R_OK)) {
-		err = agent_query(c, name, &q, report_format_name(fmt));
-	} else {
-		err = export ? report_export(c->cfg.sqlite_path, &q, stdout)
-			     : report_run(c->cfg.sqlite_path, &q, fmt, stdout);
-		err = err ? 1 : 0;
-	}
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "jobtrace %s: writing output: %s\n", name,
-			strerror(errno));
-		return 1;
-	}
-	return err;
+	return answer(c, name, source, &q, fmt);
 }
 
 /* A process made up for `rules test`: argv, exe and comm. */
@@ -740,6 +759,120 @@ static int stdout_done(const char *who)
 		return 1;
 	}
 	return 0;
+}
+
+/* Print the usage of cost. */
+static void cost_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: jobtrace cost (--since TIME | --job ID | --run R)\n"
+		"                     [--by job|task|tool|user|account|cost-center]\n"
+		"                     [--format text|json|csv] [--source sqlite|clickhouse[:NAME]]\n"
+		"\nWhat the selected jobs cost, from the cost of their `job` end records\n"
+		"(one per host a job ran on: the agent prices them, see cost in\n"
+		"jobtrace.conf(5)); nothing is priced here.\n"
+		"  --job ID    that job, on every host\n"
+		"  --run R     the jobs whose job.run is R, all of them; and the jobs\n"
+		"              whose processes carry job.run R: their part only\n"
+		"  --since T   the jobs that ended at T or later, plus idle nodes\n"
+		"\nWithin a job, its cost is split over its process records by their own\n"
+		"CPU time (cpu.user_s + cpu.sys_s); a job whose processes have no CPU\n"
+		"puts it on \"(no process)\".  --by task (job.task, else \"(none)\") and\n"
+		"--by tool (the tool as report names it) group those parts; --by job\n"
+		"(the default), user, account and cost-center group whole jobs.  The\n"
+		"TOTAL is the same for every --by: nothing is counted twice or dropped.\n"
+		"\nIDLE: the part of the cost that paid for allocated CPUs left unused,\n"
+		"cost x (1 - min(1, cpu_s / (cpus x elapsed_s))) for a job with an\n"
+		"allocation (cpu_s: usage.cpu_s of its end record, else its processes'),\n"
+		"split like the cost: each step's share of its job's idle allocation.\n"
+		"\nIdle nodes (--since): per host, price.per_hour of its `host` records\n"
+		"times the time in [TIME, now] its agent was up (a start record to its\n"
+		"stop; after an unseen end, up to its last record) and no job of that\n"
+		"host ran (the union of the jobs' start to end, a running job to now).\n"
+		"Shown as rows \"idle node HOST\" and counted in the TOTAL.\n"
+		"\nNot counted, but listed: jobs whose cost.amount is null (with the note\n"
+		"that says why), hosts without a price, running jobs (no end record\n"
+		"yet).  Amounts in different currencies are never added: one TOTAL per\n"
+		"currency.\n"
+		"\n--format text (the answer first: totals and top groups, then the\n"
+		"table), json, or csv (a header row; numbers unformatted).\n"
+		"\nA user who may not read the store gets the answer from the agent,\n"
+		"with only their own jobs (no idle nodes).\n"
+		"\nTIME: RFC 3339 (2026-11-22T10:00:00Z), 'YYYY-MM-DD[ hh:mm[:ss]]' (UTC),\n"
+		"@EPOCH, or a relative 90s, 15m, 2h, 3d before now.\n"
+		"--source: as for jobtrace report (see jobtrace report --help).\n"
+		"See doc/cost.md for the formulas.\n");
+}
+
+/* `cost`: the selector, grouping and format, then the store or the agent. */
+static int cmd_cost(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "job", required_argument, NULL, 'j' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "since", required_argument, NULL, 's' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "source", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *source = "sqlite";
+	enum report_format fmt = REPORT_TEXT;
+	struct report_query q = { 0 };
+	enum costq_by by;
+	int opt, nsel = 0, err;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		err = selector_opt("cost", opt, &q);
+		if (err < 0)
+			return EXIT_USAGE;
+		nsel += err;
+		switch (err ? 0 : opt) {
+		case 0:
+			break;
+		case 'b':
+			if (costq_by_parse(optarg, &by)) {
+				fprintf(stderr, "jobtrace cost: --by '%s': expected job,"
+					" task, tool, user, account or cost-center\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			q.by = optarg;
+			break;
+		case 'f':
+			if (report_format_parse(optarg, &fmt) ||
+			    (fmt != REPORT_TEXT && fmt != REPORT_JSON &&
+			     fmt != REPORT_CSV)) {
+				fprintf(stderr, "jobtrace cost: --format '%s': expected"
+					" text, json or csv\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'S':
+			source = optarg;
+			break;
+		case 'h':
+			cost_usage(stdout);
+			return 0;
+		default:
+			cost_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "jobtrace cost: unexpected argument '%s'\n",
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (nsel != 1 || (q.job && !*q.job) || (q.run && !*q.run) ||
+	    q.since < 0) {
+		fprintf(stderr, "jobtrace cost: give exactly one of --since, --job,"
+			" --run (not empty)\n");
+		return EXIT_USAGE;
+	}
+	return answer(c, "cost", source, &q, fmt);
 }
 
 /* `schema clickhouse`: print the DDL of the ClickHouse tables;
@@ -1319,6 +1452,8 @@ int main(int argc, char **argv)
 		rc = cmd_report(&c, argc, argv, true);
 	else if (!strcmp(cmd, "rightsize"))
 		rc = cmd_rightsize(&c, argc, argv);
+	else if (!strcmp(cmd, "cost"))
+		rc = cmd_cost(&c, argc, argv);
 	else if (!strcmp(cmd, "rules"))
 		rc = cmd_rules(&c, argc, argv);
 	else if (!strcmp(cmd, "reload"))

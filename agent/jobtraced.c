@@ -931,7 +931,7 @@ static void on_request(void *ctx, struct control_server *srv,
 	} else if (!strcmp(req.cmd, "ps")) {
 		reply_ps(a, &c->peer, out);
 	} else if (!strcmp(req.cmd, "report") || !strcmp(req.cmd, "export") ||
-		   !strcmp(req.cmd, "rightsize")) {
+		   !strcmp(req.cmd, "rightsize") || !strcmp(req.cmd, "cost")) {
 		if (!query_serve(a->qs, c->fd, &c->peer, &req, out))
 			close(control_server_take(srv, c)); /* the child's now */
 	} else if (!strcmp(req.cmd, "job-start") || !strcmp(req.cmd, "job-end") ||

@@ -644,6 +644,29 @@ void json_null(struct jbuf *b)
 	scalar(b, "null", 4);
 }
 
+/* v as the shortest %.15g to %.17g text that reads back as v. */
+void json_format_double(double v, char out[JSON_DOUBLE_MAX])
+{
+	if (!isfinite(v)) {
+		memcpy(out, "null", 5);
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(out, JSON_DOUBLE_MAX, "%.*g", prec, v);
+		if (strtod(out, NULL) == v)
+			break;
+	}
+}
+
+/* Float with every significant digit; NaN/Inf written as null. */
+void json_double_exact(struct jbuf *b, double v)
+{
+	char buf[JSON_DOUBLE_MAX];
+
+	json_format_double(v, buf);
+	scalar(b, buf, strlen(buf));
+}
+
 /* ---- RFC 3339 times ---------------------------------------------------------- */
 
 /* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant). */

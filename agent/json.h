@@ -77,6 +77,15 @@ void json_i64(struct jbuf *b, int64_t v);
 void json_double(struct jbuf *b, double v);
 void json_bool(struct jbuf *b, bool v);
 void json_null(struct jbuf *b);
+/*
+ * Float with every significant digit (money: 0.0000277 USD stays that),
+ * exponent allowed: the shortest of %.15g, %.16g, %.17g that reads back
+ * as the same double.  NaN/Inf written as null.
+ */
+void json_double_exact(struct jbuf *b, double v);
+#define JSON_DOUBLE_MAX 32
+/* The text json_double_exact() writes, into out. */
+void json_format_double(double v, char out[JSON_DOUBLE_MAX]);
 /* Time in CLOCK_REALTIME ns as RFC 3339 UTC with microseconds. */
 void json_time(struct jbuf *b, uint64_t realtime_ns);
 

@@ -19,6 +19,7 @@
 
 #include "child.h"
 #include "config.h"
+#include "costq.h"
 #include "log.h"
 #include "query.h"
 #include "rightsize.h"
@@ -110,22 +111,25 @@ static const char *req_field(const struct control_req *req, const char *key)
 	return NULL;
 }
 
-/* Check a report, export or rightsize request and turn it into a query. */
+/* Check a report, export, rightsize or cost request and turn it into a
+ * query. */
 int query_parse(const struct control_req *req, double now,
 		struct report_query *q, enum report_format *fmt,
 		const char **why)
 {
 	bool export = !strcmp(req->cmd, "export");
 	bool rightsize = !strcmp(req->cmd, "rightsize");
+	bool cost = !strcmp(req->cmd, "cost");
 	enum rightsize_format rfmt;
+	enum costq_by by;
 	const char *v;
 	int nsel = 0;
 	char *end;
 
 	memset(q, 0, sizeof(*q));
 	*fmt = export ? REPORT_NDJSON : REPORT_TEXT;
-	if (!export && !rightsize && strcmp(req->cmd, "report")) {
-		*why = "not a report, export or rightsize request";
+	if (!export && !rightsize && !cost && strcmp(req->cmd, "report")) {
+		*why = "not a report, export, rightsize or cost request";
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < req->n; i++) {
@@ -133,7 +137,7 @@ int query_parse(const struct control_req *req, double now,
 
 		v = req->f[i].val;
 		if ((!strcmp(k, "job") && !rightsize) || !strcmp(k, "run") ||
-		    !strcmp(k, "pipeline")) {
+		    (!strcmp(k, "pipeline") && !cost)) {
 			if (!*v) {
 				*why = "empty job, run or pipeline";
 				return -EINVAL;
@@ -146,7 +150,7 @@ int query_parse(const struct control_req *req, double now,
 				*why = "since: not a time";
 				return -EINVAL;
 			}
-		} else if (!strcmp(k, "pid") && !export && !rightsize) {
+		} else if (!strcmp(k, "pid") && !export && !rightsize && !cost) {
 			errno = 0;
 			q->pid = strtoll(v, &end, 10);
 			if (errno || *end || q->pid <= 0 || q->pid > 4194304) {
@@ -162,13 +166,25 @@ int query_parse(const struct control_req *req, double now,
 			continue;
 		} else if (!strcmp(k, "format")) {
 			if (report_format_parse(v, fmt) ||
-			    export != (*fmt == REPORT_NDJSON)) {
+			    export != (*fmt == REPORT_NDJSON) ||
+			    (*fmt == REPORT_CSV && !cost) ||
+			    (*fmt == REPORT_HTML && cost)) {
 				*why = export ? "format: expected ndjson" :
-						"format: expected text, json or html";
+				       cost ? "format: expected text, json or csv" :
+					      "format: expected text, json or html";
 				return -EINVAL;
 			}
 			continue;
-		} else if (!strcmp(k, "no_tree") && !export && !rightsize) {
+		} else if (!strcmp(k, "by") && cost) {
+			if (costq_by_parse(v, &by)) {
+				*why = "by: expected job, task, tool, user,"
+				       " account or cost-center";
+				return -EINVAL;
+			}
+			q->by = v;
+			continue;
+		} else if (!strcmp(k, "no_tree") && !export && !rightsize &&
+			   !cost) {
 			q->no_tree = !strcmp(v, "1");
 			continue;
 		} else {
@@ -179,14 +195,15 @@ int query_parse(const struct control_req *req, double now,
 	}
 	if (nsel != 1) {
 		*why = rightsize ? "give exactly one of pipeline, run, since" :
-				   "give exactly one of job, run, pipeline,"
-				   " since, pid";
+		       cost ? "give exactly one of job, run, since" :
+			      "give exactly one of job, run, pipeline,"
+			      " since, pid";
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/* Answer a report or export request on fd from a child. */
+/* Answer a report, export, rightsize or cost request on fd from a child. */
 int query_serve(struct query_server *qs, int fd, const struct control_peer *p,
 		const struct control_req *req, FILE *out)
 {
@@ -205,6 +222,8 @@ int query_serve(struct query_server *qs, int fd, const struct control_peer *p,
 		fprintf(out, "error %s: %s\n", req->cmd, why);
 		return -EINVAL;
 	}
+	/* children that answered and ended since the last tick do not count */
+	children_reap(&qs->kids, util_now_ns(CLOCK_MONOTONIC));
 	if (children_count(&qs->kids, true, 0) >= QUERY_MAX_CHILDREN ||
 	    children_count(&qs->kids, false, p->uid) >= QUERY_MAX_PER_UID) {
 		fprintf(out, "error busy: %zu reports being answered (at most"
@@ -311,7 +330,8 @@ static void close_from_3(void)
 	closedir(d);
 }
 
-/* The answering child: run the report or export, framed on stdin's socket. */
+/* The answering child: run the report, export or cost, framed on stdin's
+ * socket. */
 int query_child_main(int argc, char **argv)
 {
 	struct timeval tv = { .tv_sec = QUERY_SEND_TIMEOUT_S };
@@ -379,12 +399,16 @@ int query_child_main(int argc, char **argv)
 
 		if (f)
 			rightsize_format_parse(f, &rfmt);	/* checked */
-		status = rightsize_run(argv[2], &q, rfmt, out) ? 1 : 0;
+		status = rightsize_run(argv[2], &q, rfmt, out);
+	} else if (!strcmp(req.cmd, "cost")) {
+		status = costq_run(argv[2], &q, fmt,
+				   util_now_ns(CLOCK_REALTIME) / 1e9, out);
+	} else if (fmt == REPORT_NDJSON) {
+		status = report_export(argv[2], &q, out);
 	} else {
-		status = (fmt == REPORT_NDJSON ?
-			  report_export(argv[2], &q, out) :
-			  report_run(argv[2], &q, fmt, out)) ? 1 : 0;
+		status = report_run(argv[2], &q, fmt, out);
 	}
+	status = status ? 1 : 0;
 	if (fflush(out) || ferror(out))
 		return 1;	/* the reader went away */
 	fclose(out);
@@ -507,7 +531,8 @@ static ssize_t reply_write(void *cookie, const char *buf, size_t len)
 	return (ssize_t)len;
 }
 
-/* Ask the agent for a report, export or rightsize and copy its answer. */
+/* Ask the agent for a report, export, rightsize or cost and copy its
+ * answer. */
 int query_request(const char *socket_path, const char *cmd,
 		  const struct report_query *q, const char *format,
 		  FILE *out, FILE *err)
@@ -531,8 +556,9 @@ int query_request(const char *socket_path, const char *cmd,
 	else
 		n = snprintf(line, sizeof(line), "%s\tsince=@%.6f", cmd,
 			     q->since);
-	snprintf(line + n, sizeof(line) - n, "\tformat=%s%s", format,
-		 q->no_tree ? "\tno_tree=1" : "");
+	snprintf(line + n, sizeof(line) - n, "\tformat=%s%s%s%s", format,
+		 q->no_tree ? "\tno_tree=1" : "", q->by ? "\tby=" : "",
+		 q->by ? q->by : "");
 	query_reply_init(&r, out, err);
 	dec = fopencookie(&r, "w", io);
 	if (!dec)

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * query.h - report, export and rightsize for users who may not read the
- * store.
+ * query.h - report, export, rightsize and cost for users who may not read
+ * the store.
  *
- * The store is root's alone.  A user's `jobtrace report` and `export`
- * send their selector and format to the agent ("report<TAB>job=42<TAB>
- * format=text"); the agent checks who asks (struct control_peer, read at
+ * The store is root's alone.  A user's `jobtrace report`, `export` and
+ * `cost` send their selector and format to the agent ("report<TAB>job=42
+ * <TAB>format=text", "cost<TAB>run=r1<TAB>format=csv<TAB>by=task"); the
+ * agent checks who asks (struct control_peer, read at
  * accept) and starts a child that answers on the connection: its own image
  * (/proc/self/exe --serve-query), so that nothing of the agent (BPF maps,
  * ring buffer, spool, sink threads and their locks) lives on in it.  The
- * child opens the store read-only, runs the report or export code with
- * the user's uid restriction (struct report_query.uid_only) and exits.
+ * child opens the store read-only, runs the report, export or cost code
+ * with the user's uid restriction (struct report_query.uid_only) and exits.
  * Root, agent.control_group and agent.reader_group see every record.
  *
  * The reply is "ok\n", then frames: "o LEN\n" and LEN bytes of output,
@@ -58,7 +59,7 @@ bool query_server_may_control(const struct query_server *qs,
 bool query_server_sees_all(const struct query_server *qs,
 			   const struct control_peer *p);
 /*
- * Answer a "report" or "export" request on fd from a child.  Returns 0
+ * Answer a "report", "export" or "cost" request on fd from a child.  Returns 0
  * when the child took the connection (nothing was written to out; the
  * caller closes its own descriptor and forgets it), or -errno with one
  * "error ..." line written to out (a bad request, busy, no child).
@@ -69,11 +70,12 @@ int query_serve(struct query_server *qs, int fd, const struct control_peer *p,
 void query_server_reap(struct query_server *qs, uint64_t now_ns);
 
 /*
- * Check a report, export or rightsize request and turn it into a query:
- * fields job, run, pipeline, since (any --since form; now for relative
- * ones), pid, format, no_tree (rightsize: pipeline, run or since, and a
- * rightsize format, left in req for the child).  Returns 0, or -EINVAL
- * with *why set.  q keeps pointers into req.
+ * Check a report, export, rightsize or cost request and turn it into a
+ * query: fields job, run, pipeline, since (any --since form; now for
+ * relative ones), pid, format, no_tree (rightsize: pipeline, run or since,
+ * and a rightsize format, left in req for the child; cost: job, run or
+ * since, format text, json or csv, and by).  Returns 0, or -EINVAL with
+ * *why set.  q keeps pointers into req.
  */
 int query_parse(const struct control_req *req, double now,
 		struct report_query *q, enum report_format *fmt,
@@ -83,10 +85,11 @@ int query_child_main(int argc, char **argv);
 
 /*
  * The CLI's side: ask the agent at socket_path for the report, export or
- * rightsize (cmd) of q in format (its --format word), copy the output to
- * out and the messages to err as they come.  Returns the exit status the
- * agent's child reported, 1 (with a message on err) for a refused or cut
- * reply, or -errno when the agent cannot be reached (nothing printed).
+ * rightsize or cost (cmd) of q in format (its --format word), copy the
+ * output to out and the messages to err as they come.  Returns the exit
+ * status the agent's child reported, 1 (with a message on err) for a
+ * refused or cut reply, or -errno when the agent cannot be reached
+ * (nothing printed).
  */
 int query_request(const char *socket_path, const char *cmd,
 		  const struct report_query *q, const char *format,

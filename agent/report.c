@@ -184,6 +184,7 @@ struct summary {
 static const char *const format_names[] = {
 	[REPORT_TEXT] = "text", [REPORT_JSON] = "json",
 	[REPORT_HTML] = "html", [REPORT_NDJSON] = "ndjson",
+	[REPORT_CSV] = "csv",
 };
 
 /* The word of a format. */
@@ -872,18 +873,25 @@ static void duration_text(const struct row *w, char *out, size_t len)
 		snprintf(out, len, "%.3fs", w->end - w->start);
 }
 
-/* Tool column: rule's tool name, else basename of exe, else comm. */
-static const char *tool_text(const struct row *w)
+/* A tool's name: rule's tool name, else basename of exe, else comm. */
+const char *report_tool_name(const char *tool, const char *exe,
+			     const char *comm)
 {
 	const char *slash;
 
-	if (w->tool && *w->tool)
-		return w->tool;
-	if (w->exe && *w->exe) {
-		slash = strrchr(w->exe, '/');
-		return slash && slash[1] ? slash + 1 : w->exe;
+	if (tool && *tool)
+		return tool;
+	if (exe && *exe) {
+		slash = strrchr(exe, '/');
+		return slash && slash[1] ? slash + 1 : exe;
 	}
-	return w->comm && *w->comm ? w->comm : "?";
+	return comm && *comm ? comm : "?";
+}
+
+/* Tool column: the row's tool as report_tool_name() names it. */
+static const char *tool_text(const struct row *w)
+{
+	return report_tool_name(w->tool, w->exe, w->comm);
 }
 
 /* Add one process's own figures to t. */
@@ -1443,17 +1451,6 @@ static void json_query(struct jbuf *b, const struct report_query *q)
 #define NODES_MAX 64		/* node names kept for the header */
 #define STEPS_MAX 32		/* steps kept for the efficiency summary */
 
-/*
- * A field of the record in column c at path expression p, when it is a
- * string (JSTR_AT) or a number (JNUM_AT); NULL when missing or of another
- * type, so a stored record of the wrong shape reads as "not known".
- */
-#define JSTR_AT(c, p) "(CASE json_type(" c ", " p ") WHEN 'text'" \
-	" THEN json_extract(" c ", " p ") END)"
-#define JNUM_AT(c, p) "(CASE WHEN json_type(" c ", " p ")" \
-	" IN ('integer', 'real') THEN json_extract(" c ", " p ") END)"
-#define JSTR(path) JSTR_AT("json", "'" path "'")
-#define JNUM(path) JNUM_AT("json", "'" path "'")
 /* A member of the element of $.usage.steps that s (json_each) is at. */
 #define STEP_AT(m) "s.fullkey || '." m "'"
 

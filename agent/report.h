@@ -13,7 +13,8 @@
 struct store;
 struct sqlite3_stmt;
 
-enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_HTML, REPORT_NDJSON };
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_HTML, REPORT_NDJSON,
+		     REPORT_CSV /* jobtrace cost only */ };
 
 /* Which records (exactly one selector is set), and how to show them. */
 struct report_query {
@@ -23,6 +24,7 @@ struct report_query {
 	double since;		/* --since, epoch seconds (0: unset) */
 	int64_t pid;		/* --pid PID (0: unset): that process and descendants */
 	bool no_tree;		/* --no-tree: the summaries without the tree */
+	const char *by;		/* jobtrace cost --by (NULL: job), costq.h */
 	/*
 	 * Only what uid may see: its processes, the `job` records that name
 	 * it, and every process, sample and signal of those jobs.  Host
@@ -31,6 +33,18 @@ struct report_query {
 	bool uid_only;
 	uint32_t uid;
 };
+
+/*
+ * A field of the record in column c at path expression p, when it is a
+ * string (JSTR_AT) or a number (JNUM_AT); NULL when missing or of another
+ * type, so a stored record of the wrong shape reads as "not known".
+ */
+#define JSTR_AT(c, p) "(CASE json_type(" c ", " p ") WHEN 'text'" \
+	" THEN json_extract(" c ", " p ") END)"
+#define JNUM_AT(c, p) "(CASE WHEN json_type(" c ", " p ")" \
+	" IN ('integer', 'real') THEN json_extract(" c ", " p ") END)"
+#define JSTR(path) JSTR_AT("json", "'" path "'")
+#define JNUM(path) JNUM_AT("json", "'" path "'")
 
 /* Parse a --format word; returns -EINVAL if unknown. */
 int report_format_parse(const char *s, enum report_format *out);
@@ -80,6 +94,10 @@ int report_col_dup(struct sqlite3_stmt *st, int i, char **out);
  */
 int report_restrict(struct store *st, const char *where,
 		    const struct report_query *q);
+/* A process's tool as reports name it: the rules' tool name, else the
+ * base name of exe, else comm, else "?". */
+const char *report_tool_name(const char *tool, const char *exe,
+			     const char *comm);
 /* Print the selected records as schema v1 NDJSON, one per line. */
 int report_export(const char *db_path, const struct report_query *q,
 		  FILE *out);

@@ -16,6 +16,12 @@
 #     with FINAL, and OPTIMIZE ... FINAL merges the copies away;
 #   - SELECT json ... FORMAT TabSeparatedRaw gives back the records byte
 #     for byte, per table and per job;
+#   - `jobtrace cost --source clickhouse` (agent/chquery.c, costq.c) gives
+#     what it gives from a SQLite store of the same records
+#     (cost-records.ndjson: three hosts, a job on two of them, two
+#     currencies, a job without a price, a host record in the second of
+#     --since), for --since, --run and --job, and the totals worked out by
+#     hand;
 #   - the data is still there after the server is stopped and started
 #     again, and a paused (hung) server times out instead of answering.
 #
@@ -29,6 +35,8 @@ set -u
 top_builddir=${top_builddir:-$(pwd)}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 CHROW=$top_builddir/tests/clickhouse/chrow
+STORE_PUT=$top_builddir/tests/integration/store-put
+CLI=$top_builddir/jobtrace
 
 if [ ! -x /usr/sbin/clickhouse-server ] || ! command -v clickhouse-client >/dev/null; then
 	echo "# skipped: clickhouse-server/clickhouse-client are not installed"
@@ -42,10 +50,12 @@ if ! command -v curl >/dev/null; then
 	echo "# error: curl is missing"
 	exit 99
 fi
-if [ ! -x "$CHROW" ]; then
-	echo "# error: $CHROW is not built (make check builds it)"
-	exit 99
-fi
+for p in "$CHROW" "$STORE_PUT" "$CLI"; do
+	if [ ! -x "$p" ]; then
+		echo "# error: $p is not built (make check builds it)"
+		exit 99
+	fi
+done
 
 . "$top_srcdir/tests/clickhouse/ch-env.sh"
 
@@ -269,6 +279,63 @@ check "rows with exe_truncated INSERT into them" \
 check "ALTER TABLE ... ADD COLUMN exe_truncated UInt8 AFTER exe; old rows read 0" \
 	eval 'ch_query "ALTER TABLE jobtrace_old.process ADD COLUMN exe_truncated UInt8 AFTER exe" &&
 		same "$(ch_query "SELECT count(), sum(exe_truncated) FROM jobtrace_old.process")" "$(printf "4\t0")"'
+
+# ---- jobtrace cost: ClickHouse and SQLite agree ----------------------------------------
+
+# The same records in a SQLite store and in a database of their own; cost
+# read from each must match byte for byte.  Hand-worked totals for --since
+# T0 + 0.5 s (T0 = 2025-03-01T10:00:00Z, every host stopped, so "now" does
+# not matter): USD jobs 1 + 0.5 + 0.8 = 2.3; idle n1: up [0.5, 5000] less
+# its jobs' union [100, 1500] + [3000, 3500] = 3099.5 s at 3.6/h = 3.0995;
+# idle n2: [0.5, 4000] less [1000, 2000] + [2500, 3000] = 2499.5 s at 7.2/h
+# = 4.999; USD 10.3985, EUR 2.  n1's last host record before T0 + 0.5 is
+# at T0 + 0.25, in the same second.
+COST_RECORDS=$top_srcdir/tests/clickhouse/cost-records.ndjson
+"$CHROW" --schema jobtrace_cost >"$T/schema-cost.sql"
+mkdir -p "$T/costrows"
+"$CHROW" "$T/costrows" <"$COST_RECORDS" >"$T/costrows.out" 2>"$T/costrows.err"
+ok=yes
+ch_multiquery <"$T/schema-cost.sql" || ok=no
+for t in process job host; do
+	ch_http "INSERT INTO jobtrace_cost.$t FORMAT JSONEachRow" \
+		"input_format_skip_unknown_fields=1" <"$T/costrows/$t.rows" || ok=no
+done
+check "cost records into ClickHouse database jobtrace_cost ($(echo $(cat "$T/costrows.out")))" \
+	same "$ok:$(cat "$T/costrows.err")" "yes:"
+"$STORE_PUT" "$T/cost.db" <"$COST_RECORDS" >"$T/cost.put" 2>&1
+check "and into a SQLite store" same "$(cat "$T/cost.put")" "stored=26"
+cat >"$T/cost.conf" <<EOF
+agent = { run_dir = "$T"; };
+store = { sqlite_path = "$T/cost.db"; };
+sinks = ( { type = "clickhouse"; name = "fleet"; url = "$CH_URL";
+	database = "jobtrace_cost"; } );
+EOF
+# Both sources' output of `jobtrace cost ARGS...`: the same, and exit 0.
+cost_both() {
+	local a b sa sb
+	a=$("$CLI" --config "$T/cost.conf" cost "$@" 2>&1)
+	sa=$?
+	b=$("$CLI" --config "$T/cost.conf" cost "$@" --source clickhouse 2>&1)
+	sb=$?
+	printf '%s\n' "$a" >"$T/cost.last"
+	same "$sb:$b" "0:$a" && same "$sa" 0
+}
+for by in job task tool user account cost-center; do
+	check "cost --since --by $by --format csv: ClickHouse gives SQLite's answer" \
+		cost_both --since @1740823200.5 --by $by --format csv
+	check "  and its totals are those worked out by hand: EUR 2, USD 10.3985" \
+		same "$(awk -F, '$1 == "total" { printf "%s %.9f|", $3, $4 }' "$T/cost.last")" \
+		"EUR 2.000000000|USD 10.398500000|"
+done
+check "cost --since --by task (text): ClickHouse gives SQLite's answer" \
+	cost_both --since @1740823200.5 --by task
+check "cost --run r1 --by task (json): the same" cost_both --run r1 --by task --format json
+check "  1 USD of job 1 (its own run) + 0.25 of job 2 (one process in r1)" \
+	same "$(grep -o '"totals":\[[^]]*\]' "$T/cost.last")" \
+	'"totals":[{"currency":"USD","cost":1.25,"jobs_cost":1.25,"idle_allocation":0.7,"idle_nodes":0,"jobs":2,"processes":3,"cpu_s":450}]'
+check "cost --job 2 --by tool (csv): the same" cost_both --job 2 --by tool --format csv
+check "  1.3 USD over its two hosts" \
+	same "$(grep '^total,' "$T/cost.last")" "$(printf 'total,TOTAL,USD,1.3,0.4,1,1,2,100,,\r')"
 
 # ---- stop, start, pause ----------------------------------------------------------------
 

@@ -16,7 +16,7 @@ HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
 
 # the agent modules the harnesses reach (and what those call)
 AGENT = log util json json_read schema cgroup_parse config control slurmq decode spool \
-	chschema store_sqlite report chquery http imds docker prices_import
+	chschema store_sqlite report costq chquery http imds docker prices_import
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_report.c - the readers of record JSON behind `jobtrace report` and
- * `export`: the SQLite store's intake (store_put_json, which reads the
+ * fuzz_report.c - the readers of record JSON behind `jobtrace report`,
+ * `export` and `cost`: the SQLite store's intake (store_put_json, which reads the
  * record's "type" itself and leaves the rest to SQLite's JSON functions)
  * and the report's loaders and printers (argv display, job header,
- * efficiency, summaries, tree) over whatever the store accepted.
+ * efficiency, summaries, tree) and the cost's (costq.c: split, idle
+ * allocation, idle nodes, every --by and format) over whatever the store
+ * accepted.
  *
  * Input: NDJSON, one record per line, as the spool hands the SQLite sink.
  * The input's length picks the selector (--since, --job, --run or --pid
@@ -15,6 +17,7 @@
 
 #include <sqlite3.h>
 
+#include "costq.h"
 #include "fuzz.h"
 #include "log.h"
 #include "report.h"
@@ -95,6 +98,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(rc == 0 || rc == -ENOENT);
 	rc = report_export_store(st, "fuzz", &q, devnull);
 	FUZZ_CHECK(rc == 0 || rc == -ENOENT);
+	if (!q.pid) {
+		static const char *const bys[] = { "job", "task", "tool", "user",
+						   "account", "cost-center" };
+		static const enum report_format cfmts[] = { REPORT_TEXT,
+							    REPORT_JSON, REPORT_CSV };
+
+		q.by = bys[(size / 24) % 6];
+		rc = costq_run_store(st, "fuzz", &q, cfmts[(size / 4) % 3],
+				     2e9, devnull);
+		FUZZ_CHECK(rc == 0 || rc == -ENOENT);
+	}
 
 	if (sqlite3_exec(store_handle(st), "DELETE FROM process_rec;"
 			 " DELETE FROM record;", NULL, NULL, NULL) != SQLITE_OK)

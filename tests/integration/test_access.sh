@@ -3,9 +3,9 @@
 #
 # test_access.sh - who sees which records on a shared node.  Two users made
 # here run known numbers of processes; alice also has a job (registered with
-# her uid) with a root process in it.  Their `jobtrace export`, `report` and
-# `ps` go through the agent's socket (the store is root's) and show exactly
-# their own processes and their job; a member of agent.reader_group and root
+# her uid) with a root process in it.  Their `jobtrace export`, `report`,
+# `cost` and `ps` go through the agent's socket (the store is root's) and
+# show exactly their own processes and their job; a member of agent.reader_group and root
 # see both users, and neither bob nor the reader may register a job.  A
 # program named with a terminal title sequence (ESC ] 0; ... BEL) reaches
 # no terminal through `ps` or `report`.
@@ -241,6 +241,30 @@ as $ALICE report --job "$JOB" >"$T/alice.job" 2>"$T/alice.job.err"
 st=$?
 check "alice's report of her job (exit $st) counts its processes" \
 	eq "$st:$(grep -c "job $JOB: $(q "select count(*) from process where job_id = '$JOB';") processes" "$T/alice.job")" "0:1"
+
+# ---- cost through the agent: the same restriction ------------------------------------------
+
+# her job is listed, counted or (no price here) not counted, with its note
+as $ALICE cost --job "$JOB" --format csv >"$T/alice.cost" 2>"$T/alice.cost.err"
+st=$?
+check "alice's cost --job $JOB (exit $st) lists her job" \
+	eq "$st:$(grep -c "^\(job\|not_counted_job\),$JOB," "$T/alice.cost")" "0:1"
+as $BOB cost --job "$JOB" >"$T/bob.cost" 2>"$T/bob.cost.err"
+st=$?
+check "bob's cost of alice's job: exit 1, 'no ended jobs for job $JOB'" \
+	eq "$st:$(grep -c "no ended jobs for job $JOB" "$T/bob.cost.err")" "1:1"
+as $ALICE cost --since "@$SINCE" --format json >"$T/alice.cost.json" 2>&1
+st=$?
+check "alice's cost --since (exit $st): her job, no idle nodes (host records are not hers)" \
+	eq "$st:$(grep -c '"node_idle":false,"node_idle_hidden":true' "$T/alice.cost.json"):$(grep -c "\"$JOB\"" "$T/alice.cost.json")" "0:1:1"
+as $BOB cost --since "@$SINCE" >"$T/bob.cost.since" 2>&1
+st=$?
+check "bob's cost --since: exit 1, no ended jobs (alice's is not his)" \
+	eq "$st:$(grep -c "no ended jobs for since" "$T/bob.cost.since")" "1:1"
+as $CAROL cost --since "@$SINCE" --format json >"$T/carol.cost.json" 2>&1
+st=$?
+check "carol's cost --since (reader_group, exit $st): idle nodes computed, alice's job there" \
+	eq "$st:$(grep -c '"node_idle":true,"node_idle_hidden":false' "$T/carol.cost.json"):$(grep -c "\"$JOB\"" "$T/carol.cost.json")" "0:1:1"
 
 # ---- seeing everything is not changing jobs ------------------------------------------------
 

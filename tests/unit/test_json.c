@@ -473,6 +473,49 @@ static void test_double_fast_path(void **state)
 	jbuf_free(&b);
 }
 
+/*
+ * json_double_exact(): every digit (what json_double's six decimals lose),
+ * the shortest text that reads back as the same double, valid JSON.
+ */
+static void test_double_exact(void **state)
+{
+	static const struct { double v; const char *text; } cases[] = {
+		{ 0.0000277, "2.77e-05" }, { 0.1, "0.1" }, { 2.1, "2.1" },
+		{ 0.1 + 0.2, "0.30000000000000004" }, { 5, "5" },
+		{ -1234567.125, "-1234567.125" }, { 1e300, "1e+300" },
+		{ NAN, "null" }, { INFINITY, "null" },
+	};
+	uint64_t x = 88172645463325252ull;
+	char buf[JSON_DOUBLE_MAX];
+	struct jbuf b;
+
+	(void)state;
+	jbuf_init(&b);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		jbuf_reset(&b);
+		json_arr_open(&b);
+		json_double_exact(&b, cases[i].v);
+		json_arr_close(&b);
+		snprintf(buf, sizeof(buf), "[%s]", cases[i].text);
+		assert_string_equal(jbuf_str(&b), buf);
+		assert_true(json_valid(jbuf_str(&b)));
+	}
+	for (int i = 0; i < 20000; i++) {
+		double v;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(&v, &x, sizeof(v));
+		if (!isfinite(v))
+			continue;
+		json_format_double(v, buf);
+		assert_true(strtod(buf, NULL) == v);
+		assert_true(json_valid(buf));
+	}
+	jbuf_free(&b);
+}
+
 /* The raw appends write what the escaping calls would, bytes for bytes. */
 static void test_plain_appends(void **state)
 {
@@ -565,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_key_escape),
 		cmocka_unit_test(test_integers),
 		cmocka_unit_test(test_doubles),
+		cmocka_unit_test(test_double_exact),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_growth),
 		cmocka_unit_test(test_key_misuse),

@@ -56,6 +56,14 @@ static void test_parse(void **state)
 	assert_int_equal(parse("export\tsince=2h\tformat=ndjson", &q, &fmt, b,
 			       sizeof(b)), 0);
 	assert_true(q.since > 2799.99 && q.since < 2800.01);
+	assert_int_equal(parse("cost\trun=r1\tformat=csv\tby=cost-center",
+			       &q, &fmt, b, sizeof(b)), 0);
+	assert_string_equal(q.run, "r1");
+	assert_string_equal(q.by, "cost-center");
+	assert_int_equal(fmt, REPORT_CSV);
+	assert_int_equal(parse("cost\tsince=1h", &q, &fmt, b, sizeof(b)), 0);
+	assert_null(q.by);
+	assert_int_equal(fmt, REPORT_TEXT);
 	assert_int_equal(parse("report\tpid=77", &q, &fmt, b, sizeof(b)), 0);
 	assert_int_equal(q.pid, 77);
 	assert_int_equal(fmt, REPORT_TEXT);
@@ -80,6 +88,10 @@ static void test_parse(void **state)
 		"rightsize\tjob=1", "rightsize\tpid=5", "rightsize\tformat=text",
 		"rightsize\trun=r\tformat=html", "rightsize\trun=r\tno_tree=1",
 		"rightsize\tpipeline=a\tsince=1h",
+		"status\tjob=1", "report\tjob=1\tformat=csv",
+		"report\tjob=1\tby=task", "cost\tjob=1\tformat=html",
+		"cost\tjob=1\tformat=ndjson", "cost\tpid=5", "cost\tjob=1\tby=queue",
+		"cost\tjob=1\tno_tree=1", "cost\tformat=csv", "cost\tpipeline=a",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (parse(bad[i], &q, &fmt, b, sizeof(b)) != -EINVAL)
