@@ -1117,6 +1117,8 @@ static void reload(struct agent *a)
 	a->cfg.store_retention_days = nc.store_retention_days;
 	a->cfg.store_max_mib = nc.store_max_mib;
 	sinks_store_limits(a->sinks, &a->cfg);
+	/* prices, waste thresholds and idle settings apply to what comes */
+	config_take_cost(&a->cfg, &nc);
 	log_info("configuration reloaded from %s",
 		 nc.source ? nc.source : "(defaults)");
 	config_free(&nc);
