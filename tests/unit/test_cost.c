@@ -676,6 +676,20 @@ static void test_record(void **state)
 	assert_null(strstr(jbuf_str(&b), "\"efficiency\""));
 	assert_null(strstr(jbuf_str(&b), "\"flags\""));
 
+	/* money has 12 decimals: a tiny job's cost is not rounded away */
+	j.amount = 0.1234 * 0.25 * 1.41358 / 3600;
+	jbuf_reset(&b);
+	record_job(&b, &h, &ji, "end", "x", &j);
+	if (!strstr(jbuf_str(&b), "\"cost\":{\"amount\":0.000012113595,"))
+		fail_msg("%s", jbuf_str(&b));
+	jbuf_reset(&b);
+	json_double12(&b, 1e-13);
+	json_double12(&b, -2.5);
+	json_double12(&b, 1.0 / 3);
+	json_double12(&b, NAN);
+	/* (no separators outside an array or object) */
+	assert_string_equal(jbuf_str(&b), "0-2.50.333333333333null");
+
 	/* no cost computed: an object of nulls that says so, no flags */
 	jbuf_reset(&b);
 	record_job(&b, &h, &ji, "end", "z", NULL);
