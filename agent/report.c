@@ -1890,7 +1890,8 @@ static void json_cost(struct jbuf *b, const struct jobcost *c)
 		json_null(b);
 	} else {
 		json_obj_open(b);
-		kv_opt(b, "amount", c->costed ? c->amount : -1);
+		if (kv_known(b, "amount", c->costed))
+			json_double12(b, c->amount);
 		json_kv_str(b, "currency", c->costed && !c->mixed ?
 			    c->currency : NULL);
 		json_kv_str(b, "source", c->costed ? c->source : NULL);
