@@ -626,6 +626,15 @@ static void reply_status(struct agent *a, FILE *out)
 	fprintf(out, "signals_missing: %s\n", *missing ? missing : "none");
 	imds_status(a->imds, out);
 	{
+		const struct cost_price *p = node_price(a);
+
+		if (p->per_hour >= 0)
+			fprintf(out, "cost.node_price: %g %s an hour (%s)\n",
+				p->per_hour, p->currency, p->source);
+		else
+			fprintf(out, "cost.node_price: none (%s)\n", p->note);
+	}
+	{
 		struct rules_stats st;
 
 		rules_get_stats(a->rules, &st);

@@ -29,8 +29,9 @@
  * Look up (region, type) in the table at path: *on_demand and *spot get
  * its prices per hour (-1 for '-', not known), currency its currency.
  * 0 found; -ENOENT not in the table (err: "m5.large in us-east-1 not in
- * FILE"); -EINVAL a bad line (err: "FILE:LINE: what is wrong"); another
- * -errno when the file cannot be read (err: "FILE: reason").
+ * FILE"), or no such file (err: "FILE: No such file or directory");
+ * -EINVAL a bad line (err: "FILE:LINE: what is wrong"); another -errno
+ * when the file cannot be read (err: "FILE: reason").
  */
 int prices_lookup(const char *path, const char *region, const char *type,
 		  double *on_demand, double *spot, char currency[8],

@@ -216,6 +216,8 @@ for _ in $(seq 1 25); do
 done
 check "host record: price 3.6 config:node_hour, 4 CPUs, 1.5 GiB ('$hp')" \
 	eq "$hp" "3.6 config:node_hour 4 $(calc 'int(a * b)' 1.5 $GIB | cut -d. -f1)"
+check "status: cost.node_price: 3.6 USD an hour (config:node_hour)" \
+	eq "$(status_of cost.node_price)" "3.6 USD an hour (config:node_hour)"
 
 cat >"$JOBDIR/burn.sh" <<EOF
 #!/bin/sh
@@ -431,6 +433,9 @@ printf '# x\neu-west-1\tc5.2xlarge\t0,34\t0.1\tUSD\n' >"$PRICES"
 cli reload >/dev/null 2>&1
 P3=cost-p3-$$
 check "jobtrace run job $P3 ends with an end record" run_job "$P3"
+check "status: cost.node_price: none, with the file and line" \
+	eq "$(status_of cost.node_price)" \
+	"none ($PRICES:2: on-demand price \"0,34\": want a decimal number >= 0 (like 0.096) or '-')"
 check "$P3: the note names $PRICES:2" \
 	eq "$(endrec "$P3" cost.note)" \
 	"$PRICES:2: on-demand price \"0,34\": want a decimal number >= 0 (like 0.096) or '-'"

@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <setjmp.h>
@@ -43,21 +42,11 @@ static int setup_dir(void **state)
 	return mkdtemp(tmpdir) ? 0 : -1;
 }
 
-/* Remove one entry of the scratch folder. */
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* Remove the scratch folder and everything in it. */
 static int teardown_dir(void **state)
 {
 	(void)state;
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return test_remove_tree(tmpdir);
 }
 
 /* Assert that a and b differ by less than 1e-9 (relative or absolute). */
