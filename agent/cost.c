@@ -207,15 +207,24 @@ void cost_job(const struct jt_config *c, const struct cost_price *p,
 		out->formula = usage ? "usage_share" : "allocation_share";
 		out->price_per_hour = p->per_hour;
 		out->share = 0;
-		if (p->node_cpus)
+		if (p->node_cpus && cpus > 0)
 			out->share = max_known(out->share, cpus / p->node_cpus);
-		if (p->node_mem_bytes)
+		if (p->node_mem_bytes && mem > 0)
 			out->share = max_known(out->share,
 					       mem / p->node_mem_bytes);
-		if (p->node_gpus)
+		if (p->node_gpus && gpus > 0)
 			out->share = max_known(out->share, gpus / p->node_gpus);
 		if (out->share > 1)
 			out->share = 1;
+		if (out->share <= 0) {
+			/* no term has both the job's and the node's side */
+			out->price_per_hour = out->share = out->elapsed_s = -1;
+			out->formula = NULL;
+			out->currency[0] = out->source[0] = '\0';
+			util_strlcpy(out->note, "no share: the node's size is not known for what the job has",
+				     sizeof(out->note));
+			return;
+		}
 	}
 	out->amount = out->price_per_hour * (out->share >= 0 ? out->share : 1) *
 		      in->elapsed_s / 3600.0;

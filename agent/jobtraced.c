@@ -255,6 +255,8 @@ static const struct cost_price *node_price(void *ctx)
 			 a->price.per_hour, a->price.currency, a->price.source,
 			 a->price.node_cpus,
 			 a->price.node_mem_bytes / 1073741824.0);
+	else if (a->price.source[0])	/* the prices file: its error */
+		log_warn("cost: %s: job costs are null", a->price.note);
 	else
 		log_info("cost: %s: job costs are null", a->price.note);
 	return &a->price;

@@ -377,6 +377,16 @@ static void test_job_allocation_share(void **state)
 	in.gpus = 3;
 	cost_job(&c, &p, &in, &j);
 	assert_near(j.share, 0.75);
+	/* the node's size not known for what the job has: no share */
+	p.node_cpus = 0;
+	in.mem_bytes = 0;
+	in.gpus = 0;
+	cost_job(&c, &p, &in, &j);
+	assert_true(j.amount < 0 && j.share < 0 && j.elapsed_s < 0);
+	assert_null(j.formula);
+	assert_string_equal(j.source, "");
+	assert_non_null(strstr(j.note, "node's size is not known"));
+	p.node_cpus = 8;
 	/* only the CPUs known: their share alone */
 	in.mem_bytes = 0;
 	in.gpus = 0;
