@@ -12,11 +12,12 @@
 #   DEP_LIBS      the libraries to link
 
 HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
-	json_read schema imds docker prices
+	json_read schema imds docker prices offer
 
 # the agent modules the harnesses reach (and what those call)
 AGENT = log util json json_read schema cgroup_parse config control slurmq decode spool \
-	chschema store_sqlite report costq chquery http imds docker prices_import
+	chschema store_sqlite report costq chquery http imds docker prices_import \
+	cost prices
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer

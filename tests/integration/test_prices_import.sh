@@ -5,7 +5,7 @@
 # unit test (tests/unit/test_prices_import.c) does not reach.
 #
 # 1. --help says what is kept and that spot prices are an admin's to fill.
-# 2. The CSV and JSON fixtures (tests/fuzz/corpus/prices/, AWS's two forms
+# 2. The CSV and JSON fixtures (tests/fuzz/corpus/offer/, AWS's two forms
 #    of one offer) give the same table on stdout, the one written by hand
 #    below, and the summary on stderr counts what was read and kept.
 # 3. --output writes that table (mode 0644) by replacing the file (a new
@@ -23,7 +23,7 @@ set -u
 
 . "$(dirname "$0")/lib.sh"
 start_watchdog 60
-FIX=$top_srcdir/tests/fuzz/corpus/prices
+FIX=$top_srcdir/tests/fuzz/corpus/offer
 PI() { timeout 20 "$CLI" --config "$T/none.conf" prices import "$@"; }
 
 # True if FILE contains the fixed string S.

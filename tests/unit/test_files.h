@@ -5,6 +5,7 @@
 #ifndef JOBTRACE_TEST_FILES_H
 #define JOBTRACE_TEST_FILES_H
 
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -62,6 +63,22 @@ static inline char *test_read_src(const char *dir, const char *name,
 
 	snprintf(path, sizeof(path), "%s/%s/%s", top ? top : ".", dir, name);
 	return test_read_file(path, len);
+}
+
+/* Remove one entry of a scratch folder (an nftw callback). */
+static inline int test_rm_entry(const char *path, const struct stat *st,
+				int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Remove the scratch folder dir and everything in it. */
+static inline int test_remove_tree(const char *dir)
+{
+	return nftw(dir, test_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Remove an SQLite store dir/NAME with its WAL files, and dir (empty by

@@ -3,7 +3,7 @@
  * test_prices_import.c - cmocka tests of agent/prices_import.c, the reader
  * of AWS's Price List offer file for EC2 behind `jobtrace prices import`.
  *
- * The fixtures (tests/fuzz/corpus/prices/ec2-offer.csv and .json, also the
+ * The fixtures (tests/fuzz/corpus/offer/ec2-offer.csv and .json, also the
  * fuzzer's seeds) are AWS's two forms of the same offer: the CSV's header
  * row is the one of AmazonEC2's index.csv of 2025-09 (91 columns), the
  * JSON is laid out as AWS's index.json ("key" : value).  They hold the
@@ -48,10 +48,10 @@ static const char want_table[] =
 
 static char err[1024];
 
-/* The fixture tests/fuzz/corpus/prices/NAME, read whole (malloc'd). */
+/* The fixture tests/fuzz/corpus/offer/NAME, read whole (malloc'd). */
 static char *fixture(const char *name, size_t *len)
 {
-	return test_read_src("tests/fuzz/corpus/prices", name, len);
+	return test_read_src("tests/fuzz/corpus/offer", name, len);
 }
 
 /* The table t as prices_import_write() writes it (malloc'd). */
@@ -635,7 +635,7 @@ static void test_file_and_save(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/prices/ec2-offer.json",
+	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/offer/ec2-offer.json",
 		 top ? top : ".");
 	assert_int_equal(prices_import_file(&t, path, NULL, 0, err,
 					    sizeof(err)), 0);
