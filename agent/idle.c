@@ -9,7 +9,10 @@
 #include <unistd.h>
 
 #include "idle.h"
+#include "jobs.h"
 #include "json.h"
+#include "proc_table.h"
+#include "record.h"
 
 /* Parse the numbers after "cpu" in line[0..n); 0 or -EINVAL. */
 static int parse_cpu_line(const char *line, size_t n, struct idle_cpu *out)
@@ -156,6 +159,27 @@ keep:
 	sig->idle_s = (now_ns - s->since_ns) / 1e9;
 	sig->cpu = (double)s->ep_busy / s->ep_total;
 	return true;
+}
+
+/* Count the live processes of a job (proc_table_foreach's fn). */
+static void count_job_proc(struct jt_proc *p, void *arg)
+{
+	size_t *n = arg;
+
+	if (!(p->state & JT_PS_EXITED) && !p->end_ns &&
+	    record_job_named(&p->job))
+		(*n)++;
+}
+
+/* Whether a registered job or a job's process is running. */
+bool idle_job_runs(struct proc_table *procs, const struct jobs *jobs)
+{
+	size_t n = 0;
+
+	if (jobs_running(jobs, NULL, 0))
+		return true;
+	proc_table_foreach(procs, count_job_proc, &n);
+	return n > 0;
 }
 
 /* The node_idle lines of the agent's status. */

@@ -101,6 +101,16 @@ void idle_cpu_delta(const struct idle_cpu *a, const struct idle_cpu *b,
  */
 bool idle_sample(struct idle *s, const struct idle_params *p, uint64_t now_ns,
 		 const struct idle_cpu *cpu, bool job, struct idle_signal *sig);
+struct proc_table;
+struct jobs;
+
+/*
+ * Whether a job runs on the node: a registered job that has not ended
+ * (it holds the node even before its first process, or between two), or
+ * a live process that belongs to a job (an id, run, pipeline or task:
+ * its records' job object is not null), excluded ones too.
+ */
+bool idle_job_runs(struct proc_table *procs, const struct jobs *jobs);
 /*
  * The node_idle lines of the agent's status: its state now and the
  * signals so far.  Times are s's clock plus to_real_ns (realtime).

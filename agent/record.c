@@ -153,8 +153,14 @@ void record_head_values(struct sv *v, const struct jt_host *h, const char *id)
 /* The job object, or null when the process belongs to no known job. */
 void record_job_values(struct sv *v, const struct jt_job *j)
 {
-	if (j->id[0] || j->run[0] || j->pipeline[0] || j->task[0])
+	if (record_job_named(j))
 		record_job_fill(v, j);
+}
+
+/* Whether j names a job (its records' job object is not null). */
+bool record_job_named(const struct jt_job *j)
+{
+	return j->id[0] || j->run[0] || j->pipeline[0] || j->task[0];
 }
 
 /* The job object's own members (not AWS Batch's), whatever they are. */

@@ -40,6 +40,8 @@ struct sv;
 
 /* The values of the members every record starts with (schema.h). */
 void record_head_values(struct sv *v, const struct jt_host *h, const char *id);
+/* Whether j names a job: an id, run, pipeline or task. */
+bool record_job_named(const struct jt_job *j);
 /* The values of the job object (null when j names no job). */
 void record_job_values(struct sv *v, const struct jt_job *j);
 /* The values of the job object's members but AWS Batch's

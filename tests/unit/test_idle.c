@@ -13,6 +13,8 @@
 #include <cmocka.h>
 
 #include "idle.h"
+#include "jobs.h"
+#include "proc_table.h"
 
 #define S 1000000000ull
 
@@ -331,6 +333,48 @@ static void test_status(void **state)
 	free(buf);
 }
 
+/* What counts as a job running: a registered job not ended, a live
+ * process with a job id, run, pipeline or task; not one that exited,
+ * nor one without a job. */
+static void test_job_runs(void **state)
+{
+	struct proc_table *pt;
+	struct jobs *jobs;
+	struct jt_jobinfo *ji;
+	struct jt_proc *p, *q;
+	int created;
+
+	(void)state;
+	assert_int_equal(proc_table_new(&pt), 0);
+	assert_int_equal(jobs_new(&jobs), 0);
+	assert_false(idle_job_runs(pt, jobs));
+	p = proc_table_get(pt, 100, 1, &created);
+	assert_false(idle_job_runs(pt, jobs));
+	strcpy(p->job.task, "align");
+	assert_true(idle_job_runs(pt, jobs));
+	p->job.task[0] = '\0';
+	strcpy(p->job.id, "42");
+	assert_true(idle_job_runs(pt, jobs));
+	p->state |= JT_PS_EXCLUDED;
+	assert_true(idle_job_runs(pt, jobs));
+	p->state |= JT_PS_EXITED;
+	p->end_ns = 5;
+	assert_false(idle_job_runs(pt, jobs));
+	q = proc_table_get(pt, 101, 1, &created);
+	strcpy(q->job.run, "run-1");
+	assert_true(idle_job_runs(pt, jobs));
+	proc_table_remove(pt, q);
+	assert_false(idle_job_runs(pt, jobs));
+	/* registered, no process yet: the node is the job's */
+	ji = jobs_get(jobs, "slurm", "7", true);
+	ji->start_ns = 1;
+	assert_true(idle_job_runs(pt, jobs));
+	ji->end_ns = 2;
+	assert_false(idle_job_runs(pt, jobs));
+	jobs_free(jobs);
+	proc_table_free(pt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_counter_back),
 		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_job_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
