@@ -32,7 +32,8 @@
 
 /* What one key accepts; lo/hi bound ints and floats (seconds). */
 enum key_kind { K_INT, K_POW2, K_SECONDS, K_DAYS, K_BOOL, K_PATH, K_LEVEL,
-		K_HOST, K_IMDS_MODE, K_IMDS_URL };
+		K_HOST, K_IMDS_MODE, K_IMDS_URL, K_FLOAT, K_CURRENCY, K_OPTPATH,
+		K_ATTRIBUTION };
 
 struct key_def {
 	const char *name;
@@ -116,6 +117,39 @@ static const struct key_def cloud_keys[] = {
 	{ NULL, 0, 0, 0, 0 },
 };
 
+static const char *const attributions[] = {
+	[JT_ATTR_ALLOCATION] = "allocation", [JT_ATTR_USAGE] = "usage", NULL
+};
+
+/* Prices: up to a million a node-hour; 0 is unset (doc/cost.md). */
+static const struct key_def cost_keys[] = {
+	{ "currency", K_CURRENCY, 0, 0, F(cost_currency) },
+	{ "node_hour", K_FLOAT, 0, 1e6, F(cost_node_hour) },
+	{ "core_hour", K_FLOAT, 0, 1e6, F(cost_core_hour) },
+	{ "gib_hour", K_FLOAT, 0, 1e6, F(cost_gib_hour) },
+	{ "gpu_hour", K_FLOAT, 0, 1e6, F(cost_gpu_hour) },
+	{ "prices_file", K_OPTPATH, 0, 0, F(cost_prices_file) },
+	{ "attribution", K_ATTRIBUTION, 0, 0, F(cost_attribution) },
+	{ "node_cpus", K_INT, 0, 1048576, F(cost_node_cpus) },
+	{ "node_mem_gib", K_FLOAT, 0, 1048576, F(cost_node_mem_gib) },
+	{ "node_gpus", K_INT, 0, 4096, F(cost_node_gpus) },
+	{ NULL, 0, 0, 0, 0 },
+};
+
+static const struct key_def waste_keys[] = {
+	{ "cpu_efficiency_below", K_FLOAT, 0, 1, F(waste_cpu_below) },
+	{ "memory_used_below", K_FLOAT, 0, 1, F(waste_mem_below) },
+	{ "time_used_below", K_FLOAT, 0, 1, F(waste_time_below) },
+	{ "time_min_elapsed", K_FLOAT, 0, 31622400, F(waste_time_min_s) },
+	{ NULL, 0, 0, 0, 0 },
+};
+
+static const struct key_def idle_keys[] = {
+	{ "after", K_FLOAT, 0.01, 527040, F(idle_after_min) },
+	{ "cpu_below", K_FLOAT, 0, 1, F(idle_cpu_below) },
+	{ NULL, 0, 0, 0, 0 },
+};
+
 static const struct group_def groups[] = {
 	{ "log", log_keys },
 	{ "agent", agent_keys },
@@ -125,6 +159,9 @@ static const struct group_def groups[] = {
 	{ "spool", spool_keys },
 	{ "cloud", cloud_keys },
 	{ "docker", docker_keys },
+	{ "cost", cost_keys },
+	{ "waste", waste_keys },
+	{ "idle", idle_keys },
 	{ "sinks", NULL },	/* a list of sink groups, see apply_sinks() */
 	{ NULL, NULL },
 };
@@ -401,6 +438,52 @@ static int apply_days(struct parse_ctx *p, const config_setting_t *s,
 	return 0;
 }
 
+/* Check and store a plain number (int or float) within lo..hi. */
+static int apply_float(struct parse_ctx *p, const config_setting_t *s,
+		       const char *g, const struct key_def *k, double *out)
+{
+	double v;
+
+	if (!number_of(p, s, &v))
+		return bad(p, s, "%s.%s: expected a number, got %s",
+			   g, k->name, type_name(config_setting_type(s)));
+	/* written so that NaN fails too */
+	if (!(v >= k->lo && v <= k->hi))
+		return bad(p, s, "%s.%s: must be between %g and %g, got %g",
+			   g, k->name, k->lo, k->hi, v);
+	*out = v;
+	return 0;
+}
+
+/* The words an enumerated key accepts, NULL-terminated. */
+static const char *const *words_of(enum key_kind kind)
+{
+	return kind == K_IMDS_MODE ? imds_modes : attributions;
+}
+
+/* Store the index of word v of k's words; a bad() error if none. */
+static int apply_word(struct parse_ctx *p, const config_setting_t *s,
+		      const char *g, const struct key_def *k, const char *v,
+		      int *out)
+{
+	const char *const *w = words_of(k->kind);
+	char list[128];
+	size_t used = 0, n = 0;
+
+	for (unsigned i = 0; w[i]; i++) {
+		if (!strcmp(v, w[i])) {
+			*out = (int)i;
+			return 0;
+		}
+		n++;
+	}
+	list[0] = '\0';
+	for (size_t i = 0; i < n && used < sizeof(list); i++)
+		used += snprintf(list + used, sizeof(list) - used, "%s\"%s\"",
+				 !i ? "" : i + 1 < n ? ", " : " or ", w[i]);
+	return bad(p, s, "%s.%s: must be %s, got \"%s\"", g, k->name, list, v);
+}
+
 /* Check and store a string-valued key (path, level or hostname). */
 static int apply_string(struct parse_ctx *p, const config_setting_t *s,
 			const char *g, const struct key_def *k,
@@ -416,13 +499,27 @@ static int apply_string(struct parse_ctx *p, const config_setting_t *s,
 
 	switch (k->kind) {
 	case K_IMDS_MODE:
-		for (unsigned i = 0; imds_modes[i]; i++)
-			if (!strcmp(v, imds_modes[i])) {
-				c->imds_mode = i;
-				return 0;
-			}
-		return bad(p, s, "%s.%s: must be \"auto\" or \"off\", got \"%s\"",
-			   g, k->name, v);
+	case K_ATTRIBUTION: {
+		int i = 0, err = apply_word(p, s, g, k, v, &i);
+
+		if (!err && k->kind == K_IMDS_MODE)
+			c->imds_mode = i;
+		else if (!err)
+			c->cost_attribution = i;
+		return err;
+	}
+	case K_CURRENCY: {
+		size_t n = strlen(v);
+
+		if (!n || n >= JT_CURRENCY_MAX)
+			return bad(p, s, "%s.%s: 1 to %d letters (\"USD\"), got \"%s\"",
+				   g, k->name, JT_CURRENCY_MAX - 1, v);
+		for (const char *q = v; *q; q++)
+			if (!isalpha((unsigned char)*q))
+				return bad(p, s, "%s.%s: only letters (\"USD\"), got \"%s\"",
+					   g, k->name, v);
+		break;
+	}
 	case K_IMDS_URL: {
 		char why[128];
 
@@ -437,6 +534,10 @@ static int apply_string(struct parse_ctx *p, const config_setting_t *s,
 				   "%s.%s: must be one of error, warn, info, debug, got \"%s\"",
 				   g, k->name, v);
 		return 0;
+	case K_OPTPATH:
+		if (!v[0])
+			break;
+		/* fall through */
 	case K_PATH:
 		if (v[0] != '/')
 			return bad(p, s, "%s.%s: must be an absolute path, got \"%s\"",
@@ -459,7 +560,8 @@ static int apply_string(struct parse_ctx *p, const config_setting_t *s,
 		break;
 	}
 	/* the URL's trailing '/' goes too: paths are appended to it */
-	return set_string(slot, v, k->kind == K_PATH || k->kind == K_IMDS_URL);
+	return set_string(slot, v, k->kind == K_PATH || k->kind == K_OPTPATH ||
+			  k->kind == K_IMDS_URL);
 }
 
 /* Check and store one key of a group into *c. */
@@ -477,6 +579,8 @@ static int apply_key(struct parse_ctx *p, const config_setting_t *s,
 		return apply_seconds(p, s, g, k, field);
 	case K_DAYS:
 		return apply_days(p, s, g, k, field);
+	case K_FLOAT:
+		return apply_float(p, s, g, k, field);
 	case K_BOOL:
 		if (config_setting_type(s) != CONFIG_TYPE_BOOL)
 			return bad(p, s, "%s.%s: expected a boolean (true or false), got %s",
@@ -871,7 +975,8 @@ static int copy_config(struct jt_config *dst, const struct jt_config *src)
 			  &dst->rules_dir, &dst->hostname, &dst->sqlite_path,
 			  &dst->control_group, &dst->reader_group,
 			  &dst->spool_dir, &dst->imds_url,
-			  &dst->docker_socket };
+			  &dst->docker_socket, &dst->cost_currency,
+			  &dst->cost_prices_file };
 
 	*dst = *src;
 	if (copy_sinks(dst, src) < 0) {
@@ -929,9 +1034,19 @@ int config_defaults(struct jt_config *c)
 	c->docker_enabled = true;
 	c->docker_socket = strdup("/var/run/docker.sock");
 	c->docker_timeout_ms = 2000;
+	c->cost_currency = strdup("USD");
+	c->cost_prices_file = strdup("");
+	c->cost_attribution = JT_ATTR_ALLOCATION;
+	c->waste_cpu_below = 0.65;
+	c->waste_mem_below = 0.70;
+	c->waste_time_below = 0.60;
+	c->waste_time_min_s = 300;
+	c->idle_after_min = 30;
+	c->idle_cpu_below = 0.05;
 	if (!c->state_dir || !c->run_dir || !c->rules_dir || !c->hostname ||
 	    !c->sqlite_path || !c->control_group || !c->reader_group ||
-	    !c->spool_dir || !c->imds_url || !c->docker_socket) {
+	    !c->spool_dir || !c->imds_url || !c->docker_socket ||
+	    !c->cost_currency || !c->cost_prices_file) {
 		config_free(c);
 		return -ENOMEM;
 	}
@@ -1119,6 +1234,10 @@ void config_free(struct jt_config *c)
 	free(c->spool_dir);
 	free(c->imds_url);
 	free(c->docker_socket);
+	free(c->cost_currency);
+	free(c->cost_prices_file);
+	c->cost_currency = NULL;
+	c->cost_prices_file = NULL;
 	sinks_free(c);
 	c->docker_socket = NULL;
 	c->spool_dir = NULL;
@@ -1131,6 +1250,30 @@ void config_free(struct jt_config *c)
 	c->reader_group = NULL;
 	c->sqlite_path = NULL;
 	c->imds_url = NULL;
+}
+
+/* Move the cost, waste and idle groups of src into dst. */
+void config_take_cost(struct jt_config *dst, struct jt_config *src)
+{
+	free(dst->cost_currency);
+	free(dst->cost_prices_file);
+	dst->cost_currency = src->cost_currency;
+	dst->cost_prices_file = src->cost_prices_file;
+	src->cost_currency = src->cost_prices_file = NULL;
+	dst->cost_node_hour = src->cost_node_hour;
+	dst->cost_core_hour = src->cost_core_hour;
+	dst->cost_gib_hour = src->cost_gib_hour;
+	dst->cost_gpu_hour = src->cost_gpu_hour;
+	dst->cost_attribution = src->cost_attribution;
+	dst->cost_node_cpus = src->cost_node_cpus;
+	dst->cost_node_mem_gib = src->cost_node_mem_gib;
+	dst->cost_node_gpus = src->cost_node_gpus;
+	dst->waste_cpu_below = src->waste_cpu_below;
+	dst->waste_mem_below = src->waste_mem_below;
+	dst->waste_time_below = src->waste_time_below;
+	dst->waste_time_min_s = src->waste_time_min_s;
+	dst->idle_after_min = src->idle_after_min;
+	dst->idle_cpu_below = src->idle_cpu_below;
 }
 
 /* Path of the control socket derived from run_dir (static buffer). */
@@ -1244,6 +1387,39 @@ void config_dump(const struct jt_config *c, FILE *out)
 	dump_string(out, c->docker_socket);
 	fprintf(out, ";\n\ttimeout = %u.%03u;\n};\n",
 		c->docker_timeout_ms / 1000, c->docker_timeout_ms % 1000);
+
+	fprintf(out, "cost = {\n\tcurrency = ");
+	dump_string(out, c->cost_currency);
+	fprintf(out, ";\n\tnode_hour = ");
+	dump_number(out, c->cost_node_hour);
+	fprintf(out, ";\n\tcore_hour = ");
+	dump_number(out, c->cost_core_hour);
+	fprintf(out, ";\n\tgib_hour = ");
+	dump_number(out, c->cost_gib_hour);
+	fprintf(out, ";\n\tgpu_hour = ");
+	dump_number(out, c->cost_gpu_hour);
+	fprintf(out, ";\t# 0: unset\n\tprices_file = ");
+	dump_string(out, c->cost_prices_file);
+	fprintf(out, ";%s\n\tattribution = \"%s\";\n",
+		c->cost_prices_file && c->cost_prices_file[0] ? "" :
+		"\t# empty: none", attributions[c->cost_attribution]);
+	fprintf(out, "\tnode_cpus = %u;\n\tnode_mem_gib = ", c->cost_node_cpus);
+	dump_number(out, c->cost_node_mem_gib);
+	fprintf(out, ";\n\tnode_gpus = %u;\t# 0 CPUs, 0 GiB: what the machine has\n};\n",
+		c->cost_node_gpus);
+	fprintf(out, "waste = {\n\tcpu_efficiency_below = ");
+	dump_number(out, c->waste_cpu_below);
+	fprintf(out, ";\n\tmemory_used_below = ");
+	dump_number(out, c->waste_mem_below);
+	fprintf(out, ";\n\ttime_used_below = ");
+	dump_number(out, c->waste_time_below);
+	fprintf(out, ";\n\ttime_min_elapsed = ");
+	dump_number(out, c->waste_time_min_s);
+	fprintf(out, ";\t# seconds\n};\nidle = {\n\tafter = ");
+	dump_number(out, c->idle_after_min);
+	fprintf(out, ";\t# minutes\n\tcpu_below = ");
+	dump_number(out, c->idle_cpu_below);
+	fprintf(out, ";\n};\n");
 
 	fprintf(out, "sinks = (");
 	for (size_t i = 0; i < c->n_sinks; i++) {

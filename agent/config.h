@@ -29,6 +29,10 @@
 #define JT_DEFAULT_CONFIG JT_SYSCONFDIR "/jobtrace/jobtrace.conf"
 
 enum jt_imds_mode { JT_IMDS_AUTO, JT_IMDS_OFF };
+/* cost.attribution: a job's share of the node (doc/cost.md) */
+enum jt_cost_attribution { JT_ATTR_ALLOCATION, JT_ATTR_USAGE };
+
+#define JT_CURRENCY_MAX 8		/* "USD" and its NUL, with room */
 
 struct jt_config {
 	char *source;			/* file read, or NULL for defaults */
@@ -80,6 +84,26 @@ struct jt_config {
 	char *docker_socket;		/* socket = "/var/run/docker.sock" */
 	unsigned docker_timeout_ms;	/* timeout = 2.0 (s), per look-up */
 
+	/* cost { } : prices (doc/cost.md); 0 is unset for every price */
+	char *cost_currency;		/* currency = "USD" */
+	double cost_node_hour;		/* node_hour = 0.0, per hour */
+	double cost_core_hour;		/* core_hour = 0.0 */
+	double cost_gib_hour;		/* gib_hour = 0.0 */
+	double cost_gpu_hour;		/* gpu_hour = 0.0 */
+	char *cost_prices_file;		/* prices_file = "" (none) */
+	enum jt_cost_attribution cost_attribution; /* = "allocation" */
+	unsigned cost_node_cpus;	/* node_cpus = 0 (online CPUs) */
+	double cost_node_mem_gib;	/* node_mem_gib = 0.0 (MemTotal) */
+	unsigned cost_node_gpus;	/* node_gpus = 0 */
+	/* waste { } : a job's flags below these fractions */
+	double waste_cpu_below;		/* cpu_efficiency_below = 0.65 */
+	double waste_mem_below;		/* memory_used_below = 0.70 */
+	double waste_time_below;	/* time_used_below = 0.60 */
+	double waste_time_min_s;	/* time_min_elapsed = 300 (s) */
+	/* idle { } : the node_idle signal */
+	double idle_after_min;		/* after = 30.0 (minutes) */
+	double idle_cpu_below;		/* cpu_below = 0.05 (of the node) */
+
 	/* sinks = ( { type = "clickhouse" | "http"; ... }, ... ) */
 	struct jt_sink_config *sinks;
 	size_t n_sinks;
@@ -125,6 +149,9 @@ const char *config_socket_path(const struct jt_config *c);
 const struct jt_sink_config *config_find_sink(const struct jt_config *c,
 					      enum jt_sink_type type,
 					      const char *name);
+/* Move the cost { }, waste { } and idle { } groups of src into dst (a
+ * reload: they take effect live); src's strings become NULL. */
+void config_take_cost(struct jt_config *dst, struct jt_config *src);
 /* Print every effective key = value, in libconfig syntax. */
 void config_dump(const struct jt_config *c, FILE *out);
 

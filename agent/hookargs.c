@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost.h"
 #include "hookargs.h"
 #include "jobtie.h"
 #include "util.h"
 
-enum { OPT_FIELD = 1, OPT_STRICT, OPT_TIMEOUT, OPT_PID, OPT_EXIT };
+enum { OPT_FIELD = 1, OPT_STRICT, OPT_TIMEOUT, OPT_PID, OPT_EXIT,
+       OPT_TIME_LIMIT };
 
 static const struct option opts[] = {
 	{ "job", required_argument, NULL, OPT_FIELD },
@@ -30,6 +32,7 @@ static const struct option opts[] = {
 	{ "node", required_argument, NULL, OPT_FIELD },
 	{ "cgroup", required_argument, NULL, OPT_FIELD },
 	{ "name", required_argument, NULL, OPT_FIELD },
+	{ "time-limit", required_argument, NULL, OPT_TIME_LIMIT },
 	{ "exit-code", required_argument, NULL, OPT_EXIT },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "strict", no_argument, NULL, OPT_STRICT },
@@ -122,6 +125,23 @@ int hookargs_parse(struct hookargs *h, const char *cmd, int argc,
 				return -EINVAL;
 			}
 			break;
+		case OPT_TIME_LIMIT: {
+			uint32_t sec;
+			char num[16];
+
+			/* the agent takes seconds */
+			if (cost_parse_time_limit(optarg, &sec) || !sec) {
+				util_seterr(err, errlen, "--time-limit '%s': seconds, or [D-]HH:MM:SS, above 0",
+					    optarg);
+				return -EINVAL;
+			}
+			snprintf(num, sizeof(num), "%u", sec);
+			if (hookargs_add(h, "time_limit", num)) {
+				util_seterr(err, errlen, "arguments too long (at --time-limit)");
+				return -EINVAL;
+			}
+			continue;
+		}
 		case OPT_EXIT:
 			if (run) {
 				util_seterr(err, errlen, "--exit-code: run reports its command's");

@@ -59,6 +59,7 @@ struct jt_jobinfo {
 	uint32_t cpus;
 	uint64_t mem_bytes;
 	uint32_t gpus;
+	uint32_t time_limit_s;		/* 0: not known, or none */
 	uint64_t start_ns;		/* CLOCK_REALTIME */
 	uint64_t end_ns;		/* CLOCK_REALTIME, 0 while running */
 	int exit_code;

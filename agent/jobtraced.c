@@ -30,6 +30,7 @@
 #include "dockerq.h"
 #include "decode.h"
 #include "fsperm.h"
+#include "cost.h"
 #include "imds.h"
 #include "jobs.h"
 #include "jobtie.h"
@@ -93,6 +94,9 @@ struct agent {
 					 * that waits for the cloud, 0: none */
 	struct jt_host host;
 	struct jbuf jb;
+	struct cost_price price;	/* the node's, for host and job records */
+	struct jt_cloud price_cloud;	/* the identity it was computed for */
+	bool price_known;		/* false: compute it again */
 
 	struct control_server *ctl;
 	bool sock_bound;		/* the socket file is ours to unlink */
@@ -233,6 +237,29 @@ static void flush(struct agent *a)
 	a->last_sync_ns = util_now_ns(CLOCK_MONOTONIC);
 }
 
+/* The node's price now, computed again after a reload and when the
+ * cloud's identity changed (it is read in the background). */
+static const struct cost_price *node_price(void *ctx)
+{
+	struct agent *a = ctx;
+	struct jt_cloud cloud;
+
+	imds_identity(a->imds, &cloud);
+	if (a->price_known && !memcmp(&cloud, &a->price_cloud, sizeof(cloud)))
+		return &a->price;
+	cost_node_price(&a->cfg, &cloud, &a->price);
+	a->price_cloud = cloud;
+	a->price_known = true;
+	if (a->price.per_hour >= 0)
+		log_info("cost: the node costs %g %s an hour (%s; %u CPUs, %.1f GiB)",
+			 a->price.per_hour, a->price.currency, a->price.source,
+			 a->price.node_cpus,
+			 a->price.node_mem_bytes / 1073741824.0);
+	else
+		log_info("cost: %s: job costs are null", a->price.note);
+	return &a->price;
+}
+
 /* A `host` record of time `now` (CLOCK_BOOTTIME): identity, cloud,
  * agent version and the drop counters. */
 static void emit_host(struct agent *a, const char *phase, uint64_t now)
@@ -273,6 +300,7 @@ static void emit_host(struct agent *a, const char *phase, uint64_t now)
 	sv_u64(&v[V_DROP_STORE_SIZE_CAP], a->size_cap_reported);
 	imds_identity(a->imds, &cloud);
 	record_cloud_values(v, &cloud);
+	record_price_values(v, node_price(a));
 	jbuf_reset(b);
 	schema_write(b, &sf_records[SF_REC_HOST], v);
 	a->lost_reported = sinks_lost_total(a->sinks);
@@ -759,13 +787,14 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		"job", "scheduler", "step", "user", "uid", "account",
 		"partition", "run", "pipeline", "task", "cost_center", "cpus",
 		"mem_mb", "gpus", "node", "cgroup", "name", "exit_code", "pid",
-		NULL,
+		"time_limit", NULL,
 	};
 	const char *id = control_get(r, "job");
 	const char *sched = control_get(r, "scheduler");
 	bool start = !strcmp(r->cmd, "job-start");
 	bool end = !strcmp(r->cmd, "job-end");
 	uint64_t uid = UINT64_MAX, cpus = 0, mem_mb = 0, gpus = 0, code = 0;
+	uint64_t limit = 0;
 	uint64_t pid = 0;
 	struct jt_jobinfo *ji;
 	struct jt_proc *root = NULL;
@@ -792,6 +821,7 @@ static void handle_job(struct agent *a, const struct control_req *r,
 	    !num_if(r, "cpus", 1u << 20, &cpus, out) ||
 	    !num_if(r, "mem_mb", 1ull << 40, &mem_mb, out) ||
 	    !num_if(r, "gpus", 4096, &gpus, out) ||
+	    !num_if(r, "time_limit", UINT32_MAX, &limit, out) ||
 	    !num_if(r, "exit_code", 255, &code, out) ||
 	    !num_if(r, "pid", JOBTIE_PID_MAX, &pid, out))
 		return;
@@ -872,13 +902,16 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		ji->mem_bytes = mem_mb << 20;
 	if (gpus)
 		ji->gpus = gpus;
+	if (limit)
+		ji->time_limit_s = (uint32_t)limit;
 	ji->touched_ns = util_now_ns(CLOCK_MONOTONIC);
 	if (start && !join) {
 		ji->start_ns = util_now_ns(CLOCK_REALTIME);
 		ji->end_ns = 0;
 		tracker_job_record(&a->trk, ji, "start");
 		if (c->privileged && !strcmp(ji->job.scheduler, "slurm") &&
-		    (!ji->job.account[0] || !ji->name[0] || !ji->cpus))
+		    (!ji->job.account[0] || !ji->name[0] || !ji->cpus ||
+		     !ji->time_limit_s))
 			query_slurm(a, ji);
 	} else if (end) {
 		ji->end_ns = util_now_ns(CLOCK_REALTIME);
@@ -1117,6 +1150,10 @@ static void reload(struct agent *a)
 	a->cfg.store_retention_days = nc.store_retention_days;
 	a->cfg.store_max_mib = nc.store_max_mib;
 	sinks_store_limits(a->sinks, &a->cfg);
+	/* prices, waste thresholds and idle settings apply to what comes */
+	config_take_cost(&a->cfg, &nc);
+	a->price_known = false;
+	node_price(a);
 	log_info("configuration reloaded from %s",
 		 nc.source ? nc.source : "(defaults)");
 	config_free(&nc);
@@ -1382,8 +1419,10 @@ int main(int argc, char **argv)
 	    tracker_init(&a.trk, a.rules, a.jobs, &a.host,
 			 &(struct tracker_cb){ .record = on_record,
 					       .exclude = on_exclude,
+					       .price = node_price,
 					       .ctx = &a }))
 		goto cleanup;
+	a.trk.cfg = &a.cfg;
 	if (a.cfg.docker_enabled) {
 		if (dockerq_start(a.cfg.docker_socket, a.cfg.docker_timeout_ms,
 				  &a.dq) ||

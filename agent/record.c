@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cgroup_parse.h"
+#include "cost.h"
 #include "record.h"
 #include "schema.h"
 #include "util.h"
@@ -302,12 +303,56 @@ _Static_assert(V_USAGE_PROCESSES == V_USAGE_CPU_S + 1 &&
 	       VS_USAGE_MEM_PEAK_SOURCE == VS_USAGE_CPU_S + 3,
 	       "usage_values fills the usage figures in their order");
 
+/* A figure that may be null (< 0). */
+static void sv_f64_known(struct sv *v, double d)
+{
+	if (d >= 0)
+		sv_f64(v, d);
+}
+
+/* An end record's cost object, efficiency object and flags; flags holds
+ * the flag names (NUL after each) and must live as long as v. */
+static void cost_values(struct sv *v, const struct cost_job *c, char *flags,
+			size_t flagslen)
+{
+	size_t used = 0;
+
+	v[V_COST].st = v[V_EFFICIENCY].st = v[V_FLAGS].st = SV_SET;
+	if (!c) {
+		sv_str(&v[V_COST_NOTE], "cost not computed");
+		return;
+	}
+	sv_f64_known(&v[V_COST_AMOUNT], c->amount);
+	sv_str_opt(&v[V_COST_CURRENCY], c->currency);
+	sv_str_opt(&v[V_COST_SOURCE], c->source);
+	sv_str(&v[V_COST_FORMULA], c->formula);
+	sv_f64_known(&v[V_COST_PRICE_PER_HOUR], c->price_per_hour);
+	sv_f64_known(&v[V_COST_SHARE], c->share);
+	sv_f64_known(&v[V_COST_ELAPSED_S], c->elapsed_s);
+	sv_str_opt(&v[V_COST_NOTE], c->note);
+	sv_f64_known(&v[V_EFF_CPU], c->eff_cpu);
+	sv_f64_known(&v[V_EFF_MEMORY], c->eff_memory);
+	sv_f64_known(&v[V_EFF_TIME], c->eff_time);
+	for (unsigned i = 0; i < COST_F__N; i++) {
+		size_t n = strlen(cost_flag_names[i]) + 1;
+
+		if (!(c->flags & (1u << i)) || used + n > flagslen)
+			continue;
+		memcpy(flags + used, cost_flag_names[i], n);
+		used += n;
+	}
+	v[V_FLAGS].s = flags;
+	v[V_FLAGS].n = (uint32_t)used;
+}
+
 /* Encode a `job` record. */
 void record_job(struct jbuf *b, const struct jt_host *h,
-		const struct jt_jobinfo *ji, const char *phase, const char *id)
+		const struct jt_jobinfo *ji, const char *phase, const char *id,
+		const struct cost_job *cost)
 {
 	struct sv v[V__N] = { 0 };
 	struct sv steps[JT_JOB_STEPS][VS__N];
+	char flags[128];
 
 	record_head_values(v, h, id);
 	sv_str(&v[V_PHASE], phase);
@@ -330,12 +375,15 @@ void record_job(struct jbuf *b, const struct jt_host *h,
 		sv_u64(&v[V_ALLOC_MEM_BYTES], ji->mem_bytes);
 	if (ji->gpus)
 		sv_u64(&v[V_ALLOC_GPUS], ji->gpus);
+	if (ji->time_limit_s)
+		sv_u64(&v[V_ALLOC_TIME_LIMIT_S], ji->time_limit_s);
 	if (ji->exit_known)
 		sv_i64(&v[V_JOB_EXIT_CODE], ji->exit_code);
-	/* V_COST: null until prices arrive with the cloud integration */
 	if (strcmp(phase, "end")) {
-		v[V_USAGE].st = SV_OMIT;
+		v[V_USAGE].st = v[V_COST].st = SV_OMIT;
+		v[V_EFFICIENCY].st = v[V_FLAGS].st = SV_OMIT;
 	} else {
+		cost_values(v, cost, flags, sizeof(flags));
 		unsigned n = ji->nsteps < JT_JOB_STEPS ? ji->nsteps : JT_JOB_STEPS;
 
 		v[V_USAGE].st = SV_SET;
@@ -408,6 +456,20 @@ void record_cloud_values(struct sv *v, const struct jt_cloud *c)
 	sv_str_opt(&v[V_CLOUD_REGION], c->region);
 	sv_str_opt(&v[V_CLOUD_ZONE], c->zone);
 	sv_str_opt(&v[V_CLOUD_LIFECYCLE], c->lifecycle);
+}
+
+/* The host record's price object. */
+void record_price_values(struct sv *v, const struct cost_price *p)
+{
+	v[V_PRICE].st = SV_SET;
+	sv_f64_known(&v[V_PRICE_PER_HOUR], p->per_hour);
+	sv_str_opt(&v[V_PRICE_CURRENCY], p->currency);
+	sv_str_opt(&v[V_PRICE_SOURCE], p->source);
+	if (p->node_cpus)
+		sv_u64(&v[V_PRICE_NODE_CPUS], p->node_cpus);
+	if (p->node_mem_bytes)
+		sv_u64(&v[V_PRICE_NODE_MEM_BYTES], p->node_mem_bytes);
+	sv_str_opt(&v[V_PRICE_NOTE], p->note);
 }
 
 /* Encode a spot interruption notice as a `signal` record. */

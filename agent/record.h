@@ -58,9 +58,15 @@ void record_batch_values(struct sv *v, const struct jt_batch *batch);
 void record_process(struct jbuf *b, const struct jt_host *h,
 		    const struct jt_proc *p, const struct jt_batch *batch,
 		    const char *id);
-/* Encode a `job` record: phase "start" or "end" of a registered job. */
+struct cost_job;
+struct cost_price;
+
+/* Encode a `job` record: phase "start" or "end" of a registered job; an
+ * end record's cost, efficiency and flags from cost (NULL: not computed,
+ * all null with a note). */
 void record_job(struct jbuf *b, const struct jt_host *h,
-		const struct jt_jobinfo *ji, const char *phase, const char *id);
+		const struct jt_jobinfo *ji, const char *phase, const char *id,
+		const struct cost_job *cost);
 /* Encode a running process's counters as a `sample` record (batch as
  * for record_process()). */
 void record_sample(struct jbuf *b, const struct jt_host *h,
@@ -95,6 +101,8 @@ struct jt_cloud {
 
 /* The host record's cloud object: null when provider is "". */
 void record_cloud_values(struct sv *v, const struct jt_cloud *c);
+/* The host record's price object. */
+void record_price_values(struct sv *v, const struct cost_price *p);
 
 /* What a spot interruption notice's signal record tells. */
 struct jt_spot {

@@ -36,6 +36,9 @@ static const struct sf_field sf_usage_fields[] = { SF_USAGE(SF_ROW) };
 static const struct sf_field sf_evidence_fields[] = { SF_EVIDENCE(SF_ROW) };
 static const struct sf_field sf_drops_fields[] = { SF_DROPS(SF_ROW) };
 static const struct sf_field sf_cloud_fields[] = { SF_CLOUD(SF_ROW) };
+static const struct sf_field sf_cost_fields[] = { SF_COST(SF_ROW) };
+static const struct sf_field sf_efficiency_fields[] = { SF_EFFICIENCY(SF_ROW) };
+static const struct sf_field sf_price_fields[] = { SF_PRICE(SF_ROW) };
 
 static const struct sf_field process_fields[] = {
 	SF_HEAD(SF_ROW)
@@ -91,9 +94,9 @@ const struct sf_record sf_records[SF_REC__N] = {
 	[SF_REC_JOB] = { "job", SF_SUB(job_fields), "time",
 			 "a scheduler job: when a hook registers it (phase start) and closes it (phase end)" },
 	[SF_REC_SIGNAL] = { "signal", SF_SUB(signal_fields), "time",
-			    "something worth a look: an OOM kill, a spot interruption notice" },
+			    "something worth a look: an OOM kill, a spot interruption notice, an idle node" },
 	[SF_REC_HOST] = { "host", SF_SUB(host_fields), "time",
-			  "the agent's start and stop: identity, cloud instance, version, drop counters" },
+			  "the agent's start and stop: identity, cloud instance, price, version, drop counters" },
 };
 
 /* The record type named by the n bytes at type, or NULL. */

@@ -213,7 +213,9 @@ struct sf_field {
 	X(ALLOC_CPUS, "cpus", U32, SF_NULL, "allocation_cpus", NULL, SF_NOSUB, "CPUs allocated") \
 	X(ALLOC_MEM_BYTES, "mem_bytes", U64, SF_NULL, "allocation_mem_bytes", NULL, SF_NOSUB, \
 	  "memory allocated") \
-	X(ALLOC_GPUS, "gpus", U32, SF_NULL, "allocation_gpus", NULL, SF_NOSUB, "GPUs allocated")
+	X(ALLOC_GPUS, "gpus", U32, SF_NULL, "allocation_gpus", NULL, SF_NOSUB, "GPUs allocated") \
+	X(ALLOC_TIME_LIMIT_S, "time_limit_s", U32, SF_NULL, "allocation_time_limit_s", NULL, SF_NOSUB, \
+	  "the job's time limit in seconds (hook --time-limit, else Slurm's TimeLimit), null when not known or unlimited")
 
 /* What a job or one of its steps used (the job's and each step's). */
 #define SF_USAGE_FIGURES(X) \
@@ -251,9 +253,40 @@ struct sf_field {
 	X(ALLOCATION, "allocation", OBJ, 0, NULL, NULL, SF_SUB(sf_allocation_fields), \
 	  "what the scheduler allocated") \
 	X(JOB_EXIT_CODE, "exit_code", I32, SF_NULL, "exit_code", NULL, SF_NOSUB, "the job's exit code") \
-	X(COST, "cost", F64, SF_NULL, "cost", NULL, SF_NOSUB, "null until prices are known") \
+	X(COST, "cost", OBJ, SF_OPT, NULL, NULL, SF_SUB(sf_cost_fields), \
+	  "what the job cost (end records only), formulas in the README section Cost") \
 	X(USAGE, "usage", OBJ, SF_OPT, NULL, NULL, SF_SUB(sf_usage_fields), \
-	  "what the job used (end records only)")
+	  "what the job used (end records only)") \
+	X(EFFICIENCY, "efficiency", OBJ, SF_OPT, NULL, NULL, SF_SUB(sf_efficiency_fields), \
+	  "what the job used of what it was given (end records only)") \
+	X(FLAGS, "flags", STRARR, SF_OPT, "flags", NULL, SF_NOSUB, \
+	  "waste (end records only): cpu_underused, memory_overrequested, time_overrequested, thresholds in waste { }")
+
+#define SF_COST(X) \
+	X(COST_AMOUNT, "amount", F64, SF_NULL, "cost_amount", NULL, SF_NOSUB, \
+	  "price_per_hour x share x elapsed_s / 3600 (rates: no share), null when not known (note says why)") \
+	X(COST_CURRENCY, "currency", STR, SF_NULL, "cost_currency", NULL, SF_NOSUB, \
+	  "the price's currency (cost.currency, or the prices file's)") \
+	X(COST_SOURCE, "source", STR, SF_NULL, "cost_source", NULL, SF_NOSUB, \
+	  "where the price came from: config:node_hour, config:rates or prices:FILE") \
+	X(COST_FORMULA, "formula", STR, SF_NULL, "cost_formula", NULL, SF_NOSUB, \
+	  "allocation_share, usage_share, rates or usage_rates") \
+	X(COST_PRICE_PER_HOUR, "price_per_hour", F64, SF_NULL, "cost_price_per_hour", NULL, SF_NOSUB, \
+	  "the node's price per hour (rates: the job's own, its CPUs, GiB and GPUs at the rates)") \
+	X(COST_SHARE, "share", F64, SF_NULL, "cost_share", NULL, SF_NOSUB, \
+	  "the job's share of the node, at most 1: the largest of CPUs, memory and GPUs over the node's (null for rates)") \
+	X(COST_ELAPSED_S, "elapsed_s", F64, SF_NULL, "cost_elapsed_s", NULL, SF_NOSUB, \
+	  "end_time - start_time in seconds") \
+	X(COST_NOTE, "note", STR, SF_NULL, "cost_note", NULL, SF_NOSUB, \
+	  "why amount is null, or how it was attributed when the job had no allocation")
+
+#define SF_EFFICIENCY(X) \
+	X(EFF_CPU, "cpu", F64, SF_NULL, "efficiency_cpu", NULL, SF_NOSUB, \
+	  "usage.cpu_s / (allocation.cpus x elapsed_s), null when a term is not known") \
+	X(EFF_MEMORY, "memory", F64, SF_NULL, "efficiency_memory", NULL, SF_NOSUB, \
+	  "usage.mem_peak_bytes / allocation.mem_bytes") \
+	X(EFF_TIME, "time", F64, SF_NULL, "efficiency_time", NULL, SF_NOSUB, \
+	  "elapsed_s / allocation.time_limit_s")
 
 #define SF_EVIDENCE(X) \
 	X(EV_RSS_BYTES, "rss_bytes", U64, SF_NULL, "evidence_rss_bytes", NULL, SF_NOSUB, \
@@ -263,11 +296,19 @@ struct sf_field {
 	X(EV_ACTION, "action", STR, SF_NULL, "evidence_action", NULL, SF_NOSUB, \
 	  "spot_interruption: what EC2 will do, terminate, stop or hibernate") \
 	X(EV_ACTION_TIME, "action_time", TIME, SF_NULL, "evidence_action_time", "evidence_action_time_us", SF_NOSUB, \
-	  "spot_interruption: when EC2 will do it")
+	  "spot_interruption: when EC2 will do it") \
+	X(EV_IDLE_S, "idle_s", F64, SF_NULL, "evidence_idle_s", NULL, SF_NOSUB, \
+	  "node_idle: seconds with no job process and the node's CPU below idle.cpu_below") \
+	X(EV_CPU, "cpu", F64, SF_NULL, "evidence_cpu", NULL, SF_NOSUB, \
+	  "node_idle: the node's CPU use over that time, a fraction of all its CPUs") \
+	X(EV_COST, "cost", F64, SF_NULL, "evidence_cost", NULL, SF_NOSUB, \
+	  "node_idle: the node's price per hour x idle_s / 3600, null when no price is known") \
+	X(EV_CURRENCY, "currency", STR, SF_NULL, "evidence_currency", NULL, SF_NOSUB, \
+	  "node_idle: the price's currency")
 
 #define SF_SIGNAL_KIND(X) \
 	X(KIND, "kind", STR, 0, "kind", NULL, SF_NOSUB, \
-	  "oom_kill, spot_interruption (later: stalled, io_wait, net_wait, slow, idle_host)")
+	  "oom_kill, spot_interruption, node_idle (later: stalled, io_wait, net_wait, slow)")
 #define SF_SIGNAL_JOBS(X) \
 	X(SIG_JOBS, "jobs", STRARR, SF_NULL, "jobs", NULL, SF_NOSUB, \
 	  "spot_interruption: the jobs running on the node, as scheduler:id (job is set when there is one)")
@@ -306,7 +347,21 @@ struct sf_field {
 	X(EVENTS_SEEN, "events_seen", U64, 0, "events_seen", NULL, SF_NOSUB, "kernel events handled") \
 	X(DROPS, "drops", OBJ, 0, NULL, NULL, SF_SUB(sf_drops_fields), "what was lost, each record counted once") \
 	X(CLOUD, "cloud", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_cloud_fields), \
-	  "what the cloud's instance metadata (EC2 IMDSv2) says of the node, null when it has none")
+	  "what the cloud's instance metadata (EC2 IMDSv2) says of the node, null when it has none") \
+	X(PRICE, "price", OBJ, 0, NULL, NULL, SF_SUB(sf_price_fields), \
+	  "what the node costs, from cost { } (README section Cost)")
+
+#define SF_PRICE(X) \
+	X(PRICE_PER_HOUR, "per_hour", F64, SF_NULL, "price_per_hour", NULL, SF_NOSUB, \
+	  "the node's price per hour, null when not known (note says why)") \
+	X(PRICE_CURRENCY, "currency", STR, SF_NULL, "price_currency", NULL, SF_NOSUB, "its currency") \
+	X(PRICE_SOURCE, "source", STR, SF_NULL, "price_source", NULL, SF_NOSUB, \
+	  "config:node_hour, config:rates or prices:FILE") \
+	X(PRICE_NODE_CPUS, "node_cpus", U32, SF_NULL, "price_node_cpus", NULL, SF_NOSUB, \
+	  "the node's CPUs for job shares (cost.node_cpus, else the online CPUs)") \
+	X(PRICE_NODE_MEM_BYTES, "node_mem_bytes", U64, SF_NULL, "price_node_mem_bytes", NULL, SF_NOSUB, \
+	  "the node's memory for job shares (cost.node_mem_gib, else MemTotal)") \
+	X(PRICE_NOTE, "note", STR, SF_NULL, "price_note", NULL, SF_NOSUB, "why per_hour is null")
 
 #define SF_CLOUD(X) \
 	X(CLOUD_PROVIDER, "provider", STR, SF_NULL, "cloud_provider", NULL, SF_NOSUB, "aws") \
@@ -356,6 +411,9 @@ enum sf_slot {
 	SF_DROPS(SF_ENUM)
 	SF_HOST_REC(SF_ENUM)
 	SF_CLOUD(SF_ENUM)
+	SF_COST(SF_ENUM)
+	SF_EFFICIENCY(SF_ENUM)
+	SF_PRICE(SF_ENUM)
 	V__N
 };
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cost.h"
 #include "slurmq.h"
 #include "util.h"
 
@@ -125,6 +126,18 @@ int slurmq_parse(const char *text, struct jt_jobinfo *ji)
 				if (par && !ji->uid_known) {
 					ji->uid = strtoul(par + 1, NULL, 10);
 					ji->uid_known = true;
+				}
+			} else if (KEY("TimeLimit")) {
+				char tl[32];
+				uint32_t sec;
+
+				if (!ji->time_limit_s && vlen < sizeof(tl)) {
+					memcpy(tl, v, vlen);
+					tl[vlen] = '\0';
+					if (!cost_parse_time_limit(tl, &sec) && sec) {
+						ji->time_limit_s = sec;
+						filled++;
+					}
 				}
 			} else if (KEY("NumCPUs")) {
 				if (!ji->cpus && (ji->cpus = strtoul(v, NULL, 10)))

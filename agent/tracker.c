@@ -17,6 +17,7 @@
 #include "cgroup_parse.h"
 #include "classify.h"
 #include "containers.h"
+#include "cost.h"
 #include "log.h"
 #include "stages.h"
 #include "tracker.h"
@@ -712,11 +713,19 @@ void tracker_job_record(struct tracker *t, const struct jt_jobinfo *ji,
 {
 	char id[37], key[96];
 	uint64_t when = !strcmp(phase, "end") ? ji->end_ns : ji->start_ns;
+	struct cost_inputs in;
+	struct cost_job cj;
+	bool cost = t->cfg && !strcmp(phase, "end");
 
 	snprintf(key, sizeof(key), "%s:%s:%s", ji->job.scheduler, ji->job.id,
 		 phase);
 	record_make_id(t->host, "job", key, when, id);
+	if (cost) {
+		cost_inputs_of(ji, &in);
+		cost_job(t->cfg, t->cb.price ? t->cb.price(t->cb.ctx) : NULL,
+			 &in, &cj);
+	}
 	jbuf_reset(&t->jb);
-	record_job(&t->jb, t->host, ji, phase, id);
+	record_job(&t->jb, t->host, ji, phase, id, cost ? &cj : NULL);
 	put(t);
 }

@@ -31,10 +31,15 @@ struct tracker_cb {
 	/* keep a process's later events (with tree, its descendants') in
 	 * the kernel; may be NULL */
 	void (*exclude)(void *ctx, uint32_t pid, bool tree);
+	/* the node's price now, for a job end record's cost; may be NULL
+	 * (no price) */
+	const struct cost_price *(*price)(void *ctx);
 	void *ctx;
 };
 
 struct containers;
+struct cost_price;
+struct jt_config;
 
 struct tracker {
 	struct proc_table *procs;	/* owned */
@@ -43,6 +48,8 @@ struct tracker {
 	struct containers *cts;		/* borrowed, NULL: containers are not
 					 * looked up (see containers.h) */
 	const struct jt_host *host;	/* borrowed */
+	const struct jt_config *cfg;	/* borrowed, NULL: job end records
+					 * carry no cost (see cost.h) */
 	struct tracker_cb cb;
 	struct jbuf jb;
 	unsigned sample_gen;	/* sample passes so far */

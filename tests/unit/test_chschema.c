@@ -251,7 +251,12 @@ static const char job_end_rec[] =
 	"\"cost_center\":\"genomics\"},\"name\":null,\"partition\":null,"
 	"\"node\":\"node-a1\",\"uid\":null,\"start_time\":\"2026-11-22T09:59:58.5Z\","
 	"\"end_time\":\"2026-12-01T00:00:01.25Z\",\"allocation\":{\"cpus\":null,"
-	"\"mem_bytes\":null,\"gpus\":null},\"exit_code\":-9,\"cost\":1.25}";
+	"\"mem_bytes\":null,\"gpus\":null,\"time_limit_s\":3600},\"exit_code\":-9,"
+	"\"cost\":{\"amount\":1.25,\"currency\":\"USD\",\"source\":\"config:node_hour\","
+	"\"formula\":\"allocation_share\",\"price_per_hour\":3.6,\"share\":0.25,"
+	"\"elapsed_s\":5000,\"note\":null},"
+	"\"efficiency\":{\"cpu\":0.48,\"memory\":null,\"time\":1.388889},"
+	"\"flags\":[\"cpu_underused\"]}";
 
 static const char signal_rec[] =
 	"{\"type\":\"signal\",\"schema\":1,\"host\":\"node-a1\","
@@ -270,7 +275,10 @@ static const char host_rec[] =
 	"\"agent_version\":\"0.3.0\",\"drops\":{\"ringbuf_fork\":1,\"ringbuf_exec\":2,"
 	"\"ringbuf_exit\":3,\"ringbuf_oom\":0,\"tracked_map_full\":5,\"exits_lost\":4,"
 	"\"spool\":{\"fleet\":12,\"http\":3,\"neg\":-1,\"frac\":1.5,\"obj\":{\"a\":1},"
-	"\"big\":18446744073709551615},\"store_size_cap\":7},\"events_seen\":123456}";
+	"\"big\":18446744073709551615},\"store_size_cap\":7},\"events_seen\":123456,"
+	"\"price\":{\"per_hour\":null,\"currency\":\"USD\",\"source\":null,"
+	"\"node_cpus\":2,\"node_mem_bytes\":25000000000,"
+	"\"note\":\"no price configured\"}}";
 
 /* ---- tests ------------------------------------------------------------------- */
 
@@ -396,7 +404,19 @@ static void test_job(void **state)
 	assert_col(r, "end_time", "\"2026-12-01 00:00:01\"");
 	assert_col(r, "end_time_us", "250000");
 	assert_col(r, "exit_code", "-9");
-	assert_col(r, "cost", "1.25");
+	assert_col(r, "cost_amount", "1.25");
+	assert_col(r, "cost_currency", "\"USD\"");
+	assert_col(r, "cost_source", "\"config:node_hour\"");
+	assert_col(r, "cost_formula", "\"allocation_share\"");
+	assert_col(r, "cost_price_per_hour", "3.6");
+	assert_col(r, "cost_share", "0.25");
+	assert_col(r, "cost_elapsed_s", "5000");
+	assert_no_col(r, "cost_note");
+	assert_col(r, "allocation_time_limit_s", "3600");
+	assert_col(r, "efficiency_cpu", "0.48");
+	assert_no_col(r, "efficiency_memory");
+	assert_col(r, "efficiency_time", "1.388889");
+	assert_col(r, "flags", "[\"cpu_underused\"]");
 	assert_no_col(r, "uid");
 	assert_no_col(r, "allocation_cpus");
 	assert_json_back(r, job_end_rec);
@@ -438,12 +458,17 @@ static void test_signal(void **state)
 	assert_col(r, "evidence_total_vm_bytes", "2147483648");
 	assert_json_back(r, signal_rec);
 
-	r = row_ok("{\"type\":\"signal\",\"kind\":\"idle_host\",\"job\":null,"
-		   "\"tool\":null,\"evidence\":{\"idle_s\":600}}", "signal");
+	r = row_ok("{\"type\":\"signal\",\"kind\":\"node_idle\",\"job\":null,"
+		   "\"tool\":null,\"evidence\":{\"idle_s\":600,\"cpu\":0.01,"
+		   "\"cost\":0.016,\"currency\":\"USD\"}}", "signal");
 	assert_no_col(r, "job_id");
 	assert_no_col(r, "tool_name");
 	assert_no_col(r, "pid");
-	assert_int_equal(count_cols(r), 2);	/* kind, json */
+	assert_col(r, "evidence_idle_s", "600");
+	assert_col(r, "evidence_cpu", "0.01");
+	assert_col(r, "evidence_cost", "0.016");
+	assert_col(r, "evidence_currency", "\"USD\"");
+	assert_int_equal(count_cols(r), 6);	/* kind, 4 evidence, json */
 
 	r = row_ok("{\"type\":\"signal\",\"job\":{\"scheduler\":\"slurm\",\"id\":\"77\"},"
 		   "\"tool\":{\"name\":\"samtools\",\"category\":\"x\"}}", "signal");
@@ -482,6 +507,11 @@ static void test_host(void **state)
 	assert_col(r, "drops_spool_sink", "[\"fleet\",\"http\",\"big\"]");
 	assert_col(r, "drops_spool_count", "[12,3,18446744073709551615]");
 	assert_col(r, "drops_store_size_cap", "7");
+	assert_no_col(r, "price_per_hour");
+	assert_col(r, "price_currency", "\"USD\"");
+	assert_col(r, "price_node_cpus", "2");
+	assert_col(r, "price_node_mem_bytes", "25000000000");
+	assert_col(r, "price_note", "\"no price configured\"");
 	assert_json_back(r, host_rec);
 
 	/* no spool object, an empty one, one that is not an object */

@@ -78,6 +78,22 @@ static void assert_same_config(const struct jt_config *a,
 	assert_int_equal(a->docker_enabled, b->docker_enabled);
 	assert_string_equal(a->docker_socket, b->docker_socket);
 	assert_int_equal(a->docker_timeout_ms, b->docker_timeout_ms);
+	assert_string_equal(a->cost_currency, b->cost_currency);
+	assert_true(a->cost_node_hour == b->cost_node_hour);
+	assert_true(a->cost_core_hour == b->cost_core_hour);
+	assert_true(a->cost_gib_hour == b->cost_gib_hour);
+	assert_true(a->cost_gpu_hour == b->cost_gpu_hour);
+	assert_string_equal(a->cost_prices_file, b->cost_prices_file);
+	assert_int_equal(a->cost_attribution, b->cost_attribution);
+	assert_int_equal(a->cost_node_cpus, b->cost_node_cpus);
+	assert_true(a->cost_node_mem_gib == b->cost_node_mem_gib);
+	assert_int_equal(a->cost_node_gpus, b->cost_node_gpus);
+	assert_true(a->waste_cpu_below == b->waste_cpu_below);
+	assert_true(a->waste_mem_below == b->waste_mem_below);
+	assert_true(a->waste_time_below == b->waste_time_below);
+	assert_true(a->waste_time_min_s == b->waste_time_min_s);
+	assert_true(a->idle_after_min == b->idle_after_min);
+	assert_true(a->idle_cpu_below == b->idle_cpu_below);
 }
 
 /*
@@ -269,6 +285,20 @@ static void test_defaults(void **state)
 	assert_int_equal(c.imds_mode, JT_IMDS_AUTO);
 	assert_string_equal(c.imds_url, "http://169.254.169.254");
 	assert_int_equal(c.spot_poll_ms, 5000);
+	assert_string_equal(c.cost_currency, "USD");
+	assert_true(c.cost_node_hour == 0 && c.cost_core_hour == 0 &&
+		    c.cost_gib_hour == 0 && c.cost_gpu_hour == 0);
+	assert_string_equal(c.cost_prices_file, "");
+	assert_int_equal(c.cost_attribution, JT_ATTR_ALLOCATION);
+	assert_int_equal(c.cost_node_cpus, 0);
+	assert_true(c.cost_node_mem_gib == 0);
+	assert_int_equal(c.cost_node_gpus, 0);
+	assert_true(c.waste_cpu_below == 0.65);
+	assert_true(c.waste_mem_below == 0.70);
+	assert_true(c.waste_time_below == 0.60);
+	assert_true(c.waste_time_min_s == 300);
+	assert_true(c.idle_after_min == 30);
+	assert_true(c.idle_cpu_below == 0.05);
 	assert_string_equal(config_socket_path(&c),
 			    JT_RUNSTATEDIR "/jobtrace/jobtraced.sock");
 	config_free(&c);
@@ -310,6 +340,28 @@ static const char full_conf[] =
 	"\timds = \"off\";\n"
 	"\timds_url = \"http://[fd00:ec2::254]:8080/\";\n"
 	"\tspot_poll_interval = 2.5;\n"
+	"};\n"
+	"cost = {\n"
+	"\tcurrency = \"EUR\";\n"
+	"\tnode_hour = 3.6;\n"
+	"\tcore_hour = 0.02;\n"
+	"\tgib_hour = 0.005;\n"
+	"\tgpu_hour = 1;\n"
+	"\tprices_file = \"/etc/jobtrace/prices.tsv\";\n"
+	"\tattribution = \"usage\";\n"
+	"\tnode_cpus = 64;\n"
+	"\tnode_mem_gib = 251.5;\n"
+	"\tnode_gpus = 4;\n"
+	"};\n"
+	"waste = {\n"
+	"\tcpu_efficiency_below = 0.5;\n"
+	"\tmemory_used_below = 0;\n"
+	"\ttime_used_below = 1.0;\n"
+	"\ttime_min_elapsed = 60.5;\n"
+	"};\n"
+	"idle = {\n"
+	"\tafter = 0.05;\n"
+	"\tcpu_below = 0.1;\n"
 	"};\n";
 
 /* A file that sets every key is read in full. */
@@ -346,6 +398,22 @@ static void test_full_file(void **state)
 	/* the trailing '/' goes: paths are appended */
 	assert_string_equal(c.imds_url, "http://[fd00:ec2::254]:8080");
 	assert_int_equal(c.spot_poll_ms, 2500);
+	assert_string_equal(c.cost_currency, "EUR");
+	assert_true(c.cost_node_hour == 3.6);
+	assert_true(c.cost_core_hour == 0.02);
+	assert_true(c.cost_gib_hour == 0.005);
+	assert_true(c.cost_gpu_hour == 1);
+	assert_string_equal(c.cost_prices_file, "/etc/jobtrace/prices.tsv");
+	assert_int_equal(c.cost_attribution, JT_ATTR_USAGE);
+	assert_int_equal(c.cost_node_cpus, 64);
+	assert_true(c.cost_node_mem_gib == 251.5);
+	assert_int_equal(c.cost_node_gpus, 4);
+	assert_true(c.waste_cpu_below == 0.5);
+	assert_true(c.waste_mem_below == 0);
+	assert_true(c.waste_time_below == 1.0);
+	assert_true(c.waste_time_min_s == 60.5);
+	assert_true(c.idle_after_min == 0.05);
+	assert_true(c.idle_cpu_below == 0.1);
 	assert_string_equal(config_socket_path(&c),
 			    "/srv/jt/run/jobtraced.sock");
 	config_free(&c);
@@ -444,7 +512,8 @@ static void test_unknown_group(void **state)
 		     "log = { level = \"warn\"; };\n\n"
 		     "sink = {\n\turl = \"http://x\";\n};\n", 3,
 		     "unknown group \"sink\"; valid groups: log, agent, "
-		     "rules, collector, store, spool, cloud, docker, sinks");
+		     "rules, collector, store, spool, cloud, docker, cost, waste, "
+		     "idle, sinks");
 	expect_error("top_scalar.conf", "level = \"debug\";\n", 1,
 		     "unknown group \"level\"");
 	expect_error("group_not_group.conf", "\nlog = \"debug\";\n", 2,
@@ -487,6 +556,82 @@ static void test_cloud_errors(void **state)
 	expect_error("cloud_key.conf", "cloud = { url = \"x\"; };\n", 1,
 		     "unknown key \"cloud.url\"; valid keys in cloud: imds,"
 		     " imds_url, spot_poll_interval");
+}
+
+/* cost { }, waste { }, idle { }: prices and fractions bounded, the
+ * currency letters, the prices file absolute, attribution a word. */
+static void test_cost_errors(void **state)
+{
+	(void)state;
+	expect_error("cost_neg.conf", "cost = {\n\tnode_hour = -0.5;\n};\n",
+		     2, "cost.node_hour: must be between 0 and 1e+06, got -0.5");
+	expect_error("cost_str.conf", "cost = {\n\tcore_hour = \"0.02\";\n};\n",
+		     2, "cost.core_hour: expected a number, got a string");
+	expect_error("cost_nan.conf", "cost = {\n\tgib_hour = 1e400;\n};\n",
+		     2, "cost.gib_hour: must be between 0 and 1e+06");
+	expect_error("cost_cur_long.conf",
+		     "cost = {\n\n\tcurrency = \"EURODOLLAR\";\n};\n", 3,
+		     "cost.currency: 1 to 7 letters (\"USD\"), got \"EURODOLLAR\"");
+	expect_error("cost_cur_empty.conf", "cost = { currency = \"\"; };\n",
+		     1, "cost.currency: 1 to 7 letters");
+	expect_error("cost_cur_sym.conf", "cost = { currency = \"$\"; };\n",
+		     1, "cost.currency: only letters (\"USD\"), got \"$\"");
+	expect_error("cost_prices_rel.conf",
+		     "cost = { prices_file = \"prices.tsv\"; };\n", 1,
+		     "cost.prices_file: must be an absolute path, got \"prices.tsv\"");
+	expect_error("cost_attr.conf",
+		     "cost = {\n\tattribution = \"share\";\n};\n", 2,
+		     "cost.attribution: must be \"allocation\" or \"usage\", got \"share\"");
+	expect_error("cost_cpus.conf", "cost = { node_cpus = 2.5; };\n", 1,
+		     "cost.node_cpus: expected an integer, got a float");
+	expect_error("cost_gpus.conf", "cost = { node_gpus = -1; };\n", 1,
+		     "cost.node_gpus: must be between 0 and 4096, got -1");
+	expect_error("cost_key.conf", "cost = { price = 1.0; };\n", 1,
+		     "unknown key \"cost.price\"; valid keys in cost: currency,"
+		     " node_hour, core_hour, gib_hour, gpu_hour, prices_file,"
+		     " attribution, node_cpus, node_mem_gib, node_gpus");
+	expect_error("waste_frac.conf",
+		     "waste = {\n\tcpu_efficiency_below = 65;\n};\n", 2,
+		     "waste.cpu_efficiency_below: must be between 0 and 1, got 65");
+	expect_error("waste_time.conf",
+		     "waste = { time_min_elapsed = -1; };\n", 1,
+		     "waste.time_min_elapsed: must be between 0 and");
+	expect_error("waste_bool.conf",
+		     "waste = { memory_used_below = true; };\n", 1,
+		     "waste.memory_used_below: expected a number, got a boolean");
+	expect_error("idle_after.conf", "idle = {\n\tafter = 0;\n};\n", 2,
+		     "idle.after: must be between 0.01 and 527040, got 0");
+	expect_error("idle_cpu.conf", "idle = { cpu_below = 1.5; };\n", 1,
+		     "idle.cpu_below: must be between 0 and 1, got 1.5");
+}
+
+/* config_take_cost moves the three groups and leaves the rest. */
+static void test_take_cost(void **state)
+{
+	struct jt_config a, b;
+
+	(void)state;
+	assert_int_equal(config_defaults(&a), 0);
+	assert_int_equal(config_defaults(&b), 0);
+	assert_int_equal(config_load(&b, test_write_file(tmpdir, "take.conf",
+		"cost = { currency = \"CHF\"; node_hour = 2; node_cpus = 8;"
+		" prices_file = \"/p.tsv\"; attribution = \"usage\"; };\n"
+		"waste = { time_min_elapsed = 10; };\n"
+		"idle = { after = 1.5; };\n"
+		"collector = { max_tracked = 2048; };\n"),
+				     false, err, sizeof(err)), 0);
+	config_take_cost(&a, &b);
+	assert_string_equal(a.cost_currency, "CHF");
+	assert_string_equal(a.cost_prices_file, "/p.tsv");
+	assert_true(a.cost_node_hour == 2);
+	assert_int_equal(a.cost_node_cpus, 8);
+	assert_int_equal(a.cost_attribution, JT_ATTR_USAGE);
+	assert_true(a.waste_time_min_s == 10);
+	assert_true(a.idle_after_min == 1.5);
+	assert_int_equal(a.max_tracked, 131072);
+	assert_null(b.cost_currency);
+	config_free(&a);
+	config_free(&b);
 }
 
 /* A value of the wrong type names the key, the wanted and the given type. */
@@ -890,6 +1035,8 @@ int main(void)
 		cmocka_unit_test(test_unknown_key),
 		cmocka_unit_test(test_unknown_group),
 		cmocka_unit_test(test_cloud_errors),
+		cmocka_unit_test(test_cost_errors),
+		cmocka_unit_test(test_take_cost),
 		cmocka_unit_test(test_wrong_type),
 		cmocka_unit_test(test_out_of_range),
 		cmocka_unit_test(test_relative_path),

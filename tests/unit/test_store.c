@@ -165,7 +165,7 @@ static char *other_record(const struct jt_host *h, const char *type,
 		ji.cpus = 4;
 		ji.mem_bytes = 8ULL << 30;
 		ji.start_ns = BOOT_TO_REAL + ms * MS;
-		record_job(&b, h, &ji, "start", id);
+		record_job(&b, h, &ji, "start", id, NULL);
 	} else {
 		struct sv v[V__N] = { 0 };
 		struct jt_job j;
@@ -811,7 +811,7 @@ static void test_put_json_times(void **state)
 	ji.start_ns = BOOT_TO_REAL + 1000;
 	ji.end_ns = BOOT_TO_REAL + 2500000;
 	jbuf_reset(&b);
-	record_job(&b, &f->host, &ji, "end", "job-end");
+	record_job(&b, &f->host, &ji, "end", "job-end", NULL);
 	assert_int_equal(store_put_json(s, jbuf_str(&b), b.len), 0);
 	assert_int_equal(store_flush(s), 2 * 5 + 1);
 	store_close(s);
