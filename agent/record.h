@@ -104,6 +104,14 @@ void record_cloud_values(struct sv *v, const struct jt_cloud *c);
 /* The host record's price object. */
 void record_price_values(struct sv *v, const struct cost_price *p);
 
+struct idle_signal;
+
+/* Encode an idle episode that reached idle.after as a `signal` record of
+ * kind node_idle; its cost is p's price over it (null when p has none). */
+void record_node_idle(struct jbuf *b, const struct jt_host *h,
+		      const struct idle_signal *s, const struct cost_price *p,
+		      const char *id);
+
 /* What a spot interruption notice's signal record tells. */
 struct jt_spot {
 	const char *action;		/* terminate, stop or hibernate */
