@@ -335,7 +335,10 @@ static void number_value(struct chp *p, const struct sf_field *f,
 	case SFT_F64:
 		if (jr_num_f64(num, &d)) {
 			raw_key(p->b, f->col);
-			json_double(p->b, d);
+			if (f->flags & SF_MONEY)
+				json_double12(p->b, d);
+			else
+				json_double(p->b, d);
 		}
 		break;
 	}

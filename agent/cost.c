@@ -5,7 +5,6 @@
  * here and there together.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +44,7 @@ static void node_size(const struct jt_config *c, struct cost_price *out)
 	out->node_cpus = c->cost_node_cpus ? c->cost_node_cpus :
 			 n > 0 ? (unsigned)n : 0;
 	out->node_mem_bytes = c->cost_node_mem_gib > 0 ?
-			      (uint64_t)llround(c->cost_node_mem_gib * GIB) :
+			      (uint64_t)(c->cost_node_mem_gib * GIB + 0.5) :
 			      mem_total();
 	out->node_gpus = c->cost_node_gpus;
 }

@@ -759,7 +759,7 @@ static void job_usage(FILE *out)
 		"                          [--account A] [--partition P] [--run R] [--pipeline P]\n"
 		"                          [--task T] [--cost-center C] [--cpus N] [--mem-mb N]\n"
 		"                          [--gpus N] [--node NAME] [--cgroup PATH] [--name NAME]\n"
-		"                          [--pid PID]\n"
+		"                          [--time-limit SECONDS|[D-]HH:MM:SS] [--pid PID]\n"
 		"       jobtrace job-end --job ID [--exit-code N]\n"
 		"       jobtrace job-update --job ID [--run R] [--pipeline P] [--step S] [--task T]\n"
 		"                           [--cost-center C]\n"
@@ -781,7 +781,8 @@ static void run_usage(FILE *out)
 	fprintf(out,
 		"Usage: jobtrace run --job ID [--scheduler S] [--run R] [--pipeline P]\n"
 		"                    [--cost-center C] [--user U] [--account A] [--task T]\n"
-		"                    [--cpus N] [--mem-mb N] [--gpus N] [--name NAME] ...\n"
+		"                    [--cpus N] [--mem-mb N] [--gpus N] [--name NAME]\n"
+		"                    [--time-limit SECONDS|[D-]HH:MM:SS] ...\n"
 		"                    [--strict] [--timeout-ms N] -- COMMAND [ARGS...]\n"
 		"\nRun COMMAND as the job ID: it and every process below it carry the job's\n"
 		"fields.  The job is registered (scheduler 'local' unless --scheduler, user\n"

@@ -573,11 +573,34 @@ void json_i64(struct jbuf *b, int64_t v)
 	scalar(b, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
+/* Finite v with up to decimals decimals, trailing zeros trimmed. */
+static void fixed(struct jbuf *b, double v, int decimals)
+{
+	char tmp[400];	/* %.12f of DBL_MAX is 322 characters */
+	int n;
+
+	n = snprintf(tmp, sizeof(tmp), "%.*f", decimals, v);
+	if (n <= 0 || (size_t)n >= sizeof(tmp)) {
+		json_null(b);
+		return;
+	}
+	/* "%.*f" always has a '.', so trimming stops at it */
+	while (tmp[n - 1] == '0')
+		n--;
+	if (tmp[n - 1] == '.')
+		n--;
+	tmp[n] = '\0';
+	if (strcmp(tmp, "-0") == 0) {
+		tmp[0] = '0';
+		n = 1;
+	}
+	scalar(b, tmp, (size_t)n);
+}
+
 /* Float with up to 6 decimals, no exponent; NaN/Inf written as null. */
 void json_double(struct jbuf *b, double v)
 {
-	char tmp[400];	/* %.6f of DBL_MAX is 316 characters */
-	int n;
+	char tmp[32];
 
 	if (!isfinite(v)) {
 		json_null(b);
@@ -611,22 +634,17 @@ void json_double(struct jbuf *b, double v)
 		scalar(b, p, (size_t)(end - p));
 		return;
 	}
-	n = snprintf(tmp, sizeof(tmp), "%.6f", v);
-	if (n <= 0 || (size_t)n >= sizeof(tmp)) {
+	fixed(b, v, 6);
+}
+
+/* Float with up to 12 decimals, no exponent (amounts of money). */
+void json_double12(struct jbuf *b, double v)
+{
+	if (!isfinite(v)) {
 		json_null(b);
 		return;
 	}
-	/* "%.6f" always has a '.', so trimming stops at it */
-	while (tmp[n - 1] == '0')
-		n--;
-	if (tmp[n - 1] == '.')
-		n--;
-	tmp[n] = '\0';
-	if (strcmp(tmp, "-0") == 0) {
-		tmp[0] = '0';
-		n = 1;
-	}
-	scalar(b, tmp, (size_t)n);
+	fixed(b, v, 12);
 }
 
 /* Boolean value. */

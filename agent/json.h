@@ -75,6 +75,9 @@ void json_u64(struct jbuf *b, uint64_t v);
 void json_i64(struct jbuf *b, int64_t v);
 /* Float with up to 6 decimals, no exponent; NaN/Inf written as null. */
 void json_double(struct jbuf *b, double v);
+/* Float with up to 12 decimals, no exponent: amounts of money, whose
+ * micro-units would not add up over many small jobs. */
+void json_double12(struct jbuf *b, double v);
 void json_bool(struct jbuf *b, bool v);
 void json_null(struct jbuf *b);
 /* Time in CLOCK_REALTIME ns as RFC 3339 UTC with microseconds. */

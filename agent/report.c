@@ -23,6 +23,7 @@
 
 #include <sqlite3.h>
 
+#include "cost.h"
 #include "json.h"
 #include "json_read.h"
 #include "log.h"
@@ -1428,6 +1429,25 @@ struct usage {
 	char source[16];	/* cgroup_v1, cgroup_v2 or samples */
 };
 
+/* The cost, efficiency and flags of a job's end records (one per node):
+ * amounts add up, efficiency is the lowest over the nodes, flags any
+ * node's; the rest is the last end record's. */
+struct jobcost {
+	size_t ends;		/* end records */
+	size_t costed;		/* of them with an amount */
+	double amount;		/* their sum */
+	char currency[8];
+	bool mixed;		/* amounts in several currencies */
+	char source[300];
+	char formula[24];
+	double per_hour;	/* < 0: null */
+	double share;
+	double elapsed_s;
+	char note[256];		/* an end record's without an amount */
+	double eff[3];		/* cpu, memory, time; < 0: null */
+	unsigned flags;		/* COST_F_* */
+};
+
 /* What the `job` records say about a job: its report's header. */
 struct jobinfo {
 	const char *id;
@@ -1454,6 +1474,7 @@ struct jobinfo {
 	uint64_t gpus;
 	bool have_usage;	/* an end record carried "usage" */
 	struct usage usage;
+	struct jobcost cost;
 	struct usage step[STEPS_MAX];
 	size_t nsteps;
 };
@@ -1479,6 +1500,49 @@ static void usage_add(struct usage *u, sqlite3_stmt *st, int i)
 		u->source[0] = '\0';
 		col_keep(st, i + 3, u->source, sizeof(u->source));
 	}
+}
+
+/* A number column, -1 when null. */
+static double col_opt(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : col_num(st, i);
+}
+
+/* Add an end record's cost columns from i on (amount ... flags) to c. */
+static void cost_add(struct jobcost *c, sqlite3_stmt *st, int i)
+{
+	const unsigned char *flags = sqlite3_column_text(st, i + 11);
+	char cur[8] = "";
+
+	if (!c->ends++)
+		c->eff[0] = c->eff[1] = c->eff[2] = -1;
+	for (int k = 0; k < 3; k++) {
+		double e = col_opt(st, i + 8 + k);
+
+		if (e >= 0 && (c->eff[k] < 0 || e < c->eff[k]))
+			c->eff[k] = e;
+	}
+	for (unsigned k = 0; flags && k < COST_F__N; k++) {
+		char q[40];
+
+		snprintf(q, sizeof(q), "\"%s\"", cost_flag_names[k]);
+		if (strstr((const char *)flags, q))
+			c->flags |= 1u << k;
+	}
+	if (sqlite3_column_type(st, i) == SQLITE_NULL) {
+		col_keep(st, i + 7, c->note, sizeof(c->note));
+		return;
+	}
+	col_keep(st, i + 1, cur, sizeof(cur));
+	if (c->costed++ && strcmp(cur, c->currency))
+		c->mixed = true;
+	util_strlcpy(c->currency, cur, sizeof(c->currency));
+	c->amount += col_num(st, i);
+	col_keep(st, i + 2, c->source, sizeof(c->source));
+	col_keep(st, i + 3, c->formula, sizeof(c->formula));
+	c->per_hour = col_opt(st, i + 4);
+	c->share = col_opt(st, i + 5);
+	c->elapsed_s = col_opt(st, i + 6);
 }
 
 /* The nodes of a job and whether one of them has not ended it. */
@@ -1571,7 +1635,15 @@ static int load_job(sqlite3 *db, const char *path,
 		" json_type(json, '$.usage') = 'object',"
 		" " JNUM("$.usage.cpu_s") ", " JNUM("$.usage.processes") ","
 		" " JNUM("$.usage.mem_peak_bytes") ","
-		" " JSTR("$.usage.mem_peak_source")
+		" " JSTR("$.usage.mem_peak_source") ","
+		" " JNUM("$.cost.amount") ", " JSTR("$.cost.currency") ","
+		" " JSTR("$.cost.source") ", " JSTR("$.cost.formula") ","
+		" " JNUM("$.cost.price_per_hour") ", " JNUM("$.cost.share") ","
+		" " JNUM("$.cost.elapsed_s") ", " JSTR("$.cost.note") ","
+		" " JNUM("$.efficiency.cpu") ", " JNUM("$.efficiency.memory") ","
+		" " JNUM("$.efficiency.time") ","
+		" (CASE json_type(json, '$.flags') WHEN 'array'"
+		" THEN json_extract(json, '$.flags') END)"
 		" FROM record WHERE type = 'job' AND job_id = ?1"
 		" ORDER BY time, id";
 	sqlite3_stmt *st = NULL;
@@ -1619,6 +1691,8 @@ static int load_job(sqlite3 *db, const char *path,
 			ji->have_usage = true;
 			usage_add(&ji->usage, st, 17);
 		}
+		if (end)
+			cost_add(&ji->cost, st, 21);
 	}
 	if (!err)
 		err = step_done(db, path, rc);
@@ -1672,6 +1746,62 @@ static const char *field(const char *v, char *buf, size_t len)
 {
 	host_text(*v ? v : "-", buf, len);
 	return buf;
+}
+
+/* An efficiency figure as a percentage, or "-" when null. */
+static const char *eff_text(double e, char *out, size_t len)
+{
+	if (e < 0)
+		snprintf(out, len, "-");
+	else
+		snprintf(out, len, "%.1f%%", e * 100);
+	return out;
+}
+
+/* The header's cost, efficiency and flags lines, from the end records. */
+static void print_cost(const struct jobinfo *ji, FILE *out)
+{
+	const struct jobcost *c = &ji->cost;
+	char a[256], b[32], d[32], e[32];
+
+	if (!c->ends) {
+		fprintf(out, "Cost:        not known%s\n", ji->running ?
+			" yet (the job has not ended)" : " (no end record)");
+		return;
+	}
+	if (c->costed) {
+		fprintf(out, "Cost:        %.6f %s%s", c->amount,
+			field(c->currency, a, sizeof(a)),
+			c->mixed ? " (and other currencies: see the records)" : "");
+		if (c->costed == 1 && c->ends == 1 && c->share >= 0)
+			fprintf(out, " = %g/h x share %.4g x %.1f s / 3600",
+				c->per_hour, c->share, c->elapsed_s);
+		else if (c->costed == 1 && c->ends == 1)
+			fprintf(out, " = %g/h x %.1f s / 3600", c->per_hour,
+				c->elapsed_s);
+		fprintf(out, "\n             price %s, formula %s",
+			field(c->source, a, sizeof(a)),
+			field(c->formula, b, sizeof(b)));
+		if (c->costed < c->ends)
+			fprintf(out, "; %zu of %zu nodes without a cost: %s",
+				c->ends - c->costed, c->ends,
+				field(c->note, a, sizeof(a)));
+		fputc('\n', out);
+	} else {
+		fprintf(out, "Cost:        not known: %s\n",
+			field(c->note, a, sizeof(a)));
+	}
+	fprintf(out, "Efficiency:  CPU %s, memory %s, time %s%s%s\n",
+		eff_text(c->eff[0], b, sizeof(b)),
+		eff_text(c->eff[1], d, sizeof(d)),
+		eff_text(c->eff[2], e, sizeof(e)),
+		c->eff[2] < 0 ? " (no time limit known)" : "",
+		c->ends > 1 ? " (the lowest of its nodes)" : "");
+	fputs("Flags:       ", out);
+	for (unsigned k = 0, n = 0; k < COST_F__N; k++)
+		if (c->flags & (1u << k))
+			fprintf(out, "%s%s", n++ ? ", " : "", cost_flag_names[k]);
+	fputs(c->flags ? "\n" : "none\n", out);
 }
 
 /* The job's header in text: what seff says first. */
@@ -1729,6 +1859,7 @@ static void print_job(const struct jobinfo *ji, const struct tally *t,
 			field(ji->node[i], a, sizeof(a)));
 	fprintf(out, "%s), partition %s\n", ji->nnodes > NODES_MAX ?
 		", ..." : "", field(ji->partition, c, sizeof(c)));
+	print_cost(ji, out);
 }
 
 /* Write key, and null when its value is not known; true: write it. */
@@ -1738,6 +1869,56 @@ static bool kv_known(struct jbuf *b, const char *key, bool known)
 	if (!known)
 		json_null(b);
 	return known;
+}
+
+/* Write key = v, or null when v < 0. */
+static void kv_opt(struct jbuf *b, const char *key, double v)
+{
+	if (kv_known(b, key, v >= 0))
+		json_double(b, v);
+}
+
+/* The job's cost, efficiency and flags from its end records, in JSON:
+ * the members of the records' objects (amount the sum over its nodes). */
+static void json_cost(struct jbuf *b, const struct jobcost *c)
+{
+	static const char *const eff[] = { "cpu", "memory", "time" };
+	bool one = c->costed == 1 && c->ends == 1;
+
+	json_key(b, "cost");
+	if (!c->ends) {
+		json_null(b);
+	} else {
+		json_obj_open(b);
+		if (kv_known(b, "amount", c->costed))
+			json_double12(b, c->amount);
+		json_kv_str(b, "currency", c->costed && !c->mixed ?
+			    c->currency : NULL);
+		json_kv_str(b, "source", c->costed ? c->source : NULL);
+		json_kv_str(b, "formula", c->costed ? c->formula : NULL);
+		kv_opt(b, "price_per_hour", one ? c->per_hour : -1);
+		kv_opt(b, "share", one ? c->share : -1);
+		kv_opt(b, "elapsed_s", one ? c->elapsed_s : -1);
+		json_kv_str(b, "note", c->note[0] ? c->note : NULL);
+		json_kv_u64(b, "nodes", c->ends);
+		json_kv_u64(b, "nodes_costed", c->costed);
+		json_obj_close(b);
+	}
+	json_key(b, "efficiency");
+	if (!c->ends) {
+		json_null(b);
+	} else {
+		json_obj_open(b);
+		for (int k = 0; k < 3; k++)
+			kv_opt(b, eff[k], c->eff[k]);
+		json_obj_close(b);
+	}
+	json_key(b, "flags");
+	json_arr_open(b);
+	for (unsigned k = 0; k < COST_F__N; k++)
+		if (c->flags & (1u << k))
+			json_str(b, cost_flag_names[k]);
+	json_arr_close(b);
 }
 
 /* The job object in JSON. */
@@ -1774,6 +1955,7 @@ static void json_job(struct jbuf *b, const struct jobinfo *ji,
 		json_time(b, to_ns(ji->end));
 	if (kv_known(b, "elapsed_s", el >= 0))
 		json_double(b, el);
+	json_cost(b, &ji->cost);
 	json_obj_close(b);
 }
 

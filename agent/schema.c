@@ -172,7 +172,10 @@ static void write_value(struct jbuf *b, const struct sf_field *f,
 		json_i64(b, v->i);
 		break;
 	case SFT_F64:
-		json_double(b, v->d);
+		if (f->flags & SF_MONEY)
+			json_double12(b, v->d);
+		else
+			json_double(b, v->d);
 		break;
 	case SFT_TIME:
 		json_time(b, v->u);

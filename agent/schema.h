@@ -60,6 +60,8 @@ enum sf_type {
 #define SF_OPT		0x10	/* may be left out (job usage: end records only) */
 #define SF_OLDSTR	0x20	/* older signal records gave the object as this
 				 * member's value alone ("job": "42") */
+#define SF_MONEY	0x40	/* F64 with 12 decimals, not 6: amounts of
+				 * money add up over many tiny jobs */
 
 struct sf_field {
 	const char *key;		/* member name ("" for SFT_RECTIME) */
@@ -263,8 +265,8 @@ struct sf_field {
 	  "waste (end records only): cpu_underused, memory_overrequested, time_overrequested, thresholds in waste { }")
 
 #define SF_COST(X) \
-	X(COST_AMOUNT, "amount", F64, SF_NULL, "cost_amount", NULL, SF_NOSUB, \
-	  "price_per_hour x share x elapsed_s / 3600 (rates: no share), null when not known (note says why)") \
+	X(COST_AMOUNT, "amount", F64, SF_NULL | SF_MONEY, "cost_amount", NULL, SF_NOSUB, \
+	  "price_per_hour x share x elapsed_s / 3600 (rates: no share), 12 decimals, null when not known (note says why)") \
 	X(COST_CURRENCY, "currency", STR, SF_NULL, "cost_currency", NULL, SF_NOSUB, \
 	  "the price's currency (cost.currency, or the prices file's)") \
 	X(COST_SOURCE, "source", STR, SF_NULL, "cost_source", NULL, SF_NOSUB, \
@@ -301,7 +303,7 @@ struct sf_field {
 	  "node_idle: seconds with no job process and the node's CPU below idle.cpu_below") \
 	X(EV_CPU, "cpu", F64, SF_NULL, "evidence_cpu", NULL, SF_NOSUB, \
 	  "node_idle: the node's CPU use over that time, a fraction of all its CPUs") \
-	X(EV_COST, "cost", F64, SF_NULL, "evidence_cost", NULL, SF_NOSUB, \
+	X(EV_COST, "cost", F64, SF_NULL | SF_MONEY, "evidence_cost", NULL, SF_NOSUB, \
 	  "node_idle: the node's price per hour x idle_s / 3600, null when no price is known") \
 	X(EV_CURRENCY, "currency", STR, SF_NULL, "evidence_currency", NULL, SF_NOSUB, \
 	  "node_idle: the price's currency")

@@ -12,11 +12,11 @@
 #   DEP_LIBS      the libraries to link
 
 HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
-	json_read schema imds docker
+	json_read schema imds docker prices
 
 # the agent modules the harnesses reach (and what those call)
 AGENT = log util json json_read schema cgroup_parse config control slurmq decode spool \
-	chschema store_sqlite report chquery http imds docker
+	chschema store_sqlite report chquery http imds docker cost prices
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer

@@ -25,6 +25,11 @@
 #   SLURM_ENV_ACCT           jobacct_gather plugin to try first (linux)
 #   SLURM_ENV_FIRST_JOB_ID   FirstJobId (default 1): give each start its own
 #                            range when one agent sees several clusters
+#   SLURM_ENV_CPUS           the node's CPUs=N (default 2, what this VM has);
+#                            another number adds SlurmdParameters=
+#                            config_overrides so that slurmd takes it
+#   SLURM_ENV_JOBCOMP        1: JobCompType=jobcomp/filetxt into DIR/jobcomp.txt,
+#                            so that `sacct -c` answers (no slurmdbd here)
 # Outputs:
 #   SLURM_CONF (exported: every client command needs it), SLURM_ENV_DIR,
 #   SLURM_ENV_NODE, SLURM_ENV_ACCT (the jobacct_gather plugin in use),
@@ -91,7 +96,9 @@ slurm_env_cgroups() {
 # Write DIR/slurm.conf (and cgroup.conf) for MODE with jobacct_gather $3.
 slurm_env_write_conf() {
 	local mode=$1 dir=$2 acct=$3 ctld_port=$4 slurmd_port=$5
-	local proctrack task flags
+	local proctrack task flags jobcomp=none
+
+	[ -n "${SLURM_ENV_JOBCOMP:-}" ] && jobcomp=filetxt
 
 	case $mode in
 	cgroup)
@@ -146,7 +153,7 @@ slurm_env_write_conf() {
 			JobAcctGatherType=jobacct_gather/$acct
 			JobAcctGatherFrequency=task=5
 			AccountingStorageType=accounting_storage/none
-			JobCompType=jobcomp/none
+			JobCompType=jobcomp/$jobcomp
 			ReturnToService=2
 			SlurmctldTimeout=30
 			SlurmdTimeout=60
@@ -163,7 +170,13 @@ slurm_env_write_conf() {
 			echo "Epilog=$dir/hook-epilog"
 		fi
 		echo "PlugStackConfig=$dir/plugstack.conf"
-		echo "NodeName=$SLURM_ENV_NODE CPUs=2 RealMemory=20000 State=UNKNOWN"
+		if [ -n "${SLURM_ENV_JOBCOMP:-}" ]; then
+			echo "JobCompLoc=$dir/jobcomp.txt"
+		fi
+		if [ "${SLURM_ENV_CPUS:-2}" != 2 ]; then
+			echo "SlurmdParameters=config_overrides"
+		fi
+		echo "NodeName=$SLURM_ENV_NODE CPUs=${SLURM_ENV_CPUS:-2} RealMemory=20000 State=UNKNOWN"
 		echo "PartitionName=debug Nodes=$SLURM_ENV_NODE Default=YES MaxTime=INFINITE State=UP"
 	} >"$dir/slurm.conf"
 	: >"$dir/plugstack.conf"

@@ -420,6 +420,9 @@ static void test_job(void **state)
 	assert_no_col(r, "uid");
 	assert_no_col(r, "allocation_cpus");
 	assert_json_back(r, job_end_rec);
+	/* money keeps 12 decimals in the row too */
+	assert_col(row_ok("{\"type\":\"job\",\"id\":\"m\",\"cost\":{\"amount\":0.000012113629}}",
+			  "job"), "cost_amount", "0.000012113629");
 
 	/* an end without an end time: the start time; neither: no time */
 	r = row_ok("{\"type\":\"job\",\"id\":\"x\",\"phase\":\"end\","

@@ -280,6 +280,18 @@ static void test_scontrol_parse(void **state)
 	assert_int_equal(ji.cpus, 2);
 	assert_true(ji.mem_bytes == 2000ull << 20);
 	assert_int_equal(ji.gpus, 1);
+	assert_int_equal(ji.time_limit_s, 0);	/* UNLIMITED: none known */
+	/* a limit: Slurm's [D-]HH:MM:SS in seconds */
+	{
+		char other[sizeof(line) + 8];
+		const char *tl = strstr(line, "TimeLimit=UNLIMITED");
+
+		snprintf(other, sizeof(other), "%.*sTimeLimit=1-00:02:03%s",
+			 (int)(tl - line), line, tl + 19);
+		assert_non_null(strstr(other, "TimeLimit=1-00:02:03 Partition"));
+		assert_true(slurmq_parse(other, &ji) > 0);
+		assert_int_equal(ji.time_limit_s, 86400 + 123);
+	}
 	/* another job's line is not ours */
 	memset(&ji, 0, sizeof(ji));
 	strcpy(ji.job.id, "8");

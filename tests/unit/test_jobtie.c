@@ -399,6 +399,18 @@ static void test_hookargs_job(void **state)
 	assert_true(h.strict);
 	assert_int_equal(h.timeout_ms, 900);
 	assert_string_equal(h.job, "7");
+	/* a time limit goes to the agent in seconds */
+	assert_int_equal(parse(&h, "job-start", err, sizeof(err), "--job", "7",
+			       "--time-limit", "1-02:03:04", NULL), 0);
+	assert_string_equal(h.line, "job-start\tjob=7\ttime_limit=93784");
+	assert_int_equal(parse(&h, "run", err, sizeof(err), "--job", "7",
+			       "--time-limit=600", "--", "true", NULL), 0);
+	assert_string_equal(h.line, "job-start\tjob=7\ttime_limit=600");
+	assert_int_equal(parse(&h, "job-start", err, sizeof(err), "--job", "7",
+			       "--time-limit", "01:61:00", NULL), -EINVAL);
+	assert_string_equal(err, "--time-limit '01:61:00': seconds, or [D-]HH:MM:SS, above 0");
+	assert_int_equal(parse(&h, "job-start", err, sizeof(err), "--job", "7",
+			       "--time-limit", "UNLIMITED", NULL), -EINVAL);
 	assert_int_equal(parse(&h, "job-start", err, sizeof(err), "--job", "7",
 			       "--pid", "0", NULL), -EINVAL);
 	assert_non_null(strstr(err, "--pid '0': not a process id"));

@@ -171,20 +171,41 @@ static void put_job_start(struct store *s, const char *id, const char *job)
 		"\"cost\":null");
 }
 
-/* Put an end record of job at 10:01:41 with usage (a JSON value). */
-static void put_job_end(struct store *s, const char *id, const char *job,
-			const char *exit_code, const char *usage)
+/* Put an end record of job at 10:01:41 with usage (a JSON value) and
+ * cost (members "cost", "efficiency", "flags"; NULL: an older agent's
+ * "cost": null). */
+static void put_job_end_cost(struct store *s, const char *id, const char *job,
+			     const char *exit_code, const char *usage,
+			     const char *cost)
 {
-	char rest[2048];
+	char rest[4096];
 
 	snprintf(rest, sizeof(rest),
 		 "\"start_time\":\"2026-03-01T10:00:00.000000Z\","
 		 "\"end_time\":\"2026-03-01T10:01:41.000000Z\","
 		 "\"allocation\":{\"cpus\":4,\"mem_bytes\":8589934592,"
-		 "\"gpus\":null},\"exit_code\":%s,\"cost\":null%s%s",
-		 exit_code, usage ? ",\"usage\":" : "", usage ? usage : "");
+		 "\"gpus\":null},\"exit_code\":%s,%s%s%s",
+		 exit_code, cost ? cost : "\"cost\":null",
+		 usage ? ",\"usage\":" : "", usage ? usage : "");
 	put_job(s, id, job, "end", rest);
 }
+
+/* Put an end record as an older agent wrote it ("cost": null). */
+static void put_job_end(struct store *s, const char *id, const char *job,
+			const char *exit_code, const char *usage)
+{
+	put_job_end_cost(s, id, job, exit_code, usage, NULL);
+}
+
+/* Job 100's cost as the agent writes it: 3.6 an hour for a node of 8
+ * CPUs and 32 GiB, max(4/8, 8/32) = 0.5 of it for 101 s; 172.92 CPU-s of
+ * 4 x 101, 3.2 of 8 GiB. */
+static const char cost100[] =
+	"\"cost\":{\"amount\":0.0505,\"currency\":\"USD\","
+	"\"source\":\"config:node_hour\",\"formula\":\"allocation_share\","
+	"\"price_per_hour\":3.6,\"share\":0.5,\"elapsed_s\":101,\"note\":null},"
+	"\"efficiency\":{\"cpu\":0.428020,\"memory\":0.4,\"time\":null},"
+	"\"flags\":[\"cpu_underused\",\"memory_overrequested\"]";
 
 /* The usage of job 100 as the agent writes it. */
 static const char usage100[] =
@@ -224,7 +245,7 @@ static int setup(void **state)
 	for (size_t i = 0; i < sizeof(job100) / sizeof(job100[0]); i++)
 		put_proc(s, &job100[i], NULL, NULL);
 	put_job_start(s, "j100-start", "100");
-	put_job_end(s, "j100-end", "100", "0", usage100);
+	put_job_end_cost(s, "j100-end", "100", "0", usage100, cost100);
 
 	/* job 200: two samples of each live process, the later one wins */
 	put_job_start(s, "j200-start", "200");
@@ -396,7 +417,11 @@ static void test_header(void **state)
 	    "State:       COMPLETED, exit code 0\n"
 	    "Elapsed:     00:01:41 (started 2026-03-01T10:00:00.000000Z)\n"
 	    "Run:         r1, pipeline rnaseq\n"
-	    "Nodes:       1 (n1), partition batch\n\nEfficiency");
+	    "Nodes:       1 (n1), partition batch\n"
+	    "Cost:        0.050500 USD = 3.6/h x share 0.5 x 101.0 s / 3600\n"
+	    "             price config:node_hour, formula allocation_share\n"
+	    "Efficiency:  CPU 42.8%, memory 40.0%, time - (no time limit known)\n"
+	    "Flags:       cpu_underused, memory_overrequested\n\nEfficiency");
 	/* the exits say why they are not failures */
 	lines_have(t, exits, N(exits));
 	free(t);
@@ -475,6 +500,13 @@ static void test_json(void **state)
 		{ "$.job.user", "alice" },
 		{ "$.job.cost_center", "lab-a" },
 		{ "$.job.elapsed_s", "101" },
+		{ "$.job.cost.amount", "0.0505" },
+		{ "$.job.cost.currency", "USD" },
+		{ "$.job.cost.formula", "allocation_share" },
+		{ "$.job.cost.share", "0.5" },
+		{ "$.job.efficiency.cpu", "0.42802" },
+		{ "$.job.efficiency.time", "" },
+		{ "$.job.flags", "[\"cpu_underused\",\"memory_overrequested\"]" },
 		{ "$.efficiency.job.mem_peak_bytes", "3435973837" },
 		{ "$.efficiency.job.mem_peak_source", "cgroup_v1" },
 		{ "$.efficiency.job.peak_rss_bytes", "2147483648" },
@@ -497,7 +529,7 @@ static void test_json(void **state)
 
 	q.no_tree = true;
 	t = report(state, &q, REPORT_JSON);
-	jq_all(t, job100_json + 13, 7);
+	jq_all(t, job100_json + 20, 7);
 	assert_null(strstr(t, "\"processes\":["));
 	free(t);
 }
@@ -509,6 +541,8 @@ static void test_html(void **state)
 	char *t = report(state, &q, REPORT_HTML);
 
 	pos(t, "State:       COMPLETED, exit code 0");
+	pos(t, "Cost:        0.050500 USD");
+	pos(t, "Flags:       cpu_underused, memory_overrequested");
 	pos(t, "<h2>By workflow task</h2>");
 	pos(t, "<h2>By tool</h2>");
 	pos(t, "<td class=\"tool\">align</td><td>3</td>");
@@ -662,6 +696,15 @@ static void test_hostile(void **state)
 		snprintf(id, sizeof(id), "bad-end-%zu", i);
 		put_job_end(s, id, "100", "\"0\"", usage[i]);
 	}
+	put_job_end_cost(s, "bad-cost-1", "100", "0", NULL,
+			 "\"cost\":\"x\",\"efficiency\":[1],\"flags\":\"cpu_underused\"");
+	put_job_end_cost(s, "bad-cost-2", "100", "0", NULL,
+			 "\"cost\":{\"amount\":\"1\",\"currency\":5,\"note\":[1]},"
+			 "\"efficiency\":{\"cpu\":\"x\",\"time\":-1e308},"
+			 "\"flags\":[1,{},\"memory_overrequested\"]");
+	put_job_end_cost(s, "bad-cost-3", "100", "0", NULL,
+			 "\"cost\":{\"amount\":1e308,\"currency\":\"\\u0000\\n\","
+			 "\"share\":-5,\"formula\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}");
 	put(s, "{\"type\":\"job\",\"id\":\"bad-1\",\"phase\":\"end\","
 	    "\"job\":{\"id\":\"100\",\"user\":{\"a\":1}},\"name\":5,"
 	    "\"allocation\":[],\"start_time\":5,\"end_time\":\"junk\","
