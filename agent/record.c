@@ -487,9 +487,9 @@ void record_node_idle(struct jbuf *b, const struct jt_host *h,
 	v[V_EVIDENCE].st = SV_SET;
 	sv_f64(&v[V_EV_IDLE_S], s->idle_s);
 	sv_f64(&v[V_EV_CPU], s->cpu);
-	if (p && p->per_hour >= 0) {
+	if (cost_node_time(p, s->idle_s) >= 0) {
 		/* what the node cost while no one used it */
-		sv_f64(&v[V_EV_COST], p->per_hour * s->idle_s / 3600);
+		sv_f64(&v[V_EV_COST], cost_node_time(p, s->idle_s));
 		sv_str_opt(&v[V_EV_CURRENCY], p->currency);
 	}
 	schema_write(b, &sf_records[SF_REC_SIGNAL], v);

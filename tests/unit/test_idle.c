@@ -12,9 +12,13 @@
 
 #include <cmocka.h>
 
+#include "cost.h"
 #include "idle.h"
 #include "jobs.h"
+#include "json.h"
+#include "json_check.h"
 #include "proc_table.h"
+#include "record.h"
 
 #define S 1000000000ull
 
@@ -375,6 +379,47 @@ static void test_job_runs(void **state)
 	proc_table_free(pt);
 }
 
+/* The node_idle record: its evidence, the cost at the node's price, null
+ * cost and currency without one; no job, process or tool. */
+static void test_record(void **state)
+{
+	struct jt_host h = { .name = "node1",
+			     .boot_id = "5f0c7e8a-3c1d-4b9e-9f2a-0123456789ab",
+			     .boot_to_real_ns = 1795500000ll * 1000000000ll };
+	struct idle_signal sig = { .since_ns = 10 * S, .now_ns = 13 * S + 5000,
+				   .idle_s = 3.000005, .cpu = 0.0125 };
+	struct cost_price p = { .per_hour = 3.6, .currency = "EUR" };
+	struct jbuf b;
+	const char *j;
+
+	(void)state;
+	jbuf_init(&b);
+	record_node_idle(&b, &h, &sig, &p, "id-1");
+	j = jbuf_str(&b);
+	assert_true(json_valid(j));
+	assert_non_null(strstr(j, "\"type\":\"signal\""));
+	assert_non_null(strstr(j, "\"kind\":\"node_idle\""));
+	assert_non_null(strstr(j, "\"time\":\"2026-11-24T06:00:13.000005Z\""));
+	assert_non_null(strstr(j, "\"job\":null"));
+	assert_non_null(strstr(j, "\"pid\":null"));
+	/* 3.6 x 3.000005 / 3600, money's 12 decimals */
+	assert_non_null(strstr(j, "\"evidence\":{"));
+	assert_non_null(strstr(j, "\"idle_s\":3.000005"));
+	assert_non_null(strstr(j, "\"cpu\":0.0125"));
+	assert_non_null(strstr(j, "\"cost\":0.003000005,"));
+	assert_non_null(strstr(j, "\"currency\":\"EUR\""));
+	p.per_hour = -1;
+	jbuf_reset(&b);
+	record_node_idle(&b, &h, &sig, &p, "id-1");
+	j = jbuf_str(&b);
+	assert_true(json_valid(j));
+	assert_non_null(strstr(j, "\"cost\":null,\"currency\":null"));
+	jbuf_free(&b);
+	assert_true(cost_node_time(NULL, 3) < 0);
+	p.per_hour = 0;
+	assert_true(cost_node_time(&p, 3) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_job_runs),
+		cmocka_unit_test(test_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
