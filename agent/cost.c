@@ -319,3 +319,11 @@ int cost_parse_time_limit(const char *s, uint32_t *seconds)
 	*seconds = (uint32_t)total;
 	return 0;
 }
+
+/* The node's price over seconds, -1 without a price. */
+double cost_node_time(const struct cost_price *p, double seconds)
+{
+	if (!p || p->per_hour < 0)
+		return -1;
+	return p->per_hour * seconds / 3600.0;
+}

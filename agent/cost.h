@@ -98,4 +98,8 @@ void cost_inputs_of(const struct jt_jobinfo *ji, struct cost_inputs *in);
  * -EINVAL. */
 int cost_parse_time_limit(const char *s, uint32_t *seconds);
 
+/* What the node cost over seconds at p's price (an idle node's time):
+ * per_hour x seconds / 3600, or -1 when p has no price. */
+double cost_node_time(const struct cost_price *p, double seconds);
+
 #endif

@@ -31,6 +31,7 @@
 #include "decode.h"
 #include "fsperm.h"
 #include "cost.h"
+#include "idle.h"
 #include "imds.h"
 #include "jobs.h"
 #include "jobtie.h"
@@ -87,6 +88,7 @@ struct agent {
 	struct containers *cts;		/* what they found */
 	bool docker_failing;		/* the last look-up failed (logged) */
 	struct tracker trk;		/* process table, events -> records */
+	struct idle idle;		/* the node's idle episodes */
 	struct spool *spool;
 	struct sinks *sinks;
 	struct imds *imds;		/* NULL: cloud.imds = off */
@@ -366,6 +368,48 @@ static void check_drops(struct agent *a)
 			  a->counters[JT_CNT_TRACK_FULL]);
 }
 
+/* A node_idle signal for the episode sig, with what the node cost over
+ * it. */
+static void emit_node_idle(struct agent *a, const struct idle_signal *sig)
+{
+	const struct cost_price *p = node_price(a);
+	char id[37];
+
+	log_info("node idle for %.1f s: no job, CPU %.1f%% of the node"
+		 " (a node_idle signal)", sig->idle_s, 100 * sig->cpu);
+	record_make_id(&a->host, "signal", "node_idle", sig->since_ns, id);
+	jbuf_reset(&a->jb);
+	record_node_idle(&a->jb, &a->host, sig, p, id);
+	put_record(a, &a->jb);
+}
+
+/* The idle { } settings as idle.c takes them. */
+static struct idle_params idle_params_of(const struct jt_config *c)
+{
+	return (struct idle_params){
+		.after_ns = (uint64_t)(c->idle_after_min * 60e9),
+		.cpu_below = c->idle_cpu_below };
+}
+
+/* At a sample pass: is the node idle, and for idle.after now (a
+ * node_idle signal, with what the time cost)? */
+static void check_idle(struct agent *a)
+{
+	struct idle_params ip = idle_params_of(&a->cfg);
+	struct idle_signal sig;
+	struct idle_cpu cpu;
+	int err = idle_read_stat("/proc/stat", &cpu);
+
+	if (err && a->idle.why != IDLE_WHY_NO_CPU)
+		log_warn("/proc/stat: %s: the node_idle signal waits until it"
+			 " can be read", strerror(-err));
+	if (!idle_sample(&a->idle, &ip, util_now_ns(CLOCK_BOOTTIME),
+			 err ? NULL : &cpu,
+			 idle_job_runs(a->trk.procs, a->jobs), &sig))
+		return;
+	emit_node_idle(a, &sig);
+}
+
 /* Every tick: drain events, sample when due, flush when due. */
 static void on_tick(struct agent *a)
 {
@@ -386,6 +430,7 @@ static void on_tick(struct agent *a)
 		if (a->cts)
 			containers_retry(a->cts, now);
 		sample_pass(a);
+		check_idle(a);
 		check_drops(a);
 		record_host_sync_clock(&a->host);
 		a->next_sample_ns = now + a->cfg.sample_interval_ms * 1000000ull;
@@ -657,6 +702,12 @@ static void reply_status(struct agent *a, FILE *out)
 
 		fprintf(out, "jobs_running: %zu\n", running);
 		fprintf(out, "jobs_known: %zu\n", known);
+	}
+	{
+		struct idle_params ip = idle_params_of(&a->cfg);
+
+		idle_status(&a->idle, &ip, util_now_ns(CLOCK_BOOTTIME),
+			    a->host.boot_to_real_ns, out);
 	}
 	status_docker(a, out);
 	fprintf(out, "excluded_processes: %" PRIu64 "\n", a->trk.excluded);

@@ -7,6 +7,7 @@
 
 #include "cgroup_parse.h"
 #include "cost.h"
+#include "idle.h"
 #include "record.h"
 #include "schema.h"
 #include "util.h"
@@ -154,8 +155,14 @@ void record_head_values(struct sv *v, const struct jt_host *h, const char *id)
 /* The job object, or null when the process belongs to no known job. */
 void record_job_values(struct sv *v, const struct jt_job *j)
 {
-	if (j->id[0] || j->run[0] || j->pipeline[0] || j->task[0])
+	if (record_job_named(j))
 		record_job_fill(v, j);
+}
+
+/* Whether j names a job (its records' job object is not null). */
+bool record_job_named(const struct jt_job *j)
+{
+	return j->id[0] || j->run[0] || j->pipeline[0] || j->task[0];
 }
 
 /* The job object's own members (not AWS Batch's), whatever they are. */
@@ -464,6 +471,28 @@ void record_price_values(struct sv *v, const struct cost_price *p)
 	if (p->node_mem_bytes)
 		sv_u64(&v[V_PRICE_NODE_MEM_BYTES], p->node_mem_bytes);
 	sv_str_opt(&v[V_PRICE_NOTE], p->note);
+}
+
+/* Encode a node_idle `signal` record: no job, no process, no tool. */
+void record_node_idle(struct jbuf *b, const struct jt_host *h,
+		      const struct idle_signal *s, const struct cost_price *p,
+		      const char *id)
+{
+	struct sv v[V__N] = { 0 };
+
+	record_head_values(v, h, id);
+	sv_str(&v[V_KIND], "node_idle");
+	sv_u64(&v[V_TIME], record_realtime(h, s->now_ns));
+	record_tool_values(v, NULL, NULL, NULL);
+	v[V_EVIDENCE].st = SV_SET;
+	sv_f64(&v[V_EV_IDLE_S], s->idle_s);
+	sv_f64(&v[V_EV_CPU], s->cpu);
+	if (cost_node_time(p, s->idle_s) >= 0) {
+		/* what the node cost while no one used it */
+		sv_f64(&v[V_EV_COST], cost_node_time(p, s->idle_s));
+		sv_str_opt(&v[V_EV_CURRENCY], p->currency);
+	}
+	schema_write(b, &sf_records[SF_REC_SIGNAL], v);
 }
 
 /* Encode a spot interruption notice as a `signal` record. */

@@ -40,6 +40,8 @@ struct sv;
 
 /* The values of the members every record starts with (schema.h). */
 void record_head_values(struct sv *v, const struct jt_host *h, const char *id);
+/* Whether j names a job: an id, run, pipeline or task. */
+bool record_job_named(const struct jt_job *j);
 /* The values of the job object (null when j names no job). */
 void record_job_values(struct sv *v, const struct jt_job *j);
 /* The values of the job object's members but AWS Batch's
@@ -101,6 +103,14 @@ struct jt_cloud {
 void record_cloud_values(struct sv *v, const struct jt_cloud *c);
 /* The host record's price object. */
 void record_price_values(struct sv *v, const struct cost_price *p);
+
+struct idle_signal;
+
+/* Encode an idle episode that reached idle.after as a `signal` record of
+ * kind node_idle; its cost is p's price over it (null when p has none). */
+void record_node_idle(struct jbuf *b, const struct jt_host *h,
+		      const struct idle_signal *s, const struct cost_price *p,
+		      const char *id);
 
 /* What a spot interruption notice's signal record tells. */
 struct jt_spot {
