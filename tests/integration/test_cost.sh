@@ -286,6 +286,28 @@ sys.exit(0 if abs(j["cost"]["amount"] - float(sys.argv[2])) < 1e-9 and
          j["flags"] == ["cpu_underused", "memory_overrequested", "time_overrequested"] else 1)' \
 	"$T/report-a.json" "$(endrec "$A" cost.amount)"
 
+# `jobtrace cost` splits the job's cost over its processes by CPU time: by
+# tool and by task the groups add up to the end record's amount (1e-9),
+# and each tool's part is its CPU share of that amount.
+for by in tool task job; do
+	cli cost --job "$A" --by $by --format json >"$T/cost-a-$by.json" 2>"$T/cost-a-$by.err"
+	check "cost --job A --by $by: the groups add up to the job's $(endrec "$A" cost.amount) USD" \
+		python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); want = float(sys.argv[2])
+t = [x for x in r["totals"] if x["currency"] == "USD"]
+g = [x for x in r["groups"] if x["currency"] == "USD" and x["kind"] == "group"]
+cpu = sum(x["cpu_s"] for x in g)
+ok = len(t) == 1 and abs(t[0]["cost"] - want) < 1e-9 and \
+    abs(sum(x["cost"] for x in g) - want) < 1e-9 and len(g) >= 1 and \
+    all(abs(x["cost"] - want * x["cpu_s"] / cpu) < 1e-9 for x in g) if cpu > 0 else False
+sys.exit(0 if ok else 1)' "$T/cost-a-$by.json" "$(endrec "$A" cost.amount)"
+done
+note "cost --job A --by tool: $(cat "$T/cost-a-tool.json")"
+check "cost --job A --by tool: burn has the largest part" \
+	python3 -c 'import json, sys
+g = [x for x in json.load(open(sys.argv[1]))["groups"] if x["kind"] == "group"]
+sys.exit(0 if max(g, key=lambda x: x["cost"])["name"] == "burn" else 1)' "$T/cost-a-tool.json"
+
 # ---- reload to rates; job B --------------------------------------------------------
 
 groups "core_hour = $CORE_HOUR; gib_hour = $GIB_HOUR;" >"$T/groups.conf"
