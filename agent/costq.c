@@ -1222,6 +1222,20 @@ static long top_row(const struct costq_result *r, const char *cur,
 	return best;
 }
 
+/* An amount of money for people: 4 decimals, more for amounts under
+ * 0.01 so that two significant digits show (0.000046, not 0.0000). */
+static const char *money(double v, char *out, size_t len)
+{
+	int dec = 4;
+
+	if (v != 0 && fabs(v) < 0.01 && isfinite(v))
+		dec = 1 - (int)floor(log10(fabs(v)));
+	if (dec > 12)
+		dec = 12;
+	snprintf(out, len, "%.*f", dec, v);
+	return out;
+}
+
 /* The answer first: each currency's total and its top groups. */
 static int print_answer(const struct costq_result *r, const char *sel,
 			FILE *out)
@@ -1241,12 +1255,16 @@ static int print_answer(const struct costq_result *r, const char *sel,
 
 		util_strlcpy(cur, t->currency, sizeof(cur));
 		util_printable(cur);
-		fprintf(out, "TOTAL %.4f %s = %.4f %s for %zu job%s (%.4f %s of"
-			" it idle allocation)", t->cost, cur, t->jobs_cost, cur,
-			t->jobs, t->jobs == 1 ? "" : "s", t->idle_alloc, cur);
+		char m[3][40];
+
+		fprintf(out, "TOTAL %s %s = %s %s for %zu job%s (%s %s of"
+			" it idle allocation)", money(t->cost, m[0], 40), cur,
+			money(t->jobs_cost, m[1], 40), cur, t->jobs,
+			t->jobs == 1 ? "" : "s",
+			money(t->idle_alloc, m[2], 40), cur);
 		if (r->node_idle)
-			fprintf(out, " + %.4f %s idle nodes", t->idle_nodes,
-				cur);
+			fprintf(out, " + %s %s idle nodes",
+				money(t->idle_nodes, m[0], 40), cur);
 		fprintf(out, "\n  top:");
 		for (n = 0; n < TOP_SHOWN &&
 		     (k = top_row(r, t->currency, taken)) >= 0; n++) {
@@ -1254,8 +1272,8 @@ static int print_answer(const struct costq_result *r, const char *sel,
 
 			taken[k] = true;
 			row_name(&r->rows[k], name, sizeof(name));
-			fprintf(out, "%s %s %.4f %s (%.1f%%)", n ? "," : "",
-				name, r->rows[k].cost, cur,
+			fprintf(out, "%s %s %s %s (%.1f%%)", n ? "," : "",
+				name, money(r->rows[k].cost, m[0], 40), cur,
 				share(r, &r->rows[k]));
 		}
 		fprintf(out, "%s\n", n ? "" : " -");
@@ -1271,11 +1289,11 @@ static void table_line(FILE *out, const char *name, double cost, double idle,
 		       double pct, const size_t *counts, double cpu_s,
 		       const char *currency)
 {
-	char cur[COSTQ_CURRENCY_MAX];
+	char cur[COSTQ_CURRENCY_MAX], m[2][40];
 
 	util_strlcpy(cur, currency, sizeof(cur));
-	fprintf(out, "%-*s %14.4f %14.4f %6.1f%% ", NAME_WIDTH, name, cost,
-		idle, pct);
+	fprintf(out, "%-*s %14s %14s %6.1f%% ", NAME_WIDTH, name,
+		money(cost, m[0], 40), money(idle, m[1], 40), pct);
 	if (counts)
 		fprintf(out, "%6zu %6zu %10.2f", counts[0], counts[1], cpu_s);
 	else

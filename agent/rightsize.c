@@ -994,9 +994,8 @@ int rightsize_run_store(struct store *st, const char *where,
 	if (!r.nrow) {
 		fprintf(stderr, "jobtrace: no processes of a workflow task"
 			" (job.task) for %s in %s%s\n", r.sel, where,
-			q->pipeline ? " (the rules give the processes of"
-			" Snakemake rules pipeline \"snakemake\", of Nextflow"
-			" processes \"nextflow\")" : "");
+			q->pipeline ? " (a job without a pipeline of its own"
+			" gets \"snakemake\" or \"nextflow\" from the rules)" : "");
 		err = -ENOENT;
 		goto out;
 	}

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Quick start: build, start jobtraced on the embedded SQLite store, run a
-# short pipeline and print `jobtrace report` for it.  Run as root.
+# short pipeline as a job and print `jobtrace report` and `jobtrace cost`
+# for it.  Run as root.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build}
@@ -25,6 +26,8 @@ cat > "$conf" <<CONF
 agent = { state_dir = "$demo/state"; run_dir = "$demo/run"; rules_dir = "$top/lua-rules"; };
 collector = { sample_interval = 1.0; };
 store = { flush_interval = 0.2; };
+# a made-up price, so that the job's cost shows: 0.40 USD a node-hour
+cost = { node_hour = 0.40; };
 CONF
 jt() { "$build/jobtrace" --config "$conf" "$@"; }
 
@@ -41,14 +44,17 @@ until jt status > /dev/null 2>&1; do
 	fi
 	sleep 0.1
 done
-echo "== jobtraced is running (log: $demo/agent.log); running demo/pipeline.sh"
-sh "$top/demo/pipeline.sh" &
-pipeline=$!
-wait $pipeline || true
+job=demo-$$
+echo "== jobtraced is running (log: $demo/agent.log); running demo/pipeline.sh as job $job (2 CPUs, 1 GiB asked)"
+jt run --job "$job" --run "$job" --pipeline demo --cpus 2 --mem-mb 1024 --time-limit 600 \
+	-- sh "$top/demo/pipeline.sh" || true
 sleep 1	# one flush interval and a tick
 echo
-echo "== jobtrace report --pid $pipeline"
-jt report --pid $pipeline
+echo "== jobtrace report --job $job"
+jt report --job "$job"
+echo
+echo "== jobtrace cost --job $job --by tool"
+jt cost --job "$job" --by tool
 echo
 echo "== jobtrace status"
 jt status | grep -E '^(uptime_s|events_seen|events_dropped|records_spooled|sink.sqlite.delivered|last_error):'
