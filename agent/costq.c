@@ -993,7 +993,6 @@ int costq_compute(struct store *st, const char *where,
 	struct calc c = { .db = store_handle(st), .where = where, .q = q,
 			  .now = now };
 	bool since;
-	char sel[256];
 	int err;
 
 	*out = NULL;
@@ -1049,12 +1048,8 @@ int costq_compute(struct store *st, const char *where,
 			      sizeof(*c.r->totals), cmp_total);
 	}
 	if (!err && !c.units.n && !c.r->nrunning && !c.r->nrows &&
-	    !c.r->nunpriced) {
-		describe(q, sel, sizeof(sel));
-		fprintf(stderr, "jobtrace: no ended jobs for %s in %s\n", sel,
-			where);
+	    !c.r->nunpriced)
 		err = -ENOENT;
-	}
 	calc_free(&c);
 	if (err) {
 		costq_result_free(c.r);
@@ -1541,6 +1536,7 @@ int costq_run_store(struct store *st, const char *where,
 		    double now, FILE *out)
 {
 	struct costq_result *r = NULL;
+	char sel[256];
 	int err;
 
 	if (fmt != REPORT_TEXT && fmt != REPORT_JSON && fmt != REPORT_CSV) {
@@ -1548,6 +1544,11 @@ int costq_run_store(struct store *st, const char *where,
 		return -EINVAL;
 	}
 	err = costq_compute(st, where, q, now, &r);
+	if (err == -ENOENT) {
+		describe(q, sel, sizeof(sel));
+		fprintf(stderr, "jobtrace: no ended jobs for %s in %s\n", sel,
+			where);
+	}
 	if (!err)
 		err = costq_print(r, q, fmt, out);
 	costq_result_free(r);

@@ -115,8 +115,8 @@ const char *costq_by_name(enum costq_by b);
  * from an open store, as of now (epoch seconds: the end of the --since
  * window and of a running job).  where names the store in messages.
  * Returns 0 with *out set (free it with costq_result_free()), -EINVAL for
- * a bad query, -ENOENT when nothing matched (a message was printed on
- * stderr), or -errno.
+ * a bad query, -ENOENT when nothing matched (no message: the caller says
+ * it, or shows no cost), or -errno.
  */
 int costq_compute(struct store *st, const char *where,
 		  const struct report_query *q, double now,
