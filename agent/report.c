@@ -2193,14 +2193,14 @@ static int print_html(struct store *st, const char *where,
 	struct report_html_proc *p = calloc(r->n ? r->n : 1, sizeof(*p));
 	struct report_html_job job = { 0 };
 	char **text = calloc(2 * (r->n ? r->n : 1), sizeof(*text));
-	char argv[ARGV_SHOWN * 8 + 8], ex[48];
+	char argv[ARGV_SHOWN * 4 + 8], ex[48];
 	int err = p && text ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !err && i < r->n; i++) {
 		const struct row *w = &r->v[i];
 
 		exit_text(w, ex, sizeof(ex));
-		argv_display(w->argv, argv, sizeof(argv), ARGV_SHOWN * 2);
+		argv_display(w->argv, argv, sizeof(argv), ARGV_SHOWN);
 		text[2 * i] = strdup(ex);
 		text[2 * i + 1] = strdup(argv);
 		if (!text[2 * i] || !text[2 * i + 1])

@@ -32,6 +32,9 @@
 #define TOP_SHOWN 3		/* groups named in the answer lines */
 #define HOSTS_SHOWN 8		/* hosts named in the answer lines */
 #define SAME_START 2e-5		/* one start time, as REAL and as text */
+#define NAME_MAX_BYTES 64	/* of a task, tool, host, kind in the page */
+#define ARGV_MAX_BYTES 160	/* of a command line (report.c cuts too) */
+#define EVIDENCE_MAX_BYTES 240	/* of a signal's evidence, JSON text */
 
 typedef struct report_html_proc proc_t;
 
@@ -83,16 +86,47 @@ static void html_esc(FILE *out, const char *s)
 }
 
 /*
- * Write s as a JSON string that is safe inside <script>: '<', '>' and '&'
- * as \u escapes, so no "</script>" or "<!--" can end the element.
+ * A copy of s cut to at most max bytes (at a character's start, "..."
+ * at the end when cut), control characters as '?'; NULL: no memory.
  */
-static void js_str(FILE *out, struct jbuf *scratch, const char *s)
+static char *cut_copy(const char *s, size_t max)
 {
-	char *t = strdup(s ? s : "");
+	size_t n = strlen(s ? s : "");
+	char *t;
+
+	if (n > max) {
+		n = max > 3 ? max - 3 : 0;
+		while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	t = malloc(n + 4);
+	if (!t)
+		return NULL;
+	memcpy(t, s ? s : "", n);
+	strcpy(t + n, n < strlen(s ? s : "") ? "..." : "");
+	return util_printable(t);
+}
+
+/* Write s with HTML's special characters escaped, cut to max bytes. */
+static void html_cut(FILE *out, const char *s, size_t max)
+{
+	char *t = cut_copy(s, max);
+
+	html_esc_line(out, t ? t : "");
+	free(t);
+}
+
+/*
+ * Write s, cut to max bytes, as a JSON string that is safe inside
+ * <script>: '<', '>' and '&' as \u escapes, so no "</script>" or "<!--"
+ * can end the element.
+ */
+static void js_str(FILE *out, struct jbuf *scratch, const char *s, size_t max)
+{
+	char *t = cut_copy(s, max);
 
 	jbuf_reset(scratch);
-	/* control characters have no business in a page */
-	json_str(scratch, t ? util_printable(t) : "");
+	json_str(scratch, t ? t : "");
 	free(t);
 	if (scratch->oom) {
 		fputs("null", out);
@@ -1044,6 +1078,35 @@ static int load_signals(struct store *st, const char *where,
 	return err;
 }
 
+/*
+ * Put each signal on the lane of its process; a signal of a process that
+ * is not selected is left out when only the selected count (not --job:
+ * the signals of a whole job are its own).
+ */
+static void place_signals(struct sigs *g, const struct proc_index *pi,
+			  const struct report_html_model *m, bool only_selected)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		struct sig *x = &g->v[i];
+		long k = x->pid >= 0 ? find_proc(pi, x->host, x->pid, -1, x->t) :
+			 -1;
+
+		x->lane = k >= 0 ? m->lane_of[k] : -1;
+		if (only_selected && x->pid >= 0 && k < 0) {
+			free(x->kind);
+			free(x->host);
+			free(x->comm);
+			free(x->evidence);
+			g->total--;
+			continue;
+		}
+		g->v[kept++] = *x;
+	}
+	g->n = kept;
+}
+
 /* What else the page says about the selection. */
 struct extra {
 	size_t jobs;		/* distinct job ids of the processes */
@@ -1319,7 +1382,7 @@ static void print_table(FILE *out, const char *title, bool task,
 			r->failed ? " class=\"fail\"" : "");
 		if (r->color >= 0)
 			fprintf(out, "<span class=\"sw c%d\"></span>", r->color);
-		html_esc(out, r->name ? r->name : "(no task)");
+		html_cut(out, r->name ? r->name : "(no task)", NAME_MAX_BYTES);
 		fputs("</td>", out);
 		if (task)
 			fprintf(out, "<td>%zu</td>", r->inst);
@@ -1474,7 +1537,7 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 			if (!tools[i].failed)
 				continue;
 			fputs(shown++ ? ", " : "", out);
-			html_esc(out, tools[i].name);
+			html_cut(out, tools[i].name, NAME_MAX_BYTES);
 			fprintf(out, " &times;%zu", tools[i].failed);
 		}
 		fputs("</li>\n", out);
@@ -1487,7 +1550,8 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 		fprintf(out, "<li>CPU <b>%s</b>: ", a);
 		for (size_t i = 0; i < ntop && i < TOP_SHOWN; i++) {
 			fputs(i ? ", " : "", out);
-			html_esc(out, top[i].name ? top[i].name : "(no task)");
+			html_cut(out, top[i].name ? top[i].name : "(no task)",
+				 NAME_MAX_BYTES);
 			fprintf(out, " %.0f%%", 100 * top[i].cpu / cpu);
 		}
 		fputs("</li>\n", out);
@@ -1497,11 +1561,11 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 
 		util_human_bytes(w->peak_rss, a, sizeof(a));
 		fprintf(out, "<li>largest memory: <b>%s</b> peak RSS, ", a);
-		html_esc(out, w->tool);
+		html_cut(out, w->tool, NAME_MAX_BYTES);
 		fprintf(out, " (pid %lld", (long long)w->pid);
 		if (task_of(w)) {
 			fputs(", task ", out);
-			html_esc(out, w->task);
+			html_cut(out, w->task, NAME_MAX_BYTES);
 		}
 		fputs(")", out);
 		if (x->mem_req) {
@@ -1538,7 +1602,7 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 			for (k = i; k < g->n; k++)
 				cnt += !strcmp(g->v[k].kind, g->v[i].kind);
 			fprintf(out, "%s %zu ", i ? "," : "", cnt);
-			html_esc(out, g->v[i].kind);
+			html_cut(out, g->v[i].kind, NAME_MAX_BYTES);
 		}
 		fputs("</li>\n", out);
 	}
@@ -1579,9 +1643,9 @@ static void data_lane(FILE *out, struct jbuf *sc,
 		char name[64];
 
 		snprintf(name, sizeof(name), "other (%zu)", l->groups);
-		js_str(out, sc, name);
+		js_str(out, sc, name, NAME_MAX_BYTES);
 	} else {
-		js_str(out, sc, l->name);
+		js_str(out, sc, l->name, NAME_MAX_BYTES);
 	}
 	fprintf(out, ",\"k\":\"%s\",\"c\":%zu,\"i\":%zu,\"p\":%zu,\"f\":%zu,"
 		"\"o\":%zu,\"cpu\":", l->other ? "other" : l->task ? "task" :
@@ -1631,9 +1695,9 @@ static void data_lane(FILE *out, struct jbuf *sc,
 			name_index(tools, ntools, w->tool), w->flags);
 		js_num(out, w->cpu, 3);
 		fprintf(out, ",%llu,", (unsigned long long)w->peak_rss);
-		js_str(out, sc, w->exit ? w->exit : "");
+		js_str(out, sc, w->exit, NAME_MAX_BYTES);
 		fputc(',', out);
-		js_str(out, sc, w->argv ? w->argv : "");
+		js_str(out, sc, w->argv, ARGV_MAX_BYTES);
 		fprintf(out, ",%zu]", name_index(hosts, nhosts,
 						  w->host ? w->host : "?"));
 	}
@@ -1653,7 +1717,7 @@ static void print_data(FILE *out, const struct report_html_input *in,
 	jbuf_init(&sc);
 	fputs("<script type=\"application/json\" id=\"jt-data\">{\"sel\":",
 	      out);
-	js_str(out, &sc, in->sel);
+	js_str(out, &sc, in->sel, ARGV_MAX_BYTES);
 	fputs(",\"t0\":", out);
 	js_num(out, m->t0, 6);
 	fputs(",\"span\":", out);
@@ -1667,12 +1731,12 @@ static void print_data(FILE *out, const struct report_html_input *in,
 	fputs("],\n\"tools\":[", out);
 	for (size_t i = 0; i < ntools; i++) {
 		fputs(i ? "," : "", out);
-		js_str(out, &sc, tools[i]);
+		js_str(out, &sc, tools[i], NAME_MAX_BYTES);
 	}
 	fputs("],\"hosts\":[", out);
 	for (size_t i = 0; i < nhosts; i++) {
 		fputs(i ? "," : "", out);
-		js_str(out, &sc, hosts[i]);
+		js_str(out, &sc, hosts[i], NAME_MAX_BYTES);
 	}
 	fprintf(out, "],\n\"sign\":%zu,\"sig\":[", g->total);
 	for (size_t i = 0; i < g->n; i++) {
@@ -1681,13 +1745,13 @@ static void print_data(FILE *out, const struct report_html_input *in,
 		fputs(i ? ",[" : "[", out);
 		js_num(out, x->t - m->t0, 3);
 		fputc(',', out);
-		js_str(out, &sc, x->kind);
+		js_str(out, &sc, x->kind, NAME_MAX_BYTES);
 		fprintf(out, ",%lld,%ld,", (long long)x->pid, x->lane);
-		js_str(out, &sc, x->host);
+		js_str(out, &sc, x->host, NAME_MAX_BYTES);
 		fputc(',', out);
-		js_str(out, &sc, x->comm);
+		js_str(out, &sc, x->comm, NAME_MAX_BYTES);
 		fputc(',', out);
-		js_str(out, &sc, x->evidence);
+		js_str(out, &sc, x->evidence, EVIDENCE_MAX_BYTES);
 		fputc(']', out);
 	}
 	fprintf(out, "],\n\"use\":{\"samples\":%zu,\"passes\":%zu,\"cores\":[",
@@ -1743,13 +1807,8 @@ int report_html_print(struct store *st, const char *where,
 	find_tops(in->p, in->n, top);
 
 	err = load_signals(st, where, q, m->t0, m->t1, &g);
-	for (size_t i = 0; !err && i < g.n; i++) {
-		long k = g.v[i].pid >= 0 ?
-			 find_proc(&pi, g.v[i].host, g.v[i].pid, -1, g.v[i].t) :
-			 -1;
-
-		g.v[i].lane = k >= 0 ? m->lane_of[k] : -1;
-	}
+	if (!err)
+		place_signals(&g, &pi, m, !(q->job && *q->job));
 	report_html_series_init(s, m->t0, m->t1);
 	if (!err)
 		err = load_series(st, where, q, in, &pi, s);

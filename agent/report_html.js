@@ -103,7 +103,8 @@ function draw() {
 			(l.x.length + (l.xn > l.x.length ? 1 : 0)) * RH + 6 :
 			0)) + '"/>');
 		o.push('<text class="lane-label' + (open[k] ? ' open' : '') +
-			'" data-h="' + (hit.length - 1) + '" x="4" y="' +
+			'" data-l="' + k + '" data-h="' + (hit.length - 1) +
+			'" x="4" y="' +
 			(top[k] + Math.min(hgt[k], 26) / 2 + 4) + '">' +
 			(l.x.length ? (open[k] ? '\u25be ' : '\u25b8 ') : '') +
 			esc(cut(l.n, 24)) + ' (' + l.i + ')</text>');
@@ -140,7 +141,8 @@ function drawBars(o, l, k, y0, X) {
 		var b = l.b[i], x = X(b[0]), w = Math.max(1, X(b[1]) - x);
 		hit.push(['b', k, i]);
 		o.push('<rect class="bar c' + l.c + flagClass(b[3]) +
-			'" data-h="' + (hit.length - 1) + '" x="' + x.toFixed(1) +
+			'" data-l="' + k + '" data-h="' + (hit.length - 1) +
+			'" x="' + x.toFixed(1) +
 			'" y="' + (y0 + 3 + b[4] * RH) + '" width="' +
 			w.toFixed(1) + '" height="' + (RH - 2) + '"/>');
 		if (b[3] & 3)
@@ -222,7 +224,7 @@ function legend() {
 			' once');
 	s.push('\u2715 failed or OOM-killed');
 	for (k in kinds)
-		s.push('<svg width="10" height="10"><path class="sig ' +
+		s.push('<svg width="10" height="10"><path class="sig-key ' +
 			(KNOWN[k] ? 'k-' + k : 'c' + hash(k)) +
 			'" d="M1 1l4 7l4 -7z"/></svg> ' + esc(k) + ' \u00d7' +
 			kinds[k]);
