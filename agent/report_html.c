@@ -494,19 +494,37 @@ static int layout(struct report_html_model *m)
 	return 0;
 }
 
-/* Failed or OOM first, then the longest, then start order. */
+/* Instances with a failed or OOM-killed process first, then the longest. */
 static int cmp_detail(const void *a, const void *b, void *arg)
 {
-	const proc_t *p = arg;
-	long i = *(const long *)a, j = *(const long *)b;
-	bool fi = p[i].flags & (REPORT_HTML_FAILED | REPORT_HTML_OOM);
-	bool fj = p[j].flags & (REPORT_HTML_FAILED | REPORT_HTML_OOM);
-	double di = p[i].end - p[i].start, dj = p[j].end - p[j].start;
+	const struct report_html_inst *in = arg;
+	const struct report_html_inst *x = &in[*(const long *)a];
+	const struct report_html_inst *y = &in[*(const long *)b];
+	bool fx = x->flags & (REPORT_HTML_FAILED | REPORT_HTML_OOM);
+	bool fy = y->flags & (REPORT_HTML_FAILED | REPORT_HTML_OOM);
 
-	if (fi != fj)
-		return fi ? -1 : 1;
-	if (di != dj)
-		return di > dj ? -1 : 1;
+	if (fx != fy)
+		return fx ? -1 : 1;
+	if (x->end - x->start != y->end - y->start)
+		return x->end - x->start > y->end - y->start ? -1 : 1;
+	return cmp_inst(x, y);
+}
+
+/* What orders process indices by their instance's rank. */
+struct by_rank {
+	const long *top;
+	const long *rank;	/* of each top */
+};
+
+/* Order process indices by their instance's rank, then start. */
+static int cmp_rank(const void *a, const void *b, void *arg)
+{
+	const struct by_rank *k = arg;
+	long i = *(const long *)a, j = *(const long *)b;
+	long ri = k->rank[k->top[i]], rj = k->rank[k->top[j]];
+
+	if (ri != rj)
+		return ri < rj ? -1 : 1;
 	return (i > j) - (i < j);
 }
 
@@ -526,7 +544,8 @@ static int cmp_in_inst(const void *a, const void *b, void *arg)
 }
 
 /*
- * Pick each lane's processes drawn on demand, within the limits, and
+ * Pick each lane's processes drawn on demand, whole instances (those with
+ * a failure first, then the longest) while the lane's quota lasts, and
  * order them by instance.
  */
 static int pick_detail(const proc_t *p, size_t n, const long *top,
@@ -534,39 +553,55 @@ static int pick_detail(const proc_t *p, size_t n, const long *top,
 {
 	struct by_lane by = { p, top };
 	size_t quota, left = REPORT_HTML_DETAIL_MAX;
-	size_t *count = calloc(m->nlanes ? m->nlanes : 1, sizeof(*count));
+	long *rank = malloc((n ? n : 1) * sizeof(*rank));
+	long *order = malloc((n ? n : 1) * sizeof(*order));
+	struct by_rank br = { top, rank };
 	int err = 0;
 
-	if (!count)
-		return -ENOMEM;
+	if (!rank || !order) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
 	quota = m->nlanes ? REPORT_HTML_DETAIL_MAX / m->nlanes : 0;
 	if (quota < DETAIL_LANE_MIN)
 		quota = DETAIL_LANE_MIN;
 	if (quota > REPORT_HTML_DETAIL_LANE)
 		quota = REPORT_HTML_DETAIL_LANE;
-	for (size_t i = 0; i < n; i++)
-		count[m->lane_of[i]]++;
-	for (size_t k = 0; k < m->nlanes && !err; k++) {
+	for (size_t k = 0; k < m->nlanes; k++) {
 		struct report_html_lane *l = &m->lane[k];
-		size_t c = 0;
+		size_t c = 0, want = quota < left ? quota : left;
 
-		l->detail = malloc((count[k] ? count[k] : 1) * sizeof(long));
+		l->detail = malloc((l->procs ? l->procs : 1) * sizeof(long));
 		if (!l->detail) {
 			err = -ENOMEM;
-			break;
+			goto cleanup;
 		}
+		for (size_t i = 0; i < l->ninst; i++)
+			order[i] = (long)i;
+		qsort_r(order, l->ninst, sizeof(*order), cmp_detail, l->inst);
+		for (size_t i = 0; i < l->ninst; i++)
+			rank[l->inst[order[i]].top] = (long)i;
 		for (size_t i = 0; i < n; i++)
 			if (m->lane_of[i] == (long)k)
 				l->detail[c++] = (long)i;
-		qsort_r(l->detail, c, sizeof(long), cmp_detail, (void *)p);
-		l->ndetail = c < quota ? c : quota;
-		if (l->ndetail > left)
-			l->ndetail = left;
+		qsort_r(l->detail, c, sizeof(long), cmp_rank, &br);
+		/* whole instances; the first one cut if it alone is too many */
+		for (size_t i = 0, j; i < c; i = j) {
+			for (j = i + 1; j < c && top[l->detail[j]] ==
+			     top[l->detail[i]]; j++)
+				;
+			if (j > want && i)
+				break;
+			l->ndetail = j < want ? j : want;
+		}
 		left -= l->ndetail;
 		m->detail += l->ndetail;
 		qsort_r(l->detail, l->ndetail, sizeof(long), cmp_in_inst, &by);
 	}
-	free(count);
+
+cleanup:
+	free(rank);
+	free(order);
 	return err;
 }
 

@@ -19,7 +19,8 @@
 #    CPU is what burn measured itself; the failures are the store's;
 #  - a CPU and a memory line from the samples; no URL, src, href or
 #    @import anywhere in the file (nothing is fetched).
-# A screenshot is taken (kept in JOBTRACE_SCREENSHOT when set).
+# Screenshots of both are taken (copied into the folder JOBTRACE_SCREENSHOTS
+# when it is set: doc/report-html.png and doc/report-html-20k.png were).
 #
 # 20,000 processes (tests/integration/gen-run.py, stored with store-put):
 # the page is at most 1 MiB, its DOM stays under 3,000 elements (8,000
@@ -59,10 +60,10 @@ J=html-$$		# the job id
 mkdir -p "$W"
 
 # chromium, headless, with its profile in the test's folder; $1 the
-# action (--dump-dom, --screenshot=FILE), $2 the address
+# action (--dump-dom, --screenshot=FILE), $2 the address, $3 the window
 browse() {
 	timeout 60 chromium --headless --no-sandbox --disable-gpu \
-		--user-data-dir="$T/chrome" --window-size=1400,1000 \
+		--user-data-dir="$T/chrome" --window-size="${3:-1400,1000}" \
 		"$1" "$2" 2>>"$T/chromium.err"
 }
 
@@ -182,7 +183,7 @@ st=$?
 check "report --job --format html exits 0 (got $st, $(head -c 200 "$T/report.err"))" eq "$st" 0
 browse --dump-dom "file://$T/run.html" >"$T/run.dom"
 browse --dump-dom "file://$T/run.html#open=all" >"$T/run-open.dom"
-browse --screenshot="$T/run.png" "file://$T/run.html" >/dev/null
+browse --screenshot="$T/run.png" "file://$T/run.html" 1200,820 >/dev/null
 dom_counts "$T/run.dom" >"$T/run.counts"
 dom_counts "$T/run-open.dom" >"$T/run-open.counts"
 note "$(cat "$T/run.counts")"
@@ -237,9 +238,7 @@ n=$(grep -c -E 'https?:|src=|href|url\(|@import' "$T/run.html")
 check "nothing to fetch: no URL, src, href, url( or @import in the file ($n)" eq "$n" 0
 check "a screenshot was made ($(stat -c %s "$T/run.png" 2>/dev/null) bytes)" \
 	eval '[ "$(stat -c %s "$T/run.png" 2>/dev/null || echo 0)" -gt 20000 ]'
-if [ -n "${JOBTRACE_SCREENSHOT:-}" ]; then
-	cp "$T/run.png" "$JOBTRACE_SCREENSHOT"
-fi
+[ -n "${JOBTRACE_SCREENSHOTS:-}" ] && cp "$T/run.png" "$JOBTRACE_SCREENSHOTS/report-html.png"
 stop_agent
 
 # ---- 20,000 processes ----------------------------------------------------------------
@@ -263,7 +262,9 @@ t1=$(now)
 browse --dump-dom "file://$T/big.html" >"$T/big.dom"
 t2=$(now)
 browse --dump-dom "file://$T/big.html#open=all" >"$T/big-open.dom"
-browse --screenshot="$T/big.png" "file://$T/big.html" >/dev/null
+# the align lane open: its processes, instance by instance
+browse --screenshot="$T/big.png" "file://$T/big.html#open=5" 1200,640 >/dev/null
+[ -n "${JOBTRACE_SCREENSHOTS:-}" ] && cp "$T/big.png" "$JOBTRACE_SCREENSHOTS/report-html-20k.png"
 dom_counts "$T/big.dom" >"$T/big.counts"
 dom_counts "$T/big-open.dom" >"$T/big-open.counts"
 note "$(cat "$T/big.counts")"

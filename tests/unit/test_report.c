@@ -855,6 +855,28 @@ static void test_html_scale(void **state)
 	assert_int_equal(dense, 2);
 	report_html_model_free(m);
 
+	/* 100 instances of 3 processes, the 50th short and failed: on
+	 * demand whole instances, the failed one first, then the longest */
+	for (size_t i = 0; i < 300; i++) {
+		double s = (double)(i / 3), d = i / 3 == 50 ? 0.5 : 1 + i / 3;
+
+		p[i] = mk(s, s + d, i % 3 ? (long)(i - i % 3) : -1, "t", "x");
+		p[i].flags = i == 151 ? REPORT_HTML_FAILED : 0;
+	}
+	assert_int_equal(report_html_model(p, 300, true, &m), 0);
+	assert_int_equal(m->nlanes, 1);
+	assert_int_equal(m->lane[0].ndetail, 198);
+	for (size_t i = 0; i < 198; i += 3) {
+		long top = m->lane[0].detail[i];
+
+		/* an instance's three: the failed one's, the 65 longest others' */
+		assert_int_equal(top % 3, 0);
+		assert_int_equal(m->lane[0].detail[i + 1], top + 1);
+		assert_int_equal(m->lane[0].detail[i + 2], top + 2);
+		assert_true(top == 150 || top / 3 >= 34);
+	}
+	report_html_model_free(m);
+
 	/* 100 tools: the 59 of most CPU, then one lane for the other 41 */
 	for (size_t i = 0; i < 100; i++) {
 		static char names[100][8];
