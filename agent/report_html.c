@@ -1474,13 +1474,13 @@ static void print_hosts(FILE *out, const struct report_html_input *in)
 {
 	if (in->nhosts == 1) {
 		fputs("host ", out);
-		html_esc(out, in->hosts[0]);
+		html_cut(out, in->hosts[0], NAME_MAX_BYTES);
 		return;
 	}
 	fprintf(out, "%zu hosts (", in->nhosts);
 	for (size_t i = 0; i < in->nhosts && i < HOSTS_SHOWN; i++) {
 		fputs(i ? ", " : "", out);
-		html_esc(out, in->hosts[i]);
+		html_cut(out, in->hosts[i], NAME_MAX_BYTES);
 	}
 	fputs(in->nhosts > HOSTS_SHOWN ? ", ...)" : ")", out);
 }
@@ -1528,12 +1528,12 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 		}
 		if (j->name && *j->name) {
 			fputs(", job name <b>", out);
-			html_esc(out, j->name);
+			html_cut(out, j->name, ARGV_MAX_BYTES);
 			fputs("</b>", out);
 		}
 		if (j->run && *j->run) {
 			fputs(", run ", out);
-			html_esc(out, j->run);
+			html_cut(out, j->run, ARGV_MAX_BYTES);
 		}
 	} else if (j) {
 		fputs("no job record (no job-start hook ran): state and"
@@ -1543,7 +1543,7 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 	}
 	if (x->pipeline) {
 		fputs(", pipeline ", out);
-		html_esc(out, x->pipeline);
+		html_cut(out, x->pipeline, ARGV_MAX_BYTES);
 	}
 	fputs("</li>\n<li>", out);
 	if (in->n) {
@@ -1625,6 +1625,8 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 	if (g->total) {
 		fprintf(out, "<li class=\"bad\">%zu signal%s:", g->total,
 			g->total == 1 ? "" : "s");
+		if (g->n < g->total)
+			fprintf(out, " the first %zu:", g->n);
 		/* the kinds, in order of first appearance */
 		for (size_t i = 0; i < g->n; i++) {
 			size_t k, cnt = 0;

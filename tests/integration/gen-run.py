@@ -13,6 +13,8 @@ the run has a spot_interruption and a stall signal.  Running tools have a
 sample every SAMPLE seconds.  Deterministic for a seed.
 
   gen-run.py --procs N [--job ID] [--run R] [--host H] [--seed S]
+  gen-run.py --procs N --hostile [--job ID]   (every limit of the page
+      filled with names and command lines made of '<' and '&')
 
 Prints the records on stdout and, on stderr, one line of truth:
   processes=N instances=I tasks=T failed=F oom=O signals=S samples=M
@@ -234,15 +236,59 @@ class Gen:
               file=sys.stderr)
 
 
+def hostile(a):
+    """Every limit of the page filled with text JSON and HTML must escape:
+    a tool per process, 300 tasks, 3 hosts, 1,500 signals, all named by
+    '<' runs, command lines of '<' and '&'."""
+    job = {"scheduler": "slurm", "id": a.job, "step": "batch", "run": a.run,
+           "pipeline": "<" * 100, "task": None, "user": "u", "account": None,
+           "cost_center": None}
+    out = sys.stdout
+    for i in range(a.procs):
+        j = dict(job)
+        j["task"] = "<" * 60 + "t%d" % (i % 300) if i % 2 else None
+        s = a.t0 + i * 0.5
+        out.write(json.dumps({
+            "type": "process", "schema": 1, "host": "<" * 60 + "h%d" % (i % 3),
+            "id": "p%d" % i, "pid": 1000 + i, "ppid": 1, "parent_id": None,
+            "start_time": ts(s), "end_time": ts(s + i % 97), "exe": "/bin/x",
+            "comm": "x", "argv": ["<" * 300, "&" * 100], "uid": 0, "job": j,
+            "tool": {"name": "<" * 58 + "x%05d" % i, "category": None},
+            "exit": {"code": i % 3, "signal": None, "oom_killed": i % 50 == 0},
+            "cpu": {"user_s": 1.5, "sys_s": 0.1},
+            "mem": {"peak_rss_bytes": 1 << 30}}) + "\n")
+    for k in range(1500):
+        out.write(json.dumps({
+            "type": "signal", "schema": 1, "host": "<" * 60 + "h0",
+            "id": "s%d" % k, "kind": "<" * 60 + "k%d" % (k % 9),
+            "time": ts(a.t0 + k * 5), "job": job, "pid": 1000 + k,
+            "comm": "<" * 15, "tool": {"name": None, "category": None},
+            "evidence": {"x": "<" * 400}}) + "\n")
+    out.write(json.dumps({
+        "type": "job", "schema": 1, "host": "h", "id": "je", "phase": "end",
+        "job": job, "name": "<" * 255, "partition": None, "node": "h",
+        "uid": 0, "start_time": ts(a.t0), "end_time": ts(a.t0 + 10000),
+        "allocation": {"cpus": 4, "mem_bytes": 1 << 34, "gpus": None},
+        "exit_code": 1, "cost": {"amount": 3.2, "currency": "USD",
+                                 "elapsed_s": 10000, "note": None}}) + "\n")
+    print("processes=%d signals=1500" % a.procs, file=sys.stderr)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--procs", type=int, required=True)
+    p.add_argument("--hostile", action="store_true",
+                   help="fill the page's every limit with escaped text")
     p.add_argument("--job", default="20000")
     p.add_argument("--run", default="big-run")
     p.add_argument("--host", default="node07")
     p.add_argument("--seed", type=int, default=14)
     p.add_argument("--t0", type=float, default=1767258000.0)
-    Gen(p.parse_args()).run()
+    a = p.parse_args()
+    if a.hostile:
+        hostile(a)
+    else:
+        Gen(a).run()
 
 
 if __name__ == "__main__":

@@ -28,9 +28,14 @@
 # bars are drawn, the lanes, failures, OOM kills, signals and cost are the
 # generator's, and chromium has it parsed, drawn and laid out within
 # 2,000 ms of navigation (the page's own performance.now(), written into
-# its DOM).  That figure leaves out chromium's own start (about 1 s here,
+# its DOM).  That figure leaves out chromium's own start (about 0.5 s here,
 # the same for any page): the test notes the wall time of a trivial page
-# and of this one for comparison.
+# and of this one for comparison.  The 2 s are the issue's; the page takes
+# 60-130 ms here, so a machine 15 times slower (or as loaded) still passes.
+#
+# Every limit filled with names and command lines of '<' and '&' (the text
+# JSON and HTML escape the most): the page stays under 10 MB and is drawn
+# with every lane open within 2 s, the names staying text.
 #
 # Needs root, kernel BTF, the sqlite3 CLI, snakemake, python3, chromium
 # (scripts/install-deps.sh installs them).  Exit 0 pass, 1 fail, 77
@@ -291,5 +296,21 @@ check "the task table has every task and (no task) ($(cnt "$T/big.counts" rows_b
 	eq "$(cnt "$T/big.counts" rows_by-task)" "$(($(kv "$TRUTH" tasks) + 1))"
 n=$(grep -c -E 'https?:|src=|href|url\(|@import' "$T/big.html")
 check "nothing to fetch in the 20,000-process page either ($n)" eq "$n" 0
+
+# ---- every limit filled with text that must be escaped -----------------------------------
+python3 "$GEN" --procs 20000 --hostile --job evil-$$ >"$T/evil.ndjson" 2>/dev/null
+"$PUT" "$T/evil.db" <"$T/evil.ndjson" >/dev/null
+sed "s|big.db|evil.db|" "$T/big.conf" >"$T/evil.conf"
+timeout 60 "$CLI" --config "$T/evil.conf" report --job "evil-$$" --format html >"$T/evil.html" 2>"$T/evil.err"
+st=$?
+SIZE=$(stat -c %s "$T/evil.html")
+browse --dump-dom "file://$T/evil.html#open=all" >"$T/evil.dom"
+dom_counts "$T/evil.dom" >"$T/evil.counts"
+MS=$(cnt "$T/evil.counts" render_ms)
+check "every limit filled with '<' and '&': a page of $SIZE bytes (under 10 MB), drawn with every lane open in $MS ms (under 2000)" \
+	eval '[ $st = 0 ] && [ "$SIZE" -lt 10000000 ] && [ -n "$MS" ] && [ "$MS" -lt 2000 ]'
+check "its names are text: the file has its two script elements only, the script drew 60 lanes ($(cnt "$T/evil.counts" lanes)), 3000 process bars ($(cnt "$T/evil.counts" pbar))" \
+	eval '[ "$(grep -o "<script" "$T/evil.html" | wc -l)" = 2 ] &&
+		[ "$(cnt "$T/evil.counts" lanes)" = 60 ] && [ "$(cnt "$T/evil.counts" pbar)" = 3000 ]'
 
 finish
