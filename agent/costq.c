@@ -993,7 +993,6 @@ int costq_compute(struct store *st, const char *where,
 	struct calc c = { .db = store_handle(st), .where = where, .q = q,
 			  .now = now };
 	bool since;
-	char sel[256];
 	int err;
 
 	*out = NULL;
@@ -1049,12 +1048,8 @@ int costq_compute(struct store *st, const char *where,
 			      sizeof(*c.r->totals), cmp_total);
 	}
 	if (!err && !c.units.n && !c.r->nrunning && !c.r->nrows &&
-	    !c.r->nunpriced) {
-		describe(q, sel, sizeof(sel));
-		fprintf(stderr, "jobtrace: no ended jobs for %s in %s\n", sel,
-			where);
+	    !c.r->nunpriced)
 		err = -ENOENT;
-	}
 	calc_free(&c);
 	if (err) {
 		costq_result_free(c.r);
@@ -1222,11 +1217,10 @@ static long top_row(const struct costq_result *r, const char *cur,
 	return best;
 }
 
-/* An amount of money for people: 4 decimals, more for amounts under
- * 0.01 so that two significant digits show (0.000046, not 0.0000). */
-static const char *money(double v, char *out, size_t len)
+/* An amount of money for people (see costq.h). */
+const char *costq_money(double v, char *out, size_t len)
 {
-	int dec = 4;
+	int dec = fabs(v) >= 1 ? 2 : 4;
 
 	if (v != 0 && fabs(v) < 0.01 && isfinite(v))
 		dec = 1 - (int)floor(log10(fabs(v)));
@@ -1258,13 +1252,13 @@ static int print_answer(const struct costq_result *r, const char *sel,
 		char m[3][40];
 
 		fprintf(out, "TOTAL %s %s = %s %s for %zu job%s (%s %s of"
-			" it idle allocation)", money(t->cost, m[0], 40), cur,
-			money(t->jobs_cost, m[1], 40), cur, t->jobs,
+			" it idle allocation)", costq_money(t->cost, m[0], 40), cur,
+			costq_money(t->jobs_cost, m[1], 40), cur, t->jobs,
 			t->jobs == 1 ? "" : "s",
-			money(t->idle_alloc, m[2], 40), cur);
+			costq_money(t->idle_alloc, m[2], 40), cur);
 		if (r->node_idle)
 			fprintf(out, " + %s %s idle nodes",
-				money(t->idle_nodes, m[0], 40), cur);
+				costq_money(t->idle_nodes, m[0], 40), cur);
 		fprintf(out, "\n  top:");
 		for (n = 0; n < TOP_SHOWN &&
 		     (k = top_row(r, t->currency, taken)) >= 0; n++) {
@@ -1273,7 +1267,7 @@ static int print_answer(const struct costq_result *r, const char *sel,
 			taken[k] = true;
 			row_name(&r->rows[k], name, sizeof(name));
 			fprintf(out, "%s %s %s %s (%.1f%%)", n ? "," : "",
-				name, money(r->rows[k].cost, m[0], 40), cur,
+				name, costq_money(r->rows[k].cost, m[0], 40), cur,
 				share(r, &r->rows[k]));
 		}
 		fprintf(out, "%s\n", n ? "" : " -");
@@ -1293,7 +1287,7 @@ static void table_line(FILE *out, const char *name, double cost, double idle,
 
 	util_strlcpy(cur, currency, sizeof(cur));
 	fprintf(out, "%-*s %14s %14s %6.1f%% ", NAME_WIDTH, name,
-		money(cost, m[0], 40), money(idle, m[1], 40), pct);
+		costq_money(cost, m[0], 40), costq_money(idle, m[1], 40), pct);
 	if (counts)
 		fprintf(out, "%6zu %6zu %10.2f", counts[0], counts[1], cpu_s);
 	else
@@ -1559,6 +1553,7 @@ int costq_run_store(struct store *st, const char *where,
 		    double now, FILE *out)
 {
 	struct costq_result *r = NULL;
+	char sel[256];
 	int err;
 
 	if (fmt != REPORT_TEXT && fmt != REPORT_JSON && fmt != REPORT_CSV) {
@@ -1566,6 +1561,11 @@ int costq_run_store(struct store *st, const char *where,
 		return -EINVAL;
 	}
 	err = costq_compute(st, where, q, now, &r);
+	if (err == -ENOENT) {
+		describe(q, sel, sizeof(sel));
+		fprintf(stderr, "jobtrace: no ended jobs for %s in %s\n", sel,
+			where);
+	}
 	if (!err)
 		err = costq_print(r, q, fmt, out);
 	costq_result_free(r);

@@ -115,8 +115,8 @@ const char *costq_by_name(enum costq_by b);
  * from an open store, as of now (epoch seconds: the end of the --since
  * window and of a running job).  where names the store in messages.
  * Returns 0 with *out set (free it with costq_result_free()), -EINVAL for
- * a bad query, -ENOENT when nothing matched (a message was printed on
- * stderr), or -errno.
+ * a bad query, -ENOENT when nothing matched (no message: the caller says
+ * it, or shows no cost), or -errno.
  */
 int costq_compute(struct store *st, const char *where,
 		  const struct report_query *q, double now,
@@ -136,6 +136,12 @@ int costq_print(const struct costq_result *r, const struct report_query *q,
 int costq_run_store(struct store *st, const char *where,
 		    const struct report_query *q, enum report_format fmt,
 		    double now, FILE *out);
+/*
+ * An amount of money for people, into out: 2 decimals from 1 on, 4 below,
+ * more under 0.01 so that two significant digits show (0.000046, not
+ * 0.0000), at most 12.  Returns out.
+ */
+const char *costq_money(double v, char *out, size_t len);
 /* The same over the store at db_path, opened read-only. */
 int costq_run(const char *db_path, const struct report_query *q,
 	      enum report_format fmt, double now, FILE *out);

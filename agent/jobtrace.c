@@ -191,7 +191,12 @@ static void report_usage(FILE *out, bool export)
 			"is one report, with a HOST column.\n"
 			"\n--pipeline P  the processes whose job.pipeline is P (the job's --pipeline;\n"
 			"              else the rules name Snakemake's \"snakemake\", Nextflow's \"nextflow\")\n"
-			"--no-tree  leave out the process tree (json: the process records)\n");
+			"--no-tree  leave out the process tree (json: the process records;\n"
+			"           html: the processes on demand)\n"
+			"--format html  one self-contained page, nothing fetched: the answer, a\n"
+			"           timeline of the tasks and of the tools outside tasks (a bar per\n"
+			"           instance, failures and signals marked, a lane's processes on a\n"
+			"           click), CPU and memory over time, the tables with the cost\n");
 	fprintf(out,
 		"\nTIME: RFC 3339 (2026-11-22T10:00:00Z), 'YYYY-MM-DD[ hh:mm[:ss]]' (UTC),\n"
 		"@EPOCH, or a relative 90s, 15m, 2h, 3d before now.\n"

@@ -12,6 +12,8 @@
 #include "schema.h"
 #include "util.h"
 
+#define CLOCK_STEP_NS 1000000	/* 1 ms: a change of the clock offset taken */
+
 /* Fill host name, boot id and where the memory controller is. */
 int record_host_init(struct jt_host *h, const char *hostname)
 {
@@ -34,14 +36,23 @@ int record_host_init(struct jt_host *h, const char *hostname)
 	return 0;
 }
 
-/* Recompute the boottime -> realtime offset. */
+/*
+ * Recompute the boottime -> realtime offset.  A change under
+ * CLOCK_STEP_NS is the measurement's own jitter (a microsecond or two
+ * between the clock reads): keeping the offset then gives every record
+ * of a process the same start_time, which reports match samples to
+ * process records by.  A real step or a slew that adds up to it is taken.
+ */
 void record_host_sync_clock(struct jt_host *h)
 {
 	uint64_t b1 = util_now_ns(CLOCK_BOOTTIME);
 	uint64_t r = util_now_ns(CLOCK_REALTIME);
 	uint64_t b2 = util_now_ns(CLOCK_BOOTTIME);
+	int64_t off = (int64_t)r - (int64_t)(b1 + (b2 - b1) / 2);
+	int64_t d = off - h->boot_to_real_ns;
 
-	h->boot_to_real_ns = (int64_t)r - (int64_t)(b1 + (b2 - b1) / 2);
+	if (!h->boot_to_real_ns || d >= CLOCK_STEP_NS || d <= -CLOCK_STEP_NS)
+		h->boot_to_real_ns = off;
 }
 
 /* Boottime ns to realtime ns. */

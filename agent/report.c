@@ -28,6 +28,7 @@
 #include "json_read.h"
 #include "log.h"
 #include "report.h"
+#include "report_html.h"
 #include "store.h"
 #include "util.h"
 
@@ -2340,215 +2341,86 @@ cleanup:
 	return err;
 }
 
-/* Write one line with HTML's special characters escaped. */
-static void html_esc_line(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&#39;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
-}
-
-/* Write text with HTML's special characters escaped, line by line. */
-static void html_esc(FILE *out, const char *s)
-{
-	char *t = strdup(s ? s : ""), *p = t;
-
-	while (p) {
-		char *nl = strchr(p, '\n');
-
-		if (nl)
-			*nl = '\0';
-		/* control characters have no business in a page */
-		html_esc_line(out, util_printable(p));
-		if (nl)
-			fputc('\n', out);
-		p = nl ? nl + 1 : NULL;
-	}
-	free(t);
-}
-
-/* A summary table in HTML: by workflow task or by tool. */
-static void html_groups(const struct groups *g, const char *title,
-			const char *column, const char *none, FILE *out)
-{
-	struct cells c;
-
-	fprintf(out, "<h2>By %s</h2>\n", title);
-	if (groups_unnamed(g)) {
-		fputs("<p>none recorded</p>\n", out);
-		return;
-	}
-	fprintf(out, "<table>\n<tr><th>%s</th><th>PROCS</th><th>WALL</th>"
-		"<th>SPAN</th><th>CPU</th><th>CPU/WALL</th><th>PEAK RSS</th>"
-		"<th>READ</th><th>WRITE</th><th>FAILED</th><th>NOTE</th>"
-		"</tr>\n",
-		column);
-	for (size_t i = 0; i < g->n; i++) {
-		tally_cells(&g->v[i].t, g->v[i].name, none, &c);
-		fprintf(out, "<tr%s><td class=\"tool\">",
-			g->v[i].t.failed ? " class=\"fail\"" : "");
-		html_esc(out, c.name);
-		fprintf(out, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-			"<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-			"<td class=\"tool\">%s</td></tr>\n", c.procs, c.wall,
-			c.span, c.cpu, c.eff, c.rss, c.rd, c.wr, c.failed,
-			c.note);
-	}
-	fputs("</table>\n", out);
-}
-
-/* The job header and the efficiency summary, as their text in <pre>. */
-static void html_job(const struct report *rp, FILE *out)
+/* The job's header and efficiency as the text report prints them. */
+static char *job_text(const struct report *rp)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m;
 
 	if (!rp->ji)
-		return;
+		return NULL;
 	m = open_memstream(&text, &len);
 	if (!m)
-		return;
+		return NULL;
 	print_job(rp->ji, &rp->s->t, m);
 	if (rp->e)
 		print_efficiency(rp->e, m);
-	if (fclose(m) == 0) {
-		fputs("<pre>", out);
-		html_esc(out, text);
-		fputs("</pre>\n", out);
+	if (fclose(m)) {
+		free(text);
+		return NULL;
 	}
+	return text;
+}
+
+/* The page of report_html.c, from the rows and the job (see there). */
+static int print_html(struct store *st, const char *where,
+		      const struct report *rp, FILE *out)
+{
+	const struct rows *r = rp->r;
+	const struct jobinfo *ji = rp->ji;
+	struct report_html_input in = { .sel = rp->sel, .n = r->n,
+					.hosts = rp->s->hosts,
+					.nhosts = rp->s->nhosts };
+	struct report_html_proc *p = calloc(r->n ? r->n : 1, sizeof(*p));
+	struct report_html_job job = { 0 };
+	char **text = calloc(2 * (r->n ? r->n : 1), sizeof(*text));
+	char argv[ARGV_SHOWN * 4 + 8], ex[48];
+	int err = p && text ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < r->n; i++) {
+		const struct row *w = &r->v[i];
+
+		exit_text(w, ex, sizeof(ex));
+		argv_display(w->argv, argv, sizeof(argv), ARGV_SHOWN);
+		text[2 * i] = strdup(ex);
+		text[2 * i + 1] = strdup(argv);
+		if (!text[2 * i] || !text[2 * i + 1])
+			err = -ENOMEM;
+		p[i] = (struct report_html_proc){
+			.start = w->start, .end = w->end, .parent = w->parent,
+			.host = w->host, .task = w->task, .tool = tool_text(w),
+			.exit = text[2 * i], .argv = text[2 * i + 1],
+			.pid = w->pid, .cpu = w->cpu_user + w->cpu_sys,
+			.peak_rss = w->peak_rss, .read_bytes = w->read_bytes,
+			.write_bytes = w->write_bytes,
+			.flags = (w->outcome == OUT_FAILED ? REPORT_HTML_FAILED : 0) |
+				 (w->oom ? REPORT_HTML_OOM : 0) |
+				 (w->outcome == OUT_RUNNING ? REPORT_HTML_RUNNING : 0),
+		};
+	}
+	if (ji) {
+		job = (struct report_html_job){
+			.recorded = ji->found, .state = job_state(ji, &rp->s->t),
+			.name = ji->name, .run = ji->run,
+			.pipeline = ji->pipeline, .elapsed = job_elapsed(ji),
+			.exit_code = ji->exit_code,
+			.exit_known = ji->exit_known && !ji->running,
+			.cpus = ji->cpus, .mem_bytes = ji->mem_bytes,
+		};
+		in.job = &job;
+		in.job_text = job_text(rp);
+	}
+	in.p = p;
+	in.now = util_now_ns(CLOCK_REALTIME) / 1e9;
+	if (!err)
+		err = report_html_print(st, where, rp->q, &in, out);
+	for (size_t i = 0; text && i < 2 * r->n; i++)
+		free(text[i]);
 	free(text);
-}
-
-/* The process tree as an HTML table. */
-static void html_tree(const struct rows *r, const struct summary *s,
-		      FILE *out)
-{
-	char argv[ARGV_SHOWN * 8 + 8], h[6][24], ex[48], t[40], dur[24];
-
-	fputs("<h2>Process tree</h2>\n<table>\n<tr><th>PID</th>", out);
-	if (s->nhosts > 1)
-		fputs("<th>HOST</th>", out);
-	fputs("<th>TOOL</th><th>START (UTC)</th>"
-	      "<th>DURATION</th><th>CPU USR/SYS</th><th>PEAK RSS</th>"
-	      "<th>READ</th><th>WRITE</th><th>NET RX/TX</th><th>EXIT</th>"
-	      "<th>ARGV</th></tr>\n", out);
-	for (long i = next_root(r, -1); i >= 0; i = next_root(r, i)) {
-		long end = next_root(r, i);
-
-		for (long j = i; j >= 0 && j != end; j = next_in_tree(r, j)) {
-			const struct row *w = &r->v[j];
-			int depth = w->depth < MAX_DRAWN_DEPTH ?
-				    w->depth : MAX_DRAWN_DEPTH;
-
-			clock_text(w->start, t, sizeof(t));
-			duration_text(w, dur, sizeof(dur));
-			exit_text(w, ex, sizeof(ex));
-			util_human_bytes(w->peak_rss, h[0], sizeof(h[0]));
-			util_human_bytes(w->read_bytes, h[1], sizeof(h[1]));
-			util_human_bytes(w->write_bytes, h[2], sizeof(h[2]));
-			util_human_bytes(w->rx, h[3], sizeof(h[3]));
-			util_human_bytes(w->tx, h[4], sizeof(h[4]));
-			fprintf(out, "<tr%s><td>%lld</td>",
-				w->outcome == OUT_FAILED ? " class=\"fail\"" :
-				"", (long long)w->pid);
-			if (s->nhosts > 1) {
-				fputs("<td class=\"tool\">", out);
-				html_esc(out, w->host);
-				fputs("</td>", out);
-			}
-			fprintf(out, "<td class=\"tool\" style=\"padding-left:"
-				"%.1fem\">", 0.5 + 1.5 * depth);
-			html_esc(out, tool_text(w));
-			fprintf(out, "</td><td>%s</td><td>%s</td>", t, dur);
-			fprintf(out, "<td>%.2f / %.2f</td><td>%s</td>"
-				"<td>%s</td><td>%s</td><td>%s / %s</td>"
-				"<td>%s</td><td class=\"argv\">",
-				w->cpu_user, w->cpu_sys, h[0], h[1], h[2],
-				h[3], h[4], ex);
-			argv_display(w->argv, argv, sizeof(argv),
-				     ARGV_SHOWN * 2);
-			html_esc(out, argv);
-			fputs("</td></tr>\n", out);
-		}
-	}
-	fputs("</table>\n", out);
-}
-
-/*
- * Print a self-contained HTML page: summary, job header and efficiency,
- * the tables by task and by tool, and the process tree.
- */
-static void print_html(const struct report *rp, FILE *out)
-{
-	const struct summary *s = rp->s;
-	const struct tally *st = &s->t;
-	char h[6][24], t[40];
-
-	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
-	      "<title>jobtrace report: ", out);
-	html_esc(out, rp->sel);
-	fputs("</title>\n<style>\n"
-	      "body{font-family:sans-serif;margin:1.5em;color:#222}\n"
-	      "table{border-collapse:collapse;font-size:90%}\n"
-	      "th,td{padding:3px 8px;border-bottom:1px solid #ddd;"
-	      "text-align:right;white-space:nowrap}\n"
-	      "th{background:#f0f0f0}\n"
-	      "td.tool,td.argv{text-align:left}\n"
-	      "td.argv{font-family:monospace;color:#555;white-space:normal}\n"
-	      "tr.fail td{background:#fde8e8}\n"
-	      "dl{display:grid;grid-template-columns:max-content auto;"
-	      "gap:2px 1em}\ndt{font-weight:bold}\n"
-	      "</style></head><body>\n<h1>jobtrace report: ", out);
-	html_esc(out, rp->sel);
-	fputs("</h1>\n", out);
-	html_job(rp, out);
-	fputs("<dl>\n", out);
-	fprintf(out, "<dt>processes</dt><dd>%zu (%zu failed, %zu OOM-killed,"
-		" %zu killed at job end (extern step), %zu SIGPIPE (reader"
-		" closed), %zu running)</dd>\n", st->processes, st->failed,
-		st->oom, st->job_end, st->sigpipe, st->running);
-	fputs(s->nhosts > 1 ? "<dt>hosts</dt><dd>" : "<dt>host</dt><dd>",
-	      out);
-	for (size_t i = 0; i < s->nhosts; i++) {
-		fputs(i ? ", " : "", out);
-		html_esc(out, s->hosts[i]);
-	}
-	fputs("</dd>\n", out);
-	json_format_time(to_ns(st->first_start), t, sizeof(t));
-	fprintf(out, "<dt>first start</dt><dd>%s</dd>\n", t);
-	fprintf(out, "<dt>wall span</dt><dd>%.3f s</dd>\n",
-		st->last_end - st->first_start);
-	fprintf(out, "<dt>CPU</dt><dd>%.2f s (user %.2f, sys %.2f)</dd>\n",
-		st->cpu_user + st->cpu_sys, st->cpu_user, st->cpu_sys);
-	tally_bytes(st, h);
-	fprintf(out, "<dt>max peak RSS</dt><dd>%s</dd>\n"
-		"<dt>I/O</dt><dd>read %s, write %s (cancelled %s)</dd>\n"
-		"<dt>network</dt><dd>rx %s, tx %s</dd>\n</dl>\n",
-		h[0], h[1], h[2], h[5], h[3], h[4]);
-	html_groups(&s->by_task, "workflow task", "TASK", "(no task)", out);
-	html_groups(&s->by_tool, "tool", "TOOL", "?", out);
-	if (!rp->q->no_tree)
-		html_tree(rp->r, s, out);
-	fputs("</body></html>\n", out);
+	free((char *)in.job_text);
+	free(p);
+	return err;
 }
 
 /* The text report: title, job, efficiency, summaries, TOTAL, tree. */
@@ -2626,7 +2498,7 @@ int report_run_store(struct store *st, const char *where,
 		err = print_json(&rp, out);
 		break;
 	case REPORT_HTML:
-		print_html(&rp, out);
+		err = print_html(st, where, &rp, out);
 		break;
 	case REPORT_NDJSON:
 		for (size_t i = 0; i < r.n; i++)

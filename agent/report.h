@@ -66,8 +66,9 @@ int report_parse_since(const char *s, double now, double *out);
  * the process tree (unless q->no_tree).  For --job, live processes without
  * a process record are shown from their latest sample, as running.  A
  * SIGPIPE and the scheduler's kill of the `extern` step at job end are
- * counted apart, not as failures.  Returns 0, -ENOENT when nothing matched
- * (a message was printed on stderr), or -errno.
+ * counted apart, not as failures.  HTML is report_html.h's page.  Returns
+ * 0, -ENOENT when nothing matched (a message was printed on stderr), or
+ * -errno.
  */
 int report_run(const char *db_path, const struct report_query *q,
 	       enum report_format fmt, FILE *out);

@@ -274,6 +274,25 @@ static double rows_sum(const struct costq_result *r, const char *cur,
  * bwa 10 + 1 (align), samtools 20 (align), sort 5 (sort), bash 0 (no
  * task): 36 s in all.
  */
+/* Amounts for people: two decimals from 1 on, four below, two
+ * significant digits under 0.01, never more than 12 decimals. */
+static void test_money_text(void **state)
+{
+	static const struct { double v; const char *want; } c[] = {
+		{ 8.164, "8.16" }, { 1, "1.00" }, { 0.5, "0.5000" },
+		{ 0.0123, "0.0123" }, { 0.0099, "0.0099" },
+		{ 0.000044, "0.000044" }, { 0.0000054, "0.0000054" },
+		{ 0, "0.0000" }, { 1e-15, "0.000000000000" },
+		{ -0.25, "-0.2500" },
+	};
+	char buf[40];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		assert_string_equal(costq_money(c[i].v, buf, sizeof(buf)),
+				    c[i].want);
+}
+
 static void test_split_by_cpu(void **state)
 {
 	static const struct proc procs[] = {
@@ -584,8 +603,8 @@ static void test_unpriced(void **state)
 	assert_non_null(strstr(text, "node n3 idle 1.00 h without a price"));
 	assert_non_null(strstr(text, "1 job running (no end record"));
 	/* the answer first */
-	assert_non_null(strstr(text, "\nTOTAL 9.4000 USD = 2.3000 USD for 2 jobs"));
-	assert_non_null(strstr(text, "\nTOTAL 2.0000 EUR"));
+	assert_non_null(strstr(text, "\nTOTAL 9.40 USD = 2.30 USD for 2 jobs"));
+	assert_non_null(strstr(text, "\nTOTAL 2.00 EUR"));
 	free(text);
 	costq_result_free(r);
 	store_close(s);
@@ -866,6 +885,7 @@ int main(void)
 		cmocka_unit_test(test_node_idle),
 		cmocka_unit_test(test_run_partial),
 		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_money_text),
 		cmocka_unit_test(test_uid_only),
 		cmocka_unit_test(test_odd_records),
 		cmocka_unit_test(test_bad_and_empty),

@@ -10,6 +10,7 @@
  * says exactly what a store holds.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -26,6 +27,7 @@
 #include "json_check.h"
 #include "log.h"
 #include "report.h"
+#include "report_html.h"
 #include "store.h"
 #include "test_files.h"
 
@@ -519,21 +521,443 @@ static void test_json(void **state)
 	free(t);
 }
 
-/* The HTML report carries the header and both summary tables. */
+/* The JSON data of an HTML page (malloc'd); fails when missing. */
+static char *page_data(const char *page)
+{
+	const char *b = strstr(page, "id=\"jt-data\">");
+	const char *e = b ? strstr(b, "</script>") : NULL;
+
+	if (!b || !e)
+		fail_msg("the page has no data element");
+	b += strlen("id=\"jt-data\">");
+	return strndup(b, (size_t)(e - b));
+}
+
+/* The sum of the numbers of a JSON array at path. */
+static double jsum(const char *json, const char *path)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db = NULL;
+	double v;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT total(value) FROM"
+					    " json_each(?1, ?2)", -1, &st,
+					    NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/*
+ * The HTML page of job 100: the answer first, the job's text header,
+ * the tables by task and by tool, and the timeline's data: a lane per
+ * task and per tool outside tasks, by first start, an instance per
+ * topmost process of a lane, packed into rows, the failure marked.
+ */
 static void test_html(void **state)
 {
-	struct report_query q = { .job = "100", .no_tree = true };
-	char *t = report(state, &q, REPORT_HTML);
+	static const struct want lanes[] = {
+		/* the extern step's sleeps (09:59:59), bash, align, sort */
+		{ "$.sel", "job 100" },
+		{ "$.lanes[0].n", "sleep" },
+		{ "$.lanes[0].k", "tool" },
+		{ "$.lanes[0].i", "2" },
+		{ "$.lanes[1].n", "bash" },
+		{ "$.lanes[2].n", "align" },
+		{ "$.lanes[2].k", "task" },
+		{ "$.lanes[2].i", "3" },
+		{ "$.lanes[2].p", "3" },
+		{ "$.lanes[2].f", "1" },
+		/* 1001 and 1002 overlap, 1003 starts after 1001 ended */
+		{ "$.lanes[2].r", "2" },
+		{ "$.lanes[2].b[0]", "[2,62,1,0,0]" },
+		{ "$.lanes[2].b[1]", "[3,33,1,0,1]" },
+		{ "$.lanes[2].b[2]", "[63,73,1,1,0]" },
+		{ "$.lanes[3].n", "sort" },
+		{ "$.lanes[3].i", "3" },
+		{ "$.lanes[4]", "" },
+		/* every process on demand: start, end, pid, tool, flags, ... */
+		{ "$.lanes[2].x[2][2]", "1003" },
+		{ "$.lanes[2].x[2][4]", "1" },
+		{ "$.lanes[2].x[2][7]", "3" },
+		{ "$.lanes[2].xn", "3" },
+		{ "$.span", "102" },
+		{ "$.n", "9" },
+	};
+	struct report_query q = { .job = "100" };
+	char *t = report(state, &q, REPORT_HTML), *d = page_data(t);
 
+	assert_true(strncmp(t, "<!DOCTYPE html>", 15) == 0);
+	pos(t, "COMPLETED</b>, exit code 0, elapsed 1m41s, job name"
+	    " <b>align-all</b>, run r1, pipeline rnaseq</li>");
+	pos(t, "<b>9 processes</b> in 2 tasks (9 instances, 7 tools) on"
+	    " host n1, from 2026-03-01 09:59:59 UTC for <b>1m42s</b>");
+	pos(t, "<li class=\"bad\"><b>1 failed</b>: samtools &times;1</li>");
+	pos(t, "<li>CPU <b>2m52s</b>: align 96%, sort 4%, (no task) 0%</li>");
+	/* 2 GiB of 8 GiB: the job's allocation is the request */
+	pos(t, "largest memory: <b>2.0 GiB</b> peak RSS, bwa (pid 1001, task"
+	    " align), 25% of the 8.0 GiB requested");
 	pos(t, "State:       COMPLETED, exit code 0");
 	pos(t, "Cost:        0.050500 USD");
 	pos(t, "Flags:       cpu_underused, memory_overrequested");
 	pos(t, "<h2>By workflow task</h2>");
 	pos(t, "<h2>By tool</h2>");
-	pos(t, "<td class=\"tool\">align</td><td>3</td>");
+	/* align: 3 instances, 3 processes, 1 failed, CPU 166 s over 100 s */
+	pos(t, "align</td><td>3</td><td>3</td><td>1</td><td>1m11s</td>"
+	    "<td>2m46s</td><td>166%</td><td>2.0 GiB</td><td>25%</td>");
+	pos(t, "bwa</td><td>2</td><td>0</td>");
 	assert_null(strstr(t, "Process tree"));
 	pos(t, "</html>\n");
+	/* nothing that fetches: no URL, no src, no href, no import */
+	assert_null(strstr(t, "http"));
+	assert_null(strstr(t, "src="));
+	assert_null(strstr(t, "href"));
+	assert_null(strstr(t, "@import"));
+	jq_all(d, lanes, N(lanes));
+	/* the data cannot end its script element */
+	assert_null(strchr(d, '<'));
+	free(d);
 	free(t);
+
+	/* --no-tree: the timeline without processes on demand */
+	q.no_tree = true;
+	t = report(state, &q, REPORT_HTML);
+	d = page_data(t);
+	jq_all(d, (const struct want[]){ { "$.lanes[2].x", "[]" } }, 1);
+	free(d);
+	free(t);
+}
+
+/*
+ * CPU and memory over time from the samples, and the signals on their
+ * process's lane: a sample of bwa 1001 at 10:00:31 with 50 s of CPU and
+ * an OOM kill of samtools 1003, a spot interruption with no process.
+ */
+static void test_html_usage(void **state)
+{
+	static const struct want want[] = {
+		{ "$.use.samples", "1" },
+		{ "$.use.passes", "1" },
+		{ "$.sign", "2" },
+		{ "$.sig[0][1]", "oom_kill" },
+		{ "$.sig[0][2]", "1003" },
+		{ "$.sig[0][3]", "2" },		/* align's lane */
+		{ "$.sig[0][5]", "samtools" },
+		{ "$.sig[0][6]", "{\"rss_bytes\":314572800}" },
+		{ "$.sig[1][1]", "spot_interruption" },
+		{ "$.sig[1][3]", "-1" },
+	};
+	struct fixture *f = *state;
+	struct report_query q = { .job = "100" };
+	struct proc p = job100[1];
+	struct store *s = NULL;
+	char *t, *d, *v;
+	double w;
+
+	p.user = 45;
+	p.sys = 5;
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	put_proc(s, &p, "10:00:31.000000", "u");
+	test_put_json(s, "{\"type\":\"signal\",\"schema\":1,\"host\":\"n1\","
+		      "\"id\":\"g1\",\"kind\":\"oom_kill\",\"time\":"
+		      "\"2026-03-01T10:01:11.500000Z\",\"job\":{\"scheduler\":"
+		      "\"slurm\",\"id\":\"100\",\"step\":\"batch\",\"run\":null,"
+		      "\"pipeline\":null,\"task\":\"align\",\"user\":null,"
+		      "\"account\":null,\"cost_center\":null},\"pid\":1003,"
+		      "\"comm\":\"samtools\",\"tool\":{\"name\":\"samtools\","
+		      "\"category\":null},\"evidence\":{\"rss_bytes\":314572800}}");
+	test_put_json(s, "{\"type\":\"signal\",\"schema\":1,\"host\":\"n1\","
+		      "\"id\":\"g2\",\"kind\":\"spot_interruption\",\"time\":"
+		      "\"2026-03-01T10:01:20.000000Z\",\"job\":null,\"pid\":null,"
+		      "\"comm\":null,\"evidence\":{\"action\":\"terminate\"}}");
+	assert_true(store_flush(s) > 0);
+	store_close(s);
+
+	t = report(state, &q, REPORT_HTML);
+	d = page_data(t);
+	jq_all(d, want, N(want));
+	pos(t, "2 signals: 1 oom_kill, 1 spot_interruption</li>");
+	/* every CPU second once: cores x bin width adds up to the CPU */
+	w = 102.0 / 200;
+	assert_true(fabs(jsum(d, "$.use.cores") * w - 172.92) < 0.1);
+	/*
+	 * bwa's 50 s until its sample fall in its first 30 s, the other 55 s
+	 * in the next 30 (without the sample: 1.75 cores all along); with
+	 * 1002's 52 s in 30 s and bash's 0.6 s in 100 s: 3.406 cores 21 s
+	 * from the start (bin 41), 1.839 cores 50 s from it (bin 98)
+	 */
+	v = jq(d, "$.use.cores[41]");
+	assert_true(fabs(atof(v) - 3.406) < 0.002);
+	free(v);
+	v = jq(d, "$.use.cores[98]");
+	assert_true(fabs(atof(v) - 1.839) < 0.002);
+	free(v);
+	/* one pass: the RSS of the one process sampled */
+	assert_true(fabs(jsum(d, "$.use.mem") - 2 * GIB) < 1);
+	free(d);
+	free(t);
+}
+
+/* A running job's page: live processes from their samples, running. */
+static void test_html_running(void **state)
+{
+	static const struct want want[] = {
+		{ "$.lanes[0].n", "bash" },
+		{ "$.lanes[1].n", "train" },
+		/* python3 and its finished child: one instance, running */
+		{ "$.lanes[1].i", "1" },
+		{ "$.lanes[1].b[0][2]", "2" },
+		{ "$.lanes[1].b[0][3]", "4" },
+		/* 5 samples of the 3 processes, in 3 passes */
+		{ "$.use.samples", "5" },
+		{ "$.use.passes", "3" },
+	};
+	struct report_query q = { .job = "200" };
+	char *t = report(state, &q, REPORT_HTML), *d = page_data(t);
+
+	jq_all(d, want, N(want));
+	pos(t, "<b class=\"state s-RUNNING\">RUNNING</b>");
+	pos(t, ", 2 still running");
+	free(d);
+	free(t);
+}
+
+/* One process of the model tests: pid 100 + its index. */
+static struct report_html_proc mk(double start, double end, long parent,
+				  const char *task, const char *tool)
+{
+	return (struct report_html_proc){ .start = start, .end = end,
+		.parent = parent, .host = "h", .task = task, .tool = tool,
+		.exit = "0", .argv = "", .cpu = (end - start) / 2 };
+}
+
+/* The lane of m named name, or -1. */
+static long lane_named(const struct report_html_model *m, const char *name)
+{
+	for (size_t k = 0; k < m->nlanes; k++)
+		if (!strcmp(m->lane[k].name, name))
+			return (long)k;
+	return -1;
+}
+
+/*
+ * Lanes and instances: an instance is the topmost process of a lane and
+ * its descendants in it; a task under another task starts a new one,
+ * and so does a tool outside tasks under another tool.
+ */
+static void test_html_model(void **state)
+{
+	struct report_html_proc p[] = {
+		mk(0, 100, -1, NULL, "snakemake"),
+		mk(1, 50, 0, "align", "bash"),
+		mk(2, 40, 1, "align", "bwa"),
+		mk(3, 20, 2, "qc", "fastqc"),
+		mk(4, 10, 3, "align", "samtools"),
+		mk(60, 90, 0, "align", "bash"),
+		mk(5, 6, 0, NULL, "sh"),
+		mk(7, 8, 6, NULL, "sh"),
+		mk(7.5, 7.6, 7, NULL, "true"),
+	};
+	struct report_html_model *m = NULL;
+	const struct report_html_lane *l;
+	long a, sh;
+
+	(void)state;
+	p[2].flags = REPORT_HTML_FAILED;
+	assert_int_equal(report_html_model(p, N(p), true, &m), 0);
+	assert_int_equal(m->nlanes, 5);
+	assert_string_equal(m->lane[0].name, "snakemake");
+	assert_string_equal(m->lane[1].name, "align");
+	assert_string_equal(m->lane[2].name, "qc");
+	assert_string_equal(m->lane[3].name, "sh");
+	assert_string_equal(m->lane[4].name, "true");
+	assert_true(m->t0 == 0 && m->t1 == 100);
+	a = lane_named(m, "align");
+	l = &m->lane[a];
+	assert_true(l->task);
+	assert_int_equal(l->ninst, 3);
+	assert_int_equal(l->procs, 4);
+	assert_int_equal(l->failed, 1);
+	/* by start: 1-50 (bash and bwa), 4-10 (samtools), 60-90 */
+	assert_true(l->inst[0].start == 1 && l->inst[0].end == 50);
+	assert_int_equal(l->inst[0].procs, 2);
+	assert_int_equal(l->inst[0].flags, REPORT_HTML_FAILED);
+	assert_int_equal(l->inst[0].top, 1);
+	assert_int_equal(l->inst[1].top, 4);
+	assert_int_equal(l->inst[2].top, 5);
+	assert_false(l->dense);
+	assert_int_equal(l->rows, 2);
+	assert_int_equal(l->inst[0].row, 0);
+	assert_int_equal(l->inst[1].row, 1);
+	assert_int_equal(l->inst[2].row, 0);
+	/* sh under sh: one instance; true under sh: its own lane */
+	sh = lane_named(m, "sh");
+	assert_int_equal(m->lane[sh].ninst, 1);
+	assert_int_equal(m->lane[sh].procs, 2);
+	assert_int_equal(m->lane_of[7], sh);
+	assert_int_equal(m->lane_of[8], lane_named(m, "true"));
+	assert_int_equal(m->bars, 7);
+	/* every process on demand, by instance: 1, 2, then 4, then 5 */
+	assert_int_equal(l->ndetail, 4);
+	assert_int_equal(l->detail[0], 1);
+	assert_int_equal(l->detail[1], 2);
+	assert_int_equal(l->detail[2], 4);
+	assert_int_equal(l->detail[3], 5);
+	report_html_model_free(m);
+
+	/* hostile links: a cycle, a parent out of range; no detail */
+	p[1].parent = 2;
+	p[6].parent = 99;
+	assert_int_equal(report_html_model(p, N(p), false, &m), 0);
+	assert_int_equal(m->detail, 0);
+	report_html_model_free(m);
+	assert_int_equal(report_html_model(p, 0, true, &m), 0);
+	assert_int_equal(m->nlanes, 0);
+	report_html_model_free(m);
+}
+
+/*
+ * 20,000 processes: bounded whatever the run.  Five tasks of 4,000
+ * instances, 50 at once: too many rows for bars, so drawn as density,
+ * whose instance-seconds add up to the instances' durations; the detail
+ * within its limits, the failed process first.
+ */
+static void test_html_scale(void **state)
+{
+	size_t n = 20000, dense = 0, detail = 0;
+	struct report_html_proc *p = calloc(n, sizeof(*p));
+	static const char *const tasks[] = { "a", "b", "c", "d", "e" };
+	struct report_html_model *m = NULL;
+	double w;
+
+	(void)state;
+	assert_non_null(p);
+	p[0] = mk(0, 2000, -1, NULL, "snakemake");
+	for (size_t i = 1; i < n; i++)
+		p[i] = mk(i * 0.1, i * 0.1 + 5, 0, tasks[i % 5], "tool");
+	p[777].flags = REPORT_HTML_FAILED;
+	assert_int_equal(report_html_model(p, n, true, &m), 0);
+	assert_int_equal(m->nlanes, 6);
+	w = (m->t1 - m->t0) / REPORT_HTML_BINS;
+	for (size_t k = 0; k < m->nlanes; k++) {
+		const struct report_html_lane *l = &m->lane[k];
+		double sum = 0;
+		bool failed = false;
+
+		assert_true(l->ndetail <= REPORT_HTML_DETAIL_LANE);
+		detail += l->ndetail;
+		for (size_t i = 0; i < l->ndetail; i++)
+			failed |= l->detail[i] == 777;
+		if (!l->dense)
+			continue;
+		dense++;
+		for (int b = 0; b < REPORT_HTML_BINS; b++)
+			sum += l->dens[b] * w;
+		assert_true(fabs(sum - 5.0 * l->ninst) < 1e-6 * sum);
+		if (!strcmp(l->name, tasks[777 % 5]))
+			assert_true(failed);
+	}
+	assert_int_equal(dense, 5);
+	assert_int_equal(m->bars, 1);
+	assert_int_equal(detail, m->detail);
+	assert_true(m->detail <= REPORT_HTML_DETAIL_MAX);
+	report_html_model_free(m);
+
+	/* 10 lanes of 300 instances one after the other: bars while the
+	 * budget lasts, the rest as density */
+	for (size_t i = 0; i < 3000; i++) {
+		char name[8];
+
+		p[i] = mk((double)(i / 10), i / 10 + 0.5, -1, NULL,
+			  tasks[i % 5]);
+		p[i].tool = i % 10 < 5 ? tasks[i % 5] : i % 10 == 5 ? "f" :
+			    i % 10 == 6 ? "g" : i % 10 == 7 ? "h" :
+			    i % 10 == 8 ? "i" : "j";
+		(void)name;
+	}
+	assert_int_equal(report_html_model(p, 3000, true, &m), 0);
+	assert_int_equal(m->nlanes, 10);
+	assert_int_equal(m->bars, 2400);
+	dense = 0;
+	for (size_t k = 0; k < m->nlanes; k++)
+		dense += m->lane[k].dense;
+	assert_int_equal(dense, 2);
+	report_html_model_free(m);
+
+	/* 100 instances of 3 processes, the 50th short and failed: on
+	 * demand whole instances, the failed one first, then the longest */
+	for (size_t i = 0; i < 300; i++) {
+		double s = (double)(i / 3), d = i / 3 == 50 ? 0.5 : 1 + i / 3;
+
+		p[i] = mk(s, s + d, i % 3 ? (long)(i - i % 3) : -1, "t", "x");
+		p[i].flags = i == 151 ? REPORT_HTML_FAILED : 0;
+	}
+	assert_int_equal(report_html_model(p, 300, true, &m), 0);
+	assert_int_equal(m->nlanes, 1);
+	assert_int_equal(m->lane[0].ndetail, 198);
+	for (size_t i = 0; i < 198; i += 3) {
+		long top = m->lane[0].detail[i];
+
+		/* an instance's three: the failed one's, the 65 longest others' */
+		assert_int_equal(top % 3, 0);
+		assert_int_equal(m->lane[0].detail[i + 1], top + 1);
+		assert_int_equal(m->lane[0].detail[i + 2], top + 2);
+		assert_true(top == 150 || top / 3 >= 34);
+	}
+	report_html_model_free(m);
+
+	/* 100 tools: the 59 of most CPU, then one lane for the other 41 */
+	for (size_t i = 0; i < 100; i++) {
+		static char names[100][8];
+
+		snprintf(names[i], sizeof(names[i]), "t%zu", i);
+		p[i] = mk((double)i, i + 1.0, -1, NULL, names[i]);
+		p[i].cpu = (double)i;
+	}
+	assert_int_equal(report_html_model(p, 100, true, &m), 0);
+	assert_int_equal(m->nlanes, REPORT_HTML_LANES_MAX);
+	assert_true(m->lane[m->nlanes - 1].other);
+	assert_true(m->lane[m->nlanes - 1].dense);
+	assert_int_equal(m->lane[m->nlanes - 1].groups, 41);
+	assert_int_equal(m->lane[m->nlanes - 1].procs, 41);
+	assert_true(m->lane[m->nlanes - 1].cpu == 820);
+	assert_int_equal(m->lane_of[0], (long)m->nlanes - 1);
+	assert_int_equal(m->lane_of[41], 0);
+	report_html_model_free(m);
+	free(p);
+}
+
+/* The series: CPU spread over time and conserved, memory per bin. */
+static void test_html_series(void **state)
+{
+	struct report_html_series s;
+	double sum = 0;
+
+	(void)state;
+	report_html_series_init(&s, 0, 100);
+	report_html_series_cpu(&s, 10, 30, 20);
+	report_html_series_cpu(&s, -5, 5, 10);	/* before t0: first bin */
+	report_html_series_cpu(&s, 50, 50, 1);	/* an instant */
+	report_html_series_cpu(&s, 150, 170, 4);	/* after t1: last bin */
+	for (int b = 0; b < REPORT_HTML_BINS; b++)
+		sum += s.cpu_s[b];
+	assert_true(fabs(sum - 35) < 1e-9);
+	/* 0.5 s bins: 10-30 s is bins 20-59, half a second each */
+	assert_true(fabs(s.cpu_s[20] - 0.5) < 1e-9);
+	assert_true(fabs(s.cpu_s[59] - 0.5) < 1e-9);
+	assert_true(fabs(s.cpu_s[0] - 5.5) < 1e-9);
+	assert_true(fabs(s.cpu_s[100] - 1) < 1e-9);
+	assert_true(fabs(s.cpu_s[199] - 4) < 1e-9);
+	report_html_series_mem(&s, 10, 5);
+	report_html_series_mem(&s, 10.1, 7);
+	assert_true(s.mem[20] == 7);
+	assert_true(s.mem[30] == -1);
+	assert_int_equal(s.passes, 2);
 }
 
 /* A running job: its live processes from their latest samples. */
@@ -865,6 +1289,17 @@ static void test_uid_only(void **state)
 	t = report(state, &q, REPORT_TEXT);
 	assert_non_null(strstr(t, "job 400: 2 processes"));
 	free(t);
+	/* the page of it: his processes and his signal */
+	t = report(state, &q, REPORT_HTML);
+	assert_non_null(strstr(t, "<b>2 processes</b>"));
+	assert_non_null(strstr(t, "\"sign\":1,"));
+	free(t);
+	/* alice's page of all she may see: nothing of bob's, nor his host */
+	q = (struct report_query){ .since = 1, .uid_only = true, .uid = 1000 };
+	t = report(state, &q, REPORT_HTML);
+	assert_null(strstr(t, "b1"));
+	assert_non_null(strstr(t, "\"sign\":0,"));
+	free(t);
 	q = (struct report_query){ .job = "100", .uid_only = true, .uid = 1000 };
 	t = report(state, &q, REPORT_TEXT);
 	assert_non_null(strstr(t, "job 100: 10 processes"));
@@ -932,7 +1367,9 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_header), T(test_summaries), T(test_efficiency),
-		T(test_json), T(test_html), T(test_running),
+		T(test_json), T(test_html), T(test_html_usage),
+		T(test_html_running), T(test_html_model), T(test_html_scale),
+		T(test_html_series), T(test_running),
 		T(test_samples_peak), T(test_no_usage), T(test_job_only),
 		T(test_no_job_record), T(test_hostile), T(test_escapes),
 		T(test_uid_only),

@@ -1584,6 +1584,30 @@ static void test_containers_bounded(void **state)
 }
 
 /* Run every test in this file, each with a fresh tracker. */
+/*
+ * The clock offset keeps its value through the jitter of measuring it,
+ * so every record of a process has one start_time; a real step is taken.
+ */
+static void test_clock_offset(void **state)
+{
+	struct jt_host h = { 0 };
+	int64_t off;
+
+	(void)state;
+	record_host_sync_clock(&h);
+	off = h.boot_to_real_ns;
+	assert_true(off != 0);
+	for (int i = 0; i < 1000; i++) {
+		record_host_sync_clock(&h);
+		assert_true(h.boot_to_real_ns == off);
+	}
+	/* as if the clock had been stepped 5 ms back: the offset follows */
+	h.boot_to_real_ns = off + 5000000;
+	record_host_sync_clock(&h);
+	assert_true(h.boot_to_real_ns > off - 1000000 &&
+		    h.boot_to_real_ns < off + 1000000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1610,6 +1634,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_job_usage_hybrid_adopted,
 						setup, teardown),
 		cmocka_unit_test(test_memcg_level),
+		cmocka_unit_test(test_clock_offset),
 		cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exe_truncated, setup,
