@@ -15,6 +15,7 @@
 
 #include "jobs.h"
 #include "log.h"
+#include "proc_table.h"
 #include "record.h"
 #include "schema.h"
 #include "signals.h"
@@ -576,4 +577,143 @@ void signals_status(const uint64_t counts[SIG__N], uint64_t skipped,
 		counts[SIG_SLOWER], skipped);
 	fprintf(out, "signals_memory_near_limit: %" PRIu64 "\n",
 		counts[SIG_MEMORY]);
+}
+
+/* ---- the agent's side ------------------------------------------------ */
+
+/* Set up. */
+int signals_agent_init(struct sig_agent *a)
+{
+	jbuf_init(&a->jb);
+	a->slow = signals_slow_new();
+	return a->slow ? 0 : -ENOMEM;
+}
+
+/* Wait for the checks, free. */
+void signals_agent_fini(struct sig_agent *a)
+{
+	signals_slow_free(a->slow);
+	a->slow = NULL;
+	jbuf_free(&a->jb);
+}
+
+/* Encode and hand on one signal. */
+static void emit(struct sig_agent *a, const struct sig_out *s,
+		 const struct jt_job *job, const struct jt_proc *p)
+{
+	const struct jt_jobinfo *ji = NULL;
+
+	if (job && !strcmp(job->scheduler, "aws-batch"))
+		ji = jobs_get(a->jobs, job->scheduler, job->id, false);
+	log_info("%s signal%s: job %s:%s, pid %u", signals_kind_name(s->kind),
+		 s->kind == SIG_STALL_END ? " (end)" : "",
+		 job ? job->scheduler : "-", job ? job->id : "-",
+		 p ? p->pid : 0);
+	jbuf_reset(&a->jb);
+	signals_record(&a->jb, a->host, s, job, ji ? &ji->batch : NULL, p);
+	a->put(a->ctx, &a->jb);
+	a->counts[s->kind]++;
+}
+
+struct pass_ctx {
+	struct sig_agent *a;
+	const struct sig_params *p;
+	unsigned gen;
+};
+
+/* One process after a pass (proc_table_foreach's fn). */
+static void proc_one(struct jt_proc *p, void *arg)
+{
+	struct pass_ctx *pc = arg;
+	struct sig_out st, io;
+	unsigned ev;
+
+	if (p->sample_gen != pc->gen || p->end_ns ||
+	    (p->state & (JT_PS_EXITED | JT_PS_EXCLUDED)) ||
+	    !record_job_named(&p->job))
+		return;
+	ev = signals_proc(&p->sig, pc->p, p->sample_ns, &p->prev, &p->c,
+			  p->prev_sample_ns != 0, &st, &io);
+	if (ev & SIG_EV_STALL)
+		signals_wait_state(p->pid, &st);
+	if (ev & (SIG_EV_STALL | SIG_EV_STALL_END))
+		emit(pc->a, &st, &p->job, p);
+	if (ev & SIG_EV_IO_BOUND)
+		emit(pc->a, &io, &p->job, p);
+}
+
+/* The running jobs' memory cgroups. */
+static void memory_pass(struct sig_agent *a, const struct sig_params *p,
+			bool v2)
+{
+	const struct jt_jobinfo *run[256];
+	size_t n = jobs_running(a->jobs, run, 256);
+	uint64_t now = util_now_ns(CLOCK_BOOTTIME);
+
+	if (n > 256)
+		n = 256;
+	for (size_t i = 0; i < n; i++) {
+		struct jt_jobinfo *ji = jobs_get(a->jobs, run[i]->job.scheduler,
+						 run[i]->job.id, false);
+		char dir[640];
+		uint64_t mem, lim;
+		struct sig_out o;
+
+		if (!ji || !ji->cgroup[0])
+			continue;
+		snprintf(dir, sizeof(dir), "%s%s", v2 ? "/sys/fs/cgroup" :
+			 "/sys/fs/cgroup/memory", ji->cgroup);
+		if (signals_read_memcg(dir, v2, &mem, &lim))
+			continue;
+		if (!signals_memory(&ji->mem_near, p, now, mem, lim, &o))
+			continue;
+		o.mem_source = v2 ? "cgroup_v2" : "cgroup_v1";
+		emit(a, &o, &ji->job, NULL);
+	}
+}
+
+/* After a sample pass. */
+void signals_agent_pass(struct sig_agent *a, const struct sig_params *p,
+			struct proc_table *procs, unsigned gen, bool v2)
+{
+	struct pass_ctx pc = { .a = a, .p = p, .gen = gen };
+
+	proc_table_foreach(procs, proc_one, &pc);
+	memory_pass(a, p, v2);
+	signals_agent_poll(a);
+}
+
+/* A process is gone. */
+void signals_agent_gone(struct sig_agent *a, struct jt_proc *p,
+			uint64_t now_ns)
+{
+	struct sig_out o;
+
+	if (signals_proc_gone(&p->sig, now_ns, &o))
+		emit(a, &o, &p->job, p);
+}
+
+/* A job ended. */
+void signals_agent_job_end(struct sig_agent *a, const struct sig_params *p,
+			   const struct jt_jobinfo *ji, const char *path,
+			   uint64_t now_ns)
+{
+	int err;
+
+	if (!path)
+		return;
+	err = signals_slow_check(a->slow, path, p, ji, now_ns);
+	if (err && err != -EINVAL)
+		log_warn("slower_than_usual: job %s:%s not checked: %s",
+			 ji->job.scheduler, ji->job.id, strerror(-err));
+}
+
+/* Emit the finished slow checks. */
+void signals_agent_poll(struct sig_agent *a)
+{
+	struct sig_slow_done d;
+
+	while (signals_slow_take(a->slow, &d))
+		if (d.slower)
+			emit(a, &d.out, &d.job, NULL);
 }

@@ -190,4 +190,40 @@ uint64_t signals_slow_skipped(const struct sig_slow *q);
 void signals_status(const uint64_t counts[SIG__N], uint64_t skipped,
 		    FILE *out);
 
+struct jobs;
+struct proc_table;
+
+/* The agent's side: where records go, what is counted. */
+struct sig_agent {
+	const struct jt_host *host;	/* borrowed */
+	struct jobs *jobs;		/* borrowed */
+	struct jbuf jb;
+	void (*put)(void *ctx, struct jbuf *b);	/* one record for the spool */
+	void *ctx;
+	struct sig_slow *slow;		/* owned */
+	uint64_t counts[SIG__N];
+};
+
+/* Set up (slow checks' queue, a buffer); 0 or -ENOMEM. */
+int signals_agent_init(struct sig_agent *a);
+/* Wait for slow checks, free; accepts a zeroed one. */
+void signals_agent_fini(struct sig_agent *a);
+/*
+ * After the sample pass gen: stall and io_bound for every live process of
+ * a job it saw, memory_near_limit for every running job with a cgroup
+ * (memory controller on v2 when v2), and the finished slow checks.
+ */
+void signals_agent_pass(struct sig_agent *a, const struct sig_params *p,
+			struct proc_table *procs, unsigned gen, bool v2);
+/* Process p is gone at now_ns (boottime): its stall's end. */
+void signals_agent_gone(struct sig_agent *a, struct jt_proc *p,
+			uint64_t now_ns);
+/* Job ji ended: check it against its earlier runs in the store at path
+ * (NULL: no store, no check). */
+void signals_agent_job_end(struct sig_agent *a, const struct sig_params *p,
+			   const struct jt_jobinfo *ji, const char *path,
+			   uint64_t now_ns);
+/* Emit the finished slow checks. */
+void signals_agent_poll(struct sig_agent *a);
+
 #endif
