@@ -51,6 +51,7 @@ struct jt_sigstate {
 	bool io_bound;			/* in an io_bound episode */
 	uint64_t io_t0_ns;		/* the io window's start, 0: none */
 	double io_delay0_s;		/* blkio delay then */
+	unsigned child_gen;		/* the last pass that saw a live child */
 };
 
 /* Process lifetime state bits (struct jt_proc.state). */

@@ -36,13 +36,13 @@ static bool progressed(const struct jt_counters *prev,
 /* Follow one process's stall and I/O-delay episodes. */
 unsigned signals_proc(struct jt_sigstate *s, const struct sig_params *p,
 		      uint64_t now_ns, const struct jt_counters *prev,
-		      const struct jt_counters *c, bool have_prev,
+		      const struct jt_counters *c, bool have_prev, bool waiting,
 		      struct sig_out *stall, struct sig_out *io)
 {
 	unsigned ev = 0;
 
 	/* the first sample counts as progress: what came before is unknown */
-	if (!s->progress_ns || !have_prev || progressed(prev, c)) {
+	if (!s->progress_ns || !have_prev || waiting || progressed(prev, c)) {
 		if (s->stalled) {
 			memset(stall, 0, sizeof(*stall));
 			stall->kind = SIG_STALL_END;
@@ -616,10 +616,28 @@ static void emit(struct sig_agent *a, const struct sig_out *s,
 }
 
 struct pass_ctx {
+	struct proc_table *procs;
 	struct sig_agent *a;
 	const struct sig_params *p;
 	unsigned gen;
 };
+
+/* Whether the pass saw p running. */
+static bool live(const struct jt_proc *p, unsigned gen)
+{
+	return p->sample_gen == gen && !p->end_ns &&
+	       !(p->state & (JT_PS_EXITED | JT_PS_EXCLUDED));
+}
+
+/* Mark p's parent as waiting for a live child (proc_table_foreach's fn). */
+static void mark_parent(struct jt_proc *p, void *arg)
+{
+	struct pass_ctx *pc = arg;
+	struct jt_proc *parent;
+
+	if (live(p, pc->gen) && (parent = proc_table_parent(pc->procs, p)))
+		parent->sig.child_gen = pc->gen;
+}
 
 /* One process after a pass (proc_table_foreach's fn). */
 static void proc_one(struct jt_proc *p, void *arg)
@@ -628,12 +646,11 @@ static void proc_one(struct jt_proc *p, void *arg)
 	struct sig_out st, io;
 	unsigned ev;
 
-	if (p->sample_gen != pc->gen || p->end_ns ||
-	    (p->state & (JT_PS_EXITED | JT_PS_EXCLUDED)) ||
-	    !record_job_named(&p->job))
+	if (!live(p, pc->gen) || !record_job_named(&p->job))
 		return;
 	ev = signals_proc(&p->sig, pc->p, p->sample_ns, &p->prev, &p->c,
-			  p->prev_sample_ns != 0, &st, &io);
+			  p->prev_sample_ns != 0, p->sig.child_gen == pc->gen,
+			  &st, &io);
 	if (ev & SIG_EV_STALL)
 		signals_wait_state(p->pid, &st);
 	if (ev & (SIG_EV_STALL | SIG_EV_STALL_END))
@@ -676,8 +693,9 @@ static void memory_pass(struct sig_agent *a, const struct sig_params *p,
 void signals_agent_pass(struct sig_agent *a, const struct sig_params *p,
 			struct proc_table *procs, unsigned gen, bool v2)
 {
-	struct pass_ctx pc = { .a = a, .p = p, .gen = gen };
+	struct pass_ctx pc = { .procs = procs, .a = a, .p = p, .gen = gen };
 
+	proc_table_foreach(procs, mark_parent, &pc);
 	proc_table_foreach(procs, proc_one, &pc);
 	memory_pass(a, p, v2);
 	signals_agent_poll(a);

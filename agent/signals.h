@@ -5,7 +5,8 @@
  *
  * - stall: a process of a job whose CPU time, I/O counters (rchar, wchar,
  *   read_bytes, write_bytes) and network bytes have not moved for
- *   signals.stall_after.  One record when that is reached (phase start,
+ *   signals.stall_after, and no live child process (a parent waiting for
+ *   its child is not stalled).  One record when that is reached (phase start,
  *   with the kernel's wait state of the process read then, for it alone,
  *   from /proc/PID/stat and /proc/PID/wchan), one when a counter moves
  *   again or the process exits (phase end).
@@ -93,13 +94,15 @@ struct sig_out {
 
 /*
  * One sample of a process at now_ns: c its counters now, prev at its
- * previous sample (have_prev false: none).  Returns SIG_EV_* bits and fills
+ * previous sample (have_prev false: none); waiting: it has a live child
+ * process (a shell or workflow engine waiting for its tool is not stalled:
+ * counted as progress).  Returns SIG_EV_* bits and fills
  * stall (SIG_EV_STALL, SIG_EV_STALL_END) and io (SIG_EV_IO_BOUND); a
  * stall's state and wchan are left for the caller.
  */
 unsigned signals_proc(struct jt_sigstate *s, const struct sig_params *p,
 		      uint64_t now_ns, const struct jt_counters *prev,
-		      const struct jt_counters *c, bool have_prev,
+		      const struct jt_counters *c, bool have_prev, bool waiting,
 		      struct sig_out *stall, struct sig_out *io);
 /* The process is gone at now_ns: true, with *out filled, when it was in a
  * signalled stall (its end record, exited). */

@@ -39,20 +39,20 @@ static void test_stall(void **state)
 
 	(void)state;
 	/* the first sample is progress */
-	assert_int_equal(signals_proc(&s, &P, 10 * S, &prev, &c, false, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 10 * S, &prev, &c, false, false, &st, &io), 0);
 	assert_int_equal(s.progress_ns, 10 * S);
-	assert_int_equal(signals_proc(&s, &P, 11 * S, &prev, &c, true, &st, &io), 0);
-	assert_int_equal(signals_proc(&s, &P, 12 * S, &prev, &c, true, &st, &io), 0);
-	assert_int_equal(signals_proc(&s, &P, 13 * S, &prev, &c, true, &st, &io),
+	assert_int_equal(signals_proc(&s, &P, 11 * S, &prev, &c, true, false, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 12 * S, &prev, &c, true, false, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 13 * S, &prev, &c, true, false, &st, &io),
 			 SIG_EV_STALL);
 	assert_int_equal(st.kind, SIG_STALL);
 	assert_int_equal(st.last_progress_ns, 10 * S);
 	assert_true(st.stalled_s == 3.0);
 	/* once an episode */
-	assert_int_equal(signals_proc(&s, &P, 20 * S, &prev, &c, true, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 20 * S, &prev, &c, true, false, &st, &io), 0);
 	/* the network moves: the end */
 	c.rx_bytes = 1;
-	assert_int_equal(signals_proc(&s, &P, 21 * S, &prev, &c, true, &st, &io),
+	assert_int_equal(signals_proc(&s, &P, 21 * S, &prev, &c, true, false, &st, &io),
 			 SIG_EV_STALL_END);
 	assert_int_equal(st.kind, SIG_STALL_END);
 	assert_true(st.stalled_s == 11.0);
@@ -72,22 +72,30 @@ static void test_stall(void **state)
 		case 5: d.tx_bytes++; break;
 		}
 		assert_int_equal(signals_proc(&s, &P, (30 + i) * S, &prev, &d,
-					      true, &st, &io), 0);
+					      true, false, &st, &io), 0);
 		assert_int_equal(s.progress_ns, (30 + i) * S);
 	}
 	/* RSS and blkio delay are not progress */
 	c = prev;
 	c.rss_bytes = 99;
 	c.blkio_delay_s = 0.001;
-	assert_int_equal(signals_proc(&s, &P, 36 * S, &prev, &c, true, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 36 * S, &prev, &c, true, false, &st, &io), 0);
 	assert_int_equal(s.progress_ns, 35 * S);
-	assert_int_equal(signals_proc(&s, &P, 38 * S, &prev, &c, true, &st, &io),
+	assert_int_equal(signals_proc(&s, &P, 38 * S, &prev, &c, true, false, &st, &io),
 			 SIG_EV_STALL);
 	/* it exits: the end, exited */
 	assert_true(signals_proc_gone(&s, 40 * S, &st));
 	assert_true(st.exited);
 	assert_true(st.stalled_s == 5.0);
 	assert_false(signals_proc_gone(&s, 41 * S, &st));
+	/* waiting for a child is progress: no stall, and it ends one */
+	assert_int_equal(signals_proc(&s, &P, 42 * S, &prev, &c, true, true, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 50 * S, &prev, &c, true, true, &st, &io), 0);
+	assert_int_equal(s.progress_ns, 50 * S);
+	assert_int_equal(signals_proc(&s, &P, 53 * S, &prev, &c, true, false, &st, &io),
+			 SIG_EV_STALL);
+	assert_int_equal(signals_proc(&s, &P, 54 * S, &prev, &c, true, true, &st, &io),
+			 SIG_EV_STALL_END);
 }
 
 /* Block-I/O delay over half of a window: one signal an episode. */
@@ -98,14 +106,14 @@ static void test_io_bound(void **state)
 	struct sig_out st, io;
 
 	(void)state;
-	assert_int_equal(signals_proc(&s, &P, 10 * S, &prev, &c, true, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 10 * S, &prev, &c, true, false, &st, &io), 0);
 	c.rchar++;
 	c.blkio_delay_s = 1.0;	/* half of 2 s: not over */
-	assert_int_equal(signals_proc(&s, &P, 12 * S, &prev, &c, true, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 12 * S, &prev, &c, true, false, &st, &io), 0);
 	c.rchar++;
 	c.blkio_delay_s = 2.2;	/* 1.2 of 2 s */
-	assert_int_equal(signals_proc(&s, &P, 13 * S, &prev, &c, true, &st, &io), 0);
-	assert_int_equal(signals_proc(&s, &P, 14 * S, &prev, &c, true, &st, &io),
+	assert_int_equal(signals_proc(&s, &P, 13 * S, &prev, &c, true, false, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 14 * S, &prev, &c, true, false, &st, &io),
 			 SIG_EV_IO_BOUND);
 	assert_int_equal(io.kind, SIG_IO_BOUND);
 	assert_true(io.window_s == 2.0);
@@ -113,12 +121,12 @@ static void test_io_bound(void **state)
 	assert_true(io.fraction > 0.5999 && io.fraction < 0.6001);
 	/* the next window is as bad: the same episode */
 	c.blkio_delay_s = 4;
-	assert_int_equal(signals_proc(&s, &P, 16 * S, &prev, &c, true, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 16 * S, &prev, &c, true, false, &st, &io), 0);
 	/* a quiet window ends it, the next bad one is a new episode */
-	assert_int_equal(signals_proc(&s, &P, 18 * S, &prev, &c, true, &st, &io) &
+	assert_int_equal(signals_proc(&s, &P, 18 * S, &prev, &c, true, false, &st, &io) &
 			 SIG_EV_IO_BOUND, 0);
 	c.blkio_delay_s = 7;
-	assert_int_equal(signals_proc(&s, &P, 21 * S, &prev, &c, true, &st, &io) &
+	assert_int_equal(signals_proc(&s, &P, 21 * S, &prev, &c, true, false, &st, &io) &
 			 SIG_EV_IO_BOUND, SIG_EV_IO_BOUND);
 	assert_true(io.window_s == 3.0);
 }
