@@ -306,6 +306,18 @@ for k in stall io_bound slower_than_usual memory_near_limit; do
 	check "status: signals_$k: $n (got '$REPLY')" eq "${REPLY% (checks*}" "$n"
 done
 
+# report: a Signals section in text, the records in JSON
+cli report --job "$J-a" --no-tree >"$T/report.txt" 2>&1
+check "report --job $J-a: Signals section with the stall and its end" \
+	eq "$(sed -n '/^Signals$/,$p' "$T/report.txt" | grep -c " stall .* $CAT cat ")" 2
+cli report --job "$J-c4" --format json --no-tree >"$T/report.json" 2>&1
+check "report --job $J-c4 --format json: signals holds the slower_than_usual record" \
+	eq "$(python3 -c 'import json,sys; print(" ".join(s["kind"] for s in json.load(open(sys.argv[1]))["signals"]))' "$T/report.json")" \
+	slower_than_usual
+cli export --job "$J-a" --format ndjson >"$T/export.ndjson" 2>&1
+check "export --job $J-a holds its two stall records" \
+	eq "$(grep -c '"type":"signal","schema":1,.*"kind":"stall"' "$T/export.ndjson")" 2
+
 stop_agent
 check "the agent stops cleanly" eq "$?" 0
 if [ -n "$SKIPPED" ] && [ "$failed" -eq 0 ]; then
