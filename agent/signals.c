@@ -165,21 +165,12 @@ static int read_mem_file(const char *dir, const char *name, uint64_t *out)
 {
 	char path[640], buf[64];
 	ssize_t n;
-	int fd;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
 	    sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return (int)n;
-	return signals_parse_mem(buf, (size_t)n, out);
+	n = util_read_file(path, buf, sizeof(buf));
+	return n < 0 ? (int)n : signals_parse_mem(buf, (size_t)n, out);
 }
 
 /* Read a memory cgroup's charge and limit. */
@@ -302,19 +293,9 @@ static ssize_t read_proc(uint32_t pid, const char *name, char *buf,
 			 size_t len)
 {
 	char path[64];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/%s", pid, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return n;
+	return util_read_file(path, buf, len);
 }
 
 /* The state letter of /proc/PID/stat and the symbol of /proc/PID/wchan. */
@@ -530,7 +511,7 @@ int signals_slow_check(struct sig_slow *q, const char *path,
 	r->d.job = ji->job;
 	r->d.out.duration_s = (ji->end_ns - ji->start_ns) / 1e9;
 	r->d.out.now_ns = now_ns;
-	err = -pthread_create(&r->th, NULL, slow_thread, r);
+	err = util_thread_start(&r->th, slow_thread, r);
 	if (err) {
 		r->used = false;
 		q->skipped++;
