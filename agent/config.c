@@ -150,6 +150,16 @@ static const struct key_def idle_keys[] = {
 	{ NULL, 0, 0, 0, 0 },
 };
 
+static const struct key_def signals_keys[] = {
+	{ "stall_after", K_SECONDS, 1, 604800, F(signals_stall_after_ms) },
+	{ "io_window", K_SECONDS, 1, 86400, F(signals_io_window_ms) },
+	{ "io_above", K_FLOAT, 0.01, 1, F(signals_io_above) },
+	{ "slower_factor", K_FLOAT, 1, 1000, F(signals_slower_factor) },
+	{ "slower_min_runs", K_INT, 1, 1000, F(signals_slower_min_runs) },
+	{ "memory_near", K_FLOAT, 0.01, 1, F(signals_memory_near) },
+	{ NULL, 0, 0, 0, 0 },
+};
+
 static const struct group_def groups[] = {
 	{ "log", log_keys },
 	{ "agent", agent_keys },
@@ -162,6 +172,7 @@ static const struct group_def groups[] = {
 	{ "cost", cost_keys },
 	{ "waste", waste_keys },
 	{ "idle", idle_keys },
+	{ "signals", signals_keys },
 	{ "sinks", NULL },	/* a list of sink groups, see apply_sinks() */
 	{ NULL, NULL },
 };
@@ -1043,6 +1054,12 @@ int config_defaults(struct jt_config *c)
 	c->waste_time_min_s = 300;
 	c->idle_after_min = 30;
 	c->idle_cpu_below = 0.05;
+	c->signals_stall_after_ms = 120000;
+	c->signals_io_window_ms = 60000;
+	c->signals_io_above = 0.5;
+	c->signals_slower_factor = 2;
+	c->signals_slower_min_runs = 3;
+	c->signals_memory_near = 0.9;
 	if (!c->state_dir || !c->run_dir || !c->rules_dir || !c->hostname ||
 	    !c->sqlite_path || !c->control_group || !c->reader_group ||
 	    !c->spool_dir || !c->imds_url || !c->docker_socket ||
@@ -1274,6 +1291,12 @@ void config_take_cost(struct jt_config *dst, struct jt_config *src)
 	dst->waste_time_min_s = src->waste_time_min_s;
 	dst->idle_after_min = src->idle_after_min;
 	dst->idle_cpu_below = src->idle_cpu_below;
+	dst->signals_stall_after_ms = src->signals_stall_after_ms;
+	dst->signals_io_window_ms = src->signals_io_window_ms;
+	dst->signals_io_above = src->signals_io_above;
+	dst->signals_slower_factor = src->signals_slower_factor;
+	dst->signals_slower_min_runs = src->signals_slower_min_runs;
+	dst->signals_memory_near = src->signals_memory_near;
 }
 
 /* Path of the control socket derived from run_dir (static buffer). */
@@ -1419,6 +1442,17 @@ void config_dump(const struct jt_config *c, FILE *out)
 	dump_number(out, c->idle_after_min);
 	fprintf(out, ";\t# minutes\n\tcpu_below = ");
 	dump_number(out, c->idle_cpu_below);
+	fprintf(out, ";\n};\nsignals = {\n\tstall_after = ");
+	dump_number(out, c->signals_stall_after_ms / 1000.0);
+	fprintf(out, ";\t# seconds\n\tio_window = ");
+	dump_number(out, c->signals_io_window_ms / 1000.0);
+	fprintf(out, ";\t# seconds\n\tio_above = ");
+	dump_number(out, c->signals_io_above);
+	fprintf(out, ";\n\tslower_factor = ");
+	dump_number(out, c->signals_slower_factor);
+	fprintf(out, ";\n\tslower_min_runs = %u;\n\tmemory_near = ",
+		c->signals_slower_min_runs);
+	dump_number(out, c->signals_memory_near);
 	fprintf(out, ";\n};\n");
 
 	fprintf(out, "sinks = (");

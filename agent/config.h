@@ -103,6 +103,13 @@ struct jt_config {
 	/* idle { } : the node_idle signal */
 	double idle_after_min;		/* after = 30.0 (minutes) */
 	double idle_cpu_below;		/* cpu_below = 0.05 (of the node) */
+	/* signals { } : stall, io_bound, slower_than_usual, memory_near_limit */
+	unsigned signals_stall_after_ms;	/* stall_after = 120 (s) */
+	unsigned signals_io_window_ms;	/* io_window = 60 (s) */
+	double signals_io_above;	/* io_above = 0.5 (of wall time) */
+	double signals_slower_factor;	/* slower_factor = 2.0 */
+	unsigned signals_slower_min_runs;	/* slower_min_runs = 3 */
+	double signals_memory_near;	/* memory_near = 0.9 (of the limit) */
 
 	/* sinks = ( { type = "clickhouse" | "http"; ... }, ... ) */
 	struct jt_sink_config *sinks;
@@ -149,7 +156,7 @@ const char *config_socket_path(const struct jt_config *c);
 const struct jt_sink_config *config_find_sink(const struct jt_config *c,
 					      enum jt_sink_type type,
 					      const char *name);
-/* Move the cost { }, waste { } and idle { } groups of src into dst (a
+/* Move the cost { }, waste { }, idle { } and signals { } groups of src into dst (a
  * reload: they take effect live); src's strings become NULL. */
 void config_take_cost(struct jt_config *dst, struct jt_config *src);
 /* Print every effective key = value, in libconfig syntax. */

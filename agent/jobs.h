@@ -66,6 +66,7 @@ struct jt_jobinfo {
 	bool exit_known;
 	uint64_t touched_ns;		/* CLOCK_MONOTONIC of the last change */
 
+	bool mem_near;			/* in a memory_near_limit episode */
 	struct jt_usage usage;
 	struct jt_step_usage steps[JT_JOB_STEPS];
 	unsigned nsteps;

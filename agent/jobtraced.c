@@ -32,6 +32,7 @@
 #include "fsperm.h"
 #include "cost.h"
 #include "idle.h"
+#include "signals.h"
 #include "imds.h"
 #include "jobs.h"
 #include "jobtie.h"
@@ -89,6 +90,7 @@ struct agent {
 	bool docker_failing;		/* the last look-up failed (logged) */
 	struct tracker trk;		/* process table, events -> records */
 	struct idle idle;		/* the node's idle episodes */
+	struct sig_agent sig;		/* stall, io_bound, ... signals */
 	struct spool *spool;
 	struct sinks *sinks;
 	struct imds *imds;		/* NULL: cloud.imds = off */
@@ -410,6 +412,27 @@ static void check_idle(struct agent *a)
 	emit_node_idle(a, &sig);
 }
 
+/* The signals { } settings as signals.c takes them. */
+static struct sig_params sig_params_of(const struct jt_config *c)
+{
+	return (struct sig_params){
+		.stall_after_ns = c->signals_stall_after_ms * 1000000ull,
+		.io_window_ns = c->signals_io_window_ms * 1000000ull,
+		.io_above = c->signals_io_above,
+		.slower_factor = c->signals_slower_factor,
+		.slower_min_runs = c->signals_slower_min_runs,
+		.memory_near = c->signals_memory_near };
+}
+
+/* A tracked process is gone: the end of its stall, if it was in one. */
+static void on_gone(void *ctx, struct jt_proc *p)
+{
+	struct agent *a = ctx;
+
+	signals_agent_gone(&a->sig, p, p->end_ns ? p->end_ns :
+			   util_now_ns(CLOCK_BOOTTIME));
+}
+
 /* Every tick: drain events, sample when due, flush when due. */
 static void on_tick(struct agent *a)
 {
@@ -431,10 +454,18 @@ static void on_tick(struct agent *a)
 			containers_retry(a->cts, now);
 		sample_pass(a);
 		check_idle(a);
+		{
+			struct sig_params sp = sig_params_of(&a->cfg);
+
+			signals_agent_pass(&a->sig, &sp, a->trk.procs,
+					   a->trk.sample_gen,
+					   a->host.memcg_v2);
+		}
 		check_drops(a);
 		record_host_sync_clock(&a->host);
 		a->next_sample_ns = now + a->cfg.sample_interval_ms * 1000000ull;
 	}
+	signals_agent_poll(&a->sig);	/* slower_than_usual checks done */
 	spool_housekeeping(a, now);
 	if (spool_unsynced(a->spool) && now - a->last_sync_ns >= sync_ns)
 		flush(a);
@@ -709,6 +740,7 @@ static void reply_status(struct agent *a, FILE *out)
 		idle_status(&a->idle, &ip, util_now_ns(CLOCK_BOOTTIME),
 			    a->host.boot_to_real_ns, out);
 	}
+	signals_status(a->sig.counts, signals_slow_skipped(a->sig.slow), out);
 	status_docker(a, out);
 	fprintf(out, "excluded_processes: %" PRIu64 "\n", a->trk.excluded);
 	fprintf(out, "excluded_events_in_kernel: %" PRIu64 "\n", a->counters[JT_CNT_EXCLUDED]);
@@ -984,6 +1016,14 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		/* the job's last exits may still wait in the ring buffer */
 		collector_drain(a->col);
 		tracker_job_record(&a->trk, ji, "end");
+		{
+			struct sig_params sp = sig_params_of(&a->cfg);
+
+			signals_agent_job_end(&a->sig, &sp, ji,
+					      a->cfg.store_enabled ?
+					      a->cfg.sqlite_path : NULL,
+					      util_now_ns(CLOCK_BOOTTIME));
+		}
 	}
 	if (root)
 		tied = jobtie_tree(a->trk.procs, a->jobs, root, ji,
@@ -1483,9 +1523,16 @@ int main(int argc, char **argv)
 			 &(struct tracker_cb){ .record = on_record,
 					       .exclude = on_exclude,
 					       .price = node_price,
+					       .gone = on_gone,
 					       .ctx = &a }))
 		goto cleanup;
 	a.trk.cfg = &a.cfg;
+	a.sig.host = &a.host;
+	a.sig.jobs = a.jobs;
+	a.sig.put = on_record;
+	a.sig.ctx = &a;
+	if (signals_agent_init(&a.sig))
+		goto cleanup;
 	if (a.cfg.docker_enabled) {
 		if (dockerq_start(a.cfg.docker_socket, a.cfg.docker_timeout_ms,
 				  &a.dq) ||
@@ -1554,6 +1601,7 @@ cleanup:
 	/* the sinks store what they can of the synced records, then stop */
 	sinks_stop(a.sinks, DRAIN_MS);
 	spool_close(a.spool);
+	signals_agent_fini(&a.sig);
 	tracker_fini(&a.trk);
 	containers_free(a.cts);
 	jbuf_free(&a.jb);

@@ -43,6 +43,17 @@ struct jt_counters {
 	uint64_t tx_bytes;
 };
 
+/* What signals.c follows of a process (zero at its start). */
+struct jt_sigstate {
+	uint64_t progress_ns;		/* its counters last moved, 0: never
+					 * sampled (boottime) */
+	bool stalled;			/* a stall signal is out */
+	bool io_bound;			/* in an io_bound episode */
+	uint64_t io_t0_ns;		/* the io window's start, 0: none */
+	double io_delay0_s;		/* blkio delay then */
+	unsigned child_gen;		/* the last pass that saw a live child */
+};
+
 /* Process lifetime state bits (struct jt_proc.state). */
 #define JT_PS_EXECED 0x1	/* exe/argv come from an exec event */
 #define JT_PS_EXITED 0x2	/* exit totals are final */
@@ -93,6 +104,7 @@ struct jt_proc {
 	unsigned sample_gen;		/* iterator pass that last saw it */
 	uint32_t gen;			/* bumped when exe, argv, comm or the
 					 * tool change (the rules' ancestor cache) */
+	struct jt_sigstate sig;		/* signals.c's */
 };
 
 #endif

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "report.h"
 #include "report_html.h"
+#include "report_signals.h"
 #include "store.h"
 #include "util.h"
 
@@ -2283,6 +2284,8 @@ struct report {
 	const char *sel;
 	const struct jobinfo *ji;	/* --job only */
 	const struct efficiency *e;	/* --job only */
+	struct store *st;		/* for the Signals section */
+	const char *where;
 };
 
 /*
@@ -2328,6 +2331,7 @@ static int print_json(const struct report *rp, FILE *out)
 		goto cleanup;
 	}
 	fputs(jbuf_str(&b), out);
+	err = report_signals_json(rp->st, rp->where, rp->q, out);
 	if (!rp->q->no_tree) {
 		fputs(",\"processes\":", out);
 		json_records(rp->r, false, out);
@@ -2435,6 +2439,7 @@ static void print_text(const struct report *rp, FILE *out)
 		     out);
 	print_groups(&rp->s->by_tool, "tool", "TOOL", "?", out);
 	print_total(rp->s, out);
+	report_signals_text(rp->st, rp->where, rp->q, out);
 	if (!rp->q->no_tree)
 		print_tree(rp->r, rp->s, out);
 }
@@ -2452,7 +2457,8 @@ int report_run_store(struct store *st, const char *where,
 	sqlite3 *db = store_handle(st);
 	struct rows r = { 0 };
 	struct summary s = { 0 };
-	struct report rp = { .r = &r, .s = &s, .q = q };
+	struct report rp = { .r = &r, .s = &s, .q = q, .st = st,
+			     .where = where };
 	char sel[256];
 	int err;
 

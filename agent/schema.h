@@ -306,11 +306,43 @@ struct sf_field {
 	X(EV_COST, "cost", F64, SF_NULL | SF_MONEY, "evidence_cost", NULL, SF_NOSUB, \
 	  "node_idle: the node's price per hour x idle_s / 3600, null when no price is known") \
 	X(EV_CURRENCY, "currency", STR, SF_NULL, "evidence_currency", NULL, SF_NOSUB, \
-	  "node_idle: the price's currency")
+	  "node_idle: the price's currency") \
+	X(EV_PHASE, "phase", STR, SF_NULL, "evidence_phase", NULL, SF_NOSUB, \
+	  "stall: start (stall_after reached) or end (it resumed or exited)") \
+	X(EV_STALLED_S, "stalled_s", F64, SF_NULL, "evidence_stalled_s", NULL, SF_NOSUB, \
+	  "stall: seconds with no CPU, I/O or network progress (end: the whole stall)") \
+	X(EV_LAST_PROGRESS, "last_progress", TIME, SF_NULL, "evidence_last_progress", \
+	  "evidence_last_progress_us", SF_NOSUB, "stall: the sample its counters last moved at") \
+	X(EV_STATE, "state", STR, SF_NULL, "evidence_state", NULL, SF_NOSUB, \
+	  "stall start: the process state letter of /proc/PID/stat (S sleeping, D uninterruptible, T stopped)") \
+	X(EV_WCHAN, "wchan", STR, SF_NULL, "evidence_wchan", NULL, SF_NOSUB, \
+	  "stall start: the kernel function it waits in (/proc/PID/wchan), null when not known") \
+	X(EV_EXITED, "exited", BOOL, SF_NULL, "evidence_exited", NULL, SF_NOSUB, \
+	  "stall end: true when it exited, false when it resumed") \
+	X(EV_WINDOW_S, "window_s", F64, SF_NULL, "evidence_window_s", NULL, SF_NOSUB, \
+	  "io_bound: the wall time of the window (signals.io_window or a little more)") \
+	X(EV_BLKIO_DELAY_S, "blkio_delay_s", F64, SF_NULL, "evidence_blkio_delay_s", NULL, SF_NOSUB, \
+	  "io_bound: block-I/O delay of its threads over the window") \
+	X(EV_FRACTION, "fraction", F64, SF_NULL, "evidence_fraction", NULL, SF_NOSUB, \
+	  "io_bound: blkio_delay_s / window_s, memory_near_limit: mem_bytes / limit_bytes") \
+	X(EV_DURATION_S, "duration_s", F64, SF_NULL, "evidence_duration_s", NULL, SF_NOSUB, \
+	  "slower_than_usual: the task instance's (job's) end - start in seconds") \
+	X(EV_MEDIAN_S, "median_s", F64, SF_NULL, "evidence_median_s", NULL, SF_NOSUB, \
+	  "slower_than_usual: the median duration of its earlier runs in the store") \
+	X(EV_RUNS, "runs", U32, SF_NULL, "evidence_runs", NULL, SF_NOSUB, \
+	  "slower_than_usual: how many earlier runs (same pipeline and task) the median is of") \
+	X(EV_FACTOR, "factor", F64, SF_NULL, "evidence_factor", NULL, SF_NOSUB, \
+	  "slower_than_usual: duration_s / median_s") \
+	X(EV_MEM_BYTES, "mem_bytes", U64, SF_NULL, "evidence_mem_bytes", NULL, SF_NOSUB, \
+	  "memory_near_limit: the job's memory cgroup charge") \
+	X(EV_LIMIT_BYTES, "limit_bytes", U64, SF_NULL, "evidence_limit_bytes", NULL, SF_NOSUB, \
+	  "memory_near_limit: its limit") \
+	X(EV_SOURCE, "source", STR, SF_NULL, "evidence_source", NULL, SF_NOSUB, \
+	  "memory_near_limit: cgroup_v1 or cgroup_v2")
 
 #define SF_SIGNAL_KIND(X) \
 	X(KIND, "kind", STR, 0, "kind", NULL, SF_NOSUB, \
-	  "oom_kill, spot_interruption, node_idle (later: stalled, io_wait, net_wait, slow)")
+	  "oom_kill, spot_interruption, node_idle, stall, io_bound, slower_than_usual, memory_near_limit (README section Signals)")
 #define SF_SIGNAL_JOBS(X) \
 	X(SIG_JOBS, "jobs", STRARR, SF_NULL, "jobs", NULL, SF_NOSUB, \
 	  "spot_interruption: the jobs running on the node, as scheduler:id (job is set when there is one)")

@@ -301,6 +301,8 @@ static void emit_process(struct tracker *t, struct jt_proc *p,
 	record_process(&t->jb, t->host, p, batch_of(t, p, ji), id);
 	stages_leave(prev);
 	put(t);
+	if (t->cb.gone)
+		t->cb.gone(t->cb.ctx, p);
 	forget(t, p);
 }
 

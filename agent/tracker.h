@@ -34,6 +34,9 @@ struct tracker_cb {
 	/* the node's price now, for a job end record's cost; may be NULL
 	 * (no price) */
 	const struct cost_price *(*price)(void *ctx);
+	/* a tracked process is gone, its record written, just before it is
+	 * forgotten; may be NULL */
+	void (*gone)(void *ctx, struct jt_proc *p);
 	void *ctx;
 };
 

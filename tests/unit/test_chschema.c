@@ -488,6 +488,24 @@ static void test_signal(void **state)
 	assert_col(r, "tool_name", "\"bwa\"");
 	r = row_ok("{\"type\":\"signal\",\"job\":12345}", "signal");
 	assert_col(r, "job_id", "\"12345\"");
+
+	/* a stall's end and a slower_than_usual: their evidence columns */
+	r = row_ok("{\"type\":\"signal\",\"kind\":\"stall\",\"evidence\":"
+		   "{\"phase\":\"end\",\"stalled_s\":4.4,\"last_progress\":"
+		   "\"2026-11-24T07:57:09.484319Z\",\"state\":null,\"exited\":false}}",
+		   "signal");
+	assert_col(r, "evidence_phase", "\"end\"");
+	assert_col(r, "evidence_stalled_s", "4.4");
+	assert_col(r, "evidence_last_progress", "\"2026-11-24 07:57:09\"");
+	assert_col(r, "evidence_last_progress_us", "484319");
+	assert_col(r, "evidence_exited", "0");
+	assert_no_col(r, "evidence_state");
+	r = row_ok("{\"type\":\"signal\",\"kind\":\"slower_than_usual\",\"evidence\":"
+		   "{\"duration_s\":1.6,\"median_s\":0.3,\"runs\":3,\"factor\":5.3,"
+		   "\"mem_bytes\":null}}", "signal");
+	assert_col(r, "evidence_runs", "3");
+	assert_col(r, "evidence_median_s", "0.3");
+	assert_no_col(r, "evidence_mem_bytes");
 }
 
 /* Host records: drop counters, per-sink spool drops as parallel arrays. */

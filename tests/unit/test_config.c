@@ -83,6 +83,12 @@ static void assert_same_config(const struct jt_config *a,
 	assert_true(a->waste_time_min_s == b->waste_time_min_s);
 	assert_true(a->idle_after_min == b->idle_after_min);
 	assert_true(a->idle_cpu_below == b->idle_cpu_below);
+	assert_int_equal(a->signals_stall_after_ms, b->signals_stall_after_ms);
+	assert_int_equal(a->signals_io_window_ms, b->signals_io_window_ms);
+	assert_true(a->signals_io_above == b->signals_io_above);
+	assert_true(a->signals_slower_factor == b->signals_slower_factor);
+	assert_int_equal(a->signals_slower_min_runs, b->signals_slower_min_runs);
+	assert_true(a->signals_memory_near == b->signals_memory_near);
 }
 
 /*
@@ -351,6 +357,14 @@ static const char full_conf[] =
 	"idle = {\n"
 	"\tafter = 0.05;\n"
 	"\tcpu_below = 0.1;\n"
+	"};\n"
+	"signals = {\n"
+	"\tstall_after = 3;\n"
+	"\tio_window = 2.5;\n"
+	"\tio_above = 0.6;\n"
+	"\tslower_factor = 3;\n"
+	"\tslower_min_runs = 5;\n"
+	"\tmemory_near = 0.8;\n"
 	"};\n";
 
 /* A file that sets every key is read in full. */
@@ -403,6 +417,12 @@ static void test_full_file(void **state)
 	assert_true(c.waste_time_min_s == 60.5);
 	assert_true(c.idle_after_min == 0.05);
 	assert_true(c.idle_cpu_below == 0.1);
+	assert_int_equal(c.signals_stall_after_ms, 3000);
+	assert_int_equal(c.signals_io_window_ms, 2500);
+	assert_true(c.signals_io_above == 0.6);
+	assert_true(c.signals_slower_factor == 3);
+	assert_int_equal(c.signals_slower_min_runs, 5);
+	assert_true(c.signals_memory_near == 0.8);
 	assert_string_equal(config_socket_path(&c),
 			    "/srv/jt/run/jobtraced.sock");
 	config_free(&c);
@@ -502,7 +522,7 @@ static void test_unknown_group(void **state)
 		     "sink = {\n\turl = \"http://x\";\n};\n", 3,
 		     "unknown group \"sink\"; valid groups: log, agent, "
 		     "rules, collector, store, spool, cloud, docker, cost, waste, "
-		     "idle, sinks");
+		     "idle, signals, sinks");
 	expect_error("top_scalar.conf", "level = \"debug\";\n", 1,
 		     "unknown group \"level\"");
 	expect_error("group_not_group.conf", "\nlog = \"debug\";\n", 2,
@@ -592,6 +612,15 @@ static void test_cost_errors(void **state)
 		     "idle.after: must be between 0.01 and 527040, got 0");
 	expect_error("idle_cpu.conf", "idle = { cpu_below = 1.5; };\n", 1,
 		     "idle.cpu_below: must be between 0 and 1, got 1.5");
+	expect_error("signals_stall.conf",
+		     "signals = {\n\tstall_after = 0.5;\n};\n", 2,
+		     "signals.stall_after: must be between 1 and 604800");
+	expect_error("signals_near.conf",
+		     "signals = {\n\n\tmemory_near = 1.5;\n};\n", 3,
+		     "signals.memory_near: must be between 0.01 and 1, got 1.5");
+	expect_error("signals_runs.conf",
+		     "signals = { slower_min_runs = 0; };\n", 1,
+		     "signals.slower_min_runs: must be between 1 and 1000");
 }
 
 /* config_take_cost moves the three groups and leaves the rest. */

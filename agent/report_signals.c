@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * report_signals.c - the Signals section of `jobtrace report` (see
+ * report_signals.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "json.h"
+#include "report_signals.h"
+#include "util.h"
+
+/* Columns: time, kind, job id, pid, comm, then the evidence. */
+#define SIG_COLUMNS \
+	"time, " JSTR("$.kind") ", job_id, " JNUM("$.pid") ", " \
+	JSTR("$.comm") ", " JSTR("$.evidence.phase") ", " \
+	JNUM("$.evidence.stalled_s") ", " JSTR("$.evidence.state") ", " \
+	JSTR("$.evidence.wchan") ", " JNUM("$.evidence.exited") ", " \
+	JNUM("$.evidence.blkio_delay_s") ", " \
+	JNUM("$.evidence.window_s") ", " JNUM("$.evidence.fraction") ", " \
+	JNUM("$.evidence.duration_s") ", " JNUM("$.evidence.median_s") ", " \
+	JNUM("$.evidence.runs") ", " JNUM("$.evidence.mem_bytes") ", " \
+	JNUM("$.evidence.limit_bytes") ", " JNUM("$.evidence.rss_bytes") \
+	", json"
+
+enum { C_TIME, C_KIND, C_JOB, C_PID, C_COMM, C_PHASE, C_STALLED, C_STATE,
+       C_WCHAN, C_EXITED, C_DELAY, C_WINDOW, C_FRACTION, C_DURATION,
+       C_MEDIAN, C_RUNS, C_MEM, C_LIMIT, C_RSS, C_JSON };
+
+/* The signals q selects, oldest first, as a statement. */
+static int prepare(struct store *st, const char *where,
+		   const struct report_query *q, sqlite3_stmt **out)
+{
+	static const char head[] = "SELECT " SIG_COLUMNS " FROM record"
+				   " WHERE type = 'signal' AND ";
+	char sql[8192];
+
+	if (q->job && *q->job)
+		snprintf(sql, sizeof(sql), "%sjob_id = ?1 ORDER BY time, id",
+			 head);
+	else if (q->pid)
+		/* the process's own signals */
+		snprintf(sql, sizeof(sql), "%s%s = ?1 ORDER BY time, id", head,
+			 JNUM("$.pid"));
+	else if (report_process_where(q) && strcmp(report_process_where(q),
+						   "since_time >= ?1"))
+		snprintf(sql, sizeof(sql),
+			 "%sjob_id IN (SELECT DISTINCT job_id FROM process"
+			 " WHERE %s) ORDER BY time, id", head,
+			 report_process_where(q));
+	else
+		snprintf(sql, sizeof(sql), "%stime >= ?1 ORDER BY time, id",
+			 head);
+	return report_prepare(st, where, sql, q, out);
+}
+
+/* Text column i, or def when NULL. */
+static const char *text(sqlite3_stmt *st, int i, const char *def)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s ? s : def;
+}
+
+/* A printable copy of s in buf. */
+static const char *clean(const char *s, char *buf, size_t len)
+{
+	util_strlcpy(buf, s, len);
+	return util_printable(buf);
+}
+
+/* The evidence of the current row in words. */
+static void evidence_text(sqlite3_stmt *st, char *out, size_t len)
+{
+	const char *kind = text(st, C_KIND, "");
+	char a[24], b[24];
+
+	out[0] = '\0';
+	if (!strcmp(kind, "stall") && !strcmp(text(st, C_PHASE, ""), "end"))
+		snprintf(out, len, "%s after %.1f s without progress",
+			 sqlite3_column_int(st, C_EXITED) ? "exited" :
+			 "resumed", sqlite3_column_double(st, C_STALLED));
+	else if (!strcmp(kind, "stall"))
+		snprintf(out, len, "no CPU or I/O progress for %.1f s,"
+			 " state %s, waits in %s",
+			 sqlite3_column_double(st, C_STALLED),
+			 text(st, C_STATE, "?"), text(st, C_WCHAN, "?"));
+	else if (!strcmp(kind, "io_bound"))
+		snprintf(out, len, "block-I/O delay %.2f s of %.2f s (%.0f%%)",
+			 sqlite3_column_double(st, C_DELAY),
+			 sqlite3_column_double(st, C_WINDOW),
+			 100 * sqlite3_column_double(st, C_FRACTION));
+	else if (!strcmp(kind, "slower_than_usual"))
+		snprintf(out, len, "%.2f s, %.1fx the median %.2f s of %d"
+			 " earlier runs", sqlite3_column_double(st, C_DURATION),
+			 sqlite3_column_double(st, C_MEDIAN) > 0 ?
+			 sqlite3_column_double(st, C_DURATION) /
+			 sqlite3_column_double(st, C_MEDIAN) : 0,
+			 sqlite3_column_double(st, C_MEDIAN),
+			 sqlite3_column_int(st, C_RUNS));
+	else if (!strcmp(kind, "memory_near_limit")) {
+		util_human_bytes((uint64_t)sqlite3_column_int64(st, C_MEM), a,
+				 sizeof(a));
+		util_human_bytes((uint64_t)sqlite3_column_int64(st, C_LIMIT), b,
+				 sizeof(b));
+		snprintf(out, len, "%s of the limit %s (%.0f%%)", a, b,
+			 100 * sqlite3_column_double(st, C_FRACTION));
+	} else if (!strcmp(kind, "oom_kill") &&
+		   sqlite3_column_type(st, C_RSS) != SQLITE_NULL) {
+		util_human_bytes((uint64_t)sqlite3_column_int64(st, C_RSS), a,
+				 sizeof(a));
+		snprintf(out, len, "RSS %s", a);
+	}
+}
+
+/* The Signals section in text. */
+int report_signals_text(struct store *s, const char *where,
+			const struct report_query *q, FILE *out)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+	int rc, err = prepare(s, where, q, &st);
+
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char when[32], ev[256], proc[48] = "-", kind[32], job[64],
+			comm[32];
+
+		if (!n++)
+			fprintf(out, "\nSignals\n  %-27s %-19s %-16s %-20s %s\n",
+				"TIME", "KIND", "JOB", "PROCESS", "EVIDENCE");
+		json_format_time((uint64_t)(sqlite3_column_double(st, C_TIME) *
+					    1e9), when, sizeof(when));
+		if (sqlite3_column_type(st, C_PID) != SQLITE_NULL)
+			snprintf(proc, sizeof(proc), "%d %s",
+				 sqlite3_column_int(st, C_PID),
+				 clean(text(st, C_COMM, ""), comm, sizeof(comm)));
+		evidence_text(st, ev, sizeof(ev));
+		fprintf(out, "  %-27s %-19s %-16s %-20s %s\n", when,
+			clean(text(st, C_KIND, "?"), kind, sizeof(kind)),
+			clean(text(st, C_JOB, "-"), job, sizeof(job)), proc,
+			util_printable(ev));
+	}
+	if (rc != SQLITE_DONE)
+		err = -EIO;
+	else if (!n)
+		fprintf(out, "\nSignals: none\n");
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* The Signals member in JSON: the stored records. */
+int report_signals_json(struct store *s, const char *where,
+			const struct report_query *q, FILE *out)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+	int rc, err = prepare(s, where, q, &st);
+
+	if (err)
+		return err;
+	fputs(",\"signals\":[", out);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		fprintf(out, "%s%s", n++ ? "," : "", text(st, C_JSON, "null"));
+	fputc(']', out);
+	if (rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_signals.c - unit tests for agent/signals.c: stall and io_bound
+ * episodes, memory_near_limit, the median, the store query and the
+ * records. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "jobs.h"
+#include "json.h"
+#include "json_check.h"
+#include "record.h"
+#include "signals.h"
+#include "store.h"
+
+#define S 1000000000ull
+
+static const struct sig_params P = {
+	.stall_after_ns = 3 * S, .io_window_ns = 2 * S, .io_above = 0.5,
+	.slower_factor = 2, .slower_min_runs = 3, .memory_near = 0.9,
+};
+
+/* No progress for stall_after: one start, then one end when a counter
+ * moves, with the stall's length; then a new episode may begin. */
+static void test_stall(void **state)
+{
+	struct jt_sigstate s = { 0 };
+	struct jt_counters prev = { .cpu_user_s = 1, .rchar = 10 }, c = prev;
+	struct sig_out st, io;
+
+	(void)state;
+	/* the first sample is progress */
+	assert_int_equal(signals_proc(&s, &P, 10 * S, &prev, &c, false, false, &st, &io), 0);
+	assert_int_equal(s.progress_ns, 10 * S);
+	assert_int_equal(signals_proc(&s, &P, 11 * S, &prev, &c, true, false, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 12 * S, &prev, &c, true, false, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 13 * S, &prev, &c, true, false, &st, &io),
+			 SIG_EV_STALL);
+	assert_int_equal(st.kind, SIG_STALL);
+	assert_int_equal(st.last_progress_ns, 10 * S);
+	assert_true(st.stalled_s == 3.0);
+	/* once an episode */
+	assert_int_equal(signals_proc(&s, &P, 20 * S, &prev, &c, true, false, &st, &io), 0);
+	/* the network moves: the end */
+	c.rx_bytes = 1;
+	assert_int_equal(signals_proc(&s, &P, 21 * S, &prev, &c, true, false, &st, &io),
+			 SIG_EV_STALL_END);
+	assert_int_equal(st.kind, SIG_STALL_END);
+	assert_true(st.stalled_s == 11.0);
+	assert_false(st.exited);
+	assert_int_equal(s.progress_ns, 21 * S);
+	/* each counter counts as progress */
+	prev = c;
+	for (int i = 0; i < 6; i++) {
+		struct jt_counters d = prev;
+
+		switch (i) {
+		case 0: d.cpu_sys_s += 0.001; break;
+		case 1: d.rchar++; break;
+		case 2: d.wchar++; break;
+		case 3: d.read_bytes++; break;
+		case 4: d.write_bytes++; break;
+		case 5: d.tx_bytes++; break;
+		}
+		assert_int_equal(signals_proc(&s, &P, (30 + i) * S, &prev, &d,
+					      true, false, &st, &io), 0);
+		assert_int_equal(s.progress_ns, (30 + i) * S);
+	}
+	/* RSS and blkio delay are not progress */
+	c = prev;
+	c.rss_bytes = 99;
+	c.blkio_delay_s = 0.001;
+	assert_int_equal(signals_proc(&s, &P, 36 * S, &prev, &c, true, false, &st, &io), 0);
+	assert_int_equal(s.progress_ns, 35 * S);
+	assert_int_equal(signals_proc(&s, &P, 38 * S, &prev, &c, true, false, &st, &io),
+			 SIG_EV_STALL);
+	/* it exits: the end, exited */
+	assert_true(signals_proc_gone(&s, 40 * S, &st));
+	assert_true(st.exited);
+	assert_true(st.stalled_s == 5.0);
+	assert_false(signals_proc_gone(&s, 41 * S, &st));
+	/* waiting for a child is progress: no stall, and it ends one */
+	assert_int_equal(signals_proc(&s, &P, 42 * S, &prev, &c, true, true, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 50 * S, &prev, &c, true, true, &st, &io), 0);
+	assert_int_equal(s.progress_ns, 50 * S);
+	assert_int_equal(signals_proc(&s, &P, 53 * S, &prev, &c, true, false, &st, &io),
+			 SIG_EV_STALL);
+	assert_int_equal(signals_proc(&s, &P, 54 * S, &prev, &c, true, true, &st, &io),
+			 SIG_EV_STALL_END);
+}
+
+/* Block-I/O delay over half of a window: one signal an episode. */
+static void test_io_bound(void **state)
+{
+	struct jt_sigstate s = { 0 };
+	struct jt_counters c = { .rchar = 1 }, prev = c;
+	struct sig_out st, io;
+
+	(void)state;
+	assert_int_equal(signals_proc(&s, &P, 10 * S, &prev, &c, true, false, &st, &io), 0);
+	c.rchar++;
+	c.blkio_delay_s = 1.0;	/* half of 2 s: not over */
+	assert_int_equal(signals_proc(&s, &P, 12 * S, &prev, &c, true, false, &st, &io), 0);
+	c.rchar++;
+	c.blkio_delay_s = 2.2;	/* 1.2 of 2 s */
+	assert_int_equal(signals_proc(&s, &P, 13 * S, &prev, &c, true, false, &st, &io), 0);
+	assert_int_equal(signals_proc(&s, &P, 14 * S, &prev, &c, true, false, &st, &io),
+			 SIG_EV_IO_BOUND);
+	assert_int_equal(io.kind, SIG_IO_BOUND);
+	assert_true(io.window_s == 2.0);
+	assert_true(io.blkio_delay_s > 1.1999 && io.blkio_delay_s < 1.2001);
+	assert_true(io.fraction > 0.5999 && io.fraction < 0.6001);
+	/* the next window is as bad: the same episode */
+	c.blkio_delay_s = 4;
+	assert_int_equal(signals_proc(&s, &P, 16 * S, &prev, &c, true, false, &st, &io), 0);
+	/* a quiet window ends it, the next bad one is a new episode */
+	assert_int_equal(signals_proc(&s, &P, 18 * S, &prev, &c, true, false, &st, &io) &
+			 SIG_EV_IO_BOUND, 0);
+	c.blkio_delay_s = 7;
+	assert_int_equal(signals_proc(&s, &P, 21 * S, &prev, &c, true, false, &st, &io) &
+			 SIG_EV_IO_BOUND, SIG_EV_IO_BOUND);
+	assert_true(io.window_s == 3.0);
+}
+
+/* The charge reaches memory_near of the limit: one signal, and another
+ * only after it fell 5 points below. */
+static void test_memory(void **state)
+{
+	bool near = false;
+	struct sig_out o;
+	uint64_t lim = 1000;
+
+	(void)state;
+	assert_false(signals_memory(&near, &P, S, 899, lim, &o));
+	assert_true(signals_memory(&near, &P, 2 * S, 900, lim, &o));
+	assert_int_equal(o.kind, SIG_MEMORY);
+	assert_int_equal(o.mem_bytes, 900);
+	assert_int_equal(o.limit_bytes, 1000);
+	assert_true(o.fraction == 0.9);
+	assert_false(signals_memory(&near, &P, 3 * S, 990, lim, &o));
+	assert_false(signals_memory(&near, &P, 4 * S, 860, lim, &o));
+	assert_false(signals_memory(&near, &P, 5 * S, 950, lim, &o));
+	assert_false(signals_memory(&near, &P, 6 * S, 840, lim, &o));
+	assert_true(signals_memory(&near, &P, 7 * S, 905, lim, &o));
+	/* no limit */
+	near = false;
+	assert_false(signals_memory(&near, &P, S, 900, UINT64_MAX, &o));
+	assert_false(signals_memory(&near, &P, S, 900, 0, &o));
+	assert_false(signals_memory(&near, &P, S, 900,
+				    9223372036854771712ull, &o));
+}
+
+/* Memory files: numbers, "max", garbage. */
+static void test_parse_mem(void **state)
+{
+	uint64_t v;
+	char dir[] = "/tmp/test_signals.XXXXXX";
+	char path[64];
+	FILE *f;
+	uint64_t mem, lim;
+
+	(void)state;
+	assert_int_equal(signals_parse_mem("123\n", 4, &v), 0);
+	assert_int_equal(v, 123);
+	assert_int_equal(signals_parse_mem("max\n", 4, &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(signals_parse_mem("", 0, &v), -EINVAL);
+	assert_int_equal(signals_parse_mem("12a", 3, &v), -EINVAL);
+	assert_int_equal(signals_parse_mem("-1", 2, &v), -EINVAL);
+	assert_int_equal(signals_parse_mem("99999999999999999999", 20, &v),
+			 -EINVAL);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/memory.current", dir);
+	f = fopen(path, "w");
+	fputs("4096\n", f);
+	fclose(f);
+	assert_int_equal(signals_read_memcg(dir, true, &mem, &lim), -ENOENT);
+	snprintf(path, sizeof(path), "%s/memory.max", dir);
+	f = fopen(path, "w");
+	fputs("max\n", f);
+	fclose(f);
+	assert_int_equal(signals_read_memcg(dir, true, &mem, &lim), 0);
+	assert_int_equal(mem, 4096);
+	assert_true(lim == UINT64_MAX);
+	assert_int_equal(signals_read_memcg(dir, false, &mem, &lim), -ENOENT);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/memory.current", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Median and the slower decision. */
+static void test_slower(void **state)
+{
+	double r1[] = { 3, 1, 2 }, r2[] = { 4, 1, 3, 2 }, r3[] = { 1, 1 };
+	double r4[] = { 1.0, 1.2, 0.9 }, r5[] = { 1.0, 1.2, 0.9 };
+	struct sig_out o;
+
+	(void)state;
+	assert_true(signals_median(r1, 3) == 2);
+	assert_true(signals_median(r2, 4) == 2.5);
+	/* too few runs */
+	assert_false(signals_slower(&P, 10, r3, 2, &o));
+	assert_int_equal(o.runs, 2);
+	/* 2.1 > 2 x 1.0 */
+	assert_true(signals_slower(&P, 2.1, r4, 3, &o));
+	assert_true(o.median_s == 1.0);
+	assert_int_equal(o.runs, 3);
+	assert_true(o.factor == 2.1);
+	assert_true(o.duration_s == 2.1);
+	/* 2.0 is not more than 2 x 1.0 */
+	assert_false(signals_slower(&P, 2.0, r5, 3, &o));
+}
+
+/* The store's earlier ends of a pipeline and task, but the job's own. */
+static void test_store_runs(void **state)
+{
+	char path[] = "/tmp/test_signals_store.XXXXXX";
+	struct store *st = NULL;
+	double runs[8];
+#define REC "{\"type\":\"job\",\"schema\":1,\"host\":\"h\",\"id\":\"%d\",\"phase\":\"end\"," \
+		"\"job\":{\"scheduler\":\"local\",\"id\":\"J%d\",\"pipeline\":\"%s\",\"task\":\"T\"}," \
+		"\"start_time\":\"2026-01-01T00:00:00Z\",\"end_time\":\"2026-01-01T00:00:%02d.500000Z\"}"
+	int fd = mkstemp(path);
+	char buf[512];
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(store_open(path, false, &st), 0);
+	for (int i = 1; i <= 5; i++) {
+		int n = snprintf(buf, sizeof(buf), REC, i, i,
+				 i == 5 ? "Q" : "P", i);
+
+		assert_int_equal(store_put_json(st, buf, (size_t)n), 0);
+	}
+	assert_int_equal(store_flush(st), 5);
+	assert_int_equal(signals_store_runs(path, "P", "T", "local", "J4",
+					    runs, 8), 3);
+	/* latest first */
+	assert_true(runs[0] == 3.5 && runs[1] == 2.5 && runs[2] == 1.5);
+	assert_int_equal(signals_store_runs(path, "P", "T", "local", "J9",
+					    runs, 2), 2);
+	assert_int_equal(signals_store_runs(path, "P", "X", "local", "J9",
+					    runs, 8), 0);
+	store_close(st);
+	unlink(path);
+	assert_true(signals_store_runs("/nonexistent/x.db", "P", "T", "l",
+				       "J", runs, 8) < 0);
+}
+
+/* The records: job, process, tool and evidence of each kind. */
+static void test_record(void **state)
+{
+	struct jt_host h = { .name = "node1",
+			     .boot_id = "5f0c7e8a-3c1d-4b9e-9f2a-0123456789ab",
+			     .boot_to_real_ns = 1795500000ll * 1000000000ll };
+	struct jt_proc p = { .pid = 42, .start_ns = 5 * S, .comm = "cat",
+			     .tool_name = "cat" };
+	struct jt_job job = { .scheduler = "local", .id = "J1",
+			      .pipeline = "P", .task = "T" };
+	struct sig_out s = { .kind = SIG_STALL, .now_ns = 13 * S,
+			     .last_progress_ns = 10 * S, .stalled_s = 3,
+			     .state = "S", .wchan = "pipe_read" };
+	struct jbuf b;
+	const char *j;
+	char id1[64];
+
+	(void)state;
+	jbuf_init(&b);
+	signals_record(&b, &h, &s, &job, NULL, &p);
+	j = jbuf_str(&b);
+	assert_true(json_valid(j));
+	assert_non_null(strstr(j, "\"kind\":\"stall\""));
+	assert_non_null(strstr(j, "\"time\":\"2026-11-24T06:00:13.000000Z\""));
+	assert_non_null(strstr(j, "\"id\":\"J1\""));
+	assert_non_null(strstr(j, "\"pid\":42,\"comm\":\"cat\""));
+	assert_non_null(strstr(j, "\"phase\":\"start\",\"stalled_s\":3,"
+			       "\"last_progress\":\"2026-11-24T06:00:10.000000Z\","
+			       "\"state\":\"S\",\"wchan\":\"pipe_read\",\"exited\":null"));
+	memcpy(id1, strstr(j, "\"id\":\"") + 6, 36);
+	s.kind = SIG_STALL_END;
+	s.exited = true;
+	s.now_ns = 20 * S;
+	jbuf_reset(&b);
+	signals_record(&b, &h, &s, &job, NULL, &p);
+	j = jbuf_str(&b);
+	assert_true(json_valid(j));
+	assert_non_null(strstr(j, "\"phase\":\"end\""));
+	assert_non_null(strstr(j, "\"state\":null,\"wchan\":null,\"exited\":true"));
+	/* start and end are two records */
+	assert_null(strstr(j, id1));
+
+	memset(&s, 0, sizeof(s));
+	s.kind = SIG_MEMORY;
+	s.now_ns = 13 * S;
+	s.mem_bytes = 950;
+	s.limit_bytes = 1000;
+	s.fraction = 0.95;
+	s.mem_source = "cgroup_v1";
+	jbuf_reset(&b);
+	signals_record(&b, &h, &s, &job, NULL, NULL);
+	j = jbuf_str(&b);
+	assert_true(json_valid(j));
+	assert_non_null(strstr(j, "\"kind\":\"memory_near_limit\""));
+	assert_non_null(strstr(j, "\"pid\":null"));
+	assert_non_null(strstr(j, "\"fraction\":0.95"));
+	assert_non_null(strstr(j, "\"mem_bytes\":950,\"limit_bytes\":1000,"
+			       "\"source\":\"cgroup_v1\""));
+
+	memset(&s, 0, sizeof(s));
+	s.kind = SIG_SLOWER;
+	s.now_ns = 13 * S;
+	s.duration_s = 2.5;
+	s.median_s = 0.5;
+	s.runs = 3;
+	s.factor = 5;
+	jbuf_reset(&b);
+	signals_record(&b, &h, &s, &job, NULL, NULL);
+	j = jbuf_str(&b);
+	assert_true(json_valid(j));
+	assert_non_null(strstr(j, "\"kind\":\"slower_than_usual\""));
+	assert_non_null(strstr(j, "\"duration_s\":2.5,\"median_s\":0.5,"
+			       "\"runs\":3,\"factor\":5"));
+
+	memset(&s, 0, sizeof(s));
+	s.kind = SIG_IO_BOUND;
+	s.now_ns = 13 * S;
+	s.window_s = 2;
+	s.blkio_delay_s = 1.5;
+	s.fraction = 0.75;
+	jbuf_reset(&b);
+	signals_record(&b, &h, &s, &job, NULL, &p);
+	j = jbuf_str(&b);
+	assert_true(json_valid(j));
+	assert_non_null(strstr(j, "\"kind\":\"io_bound\""));
+	assert_non_null(strstr(j, "\"window_s\":2,\"blkio_delay_s\":1.5,"
+			       "\"fraction\":0.75"));
+	jbuf_free(&b);
+}
+
+/* Status: one line a kind. */
+static void test_status(void **state)
+{
+	uint64_t n[SIG__N] = { [SIG_STALL] = 2, [SIG_STALL_END] = 1,
+			       [SIG_IO_BOUND] = 3, [SIG_SLOWER] = 4,
+			       [SIG_MEMORY] = 5 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	signals_status(n, 7, f);
+	fclose(f);
+	assert_string_equal(buf,
+		"signals_stall: 2 (ended 1)\n"
+		"signals_io_bound: 3\n"
+		"signals_slower_than_usual: 4 (checks skipped or failed: 7)\n"
+		"signals_memory_near_limit: 5\n");
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stall),
+		cmocka_unit_test(test_io_bound),
+		cmocka_unit_test(test_memory),
+		cmocka_unit_test(test_parse_mem),
+		cmocka_unit_test(test_slower),
+		cmocka_unit_test(test_store_runs),
+		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_status),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
