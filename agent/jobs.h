@@ -51,6 +51,10 @@ struct jt_jobinfo {
 	char partition[JT_STR_SMALL];
 	char node[JT_STR_MEDIUM];
 	char cgroup[512];		/* processes under it belong to the job */
+	/* the job's memory cgroup as a process of it showed it (Slurm's
+	 * job_N level), "" until one did: for memory_near_limit when no
+	 * cgroup was registered */
+	char memcg[512];
 	uint32_t uid;
 	bool uid_known;
 	/* registered by a user without control rights (`jobtrace run`), who

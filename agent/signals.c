@@ -657,10 +657,12 @@ static void memory_pass(struct sig_agent *a, const struct sig_params *p,
 		uint64_t mem, lim;
 		struct sig_out o;
 
-		if (!ji || !ji->cgroup[0])
+		if (!ji || (!ji->cgroup[0] && !ji->memcg[0]))
 			continue;
+		/* the registered cgroup, else the one its processes showed */
 		snprintf(dir, sizeof(dir), "%s%s", v2 ? "/sys/fs/cgroup" :
-			 "/sys/fs/cgroup/memory", ji->cgroup);
+			 "/sys/fs/cgroup/memory",
+			 ji->cgroup[0] ? ji->cgroup : ji->memcg);
 		if (signals_read_memcg(dir, v2, &mem, &lim))
 			continue;
 		if (!signals_memory(&ji->mem_near, p, now, mem, lim, &o))

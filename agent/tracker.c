@@ -126,8 +126,8 @@ static int container_memcg_level(const char *memcg, const char *container)
 }
 
 /* Where p's job's and step's memory cgroups sit above its own (ji: its
- * registered job, or NULL). */
-static void memcg_levels(struct jt_proc *p, const struct jt_jobinfo *ji,
+ * registered job, or NULL, which learns its memory cgroup's path). */
+static void memcg_levels(struct jt_proc *p, struct jt_jobinfo *ji,
 			 const char *memcg)
 {
 	int lj, ls;
@@ -135,6 +135,9 @@ static void memcg_levels(struct jt_proc *p, const struct jt_jobinfo *ji,
 	if (!memcg)
 		return;		/* no new cgroup: keep what it had */
 	lj = tracker_memcg_levels(memcg, &p->job, ji ? ji->cgroup : NULL, &ls);
+	if (ji && !ji->memcg[0] && lj >= 0 && !ji->end_ns &&
+	    cg_ancestor(memcg, lj, ji->memcg, sizeof(ji->memcg)) < 0)
+		ji->memcg[0] = '\0';
 	if (lj < 0 && p->container[0])
 		lj = container_memcg_level(memcg, p->container);
 	p->memcg_job_up = lj >= 0 && lj < JT_MEMCG_LEVELS ? lj + 1 : 0;

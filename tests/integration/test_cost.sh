@@ -51,6 +51,8 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
+# job E passes 90 % of its memory limit on purpose (lib.sh's no_stray_signals)
+SIGNALS_EXPECTED="memory_near_limit"
 . "$top_srcdir/tests/slurm/slurm-env.sh"
 
 if ! install_slurm; then
@@ -231,6 +233,10 @@ cat >"$JOBDIR/fit.sh" <<EOF
 nice -n -15 "$WL/burn" 38
 wait
 EOF
+cat >"$JOBDIR/near.sh" <<EOF
+#!/bin/sh
+exec "$WL/touchmem" 185 4000
+EOF
 chmod 0755 "$JOBDIR"/*.sh
 
 # ---- job A: the share by allocation, all three flags --------------------------------
@@ -374,6 +380,27 @@ check "D: efficiency.time is sacct's elapsed / 60 s, at least 0.6" \
 	eval 'near "$(endrec "$D" efficiency.time)" "$(calc "a / 60" "$el")" 0 0.04 &&
 		between "$(endrec "$D" efficiency.time)" 0.6 1'
 check "D: no flags" eq "$(endrec "$D" flags)" "[]"
+
+# ---- job E: near its memory limit (the signal of a Slurm job's cgroup) ------------------
+# Slurm's task/cgroup sets the job's v1 memory limit (ConstrainRAMSpace); the
+# agent finds the job's memory cgroup from its processes' (no cgroup was
+# registered by the prolog).  185 of 200 MiB touched: over 90 %, no OOM.
+# Job D (about 79 % of 400M at its peak) must not raise it.
+E=$(submit --cpus-per-task=1 --mem=200M --time=1 "$JOBDIR/near.sh" 2>"$T/sbatch-e.err")
+check "sbatch accepts job E (id '$E')" test -n "$E"
+check "job E ends and its end record is stored" wait_done "$E" 60
+sig=$(q "select json_extract(json, '\$.evidence.mem_bytes') || ' ' ||
+	json_extract(json, '\$.evidence.limit_bytes') from record where type = 'signal'
+	and json_extract(json, '\$.kind') = 'memory_near_limit' and job_id = '$E';")
+note "job E: memory_near_limit evidence (mem limit): ${sig:-none}"
+check "E: one memory_near_limit signal, at least 90 % of the cgroup's 200 MiB limit" \
+	eval 'set -- $sig; [ $# -eq 2 ] && [ "$2" -eq $((200 * MIB)) ] &&
+		[ "$1" -ge $((200 * MIB * 9 / 10)) ] && [ "$1" -le "$2" ]'
+check "E: no OOM kill" eq "$(q "select count(*) from record where type = 'signal'
+	and json_extract(json, '\$.kind') = 'oom_kill' and job_id = '$E';")" 0
+check "D: no memory_near_limit (at most ~79 % of its limit)" \
+	eq "$(q "select count(*) from record where type = 'signal'
+	and json_extract(json, '\$.kind') = 'memory_near_limit' and job_id = '$D';")" 0
 
 # ---- a prices file and the instance's identity (no Slurm) ------------------------------
 # tests/integration/fake-imds.py answers as EC2's IMDSv2 documents: a spot

@@ -34,6 +34,8 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
+# every kind happens here on purpose (lib.sh's no_stray_signals)
+SIGNALS_EXPECTED="stall io_bound slower_than_usual memory_near_limit"
 for f in "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem"; do
 	if [ ! -x "$f" ]; then
 		echo "# error: $f is not built (make check builds the workloads)"
