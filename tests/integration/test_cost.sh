@@ -174,6 +174,21 @@ burn_cpu() {
 		awk -F= '{ s += $2 } END { if (NR) printf "%.6f\n", s }'
 }
 
+# Job $1's usage.mem_peak_bytes is its memory cgroup's max_usage_in_bytes
+# at its last process's exit: at least what the job script read at its
+# end (PEAK_SH), at most what the shell's last steps (a file written) can
+# add to it, 1 MiB.
+check_peak() {
+	local job=$1 peak
+	peak=$(cat "$JOBDIR/peak.$job" 2>/dev/null)
+	note "job $job: memory.max_usage_in_bytes read by the job '$peak'," \
+		"usage.mem_peak_bytes $(endrec "$job" usage.mem_peak_bytes) ($(endrec "$job" usage.mem_peak_source))"
+	check "job $job: usage.mem_peak_bytes is the job cgroup's memory.max_usage_in_bytes read at its end ('$peak') to +1 MiB, source cgroup_v1" \
+		eval '[ -n "$peak" ] &&
+			between "$(endrec "$job" usage.mem_peak_bytes)" "$peak" "$((peak + MIB))" &&
+			[ "$(endrec "$job" usage.mem_peak_source)" = cgroup_v1 ]'
+}
+
 # ---- Slurm and the agent ---------------------------------------------------------
 
 # munged (user munge) and the jobs must reach into the test folder
@@ -221,9 +236,14 @@ check "host record: price 3.6 config:node_hour, 4 CPUs, 1.5 GiB ('$hp')" \
 check "status: cost.node_price: 3.6 USD an hour (config:node_hour)" \
 	eq "$(status_of cost.node_price)" "3.6 USD an hour (config:node_hour)"
 
+# The end of a job script: the job's own memory cgroup peak (the job_N
+# level of v1, gone after the job) as the kernel kept it, read by the job.
+PEAK_SH="cg=\$(sed -n 's|^[0-9]*:memory:\\(.*/job_[0-9]*\\).*|\\1|p' /proc/self/cgroup)
+cat \"/sys/fs/cgroup/memory\$cg/memory.max_usage_in_bytes\" >\"$JOBDIR/peak.\$SLURM_JOB_ID\""
 cat >"$JOBDIR/burn.sh" <<EOF
 #!/bin/sh
 "$WL/burn" "\$1"
+$PEAK_SH
 EOF
 cat >"$JOBDIR/fit.sh" <<EOF
 #!/bin/sh
@@ -232,6 +252,7 @@ cat >"$JOBDIR/fit.sh" <<EOF
 # must not take the CPU the job asked for and uses
 nice -n -15 "$WL/burn" 38
 wait
+$PEAK_SH
 EOF
 cat >"$JOBDIR/near.sh" <<EOF
 #!/bin/sh
@@ -271,6 +292,7 @@ bc=$(burn_cpu "$A")
 want=$(calc 'a / (2 * b)' "$bc" "$el")
 check "A: efficiency.cpu is burn's $bc CPU-s / (2 x $el s) = $want (within 0.06)" \
 	near "$(endrec "$A" efficiency.cpu)" "$want" 0 0.06
+check_peak "$A"
 check "A: efficiency.memory is usage.mem_peak_bytes / 1 GiB" \
 	near "$(endrec "$A" efficiency.memory)" \
 	"$(calc 'a / b' "$(endrec "$A" usage.mem_peak_bytes)" $GIB)" 0 0.000001
@@ -374,6 +396,7 @@ check "D: touchmem touched 300 MiB (75 % of 400M)" eq "$touched" $((300 * MIB))
 check "D: efficiency.cpu is burn's CPU / $el s (within 0.06), at least 0.65" \
 	eval 'near "$(endrec "$D" efficiency.cpu)" "$(calc "a / b" "$bc" "$el")" 0 0.06 &&
 		between "$(endrec "$D" efficiency.cpu)" 0.65 1.2'
+check_peak "$D"
 check "D: efficiency.memory at least 300 MiB / 400 MiB and at most 1" \
 	between "$(endrec "$D" efficiency.memory)" 0.75 1
 check "D: efficiency.time is sacct's elapsed / 60 s, at least 0.6" \
