@@ -248,35 +248,6 @@ static struct store *clickhouse_store(struct cli *c, const char *cmd,
 	return st;
 }
 
-/*
- * Read the records q selects for cmd (report, export, cost) from a
- * ClickHouse sink into a temporary store and answer from there.
- */
-static int report_clickhouse(struct cli *c, const char *cmd, const char *name,
-			     const struct report_query *q,
-			     enum report_format fmt)
-{
-	struct store *st;
-	char where[1024];
-	int rc;
-
-	st = clickhouse_store(c, cmd, name, q,
-			      !strcmp(cmd, "export") ? CHQ_EXPORT :
-			      !strcmp(cmd, "cost") ? CHQ_COST : CHQ_REPORT,
-			      where, sizeof(where), &rc);
-	if (!st)
-		return rc;
-	if (!strcmp(cmd, "export"))
-		rc = report_export_store(st, where, q, stdout) ? 1 : 0;
-	else if (!strcmp(cmd, "cost"))
-		rc = costq_run_store(st, where, q, fmt,
-				     util_now_ns(CLOCK_REALTIME) / 1e9, stdout) ? 1 : 0;
-	else
-		rc = report_run_store(st, where, q, fmt, stdout) ? 1 : 0;
-	store_close(st);
-	return rc;
-}
-
 /* Parse --since TIME for cmd into *out: 0, or -EINVAL after a message. */
 static int since_parse(const char *cmd, const char *arg, double *out)
 {
@@ -344,36 +315,57 @@ static int agent_query(struct cli *c, const char *cmd,
 	return 1;
 }
 
-/*
- * Answer cmd (report, export, cost) for q from source: a ClickHouse sink;
- * the agent, for a user who may not read the store (it answers with what
- * they may see); else the store.  Returns the exit status.
- */
-static int answer(struct cli *c, const char *cmd, const char *source,
-		  const struct report_query *q, enum report_format fmt)
+/* After printing: 0, or 1 with a message when stdout failed. */
+static int stdout_done(const char *who)
 {
-	const char *sink;
-	int err;
-
-	if (source_parse(cmd, source, &sink))
-		return EXIT_USAGE;
-	if (strcmp(source, "sqlite"))
-		err = report_clickhouse(c, cmd, sink, q, fmt);
-	else if (geteuid() != 0 && access(c->cfg.sqlite_path, R_OK))
-		err = agent_query(c, cmd, q, report_format_name(fmt));
-	else if (!strcmp(cmd, "export"))
-		err = report_export(c->cfg.sqlite_path, q, stdout) ? 1 : 0;
-	else if (!strcmp(cmd, "cost"))
-		err = costq_run(c->cfg.sqlite_path, q, fmt,
-				util_now_ns(CLOCK_REALTIME) / 1e9, stdout) ? 1 : 0;
-	else
-		err = report_run(c->cfg.sqlite_path, q, fmt, stdout) ? 1 : 0;
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "jobtrace %s: writing output: %s\n", cmd,
-			strerror(errno));
+		fprintf(stderr, "%s: writing output: %s\n", who, strerror(errno));
 		return 1;
 	}
-	return err;
+	return 0;
+}
+
+/*
+ * Answer cmd (report, export, rightsize, cost) for q in format (its
+ * --format word) from source: a ClickHouse sink; the agent, for a user who
+ * may not read the store (it answers with what they may see); else the
+ * store.  Returns the exit status.
+ */
+static int answer(struct cli *c, const char *cmd, const char *source,
+		  const struct report_query *q, const char *format)
+{
+	static const struct { const char *cmd; enum chq_what what; } whats[] = {
+		{ "export", CHQ_EXPORT }, { "cost", CHQ_COST },
+		{ "rightsize", CHQ_JOBS }, { "report", CHQ_REPORT },
+	};
+	enum chq_what what = CHQ_REPORT;
+	struct store *st = NULL;
+	const char *sink;
+	char where[1024], who[32];
+	int err;
+
+	snprintf(who, sizeof(who), "jobtrace %s", cmd);
+	if (source_parse(cmd, source, &sink))
+		return EXIT_USAGE;
+	for (size_t i = 0; i < sizeof(whats) / sizeof(whats[0]); i++)
+		if (!strcmp(cmd, whats[i].cmd))
+			what = whats[i].what;
+	if (strcmp(source, "sqlite")) {
+		st = clickhouse_store(c, cmd, sink, q, what, where,
+				      sizeof(where), &err);
+		if (!st)
+			return err;
+	} else if (geteuid() != 0 && access(c->cfg.sqlite_path, R_OK)) {
+		err = agent_query(c, cmd, q, format);
+		return stdout_done(who) ? 1 : err;
+	} else if (store_open(c->cfg.sqlite_path, true, &st)) {
+		return 1;
+	} else {
+		util_strlcpy(where, c->cfg.sqlite_path, sizeof(where));
+	}
+	err = query_answer(st, where, cmd, q, format, stdout) ? 1 : 0;
+	store_close(st);
+	return stdout_done(who) ? 1 : err;
 }
 
 /* `report` and `export`: parse the selector and format, then read the store. */
@@ -466,7 +458,7 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 		fprintf(stderr, "jobtrace export: --format ndjson is required\n");
 		return EXIT_USAGE;
 	}
-	return answer(c, name, source, &q, fmt);
+	return answer(c, name, source, &q, report_format_name(fmt));
 }
 
 /* A process made up for `rules test`: argv, exe and comm. */
@@ -756,16 +748,6 @@ static int cmd_reload(struct cli *c, int argc, char **argv)
 	return ask_agent(c, "reload");
 }
 
-/* After printing: 0, or 1 with a message when stdout failed. */
-static int stdout_done(const char *who)
-{
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "%s: writing output: %s\n", who, strerror(errno));
-		return 1;
-	}
-	return 0;
-}
-
 /* Print the usage of cost. */
 static void cost_usage(FILE *out)
 {
@@ -877,7 +859,7 @@ static int cmd_cost(struct cli *c, int argc, char **argv)
 			" --run (not empty)\n");
 		return EXIT_USAGE;
 	}
-	return answer(c, "cost", source, &q, fmt);
+	return answer(c, "cost", source, &q, report_format_name(fmt));
 }
 
 /* `schema clickhouse`: print the DDL of the ClickHouse tables;
@@ -1010,11 +992,9 @@ static int cmd_rightsize(struct cli *c, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *source = "sqlite", *sink = NULL, *word = "text";
-	enum rightsize_format fmt = RIGHTSIZE_TEXT;
+	const char *source = "sqlite", *word = "text";
+	enum rightsize_format fmt;
 	struct report_query q = { 0 };
-	struct store *st;
-	char where[1024];
 	int opt, nsel = 0, rc;
 
 	optind = 1;
@@ -1055,21 +1035,7 @@ static int cmd_rightsize(struct cli *c, int argc, char **argv)
 			" --run, --since (not empty)\n");
 		return EXIT_USAGE;
 	}
-	if (source_parse("rightsize", source, &sink))
-		return EXIT_USAGE;
-	if (strcmp(source, "sqlite")) {
-		st = clickhouse_store(c, "rightsize", sink, &q, CHQ_JOBS, where,
-				      sizeof(where), &rc);
-		if (st) {
-			rc = rightsize_run_store(st, where, &q, fmt, stdout) ? 1 : 0;
-			store_close(st);
-		}
-	} else if (geteuid() != 0 && access(c->cfg.sqlite_path, R_OK)) {
-		rc = agent_query(c, "rightsize", &q, word);
-	} else {
-		rc = rightsize_run(c->cfg.sqlite_path, &q, fmt, stdout) ? 1 : 0;
-	}
-	return stdout_done("jobtrace rightsize") ? 1 : rc;
+	return answer(c, "rightsize", source, &q, word);
 }
 
 /* Print the usage of prices. */

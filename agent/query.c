@@ -23,6 +23,7 @@
 #include "log.h"
 #include "query.h"
 #include "rightsize.h"
+#include "store.h"
 #include "util.h"
 
 #define FRAME_MAX (1u << 20)	/* the largest frame a reader accepts */
@@ -330,8 +331,31 @@ static void close_from_3(void)
 	closedir(d);
 }
 
-/* The answering child: run the report, export or cost, framed on stdin's
- * socket. */
+/* Answer cmd (report, export, rightsize, cost) for q over st in format. */
+int query_answer(struct store *st, const char *where, const char *cmd,
+		 const struct report_query *q, const char *format, FILE *out)
+{
+	enum report_format fmt = strcmp(cmd, "export") ? REPORT_TEXT :
+							  REPORT_NDJSON;
+	enum rightsize_format rfmt = RIGHTSIZE_TEXT;
+
+	if (!strcmp(cmd, "rightsize")) {
+		if (format && rightsize_format_parse(format, &rfmt))
+			return -EINVAL;
+		return rightsize_run_store(st, where, q, rfmt, out);
+	}
+	if (format && report_format_parse(format, &fmt))
+		return -EINVAL;
+	if (!strcmp(cmd, "cost"))
+		return costq_run_store(st, where, q, fmt,
+				       util_now_ns(CLOCK_REALTIME) / 1e9, out);
+	if (!strcmp(cmd, "export"))
+		return report_export_store(st, where, q, out);
+	return report_run_store(st, where, q, fmt, out);
+}
+
+/* The answering child: run the report, export, rightsize or cost, framed
+ * on stdin's socket. */
 int query_child_main(int argc, char **argv)
 {
 	struct timeval tv = { .tv_sec = QUERY_SEND_TIMEOUT_S };
@@ -340,6 +364,7 @@ int query_child_main(int argc, char **argv)
 	struct control_req req = { 0 };
 	struct report_query q;
 	enum report_format fmt;
+	struct store *st = NULL;
 	int sock = 0, msgs, status, fl;
 	char buf[16384], *end;
 	const char *why;
@@ -393,21 +418,12 @@ int query_child_main(int argc, char **argv)
 	if (!out)
 		return 1;
 	setvbuf(out, NULL, _IOFBF, 65536);
-	if (!strcmp(req.cmd, "rightsize")) {
-		enum rightsize_format rfmt = RIGHTSIZE_TEXT;
-		const char *f = req_field(&req, "format");
-
-		if (f)
-			rightsize_format_parse(f, &rfmt);	/* checked */
-		status = rightsize_run(argv[2], &q, rfmt, out);
-	} else if (!strcmp(req.cmd, "cost")) {
-		status = costq_run(argv[2], &q, fmt,
-				   util_now_ns(CLOCK_REALTIME) / 1e9, out);
-	} else if (fmt == REPORT_NDJSON) {
-		status = report_export(argv[2], &q, out);
-	} else {
-		status = report_run(argv[2], &q, fmt, out);
-	}
+	if (store_open(argv[2], true, &st))
+		status = 1;
+	else
+		status = query_answer(st, argv[2], req.cmd, &q,
+				      req_field(&req, "format"), out);
+	store_close(st);
 	status = status ? 1 : 0;
 	if (fflush(out) || ferror(out))
 		return 1;	/* the reader went away */

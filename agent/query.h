@@ -81,6 +81,14 @@ int query_parse(const struct control_req *req, double now,
 		struct report_query *q, enum report_format *fmt,
 		const char **why);
 /* The answering child: argv as query_serve() makes it; returns the status. */
+/*
+ * Answer cmd (report, export, rightsize or cost) for q over the open store
+ * st (where names it in messages) in format, the command's --format word
+ * (NULL: its default), on out.  The one dispatch of the CLI and the
+ * agent's child.  Returns 0 or -errno.
+ */
+int query_answer(struct store *st, const char *where, const char *cmd,
+		 const struct report_query *q, const char *format, FILE *out);
 int query_child_main(int argc, char **argv);
 
 /*

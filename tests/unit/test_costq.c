@@ -738,6 +738,45 @@ static void test_run_partial(void **state)
 	store_close(s);
 }
 
+/*
+ * A job id used again on one host (a scheduler's counter wrapped, a
+ * restarted cluster): two end records, each with the processes that
+ * started within it, none counted twice.  Job 7 [0, 100] 1 USD: task a
+ * 10 s; job 7 [1000, 1100] 3 USD: a 30 s, b 10 s.
+ */
+static void test_job_id_reused(void **state)
+{
+	static const struct job jobs[] = {
+		{ "n1", "7", NULL, "u", "a", "c", 0, 100, 1.0, "USD", 0, NAN, 1 },
+		{ "n1", "7", NULL, "u", "a", "c", 1000, 1100, 3.0, "USD", 0, NAN,
+		  1 },
+	};
+	static const struct proc procs[] = {
+		{ "n1", "7", NULL, "a", "t", NULL, 10, 0, 10 },
+		{ "n1", "7", NULL, "a", "t", NULL, 30, 0, 1010 },
+		{ "n1", "7", NULL, "b", "t", NULL, 10, 0, 1020 },
+	};
+	struct report_query q = { .job = "7" };
+	struct store *s = new_store();
+	struct costq_result *r;
+	double idle;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++)
+		put_job(s, &jobs[i]);
+	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
+		put_proc(s, &procs[i]);
+	r = compute(s, q, "task", T0 + 2000);
+	near(row(r, "a", "USD", false)->cost, 1.0 + 3.0 * 30 / 40);
+	near(row(r, "b", "USD", false)->cost, 3.0 * 10 / 40);
+	near(total(r, "USD")->cost, 4.0);
+	near(total(r, "USD")->cpu_s, 50);
+	near(rows_sum(r, "USD", &idle), 4.0);
+	assert_int_equal(total(r, "USD")->processes, 3);
+	costq_result_free(r);
+	store_close(s);
+}
+
 /* ---- formats and access --------------------------------------------------- */
 
 /* Print the fleet in fmt by task into a new string. */
@@ -884,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_only_unpriced),
 		cmocka_unit_test(test_node_idle),
 		cmocka_unit_test(test_run_partial),
+		cmocka_unit_test(test_job_id_reused),
 		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_money_text),
 		cmocka_unit_test(test_uid_only),
