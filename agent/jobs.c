@@ -204,6 +204,16 @@ size_t jobs_running(const struct jobs *j, const struct jt_jobinfo **out,
 	return n;
 }
 
+/* Every running job. */
+void jobs_foreach_running(struct jobs *j,
+			  void (*fn)(struct jt_jobinfo *ji, void *arg),
+			  void *arg)
+{
+	for (size_t i = 0; i < j->n; i++)
+		if (!j->v[i]->end_ns)
+			fn(j->v[i], arg);
+}
+
 /* Number of jobs known and running. */
 size_t jobs_count(const struct jobs *j, size_t *running)
 {

@@ -109,6 +109,10 @@ size_t jobs_count_by_user(const struct jobs *j, uint32_t uid);
  * order they were registered; returns how many there are in all. */
 size_t jobs_running(const struct jobs *j, const struct jt_jobinfo **out,
 		    size_t max);
+/* Call fn on every running job (no end yet), in the order registered. */
+void jobs_foreach_running(struct jobs *j,
+			  void (*fn)(struct jt_jobinfo *ji, void *arg),
+			  void *arg);
 /* Number of jobs known, and of those still running. */
 size_t jobs_count(const struct jobs *j, size_t *running);
 

@@ -116,40 +116,59 @@ static void evidence_text(sqlite3_stmt *st, char *out, size_t len)
 	}
 }
 
+/* One row in text: the section's head before the first. */
+static void text_row(sqlite3_stmt *st, size_t i, FILE *out)
+{
+	char when[32], ev[256], proc[48] = "-", kind[32], job[64], comm[32];
+
+	if (!i)
+		fprintf(out, "\nSignals\n  %-27s %-19s %-16s %-20s %s\n",
+			"TIME", "KIND", "JOB", "PROCESS", "EVIDENCE");
+	json_format_time((uint64_t)(sqlite3_column_double(st, C_TIME) * 1e9),
+			 when, sizeof(when));
+	if (sqlite3_column_type(st, C_PID) != SQLITE_NULL)
+		snprintf(proc, sizeof(proc), "%d %s",
+			 sqlite3_column_int(st, C_PID),
+			 clean(text(st, C_COMM, ""), comm, sizeof(comm)));
+	evidence_text(st, ev, sizeof(ev));
+	fprintf(out, "  %-27s %-19s %-16s %-20s %s\n", when,
+		clean(text(st, C_KIND, "?"), kind, sizeof(kind)),
+		clean(text(st, C_JOB, "-"), job, sizeof(job)), proc,
+		util_printable(ev));
+}
+
+/* One row in JSON: the stored record. */
+static void json_row(sqlite3_stmt *st, size_t i, FILE *out)
+{
+	fprintf(out, "%s%s", i ? "," : "", text(st, C_JSON, "null"));
+}
+
+/* Call row on each signal q selects; *n: how many.  0 or -errno. */
+static int each(struct store *s, const char *where,
+		const struct report_query *q, FILE *out, size_t *n,
+		void (*row)(sqlite3_stmt *st, size_t i, FILE *out))
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err = prepare(s, where, q, &st);
+
+	*n = 0;
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		row(st, (*n)++, out);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
 /* The Signals section in text. */
 int report_signals_text(struct store *s, const char *where,
 			const struct report_query *q, FILE *out)
 {
-	sqlite3_stmt *st = NULL;
-	size_t n = 0;
-	int rc, err = prepare(s, where, q, &st);
+	size_t n;
+	int err = each(s, where, q, out, &n, text_row);
 
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		char when[32], ev[256], proc[48] = "-", kind[32], job[64],
-			comm[32];
-
-		if (!n++)
-			fprintf(out, "\nSignals\n  %-27s %-19s %-16s %-20s %s\n",
-				"TIME", "KIND", "JOB", "PROCESS", "EVIDENCE");
-		json_format_time((uint64_t)(sqlite3_column_double(st, C_TIME) *
-					    1e9), when, sizeof(when));
-		if (sqlite3_column_type(st, C_PID) != SQLITE_NULL)
-			snprintf(proc, sizeof(proc), "%d %s",
-				 sqlite3_column_int(st, C_PID),
-				 clean(text(st, C_COMM, ""), comm, sizeof(comm)));
-		evidence_text(st, ev, sizeof(ev));
-		fprintf(out, "  %-27s %-19s %-16s %-20s %s\n", when,
-			clean(text(st, C_KIND, "?"), kind, sizeof(kind)),
-			clean(text(st, C_JOB, "-"), job, sizeof(job)), proc,
-			util_printable(ev));
-	}
-	if (rc != SQLITE_DONE)
-		err = -EIO;
-	else if (!n)
+	if (!err && !n)
 		fprintf(out, "\nSignals: none\n");
-	sqlite3_finalize(st);
 	return err;
 }
 
@@ -157,18 +176,11 @@ int report_signals_text(struct store *s, const char *where,
 int report_signals_json(struct store *s, const char *where,
 			const struct report_query *q, FILE *out)
 {
-	sqlite3_stmt *st = NULL;
-	size_t n = 0;
-	int rc, err = prepare(s, where, q, &st);
+	size_t n;
+	int err;
 
-	if (err)
-		return err;
 	fputs(",\"signals\":[", out);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		fprintf(out, "%s%s", n++ ? "," : "", text(st, C_JSON, "null"));
+	err = each(s, where, q, out, &n, json_row);
 	fputc(']', out);
-	if (rc != SQLITE_DONE)
-		err = -EIO;
-	sqlite3_finalize(st);
 	return err;
 }

@@ -14,7 +14,7 @@
 struct store;
 
 /*
- * Print the section "Signals (N)" with one line a signal (time, kind,
+ * Print the section "Signals" with one line a signal (time, kind,
  * job, process, evidence in words), or "Signals: none".  0 or -errno.
  */
 int report_signals_text(struct store *st, const char *where,

@@ -640,36 +640,31 @@ static void proc_one(struct jt_proc *p, void *arg)
 		emit(pc->a, &io, &p->job, p);
 }
 
-/* The running jobs' memory cgroups. */
-static void memory_pass(struct sig_agent *a, const struct sig_params *p,
-			bool v2)
+struct mem_ctx {
+	struct sig_agent *a;
+	const struct sig_params *p;
+	uint64_t now_ns;
+	bool v2;
+};
+
+/* One running job's memory cgroup (jobs_foreach_running's fn). */
+static void memory_one(struct jt_jobinfo *ji, void *arg)
 {
-	const struct jt_jobinfo *run[256];
-	size_t n = jobs_running(a->jobs, run, 256);
-	uint64_t now = util_now_ns(CLOCK_BOOTTIME);
+	struct mem_ctx *mc = arg;
+	char dir[640];
+	uint64_t mem, lim;
+	struct sig_out o;
 
-	if (n > 256)
-		n = 256;
-	for (size_t i = 0; i < n; i++) {
-		struct jt_jobinfo *ji = jobs_get(a->jobs, run[i]->job.scheduler,
-						 run[i]->job.id, false);
-		char dir[640];
-		uint64_t mem, lim;
-		struct sig_out o;
-
-		if (!ji || (!ji->cgroup[0] && !ji->memcg[0]))
-			continue;
-		/* the registered cgroup, else the one its processes showed */
-		snprintf(dir, sizeof(dir), "%s%s", v2 ? "/sys/fs/cgroup" :
-			 "/sys/fs/cgroup/memory",
-			 ji->cgroup[0] ? ji->cgroup : ji->memcg);
-		if (signals_read_memcg(dir, v2, &mem, &lim))
-			continue;
-		if (!signals_memory(&ji->mem_near, p, now, mem, lim, &o))
-			continue;
-		o.mem_source = v2 ? "cgroup_v2" : "cgroup_v1";
-		emit(a, &o, &ji->job, NULL);
-	}
+	if (!ji->cgroup[0] && !ji->memcg[0])
+		return;
+	/* the registered cgroup, else the one its processes showed */
+	snprintf(dir, sizeof(dir), "%s%s", mc->v2 ? "/sys/fs/cgroup" :
+		 "/sys/fs/cgroup/memory", ji->cgroup[0] ? ji->cgroup : ji->memcg);
+	if (signals_read_memcg(dir, mc->v2, &mem, &lim) ||
+	    !signals_memory(&ji->mem_near, mc->p, mc->now_ns, mem, lim, &o))
+		return;
+	o.mem_source = mc->v2 ? "cgroup_v2" : "cgroup_v1";
+	emit(mc->a, &o, &ji->job, NULL);
 }
 
 /* After a sample pass. */
@@ -677,10 +672,12 @@ void signals_agent_pass(struct sig_agent *a, const struct sig_params *p,
 			struct proc_table *procs, unsigned gen, bool v2)
 {
 	struct pass_ctx pc = { .procs = procs, .a = a, .p = p, .gen = gen };
+	struct mem_ctx mc = { .a = a, .p = p, .v2 = v2,
+			      .now_ns = util_now_ns(CLOCK_BOOTTIME) };
 
 	proc_table_foreach(procs, mark_parent, &pc);
 	proc_table_foreach(procs, proc_one, &pc);
-	memory_pass(a, p, v2);
+	jobs_foreach_running(a->jobs, memory_one, &mc);
 	signals_agent_poll(a);
 }
 

@@ -25,8 +25,9 @@
  *   signals.memory_near of its limit (memory.max, memory.limit_in_bytes).
  *   The episode ends when the charge falls below memory_near - 0.05 of it.
  *
- * Cost per sample pass: a walk over the tracked processes comparing
- * counters the pass already read (no system call per process), and two
+ * Cost per sample pass: two walks over the tracked processes (one marks
+ * the parents of live processes, one compares counters the pass already
+ * read; no system call per process), and two
  * small file reads per running job that has a cgroup.  The wait state is
  * read once per stall, the store once per ended task instance.
  *

@@ -235,10 +235,13 @@ trap 'echo "# interrupted"; exit 1' INT TERM
 no_stray_signals() {
 	local got k stray=
 	[ -f "$DB" ] || return 0
-	got=$(sqlite3 "file:$DB?mode=ro" "select distinct json_extract(json, '\$.kind')
+	# a store that cannot be read is a failure, not "no signal"
+	got=$(sqlite3 -cmd ".timeout 5000" "file:$DB?mode=ro" "select distinct json_extract(json, '\$.kind')
 		from record where type = 'signal' and json_extract(json, '\$.kind') in
-		('stall', 'io_bound', 'slower_than_usual', 'memory_near_limit');" 2>/dev/null)
+		('stall', 'io_bound', 'slower_than_usual', 'memory_near_limit');" 2>&1) ||
+		stray=" (store not read: $got)"
 	for k in $got; do
+		[ -n "$stray" ] && break
 		case " ${SIGNALS_EXPECTED:-} " in
 		*" $k "*) ;;
 		*) stray="$stray $k" ;;

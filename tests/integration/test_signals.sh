@@ -19,8 +19,9 @@
 #     runs 3, duration_s its own;
 #  d. touchmem 118 MiB in a v1 memory cgroup limited to 128 MiB and
 #     registered as a job: one memory_near_limit with limit_bytes the
-#     limit and mem_bytes at least 90 % of it and no more than the cgroup's
-#     own peak, and no oom_kill;
+#     limit and mem_bytes at least 90 % of it, no more than the cgroup's
+#     own peak and between the test's polls of memory.usage_in_bytes
+#     just before and after the signal's time, and no oom_kill;
 #  e. no false positive: a busy job (burn 2) and a short sleep (2 s) raise
 #     nothing, and the store of the agent holds no other signal of these
 #     kinds than the ones above; `jobtrace status` counts them per kind.
@@ -257,7 +258,14 @@ if [ -e "$MEMCG/memory.limit_in_bytes" ] && mkdir "$MEMCG/jt_sig_$$" 2>/dev/null
 	echo $((128 * MIB)) >"$MEMCG/jt_sig_$$/memory.limit_in_bytes"
 	cli job-start --strict --job "$J-d" --scheduler test --cgroup "/jt_sig_$$" >"$T/d.hook" 2>&1
 	check "job-start --job $J-d --cgroup /jt_sig_$$ (exit $?)" eq "$?" 0
-	(echo "$BASHPID" >"$MEMCG/jt_sig_$$/cgroup.procs" && exec "$WL/touchmem" 118 3000) >"$T/d.out" 2>&1
+	(echo "$BASHPID" >"$MEMCG/jt_sig_$$/cgroup.procs" && exec "$WL/touchmem" 118 3000) >"$T/d.out" 2>&1 &
+	D_PID=$!
+	# the cgroup's own charge, polled by the test while touchmem runs
+	while kill -0 "$D_PID" 2>/dev/null; do
+		echo "$(now) $(cat "$MEMCG/jt_sig_$$/memory.usage_in_bytes")"
+		sleep 0.02
+	done >"$T/mem.poll"
+	wait "$D_PID"
 	D_ST=$?
 	D_PEAK=$(cat "$MEMCG/jt_sig_$$/memory.max_usage_in_bytes")
 	D_OOM=$(awk '$1 == "oom_kill" { print $2 }' "$MEMCG/jt_sig_$$/memory.oom_control")
@@ -272,6 +280,15 @@ if [ -e "$MEMCG/memory.limit_in_bytes" ] && mkdir "$MEMCG/jt_sig_$$" 2>/dev/null
 			"$J-d  $((128 * MIB)) cgroup_v1"
 		check "memory_near_limit: mem_bytes $m is at least 0.9 x the limit and at most the cgroup's peak $D_PEAK" \
 			between "$m" "$((128 * MIB * 9 / 10))" "$D_PEAK"
+		# the test's polls of memory.usage_in_bytes just before and
+		# just after the signal's time bracket what the agent read
+		ref=$(awk -v t="${s%%|*}" '$1 <= t { lo = $2 } $1 > t && hi == "" { hi = $2 }
+			END { if (lo == "" || hi == "") exit 1
+			      if (lo > hi) { x = lo; lo = hi; hi = x }
+			      print lo, hi }' "$T/mem.poll")
+		note "memory.usage_in_bytes polled by the test around the signal: ${ref:-none}"
+		check "memory_near_limit: mem_bytes $m lies between the test's polls of memory.usage_in_bytes around its time (${ref:-none}, 1 MiB)" \
+			between "$m" "$(( ${ref% *} - MIB ))" "$(( ${ref#* } + MIB ))"
 		check "memory_near_limit: fraction = mem_bytes / limit_bytes" \
 			near "$(member "$s" evidence.fraction)" "$(awk -v m="$m" -v l=$((128 * MIB)) 'BEGIN { print m / l }')" 0 0.000001
 	else

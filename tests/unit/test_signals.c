@@ -259,6 +259,20 @@ static void test_store_runs(void **state)
 				       "J", runs, 8) < 0);
 }
 
+/* Encode s into b (reset first) and check it is JSON: the text. */
+static const char *encode(struct jbuf *b, const struct jt_host *h,
+			  const struct sig_out *s, const struct jt_job *job,
+			  const struct jt_proc *p)
+{
+	const char *j;
+
+	jbuf_reset(b);
+	signals_record(b, h, s, job, NULL, p);
+	j = jbuf_str(b);
+	assert_true(json_valid(j));
+	return j;
+}
+
 /* The records: job, process, tool and evidence of each kind. */
 static void test_record(void **state)
 {
@@ -278,9 +292,7 @@ static void test_record(void **state)
 
 	(void)state;
 	jbuf_init(&b);
-	signals_record(&b, &h, &s, &job, NULL, &p);
-	j = jbuf_str(&b);
-	assert_true(json_valid(j));
+	j = encode(&b, &h, &s, &job, &p);
 	assert_non_null(strstr(j, "\"kind\":\"stall\""));
 	assert_non_null(strstr(j, "\"time\":\"2026-11-24T06:00:13.000000Z\""));
 	assert_non_null(strstr(j, "\"id\":\"J1\""));
@@ -292,57 +304,34 @@ static void test_record(void **state)
 	s.kind = SIG_STALL_END;
 	s.exited = true;
 	s.now_ns = 20 * S;
-	jbuf_reset(&b);
-	signals_record(&b, &h, &s, &job, NULL, &p);
-	j = jbuf_str(&b);
-	assert_true(json_valid(j));
+	j = encode(&b, &h, &s, &job, &p);
 	assert_non_null(strstr(j, "\"phase\":\"end\""));
 	assert_non_null(strstr(j, "\"state\":null,\"wchan\":null,\"exited\":true"));
 	/* start and end are two records */
 	assert_null(strstr(j, id1));
 
-	memset(&s, 0, sizeof(s));
-	s.kind = SIG_MEMORY;
-	s.now_ns = 13 * S;
-	s.mem_bytes = 950;
-	s.limit_bytes = 1000;
-	s.fraction = 0.95;
-	s.mem_source = "cgroup_v1";
-	jbuf_reset(&b);
-	signals_record(&b, &h, &s, &job, NULL, NULL);
-	j = jbuf_str(&b);
-	assert_true(json_valid(j));
+	s = (struct sig_out){ .kind = SIG_MEMORY, .now_ns = 13 * S,
+			      .mem_bytes = 950, .limit_bytes = 1000,
+			      .fraction = 0.95, .mem_source = "cgroup_v1" };
+	j = encode(&b, &h, &s, &job, NULL);
 	assert_non_null(strstr(j, "\"kind\":\"memory_near_limit\""));
 	assert_non_null(strstr(j, "\"pid\":null"));
 	assert_non_null(strstr(j, "\"fraction\":0.95"));
 	assert_non_null(strstr(j, "\"mem_bytes\":950,\"limit_bytes\":1000,"
 			       "\"source\":\"cgroup_v1\""));
 
-	memset(&s, 0, sizeof(s));
-	s.kind = SIG_SLOWER;
-	s.now_ns = 13 * S;
-	s.duration_s = 2.5;
-	s.median_s = 0.5;
-	s.runs = 3;
-	s.factor = 5;
-	jbuf_reset(&b);
-	signals_record(&b, &h, &s, &job, NULL, NULL);
-	j = jbuf_str(&b);
-	assert_true(json_valid(j));
+	s = (struct sig_out){ .kind = SIG_SLOWER, .now_ns = 13 * S,
+			      .duration_s = 2.5, .median_s = 0.5, .runs = 3,
+			      .factor = 5 };
+	j = encode(&b, &h, &s, &job, NULL);
 	assert_non_null(strstr(j, "\"kind\":\"slower_than_usual\""));
 	assert_non_null(strstr(j, "\"duration_s\":2.5,\"median_s\":0.5,"
 			       "\"runs\":3,\"factor\":5"));
 
-	memset(&s, 0, sizeof(s));
-	s.kind = SIG_IO_BOUND;
-	s.now_ns = 13 * S;
-	s.window_s = 2;
-	s.blkio_delay_s = 1.5;
-	s.fraction = 0.75;
-	jbuf_reset(&b);
-	signals_record(&b, &h, &s, &job, NULL, &p);
-	j = jbuf_str(&b);
-	assert_true(json_valid(j));
+	s = (struct sig_out){ .kind = SIG_IO_BOUND, .now_ns = 13 * S,
+			      .window_s = 2, .blkio_delay_s = 1.5,
+			      .fraction = 0.75 };
+	j = encode(&b, &h, &s, &job, &p);
 	assert_non_null(strstr(j, "\"kind\":\"io_bound\""));
 	assert_non_null(strstr(j, "\"window_s\":2,\"blkio_delay_s\":1.5,"
 			       "\"fraction\":0.75"));
