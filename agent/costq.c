@@ -1344,14 +1344,7 @@ static int print_json(const struct costq_result *r,
 	json_obj_open(&b);
 	json_key(&b, "query");
 	json_obj_open(&b);
-	if (q->job && *q->job) {
-		json_kv_str(&b, "job", q->job);
-	} else if (q->run && *q->run) {
-		json_kv_str(&b, "run", q->run);
-	} else {
-		json_key(&b, "since");
-		json_time(&b, ns_of(q->since));
-	}
+	report_json_selector(&b, q);
 	json_kv_str(&b, "by", costq_by_name(r->by));
 	json_obj_close(&b);
 	json_key(&b, "totals");

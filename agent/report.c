@@ -1432,10 +1432,10 @@ static void print_groups(const struct groups *g, const char *title,
 	}
 }
 
-/* Write the query object ({"job":"42"}, {"since":"..."}, ...). */
-static void json_query(struct jbuf *b, const struct report_query *q)
+/* Write the selector's member ("job":"42", "since":"...", ...; see
+ * report.h). */
+void report_json_selector(struct jbuf *b, const struct report_query *q)
 {
-	json_obj_open(b);
 	if (q->job && *q->job) {
 		json_kv_str(b, "job", q->job);
 	} else if (q->run && *q->run) {
@@ -1448,7 +1448,6 @@ static void json_query(struct jbuf *b, const struct report_query *q)
 		json_key(b, "since");
 		json_time(b, to_ns(q->since));
 	}
-	json_obj_close(b);
 }
 
 #define NODES_MAX 64		/* node names kept for the header */
@@ -2302,7 +2301,9 @@ static int print_json(const struct report *rp, FILE *out)
 	jbuf_init(&b);
 	json_obj_open(&b);
 	json_key(&b, "query");
-	json_query(&b, rp->q);
+	json_obj_open(&b);
+	report_json_selector(&b, rp->q);
+	json_obj_close(&b);
 	json_key(&b, "summary");
 	json_obj_open(&b);
 	json_tally(&b, &s->t);

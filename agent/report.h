@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct jbuf;
 struct store;
 struct sqlite3_stmt;
 
@@ -95,6 +96,10 @@ int report_col_dup(struct sqlite3_stmt *st, int i, char **out);
  */
 int report_restrict(struct store *st, const char *where,
 		    const struct report_query *q);
+/* Write q's selector as one member of an open JSON object: "job": ID,
+ * "run", "pipeline", "pid" or "since" (RFC 3339); report, cost and
+ * rightsize name their query with it. */
+void report_json_selector(struct jbuf *b, const struct report_query *q);
 /* A process's tool as reports name it: the rules' tool name, else the
  * base name of exe, else comm, else "?". */
 const char *report_tool_name(const char *tool, const char *exe,

@@ -907,14 +907,7 @@ static int print_json(const struct rs *r, const struct report_query *q,
 	json_obj_open(&b);
 	json_key(&b, "selection");
 	json_obj_open(&b);
-	if (q->pipeline && *q->pipeline) {
-		json_kv_str(&b, "pipeline", q->pipeline);
-	} else if (q->run && *q->run) {
-		json_kv_str(&b, "run", q->run);
-	} else {
-		json_key(&b, "since");
-		json_time(&b, q->since > 0 ? (uint64_t)(q->since * 1e9) : 0);
-	}
+	report_json_selector(&b, q);
 	json_obj_close(&b);
 	json_kv_u64(&b, "runs", r->runs);
 	json_kv_u64(&b, "runs_needed", RIGHTSIZE_MIN_RUNS);
