@@ -132,6 +132,7 @@ struct report_html_model {
 	size_t bars;		/* instance bars drawn */
 	size_t detail;		/* processes with a detail bar */
 	long *lane_of;		/* each process's lane */
+	long *top;		/* each process's instance: its topmost */
 };
 
 /*
