@@ -636,6 +636,7 @@ void report_html_model_free(struct report_html_model *m)
 	}
 	free(m->lane);
 	free(m->lane_of);
+	free(m->top);
 	free(m);
 }
 
@@ -650,6 +651,10 @@ int report_html_model(const struct report_html_proc *p, size_t n,
 	int err = -ENOMEM;
 
 	*out = NULL;
+	if (m)
+		m->top = top;
+	else
+		free(top);
 	if (!m || !top || !idx)
 		goto cleanup;
 	for (size_t i = 0; i < n; i++) {
@@ -679,7 +684,6 @@ int report_html_model(const struct report_html_proc *p, size_t n,
 		m->lane[i].ndetail = 0;
 
 cleanup:
-	free(top);
 	free(idx);
 	if (err)
 		report_html_model_free(m);
@@ -1833,7 +1837,6 @@ int report_html_print(struct store *st, const char *where,
 	size_t ntasks = 0, ntools = 0;
 	struct extra x = { 0 };
 	struct sigs g = { 0 };
-	long *top = NULL;
 	int err;
 
 	err = report_html_model(in->p, in->n, !q->no_tree, &m);
@@ -1841,15 +1844,13 @@ int report_html_print(struct store *st, const char *where,
 		goto cleanup;
 	s = malloc(sizeof(*s));
 	pi.idx = malloc((in->n ? in->n : 1) * sizeof(long));
-	top = malloc((in->n ? in->n : 1) * sizeof(long));
-	if (!s || !pi.idx || !top) {
+	if (!s || !pi.idx) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
 	for (size_t i = 0; i < in->n; i++)
 		pi.idx[i] = (long)i;
 	qsort_r(pi.idx, in->n, sizeof(long), cmp_hps, (void *)in->p);
-	find_tops(in->p, in->n, top);
 
 	err = load_signals(st, where, q, m->t0, m->t1, &g);
 	if (!err)
@@ -1862,9 +1863,9 @@ int report_html_print(struct store *st, const char *where,
 	if (!err)
 		err = load_cost(st, where, q, in->now, &x);
 	if (!err)
-		err = tabulate(in->p, in->n, top, true, &tasks, &ntasks);
+		err = tabulate(in->p, in->n, m->top, true, &tasks, &ntasks);
 	if (!err)
-		err = tabulate(in->p, in->n, top, false, &tools, &ntools);
+		err = tabulate(in->p, in->n, m->top, false, &tools, &ntools);
 	if (err)
 		goto cleanup;
 	colour_rows(tasks, ntasks, true, m);
@@ -1911,7 +1912,6 @@ cleanup:
 	sigs_free(&g);
 	free(tasks);
 	free(tools);
-	free(top);
 	free(pi.idx);
 	free(s);
 	return err;

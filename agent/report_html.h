@@ -23,7 +23,8 @@
  *  - CPU (cores) and memory (RSS) of the selection over time from its
  *    `sample` records, in REPORT_HTML_BINS bins.
  * Whatever the run's size, the page holds at most those many drawn things
- * (see doc/report-html.md for the resulting size bound).
+ * (README's HTML report section gives the sizes test_report_html.sh
+ * measures).
  */
 #ifndef JOBTRACE_REPORT_HTML_H
 #define JOBTRACE_REPORT_HTML_H
@@ -132,6 +133,7 @@ struct report_html_model {
 	size_t bars;		/* instance bars drawn */
 	size_t detail;		/* processes with a detail bar */
 	long *lane_of;		/* each process's lane */
+	long *top;		/* each process's instance: its topmost */
 };
 
 /*

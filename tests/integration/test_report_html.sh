@@ -130,6 +130,21 @@ for l, name in sorted(p.lane.items(), key=lambda x: int(x[0])):
 PY
 }
 
+# The CPU chart of page $1 added up (cores x bin width; the chart spreads
+# each process's CPU between its samples, and after its last from its final
+# record, so every process's CPU once) and the samples it used:
+# "samples=N cpu=S".
+chart_cpu() {
+	python3 - "$1" <<'PY'
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+d = json.loads(re.search(r'id="jt-data">(.*?)</script>', page, re.S).group(1))
+u = d["use"]
+print("samples=%d cpu=%.3f" % (u["samples"],
+                              sum(u["cores"]) * d["span"] / d["bins"]))
+PY
+}
+
 # KEY's value in counts file $1 (0 when missing).
 cnt() {
 	local v
@@ -237,6 +252,10 @@ check "burn's row: 3 processes, CPU $ROW s = what burn measured itself, $BURN s 
 	near "$ROW" "$BURN" 0 0.05
 check "the CPU and the memory lines are drawn from the samples" \
 	eval '[ "$(cnt "$T/run.counts" cpu-line)" = 1 ] && [ "$(cnt "$T/run.counts" mem-line)" = 1 ]'
+CPU_ALL=$(q "select printf('%.3f', sum(cpu_user_s + cpu_sys_s)) from process where job_id = '$J';")
+USE=$(chart_cpu "$T/run.html")
+check "the CPU chart adds up to the processes' CPU in the store: $(kv "$USE" cpu) s = $CPU_ALL s (1 %), from $(kv "$USE" samples) samples" \
+	eval '[ "$(kv "$USE" samples)" -gt 0 ] && near "$(kv "$USE" cpu)" "$CPU_ALL" 1 0.02'
 check "the job's state comes first: COMPLETED" \
 	grep -q '<li><b class="state s-COMPLETED">COMPLETED</b>' "$T/run.html"
 n=$(grep -c -E 'https?:|src=|href|url\(|@import' "$T/run.html")
@@ -292,6 +311,10 @@ check "the answer: $(kv "$TRUTH" processes) processes, $(kv "$TRUTH" failed) fai
 COST=$(sqlite3 "$T/big.db" "select printf('%.2f', json_extract(json, '\$.cost.amount')) from record
 	where type = 'job' and json_extract(json, '\$.phase') = 'end';")
 check "the cost is the job end record's, $COST USD" grep -q "<li>cost <b>$COST USD</b>" "$T/big.html"
+CPU_ALL=$(sqlite3 "$T/big.db" "select printf('%.3f', sum(cpu_user_s + cpu_sys_s)) from process;")
+USE=$(chart_cpu "$T/big.html")
+check "the CPU chart adds up to the processes' CPU: $(kv "$USE" cpu) s = $CPU_ALL s (1 %), from $(kv "$USE" samples) of the generator's $(kv "$TRUTH" samples) samples" \
+	eval '[ "$(kv "$USE" samples)" = "$(kv "$TRUTH" samples)" ] && near "$(kv "$USE" cpu)" "$CPU_ALL" 1 0.02'
 check "the task table has every task and (no task) ($(cnt "$T/big.counts" rows_by-task))" \
 	eq "$(cnt "$T/big.counts" rows_by-task)" "$(($(kv "$TRUTH" tasks) + 1))"
 n=$(grep -c -E 'https?:|src=|href|url\(|@import' "$T/big.html")
