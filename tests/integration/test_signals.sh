@@ -118,6 +118,7 @@ for _ in $(seq 1 50); do
 	CAT=$(pgrep -P "$A_RUN" -x cat) && break
 	sleep 0.1
 done
+note "A_T0 $A_T0, cat found at $(now)"
 check "cat started under jobtrace run" test -n "$CAT"
 sleep 1
 A_STATE=$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$CAT/stat" 2>/dev/null)
@@ -133,7 +134,7 @@ if wait_sigs stall 1 10; then
 		between "$(member "$s" evidence.stalled_s)" 3 4
 	check "stall: last_progress ($(member "$s" evidence.last_progress)) within 1.5 s after cat started" \
 		between "$(epoch "$(member "$s" evidence.last_progress)")" "$A_T0" \
-		"$(awk -v t="$A_T0" 'BEGIN { print t + 1.5 }')"
+		"$(awk -v t="$A_T0" 'BEGIN { printf "%.6f\n", t + 1.5 }')"
 	check "stall: state $(member "$s" evidence.state) and wchan $(member "$s" evidence.wchan) are what /proc said ($A_STATE $A_WCHAN)" \
 		eq "$(member "$s" evidence.state) $(member "$s" evidence.wchan)" "$A_STATE $A_WCHAN"
 else
@@ -143,6 +144,7 @@ fi
 exec 7>"$T/fifo"
 A_W=$(now)
 echo hello >&7
+note "A_W $A_W"
 sleep 2
 exec 7>&-
 wait "$A_RUN"
@@ -154,7 +156,7 @@ if wait_sigs stall 2 10; then
 	check "stall end: phase end, resumed (exited false), pid $CAT" \
 		eq "$(member "$s" evidence.phase) $(member "$s" evidence.exited) $(member "$s" pid)" "end 0 $CAT"
 	check "stall end: its time is after the write, within 1.5 s" \
-		between "${s%%|*}" "$A_W" "$(awk -v t="$A_W" 'BEGIN { print t + 1.5 }')"
+		between "${s%%|*}" "$A_W" "$(awk -v t="$A_W" 'BEGIN { printf "%.6f\n", t + 1.5 }')"
 	check "stall end: stalled_s $(member "$s" evidence.stalled_s) = its time - last_progress (0.01)" \
 		near "$(member "$s" evidence.stalled_s)" \
 		"$(awk -v a="${s%%|*}" -v b="$(epoch "$(member "$s" evidence.last_progress)")" 'BEGIN { print a - b }')" 0 0.01
