@@ -206,8 +206,13 @@ if [ -n "$B_OK" ]; then
 		d=$(member "$s" evidence.blkio_delay_s)
 		f=$(member "$s" evidence.fraction)
 		check "io_bound: window_s $w is io_window (2 s) or up to 2 sample intervals more" between "$w" 2 3
-		check "io_bound: fraction $f = blkio_delay_s / window_s, over 0.5, at most 1.02" \
-			eval 'near "$f" "$(awk -v a="$d" -v b="$w" "BEGIN { print a / b }")" 0 0.001 && between "$f" 0.5 1.02'
+		# the kernel credits a block-I/O wait to blkio_delay when the wait
+		# ends: a window can hold one throttled wait begun before it (0.25 s
+		# seen at 1 MiB/s), so the fraction may pass 1 by that much, and the
+		# test's polls, taken at other moments, may differ by one such wait
+		check "io_bound: fraction $f = blkio_delay_s / window_s, over 0.5, at most (window_s + 0.3) / window_s" \
+			eval 'near "$f" "$(awk -v a="$d" -v b="$w" "BEGIN { print a / b }")" 0 0.001 &&
+				between "$f" 0.5 "$(awk -v b="$w" "BEGIN { print (b + 0.3) / b }")"'
 		# the kernel's own figure over the same window, from the polls
 		ref=$(awk -v a="$(awk -v t="${s%%|*}" -v w="$w" 'BEGIN { printf "%.6f", t - w }')" \
 			-v b="${s%%|*}" -v hz="$hz" '
@@ -216,8 +221,8 @@ if [ -n "$B_OK" ]; then
 			  if (db == "" || d($1, b) < db) { db = d($1, b); tb = $2 } }
 			END { printf "%.3f", (tb - ta) / hz }' "$T/dd.poll")
 		note "dd's delayacct_blkio_ticks over the window, polled by the test: $ref s"
-		check "io_bound: blkio_delay_s $d agrees with /proc/PID/stat field 42 over the window ($ref s, 0.15)" \
-			near "$d" "$ref" 0 0.15
+		check "io_bound: blkio_delay_s $d agrees with /proc/PID/stat field 42 over the window ($ref s, 0.3: one throttled wait)" \
+			near "$d" "$ref" 0 0.3
 	else
 		check "an io_bound signal for dd within 10 s (status: $(status_of signals_io_bound))" false
 	fi
