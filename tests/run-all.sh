@@ -31,8 +31,10 @@ grep -E '^(PASS|FAIL|ERROR|SKIP|XFAIL|XPASS):' check.out
 for log in tests/unit/*.log tests/integration/*.log; do
 	[ -f "$log" ] || continue
 	case "$log" in *test-suite.log) continue ;; esac
-	if grep -qE '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null; then
-		echo "---- $log"
+	# automake's .trs says ":test-result: FAIL"
+	if grep -qE '^:test-result: (FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null; then
+		echo "---- $log: its failed checks, then its end"
+		grep -E '^not ok' "$log"
 		tail -n 60 "$log"
 	fi
 done

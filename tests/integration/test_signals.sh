@@ -265,7 +265,10 @@ if [ -e "$MEMCG/memory.limit_in_bytes" ] && mkdir "$MEMCG/jt_sig_$$" 2>/dev/null
 	echo $((128 * MIB)) >"$MEMCG/jt_sig_$$/memory.limit_in_bytes"
 	cli job-start --strict --job "$J-d" --scheduler test --cgroup "/jt_sig_$$" >"$T/d.hook" 2>&1
 	check "job-start --job $J-d --cgroup /jt_sig_$$ (exit $?)" eq "$?" 0
-	(echo "$BASHPID" >"$MEMCG/jt_sig_$$/cgroup.procs" && exec "$WL/touchmem" 118 3000) >"$T/d.out" 2>&1 &
+	# touchmem holds its memory 2 s, under stall_after (3 s): held for
+	# 3 s, it sat without progress as long as a stall needs and the first
+	# pass after 3 s could find it still alive (one stall too many)
+	(echo "$BASHPID" >"$MEMCG/jt_sig_$$/cgroup.procs" && exec "$WL/touchmem" 118 2000) >"$T/d.out" 2>&1 &
 	D_PID=$!
 	# the cgroup's own charge, polled by the test while touchmem runs
 	while kill -0 "$D_PID" 2>/dev/null; do
