@@ -954,6 +954,16 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		fprintf(out, "error out of memory\n");
 		return;
 	}
+	if (end && ji->end_ns) {
+		/* an epilog run again, a second hook: the job has its end
+		 * record, a second one would count its cost twice */
+		log_warn("job-end job %s:%s: already ended %.3f s ago, no second end record",
+			 ji->job.scheduler, ji->job.id,
+			 (double)(util_now_ns(CLOCK_REALTIME) - ji->end_ns) / 1e9);
+		fprintf(out, "ok\njob: %s:%s already closed\n", ji->job.scheduler,
+			ji->job.id);
+		return;
+	}
 	/* a pid joins a running job: no new start */
 	join = root && ji->start_ns && !ji->end_ns;
 	if (start && !join && c->privileged && ji->by_user) {

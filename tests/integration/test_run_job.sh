@@ -211,8 +211,17 @@ wait $HOLD $SIB
 reaped $HOLD
 reaped $SIB
 cli job-end --strict --job "$J-3" --scheduler test
+# an epilog run twice: the second job-end is taken (exit 0) and writes no
+# second end record, which `jobtrace cost` would count as a second job
+cli job-end --strict --job "$J-3" --scheduler test >"$T/end2.out" 2>&1
+check "a second job-end for $J-3: exit $?, says nothing" eq "$?:$(cat "$T/end2.out")" "0:"
 wait_records "$J-3" 6
 sleep 0.5
+check "job $J-3 has one end record" \
+	eq "$(q "select count(*) from record where type = 'job' and job_id = '$J-3'
+		and json_extract(json, '\$.phase') = 'end';")" 1
+check "the agent logged the second job-end as one that was already ended" \
+	eq "$(grep -c "job-end job test:$J-3: already ended .* s ago, no second end record" "$T/agent.log")" 1
 WANT=$(expected_pids "$T/hold.log")
 GOT=$(job_pids "$J-3")
 note "job $J-3: want $WANT" "job $J-3: got  $GOT"
