@@ -6,8 +6,9 @@
 # signals.stall_after = 3 s, io_window = 2 s), each made to happen for real
 # and its evidence checked against the test's own readings:
 #  a. `cat FIFO` in a job blocks opening a FIFO no one writes: one stall
-#     (phase start) with stalled_s of 3 s (+ 2 sample intervals), the state
-#     and wchan the test reads itself from /proc; when the test writes to
+#     (phase start) at the first of cat's stored samples (the agent's
+#     passes) 3 s or more after its last progress, itself one of them, with
+#     the state and wchan the test reads itself from /proc; when it writes to
 #     the FIFO, a stall end (resumed) whose time is after the write;
 #  b. dd oflag=direct to a loop device throttled to 1 MiB/s by the v1
 #     blkio controller (blkio.throttle.write_bps_device): one io_bound,
@@ -130,8 +131,22 @@ if wait_sigs stall 1 10; then
 	check "stall: job $J-a, pid $CAT, comm cat, phase start" \
 		eq "$(member "$s" job.id) $(member "$s" pid) $(member "$s" comm) $(member "$s" evidence.phase)" \
 		"$J-a $CAT cat start"
-	check "stall: stalled_s $(member "$s" evidence.stalled_s) is 3 s or up to 2 sample intervals more" \
-		between "$(member "$s" evidence.stalled_s)" 3 4
+	# the passes that saw cat are its stored samples: the stall is the
+	# first of them 3 s (stall_after) or more after the last progress,
+	# itself one of them, and stalled_s the time between the two
+	lp=$(epoch "$(member "$s" evidence.last_progress)")
+	q "select printf('%.6f', time) from record where type = 'sample'
+	   and json_extract(json, '\$.pid') = $CAT order by time;" >"$T/a.samples"
+	note "cat's samples: $(tr '\n' ' ' <"$T/a.samples")"
+	first=$(awk -v t="$lp" '$1 >= t + 3 - 0.000002 { printf "%.6f", $1; exit }' "$T/a.samples")
+	check "stall: last_progress ($lp) is one of cat's samples" \
+		test "$(awk -v t="$lp" '$1 >= t - 0.000002 && $1 <= t + 0.000002' "$T/a.samples" | grep -c .)" = 1
+	st=$(epoch "$(member "$s" time)")
+	check "stall: its time ($st) is cat's first sample 3 s or more after last_progress (${first:-none})" \
+		near "$st" "$first" 0 0.000002
+	check "stall: stalled_s $(member "$s" evidence.stalled_s) = its time - last_progress, at least 3 s" \
+		eval 'near "$(member "$s" evidence.stalled_s)" "$(awk -v a="$st" -v b="$lp" "BEGIN { print a - b }")" 0 0.000003 &&
+			between "$(member "$s" evidence.stalled_s)" 3 1000'
 	check "stall: last_progress ($(member "$s" evidence.last_progress)) within 1.5 s after cat started" \
 		between "$(epoch "$(member "$s" evidence.last_progress)")" "$A_T0" \
 		"$(awk -v t="$A_T0" 'BEGIN { printf "%.6f\n", t + 1.5 }')"
