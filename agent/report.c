@@ -153,7 +153,10 @@ struct summary {
  * The latest sample of each live process of job ?1 that has no process
  * record yet, in the columns of ROW_COLUMNS: start_time as its text, and
  * last the sample's time.  SQLite takes the bare columns of an aggregate
- * query from the row that has the MAX().
+ * query from the row that has the MAX().  A record and its samples may
+ * carry starts 1 us apart (stores written before record.c ignored clock
+ * offset changes under 1 ms), and julianday() keeps milliseconds: the
+ * same process is the same pid and host within 2 ms.
  */
 #define SAMPLE_ROWS \
 	"SELECT s.id, " SJ("$.host") ", " SJ("$.pid") ", " SJ("$.ppid") ", " \
@@ -173,7 +176,8 @@ struct summary {
 	" WHERE NOT EXISTS (SELECT 1 FROM process p" \
 	"  WHERE p.pid = " SJ("$.pid") \
 	"  AND json_extract(p.json, '$.host') IS " SJ("$.host") \
-	"  AND json_extract(p.json, '$.start_time') = " SJ("$.start_time") ")"
+	"  AND abs(p.start_time - (julianday(" SJ("$.start_time") ")" \
+	"   - 2440587.5) * 86400.0) < 0.002)"
 
 /* Process rows of the newest process with a pid and all its descendants. */
 #define PID_SUBTREE \

@@ -243,8 +243,12 @@ static int setup(void **state)
 	put_proc(s, &job200[1], "10:00:25.000000", "b");
 	put_proc(s, &job200[0], "10:00:05.000000", "a");
 	put_proc(s, &job200[0], "10:00:25.000000", "b");
-	/* the finished child: a sample while it ran, and its record */
-	put_proc(s, &job200[2], "10:00:02.500000", "a");
+	/* the finished child: a sample while it ran, and its record; the
+	 * sample's start 1 us off, as agents before the clock offset fix in
+	 * record.c wrote them: still the same process, not a running copy */
+	early = job200[2];
+	early.start = "10:00:02.000001";
+	put_proc(s, &early, "10:00:02.500000", "a");
 	put_proc(s, &job200[2], NULL, NULL);
 	assert_true(store_flush(s) > 0);
 	store_close(s);
