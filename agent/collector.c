@@ -287,6 +287,17 @@ int collector_exclude(struct collector *c, uint32_t pid, bool tree)
 	return 0;
 }
 
+/* Does the kernel follow pid, the process that started at start_ns?  Its
+ * entry goes when its last thread exits (an excluded one's too). */
+bool collector_follows(struct collector *c, uint32_t pid, uint64_t start_ns)
+{
+	struct jt_tracked t;
+
+	return !bpf_map__lookup_elem(c->skel->maps.tracked, &pid, sizeof(pid),
+				     &t, sizeof(t), 0) &&
+	       t.start_ns == start_ns;
+}
+
 /* Sum the per-CPU counters. */
 int collector_counters(struct collector *c, uint64_t out[JT_CNT_NR])
 {

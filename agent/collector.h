@@ -53,6 +53,10 @@ int collector_sample(struct collector *c, bool discovery);
  * its children are followed, and a new exec of its own is classified again.
  */
 int collector_exclude(struct collector *c, uint32_t pid, bool tree);
+/* Whether the kernel still follows pid, the process that started at
+ * start_ns (boot-time ns): its entry in the tracked map is there until the
+ * process is gone, excluded or not. */
+bool collector_follows(struct collector *c, uint32_t pid, uint64_t start_ns);
 /* Sum the per-CPU counters into out[JT_CNT_NR]. */
 int collector_counters(struct collector *c, uint64_t out[JT_CNT_NR]);
 /* Comma-separated names of signals this kernel cannot give ("" if none). */

@@ -198,6 +198,14 @@ static void on_exclude(void *ctx, uint32_t pid, bool tree)
 	collector_exclude(a->col, pid, tree);
 }
 
+/* An excluded process after a pass: is it still in the kernel's map? */
+static bool on_followed(void *ctx, uint32_t pid, uint64_t start_ns)
+{
+	struct agent *a = ctx;
+
+	return collector_follows(a->col, pid, start_ns);
+}
+
 /* Dispatch one kernel event. */
 static void on_event(void *ctx, const union jt_event *ev)
 {
@@ -1534,6 +1542,7 @@ int main(int argc, char **argv)
 					       .exclude = on_exclude,
 					       .price = node_price,
 					       .gone = on_gone,
+					       .followed = on_followed,
 					       .ctx = &a }))
 		goto cleanup;
 	a.trk.cfg = &a.cfg;

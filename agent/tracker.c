@@ -660,7 +660,14 @@ static void evict_one(struct jt_proc *p, void *arg)
 	if (p->sample_gen == pc->gen || p->last_seen_ns >= pc->before_ns)
 		return;
 	if (p->state & JT_PS_EXCLUDED) {
-		/* the kernel keeps its exit to itself: forget it now */
+		/* the kernel keeps its samples and its exit to itself: forget
+		 * it when the kernel no longer follows it.  Forgotten at once,
+		 * a `jobtrace run` (excluded, its children kept) whose pass
+		 * fell between its exec and its job-start was refused as "not
+		 * followed", and its command ran untraced */
+		if (pc->t->cb.followed &&
+		    pc->t->cb.followed(pc->t->cb.ctx, p->pid, p->start_ns))
+			return;
 		forget(pc->t, p);
 		return;
 	}

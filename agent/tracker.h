@@ -37,6 +37,11 @@ struct tracker_cb {
 	/* a tracked process is gone, its record written, just before it is
 	 * forgotten; may be NULL */
 	void (*gone)(void *ctx, struct jt_proc *p);
+	/* does the kernel still follow the process pid that started at
+	 * start_ns?  Asked after a pass for an excluded process, which the
+	 * iterator does not report and whose exit the kernel keeps; may be
+	 * NULL: such a process is forgotten at the first pass */
+	bool (*followed)(void *ctx, uint32_t pid, uint64_t start_ns);
 	void *ctx;
 };
 

@@ -233,6 +233,37 @@ check "the sibling nap $SIB started beside hold carries no job" \
 grep "job test:$J-3: pid $HOLD and 1 descendants tied" "$T/agent.log" >/dev/null
 check "the agent logged pid $HOLD and 1 descendant tied at the call" eq "$?" 0
 
+# ---- job-start --pid on an excluded wrapper that lived through sample passes -------
+# tini is one of the rules' wrappers that are excluded with their children
+# kept (lua-rules/10-deny.lua), as the jobtrace CLI is.  The iterator never
+# reports an excluded process and the kernel keeps its exit: the agent
+# used to forget it at the first pass, so job-start --pid on it, or a
+# `jobtrace run` with a pass between its exec and its job-start (a CI run
+# saw it), was refused as "not followed" and its children ran untraced.
+
+cat >"$B/tini" <<EOF
+#!/bin/sh
+read go <"\$FIFO"
+"$B/jt-rj-nap" 0.2
+exit 0
+EOF
+chmod 755 "$B/tini"
+mkfifo "$T/go7"
+FIFO=$T/go7 "$B/tini" &
+TINI=$!
+BG_PIDS="$BG_PIDS $TINI"
+sleep 2.5	# two sample passes (1 s apart) at least
+cli job-start --strict --job "$J-7" --scheduler test --pid $TINI >"$T/tini.out" 2>&1
+check "job-start --pid $TINI on tini, excluded and 2.5 s old: exit $?, says nothing ($(cat "$T/tini.out"))" \
+	eq "$?:$(cat "$T/tini.out")" "0:"
+echo go >"$T/go7"
+wait $TINI
+reaped $TINI
+cli job-end --strict --job "$J-7" --scheduler test
+wait_records "$J-7" 1
+check "job $J-7 has tini's nap (tini itself, excluded, has no record)" \
+	eq "$(q "select group_concat(comm) from process where job_id = '$J-7';")" jt-rj-nap
+
 # ---- bad arguments, no such process -------------------------------------------------
 
 cli job-start --strict --job "$J-x" --pid 12x >"$T/e1" 2>&1

@@ -572,6 +572,46 @@ static void test_shell_reaps_children(void **state)
 	assert_int_equal(proc_table_count(f->t.procs), 0);
 }
 
+/* ---- 2b: an excluded process between passes --------------------------- */
+
+/* What the fake kernel map says of an excluded process. */
+static bool follows_answer;
+
+static bool fake_followed(void *ctx, uint32_t pid, uint64_t start_ns)
+{
+	(void)ctx;
+	return follows_answer && pid == 250 && start_ns == 2500000;
+}
+
+/* The iterator never reports an excluded process (the jobtrace CLI, an
+ * excluded wrapper): it stays while the kernel follows it, for a
+ * job-start --pid or its children to come, and goes when it does not. */
+static void test_excluded_kept_while_followed(void **state)
+{
+	struct fx *f = *state;
+	struct jt_proc *p;
+
+	ev_exec(f, &(struct exec_spec){ .pid = 250, .ppid = SH_PID,
+		.start = 2500000, .pstart = SH_START, .ts = 2500010,
+		.file = "/usr/bin/jobtrace", ARGV("jobtrace\0run") });
+	p = proc_table_lookup(f->t.procs, 250, 2500000);
+	assert_non_null(p);
+	p->state |= JT_PS_EXCLUDED;
+	f->t.cb.followed = fake_followed;
+	follows_answer = true;
+	for (int pass = 0; pass < 3; pass++) {
+		tracker_samples(&f->t, NULL, 0, false, 3000000 + pass);
+		tracker_after_pass(&f->t, 2900000 + pass);
+		assert_ptr_equal(proc_table_lookup(f->t.procs, 250, 2500000), p);
+	}
+	follows_answer = false;
+	tracker_samples(&f->t, NULL, 0, false, 4000000);
+	tracker_after_pass(&f->t, 3900000);
+	assert_null(proc_table_lookup(f->t.procs, 250, 2500000));
+	assert_int_equal(f->nrec, 0);	/* excluded: no record, no exit lost */
+	assert_int_equal(f->t.exits_lost, 0);
+}
+
 /* ---- 2: a multi-threaded program -------------------------------------- */
 
 /* The kernel sums the threads: one exit, one record with those totals,
@@ -1612,6 +1652,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_shell_reaps_children,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_excluded_kept_while_followed,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_one_record, setup,
 						teardown),
