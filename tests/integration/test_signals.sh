@@ -145,7 +145,7 @@ if wait_sigs stall 1 10; then
 	check "stall: its time ($st) is cat's first sample 3 s or more after last_progress (${first:-none})" \
 		near "$st" "$first" 0 0.000002
 	check "stall: stalled_s $(member "$s" evidence.stalled_s) = its time - last_progress, at least 3 s" \
-		eval 'near "$(member "$s" evidence.stalled_s)" "$(awk -v a="$st" -v b="$lp" "BEGIN { print a - b }")" 0 0.000003 &&
+		eval 'near "$(member "$s" evidence.stalled_s)" "$(awk -v a="$st" -v b="$lp" "BEGIN { printf \"%.6f\", a - b }")" 0 0.000003 &&
 			between "$(member "$s" evidence.stalled_s)" 3 1000'
 	check "stall: last_progress ($(member "$s" evidence.last_progress)) within 1.5 s after cat started" \
 		between "$(epoch "$(member "$s" evidence.last_progress)")" "$A_T0" \
@@ -322,7 +322,7 @@ if [ -e "$MEMCG/memory.limit_in_bytes" ] && mkdir "$MEMCG/jt_sig_$$" 2>/dev/null
 		check "memory_near_limit: mem_bytes $m lies between the test's polls of memory.usage_in_bytes around its time (${ref:-none}, 1 MiB)" \
 			between "$m" "$(( ${ref% *} - MIB ))" "$(( ${ref#* } + MIB ))"
 		check "memory_near_limit: fraction = mem_bytes / limit_bytes" \
-			near "$(member "$s" evidence.fraction)" "$(awk -v m="$m" -v l=$((128 * MIB)) 'BEGIN { print m / l }')" 0 0.000001
+			near "$(member "$s" evidence.fraction)" "$(awk -v m="$m" -v l=$((128 * MIB)) 'BEGIN { printf "%.9f", m / l }')" 0 0.000001
 	else
 		check "a memory_near_limit signal for $J-d within 5 s (status: $(status_of signals_memory_near_limit))" false
 	fi
