@@ -196,6 +196,20 @@ static void put_host(struct store *s, const char *host, const char *phase,
 	    when(off, t, sizeof(t)), phase, price);
 }
 
+/* Put every job and process record of a case's tables. */
+static void put_all(struct store *s, const struct job *jobs, size_t njobs,
+		    const struct proc *procs, size_t nprocs)
+{
+	for (size_t i = 0; i < njobs; i++)
+		put_job(s, &jobs[i]);
+	for (size_t i = 0; i < nprocs; i++)
+		put_proc(s, &procs[i]);
+}
+
+#define PUT_ALL(s, jobs, procs) \
+	put_all((s), (jobs), sizeof(jobs) / sizeof((jobs)[0]), (procs), \
+		sizeof(procs) / sizeof((procs)[0]))
+
 /* A private temporary store. */
 static struct store *new_store(void)
 {
@@ -309,9 +323,7 @@ static void test_split_by_cpu(void **state)
 	double idle;
 
 	(void)state;
-	put_job(s, &j);
-	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
-		put_proc(s, &procs[i]);
+	put_all(s, &j, 1, procs, sizeof(procs) / sizeof(procs[0]));
 
 	r = compute(s, q, "task", T0 + 200);
 	near(row(r, "align", "USD", false)->cost, 31.0 / 36);
@@ -460,10 +472,7 @@ static struct store *fleet(void)
 	put_host(s, "n1", "stop", 5000, 3.6, "USD");
 	put_host(s, "n2", "start", -1000, 7.2, "USD");
 	put_host(s, "n3", "start", 0, NAN, NULL);
-	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++)
-		put_job(s, &jobs[i]);
-	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
-		put_proc(s, &procs[i]);
+	PUT_ALL(s, jobs, procs);
 	return s;
 }
 
@@ -712,10 +721,7 @@ static void test_run_partial(void **state)
 	double idle;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++)
-		put_job(s, &jobs[i]);
-	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
-		put_proc(s, &procs[i]);
+	PUT_ALL(s, jobs, procs);
 	r = compute(s, q, "task", T0 + 200);
 	near(row(r, "x", "USD", false)->cost, 2.0);
 	near(row(r, "y", "USD", false)->cost, 0.4);
@@ -762,10 +768,7 @@ static void test_job_id_reused(void **state)
 	double idle;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++)
-		put_job(s, &jobs[i]);
-	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
-		put_proc(s, &procs[i]);
+	PUT_ALL(s, jobs, procs);
 	r = compute(s, q, "task", T0 + 2000);
 	near(row(r, "a", "USD", false)->cost, 1.0 + 3.0 * 30 / 40);
 	near(row(r, "b", "USD", false)->cost, 3.0 * 10 / 40);
