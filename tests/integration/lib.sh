@@ -94,6 +94,32 @@ eq() {
 	[ "$1" = "$2" ]
 }
 
+# Exit 99 unless every FILE is an executable the build made.
+need_built() {
+	local f
+	for f in "$@"; do
+		[ -x "$f" ] && continue
+		echo "# error: $f is not built (make check builds it)"
+		exit 99
+	done
+}
+
+# Exit unless every COMMAND is there: 99 naming it (scripts/install-deps.sh
+# installs it), or with --skip first 77 (a machine may lack it).
+need_commands() {
+	local skip= c
+	[ "$1" = --skip ] && { skip=1; shift; }
+	for c in "$@"; do
+		command -v "$c" >/dev/null && continue
+		if [ -n "$skip" ]; then
+			echo "# skipped: $c is missing"
+			exit 77
+		fi
+		echo "# error: $c is missing (scripts/install-deps.sh installs it)"
+		exit 99
+	done
+}
+
 # Epoch seconds with nanoseconds.
 now() {
 	date +%s.%N

@@ -19,12 +19,7 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-for c in useradd userdel groupadd groupdel runuser; do
-	if ! command -v "$c" >/dev/null; then
-		echo "# skipped: $c is missing"
-		exit 77
-	fi
-done
+need_commands --skip useradd userdel groupadd groupdel runuser
 ALICE=jt-ac-alice
 BOB=jt-ac-bob
 CAROL=jt-ac-carol

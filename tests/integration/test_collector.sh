@@ -18,13 +18,8 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-for f in "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem" "$WL/writefsync" \
-	"$WL/forktree" "$WL/threads" "$WL/netio" "$WL/spawnstorm"; do
-	if [ ! -x "$f" ]; then
-		echo "# error: $f is not built (make check builds the workloads)"
-		exit 99
-	fi
-done
+need_built "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem" "$WL/writefsync" \
+	"$WL/forktree" "$WL/threads" "$WL/netio" "$WL/spawnstorm"
 OOM_CG=
 
 # The OOM cgroup and the written file are this test's own leftovers.

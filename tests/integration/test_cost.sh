@@ -59,12 +59,7 @@ if ! install_slurm; then
 	echo "# error: slurm-wlm, munge and libslurm-dev are missing and could not be installed"
 	exit 99
 fi
-for f in "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem"; do
-	if [ ! -x "$f" ]; then
-		echo "# error: $f is not built (make check builds the workloads)"
-		exit 99
-	fi
-done
+need_built "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem"
 if ! command -v python3 >/dev/null; then
 	echo "# error: python3 is missing"
 	exit 99

@@ -21,9 +21,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$top_srcdir/tests/clickhouse/ch-env.sh"
-for f in "$AGENT" "$CLI" "$WL/spawnstorm" "$WL/forktree"; do
-	[ -x "$f" ] || { echo "# error: $f is not built"; exit 99; }
-done
+need_built "$AGENT" "$CLI" "$WL/spawnstorm" "$WL/forktree"
 if [ ! -x /usr/sbin/clickhouse-server ] || ! command -v python3 >/dev/null; then
 	echo "# error: clickhouse-server or python3 missing (scripts/install-deps.sh installs them)"
 	exit 99

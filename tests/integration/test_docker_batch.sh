@@ -26,9 +26,7 @@
 
 set -u
 . "$(dirname "$0")/lib.sh"
-for f in "$AGENT" "$CLI" "$WL/spawnstorm"; do
-	[ -x "$f" ] || { echo "# error: $f is not built"; exit 99; }
-done
+need_built "$AGENT" "$CLI" "$WL/spawnstorm"
 # Debian's docker.io; /usr/local/bin/docker may be something else
 DOCKERD=/usr/sbin/dockerd
 DOCKER_CLI=/usr/bin/docker

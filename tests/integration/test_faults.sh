@@ -19,9 +19,7 @@
 
 set -u
 . "$(dirname "$0")/lib.sh"
-for f in "$AGENT" "$CLI" "$WL/spawnstorm"; do
-	[ -x "$f" ] || { echo "# error: $f is not built"; exit 99; }
-done
+need_built "$AGENT" "$CLI" "$WL/spawnstorm"
 start_watchdog 300
 
 SPOOLFS=

@@ -39,12 +39,7 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-for f in "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem" "$WL/wait4cpu" "$WL/dirtyio" "$WL/threads"; do
-	if [ ! -x "$f" ]; then
-		echo "# error: $f is not built (make check builds the workloads)"
-		exit 99
-	fi
-done
+need_built "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem" "$WL/wait4cpu" "$WL/dirtyio" "$WL/threads"
 CGROUPS=	# cgroup folders this test made
 WDIR=$T		# written files must be on a disk file system (tmpfs counts nothing)
 if [ "$(stat -f -c %T "$T")" = tmpfs ]; then

@@ -34,12 +34,7 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-for f in "$AGENT" "$CLI" "$WL/burn"; do
-	if [ ! -x "$f" ]; then
-		echo "# error: $f is not built (make check builds the workloads)"
-		exit 99
-	fi
-done
+need_built "$AGENT" "$CLI" "$WL/burn"
 start_watchdog 900
 J=jt-idle-$$
 BELOW=0.35

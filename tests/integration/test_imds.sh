@@ -25,12 +25,7 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-for f in "$AGENT" "$CLI"; do
-	if [ ! -x "$f" ]; then
-		echo "# error: $f is not built"
-		exit 99
-	fi
-done
+need_built "$AGENT" "$CLI"
 PY=/usr/bin/python3
 if [ ! -x "$PY" ]; then
 	echo "# error: $PY is missing (the fake IMDS runs with it)"

@@ -48,15 +48,8 @@ set -u
 . "$(dirname "$0")/lib.sh"
 PUT=$top_builddir/tests/integration/store-put
 GEN=$top_srcdir/tests/integration/gen-run.py
-for f in "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem" "$PUT"; do
-	[ -x "$f" ] || { echo "# error: $f is not built"; exit 99; }
-done
-for c in snakemake python3 chromium; do
-	if ! command -v "$c" >/dev/null; then
-		echo "# error: $c is missing (scripts/install-deps.sh installs it)"
-		exit 99
-	fi
-done
+need_built "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem" "$PUT"
+need_commands snakemake python3 chromium
 start_watchdog 400
 
 W=$T/wf			# the workflow's folder

@@ -36,15 +36,8 @@ set -u
 
 . "$(dirname "$0")/lib.sh"
 . "$top_srcdir/tests/clickhouse/ch-env.sh"
-for f in "$AGENT" "$CLI" "$WL/touchmem"; do
-	[ -x "$f" ] || { echo "# error: $f is not built"; exit 99; }
-done
-for c in snakemake python3 /usr/sbin/clickhouse-server; do
-	if ! command -v "$c" >/dev/null; then
-		echo "# error: $c is missing (scripts/install-deps.sh installs it)"
-		exit 99
-	fi
-done
+need_built "$AGENT" "$CLI" "$WL/touchmem"
+need_commands snakemake python3 /usr/sbin/clickhouse-server
 start_watchdog 600
 
 extra_cleanup() {

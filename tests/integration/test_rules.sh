@@ -10,9 +10,7 @@
 
 set -u
 . "$(dirname "$0")/lib.sh"
-for f in "$AGENT" "$CLI" "$WL/netio" "$WL/forktree"; do
-	[ -x "$f" ] || { echo "# error: $f is not built"; exit 99; }
-done
+need_built "$AGENT" "$CLI" "$WL/netio" "$WL/forktree"
 start_watchdog 120
 
 R=$T/rules

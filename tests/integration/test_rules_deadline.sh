@@ -15,9 +15,7 @@
 
 set -u
 . "$(dirname "$0")/lib.sh"
-for f in "$AGENT" "$CLI"; do
-	[ -x "$f" ] || { echo "# error: $f is not built"; exit 99; }
-done
+need_built "$AGENT" "$CLI"
 for c in useradd userdel setpriv; do
 	command -v $c >/dev/null || { echo "# skipped: no $c"; exit 77; }
 done

@@ -24,12 +24,7 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-for c in useradd userdel runuser; do
-	if ! command -v "$c" >/dev/null; then
-		echo "# skipped: $c is missing"
-		exit 77
-	fi
-done
+need_commands --skip useradd userdel runuser
 ALICE=jt-rj-alice
 B=$T/bin
 J=jt-rj-$$	# job ids of this run: ${J}-1 ...

@@ -14,9 +14,7 @@
 
 set -u
 . "$(dirname "$0")/lib.sh"
-for f in "$AGENT" "$CLI"; do
-	[ -x "$f" ] || { echo "# error: $f is not built"; exit 99; }
-done
+need_built "$AGENT" "$CLI"
 start_watchdog 120
 
 BIN=$T/bin

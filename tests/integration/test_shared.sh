@@ -16,18 +16,8 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-for f in "$AGENT" "$CLI" "$WL/spawnstorm"; do
-	if [ ! -x "$f" ]; then
-		echo "# error: $f is not built (make check builds the workloads)"
-		exit 99
-	fi
-done
-for t in useradd userdel runuser; do
-	if ! command -v "$t" >/dev/null; then
-		echo "# skipped: $t is missing"
-		exit 77
-	fi
-done
+need_built "$AGENT" "$CLI" "$WL/spawnstorm"
+need_commands --skip useradd userdel runuser
 PY=/usr/bin/python3
 if [ ! -x "$PY" ]; then
 	echo "# error: $PY is missing (the users run the connection holder with it)"

@@ -38,12 +38,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 # every kind happens here on purpose (lib.sh's no_stray_signals)
 SIGNALS_EXPECTED="stall io_bound slower_than_usual memory_near_limit"
-for f in "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem"; do
-	if [ ! -x "$f" ]; then
-		echo "# error: $f is not built (make check builds the workloads)"
-		exit 99
-	fi
-done
+need_built "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem"
 start_watchdog 600
 J=jt-sig-$$
 SAMPLE_INTERVAL=0.5

@@ -43,12 +43,7 @@ if ! install_slurm; then
 	echo "# error: slurm-wlm, munge and libslurm-dev are missing and could not be installed"
 	exit 99
 fi
-for f in "$AGENT" "$CLI" "$WL/burn" "$WL/forktree" "$WL/touchmem"; do
-	if [ ! -x "$f" ]; then
-		echo "# error: $f is not built (make check builds the workloads)"
-		exit 99
-	fi
-done
+need_built "$AGENT" "$CLI" "$WL/burn" "$WL/forktree" "$WL/touchmem"
 if ! "$CLI" job-start --help >/dev/null 2>&1; then
 	echo "# error: $CLI has no job-start subcommand"
 	exit 99

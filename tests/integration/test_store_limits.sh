@@ -24,9 +24,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 PUT=$top_builddir/tests/integration/store-put
-for f in "$AGENT" "$CLI" "$WL/spawnstorm" "$PUT"; do
-	[ -x "$f" ] || { echo "# error: $f is not built"; exit 99; }
-done
+need_built "$AGENT" "$CLI" "$WL/spawnstorm" "$PUT"
 start_watchdog 120
 
 CAP=2
