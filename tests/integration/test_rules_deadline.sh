@@ -85,7 +85,6 @@ note "rules: $(status_of rules_files) files, $(status_of rules_count) rules"
 
 # ---- (a) a user's storm of 2 KB command lines ------------------------------------------
 dropped0=$(status_of events_dropped)
-closed0=$(status_of rules_failed_closed)
 cpu0=$(awk '{ print $14 + $15 }' /proc/$AGENT_PID/stat)
 storm_pids=
 for _ in $(seq 1 $STORM_LOOPS); do
@@ -141,10 +140,12 @@ check "no event was dropped during the storm ($dropped0 -> $dropped1)" eq "$drop
 # failed.  With a wall-clock deadline 1-1.3 % were, on a loaded 2-core VM;
 # now 0 of 1500 there; allow 0.5 %.  The quadratic gsub this replaced
 # failed every one of them.
-closed1=$(status_of rules_failed_closed)
+# The storm's own records tell (the status counter counts every process on
+# the node): a fail-closed one has the default tool and no category.
 cat_ok=$(q "select count(*) from process where uid = $uid and tool_name = 'sbatch' and tool_category = 'scheduler-helper';")
-check "the storm's classifications finish within the 5 ms deadline: $cat_ok of $STORM_EXECS catalogued, $((closed1 - closed0)) failed closed (<= 0.5 %)" \
-	eq "$(awk -v c="$cat_ok" -v f="$((closed1 - closed0))" -v n=$STORM_EXECS \
+closed=$(q "select count(*) from process where uid = $uid and tool_name = 'sbatch' and coalesce(tool_category, '') = '' and argv like '%[REDACTED]%';")
+check "the storm's classifications finish within the 5 ms deadline: $cat_ok of $STORM_EXECS catalogued, $closed failed closed (<= 0.5 %)" \
+	eq "$(awk -v c="$cat_ok" -v f="$closed" -v n=$STORM_EXECS \
 		'BEGIN { print (f <= n * 0.005 && c + f == n) }')" 1
 
 # ---- (b) an admin's rule with a backtracking pattern -------------------------------------
@@ -214,11 +215,12 @@ jobtrace.rule("site-gc", function(p, d) end)'
 poll_status 3
 check "a rule file with a looping __gc: status answers within 1 s while it loads ($UNANSWERED unanswered, slowest $SLOWEST ms)" \
 	eq "$UNANSWERED:$(awk -v m="$SLOWEST" 'BEGIN { print (m < 1000) }')" "0:1"
-err=$(status_of rules_last_error)
+# (the log, not rules_last_error: a later rule error on any exec of the
+# node replaces that)
 f0=$(printf '%s' "$reloads0" | sed -n 's/.* \([0-9]*\) failed$/\1/p')
 f1=$(status_of rules_reloads | sed -n 's/.* \([0-9]*\) failed$/\1/p')
-check "... the file is refused with its FILE:LINE, one failed reload ($err; $f0 -> $f1)" \
-	eq "$(printf '%s' "$err" | grep -c '34-site-gc.lua:1: setmetatable: __gc is not allowed')|$((f1 - f0))" "1|1"
+check "... the file is refused with its FILE:LINE, one failed reload ($f0 -> $f1)" \
+	eq "$(grep -c '34-site-gc.lua:1: setmetatable: __gc is not allowed.*previous rules stay' "$T/agent.log")|$((f1 - f0))" "1|1"
 rm -f "$R/34-site-gc.lua"
 # A rule that catches the deadline's error with pcall and loops on
 save_rule 34-site-pcall.lua 'jobtrace.rule("site-pcall", function(p, d)
