@@ -724,7 +724,13 @@ static void reply_status(struct agent *a, FILE *out)
 		struct rules_stats st;
 
 		rules_get_stats(a->rules, &st);
-		fprintf(out, "rules: %s\n", st.files ? st.dir : "none loaded (every process included, tool = program name)");
+		fprintf(out, "rules: %s\n", st.files ? st.dir : "none loaded (every process included, tool = program name, arguments withheld)");
+		fprintf(out, "rules_state: %s\n",
+			!st.files ? "none: arguments withheld"
+			: st.builtin ? "built-in: the rules folder did not load, arguments withheld"
+				     : "ok");
+		fprintf(out, "rules_args_withheld: %llu\n",
+			(unsigned long long)st.args_withheld);
 		fprintf(out, "rules_files: %u\n", st.files);
 		fprintf(out, "rules_count: %u\n", st.rules);
 		fprintf(out, "rules_selftests: %u\n", st.selftests);
@@ -1122,18 +1128,49 @@ static void on_request(void *ctx, struct control_server *srv,
 static int reload_rules(struct agent *a, char *err, size_t errlen)
 {
 	struct rules_stats st;
+	bool was_builtin;
 	int rc;
 
 	a->rules_reload_at = 0;
+	rules_get_stats(a->rules, &st);
+	was_builtin = st.builtin;
 	rc = rules_load_dir(a->rules, a->cfg.rules_dir, err, errlen);
 	if (rc) {
-		log_error("rules: %s (the previous rules stay in force)", err);
+		log_error("rules: %s (%s)", err,
+			  !st.files ? "no rules are loaded: every argument is withheld"
+			  : was_builtin ? "the built-in rules stay in force, every argument withheld"
+					: "the previous rules stay in force");
 		return rc;
 	}
 	rules_get_stats(a->rules, &st);
-	log_info("rules loaded from %s: %u files, %u rules, %u self-tests passed",
-		 a->cfg.rules_dir, st.files, st.rules, st.selftests);
+	log_info("rules loaded from %s: %u files, %u rules, %u self-tests passed%s",
+		 a->cfg.rules_dir, st.files, st.rules, st.selftests,
+		 was_builtin ? "; the built-in rules no longer stand in, arguments are recorded again" : "");
 	return 0;
+}
+
+/*
+ * The rules at start: the folder's, or when they do not load (a syntax
+ * error, a failing self-test), the built-in copies of the default rules
+ * with every argument withheld, so that a broken file never switches
+ * redaction off; the folder is loaded again when a file in it changes.
+ */
+static void start_rules(struct agent *a)
+{
+	char err[512], berr[512];
+
+	if (!reload_rules(a, err, sizeof(err)))
+		return;
+	if (rules_load_builtin(a->rules, berr, sizeof(berr))) {
+		log_error("rules: the built-in rules do not load either (%s): every "
+			  "process is recorded under its program's name with its "
+			  "arguments withheld until %s loads", berr, a->cfg.rules_dir);
+		return;
+	}
+	log_warn("rules: %s did not load: the built-in default rules stand in and "
+		 "every argument after the program's name is recorded as [REDACTED] "
+		 "until it loads (a saved fix is loaded at once, or run `jobtrace reload`)",
+		 a->cfg.rules_dir);
 }
 
 /* Watch the rules folder so a saved file takes effect within a second. */
@@ -1561,9 +1598,7 @@ int main(int argc, char **argv)
 	}
 	if (open_delivery(&a))
 		goto cleanup;
-	if (reload_rules(&a, err, sizeof(err)))
-		log_warn("running without rules until %s loads: every process is included",
-			 a.cfg.rules_dir);
+	start_rules(&a);
 	watch_rules(&a);
 	co = (struct collector_opts){
 		.ringbuf_kib = a.cfg.ringbuf_kib,

@@ -32,11 +32,22 @@
 #include "shellwords.h"
 #include "util.h"
 
+/* One default rule file compiled in (rules_builtin.h, made by make). */
+struct rules_chunk {
+	const char *name;
+	const char *text;
+};
+
+#include "rules_builtin.h"
+
+#define RULES_BUILTIN_N (sizeof(rules_builtin) / sizeof(rules_builtin[0]))
+
 #define HOOK_EVERY 1000		/* instructions between budget checks */
 #define LOAD_BUDGET_FACTOR 50	/* a file's top level may do this much more */
 #define DEADLINE_WALL_FACTOR 4	/* wall-clock cap: this many deadlines */
 #define LOAD_DEADLINE_FACTOR 400	/* a (re)load: files and self-tests together */
 #define LOAD_DEADLINE_MIN_MS 2000
+#define SELFTEST_DEADLINE_FACTOR 20	/* one self-test case */
 #define MAX_FILES 256
 #define ANC_SLOTS 64		/* ancestors' views kept between calls */
 
@@ -62,6 +73,10 @@ struct rstate {
 	uint64_t cpu_read_wall_ns;	/* CLOCK_MONOTONIC of that read */
 	bool expired;		/* the deadline passed during this call */
 	const char *deadline_msg;	/* the error raised when it passes */
+	/* the budget or the deadline stopped this call: every pcall of the
+	 * rules passes the error on, so none can catch it and go on */
+	bool stopped;
+	char stop_msg[128];
 	const char *load_src;	/* "@FILE" of the file being loaded */
 	unsigned registered;	/* what that file registered so far */
 	struct anc_slot *anc;	/* ANC_SLOTS, allocated on first use */
@@ -84,9 +99,11 @@ struct anc_slot {
 struct rules {
 	struct rules_limits lim;
 	struct rstate *cur;
+	bool builtin;		/* cur is the built-in rules standing in */
 	struct rules_stats st;
 	char exec_msg[128];	/* the error when a classification runs late */
 	char load_msg[128];	/* the error when a (re)load runs late */
+	char test_msg[128];	/* the error when a self-test case runs late */
 };
 
 static char lazy_call_key;	/* address used as a private table key */
@@ -148,15 +165,27 @@ static void arm_deadline(struct rstate *rs, unsigned ms, const char *msg,
 	}
 	rs->cpu_start_ns = rs->cpu_read_ns + (now - rs->cpu_read_wall_ns);
 	rs->expired = false;
+	rs->stopped = false;
 	rs->deadline_msg = msg;
 }
 
-/* Raise msg with the place of the function at level (0: the running one). */
+/*
+ * Stop the call: raise msg with the place of the function at level (0:
+ * the running one), and remember it, so that a pcall in the rules that
+ * catches it raises it again (see l_pcall).
+ */
 static void raise_at(lua_State *L, int level, const char *msg)
 {
+	struct rstate *rs = state_of(L);
+
 	luaL_where(L, level);
 	lua_pushstring(L, msg);
 	lua_concat(L, 2);
+	if (!rs->stopped) {
+		rs->stopped = true;
+		util_strlcpy(rs->stop_msg, lua_tostring(L, -1),
+			     sizeof(rs->stop_msg));
+	}
 	lua_error(L);
 }
 
@@ -295,6 +324,81 @@ static int l_readonly(lua_State *L)
 	return luaL_error(L, "p is read-only (write to d instead)");
 }
 
+/* After a protected call: pass on a stop, else pcall's results. */
+static int after_pcall(lua_State *L, int status, int first)
+{
+	struct rstate *rs = state_of(L);
+
+	if (rs->stopped) {
+		lua_pushstring(L, rs->stop_msg);
+		return lua_error(L);
+	}
+	lua_pushboolean(L, status == LUA_OK);
+	lua_insert(L, first);
+	return lua_gettop(L) - first + 1;
+}
+
+/*
+ * pcall(f, ...) that cannot catch the budget or the deadline: once either
+ * stopped the call, the error goes on up to the engine, so a loop around
+ * a pcall cannot run past them.
+ */
+static int l_pcall(lua_State *L)
+{
+	luaL_checkany(L, 1);
+	return after_pcall(L, lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0), 1);
+}
+
+/*
+ * xpcall's message handler around the rule's own: an error raised by the
+ * count hook reaches the handler while Lua still has hooks off, where no
+ * deadline could stop a loop in it; a stop therefore skips it.
+ */
+static int l_msgh(lua_State *L)
+{
+	if (state_of(L)->stopped)
+		return 1;	/* the error as it is */
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
+	return 1;
+}
+
+/* xpcall(f, msgh, ...), stopped like l_pcall. */
+static int l_xpcall(lua_State *L)
+{
+	int n = lua_gettop(L);
+
+	luaL_checktype(L, 2, LUA_TFUNCTION);
+	lua_pushvalue(L, 2);
+	lua_pushcclosure(L, l_msgh, 1);
+	lua_replace(L, 2);	/* our handler around the rule's */
+	lua_pushvalue(L, 1);	/* f */
+	lua_copy(L, 2, 1);	/* the handler below it */
+	lua_replace(L, 2);
+	return after_pcall(L, lua_pcall(L, n - 2, LUA_MULTRET, 1), 2);
+}
+
+/*
+ * setmetatable(t, mt) refusing a __gc: Lua runs finalizers with hooks off,
+ * so neither the budget nor the deadline could stop one (a loop in it
+ * would hang the agent at the next collection).
+ */
+static int l_setmetatable(lua_State *L)
+{
+	if (lua_istable(L, 2)) {
+		lua_pushliteral(L, "__gc");
+		if (lua_rawget(L, 2) != LUA_TNIL)
+			return luaL_error(L, "setmetatable: __gc is not allowed in rules "
+					  "(a finalizer runs where no deadline can stop it)");
+		lua_pop(L, 1);
+	}
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
+	return 1;
+}
+
 /* Open only the safe libraries and add the jobtrace API. */
 static void sandbox(lua_State *L, struct rstate *rs)
 {
@@ -336,6 +440,13 @@ static void sandbox(lua_State *L, struct rstate *rs)
 	lua_pop(L, 1);
 	lua_pushcfunction(L, l_print);
 	lua_setglobal(L, "print");
+	lua_pushcfunction(L, l_pcall);
+	lua_setglobal(L, "pcall");
+	lua_pushcfunction(L, l_xpcall);
+	lua_setglobal(L, "xpcall");
+	lua_getglobal(L, "setmetatable");
+	lua_pushcclosure(L, l_setmetatable, 1);
+	lua_setglobal(L, "setmetatable");
 	luaL_newlib(L, api);
 	lua_setglobal(L, "jobtrace");
 
@@ -801,8 +912,9 @@ static unsigned run_chain(struct rules *r, struct rstate *rs, int pi, int di,
 				     sizeof(why));
 			lua_pop(L, 1);
 			bad = why;
-		} else if (rs->expired) {
-			bad = rs->deadline_msg;	/* the rule caught it with pcall */
+		} else if (rs->stopped || rs->expired) {
+			/* it passed after the last hook ran */
+			bad = rs->stopped ? rs->stop_msg : rs->deadline_msg;
 		} else if (check_each) {
 			/* only when diagnosing: which rule left d invalid?  argv
 			 * is checked only when this rule replaced the whole list */
@@ -923,19 +1035,15 @@ static void read_decision(lua_State *L, int di, const struct jt_proc *p,
 	lua_pop(L, 2);
 }
 
-/* A failed classification: default tool, argv[0] and [REDACTED] for the rest. */
-static void fail_closed(struct rules *r, const struct jt_proc *p,
-			struct rules_decision *d)
+/* d's argv: p's argv[0], then [REDACTED] for every other argument. */
+static void redact_args(const struct jt_proc *p, struct rules_decision *d)
 {
 	static const char red[] = "[REDACTED]";
-	unsigned errors = d->errors;
 	size_t first, n = 0;
 
-	rules_decision_free(d);
-	decision_defaults(p, d);
-	d->errors = errors;
-	d->failed_closed = true;
-	r->st.failed_closed++;
+	free(d->argv);
+	d->argv = NULL;
+	d->argv_len = 0;
 	if (!p->argv || !p->argv_len)
 		return;
 	first = strnlen(p->argv, p->argv_len);
@@ -952,6 +1060,20 @@ static void fail_closed(struct rules *r, const struct jt_proc *p,
 		memcpy(d->argv + d->argv_len, red, sizeof(red));
 		d->argv_len += sizeof(red);
 	}
+}
+
+/* A failed classification: default tool, argv[0] and [REDACTED] for the rest. */
+static void fail_closed(struct rules *r, const struct jt_proc *p,
+			struct rules_decision *d)
+{
+	unsigned errors = d->errors;
+
+	rules_decision_free(d);
+	decision_defaults(p, d);
+	d->errors = errors;
+	d->failed_closed = true;
+	r->st.failed_closed++;
+	redact_args(p, d);
 }
 
 /* Run the chain for one input in state rs and fill *d. */
@@ -1006,12 +1128,21 @@ void rules_classify(struct rules *r, const struct rules_input *in,
 {
 	r->st.calls++;
 	if (!r->cur) {
+		/* no rules, so no redaction: nothing past argv[0] is kept */
 		decision_defaults(in->p, d);
+		fail_closed(r, in->p, d);
 		return;
 	}
 	arm_deadline(r->cur, r->lim.deadline_ms, r->exec_msg, false);
 	classify_in(r, r->cur, in, d);
 	r->cur->deadline_ns = 0;
+	if (r->builtin && d->include && !d->failed_closed) {
+		/* the site's rules did not load, and with them what they
+		 * redact: the built-in rules name the tool, the arguments are
+		 * withheld until the site's rules load */
+		redact_args(in->p, d);
+		r->st.args_withheld++;
+	}
 }
 
 /* Change the deadline of later classifications. */
@@ -1021,6 +1152,10 @@ void rules_set_deadline(struct rules *r, unsigned ms)
 	snprintf(r->exec_msg, sizeof(r->exec_msg),
 		 "deadline of %u ms per exec exceeded (rules.deadline_ms)",
 		 r->lim.deadline_ms);
+	snprintf(r->test_msg, sizeof(r->test_msg),
+		 "deadline of %u ms for one self-test exceeded (%d x rules.deadline_ms)",
+		 r->lim.deadline_ms * SELFTEST_DEADLINE_FACTOR,
+		 SELFTEST_DEADLINE_FACTOR);
 }
 
 /* Release what a decision owns. */
@@ -1225,63 +1360,93 @@ static size_t count_globals(lua_State *L)
 	return n;
 }
 
-/* Load every file of dir into rs; returns 0 or -errno with err filled. */
+/*
+ * Run one rule file in rs: its text (len bytes) when text is set, else the
+ * file at path.  Returns 0 or -EINVAL with "PATH:LINE: what" in err.
+ */
+static int load_one(struct rules *r, struct rstate *rs, const char *path,
+		    const char *text, size_t len, char *err, size_t errlen)
+{
+	lua_State *L = rs->L;
+	char src[4100];
+	size_t nglobals;
+	int st;
+
+	rs->used = 0;
+	rs->budget = r->lim.instructions * LOAD_BUDGET_FACTOR;
+	snprintf(src, sizeof(src), "@%s", path);
+	rs->load_src = src;
+	rs->registered = 0;
+	nglobals = count_globals(L);
+	st = text ? luaL_loadbufferx(L, text, len, src, "t")
+		  : luaL_loadfilex(L, path, "t");
+	if (st != LUA_OK || lua_pcall(L, 0, 0, 0) != LUA_OK) {
+		const char *m = lua_tostring(L, -1);
+
+		/* libconfig-like "FILE:LINE: what"; Lua writes "FILE:LINE: what" too */
+		snprintf(err, errlen, "%s", m ? m : "error object is not a string");
+		if (m && strncmp(m, path, strlen(path)) != 0)
+			snprintf(err, errlen, "%s: %s", path, m);
+		lua_pop(L, 1);
+		return -EINVAL;
+	}
+	if (!rs->registered && count_globals(L) == nglobals) {
+		snprintf(err, errlen,
+			 "%s: registers nothing (no jobtrace.rule, jobtrace.selftest, "
+			 "call of an earlier file's function such as lib.add, or new global)",
+			 path);
+		return -EINVAL;
+	}
+	rs->nfiles++;
+	return 0;
+}
+
+/*
+ * Load the rule files into rs: every file of dir, or (dir NULL) the
+ * built-in copies of the default files.  Returns 0 or -errno with err
+ * filled.
+ */
 static int load_files(struct rules *r, struct rstate *rs, const char *dir,
 		      char *err, size_t errlen)
 {
 	struct dirent **names = NULL;
 	lua_State *L = rs->L;
-	int n, rc = 0;
+	int n = 0, rc = 0;
 
-	n = scandir(dir, &names, lua_file, by_name);
-	if (n < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		return rc;
-	}
-	if (n > MAX_FILES) {
-		snprintf(err, errlen, "%s: more than %d rule files", dir, MAX_FILES);
-		rc = -E2BIG;
-		goto out;
+	if (dir) {
+		n = scandir(dir, &names, lua_file, by_name);
+		if (n < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+			return rc;
+		}
+		if (n > MAX_FILES) {
+			snprintf(err, errlen, "%s: more than %d rule files", dir,
+				 MAX_FILES);
+			rc = -E2BIG;
+			goto out;
+		}
 	}
 	/* calls are watched while files load: see note_call() */
 	lua_sethook(L, budget_hook, LUA_MASKCOUNT | LUA_MASKCALL, HOOK_EVERY);
-	for (int i = 0; i < n; i++) {
-		char path[4096], src[4100];
+	if (!dir) {
+		for (size_t i = 0; !rc && i < RULES_BUILTIN_N; i++) {
+			char path[128];
+
+			snprintf(path, sizeof(path), "%s/%s", RULES_BUILTIN_DIR,
+				 rules_builtin[i].name);
+			rc = load_one(r, rs, path, rules_builtin[i].text,
+				      strlen(rules_builtin[i].text), err, errlen);
+		}
+	}
+	for (int i = 0; !rc && i < n; i++) {
+		char path[4096];
 		struct stat st;
-		size_t nglobals;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
 		if (stat(path, &st) || !S_ISREG(st.st_mode))
 			continue;
-		rs->used = 0;
-		rs->budget = r->lim.instructions * LOAD_BUDGET_FACTOR;
-		snprintf(src, sizeof(src), "@%s", path);
-		rs->load_src = src;
-		rs->registered = 0;
-		nglobals = count_globals(L);
-		if (luaL_loadfilex(L, path, "t") != LUA_OK ||
-		    lua_pcall(L, 0, 0, 0) != LUA_OK) {
-			const char *m = lua_tostring(L, -1);
-
-			/* libconfig-like "FILE:LINE: what"; Lua writes "FILE:LINE: what" too */
-			snprintf(err, errlen, "%s", m ? m : "error object is not a string");
-			if (m && strncmp(m, path, strlen(path)) != 0)
-				snprintf(err, errlen, "%s: %s", path, m);
-			lua_pop(L, 1);
-			rc = -EINVAL;
-			goto out;
-		}
-		if (!rs->registered && count_globals(L) == nglobals) {
-			snprintf(err, errlen,
-				 "%s: registers nothing (no jobtrace.rule, jobtrace.selftest, "
-				 "call of an earlier file's function such as lib.add, or new global)",
-				 path);
-			rc = -EINVAL;
-			goto out;
-		}
-		rs->budget = ~0ul;
-		rs->nfiles++;
+		rc = load_one(r, rs, path, NULL, 0, err, errlen);
 	}
 out:
 	rs->budget = ~0ul;
@@ -1307,10 +1472,23 @@ static int run_selftests(struct rules *r, struct rstate *rs, char *err,
 		char why[384];
 		const char *bad;
 
+		struct rstate load = *rs;	/* the load's deadline */
+
 		lua_rawgeti(L, -1, i);
 		lua_getfield(L, -1, "case");
+		/* a case is a classification: it gets a classification's
+		 * deadline (with room for a cold state), not the load's */
+		arm_deadline(rs, r->lim.deadline_ms * SELFTEST_DEADLINE_FACTOR,
+			     r->test_msg, true);
 		bad = run_selftest(r, rs, lua_gettop(L), why, sizeof(why));
+		rs->deadline_ns = load.deadline_ns;
+		rs->deadline_len_ns = load.deadline_len_ns;
+		rs->cpu_start_ns = load.cpu_start_ns;
+		rs->deadline_msg = load.deadline_msg;
+		rs->expired = rs->stopped = false;
 		lua_pop(L, 1);
+		if (!bad && deadline_passed(rs))
+			bad = rs->deadline_msg;	/* the cases together */
 		if (bad) {
 			lua_getfield(L, -1, "where");
 			snprintf(err, errlen, "%sself-test failed: %s",
@@ -1329,8 +1507,9 @@ static int run_selftests(struct rules *r, struct rstate *rs, char *err,
 	return rc;
 }
 
-/* Build, check and swap in the rules of dir. */
-int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen)
+/* Build, check and swap in the rules of dir (NULL: the built-in ones). */
+static int load_rules(struct rules *r, const char *dir, char *err,
+		      size_t errlen)
 {
 	char last[sizeof(r->st.last_error)];
 	struct rstate *rs;
@@ -1340,7 +1519,8 @@ int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen)
 	memcpy(last, r->st.last_error, sizeof(last));
 	rs = state_new(r);
 	if (!rs) {
-		snprintf(err, errlen, "%s: cannot create a Lua state", dir);
+		snprintf(err, errlen, "%s: cannot create a Lua state",
+			 dir ? dir : RULES_BUILTIN_DIR);
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -1360,7 +1540,7 @@ int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen)
 		goto fail;
 	if (rs->nrules == 0) {
 		snprintf(err, errlen, "%s: no rules registered (no *.lua file calls jobtrace.rule)",
-			 dir);
+			 dir ? dir : RULES_BUILTIN_DIR);
 		rc = -EINVAL;
 		goto fail;
 	}
@@ -1376,13 +1556,27 @@ int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen)
 	r->st.rules = rs->nrules;
 	r->st.selftests = passed;
 	r->st.reloads_ok++;
-	util_strlcpy(r->st.dir, dir, sizeof(r->st.dir));
+	r->builtin = !dir;
+	r->st.builtin = !dir;
+	util_strlcpy(r->st.dir, dir ? dir : RULES_BUILTIN_DIR, sizeof(r->st.dir));
 	return 0;
 fail:
 	state_free(rs);
 	r->st.reloads_failed++;
 	snprintf(r->st.last_error, sizeof(r->st.last_error), "%s", err);
 	return rc;
+}
+
+/* Build, check and swap in the rules of dir. */
+int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen)
+{
+	return load_rules(r, dir, err, errlen);
+}
+
+/* Swap in the built-in copies of the default rules. */
+int rules_load_builtin(struct rules *r, char *err, size_t errlen)
+{
+	return load_rules(r, NULL, err, errlen);
 }
 
 /* Create an engine with no rules loaded. */

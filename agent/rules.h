@@ -56,7 +56,11 @@ struct rules_input {
 	bool cached;
 };
 
-/* Create an engine with no rules loaded (every process is included). */
+/*
+ * Create an engine with no rules loaded: until rules load, every process is
+ * included and fails closed (default tool, every argument after argv[0]
+ * recorded as [REDACTED]: no redaction has seen them).
+ */
 int rules_new(const struct rules_limits *lim, struct rules **out);
 /* Free the engine; accepts NULL. */
 void rules_free(struct rules *r);
@@ -66,6 +70,18 @@ void rules_free(struct rules *r);
  * writes "FILE:LINE: what" into err; the previous rules stay in force.
  */
 int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen);
+/*
+ * Swap in the default rule files as they were built into the program (the
+ * package's lua-rules), for when the rules folder does not load at start.
+ * While they stand in, classifications keep argv[0] only and record every
+ * other argument as [REDACTED]: the site's own redaction is not loaded.
+ * The next successful rules_load_dir ends that.  Returns 0 or -errno with
+ * err filled, as rules_load_dir.
+ */
+int rules_load_builtin(struct rules *r, char *err, size_t errlen);
+/* The folder name the built-in rule files carry in messages and status. */
+#define RULES_BUILTIN_DIR "(built-in)"
+
 /*
  * Run the rules on one process, within the deadline.  Always fills *d:
  * defaults when no rules are loaded; when a rule fails (an error, the
@@ -90,6 +106,8 @@ struct rules_stats {
 	uint64_t failed_closed;		/* classifications that failed closed */
 	uint64_t reloads_ok;
 	uint64_t reloads_failed;
+	uint64_t args_withheld;		/* built-in rules: argv after argv[0] withheld */
+	bool builtin;			/* the built-in rules stand in */
 	char dir[256];
 	char last_error[512];		/* last load or runtime error, "" if none */
 };

@@ -74,6 +74,18 @@ row() {
 	q "select $2 from process where pid=$1 order by start_time desc, id desc limit 1;"
 }
 
+# Columns COLS of the newest process row for PID once it is stored (the
+# agent flushes every 0.2 s here): waits up to 5 s, prints "" if none.
+row_wait() {
+	local r=""
+	for _ in $(seq 1 50); do
+		r=$(row "$1" "$2")
+		[ -n "$r" ] && break
+		sleep 0.1
+	done
+	printf '%s' "$r"
+}
+
 # True if A is within PCT percent of B, or within ABS of it.
 near() {
 	awk -v a="$1" -v b="$2" -v p="$3" -v m="$4" 'BEGIN {

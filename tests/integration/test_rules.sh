@@ -23,13 +23,7 @@ save_rule() {
 
 # tool_name of the newest process row with this pid, waiting for the flush.
 tool_of() {
-	local r=""
-	for _ in $(seq 1 30); do
-		r=$(row "$1" tool_name)
-		[ -n "$r" ] && break
-		sleep 0.1
-	done
-	printf '%s' "$r"
+	row_wait "$1" tool_name
 }
 
 naming_rule() {

@@ -32,13 +32,7 @@ start_agent "rules_dir = \"$top_srcdir/lua-rules\";" "$SINKS" || finish
 
 # The newest record of pid: "argv_truncated|argv" once it is stored.
 record_of() {
-	local r=""
-	for _ in $(seq 1 50); do
-		r=$(row "$1" "json_extract(json, '\$.argv_truncated'), argv")
-		[ -n "$r" ] && break
-		sleep 0.1
-	done
-	printf '%s' "$r"
+	row_wait "$1" "json_extract(json, '\$.argv_truncated'), argv"
 }
 
 # ---- the canaries ----------------------------------------------------------------

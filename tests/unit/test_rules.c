@@ -526,6 +526,19 @@ static void slow_case(const char *text, unsigned ms, const char *msg)
 			 text, best_wall, ms);
 }
 
+/* slow_case of a rule doing code on the long argument a (argv[2]). */
+static void slow_call(const char *code)
+{
+	char rule[512];
+
+	snprintf(rule, sizeof(rule),
+		 "jobtrace.rule('slow', function(p, d)\n"
+		 "  local a = p.argv[2] or ''\n"
+		 "  if #a > 1000 then %s end\n"
+		 "end)\n", code);
+	slow_case(rule, 5, "deadline of 5 ms per exec exceeded");
+}
+
 /* A backtracking pattern on 2 KB stops at the deadline and fails closed. */
 static void test_deadline_pattern(void **state)
 {
@@ -552,16 +565,8 @@ static void test_deadline_other_calls(void **state)
 		NULL,
 	};
 
-	for (const char *const *c = calls; *c; c++) {
-		char rule[512];
-
-		snprintf(rule, sizeof(rule),
-			 "jobtrace.rule('slow', function(p, d)\n"
-			 "  local a = p.argv[2] or ''\n"
-			 "  if #a > 1000 then %s end\n"
-			 "end)\n", *c);
-		slow_case(rule, 5, "deadline of 5 ms per exec exceeded");
-	}
+	for (const char *const *c = calls; *c; c++)
+		slow_call(*c);
 }
 
 /* A Lua loop under a huge instruction budget is stopped by the deadline (count hook). */
@@ -573,10 +578,14 @@ static void test_deadline_lua_loop(void **state)
 		  5, "05-slow.lua:2: deadline of 5 ms per exec exceeded");
 }
 
-/* An earlier rule out of budget: the redaction never ran, the argv must not leak. */
-static void test_budget_fails_closed(void **state)
+/*
+ * Classify the long argv with rule (in 05-slow.lua, before the redaction
+ * rule) under a budget of 200,000 instructions: the call fails closed and
+ * last_error names the budget and the rule.
+ */
+static void budget_case(const char *rule)
 {
-	struct rules_limits lim = { 16u << 20, 200000, 0 };
+	struct rules_limits lim = { 16u << 20, 200000, 1000 };
 	char argv[4096];
 	size_t len = long_argv(argv, sizeof(argv));
 	struct rules_decision d;
@@ -584,12 +593,7 @@ static void test_budget_fails_closed(void **state)
 	struct rules *r;
 
 	test_write_file(dir, "10-good.lua", good);
-	test_write_file(dir, "05-slow.lua", "jobtrace.rule('slow', function(p, d)\n"
-				"  if #p.argv > 2 then\n"
-				"    d.tool = 'tagged'\n"
-				"    for i = 1, 1e9 do end\n"
-				"  end\n"
-				"end)\n");
+	test_write_file(dir, "05-slow.lua", rule);
 	assert_int_equal(rules_new(&lim, &r), 0);
 	if (rules_load_dir(r, dir, err, sizeof(err)))
 		fail_msg("%s", err);
@@ -602,6 +606,17 @@ static void test_budget_fails_closed(void **state)
 	rules_free(r);
 	drop_file("05-slow.lua");
 	drop_file("10-good.lua");
+}
+
+/* An earlier rule out of budget: the redaction never ran, the argv must not leak. */
+static void test_budget_fails_closed(void **state)
+{
+	budget_case("jobtrace.rule('slow', function(p, d)\n"
+		    "  if #p.argv > 2 then\n"
+		    "    d.tool = 'tagged'\n"
+		    "    for i = 1, 1e9 do end\n"
+		    "  end\n"
+		    "end)\n");
 }
 
 /* Loading is bounded: a pathological pattern at a file's top level. */
@@ -644,7 +659,7 @@ static void test_registers_nothing(void **state)
 	drop_file("10-good.lua");
 }
 
-/* No rules at all: defaults (include, tool = program name). */
+/* No rules at all: included, tool = program name, arguments withheld. */
 static void test_no_rules(void **state)
 {
 	struct rules_limits lim = { 16u << 20, 200000, 0 };
@@ -654,11 +669,139 @@ static void test_no_rules(void **state)
 	assert_int_equal(rules_new(&lim, &r), 0);
 	assert_int_not_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "no rules registered"));
-	d = decide(r, "ls", 3, "/usr/bin/ls");
+	d = decide(r, "ls\0-l\0--password=hunter2", 25, "/usr/bin/ls");
 	assert_true(d.include);
+	assert_true(d.failed_closed);
 	assert_string_equal(d.tool, "ls");
+	assert_int_equal(d.argv_len, sizeof("ls\0[REDACTED]\0[REDACTED]"));
+	assert_memory_equal(d.argv, "ls\0[REDACTED]\0[REDACTED]", d.argv_len);
 	rules_decision_free(&d);
 	rules_free(r);
+}
+
+/*
+ * The built-in rules (the package's lua-rules, compiled in) load with their
+ * self-tests, classify as the files do, and withhold every argument until a
+ * folder loads.
+ */
+static void test_builtin(void **state)
+{
+	static const char bwa[] = "bwa\0mem\0-t\0008\0ref.fa\0reads.fq";
+	struct rules_limits lim = { 64u << 20, 1000000, 0 };
+	struct rules_decision d;
+	struct rules_stats st;
+	struct rules *r;
+
+	assert_int_equal(rules_new(&lim, &r), 0);
+	if (rules_load_builtin(r, err, sizeof(err)))
+		fail_msg("the built-in rules do not load: %s", err);
+	rules_get_stats(r, &st);
+	assert_true(st.builtin);
+	assert_string_equal(st.dir, RULES_BUILTIN_DIR);
+	assert_true(st.files >= 5);
+	assert_true(st.selftests > 0);
+	/* the deny list is in force: the daemon goes with its tree */
+	d = decide(r, "/usr/sbin/sshd\0-D", 18, "/usr/sbin/sshd");
+	assert_false(d.include);
+	rules_decision_free(&d);
+	/* the catalogue names the tool; the arguments are withheld */
+	d = decide(r, bwa, sizeof(bwa), "/usr/bin/bwa");
+	assert_true(d.include);
+	assert_false(d.failed_closed);
+	assert_string_equal(d.tool, "bwa");
+	assert_string_equal(d.category, "aligner");
+	assert_int_equal(d.argv_len,
+			 sizeof("bwa\0[REDACTED]\0[REDACTED]\0[REDACTED]\0[REDACTED]\0[REDACTED]"));
+	assert_null(memmem(d.argv, d.argv_len, "ref.fa", 6));
+	rules_decision_free(&d);
+	rules_get_stats(r, &st);
+	assert_int_equal(st.args_withheld, 1);
+	/* a folder that loads ends it */
+	test_write_file(dir, "10-good.lua", good);
+	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	rules_get_stats(r, &st);
+	assert_false(st.builtin);
+	d = decide(r, bwa, sizeof(bwa), "/usr/bin/bwa");
+	assert_null(d.argv);	/* unchanged */
+	rules_decision_free(&d);
+	rules_free(r);
+	drop_file("10-good.lua");
+}
+
+/*
+ * A rule that catches the deadline's error with pcall or xpcall and goes on
+ * is still stopped: once passed, the deadline fails every later protected
+ * call too, and the classification fails closed near the deadline.
+ */
+static void test_deadline_not_catchable(void **state)
+{
+	static const char *const loops[] = {
+		"while true do pcall(function() while true do end end) end",
+		"while true do xpcall(function() while true do end end, function(e) return e end) end",
+		"while true do pcall(pcall, function() while true do end end) end",
+		"while true do xpcall(function() error('x') end, function(e) while true do end end) end",
+		"while true do pcall(string.find, a, '.-.-.-.-.-.-x') end",
+		NULL,
+	};
+
+	alarm(60);	/* before the fix these never return */
+	for (const char *const *l = loops; *l; l++)
+		slow_call(*l);
+	alarm(0);
+}
+
+/* The instruction budget cannot be caught either. */
+static void test_budget_not_catchable(void **state)
+{
+	alarm(60);	/* before the fix this never returns */
+	budget_case("jobtrace.rule('slow', function(p, d)\n"
+		    "  if #p.argv > 2 then\n"
+		    "    while true do pcall(function() for i = 1, 1e9 do end end) end\n"
+		    "  end\n"
+		    "end)\n");
+	alarm(0);
+}
+
+/*
+ * A finalizer runs with Lua's hooks off, where no deadline can stop it: a
+ * __gc in a rule file is refused with its FILE:LINE (the load used to hang
+ * in the collection that follows it), at the top level or in a rule.
+ */
+static void test_gc_refused(void **state)
+{
+	alarm(60);
+	expect_broken("local t = {}\n"
+		      "setmetatable(t, { __gc = function() while true do end end })\n"
+		      "t = nil\n"
+		      "jobtrace.rule('x', function(p, d) end)\n",
+		      "20-bad.lua:2:", "__gc is not allowed");
+	expect_broken("jobtrace.rule('x', function(p, d)\n"
+		      "  setmetatable({}, { __gc = function() while true do end end })\n"
+		      "end)\n",
+		      "20-bad.lua:2:", "__gc is not allowed");
+	/* a metatable without __gc still works, as does adding one later
+	 * (Lua does not then mark the table for finalization) */
+	{
+		struct rules *r = engine();
+
+		test_write_file(dir, "20-mt.lua",
+				"local mt = { __index = function() return 'v' end }\n"
+				"local t = setmetatable({}, mt)\n"
+				"mt.__gc = function() while true do end end\n"
+				"t = nil\n"
+				"local mt2 = { __index = function() return 'v' end }\n"
+				"jobtrace.rule('mt', function(p, d)\n"
+				"  local u = setmetatable({}, mt2)\n"
+				"  if u.anything ~= 'v' then error('no __index') end\n"
+				"end)\n"
+				"jobtrace.selftest{ argv = {'bwa'}, expect = { tool = 'bwa' } }\n");
+		if (rules_load_dir(r, dir, err, sizeof(err)))
+			fail_msg("%s", err);
+		rules_free(r);	/* lua_close runs no finalizer either */
+		drop_file("20-mt.lua");
+		drop_file("10-good.lua");
+	}
+	alarm(0);
 }
 
 /* Create the scratch folder. */
@@ -693,6 +836,10 @@ int main(void)
 		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_runtime_error_counted),
 		cmocka_unit_test(test_no_rules),
+		cmocka_unit_test(test_builtin),
+		cmocka_unit_test(test_deadline_not_catchable),
+		cmocka_unit_test(test_budget_not_catchable),
+		cmocka_unit_test(test_gc_refused),
 		cmocka_unit_test(test_deadline_pattern),
 		cmocka_unit_test(test_deadline_other_calls),
 		cmocka_unit_test(test_deadline_lua_loop),
