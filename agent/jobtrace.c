@@ -54,7 +54,7 @@ static void usage(FILE *out)
 		"          [--format text|json|html] [--no-tree] [--source sqlite|clickhouse[:NAME]]\n"
 		"  export  (--job ID | --run ID | --pipeline P | --since TIME) --format ndjson\n"
 		"          [--source sqlite|clickhouse[:NAME]]\n"
-		"  rightsize (--pipeline P | --run ID | --since TIME)\n"
+		"  rightsize (--pipeline P | --run ID | --job ID | --since TIME)\n"
 		"          [--format text|nextflow|snakemake|slurm|json] [--source ...]\n"
 		"                         resources to ask for, per workflow task\n"
 		"  cost    (--since TIME | --job ID | --run R) [--by job|task|tool|user|account|\n"
@@ -935,7 +935,7 @@ static int cmd_schema(struct cli *c, int argc, char **argv)
 static void rightsize_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: jobtrace rightsize (--pipeline P | --run ID | --since TIME)\n"
+		"Usage: jobtrace rightsize (--pipeline P | --run ID | --job ID | --since TIME)\n"
 		"                          [--format text|nextflow|snakemake|slurm|json]\n"
 		"                          [--source sqlite|clickhouse[:NAME]]\n"
 		"\nPer workflow task (job.task: a Snakemake rule, a Nextflow process) of the\n"
@@ -986,6 +986,7 @@ static int cmd_rightsize(struct cli *c, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "pipeline", required_argument, NULL, 'P' },
 		{ "run", required_argument, NULL, 'r' },
+		{ "job", required_argument, NULL, 'j' },
 		{ "since", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "source", required_argument, NULL, 'S' },
@@ -1030,9 +1031,10 @@ static int cmd_rightsize(struct cli *c, int argc, char **argv)
 			argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (nsel != 1 || (q.run && !*q.run) || (q.pipeline && !*q.pipeline)) {
+	if (nsel != 1 || (q.run && !*q.run) || (q.pipeline && !*q.pipeline) ||
+	    (q.job && !*q.job)) {
 		fprintf(stderr, "jobtrace rightsize: give exactly one of --pipeline,"
-			" --run, --since (not empty)\n");
+			" --run, --job, --since (not empty)\n");
 		return EXIT_USAGE;
 	}
 	return answer(c, "rightsize", source, &q, word);
