@@ -15,6 +15,8 @@
 #   slurm_env_stop           cancel jobs, stop exactly the daemons (and the
 #                            job step daemons) started here, remove Slurm's
 #                            new cgroups and DIR.  Safe to call twice.
+#   slurm_env_bytes SIZE     bytes in a size as Slurm prints it ("1216K",
+#                            "400M", "1G", "512"); fails on ""
 #
 # Inputs (environment, all optional):
 #   SLURM_ENV_PROLOG, SLURM_ENV_EPILOG  scripts run as Prolog/Epilog through a
@@ -84,6 +86,15 @@ install_slurm() {
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends $missing >/dev/null 2>&1
 	}
+}
+
+# Bytes in a Slurm size "1216K" / "200M" / "1G" / "512".
+slurm_env_bytes() {
+	awk -v v="$1" 'BEGIN {
+		if (v == "") exit 1
+		u = substr(v, length(v)); n = v + 0; m = 1
+		if (u == "K") m = 1024; else if (u == "M") m = 1048576; else if (u == "G") m = 1073741824
+		printf "%d\n", n * m }'
 }
 
 # A TCP port in 20000..39999 that nothing listens on (excluding the
