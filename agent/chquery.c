@@ -199,6 +199,22 @@ static int quoted(struct chq *c, const char *what, const char *v)
 	return err;
 }
 
+/* The condition of --job: the job, and its array's tasks "ID_N" and
+ * heterogeneous components "ID+N" (report.h's REPORT_JOB_SEL). */
+static int job_cond(struct chq *c, const char *job)
+{
+	int err;
+
+	put(&c->sql, "(job_id = ");
+	err = quoted(c, "--job", job);
+	sqlf(c, " OR substring(job_id, 1, %zu) IN (concat(", strlen(job) + 1);
+	err = err ? err : quoted(c, "--job", job);
+	put(&c->sql, ", '_'), concat(");
+	err = err ? err : quoted(c, "--job", job);
+	put(&c->sql, ", '+')))");
+	return err;
+}
+
 /* Send c->sql and load the answer into the store; returns records. */
 static int run(struct chq *c)
 {
@@ -248,8 +264,7 @@ static int load_table(struct chq *c, const struct report_query *q,
 
 	select_from(c, table);
 	if (q->job && *q->job) {
-		put(&c->sql, "job_id = ");
-		err = quoted(c, "--job", q->job);
+		err = job_cond(c, q->job);
 	} else if ((q->run && *q->run) || (q->pipeline && *q->pipeline)) {
 		bool run = q->run && *q->run;
 		const char *col = run ? "job_run = " : "job_pipeline = ";
@@ -454,10 +469,8 @@ static int cost_jobs(struct chq *c, const struct report_query *q,
 {
 	int err;
 
-	if (q->job && *q->job) {
-		put(&c->sql, "job_id = ");
-		return quoted(c, "--job", q->job);
-	}
+	if (q->job && *q->job)
+		return job_cond(c, q->job);
 	if (q->run && *q->run) {
 		put(&c->sql, "(job_id IN (SELECT job_id FROM ");
 		table_name(c, "job");

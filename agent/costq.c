@@ -235,7 +235,7 @@ static int step_done(struct calc *c, int rc)
 }
 
 /* The job records of the selection: condition on record r (SQL text). */
-#define SEL_JOB "r.job_id = ?1"
+#define SEL_JOB REPORT_JOB_SEL_AT("r.job_id")
 #define SEL_RUN "(" JSTR_AT("r.json", "'$.job.run'") " = ?1 OR r.job_id IN" \
 	" (SELECT job_id FROM process WHERE job_run = ?1))"
 #define SEL_SINCE "r.time >= ?1"
@@ -273,7 +273,8 @@ static int load_units(struct calc *c)
 		" FROM record r WHERE r.type = 'job' AND r.job_id IS NOT NULL"
 		" AND " PHASE_IS("r.json", "end") " AND ";
 	static const char order[] = " ORDER BY r.job_id, 2, r.time, r.id";
-	char sql[sizeof(cols) + sizeof(SEL_RUN) + sizeof(order)];
+	char sql[sizeof(cols) + sizeof(SEL_RUN) + sizeof(SEL_JOB) +
+		 sizeof(order)];
 	sqlite3_stmt *st = NULL;
 	const char *last = NULL;
 	int rc, err;
@@ -763,7 +764,8 @@ static int load_running(struct calc *c)
 		"  AND json_extract(e.json, '$.host') IS"
 		"  json_extract(r.json, '$.host')) AND ";
 	static const char tail[] = " GROUP BY 1, 2 ORDER BY 1, 2";
-	char sql[sizeof(head) + sizeof(SEL_RUN) + sizeof(tail)];
+	char sql[sizeof(head) + sizeof(SEL_RUN) + sizeof(SEL_JOB) +
+		 sizeof(tail)];
 	struct costq_result *r = c->r;
 	sqlite3_stmt *st = NULL;
 	int rc, err;

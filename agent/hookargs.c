@@ -8,6 +8,7 @@
 
 #include "cost.h"
 #include "hookargs.h"
+#include "jobstate.h"
 #include "jobtie.h"
 #include "util.h"
 
@@ -34,6 +35,8 @@ static const struct option opts[] = {
 	{ "name", required_argument, NULL, OPT_FIELD },
 	{ "time-limit", required_argument, NULL, OPT_TIME_LIMIT },
 	{ "exit-code", required_argument, NULL, OPT_EXIT },
+	{ "signal", required_argument, NULL, OPT_EXIT },
+	{ "state", required_argument, NULL, OPT_EXIT },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
@@ -144,7 +147,23 @@ int hookargs_parse(struct hookargs *h, const char *cmd, int argc,
 		}
 		case OPT_EXIT:
 			if (run) {
-				util_seterr(err, errlen, "--exit-code: run reports its command's");
+				util_seterr(err, errlen, "--%s: run reports its command's",
+					    name);
+				return -EINVAL;
+			}
+			if (strcmp(cmd, "job-end") && strcmp(name, "exit-code")) {
+				util_seterr(err, errlen, "--%s is for job-end only", name);
+				return -EINVAL;
+			}
+			if (strcmp(name, "state") && !number(optarg, 0, 255, &v)) {
+				util_seterr(err, errlen, "--%s '%s': a number from 0 to 255",
+					    name, optarg);
+				return -EINVAL;
+			}
+			if (!strcmp(name, "state") &&
+			    !jobstate_final(optarg, strlen(optarg))) {
+				util_seterr(err, errlen, "--state '%s': one of COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, BOOT_FAIL, DEADLINE",
+					    optarg);
 				return -EINVAL;
 			}
 			break;

@@ -29,7 +29,8 @@ struct hookargs {
  * Parse argv (argv[0] is cmd, the hook's name: job-start, job-end,
  * job-update or run) into h.  `run` stops at its command (after "--" or
  * at the first word that is no option), and takes neither --pid (it ties
- * itself) nor --exit-code (its command's); --pid is for job-start only.
+ * itself) nor --exit-code, --signal, --state (its command's); --pid is
+ * for job-start only, --signal and --state for job-end only.
  * Returns 0, or -EINVAL with err naming the argument that is wrong.
  */
 int hookargs_parse(struct hookargs *h, const char *cmd, int argc,

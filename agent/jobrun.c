@@ -15,11 +15,14 @@ static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
 #define NFWD (sizeof(forwarded) / sizeof(forwarded[0]))
 
 static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t stopped;	/* a stop signal came */
 
 /* Send a signal the wrapper got on to the child. */
 static void forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
+	if (sig != SIGUSR1 && sig != SIGUSR2)
+		stopped = 1;
 	/* the terminal signals its whole foreground group: the child too */
 	if (si && si->si_code == SI_KERNEL)
 		return;
@@ -46,7 +49,8 @@ static void restore(const struct sigaction *old, const bool *set)
 }
 
 /* Run argv as a child, pass signals on, wait; its shell-like status. */
-int jobrun_command(char *const *argv, const char *who)
+int jobrun_command(char *const *argv, const char *who,
+		   struct jobrun_end *end)
 {
 	struct sigaction old[NFWD], sa;
 	bool set[NFWD] = { false };
@@ -84,6 +88,7 @@ int jobrun_command(char *const *argv, const char *who)
 		return err;
 	}
 	child_pid = pid;
+	stopped = 0;
 	sigprocmask(SIG_SETMASK, &prev, NULL);
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR) {
@@ -95,5 +100,10 @@ int jobrun_command(char *const *argv, const char *who)
 	}
 	child_pid = 0;
 	restore(old, set);
+	if (end) {
+		end->code = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+		end->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+		end->cancelled = stopped;
+	}
 	return jobrun_status(st);
 }

@@ -37,7 +37,8 @@ struct jt_jobinfo *jobs_get(struct jobs *j, const char *scheduler,
 	struct jt_jobinfo *ji;
 
 	for (size_t i = 0; i < j->n; i++)
-		if (!strcmp(j->v[i]->job.id, id) &&
+		if ((!strcmp(j->v[i]->job.id, id) ||
+		     (j->v[i]->raw_id[0] && !strcmp(j->v[i]->raw_id, id))) &&
 		    !strcmp(j->v[i]->job.scheduler, scheduler))
 			return j->v[i];
 	if (!create)
@@ -107,7 +108,8 @@ struct jt_jobinfo *jobs_fill(struct jobs *j, struct jt_job *pj,
 	if (!ji)
 		return NULL;
 	fill(pj->scheduler, sizeof(pj->scheduler), ji->job.scheduler);
-	fill(pj->id, sizeof(pj->id), ji->job.id);
+	/* an array task's process names it by the raw id: "9" is "4_1" */
+	util_strlcpy(pj->id, ji->job.id, sizeof(pj->id));
 	fill(pj->run, sizeof(pj->run), ji->job.run);
 	fill(pj->pipeline, sizeof(pj->pipeline), ji->job.pipeline);
 	fill(pj->task, sizeof(pj->task), ji->job.task);
@@ -180,7 +182,8 @@ void jobs_expire(struct jobs *j, uint64_t now_ns, uint64_t keep_ns)
 	for (size_t i = 0; i < j->n; i++) {
 		struct jt_jobinfo *ji = j->v[i];
 
-		if (ji->end_ns && now_ns - ji->touched_ns > keep_ns)
+		if (ji->end_ns && !ji->end_pending &&
+		    now_ns - ji->touched_ns > keep_ns)
 			free(ji);
 		else
 			j->v[k++] = ji;
@@ -211,6 +214,16 @@ void jobs_foreach_running(struct jobs *j,
 {
 	for (size_t i = 0; i < j->n; i++)
 		if (!j->v[i]->end_ns)
+			fn(j->v[i], arg);
+}
+
+/* Every job whose record waits. */
+void jobs_foreach_pending(struct jobs *j,
+			  void (*fn)(struct jt_jobinfo *ji, void *arg),
+			  void *arg)
+{
+	for (size_t i = 0; i < j->n; i++)
+		if (j->v[i]->start_pending || j->v[i]->end_pending)
 			fn(j->v[i], arg);
 }
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jobstate.h"
 #include "proc.h"
 
 /* What a job, or one of its steps, used: from its processes. */
@@ -32,10 +33,11 @@ struct jt_step_usage {
 #define JT_STR_LARGE 256
 
 /* What AWS Batch tells of a job beyond struct jt_job, from its
- * container: in the job object of its records. */
+ * container, and a Slurm array task's index: in the job object of its
+ * records. */
 struct jt_batch {
 	uint32_t attempt;		/* from 1; 0 when unknown */
-	uint32_t array_index;		/* with has_array */
+	uint32_t array_index;		/* with has_array (Slurm's too) */
 	uint32_t node_index;		/* with has_node */
 	bool has_array;			/* an array job's child */
 	bool has_node;			/* a node of a multi-node job */
@@ -46,6 +48,11 @@ struct jt_batch {
 
 struct jt_jobinfo {
 	struct jt_job job;		/* scheduler, id, run, user, account, ... */
+	/* the scheduler's own id when the job's id is another one: the
+	 * JobId (SLURM_JOB_ID, cgroup job_N, slurmstepd [N.S]) of Slurm
+	 * array task "4_1" or heterogeneous job component "4+1"; "" when
+	 * the same.  jobs_get() finds the job by either. */
+	char raw_id[JT_STR_SMALL];
 	struct jt_batch batch;		/* scheduler "aws-batch" only */
 	char name[JT_STR_MEDIUM];
 	char partition[JT_STR_SMALL];
@@ -67,7 +74,18 @@ struct jt_jobinfo {
 	uint64_t start_ns;		/* CLOCK_REALTIME */
 	uint64_t end_ns;		/* CLOCK_REALTIME, 0 while running */
 	int exit_code;
+	int exit_signal;		/* with exit_code: Slurm's code:signal */
 	bool exit_known;
+	bool oom;			/* the OOM killer hit one of its processes */
+	char state[JOBSTATE_LEN];	/* how it ended (jobstate.h), "" until known */
+	char reason[32];		/* Slurm's Reason= in its last answer */
+	/* its start record waits for the scheduler's answer (a Slurm job's
+	 * name and allocation), its end record for its final state until
+	 * pending_until_ns */
+	bool start_pending;
+	bool end_pending;
+	uint64_t pending_until_ns;	/* CLOCK_MONOTONIC */
+	uint64_t next_query_ns;		/* CLOCK_MONOTONIC: ask again then */
 	uint64_t touched_ns;		/* CLOCK_MONOTONIC of the last change */
 
 	bool mem_near;			/* in a memory_near_limit episode */
@@ -82,7 +100,8 @@ struct jobs;
 int jobs_new(struct jobs **out);
 /* Free the registry; accepts NULL. */
 void jobs_free(struct jobs *j);
-/* The job (scheduler, id), created when create is set; NULL if absent. */
+/* The job (scheduler, id), found by its id or its raw_id, created when
+ * create is set; NULL if absent. */
 struct jt_jobinfo *jobs_get(struct jobs *j, const char *scheduler,
 			    const char *id, bool create);
 /* The running job whose registered cgroup contains path, or NULL. */
@@ -90,6 +109,7 @@ struct jt_jobinfo *jobs_by_cgroup(struct jobs *j, const char *path);
 /*
  * Fill the empty fields of a process's job from the registry: the job is
  * found by (scheduler, id), or by cgroup when the process has no job id.
+ * A process that names the job by its raw_id takes the job's id.
  * Returns the registered job, or NULL.
  */
 struct jt_jobinfo *jobs_fill(struct jobs *j, struct jt_job *pj,
@@ -101,7 +121,8 @@ struct jt_usage *jobs_step_usage(struct jt_jobinfo *ji, const char *step);
 void jobs_rss_begin(struct jobs *j);
 /* End a sample pass: the sums taken become peaks where higher. */
 void jobs_rss_end(struct jobs *j);
-/* Forget jobs that ended more than keep_ns ago (CLOCK_MONOTONIC now). */
+/* Forget jobs that ended more than keep_ns ago (CLOCK_MONOTONIC now),
+ * but for those whose record still waits. */
 void jobs_expire(struct jobs *j, uint64_t now_ns, uint64_t keep_ns);
 /* Number of jobs known that uid registered without control rights. */
 size_t jobs_count_by_user(const struct jobs *j, uint32_t uid);
@@ -111,6 +132,11 @@ size_t jobs_running(const struct jobs *j, const struct jt_jobinfo **out,
 		    size_t max);
 /* Call fn on every running job (no end yet), in the order registered. */
 void jobs_foreach_running(struct jobs *j,
+			  void (*fn)(struct jt_jobinfo *ji, void *arg),
+			  void *arg);
+/* Call fn on every job whose start or end record waits, in the order
+ * registered. */
+void jobs_foreach_pending(struct jobs *j,
 			  void (*fn)(struct jt_jobinfo *ji, void *arg),
 			  void *arg);
 /* Number of jobs known, and of those still running. */

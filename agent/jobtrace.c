@@ -54,7 +54,7 @@ static void usage(FILE *out)
 		"          [--format text|json|html] [--no-tree] [--source sqlite|clickhouse[:NAME]]\n"
 		"  export  (--job ID | --run ID | --pipeline P | --since TIME) --format ndjson\n"
 		"          [--source sqlite|clickhouse[:NAME]]\n"
-		"  rightsize (--pipeline P | --run ID | --since TIME)\n"
+		"  rightsize (--pipeline P | --run ID | --job ID | --since TIME)\n"
 		"          [--format text|nextflow|snakemake|slurm|json] [--source ...]\n"
 		"                         resources to ask for, per workflow task\n"
 		"  cost    (--since TIME | --job ID | --run R) [--by job|task|tool|user|account|\n"
@@ -64,7 +64,7 @@ static void usage(FILE *out)
 		"                         what the rules decide for a command line\n"
 		"  reload                 make the agent re-read its configuration and rules\n"
 		"  job-start --job ID [--user U] [--account A] [--run R] ...   (hooks; see --help)\n"
-		"  job-end   --job ID [--exit-code N]\n"
+		"  job-end   --job ID [--exit-code N] [--signal N] [--state S]\n"
 		"  job-update --job ID [--run R] [--pipeline P] [--step S] [--task T] [--cost-center C]\n"
 		"  run --job ID [--run R] [--pipeline P] [--cost-center C] ... -- COMMAND...\n"
 		"                         run COMMAND as a job: it and all below it\n"
@@ -935,7 +935,7 @@ static int cmd_schema(struct cli *c, int argc, char **argv)
 static void rightsize_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: jobtrace rightsize (--pipeline P | --run ID | --since TIME)\n"
+		"Usage: jobtrace rightsize (--pipeline P | --run ID | --job ID | --since TIME)\n"
 		"                          [--format text|nextflow|snakemake|slurm|json]\n"
 		"                          [--source sqlite|clickhouse[:NAME]]\n"
 		"\nPer workflow task (job.task: a Snakemake rule, a Nextflow process) of the\n"
@@ -986,6 +986,7 @@ static int cmd_rightsize(struct cli *c, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "pipeline", required_argument, NULL, 'P' },
 		{ "run", required_argument, NULL, 'r' },
+		{ "job", required_argument, NULL, 'j' },
 		{ "since", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "source", required_argument, NULL, 'S' },
@@ -1030,9 +1031,10 @@ static int cmd_rightsize(struct cli *c, int argc, char **argv)
 			argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (nsel != 1 || (q.run && !*q.run) || (q.pipeline && !*q.pipeline)) {
+	if (nsel != 1 || (q.run && !*q.run) || (q.pipeline && !*q.pipeline) ||
+	    (q.job && !*q.job)) {
 		fprintf(stderr, "jobtrace rightsize: give exactly one of --pipeline,"
-			" --run, --since (not empty)\n");
+			" --run, --job, --since (not empty)\n");
 		return EXIT_USAGE;
 	}
 	return answer(c, "rightsize", source, &q, word);
@@ -1189,7 +1191,7 @@ static void job_usage(FILE *out)
 		"                          [--task T] [--cost-center C] [--cpus N] [--mem-mb N]\n"
 		"                          [--gpus N] [--node NAME] [--cgroup PATH] [--name NAME]\n"
 		"                          [--time-limit SECONDS|[D-]HH:MM:SS] [--pid PID]\n"
-		"       jobtrace job-end --job ID [--exit-code N]\n"
+		"       jobtrace job-end --job ID [--exit-code N] [--signal N] [--state S]\n"
 		"       jobtrace job-update --job ID [--run R] [--pipeline P] [--step S] [--task T]\n"
 		"                           [--cost-center C]\n"
 		"  common: [--strict] [--timeout-ms N] (default 500)\n"
@@ -1201,7 +1203,11 @@ static void job_usage(FILE *out)
 		"\n--pid PID ties the process PID, its descendants running now and every one\n"
 		"it starts from now on to the job (where no cgroup tells the job).  A user\n"
 		"without control rights may tie only processes of their own, to a new job\n"
-		"or one they registered so, and the job's user is theirs.\n");
+		"or one they registered so, and the job's user is theirs.\n"
+		"\n--exit-code N --signal N say how the job ended, as Slurm's ExitCode\n"
+		"N:N; --state S in Slurm's words (COMPLETED, FAILED, CANCELLED, TIMEOUT,\n"
+		"OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, BOOT_FAIL, DEADLINE).  Without --state\n"
+		"the agent asks slurmctld for a Slurm job's, else its exit tells it.\n");
 }
 
 /* Print the usage of run. */
@@ -1216,14 +1222,16 @@ static void run_usage(FILE *out)
 		"\nRun COMMAND as the job ID: it and every process below it carry the job's\n"
 		"fields.  The job is registered (scheduler 'local' unless --scheduler, user\n"
 		"and uid the caller's unless given), COMMAND runs as a child, and when it\n"
-		"ends the job ends with its exit code.  The exit status is COMMAND's, 128 +\n"
-		"N when a signal N killed it, 127 when it was not found.  SIGINT, SIGTERM,\n"
-		"SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are passed on to COMMAND.  If the agent\n"
-		"is down or refuses, COMMAND runs all the same (one line on stderr), unless\n"
-		"--strict: then the status is 1 and COMMAND does not run.  Bad arguments:\n"
-		"status 2, COMMAND does not run.  A user without control rights runs their\n"
-		"own job; a job id a hook or another user registered cannot be joined.  The\n"
-		"job options are job-start's (jobtrace job-start --help).\n");
+		"ends the job ends with its exit code and signal (state COMPLETED, FAILED,\n"
+		"OUT_OF_MEMORY, or CANCELLED when the wrapper was asked to stop).  The exit\n"
+		"status is COMMAND's, 128 + N when a signal N killed it, 127 when it was\n"
+		"not found.  SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are\n"
+		"passed on to COMMAND.  If the agent is down or refuses, COMMAND runs all\n"
+		"the same (one line on stderr), unless --strict: then the status is 1 and\n"
+		"COMMAND does not run.  Bad arguments: status 2, COMMAND does not run.  A\n"
+		"user without control rights runs their own job; a job id a hook or\n"
+		"another user registered cannot be joined.  The job options are\n"
+		"job-start's (jobtrace job-start --help).\n");
 }
 
 /*
@@ -1282,6 +1290,7 @@ static int cmd_run(struct cli *c, int argc, char **argv)
 	const char *sched;
 	struct hookargs h;
 	char err[512], num[32], *reply = NULL;
+	struct jobrun_end end;
 	bool registered = false;
 	int rc;
 
@@ -1323,21 +1332,26 @@ static int cmd_run(struct cli *c, int argc, char **argv)
 		registered = strstr(reply, " registered\n") != NULL;
 		free(reply);
 	}
-	rc = jobrun_command(argv + h.cmd_index, "jobtrace run");
+	rc = jobrun_command(argv + h.cmd_index, "jobtrace run", &end);
 	if (rc < 0) {
 		fprintf(stderr, "jobtrace run: cannot start %s: %s\n",
 			argv[h.cmd_index], strerror(-rc));
 		rc = 1;
+		end = (struct jobrun_end){ .code = 1 };
 	}
 	if (registered) {
 		struct hookargs e = { .timeout_ms = h.timeout_ms };
-		char code[16];
+		char code[16], sig[16];
 
-		snprintf(code, sizeof(code), "%d", rc);
+		/* as Slurm's ExitCode code:signal; stopped on request: CANCELLED */
+		snprintf(code, sizeof(code), "%d", end.code);
+		snprintf(sig, sizeof(sig), "%d", end.signal);
 		e.len = (size_t)snprintf(e.line, sizeof(e.line), "job-end");
 		if (!hookargs_add(&e, "job", h.job) &&
 		    !hookargs_add(&e, "scheduler", sched) &&
-		    !hookargs_add(&e, "exit_code", code))
+		    !hookargs_add(&e, "exit_code", code) &&
+		    !hookargs_add(&e, "signal", sig) &&
+		    (!end.cancelled || !hookargs_add(&e, "state", "CANCELLED")))
 			hook_send(c, "run", &e, " (the job stays open in the agent)", NULL);
 	}
 	return rc;

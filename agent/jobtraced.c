@@ -35,6 +35,7 @@
 #include "signals.h"
 #include "imds.h"
 #include "jobs.h"
+#include "jobstate.h"
 #include "jobtie.h"
 #include "json.h"
 #include "log.h"
@@ -57,6 +58,13 @@
 #define JOB_KEEP_NS (3600ull * 1000000000ull)	/* ended jobs kept an hour */
 #define MAX_QUERIES 16			/* scontrol queries at once */
 #define QUERY_TIMEOUT_NS (10ull * 1000000000ull)
+/* a Slurm job's start record waits for scontrol's answer (name,
+ * allocation, array task: at most QUERY_TIMEOUT_NS); its end record at
+ * most END_WAIT_NS for its state, which slurmctld says once every epilog
+ * ran (asked again after REQUERY_NS, then less often) */
+#define END_WAIT_NS (60ull * 1000000000ull)
+#define REQUERY_NS 100000000ull
+#define REQUERY_MAX_NS 2000000000ull
 #define DRAIN_MS 5000			/* sinks' last delivery at stop */
 /* the start record waits this long at most for the cloud's identity
  * (the IMDS thread bounds its own read by IMDS_START_BUDGET_MS) */
@@ -775,8 +783,24 @@ static void on_imds(struct agent *a)
 					      .seen_ns = n.seen_ns });
 }
 
-/* Ask slurmctld in the background for what the prolog could not pass. */
-static void query_slurm(struct agent *a, const struct jt_jobinfo *ji)
+/* The id slurmctld knows a job by: its JobId. */
+static const char *slurm_id(const struct jt_jobinfo *ji)
+{
+	return ji->raw_id[0] ? ji->raw_id : ji->job.id;
+}
+
+/* The query about ji that runs now, or NULL. */
+static struct query *query_of(struct agent *a, const struct jt_jobinfo *ji)
+{
+	for (int i = 0; i < MAX_QUERIES; i++)
+		if (a->queries[i].pid && !strcmp(a->queries[i].job, slurm_id(ji)))
+			return &a->queries[i];
+	return NULL;
+}
+
+/* Ask slurmctld in the background for what the hooks could not pass;
+ * 0, or -EBUSY (too many at once) or the error of starting it. */
+static int query_slurm(struct agent *a, const struct jt_jobinfo *ji)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct query *q = NULL;
@@ -788,15 +812,15 @@ static void query_slurm(struct agent *a, const struct jt_jobinfo *ji)
 	if (!q) {
 		log_debug("too many scontrol queries at once: job %s not asked",
 			  ji->job.id);
-		return;
+		return -EBUSY;
 	}
-	err = slurmq_start(ji->job.id, &q->pid, &q->fd);
+	err = slurmq_start(slurm_id(ji), &q->pid, &q->fd);
 	if (err) {
 		log_debug("scontrol show job %s: %s", ji->job.id, strerror(-err));
 		q->pid = 0;
-		return;
+		return err;
 	}
-	util_strlcpy(q->job, ji->job.id, sizeof(q->job));
+	util_strlcpy(q->job, slurm_id(ji), sizeof(q->job));
 	q->len = 0;
 	q->deadline_ns = util_now_ns(CLOCK_MONOTONIC) + QUERY_TIMEOUT_NS;
 	/* MAX_QUERIES < CHILD_MAX: there is always a slot */
@@ -804,12 +828,64 @@ static void query_slurm(struct agent *a, const struct jt_jobinfo *ji)
 		     "scontrol show job");
 	ev.data.fd = q->fd;
 	epoll_ctl(a->epfd, EPOLL_CTL_ADD, q->fd, &ev);
+	return 0;
 }
 
-/* Finish a query: parse what it printed, reap it, free the slot. */
+/* The job has ended: its state when slurmctld said none (its Reason=,
+ * else the record's from its exit), its end record, the signals of its
+ * end. */
+static void end_record(struct agent *a, struct jt_jobinfo *ji)
+{
+	struct sig_params sp = sig_params_of(&a->cfg);
+	const char *st = jobstate_of_reason(ji->reason);
+
+	ji->end_pending = false;
+	/* else the record says what its exit tells */
+	if (!ji->state[0] && st)
+		util_strlcpy(ji->state, st, sizeof(ji->state));
+	tracker_job_record(&a->trk, ji, "end");
+	signals_agent_job_end(&a->sig, &sp, ji, a->cfg.store_enabled ?
+			      a->cfg.sqlite_path : NULL,
+			      util_now_ns(CLOCK_BOOTTIME));
+}
+
+/*
+ * Write what waited for slurmctld: the start record; the end record once
+ * slurmctld says the final state, or when it can say no more (more is
+ * false: the job is not known to it, no scontrol) or the wait is over.
+ */
+static void records_due(struct agent *a, struct jt_jobinfo *ji, bool more)
+{
+	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+	uint64_t waited = now + END_WAIT_NS - ji->pending_until_ns, gap;
+
+	if (ji->start_pending) {
+		ji->start_pending = false;
+		tracker_job_record(&a->trk, ji, "start");
+	}
+	if (!ji->end_pending)
+		return;
+	if (ji->state[0] || !more || now >= ji->pending_until_ns) {
+		if (!ji->state[0])
+			log_info("job %s:%s: no end state from slurmctld after %.1f s: from its %s",
+				 ji->job.scheduler, ji->job.id, waited / 1e9,
+				 jobstate_of_reason(ji->reason) ? "reason" : "exit");
+		end_record(a, ji);
+		return;
+	}
+	/* COMPLETING: an epilog still runs; ask again, less often */
+	gap = waited / 4;
+	gap = gap < REQUERY_NS ? REQUERY_NS : gap > REQUERY_MAX_NS ?
+	      REQUERY_MAX_NS : gap;
+	ji->next_query_ns = now + gap;
+}
+
+/* Finish a query: parse what it printed, reap it, free the slot; write
+ * the job's records that waited for it. */
 static void query_done(struct agent *a, struct query *q, bool timed_out)
 {
 	struct jt_jobinfo *ji = jobs_get(a->jobs, "slurm", q->job, false);
+	int n = -EINVAL;
 
 	epoll_ctl(a->epfd, EPOLL_CTL_DEL, q->fd, NULL);
 	close(q->fd);
@@ -818,13 +894,34 @@ static void query_done(struct agent *a, struct query *q, bool timed_out)
 		children_kill(&a->kids, q->pid);
 	q->out[q->len] = '\0';
 	if (!timed_out && ji) {
-		int n = slurmq_parse(q->out, ji);
-
+		n = slurmq_parse(q->out, ji);
 		log_debug("scontrol show job %s: %d fields learnt", q->job, n);
-	} else if (timed_out) {
+	} else if (timed_out && !a->stop) {
 		log_warn("scontrol show job %s did not answer in time", q->job);
 	}
 	memset(q, 0, sizeof(*q));
+	/* a controller that hangs is asked again until the wait is over */
+	if (ji)
+		records_due(a, ji, !a->stop && (timed_out || n >= 0));
+}
+
+/* A job whose record waits: ask again when due, or write it. */
+static void poll_pending(struct jt_jobinfo *ji, void *arg)
+{
+	struct agent *a = arg;
+	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+	int err;
+
+	if (query_of(a, ji))
+		return;
+	if (a->stop || now >= ji->pending_until_ns) {
+		records_due(a, ji, false);
+	} else if (now >= ji->next_query_ns) {
+		err = query_slurm(a, ji);
+		/* too many at once: the next tick */
+		if (err && err != -EBUSY)
+			records_due(a, ji, false);
+	}
 }
 
 /* Data from a query's pipe; returns false if fd is no query's. */
@@ -853,6 +950,7 @@ static void check_queries(struct agent *a, uint64_t now)
 	for (int i = 0; i < MAX_QUERIES; i++)
 		if (a->queries[i].pid && now > a->queries[i].deadline_ns)
 			query_done(a, &a->queries[i], true);
+	jobs_foreach_pending(a->jobs, poll_pending, a);
 	children_reap(&a->kids, now);
 	query_server_reap(a->qs, now);
 }
@@ -895,18 +993,19 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		"job", "scheduler", "step", "user", "uid", "account",
 		"partition", "run", "pipeline", "task", "cost_center", "cpus",
 		"mem_mb", "gpus", "node", "cgroup", "name", "exit_code", "pid",
-		"time_limit", NULL,
+		"time_limit", "signal", "state", NULL,
 	};
 	const char *id = control_get(r, "job");
 	const char *sched = control_get(r, "scheduler");
 	bool start = !strcmp(r->cmd, "job-start");
 	bool end = !strcmp(r->cmd, "job-end");
 	uint64_t uid = UINT64_MAX, cpus = 0, mem_mb = 0, gpus = 0, code = 0;
-	uint64_t limit = 0;
+	uint64_t limit = 0, sig = 0;
+	const char *state = control_get(r, "state");
 	uint64_t pid = 0;
 	struct jt_jobinfo *ji;
 	struct jt_proc *root = NULL;
-	bool have_code, join = false;
+	bool have_code, join = false, slurm;
 	size_t tied = 0;
 	const char *why;
 
@@ -931,13 +1030,23 @@ static void handle_job(struct agent *a, const struct control_req *r,
 	    !num_if(r, "gpus", 4096, &gpus, out) ||
 	    !num_if(r, "time_limit", UINT32_MAX, &limit, out) ||
 	    !num_if(r, "exit_code", 255, &code, out) ||
+	    !num_if(r, "signal", 255, &sig, out) ||
 	    !num_if(r, "pid", JOBTIE_PID_MAX, &pid, out))
 		return;
+	if (state && !jobstate_final(state, strlen(state))) {
+		fprintf(out, "error field state: '%s' is not how a job ends (COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, BOOT_FAIL, DEADLINE)\n",
+			state);
+		return;
+	}
+	if ((state || control_get(r, "signal")) && !end) {
+		fprintf(out, "error fields signal and state are for job-end only\n");
+		return;
+	}
 	if (control_get(r, "pid") && (!start || !pid)) {
 		fprintf(out, "error --pid: a process id from 1, for job-start only\n");
 		return;
 	}
-	have_code = control_get(r, "exit_code") != NULL;
+	have_code = control_get(r, "exit_code") || control_get(r, "signal");
 	sched = sched && *sched ? sched : "slurm";
 	ji = jobs_get(a->jobs, sched, id, false);
 	if (!c->privileged &&
@@ -1023,30 +1132,42 @@ static void handle_job(struct agent *a, const struct control_req *r,
 	if (limit)
 		ji->time_limit_s = (uint32_t)limit;
 	ji->touched_ns = util_now_ns(CLOCK_MONOTONIC);
+	/* a Slurm job a hook registered: its start record waits (bounded)
+	 * for slurmctld's name, allocation and array task id, its end
+	 * record for slurmctld's final state */
+	slurm = c->privileged && !ji->by_user &&
+		!strcmp(ji->job.scheduler, "slurm");
 	if (start && !join) {
 		ji->start_ns = util_now_ns(CLOCK_REALTIME);
 		ji->end_ns = 0;
-		tracker_job_record(&a->trk, ji, "start");
-		if (c->privileged && !strcmp(ji->job.scheduler, "slurm") &&
-		    (!ji->job.account[0] || !ji->name[0] || !ji->cpus ||
-		     !ji->time_limit_s))
-			query_slurm(a, ji);
+		if (slurm && (!ji->job.account[0] || !ji->name[0] ||
+			      !ji->cpus || !ji->time_limit_s)) {
+			ji->start_pending = true;
+			if (query_slurm(a, ji))
+				records_due(a, ji, false);
+		} else {
+			tracker_job_record(&a->trk, ji, "start");
+		}
 	} else if (end) {
 		ji->end_ns = util_now_ns(CLOCK_REALTIME);
 		if (have_code) {
 			ji->exit_code = (int)code;
+			ji->exit_signal = (int)sig;
 			ji->exit_known = true;
 		}
+		if (state)
+			util_strlcpy(ji->state, state, sizeof(ji->state));
 		/* the job's last exits may still wait in the ring buffer */
 		collector_drain(a->col);
-		tracker_job_record(&a->trk, ji, "end");
-		{
-			struct sig_params sp = sig_params_of(&a->cfg);
-
-			signals_agent_job_end(&a->sig, &sp, ji,
-					      a->cfg.store_enabled ?
-					      a->cfg.sqlite_path : NULL,
-					      util_now_ns(CLOCK_BOOTTIME));
+		if (slurm && !ji->state[0]) {
+			ji->end_pending = true;
+			ji->pending_until_ns = util_now_ns(CLOCK_MONOTONIC) +
+					       END_WAIT_NS;
+			ji->next_query_ns = 0;	/* at once: poll_pending() */
+			poll_pending(ji, a);
+		} else {
+			records_due(a, ji, false);	/* a start that waits */
+			end_record(a, ji);
 		}
 	}
 	if (root)
@@ -1624,6 +1745,11 @@ int main(int argc, char **argv)
 		 spool_sinks(a.spool), config_socket_path(&a.cfg));
 	run(&a);
 	collector_drain(a.col);
+	/* what waits for slurmctld is written as it is known now */
+	for (int i = 0; i < MAX_QUERIES; i++)
+		if (a.queries[i].pid)
+			query_done(&a, &a.queries[i], true);
+	jobs_foreach_pending(a.jobs, poll_pending, &a);
 	check_drops(&a);
 	host_start_when_ready(&a, true);
 	emit_host(&a, "stop", util_now_ns(CLOCK_BOOTTIME));

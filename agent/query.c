@@ -137,7 +137,7 @@ int query_parse(const struct control_req *req, double now,
 		const char *k = req->f[i].key;
 
 		v = req->f[i].val;
-		if ((!strcmp(k, "job") && !rightsize) || !strcmp(k, "run") ||
+		if (!strcmp(k, "job") || !strcmp(k, "run") ||
 		    (!strcmp(k, "pipeline") && !cost)) {
 			if (!*v) {
 				*why = "empty job, run or pipeline";

@@ -8,6 +8,7 @@
 #include "cgroup_parse.h"
 #include "cost.h"
 #include "idle.h"
+#include "jobstate.h"
 #include "record.h"
 #include "schema.h"
 #include "util.h"
@@ -369,7 +370,10 @@ void record_job(struct jbuf *b, const struct jt_host *h,
 	record_head_values(v, h, id);
 	sv_str(&v[V_PHASE], phase);
 	record_job_values(v, &ji->job);
-	if (!strcmp(ji->job.scheduler, "aws-batch"))
+	/* the account pays unless a cost center was named */
+	if (!ji->job.cost_center[0])
+		sv_str_opt(&v[V_JOB_COST_CENTER], ji->job.account);
+	if (!strcmp(ji->job.scheduler, "aws-batch") || ji->batch.has_array)
 		record_batch_values(v, &ji->batch);
 	sv_str_opt(&v[V_JOB_NAME], ji->name);
 	sv_str_opt(&v[V_JOB_PARTITION], ji->partition);
@@ -389,8 +393,17 @@ void record_job(struct jbuf *b, const struct jt_host *h,
 		sv_u64(&v[V_ALLOC_GPUS], ji->gpus);
 	if (ji->time_limit_s)
 		sv_u64(&v[V_ALLOC_TIME_LIMIT_S], ji->time_limit_s);
-	if (ji->exit_known)
+	if (ji->exit_known) {
 		sv_i64(&v[V_JOB_EXIT_CODE], ji->exit_code);
+		sv_i64(&v[V_JOB_EXIT_SIGNAL], ji->exit_signal);
+	}
+	/* how it ended: its scheduler's word, else what its exit tells */
+	if (!strcmp(phase, "end") && ji->state[0])
+		sv_str(&v[V_JOB_STATE], ji->state);
+	else if (!strcmp(phase, "end") && (ji->exit_known || ji->oom))
+		sv_str(&v[V_JOB_STATE],
+		       jobstate_of_exit(ji->exit_code, ji->exit_signal,
+					ji->oom, false));
 	if (strcmp(phase, "end")) {
 		v[V_USAGE].st = v[V_COST].st = SV_OMIT;
 		v[V_EFFICIENCY].st = v[V_FLAGS].st = SV_OMIT;

@@ -169,7 +169,7 @@ struct summary {
 	SJ("$.job.task") ", " SJ("$.job.step") ", " \
 	SJ("$.io.cancelled_write_bytes") ", COALESCE(s.time, 0)" \
 	" FROM (SELECT id, json, time, MAX(time) FROM record" \
-	"  WHERE type = 'sample' AND job_id = ?1" \
+	"  WHERE type = 'sample' AND " REPORT_JOB_SEL \
 	"  GROUP BY json_extract(json, '$.host')," \
 	"  json_extract(json, '$.pid')," \
 	"  json_extract(json, '$.start_time')) s" \
@@ -505,7 +505,7 @@ int report_restrict(struct store *st, const char *where,
 const char *report_process_where(const struct report_query *q)
 {
 	if (q->job && *q->job)
-		return "job_id = ?1";
+		return REPORT_JOB_SEL;
 	if (q->run && *q->run)
 		return "job_run = ?1";
 	if (q->pipeline && *q->pipeline)
@@ -1509,6 +1509,8 @@ struct jobinfo {
 	double now;		/* the report's time, for a running job */
 	bool exit_known;
 	int64_t exit_code;
+	int64_t exit_signal;	/* -1: an older record's 128 + signal code */
+	char state[16];		/* the end records' state, "" when none */
 	uint64_t cpus;
 	uint64_t mem_bytes;
 	uint64_t gpus;
@@ -1683,7 +1685,8 @@ static int load_job(sqlite3 *db, const char *path,
 		" " JNUM("$.efficiency.cpu") ", " JNUM("$.efficiency.memory") ","
 		" " JNUM("$.efficiency.time") ","
 		" (CASE json_type(json, '$.flags') WHEN 'array'"
-		" THEN json_extract(json, '$.flags') END)"
+		" THEN json_extract(json, '$.flags') END),"
+		" " JSTR("$.state") ", " JNUM("$.exit_signal")
 		" FROM record WHERE type = 'job' AND job_id = ?1"
 		" ORDER BY time, id";
 	sqlite3_stmt *st = NULL;
@@ -1715,12 +1718,17 @@ static int load_job(sqlite3 *db, const char *path,
 			ji->start = t0;
 		if (t1 > ji->end)
 			ji->end = t1;
-		/* the nodes' exit codes: the first failure tells */
+		/* the nodes' exits and states: the first failure tells */
 		if (end && sqlite3_column_type(st, 12) != SQLITE_NULL &&
-		    (!ji->exit_known || !ji->exit_code)) {
+		    (!ji->exit_known || (!ji->exit_code && !ji->exit_signal))) {
 			ji->exit_known = true;
 			ji->exit_code = sqlite3_column_int64(st, 12);
+			ji->exit_signal = sqlite3_column_type(st, 34) ==
+					  SQLITE_NULL ? -1 :
+					  sqlite3_column_int64(st, 34);
 		}
+		if (end && (!ji->state[0] || !strcmp(ji->state, "COMPLETED")))
+			col_keep(st, 33, ji->state, sizeof(ji->state));
 		if (col_u64(st, 13))
 			ji->cpus = col_u64(st, 13);
 		if (col_u64(st, 14))
@@ -1743,9 +1751,10 @@ static int load_job(sqlite3 *db, const char *path,
 }
 
 /*
- * The job's state as Slurm words it: RUNNING, COMPLETED, FAILED,
- * OUT_OF_MEMORY, or ENDED when the end carried no exit code; NULL with
- * no job record.
+ * The job's state as Slurm words it: RUNNING, or its end records' state
+ * (COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, ...); for
+ * records older than their state, what the exit code tells, ENDED when
+ * the end carried none; NULL with no job record.
  */
 static const char *job_state(const struct jobinfo *ji, const struct tally *t)
 {
@@ -1753,6 +1762,8 @@ static const char *job_state(const struct jobinfo *ji, const struct tally *t)
 		return NULL;
 	if (ji->running)
 		return "RUNNING";
+	if (ji->state[0])
+		return ji->state;
 	if (!ji->exit_known)
 		return "ENDED";
 	if (!ji->exit_code)
@@ -1760,12 +1771,136 @@ static const char *job_state(const struct jobinfo *ji, const struct tally *t)
 	return t->oom ? "OUT_OF_MEMORY" : "FAILED";
 }
 
+/* The job's exit as Slurm's ExitCode shows it ("3:0", "0:15 (SIGTERM)",
+ * "0:125" for Slurm's OOM mark), or an older record's code. */
+static const char *job_exit_text(const struct jobinfo *ji, char *out,
+				 size_t len)
+{
+	int64_t c = ji->exit_code, s = ji->exit_signal;
+	const char *name = NULL;
+
+	if (s < 0) {
+		/* before exit_signal: 128 + signal in the code */
+		if (c > 128 && c < 128 + 65)
+			name = sigabbrev_np((int)(c - 128));
+		if (name)
+			snprintf(out, len, "%lld (128+SIG%s)", (long long)c, name);
+		else
+			snprintf(out, len, "%lld", (long long)c);
+		return out;
+	}
+	if (s > 0 && s < 65)
+		name = sigabbrev_np((int)s);
+	snprintf(out, len, "%lld:%lld%s%s%s", (long long)c, (long long)s,
+		 name ? " (SIG" : "", name ? name : "", name ? ")" : "");
+	return out;
+}
+
+
 /* Seconds from the job's start to its end (or now); -1 when unknown. */
 static double job_elapsed(const struct jobinfo *ji)
 {
 	double end = ji->running ? ji->now : ji->end;
 
 	return ji->start > 0 && end >= ji->start ? end - ji->start : -1;
+}
+
+/* One task of a Slurm array (or component of a heterogeneous job) that
+ * --job selects by the array's id: its line in the report. */
+struct task_line {
+	char id[64];
+	char state[16];		/* job_state()'s word, "" with no record */
+	char exit[64];		/* as print_job() shows it, "" when not known */
+	bool exit_known;
+	int64_t code, sig;	/* sig -1: an older record's */
+	double start, end;	/* epoch seconds, 0: not known */
+	double elapsed;		/* -1: not known */
+	double cpu_s;		/* the end records' usage, -1: none */
+	uint64_t mem_peak;	/* the job's memory peak, 0: not known */
+	double eff[2];		/* CPU and memory efficiency, -1: null */
+	struct jobcost cost;
+};
+
+/* The tasks --job ID selects, and the header they share (the first's). */
+struct tasks {
+	struct task_line *v;
+	size_t n;
+	struct jobinfo head;
+};
+
+/* Fill line t from task ji's records. */
+static void task_line_of(const struct jobinfo *ji, struct task_line *t)
+{
+	static const struct tally none;
+	const char *st = job_state(ji, &none);
+
+	util_strlcpy(t->id, ji->id, sizeof(t->id));
+	util_strlcpy(t->state, st ? st : "", sizeof(t->state));
+	t->exit[0] = '\0';
+	t->exit_known = ji->exit_known && !ji->running;
+	t->code = ji->exit_code;
+	t->sig = ji->exit_signal;
+	if (t->exit_known)
+		job_exit_text(ji, t->exit, sizeof(t->exit));
+	t->start = ji->start;
+	t->end = ji->running ? ji->now : ji->end;
+	t->elapsed = job_elapsed(ji);
+	t->cpu_s = ji->have_usage ? ji->usage.cpu_s : -1;
+	t->mem_peak = ji->have_usage ? ji->usage.mem_peak : 0;
+	t->eff[0] = ji->cost.ends ? ji->cost.eff[0] : -1;
+	t->eff[1] = ji->cost.ends ? ji->cost.eff[1] : -1;
+	t->cost = ji->cost;
+}
+
+/*
+ * The tasks of the array (or heterogeneous job) q->job names, each from
+ * its own records, ordered by task number: none (t->n 0) when q->job is
+ * one job's id.  t->head is the first's header, with q->job as its id.
+ */
+static int load_tasks(sqlite3 *db, const char *path,
+		      const struct report_query *q, double now,
+		      struct tasks *t)
+{
+	static const char sql[] =
+		"SELECT job_id FROM (SELECT job_id FROM record"
+		" WHERE type = 'job' AND " REPORT_JOB_SEL " UNION"
+		" SELECT job_id FROM process WHERE " REPORT_JOB_SEL ")"
+		" ORDER BY length(job_id), job_id";
+	struct jobinfo *ji = calloc(1, sizeof(*ji));
+	sqlite3_stmt *st = NULL;
+	int rc, err = ji ? 0 : -ENOMEM;
+
+	memset(t, 0, sizeof(*t));
+	if (!err)
+		err = prepare_bound(db, path, sql, q, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *id = sqlite3_column_text(st, 0);
+		struct report_query one = *q;
+		void *v;
+
+		if (!id || !strcmp((const char *)id, q->job))
+			continue;	/* the array's own id is no task */
+		v = realloc(t->v, (t->n + 1) * sizeof(*t->v));
+		if (!v) {
+			err = -ENOMEM;
+			break;
+		}
+		t->v = v;
+		one.job = (const char *)id;
+		err = load_job(db, path, &one, now, ji);
+		if (err)
+			break;
+		task_line_of(ji, &t->v[t->n]);
+		if (!t->n++) {
+			t->head = *ji;
+			t->head.id = q->job;
+		}
+	}
+	if (!err)
+		err = step_done(db, path, rc);
+	sqlite3_finalize(st);
+	free(ji);
+	return err;
 }
 
 /* Elapsed time as Slurm shows it: [D-]HH:MM:SS. */
@@ -1844,6 +1979,24 @@ static void print_cost(const struct jobinfo *ji, FILE *out)
 	fputs(c->flags ? "\n" : "none\n", out);
 }
 
+/* The header's first lines: job id and scheduler (then what), name, user
+ * and uid, account and cost center. */
+static void print_who(const struct jobinfo *ji, const char *what, FILE *out)
+{
+	char a[256], b[256];
+
+	fprintf(out, "Job ID:      %s", field(ji->id, a, sizeof(a)));
+	if (ji->scheduler[0])
+		fprintf(out, " (%s)", field(ji->scheduler, a, sizeof(a)));
+	fprintf(out, "%s\nJob name:    %s\n", what, field(ji->name, a, sizeof(a)));
+	fprintf(out, "User:        %s", field(ji->user, a, sizeof(a)));
+	if (ji->uid >= 0)
+		fprintf(out, " (uid %lld)", (long long)ji->uid);
+	fprintf(out, "\nAccount:     %s, cost center %s\n",
+		field(ji->account, a, sizeof(a)),
+		field(ji->cost_center, b, sizeof(b)));
+}
+
 /* The job's header in text: what seff says first. */
 static void print_job(const struct jobinfo *ji, const struct tally *t,
 		      FILE *out)
@@ -1858,23 +2011,10 @@ static void print_job(const struct jobinfo *ji, const struct tally *t,
 			" not known\n", field(ji->id, a, sizeof(a)));
 		return;
 	}
-	fprintf(out, "Job ID:      %s", field(ji->id, a, sizeof(a)));
-	if (ji->scheduler[0])
-		fprintf(out, " (%s)", field(ji->scheduler, a, sizeof(a)));
-	fprintf(out, "\nJob name:    %s\n", field(ji->name, a, sizeof(a)));
-	fprintf(out, "User:        %s", field(ji->user, a, sizeof(a)));
-	if (ji->uid >= 0)
-		fprintf(out, " (uid %lld)", (long long)ji->uid);
-	fprintf(out, "\nAccount:     %s, cost center %s\n",
-		field(ji->account, a, sizeof(a)),
-		field(ji->cost_center, b, sizeof(b)));
+	print_who(ji, "", out);
 	fprintf(out, "State:       %s", state);
 	if (ji->exit_known && !ji->running)
-		fprintf(out, ", exit code %lld", (long long)ji->exit_code);
-	if (ji->exit_known && !ji->running && ji->exit_code > 128 &&
-	    ji->exit_code < 128 + 65 && sigabbrev_np((int)ji->exit_code - 128))
-		fprintf(out, " (128+SIG%s)",
-			sigabbrev_np((int)ji->exit_code - 128));
+		fprintf(out, ", exit code %s", job_exit_text(ji, c, sizeof(c)));
 	fputc('\n', out);
 	if (el >= 0) {
 		elapsed_text(el, a, sizeof(a));
@@ -1900,6 +2040,100 @@ static void print_job(const struct jobinfo *ji, const struct tally *t,
 	fprintf(out, "%s), partition %s\n", ji->nnodes > NODES_MAX ?
 		", ..." : "", field(ji->partition, c, sizeof(c)));
 	print_cost(ji, out);
+}
+
+/* A cost for a table cell: "0.001234 USD", "-" when none. */
+static const char *cost_cell(const struct jobcost *c, char *out, size_t len)
+{
+	char cur[32];
+
+	if (!c->costed)
+		snprintf(out, len, "-");
+	else
+		snprintf(out, len, "%.6f %s%s", c->amount,
+			 field(c->currency, cur, sizeof(cur)),
+			 c->mixed ? " (and other currencies)" : "");
+	return out;
+}
+
+/* One line of the tasks table. */
+static void task_row(FILE *out, const char *id, const char *state,
+		     const char *exit, double el, double cpu, uint64_t peak,
+		     const double eff[2], const char *cost)
+{
+	char a[64], b[16], c[32], d[32], e[2][16];
+
+	if (el >= 0)
+		elapsed_text(el, b, sizeof(b));
+	else
+		snprintf(b, sizeof(b), "-");
+	if (cpu >= 0)
+		snprintf(c, sizeof(c), "%.2f", cpu);
+	else
+		snprintf(c, sizeof(c), "-");
+	if (peak)
+		util_human_bytes(peak, d, sizeof(d));
+	else
+		snprintf(d, sizeof(d), "-");
+	fprintf(out, "  %-16s %-14s %-16s %10s %10s %10s %8s %8s %s\n",
+		field(id, a, sizeof(a)), state, exit, b, c, d,
+		eff_text(eff[0], e[0], sizeof(e[0])),
+		eff_text(eff[1], e[1], sizeof(e[1])), cost);
+}
+
+/*
+ * The header of an array's (a heterogeneous job's) report: what its
+ * tasks share (the first's), then a line per task as `sacct -j ID` lists
+ * them, then the TOTAL: the span from the first start to the last end,
+ * the CPU time, the largest memory peak and the cost.
+ */
+static void print_tasks(const struct tasks *t, FILE *out)
+{
+	static const double none[2] = { -1, -1 };
+	const struct jobinfo *h = &t->head;
+	double first = 0, last = 0, cpu = -1;
+	struct jobcost sum = { 0 };
+	uint64_t peak = 0;
+	char a[256], b[256], c[64];
+
+	snprintf(a, sizeof(a), ": %zu tasks (array tasks ID_N, heterogeneous"
+		 " components ID+N)", t->n);
+	print_who(h, a, out);
+	fprintf(out, "Run:         %s, pipeline %s\n",
+		field(h->run, a, sizeof(a)), field(h->pipeline, b, sizeof(b)));
+	fprintf(out, "Tasks:       a line per task, as sacct -j %s lists them\n",
+		field(h->id, a, sizeof(a)));
+	fprintf(out, "  %-16s %-14s %-16s %10s %10s %10s %8s %8s %s\n",
+		"JOB ID", "STATE", "EXIT CODE", "ELAPSED", "CPU (s)",
+		"MEM PEAK", "CPU EFF", "MEM EFF", "COST");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct task_line *x = &t->v[i];
+
+		task_row(out, x->id, x->state[0] ? x->state : "-",
+			 x->exit[0] ? x->exit : "-", x->elapsed, x->cpu_s,
+			 x->mem_peak, x->eff, cost_cell(&x->cost, c, sizeof(c)));
+		if (x->start > 0 && (!first || x->start < first))
+			first = x->start;
+		if (x->end > last)
+			last = x->end;
+		if (x->cpu_s >= 0)
+			cpu = (cpu < 0 ? 0 : cpu) + x->cpu_s;
+		if (x->mem_peak > peak)
+			peak = x->mem_peak;
+		if (x->cost.costed && sum.costed++ &&
+		    strcmp(sum.currency, x->cost.currency))
+			sum.mixed = true;
+		if (x->cost.costed) {
+			util_strlcpy(sum.currency, x->cost.currency,
+				     sizeof(sum.currency));
+			sum.amount += x->cost.amount;
+			sum.mixed |= x->cost.mixed;
+		}
+	}
+	snprintf(a, sizeof(a), "%zu tasks", t->n);
+	task_row(out, "TOTAL", a, "", first > 0 && last >= first ?
+		 last - first : -1, cpu, peak, none,
+		 cost_cell(&sum, c, sizeof(c)));
 }
 
 /* Write key, and null when its value is not known; true: write it. */
@@ -1961,15 +2195,10 @@ static void json_cost(struct jbuf *b, const struct jobcost *c)
 	json_arr_close(b);
 }
 
-/* The job object in JSON. */
-static void json_job(struct jbuf *b, const struct jobinfo *ji,
-		     const struct tally *t)
+/* The job's scheduler, name, user, uid, account, cost center, run and
+ * pipeline as JSON members (null when not known). */
+static void json_who(struct jbuf *b, const struct jobinfo *ji)
 {
-	double el = job_elapsed(ji);
-
-	json_obj_open(b);
-	json_kv_str(b, "id", ji->id);
-	json_kv_bool(b, "recorded", ji->found);
 	json_kv_str(b, "scheduler", ji->scheduler[0] ? ji->scheduler : NULL);
 	json_kv_str(b, "name", ji->name[0] ? ji->name : NULL);
 	json_kv_str(b, "user", ji->user[0] ? ji->user : NULL);
@@ -1980,6 +2209,18 @@ static void json_job(struct jbuf *b, const struct jobinfo *ji,
 		    NULL);
 	json_kv_str(b, "run", ji->run[0] ? ji->run : NULL);
 	json_kv_str(b, "pipeline", ji->pipeline[0] ? ji->pipeline : NULL);
+}
+
+/* The job object in JSON. */
+static void json_job(struct jbuf *b, const struct jobinfo *ji,
+		     const struct tally *t)
+{
+	double el = job_elapsed(ji);
+
+	json_obj_open(b);
+	json_kv_str(b, "id", ji->id);
+	json_kv_bool(b, "recorded", ji->found);
+	json_who(b, ji);
 	json_kv_str(b, "partition", ji->partition[0] ? ji->partition : NULL);
 	json_key(b, "nodes");
 	json_arr_open(b);
@@ -1989,6 +2230,9 @@ static void json_job(struct jbuf *b, const struct jobinfo *ji,
 	json_kv_str(b, "state", job_state(ji, t));
 	if (kv_known(b, "exit_code", ji->exit_known && !ji->running))
 		json_i64(b, ji->exit_code);
+	if (kv_known(b, "exit_signal", ji->exit_known && !ji->running &&
+		     ji->exit_signal >= 0))
+		json_i64(b, ji->exit_signal);
 	if (kv_known(b, "start_time", ji->start > 0))
 		json_time(b, to_ns(ji->start));
 	if (kv_known(b, "end_time", ji->end > 0 && !ji->running))
@@ -1997,6 +2241,66 @@ static void json_job(struct jbuf *b, const struct jobinfo *ji,
 		json_double(b, el);
 	json_cost(b, &ji->cost);
 	json_obj_close(b);
+}
+
+/* A task's cost in JSON: {"amount", "currency"}, null without one. */
+static void json_task_cost(struct jbuf *b, const struct jobcost *c)
+{
+	json_key(b, "cost");
+	if (!c->costed) {
+		json_null(b);
+		return;
+	}
+	json_obj_open(b);
+	json_key(b, "amount");
+	json_double12(b, c->amount);
+	json_kv_str(b, "currency", c->mixed ? NULL : c->currency);
+	json_obj_close(b);
+}
+
+/*
+ * An array's (heterogeneous job's) header in JSON: "job" what its tasks
+ * share, with "tasks" their number; "jobs" a line per task, as sacct -j.
+ */
+static void json_tasks(struct jbuf *b, const struct tasks *t)
+{
+	const struct jobinfo *h = &t->head;
+
+	json_key(b, "job");
+	json_obj_open(b);
+	json_kv_str(b, "id", h->id);
+	json_kv_u64(b, "tasks", t->n);
+	json_who(b, h);
+	json_obj_close(b);
+	json_key(b, "jobs");
+	json_arr_open(b);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct task_line *x = &t->v[i];
+
+		json_obj_open(b);
+		json_kv_str(b, "id", x->id);
+		json_kv_str(b, "state", x->state[0] ? x->state : NULL);
+		if (kv_known(b, "exit_code", x->exit_known))
+			json_i64(b, x->code);
+		if (kv_known(b, "exit_signal", x->exit_known && x->sig >= 0))
+			json_i64(b, x->sig);
+		if (kv_known(b, "start_time", x->start > 0))
+			json_time(b, to_ns(x->start));
+		if (kv_known(b, "end_time", x->end > 0))
+			json_time(b, to_ns(x->end));
+		kv_opt(b, "elapsed_s", x->elapsed);
+		kv_opt(b, "cpu_s", x->cpu_s);
+		if (kv_known(b, "mem_peak_bytes", x->mem_peak))
+			json_u64(b, x->mem_peak);
+		json_key(b, "efficiency");
+		json_obj_open(b);
+		kv_opt(b, "cpu", x->eff[0]);
+		kv_opt(b, "memory", x->eff[1]);
+		json_obj_close(b);
+		json_task_cost(b, &x->cost);
+		json_obj_close(b);
+	}
+	json_arr_close(b);
 }
 
 /* One line of the efficiency summary: a step, or the whole job. */
@@ -2287,6 +2591,7 @@ struct report {
 	const char *sel;
 	const struct jobinfo *ji;	/* --job only */
 	const struct efficiency *e;	/* --job only */
+	const struct tasks *tasks;	/* --job of an array: its tasks */
 	struct store *st;		/* for the Signals section */
 	const char *where;
 };
@@ -2322,6 +2627,8 @@ static int print_json(const struct report *rp, FILE *out)
 		json_key(&b, "job");
 		json_job(&b, rp->ji, &s->t);
 	}
+	if (rp->tasks)
+		json_tasks(&b, rp->tasks);
 	if (rp->e) {
 		json_key(&b, "efficiency");
 		json_efficiency(&b, rp->e);
@@ -2357,12 +2664,15 @@ static char *job_text(const struct report *rp)
 	size_t len = 0;
 	FILE *m;
 
-	if (!rp->ji)
+	if (!rp->ji && !rp->tasks)
 		return NULL;
 	m = open_memstream(&text, &len);
 	if (!m)
 		return NULL;
-	print_job(rp->ji, &rp->s->t, m);
+	if (rp->ji)
+		print_job(rp->ji, &rp->s->t, m);
+	else
+		print_tasks(rp->tasks, m);
 	if (rp->e)
 		print_efficiency(rp->e, m);
 	if (fclose(m)) {
@@ -2383,6 +2693,7 @@ static int print_html(struct store *st, const char *where,
 					.nhosts = rp->s->nhosts };
 	struct report_html_proc *p = calloc(r->n ? r->n : 1, sizeof(*p));
 	struct report_html_job job = { 0 };
+	char exit[64];
 	char **text = calloc(2 * (r->n ? r->n : 1), sizeof(*text));
 	char argv[ARGV_SHOWN * 4 + 8], ex[48];
 	int err = p && text ? 0 : -ENOMEM;
@@ -2413,13 +2724,13 @@ static int print_html(struct store *st, const char *where,
 			.recorded = ji->found, .state = job_state(ji, &rp->s->t),
 			.name = ji->name, .run = ji->run,
 			.pipeline = ji->pipeline, .elapsed = job_elapsed(ji),
-			.exit_code = ji->exit_code,
+			.exit = job_exit_text(ji, exit, sizeof(exit)),
 			.exit_known = ji->exit_known && !ji->running,
 			.cpus = ji->cpus, .mem_bytes = ji->mem_bytes,
 		};
 		in.job = &job;
-		in.job_text = job_text(rp);
 	}
+	in.job_text = job_text(rp);	/* a job's or an array's tasks' */
 	in.p = p;
 	in.now = util_now_ns(CLOCK_REALTIME) / 1e9;
 	if (!err)
@@ -2438,6 +2749,8 @@ static void print_text(const struct report *rp, FILE *out)
 	print_title(rp->s, rp->sel, out);
 	if (rp->ji)
 		print_job(rp->ji, &rp->s->t, out);
+	if (rp->tasks)
+		print_tasks(rp->tasks, out);
 	if (rp->e)
 		print_efficiency(rp->e, out);
 	print_groups(&rp->s->by_task, "workflow task", "TASK", "(no task)",
@@ -2459,6 +2772,7 @@ int report_run_store(struct store *st, const char *where,
 {
 	struct efficiency *eff = NULL;
 	struct jobinfo *ji = NULL;
+	struct tasks *tasks = NULL;
 	sqlite3 *db = store_handle(st);
 	struct rows r = { 0 };
 	struct summary s = { 0 };
@@ -2474,6 +2788,13 @@ int report_run_store(struct store *st, const char *where,
 		return err;
 	err = load_rows(db, where, q, &r);
 	if (!err && q->job && *q->job) {
+		/* an array's id: its tasks; else the one job */
+		tasks = calloc(1, sizeof(*tasks));
+		err = tasks ? load_tasks(db, where, q,
+					 util_now_ns(CLOCK_REALTIME) / 1e9,
+					 tasks) : -ENOMEM;
+	}
+	if (!err && tasks && !tasks->n) {
 		ji = calloc(1, sizeof(*ji));
 		eff = calloc(1, sizeof(*eff));
 		err = ji && eff ? load_job(db, where, q,
@@ -2485,7 +2806,7 @@ int report_run_store(struct store *st, const char *where,
 
 	report_query_describe(q, sel, sizeof(sel));
 	rp.sel = sel;
-	if (r.n == 0 && !(ji && ji->found)) {
+	if (r.n == 0 && !(ji && ji->found) && !(tasks && tasks->n)) {
 		fprintf(stderr, "jobtrace: no records for %s in %s\n", sel,
 			where);
 		err = -ENOENT;
@@ -2500,6 +2821,7 @@ int report_run_store(struct store *st, const char *where,
 		goto cleanup;
 	rp.ji = ji;
 	rp.e = eff;
+	rp.tasks = tasks && tasks->n ? tasks : NULL;
 
 	switch (fmt) {
 	case REPORT_TEXT:
@@ -2527,6 +2849,9 @@ cleanup:
 	summary_free(&s);
 	free(ji);
 	free(eff);
+	if (tasks)
+		free(tasks->v);
+	free(tasks);
 	rows_free(&r);
 	return err;
 }
@@ -2569,9 +2894,9 @@ int report_export_store(struct store *s, const char *where,
 	if (q->job && *q->job)
 		snprintf(sql, sizeof(sql),
 			 "SELECT json, start_time AS t, id FROM process"
-			 " WHERE job_id = ?1 UNION ALL"
+			 " WHERE " REPORT_JOB_SEL " UNION ALL"
 			 " SELECT json, time, id FROM record"
-			 " WHERE job_id = ?1%s", order);
+			 " WHERE " REPORT_JOB_SEL "%s", order);
 	else if ((q->run && *q->run) || (q->pipeline && *q->pipeline))
 		snprintf(sql, sizeof(sql),
 			 "SELECT json, start_time AS t, id FROM process"

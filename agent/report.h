@@ -19,7 +19,7 @@ enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_HTML, REPORT_NDJSON,
 
 /* Which records (exactly one selector is set), and how to show them. */
 struct report_query {
-	const char *job;	/* --job ID */
+	const char *job;	/* --job ID: with its array's tasks (REPORT_JOB_SEL) */
 	const char *run;	/* --run ID */
 	const char *pipeline;	/* --pipeline P: processes whose job.pipeline is P */
 	double since;		/* --since, epoch seconds (0: unset) */
@@ -46,6 +46,16 @@ struct report_query {
 	" IN ('integer', 'real') THEN json_extract(" c ", " p ") END)"
 #define JSTR(path) JSTR_AT("json", "'" path "'")
 #define JNUM(path) JNUM_AT("json", "'" path "'")
+
+/*
+ * The condition of --job on the job id column c, ?1 the id given: that
+ * job, and when it is a Slurm array's or heterogeneous job's id, its
+ * tasks "ID_N" and components "ID+N" (the ids that start "ID_" or "ID+":
+ * '`' and ',' follow '_' and '+', so these are ranges of an index).
+ */
+#define REPORT_JOB_SEL_AT(c) "(" c " = ?1 OR (" c " > ?1 || '_' AND " c \
+	" < ?1 || '`') OR (" c " > ?1 || '+' AND " c " < ?1 || ','))"
+#define REPORT_JOB_SEL REPORT_JOB_SEL_AT("job_id")
 
 /* Parse a --format word; returns -EINVAL if unknown. */
 int report_format_parse(const char *s, enum report_format *out);

@@ -856,7 +856,8 @@ static double col_dbl(sqlite3_stmt *st, int i)
 static void jobs_of(const struct report_query *q, char *out, size_t len)
 {
 	if (q->job && *q->job)
-		snprintf(out, len, "(?1)");
+		snprintf(out, len, "(SELECT ?1 UNION SELECT DISTINCT job_id"
+			 " FROM process WHERE " REPORT_JOB_SEL ")");
 	else if (q->pid)
 		snprintf(out, len, "(SELECT job_id FROM process WHERE pid = ?1)");
 	else
@@ -1072,7 +1073,7 @@ static int load_signals(struct store *st, const char *where,
 	jobs_of(q, jobs, sizeof(jobs));
 	if (q->job && *q->job)
 		snprintf(hosts, sizeof(hosts), "(SELECT DISTINCT host FROM"
-			 " process WHERE job_id = ?1)");
+			 " process WHERE " REPORT_JOB_SEL ")");
 	else if (q->pid)
 		snprintf(hosts, sizeof(hosts), "(SELECT host FROM process"
 			 " WHERE pid = ?1)");
@@ -1527,8 +1528,10 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 		fprintf(out, "<b class=\"state s-%s\">%s</b>",
 			j->state ? j->state : "UNKNOWN",
 			j->state ? j->state : "state unknown");
-		if (j->exit_known)
-			fprintf(out, ", exit code %lld", (long long)j->exit_code);
+		if (j->exit_known) {
+			fputs(", exit code ", out);
+			html_cut(out, j->exit, ARGV_MAX_BYTES);
+		}
 		if (j->elapsed >= 0) {
 			dur_text(j->elapsed, a, sizeof(a));
 			fprintf(out, ", elapsed %s", a);

@@ -78,7 +78,7 @@ struct report_html_job {
 	const char *run;
 	const char *pipeline;
 	double elapsed;		/* seconds, -1: unknown */
-	int64_t exit_code;
+	const char *exit;	/* as Slurm's ExitCode: "3:0", "0:9 (SIGKILL)" */
 	bool exit_known;
 	uint64_t cpus;		/* 0: not known */
 	uint64_t mem_bytes;	/* 0: not known */

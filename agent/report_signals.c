@@ -39,8 +39,8 @@ static int prepare(struct store *st, const char *where,
 	char sql[8192];
 
 	if (q->job && *q->job)
-		snprintf(sql, sizeof(sql), "%sjob_id = ?1 ORDER BY time, id",
-			 head);
+		snprintf(sql, sizeof(sql), "%s" REPORT_JOB_SEL
+			 " ORDER BY time, id", head);
 	else if (q->pid)
 		/* the process's own signals */
 		snprintf(sql, sizeof(sql), "%s%s = ?1 ORDER BY time, id", head,

@@ -306,7 +306,7 @@ static int load_rows(struct store *st, const char *where,
 {
 	sqlite3 *db = store_handle(st);
 	sqlite3_stmt *stmt = NULL;
-	char sql[sizeof(ROWS_SQL) + 64];
+	char sql[sizeof(ROWS_SQL) + sizeof(REPORT_JOB_SEL)];
 	int rc, err;
 
 	snprintf(sql, sizeof(sql), ROWS_SQL, report_process_where(q));
@@ -971,11 +971,10 @@ int rightsize_run_store(struct store *st, const char *where,
 	struct rs r = { 0 };
 	int err;
 
-	if ((q->job && *q->job) || q->pid ||
-	    !!(q->pipeline && *q->pipeline) + !!(q->run && *q->run) +
-	    (q->since != 0) != 1) {
+	if (q->pid || !!(q->pipeline && *q->pipeline) + !!(q->run && *q->run) +
+	    !!(q->job && *q->job) + (q->since != 0) != 1) {
 		log_error("rightsize: give exactly one of --pipeline, --run,"
-			  " --since");
+			  " --job, --since");
 		return -EINVAL;
 	}
 	err = report_restrict(st, where, q);

@@ -103,7 +103,7 @@ struct sf_field {
 	X(JOB_ATTEMPT, "attempt", U32, SF_NULL, "job_attempt", NULL, SF_NOSUB, \
 	  "AWS Batch: the attempt, from 1 (AWS_BATCH_JOB_ATTEMPT)") \
 	X(JOB_ARRAY_INDEX, "array_index", U32, SF_NULL, "job_array_index", NULL, SF_NOSUB, \
-	  "AWS Batch: an array job child's index (AWS_BATCH_JOB_ARRAY_INDEX)") \
+	  "an array job's task: AWS Batch's AWS_BATCH_JOB_ARRAY_INDEX, Slurm's ArrayTaskId (the job id is then ARRAYJOBID_TASK)") \
 	X(JOB_NODE_INDEX, "node_index", U32, SF_NULL, "job_node_index", NULL, SF_NOSUB, \
 	  "AWS Batch: a multi-node job's node (AWS_BATCH_JOB_NODE_INDEX)") \
 	X(JOB_QUEUE, "queue", STR, SF_NULL, "job_queue", NULL, SF_NOSUB, \
@@ -254,7 +254,12 @@ struct sf_field {
 	X(JOB_END_TIME, "end_time", TIME, SF_NULL | SF_END, "end_time", "end_time_us", SF_NOSUB, "job end") \
 	X(ALLOCATION, "allocation", OBJ, 0, NULL, NULL, SF_SUB(sf_allocation_fields), \
 	  "what the scheduler allocated") \
-	X(JOB_EXIT_CODE, "exit_code", I32, SF_NULL, "exit_code", NULL, SF_NOSUB, "the job's exit code") \
+	X(JOB_EXIT_CODE, "exit_code", I32, SF_NULL, "exit_code", NULL, SF_NOSUB, \
+	  "the job's exit code: the code part of Slurm's ExitCode code:signal") \
+	X(JOB_EXIT_SIGNAL, "exit_signal", I32, SF_NULL, "exit_signal", NULL, SF_NOSUB, \
+	  "the signal part of it (0: none, 125: Slurm's mark of an OOM kill, no signal), null with exit_code") \
+	X(JOB_STATE, "state", STR, SF_NULL, "state", NULL, SF_NOSUB, \
+	  "end records: how it ended, in Slurm's words (COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, BOOT_FAIL, DEADLINE): slurmctld's, else what its exit tells") \
 	X(COST, "cost", OBJ, SF_OPT, NULL, NULL, SF_SUB(sf_cost_fields), \
 	  "what the job cost (end records only), formulas in the README section Cost") \
 	X(USAGE, "usage", OBJ, SF_OPT, NULL, NULL, SF_SUB(sf_usage_fields), \

@@ -4,11 +4,13 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cost.h"
+#include "jobstate.h"
 #include "slurmq.h"
 #include "util.h"
 
@@ -90,13 +92,55 @@ static const char *tres(const char *list, size_t len, const char *key)
 	return NULL;
 }
 
-/* Fill the empty fields of ji from one scontrol -o line. */
-int slurmq_parse(const char *text, struct jt_jobinfo *ji)
+/* A whole decimal number of 1 to 10 digits. */
+static bool digits(const char *v, size_t n)
 {
-	int filled = 0;
-	bool ours = false;
+	if (!n || n > 10)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] < '0' || v[i] > '9')
+			return false;
+	return true;
+}
 
-	for (const char *s = text; *s;) {
+/*
+ * Give ji the id Slurm shows (sacct, squeue): "A_T" for an array task,
+ * "H+O" for a heterogeneous job's component; its JobId becomes raw_id.
+ * Returns 1 when it changed.
+ */
+static int rename_job(struct jt_jobinfo *ji, const char *a, size_t alen,
+		      const char *b, size_t blen, char sep)
+{
+	char id[JT_STR_SMALL];
+
+	/* once, and not for a job without an id of its own (no raw id then) */
+	if (ji->raw_id[0] || !ji->job.id[0] || !digits(a, alen) ||
+	    !digits(b, blen))
+		return 0;
+	snprintf(id, sizeof(id), "%.*s%c%.*s", (int)alen, a, sep, (int)blen, b);
+	util_strlcpy(ji->raw_id, ji->job.id, sizeof(ji->raw_id));
+	util_strlcpy(ji->job.id, id, sizeof(ji->job.id));
+	if (sep == '_') {
+		ji->batch.array_index = (uint32_t)strtoul(b, NULL, 10);
+		ji->batch.has_array = true;
+	}
+	return 1;
+}
+
+/* The value of a key in one line as (pointer, length). */
+struct kv {
+	const char *v;
+	size_t n;
+};
+
+/* Fill ji from one scontrol -o line about it (eol: the line's end). */
+static int parse_line(const char *s, const char *eol, struct jt_jobinfo *ji)
+{
+	struct kv arr = { 0 }, task = { 0 }, het = { 0 }, off = { 0 };
+	int filled = 0;
+
+	while (s < eol) {
+		/* a line ends at '\n' or NUL: no word runs past eol */
 		size_t n = strcspn(s, " \n"), klen;
 		const char *eq = memchr(s, '=', n), *v;
 		size_t vlen;
@@ -106,10 +150,7 @@ int slurmq_parse(const char *text, struct jt_jobinfo *ji)
 			v = eq + 1;
 			vlen = n - klen - 1;
 #define KEY(k) (klen == sizeof(k) - 1 && !strncmp(s, k, klen))
-			if (KEY("JobId")) {
-				ours = vlen == strlen(ji->job.id) &&
-				       !strncmp(v, ji->job.id, vlen);
-			} else if (KEY("JobName")) {
+			if (KEY("JobName")) {
 				filled += take(ji->name, sizeof(ji->name), v, vlen);
 			} else if (KEY("Account")) {
 				filled += take(ji->job.account,
@@ -150,12 +191,59 @@ int slurmq_parse(const char *text, struct jt_jobinfo *ji)
 					filled++;
 				if (g && !ji->gpus && (ji->gpus = strtoul(g, NULL, 10)))
 					filled++;
+			} else if (KEY("JobState")) {
+				/* COMPLETING while an epilog runs: not yet */
+				if (!ji->state[0] && jobstate_final(v, vlen) &&
+				    vlen < sizeof(ji->state)) {
+					memcpy(ji->state, v, vlen);
+					ji->state[vlen] = '\0';
+					filled++;
+				}
+			} else if (KEY("Reason")) {
+				if (vlen < sizeof(ji->reason)) {
+					memcpy(ji->reason, v, vlen);
+					ji->reason[vlen] = '\0';
+				}
+			} else if (KEY("ArrayJobId")) {
+				arr = (struct kv){ v, vlen };
+			} else if (KEY("ArrayTaskId")) {
+				task = (struct kv){ v, vlen };
+			} else if (KEY("HetJobId")) {
+				het = (struct kv){ v, vlen };
+			} else if (KEY("HetJobOffset")) {
+				off = (struct kv){ v, vlen };
 			}
 #undef KEY
 		}
 		s += n;
-		while (*s == ' ' || *s == '\n')
+		while (s < eol && *s == ' ')
 			s++;
 	}
-	return ours ? filled : -EINVAL;
+	if (arr.n)
+		filled += rename_job(ji, arr.v, arr.n, task.v, task.n, '_');
+	else if (het.n)
+		filled += rename_job(ji, het.v, het.n, off.v, off.n, '+');
+	return filled;
+}
+
+/*
+ * Fill ji from what `scontrol show job -o` printed: the line whose JobId
+ * is ji's (an array's job id lists every task, one line each).
+ */
+int slurmq_parse(const char *text, struct jt_jobinfo *ji)
+{
+	const char *me = ji->raw_id[0] ? ji->raw_id : ji->job.id;
+	size_t melen = strlen(me);
+
+	for (const char *s = text; *s;) {
+		const char *eol = s + strcspn(s, "\n");
+
+		while (*s == ' ')
+			s++;
+		if (!strncmp(s, "JobId=", 6) && !strncmp(s + 6, me, melen) &&
+		    (s[6 + melen] == ' ' || s + 6 + melen == eol))
+			return parse_line(s, eol, ji);
+		s = *eol ? eol + 1 : eol;
+	}
+	return -EINVAL;
 }

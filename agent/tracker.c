@@ -134,7 +134,16 @@ static void memcg_levels(struct jt_proc *p, struct jt_jobinfo *ji,
 
 	if (!memcg)
 		return;		/* no new cgroup: keep what it had */
-	lj = tracker_memcg_levels(memcg, &p->job, ji ? ji->cgroup : NULL, &ls);
+	if (ji && ji->raw_id[0]) {
+		/* the cgroup names an array task by its raw id (job_9) */
+		struct jt_job raw = p->job;
+
+		util_strlcpy(raw.id, ji->raw_id, sizeof(raw.id));
+		lj = tracker_memcg_levels(memcg, &raw, ji->cgroup, &ls);
+	} else {
+		lj = tracker_memcg_levels(memcg, &p->job, ji ? ji->cgroup : NULL,
+					  &ls);
+	}
 	if (ji && !ji->memcg[0] && lj >= 0 && !ji->end_ns &&
 	    cg_ancestor(memcg, lj, ji->memcg, sizeof(ji->memcg)) < 0)
 		ji->memcg[0] = '\0';
@@ -142,6 +151,15 @@ static void memcg_levels(struct jt_proc *p, struct jt_jobinfo *ji,
 		lj = container_memcg_level(memcg, p->container);
 	p->memcg_job_up = lj >= 0 && lj < JT_MEMCG_LEVELS ? lj + 1 : 0;
 	p->memcg_step_up = ls >= 0 && ls < JT_MEMCG_LEVELS ? ls + 1 : 0;
+}
+
+/* Is the Slurm job raw_id (as a cgroup names it) the job j? */
+static bool same_job(struct tracker *t, const struct jt_job *j,
+		     const char *raw_id)
+{
+	const struct jt_jobinfo *ji = jobs_get(t->jobs, "slurm", raw_id, false);
+
+	return ji && !strcmp(j->scheduler, "slurm") && !strcmp(ji->job.id, j->id);
 }
 
 /*
@@ -171,7 +189,8 @@ static void correlate(struct tracker *t, struct jt_proc *p,
 	 * pam_slurm_adopt adopted) while the memory cgroup names the job */
 	if ((p->cgroup && cg_parse_slurm(p->cgroup, &s)) ||
 	    (memcg && cg_parse_slurm(memcg, &s))) {
-		if (strcmp(p->job.id, s.job) || strcmp(p->job.step, s.step))
+		if ((strcmp(p->job.id, s.job) && !same_job(t, &p->job, s.job)) ||
+		    strcmp(p->job.step, s.step))
 			memset(&p->job, 0, sizeof(p->job));
 		util_strlcpy(p->job.scheduler, "slurm", sizeof(p->job.scheduler));
 		util_strlcpy(p->job.id, s.job, sizeof(p->job.id));
@@ -271,11 +290,13 @@ static const struct jt_batch *batch_of(struct tracker *t,
 				       const struct jt_proc *p,
 				       const struct jt_jobinfo *ji)
 {
-	if (!p || strcmp(p->job.scheduler, "aws-batch"))
+	if (!p || !p->job.id[0])
 		return NULL;
 	if (!ji)
 		ji = jobs_get(t->jobs, p->job.scheduler, p->job.id, false);
-	return ji ? &ji->batch : NULL;
+	/* a Slurm array task's index too */
+	return ji && (ji->batch.has_array ||
+		      !strcmp(p->job.scheduler, "aws-batch")) ? &ji->batch : NULL;
 }
 
 /* Write one finished process to the spool and forget it. */
@@ -450,10 +471,14 @@ static void on_oom(struct tracker *t, const struct jt_ev_oom *e)
 					      e->hdr.start_ns);
 	struct jbuf *b = &t->jb;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct jt_jobinfo *ji;
 	struct jt_oom oom;
 	char id[37], key[32];
 
 	t->oom_kills++;
+	if (p && p->job.id[0] &&
+	    (ji = jobs_get(t->jobs, p->job.scheduler, p->job.id, false)))
+		ji->oom = true;	/* its state: OUT_OF_MEMORY */
 	log_info("OOM kill of pid %u (%s), rss %" PRIu64 " KiB", e->hdr.pid,
 		 e->comm, (uint64_t)(e->rss_pages * page / 1024));
 	snprintf(key, sizeof(key), "%u", e->hdr.pid);

@@ -9,11 +9,16 @@
 # source; dpkg-dev (dpkg-scanpackages) and gpg make that test's apt
 # repository.  snakemake (7.21 in Debian 12) runs test_rightsize.sh's pipeline.
 # chromium renders the HTML report headless in test_report_html.sh (its fonts
-# come with fontconfig, fonts-dejavu-core).
+# come with fontconfig, fonts-dejavu-core).  slurmdbd and mariadb-server give
+# tests/slurm/slurm-env.sh's accounting mode (SLURM_ENV_ACCOUNTING) the real
+# `sacct` that test_slurm_acct.sh compares with; that mode starts its own
+# mariadbd and slurmdbd (free ports, data under its folder), whatever the
+# packages' services do.
 set -eu
 PKGS="gcc make autoconf automake pkg-config clang llvm libclang-rt-dev bpftool libbpf-dev
 libelf-dev zlib1g-dev libconfig-dev liblua5.4-dev libsqlite3-dev
 libcmocka-dev libcurl4-openssl-dev sqlite3 procps slurm-wlm munge libslurm-dev
+slurmdbd mariadb-server
 clickhouse-server clickhouse-client python3 curl cloud-init dpkg-dev gpg docker.io busybox-static
 snakemake chromium"
 missing=""

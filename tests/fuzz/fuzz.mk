@@ -15,7 +15,8 @@ HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
 	json_read schema imds docker prices offer
 
 # the agent modules the harnesses reach (and what those call)
-AGENT = log util json json_read schema cgroup_parse config control slurmq decode spool \
+AGENT = log util json json_read schema cgroup_parse config control slurmq \
+	jobstate decode spool \
 	chschema store_sqlite report report_html report_signals costq chquery http imds \
 	docker prices_import cost prices
 

@@ -259,11 +259,11 @@ cli rightsize --help >"$T/help.txt" 2>&1
 check "rightsize --help states the definitions (instance, p95, 1.2 x, 100 MiB, 1.5 x)" \
 	eval 'grep -q "topmost process" "$T/help.txt" && grep -q "nearest rank" "$T/help.txt" &&
 		grep -q "1.2 x p95 peak" "$T/help.txt" && grep -q "1.5 x p95 wall" "$T/help.txt"'
-cli rightsize --job 1 >/dev/null 2>&1
+cli rightsize --job 1 --pipeline eval >/dev/null 2>&1
 st1=$?
 cli rightsize --pipeline eval --format html >/dev/null 2>"$T/bad.err"
 st2=$?
-check "bad usage exits 2 (--job: $st1, --format html: $st2, '$(head -n 1 "$T/bad.err")')" eq "$st1:$st2" "2:2"
+check "bad usage exits 2 (--job and --pipeline: $st1, --format html: $st2, '$(head -n 1 "$T/bad.err")')" eq "$st1:$st2" "2:2"
 cli rightsize --pipeline no-such >/dev/null 2>"$T/none.err"
 st=$?
 check "a pipeline with no task processes: exit 1 and a message ($(head -c 80 "$T/none.err"))" \

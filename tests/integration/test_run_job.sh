@@ -160,8 +160,8 @@ check "job $J-1 has exactly the 11 processes of its tree (7 scripts, 4 naps)" \
 	eq "$(echo $WANT | wc -w):$GOT" "11:$WANT"
 check "all 11 carry run R1, pipeline P, cost center CC, user root, scheduler local" \
 	eq "$(n_export "$J-1" process '"scheduler":"local"' '"run":"R1"' '"pipeline":"P"' '"user":"root"' '"cost_center":"CC"')" 11
-check "its job records: start, and end with exit code 3 and 11 processes" \
-	eq "$(n_export "$J-1" job '"phase":"start"'):$(n_export "$J-1" job '"phase":"end"' '"exit_code":3,' '"processes":11,')" "1:1"
+check "its job records: start, and end with exit code 3:0, state FAILED and 11 processes" \
+	eq "$(n_export "$J-1" job '"phase":"start"'):$(n_export "$J-1" job '"phase":"end"' '"exit_code":3,' '"exit_signal":0,' '"state":"FAILED"' '"processes":11,')" "1:1"
 BWANT=$(expected_pids "$T/beside.log")
 BESIDE_IDS=$(echo $BWANT | tr ' ' ',')
 check "the 11 processes of the tree beside it are stored, none with a job" \
@@ -183,8 +183,8 @@ reaped $RUN
 check "run killed by SIGTERM passes it on: nap $NAP gone, status 128 + 15 (got $st)" \
 	eq "$st:$([ -e "/proc/$NAP" ] && echo alive || echo gone)" "143:gone"
 wait_records "$J-2" 1
-check "the nap's record: job $J-2, killed by signal 15; the job's end: exit code 143" \
-	eq "$(q "select pid || ':' || exit_signal from process where job_id = '$J-2';"):$(n_export "$J-2" job '"phase":"end"' '"exit_code":143,')" "$NAP:15:1"
+check "the nap's record: job $J-2, killed by signal 15; the job's end: exit code 0:15 (as Slurm's ExitCode), state CANCELLED (run was asked to stop)" \
+	eq "$(q "select pid || ':' || exit_signal from process where job_id = '$J-2';"):$(n_export "$J-2" job '"phase":"end"' '"exit_code":0,' '"exit_signal":15,' '"state":"CANCELLED"')" "$NAP:15:1"
 
 # ---- job-start --pid on a tree already running --------------------------------------
 

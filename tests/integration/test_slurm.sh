@@ -207,15 +207,6 @@ slurm_secs() {
 		printf "%.3f\n", s + d * 86400 }'
 }
 
-# Bytes in a Slurm size "1216K" / "200M" / "1G" / "512".
-slurm_bytes() {
-	awk -v v="$1" 'BEGIN {
-		if (v == "") exit 1
-		u = substr(v, length(v)); n = v + 0; m = 1
-		if (u == "K") m = 1024; else if (u == "M") m = 1048576; else if (u == "G") m = 1073741824
-		printf "%d\n", n * m }'
-}
-
 # Count of process rows of job $1 that match the SQL condition $2.
 nrows() {
 	q "select count(*) from process where job_id='$1' and ($2);"
@@ -451,7 +442,7 @@ run_mode() {
 	sp_cpu=$(slurm_secs "$sp_cpu")
 	self_rss=$(kv "$(cat "$JOBDIR/touch.$A.out")" vmhwm_bytes)
 	jt_rss=$(row "$touch_pid" peak_rss_bytes)
-	sp_rss=$(slurm_bytes "$(grep '^2|' "$T/sstat.$mode" | cut -d'|' -f3 | sort -n | tail -n 1)")
+	sp_rss=$(slurm_env_bytes "$(grep '^2|' "$T/sstat.$mode" | cut -d'|' -f3 | sort -n | tail -n 1)")
 	note "$m CPU of 'burn 3' (step $A.0): self ${self_cpu:-?} s, jobtrace ${jt_cpu:-?} s, sstat AveCPU (last sample, whole seconds) ${sp_cpu:-?} s" \
 		"$m peak RSS of 'touchmem 200' (step $A.2): self VmHWM ${self_rss:-?} B, jobtrace ${jt_rss:-?} B, sstat MaxRSS ${sp_rss:-?} B" \
 		"$m sstat samples: $(wc -l <"$T/sstat.$mode"); last: $(tail -n 2 "$T/sstat.$mode" | tr '\n' ' ')"

@@ -3,7 +3,9 @@
 # slurm-env.sh - a throw-away one-node Slurm for tests (sourced by bash).
 #
 #   install_slurm            install slurm-wlm, munge, libslurm-dev from Debian
-#                            if missing (quiet; needs root and the network)
+#                            if missing (quiet; needs root and the network);
+#                            with SLURM_ENV_ACCOUNTING=1 slurmdbd and
+#                            mariadb-server too
 #   slurm_env_start MODE DIR write a configuration under DIR (created, must be
 #                            empty or absent) and start munged, slurmctld and
 #                            slurmd; wait until the node is idle (30 s max).
@@ -13,6 +15,8 @@
 #   slurm_env_stop           cancel jobs, stop exactly the daemons (and the
 #                            job step daemons) started here, remove Slurm's
 #                            new cgroups and DIR.  Safe to call twice.
+#   slurm_env_bytes SIZE     bytes in a size as Slurm prints it ("1216K",
+#                            "400M", "1G", "512"); fails on ""
 #
 # Inputs (environment, all optional):
 #   SLURM_ENV_PROLOG, SLURM_ENV_EPILOG  scripts run as Prolog/Epilog through a
@@ -30,8 +34,17 @@
 #                            config_overrides so that slurmd takes it
 #   SLURM_ENV_JOBCOMP        1: JobCompType=jobcomp/filetxt into DIR/jobcomp.txt,
 #                            so that `sacct -c` answers (no slurmdbd here)
+#   SLURM_ENV_ACCOUNTING     1: accounting as sites run it, so that `sacct`
+#                            answers: a private mariadbd (datadir under DIR,
+#                            127.0.0.1 on a free port), its slurm_acct_db and
+#                            user, a slurmdbd on a free port, the cluster
+#                            added with sacctmgr, and slurm.conf's
+#                            AccountingStorageType=accounting_storage/slurmdbd.
+#                            About 6 s more at start.  Off: no slurmdbd, as
+#                            before (accounting_storage/none)
 # Outputs:
-#   SLURM_CONF (exported: every client command needs it), SLURM_ENV_DIR,
+#   SLURM_CONF (exported: every client command needs it, sacct and
+#   sacctmgr too), SLURM_ENV_DIR,
 #   SLURM_ENV_NODE, SLURM_ENV_ACCT (the jobacct_gather plugin in use),
 #   SLURM_ENV_HOOKLOG: one line per hook run, "prolog|epilog JOBID START END
 #   STATUS" (epoch seconds); each run's stderr is in DIR/hooks/NAME.JOBID.err
@@ -46,13 +59,17 @@ SLURM_ENV_NODE=
 SLURM_ENV_MUNGED_PID=
 SLURM_ENV_CTLD_PID=
 SLURM_ENV_SLURMD_PID=
+SLURM_ENV_MARIADB_PID=
+SLURM_ENV_DBD_PID=
+SLURM_ENV_DBD_PORT=
 SLURM_ENV_CG_BEFORE=
 SLURM_ENV_HOOKLOG=
 
 # Install Slurm and munge from Debian if any part is missing.
 install_slurm() {
-	local p missing=
-	for p in slurm-wlm munge libslurm-dev; do
+	local p missing= pkgs="slurm-wlm munge libslurm-dev"
+	[ -n "${SLURM_ENV_ACCOUNTING:-}" ] && pkgs="$pkgs slurmdbd mariadb-server"
+	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q "install ok installed" || missing="$missing $p"
 	done
@@ -71,12 +88,22 @@ install_slurm() {
 	}
 }
 
-# A TCP port in 20000..39999 that nothing listens on (excluding $1).
+# Bytes in a Slurm size "1216K" / "200M" / "1G" / "512".
+slurm_env_bytes() {
+	awk -v v="$1" 'BEGIN {
+		if (v == "") exit 1
+		u = substr(v, length(v)); n = v + 0; m = 1
+		if (u == "K") m = 1024; else if (u == "M") m = 1048576; else if (u == "G") m = 1073741824
+		printf "%d\n", n * m }'
+}
+
+# A TCP port in 20000..39999 that nothing listens on (excluding the
+# ports given as arguments).
 slurm_env_free_port() {
 	local p
 	for _ in $(seq 1 50); do
 		p=$((20000 + RANDOM % 20000))
-		[ "$p" = "${1:-}" ] && continue
+		case " $* " in *" $p "*) continue ;; esac
 		if [ -z "$(ss -Htln "sport = :$p" 2>/dev/null)" ]; then
 			echo "$p"
 			return 0
@@ -96,9 +123,10 @@ slurm_env_cgroups() {
 # Write DIR/slurm.conf (and cgroup.conf) for MODE with jobacct_gather $3.
 slurm_env_write_conf() {
 	local mode=$1 dir=$2 acct=$3 ctld_port=$4 slurmd_port=$5
-	local proctrack task flags jobcomp=none
+	local proctrack task flags jobcomp=none storage=none
 
 	[ -n "${SLURM_ENV_JOBCOMP:-}" ] && jobcomp=filetxt
+	[ -n "${SLURM_ENV_ACCOUNTING:-}" ] && storage=slurmdbd
 
 	case $mode in
 	cgroup)
@@ -152,7 +180,7 @@ slurm_env_write_conf() {
 			DefMemPerCPU=1000
 			JobAcctGatherType=jobacct_gather/$acct
 			JobAcctGatherFrequency=task=5
-			AccountingStorageType=accounting_storage/none
+			AccountingStorageType=accounting_storage/$storage
 			JobCompType=jobcomp/$jobcomp
 			ReturnToService=2
 			SlurmctldTimeout=30
@@ -172,6 +200,12 @@ slurm_env_write_conf() {
 		echo "PlugStackConfig=$dir/plugstack.conf"
 		if [ -n "${SLURM_ENV_JOBCOMP:-}" ]; then
 			echo "JobCompLoc=$dir/jobcomp.txt"
+		fi
+		if [ -n "${SLURM_ENV_ACCOUNTING:-}" ]; then
+			echo "AccountingStorageHost=localhost"
+			echo "AccountingStoragePort=$SLURM_ENV_DBD_PORT"
+			# for slurmdbd this is munged's socket (slurm.conf(5))
+			echo "AccountingStoragePass=$dir/munge/munge.sock"
 		fi
 		if [ "${SLURM_ENV_CPUS:-2}" != 2 ]; then
 			echo "SlurmdParameters=config_overrides"
@@ -235,6 +269,97 @@ slurm_env_start_munge() {
 	return 1
 }
 
+# Wait (10 s at most) until the command in $2... succeeds while pid $1
+# lives; 0 when it did.
+slurm_env_wait_for() {
+	local pid=$1
+	shift
+	for _ in $(seq 1 100); do
+		"$@" >/dev/null 2>&1 && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# Start a private mariadbd on 127.0.0.1:$2 with its data under DIR/mysql,
+# and make slurm_acct_db and its user; 0 once it answers.
+slurm_env_start_mariadb() {
+	local dir=$1 port=$2 sql
+	mkdir -p "$dir/mysql"
+	if ! mariadb-install-db --no-defaults --user=root --datadir="$dir/mysql/data" \
+		--auth-root-authentication-method=socket --skip-test-db \
+		>"$dir/log/mariadb-install.log" 2>&1; then
+		echo "# slurm-env: mariadb-install-db failed:" >&2
+		tail -n 5 "$dir/log/mariadb-install.log" | sed 's/^/#   /' >&2
+		return 1
+	fi
+	# as root (--user=root): the test folder's parents may be private
+	mariadbd --no-defaults --user=root --datadir="$dir/mysql/data" \
+		--socket="$dir/mysql/mysqld.sock" --port="$port" \
+		--bind-address=127.0.0.1 --pid-file="$dir/mysql/mysqld.pid" \
+		--log-error="$dir/log/mariadbd.log" --innodb-buffer-pool-size=32M \
+		</dev/null >/dev/null 2>&1 &
+	SLURM_ENV_MARIADB_PID=$!
+	sql="CREATE DATABASE slurm_acct_db;
+		CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'jttest';
+		GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';"
+	slurm_env_wait_for "$SLURM_ENV_MARIADB_PID" mariadb --no-defaults \
+		-S "$dir/mysql/mysqld.sock" -u root -e 'SELECT 1' &&
+		mariadb --no-defaults -S "$dir/mysql/mysqld.sock" -u root \
+			-e "$sql" && return 0
+	echo "# slurm-env: mariadbd did not start:" >&2
+	tail -n 5 "$dir/log/mariadbd.log" 2>/dev/null | sed 's/^/#   /' >&2
+	return 1
+}
+
+# Start slurmdbd on port $3 over mariadbd's port $2 and add the cluster;
+# 0 once sacctmgr lists it.
+slurm_env_start_dbd() {
+	local dir=$1 myport=$2 port=$3
+	# slurmdbd reads slurmdbd.conf next to $SLURM_CONF; 0600, its user's
+	cat >"$dir/slurmdbd.conf" <<-EOF
+		# written by tests/slurm/slurm-env.sh (accounting)
+		AuthType=auth/munge
+		AuthInfo=socket=$dir/munge/munge.sock
+		DbdHost=localhost
+		DbdPort=$port
+		SlurmUser=root
+		PidFile=$dir/slurmdbd.pid
+		LogFile=$dir/log/slurmdbd.log
+		DebugLevel=info
+		StorageType=accounting_storage/mysql
+		StorageHost=127.0.0.1
+		StoragePort=$myport
+		StorageUser=slurm
+		StoragePass=jttest
+		StorageLoc=slurm_acct_db
+	EOF
+	chmod 0600 "$dir/slurmdbd.conf"
+	slurmdbd -D </dev/null >>"$dir/log/slurmdbd.out" 2>&1 &
+	SLURM_ENV_DBD_PID=$!
+	if slurm_env_wait_for "$SLURM_ENV_DBD_PID" sacctmgr -n -P list cluster; then
+		sacctmgr -i add cluster jttest >/dev/null 2>&1
+		sacctmgr -n -P list cluster format=cluster 2>/dev/null |
+			grep -qx jttest && return 0
+	fi
+	echo "# slurm-env: slurmdbd did not start or took no cluster:" >&2
+	tail -n 5 "$dir/log/slurmdbd.log" 2>/dev/null | sed 's/^/#   /' >&2
+	return 1
+}
+
+# Stop pid $1 with SIGTERM, then SIGKILL after 10 s.
+slurm_env_kill() {
+	[ -n "$1" ] || return 0
+	kill -TERM "$1" 2>/dev/null
+	for _ in $(seq 1 100); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
 # Start slurmctld and slurmd on the written config; 0 once slurmd is alive
 # after 2 s (slurmd refuses a bad plugin within that time).
 slurm_env_start_daemons() {
@@ -271,12 +396,15 @@ slurm_env_stop_daemons() {
 
 # Start a one-node Slurm in MODE under DIR (see the top of this file).
 slurm_env_start() {
-	local mode=$1 dir=$2 ctld_port slurmd_port state='' c
+	local mode=$1 dir=$2 ctld_port slurmd_port my_port state='' c
 	if [ -n "$SLURM_ENV_DIR" ]; then
 		echo "# slurm-env: already started in $SLURM_ENV_DIR" >&2
 		return 1
 	fi
-	for c in slurmctld slurmd sinfo munge unmunge ss setpriv; do
+	c="slurmctld slurmd sinfo munge unmunge ss setpriv"
+	[ -n "${SLURM_ENV_ACCOUNTING:-}" ] &&
+		c="$c slurmdbd sacctmgr mariadbd mariadb mariadb-install-db"
+	for c in $c; do
 		if ! command -v "$c" >/dev/null; then
 			echo "# slurm-env: $c is missing (install_slurm)" >&2
 			return 1
@@ -299,8 +427,19 @@ slurm_env_start() {
 
 	slurm_env_start_munge "$dir" || return 1
 	SLURM_ENV_ACCT=${SLURM_ENV_ACCT:-linux}
+	if [ -n "${SLURM_ENV_ACCOUNTING:-}" ]; then
+		my_port=$(slurm_env_free_port "$ctld_port" "$slurmd_port") || return 1
+		SLURM_ENV_DBD_PORT=$(slurm_env_free_port "$ctld_port" \
+			"$slurmd_port" "$my_port") || return 1
+	fi
 	slurm_env_write_conf "$mode" "$dir" "$SLURM_ENV_ACCT" \
 		"$ctld_port" "$slurmd_port" || return 1
+	if [ -n "${SLURM_ENV_ACCOUNTING:-}" ]; then
+		# sacctmgr finds slurmdbd through slurm.conf: written first
+		slurm_env_start_mariadb "$dir" "$my_port" || return 1
+		slurm_env_start_dbd "$dir" "$my_port" "$SLURM_ENV_DBD_PORT" ||
+			return 1
+	fi
 	if ! slurm_env_start_daemons "$dir"; then
 		slurm_env_stop_daemons
 		if [ "$SLURM_ENV_ACCT" = none ]; then
@@ -366,16 +505,13 @@ slurm_env_stop() {
 	for p in $(slurm_env_stepds "$dir"); do
 		kill -KILL "$p" 2>/dev/null
 	done
-	if [ -n "$SLURM_ENV_MUNGED_PID" ]; then
-		kill -TERM "$SLURM_ENV_MUNGED_PID" 2>/dev/null
-		for _ in $(seq 1 50); do
-			kill -0 "$SLURM_ENV_MUNGED_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$SLURM_ENV_MUNGED_PID" 2>/dev/null
-		wait "$SLURM_ENV_MUNGED_PID" 2>/dev/null
-		SLURM_ENV_MUNGED_PID=
-	fi
+	# slurmdbd before mariadbd and munged, which it uses
+	slurm_env_kill "$SLURM_ENV_DBD_PID"
+	slurm_env_kill "$SLURM_ENV_MARIADB_PID"
+	slurm_env_kill "$SLURM_ENV_MUNGED_PID"
+	SLURM_ENV_DBD_PID=
+	SLURM_ENV_MARIADB_PID=
+	SLURM_ENV_MUNGED_PID=
 	# cgroups Slurm made during this run, deepest first
 	for d in $(slurm_env_cgroups); do
 		printf '%s\n' "$SLURM_ENV_CG_BEFORE" | grep -qxF -- "$d" && continue

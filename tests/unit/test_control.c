@@ -17,6 +17,7 @@
 
 #include "control.h"
 #include "jobs.h"
+#include "jobstate.h"
 #include "slurmq.h"
 
 /* Parse a copy of text; returns the result and keeps why. */
@@ -209,6 +210,13 @@ static void test_admit(void **state)
 			 CONTROL_FULL);
 }
 
+/* Count the jobs fn is called on. */
+static void count_job(struct jt_jobinfo *ji, void *arg)
+{
+	(void)ji;
+	(*(size_t *)arg)++;
+}
+
 /* The registry fills empty job fields; cost center defaults to account. */
 static void test_jobs_fill(void **state)
 {
@@ -247,12 +255,48 @@ static void test_jobs_fill(void **state)
 	memset(&pj, 0, sizeof(pj));
 	assert_null(jobs_fill(j, &pj, "/ecs/12345"));	/* not a prefix path */
 
-	/* ended jobs expire */
+	/* ended jobs expire, but for one whose end record still waits */
 	ji->end_ns = 1;
 	ji->touched_ns = 0;
+	ji->end_pending = true;
+	jobs_expire(j, 10, 5);
+	assert_non_null(jobs_get(j, "awsbatch", "abc", false));
+	ji->end_pending = false;
 	jobs_expire(j, 10, 5);
 	assert_null(jobs_get(j, "awsbatch", "abc", false));
 	assert_non_null(jobs_get(j, "slurm", "42", false));
+	jobs_free(j);
+}
+
+/* An array task is found by its raw JobId too, and its processes take
+ * the id Slurm shows (4_1). */
+static void test_jobs_raw_id(void **state)
+{
+	struct jobs *j;
+	struct jt_jobinfo *ji;
+	struct jt_job pj = { 0 };
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(jobs_new(&j), 0);
+	ji = jobs_get(j, "slurm", "9", true);
+	strcpy(ji->raw_id, "9");
+	strcpy(ji->job.id, "4_1");
+	assert_ptr_equal(jobs_get(j, "slurm", "9", false), ji);
+	assert_ptr_equal(jobs_get(j, "slurm", "4_1", false), ji);
+	assert_null(jobs_get(j, "slurm", "4", false));
+	assert_null(jobs_get(j, "local", "9", false));
+	/* an empty raw id matches nothing */
+	assert_null(jobs_get(j, "slurm", "", false));
+	strcpy(pj.scheduler, "slurm");
+	strcpy(pj.id, "9");	/* from the cgroup job_9 */
+	assert_ptr_equal(jobs_fill(j, &pj, NULL), ji);
+	assert_string_equal(pj.id, "4_1");
+	/* a job whose record waits is walked, the others not */
+	ji->start_pending = true;
+	jobs_get(j, "slurm", "10", true);
+	jobs_foreach_pending(j, count_job, &n);
+	assert_int_equal(n, 1);
 	jobs_free(j);
 }
 
@@ -304,6 +348,90 @@ static void test_scontrol_parse(void **state)
 	assert_int_equal(slurmq_parse("", &ji), -EINVAL);
 }
 
+/*
+ * The state slurmctld says once the epilogs ran (COMPLETING until then),
+ * and an array's tasks, one line each, as 22.05 prints them for the
+ * array's job id (here the task 5_3 is JobId 5, 5_1 is JobId 9).
+ */
+static void test_scontrol_state_array(void **state)
+{
+	static const char array[] =
+		"JobId=5 ArrayJobId=5 ArrayTaskId=3 JobName=wrap UserId=root(0) "
+		"Account=root JobState=COMPLETING Reason=TimeLimit "
+		"ExitCode=0:15 TimeLimit=00:01:00 NumCPUs=1 "
+		"TRES=cpu=1,mem=1000M,node=1,billing=1\n"
+		"JobId=10 ArrayJobId=5 ArrayTaskId=2 JobName=wrap UserId=root(0) "
+		"Account=root JobState=COMPLETED Reason=None ExitCode=0:0 "
+		"NumCPUs=2 TRES=cpu=2,mem=2000M,node=1\n"
+		"JobId=9 ArrayJobId=5 ArrayTaskId=1 JobName=wrap UserId=root(0) "
+		"Account=proja JobState=CANCELLED Reason=None ExitCode=0:15 "
+		"NumCPUs=4 TRES=cpu=4,mem=4000M,node=1\n";
+	static const char het[] =
+		"JobId=12 HetJobId=11 HetJobOffset=1 JobName=h JobState=RUNNING "
+		"Reason=None\n";
+	struct jt_jobinfo ji = { 0 };
+
+	(void)state;
+	/* the final states, and not COMPLETING */
+	assert_true(jobstate_final("TIMEOUT", 7));
+	assert_true(jobstate_final("OUT_OF_MEMORY", 13));
+	assert_false(jobstate_final("COMPLETING", 10));
+	assert_false(jobstate_final("RUNNING", 7));
+	assert_true(jobstate_final("COMPLETEDX", 9));	/* the first 9 */
+	assert_false(jobstate_final("COMPLETEDX", 10));
+	assert_string_equal(jobstate_of_reason("TimeLimit"), "TIMEOUT");
+	assert_string_equal(jobstate_of_reason("OutOfMemory"), "OUT_OF_MEMORY");
+	assert_null(jobstate_of_reason("None"));
+	assert_null(jobstate_of_reason(NULL));
+	assert_string_equal(jobstate_of_exit(0, 0, false, false), "COMPLETED");
+	assert_string_equal(jobstate_of_exit(3, 0, false, false), "FAILED");
+	assert_string_equal(jobstate_of_exit(0, 9, false, false), "FAILED");
+	assert_string_equal(jobstate_of_exit(0, 125, false, false), "OUT_OF_MEMORY");
+	assert_string_equal(jobstate_of_exit(0, 0, true, false), "OUT_OF_MEMORY");
+	assert_string_equal(jobstate_of_exit(0, 15, false, true), "CANCELLED");
+
+	/* task 3 while its epilog runs: no state yet, its reason */
+	strcpy(ji.job.id, "5");
+	assert_true(slurmq_parse(array, &ji) > 0);
+	assert_string_equal(ji.job.id, "5_3");
+	assert_string_equal(ji.raw_id, "5");
+	assert_true(ji.batch.has_array);
+	assert_int_equal(ji.batch.array_index, 3);
+	assert_string_equal(ji.state, "");
+	assert_string_equal(ji.reason, "TimeLimit");
+	assert_int_equal(ji.cpus, 1);
+	assert_int_equal(ji.time_limit_s, 60);
+	/* asked again (by its raw id): nothing more, no second rename */
+	assert_int_equal(slurmq_parse(array, &ji), 0);
+	assert_string_equal(ji.job.id, "5_3");
+
+	/* task 1: its own line, not the others' fields */
+	memset(&ji, 0, sizeof(ji));
+	strcpy(ji.job.id, "9");
+	assert_true(slurmq_parse(array, &ji) > 0);
+	assert_string_equal(ji.job.id, "5_1");
+	assert_string_equal(ji.raw_id, "9");
+	assert_int_equal(ji.batch.array_index, 1);
+	assert_string_equal(ji.state, "CANCELLED");
+	assert_string_equal(ji.job.account, "proja");
+	assert_int_equal(ji.cpus, 4);
+	assert_true(ji.mem_bytes == 4000ull << 20);
+
+	/* JobId=1 is not JobId=10's prefix */
+	memset(&ji, 0, sizeof(ji));
+	strcpy(ji.job.id, "1");
+	assert_int_equal(slurmq_parse(array, &ji), -EINVAL);
+
+	/* a heterogeneous job's component: H+O */
+	memset(&ji, 0, sizeof(ji));
+	strcpy(ji.job.id, "12");
+	assert_true(slurmq_parse(het, &ji) > 0);
+	assert_string_equal(ji.job.id, "11+1");
+	assert_string_equal(ji.raw_id, "12");
+	assert_false(ji.batch.has_array);
+	assert_string_equal(ji.state, "");	/* RUNNING is no end */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +442,8 @@ int main(void)
 		cmocka_unit_test(test_admit),
 		cmocka_unit_test(test_jobs_fill),
 		cmocka_unit_test(test_scontrol_parse),
+		cmocka_unit_test(test_scontrol_state_array),
+		cmocka_unit_test(test_jobs_raw_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -437,6 +437,28 @@ static void test_hookargs_job(void **state)
 	assert_non_null(strstr(err, "'--jbo'"));
 	assert_int_equal(parse(&h, "job-end", err, sizeof(err), "--help", NULL), 0);
 	assert_true(h.help);
+	/* how it ended: Slurm's code:signal and state word, job-end only */
+	assert_int_equal(parse(&h, "job-end", err, sizeof(err), "--job", "7",
+			       "--exit-code", "0", "--signal", "125", "--state",
+			       "OUT_OF_MEMORY", NULL), 0);
+	assert_string_equal(h.line, "job-end\tjob=7\texit_code=0\tsignal=125\tstate=OUT_OF_MEMORY");
+	assert_int_equal(parse(&h, "job-end", err, sizeof(err), "--job", "7",
+			       "--state", "COMPLETING", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--state 'COMPLETING': one of COMPLETED,"));
+	assert_int_equal(parse(&h, "job-end", err, sizeof(err), "--job", "7",
+			       "--state", "timeout", NULL), -EINVAL);
+	assert_int_equal(parse(&h, "job-end", err, sizeof(err), "--job", "7",
+			       "--signal", "256", NULL), -EINVAL);
+	assert_string_equal(err, "--signal '256': a number from 0 to 255");
+	assert_int_equal(parse(&h, "job-end", err, sizeof(err), "--job", "7",
+			       "--exit-code", "-1", NULL), -EINVAL);
+	assert_string_equal(err, "--exit-code '-1': a number from 0 to 255");
+	assert_int_equal(parse(&h, "job-start", err, sizeof(err), "--job", "7",
+			       "--state", "FAILED", NULL), -EINVAL);
+	assert_string_equal(err, "--state is for job-end only");
+	assert_int_equal(parse(&h, "job-update", err, sizeof(err), "--job", "7",
+			       "--signal", "9", NULL), -EINVAL);
+	assert_string_equal(err, "--signal is for job-end only");
 }
 
 /* run: job-start for itself; the command starts at the first word or
@@ -473,6 +495,9 @@ static void test_hookargs_run(void **state)
 	assert_int_equal(parse(&h, "run", err, sizeof(err), "--job", "J",
 			       "--exit-code", "5", "x", NULL), -EINVAL);
 	assert_non_null(strstr(err, "--exit-code"));
+	assert_int_equal(parse(&h, "run", err, sizeof(err), "--job", "J",
+			       "--state", "CANCELLED", "x", NULL), -EINVAL);
+	assert_string_equal(err, "--state: run reports its command's");
 	assert_int_equal(parse(&h, "run", err, sizeof(err), "x", NULL), -EINVAL);
 	assert_non_null(strstr(err, "--job ID is required"));
 }
@@ -515,15 +540,24 @@ static void test_command(void **state)
 	 * pass SIGTERM on, and the child dies of it */
 	char *term[] = { "sh", "-c", "kill -TERM $PPID; exec sleep 5", NULL };
 	char *missing[] = { "/nonexistent/jt-no-such-program", NULL };
+	struct jobrun_end end;
 	struct sigaction sa;
 
 	(void)state;
-	assert_int_equal(jobrun_command(exit3, "test"), 3);
-	assert_int_equal(jobrun_command(term, "test"), 128 + SIGTERM);
+	assert_int_equal(jobrun_command(exit3, "test", &end), 3);
+	/* Slurm's ExitCode 3:0, not cancelled */
+	assert_int_equal(end.code, 3);
+	assert_int_equal(end.signal, 0);
+	assert_false(end.cancelled);
+	assert_int_equal(jobrun_command(term, "test", &end), 128 + SIGTERM);
+	/* 0:15, and the wrapper was asked to stop: the job was cancelled */
+	assert_int_equal(end.code, 0);
+	assert_int_equal(end.signal, SIGTERM);
+	assert_true(end.cancelled);
 	/* and the wrapper's own SIGTERM is as it was */
 	sigaction(SIGTERM, NULL, &sa);
 	assert_true(sa.sa_handler == SIG_DFL);
-	assert_int_equal(jobrun_command(missing, "test"), 127);
+	assert_int_equal(jobrun_command(missing, "test", NULL), 127);
 }
 
 int main(void)

@@ -77,6 +77,9 @@ static void test_parse(void **state)
 	assert_string_equal(q.run, "r1");
 	assert_int_equal(parse("rightsize\tsince=1h\tformat=json", &q, &fmt, b,
 			       sizeof(b)), 0);
+	/* a job: an array's tasks, say */
+	assert_int_equal(parse("rightsize\tjob=4", &q, &fmt, b, sizeof(b)), 0);
+	assert_string_equal(q.job, "4");
 
 	static const char *const bad[] = {
 		"report", "report\tformat=text", "report\tjob=1\trun=2",
@@ -85,7 +88,7 @@ static void test_parse(void **state)
 		"report\tpid=5x", "report\tjob=", "report\tsince=yesterday",
 		"report\tjob=1\tuid_only=1", "report\tjob=1\tuid=0",
 		"status\tjob=1", "report\tpipeline=", "report\tpipeline=a\trun=b",
-		"rightsize\tjob=1", "rightsize\tpid=5", "rightsize\tformat=text",
+		"rightsize\tjob=", "rightsize\tpid=5", "rightsize\tformat=text",
 		"rightsize\trun=r\tformat=html", "rightsize\trun=r\tno_tree=1",
 		"rightsize\tpipeline=a\tsince=1h",
 		"status\tjob=1", "report\tjob=1\tformat=csv",

@@ -1068,6 +1068,88 @@ static void test_job_only(void **state)
 	free(t);
 }
 
+/* Put an end record of job with a state and Slurm's code:signal. */
+static void put_job_end_state(struct store *s, const char *job,
+			      const char *state, int code, int sig)
+{
+	char id[64], rest[512];
+
+	snprintf(id, sizeof(id), "j%s-end", job);
+	snprintf(rest, sizeof(rest),
+		 "\"start_time\":\"2026-03-01T10:00:00.000000Z\","
+		 "\"end_time\":\"2026-03-01T10:00:%02d.000000Z\","
+		 "\"allocation\":{\"cpus\":1,\"mem_bytes\":1048576000,"
+		 "\"gpus\":null},\"exit_code\":%d,\"exit_signal\":%d,"
+		 "\"state\":\"%s\",\"cost\":null", 10 + code + sig % 40, code,
+		 sig, state);
+	put_job(s, id, job, "end", rest);
+}
+
+/*
+ * The state and exit code as sacct shows them; an array's id (--job 300)
+ * gives a line per task in task order (300_10 after 300_2), then the
+ * total, and not job 3000; --job 300_2 is that task alone.
+ */
+static void test_states_tasks(void **state)
+{
+	static const struct want lines[] = {
+		{ "\n  300_1 ", "COMPLETED      0:0 " },
+		{ "\n  300_2 ", "TIMEOUT        0:0 " },
+		{ "\n  300_10 ", "OUT_OF_MEMORY  0:125 " },
+		{ "\n  TOTAL ", "3 tasks " },
+	};
+	struct report_query q = { .job = "300" };
+	struct fixture *f = *state;
+	struct store *s = NULL;
+	char *t, *v;
+
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	put_job_start(s, "j300_1-start", "300_1");
+	put_job_end_state(s, "300_1", "COMPLETED", 0, 0);
+	put_job_start(s, "j300_2-start", "300_2");
+	put_job_end_state(s, "300_2", "TIMEOUT", 0, 0);
+	put_job_start(s, "j300_10-start", "300_10");
+	put_job_end_state(s, "300_10", "OUT_OF_MEMORY", 0, 125);
+	put_job_start(s, "j3000-start", "3000");
+	put_job_end_state(s, "3000", "FAILED", 0, 9);
+	store_flush(s);
+	store_close(s);
+
+	t = report(state, &q, REPORT_TEXT);
+	pos(t, "Job ID:      300 (slurm): 3 tasks");
+	lines_have(t, lines, N(lines));
+	assert_true(pos(t, "\n  300_2 ") < pos(t, "\n  300_10 "));
+	assert_null(strstr(t, "3000"));
+	free(t);
+	t = report(state, &q, REPORT_JSON);
+	assert_true(json_valid(t));
+	v = jq(t, "$.jobs[2].id");
+	assert_string_equal(v, "300_10");
+	free(v);
+	v = jq(t, "$.jobs[2].exit_signal");
+	assert_string_equal(v, "125");
+	free(v);
+	v = jq(t, "$.job.tasks");
+	assert_string_equal(v, "3");
+	free(v);
+	free(t);
+
+	q.job = "300_2";
+	t = report(state, &q, REPORT_TEXT);
+	pos(t, "\nState:       TIMEOUT, exit code 0:0\n");
+	assert_null(strstr(t, "tasks"));
+	free(t);
+	q.job = "3000";
+	t = report(state, &q, REPORT_TEXT);
+	pos(t, "\nState:       FAILED, exit code 0:9 (SIGKILL)\n");
+	free(t);
+	t = report(state, &q, REPORT_JSON);
+	v = jq(t, "$.job.exit_signal");
+	assert_string_equal(v, "9");
+	free(v);
+	free(t);
+}
+
 /* No job record: the header says what is missing; --run has none. */
 static void test_no_job_record(void **state)
 {
@@ -1376,7 +1458,7 @@ int main(void)
 		T(test_html_series), T(test_running),
 		T(test_samples_peak), T(test_no_usage), T(test_job_only),
 		T(test_no_job_record), T(test_hostile), T(test_escapes),
-		T(test_uid_only),
+		T(test_uid_only), T(test_states_tasks),
 	};
 #undef T
 

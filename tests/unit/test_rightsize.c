@@ -386,7 +386,13 @@ static void test_selection(void **state)
 	q = (struct report_query){ .pipeline = "none" };
 	o = run(*state, &q, RIGHTSIZE_TEXT, -ENOENT);
 	free(o);
+	/* --job: that job's tasks (an array's id: its tasks') */
 	q = (struct report_query){ .job = "J1" };
+	o = run(*state, &q, RIGHTSIZE_JSON, 0);
+	assert_non_null(strstr(o, "{\"task\":\"align\",\"runs\":1,"
+			       "\"instances\":1,"));
+	free(o);
+	q = (struct report_query){ .job = "J1", .run = "r1" };
 	o = run(*state, &q, RIGHTSIZE_TEXT, -EINVAL);
 	free(o);
 }

@@ -950,6 +950,51 @@ static void test_job_usage_slurm_v1(void **state)
 	assert_false(jget(r, "usage.steps.2", (char[8]){ 0 }, 8));
 }
 
+/*
+ * A Slurm array task: its cgroup names it by its JobId (job_77), slurmctld
+ * by "76_2".  Its processes carry 76_2 and array_index 2, its memory is
+ * job_77's; its end record says how it ended (Slurm's code:signal, the
+ * state) and the account as cost center, as its processes do.
+ */
+static void test_job_array_task(void **state)
+{
+	struct fx *f = *state;
+	struct jt_jobinfo *ji = jobs_get(f->jobs, "slurm", "77", true);
+	const char *r;
+
+	strcpy(ji->raw_id, "77");
+	strcpy(ji->job.id, "76_2");
+	strcpy(ji->job.account, "proja");
+	ji->batch.has_array = true;
+	ji->batch.array_index = 2;
+	ev_exec(f, &(struct exec_spec){ .pid = 610, .ppid = 1, .start = 1000,
+		.pstart = 10, .ts = 1100, .file = "/bin/bash",
+		ARGV("bash\0job.sh"), .cg2 = "/", .cg1 = V1_BATCH });
+	ev_exit(f, &(struct exit_spec){ .pid = 610, .start = 1000, .ts = 50000,
+		.levels = 4, .runtime = 1000000000,
+		.peaks = { 100 * MiB, 300 * MiB, 500 * MiB, 900 * MiB } });
+	r = proc_rec(f, 610, 1000);
+	assert_jstr(r, "job.id", "76_2");
+	assert_jraw(r, "job.array_index", "2");
+	assert_jstr(r, "job.cost_center", "proja");
+	assert_jstr(r, "job.step", "batch");
+	/* a slurmctld answer: the OOM mark 0:125 */
+	ji->exit_signal = 125;
+	r = end_record(f, ji);
+	assert_jraw(r, "job.array_index", "2");
+	assert_jstr(r, "job.cost_center", "proja");
+	assert_usage(r, "usage", 1, 1, 500 * MiB, "cgroup_v1");
+	assert_jraw(r, "exit_code", "0");
+	assert_jraw(r, "exit_signal", "125");
+	assert_jstr(r, "state", "OUT_OF_MEMORY");
+	/* slurmctld's own word wins */
+	strcpy(ji->state, "TIMEOUT");
+	ji->exit_signal = 0;
+	r = end_record(f, ji);
+	assert_jstr(r, "state", "TIMEOUT");
+	assert_jraw(r, "exit_signal", "0");
+}
+
 #define V2_STEP0 "/system.slice/slurmstepd.scope/job_78/step_0/user/task_0"
 
 /* Slurm on cgroup v2: job_78 is 3 levels above task_0, step_0 2; the
@@ -1664,6 +1709,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lost_exit, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fork_then_exec, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_job_array_task, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_job_usage_slurm_v1, setup,
 						teardown),
