@@ -4,6 +4,7 @@
 #
 #   install_slurm            install slurm-wlm, munge, libslurm-dev from Debian
 #                            if missing (quiet; needs root and the network)
+#   slurm_env_need           install_slurm, or exit 99 saying what is missing
 #   slurm_env_start MODE DIR write a configuration under DIR (created, must be
 #                            empty or absent) and start munged, slurmctld and
 #                            slurmd; wait until the node is idle (30 s max).
@@ -69,6 +70,13 @@ install_slurm() {
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends $missing >/dev/null 2>&1
 	}
+}
+
+# Exit 99 (a hard error of the test) unless Slurm is installed or can be.
+slurm_env_need() {
+	install_slurm && return 0
+	echo "# error: slurm-wlm, munge and libslurm-dev are missing and could not be installed"
+	exit 99
 }
 
 # A TCP port in 20000..39999 that nothing listens on (excluding $1).
