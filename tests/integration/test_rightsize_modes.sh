@@ -114,11 +114,13 @@ ref_max() {
 }
 
 # The largest of rule $1's local runs' cores: its workloads' own CPU
-# (cpu_s, getrusage) over the time between its shell's date stamps.
+# (getrusage: burn's and threads' cpu_s, touchmem's cpu_seconds) over the
+# time between its shell's date stamps.
 ref_cores() {
 	for i in 1 2 3; do
 		awk '{ for (k = 1; k <= NF; k++) { split($k, v, "=")
-			if (v[1] == "cpu_s") c += v[2]; if (v[1] == "start") s = v[2]
+			if (v[1] == "cpu_s" || v[1] == "cpu_seconds") c += v[2]
+			if (v[1] == "start") s = v[2]
 			if (v[1] == "end") e = v[2] } }
 			END { if (e > s) printf "%.6f\n", c / (e - s) }' "$T/local.$i.$1.txt"
 	done | sort -g | tail -n 1
