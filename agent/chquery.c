@@ -566,9 +566,9 @@ int chquery_load_what(const struct jt_sink_config *s,
 	for (size_t i = 0; all[i] && !e; i++) {
 		const char *t = all[i];
 
-		/* a report reads processes, and a job's records */
-		if (!export && strcmp(t, "process") &&
-		    (strcmp(t, "job") || (!q->job && what != CHQ_JOBS)))
+		/* a report reads processes, and their jobs' records (a
+		 * task's own job gives its memory peak, tasks.h) */
+		if (!export && strcmp(t, "process") && strcmp(t, "job"))
 			continue;
 		/* host records belong to no job */
 		if (!strcmp(t, "host") && !q->since)

@@ -34,9 +34,9 @@ int chquery_load(const struct jt_sink_config *s, const struct report_query *q,
 enum chq_what { CHQ_REPORT, CHQ_EXPORT, CHQ_JOBS, CHQ_COST };
 
 /*
- * As chquery_load(); CHQ_JOBS: the process records and the `job` records
- * of their jobs (`jobtrace rightsize` reads allocations and job peaks);
- * CHQ_COST: as chquery_load_cost().
+ * As chquery_load(); CHQ_REPORT and CHQ_JOBS: the process records and the
+ * `job` records of their jobs (allocations and job peaks: a task that ran
+ * as its own job, tasks.h); CHQ_COST: as chquery_load_cost().
  */
 int chquery_load_what(const struct jt_sink_config *s,
 		      const struct report_query *q, enum chq_what what,

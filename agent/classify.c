@@ -29,12 +29,14 @@ static void set_field(char *dst, size_t len, const char *src)
 
 /* Run the rules on p and apply the decision. */
 enum classify_verdict classify_process(struct rules *r, struct jt_proc *p,
-				       const struct proc_table *t)
+				       const struct proc_table *t,
+				       const struct rules_engine_job *ej)
 {
 	struct rules_decision d;
 	struct rules_input in;
 
 	classify_input(t, p, &in);
+	in.engine_job = ej;
 	if (r) {
 		rules_classify(r, &in, &d);
 	} else {

@@ -20,8 +20,10 @@ enum classify_verdict {
 /* Gather p's ancestors from the table into in (nearest first). */
 void classify_input(const struct proc_table *t, const struct jt_proc *p,
 		    struct rules_input *in);
-/* Run the rules on p (r may be NULL: defaults) and apply the decision. */
+/* Run the rules on p (r may be NULL: defaults) and apply the decision;
+ * ej: what the workflow engine says of p's job, NULL: nothing. */
 enum classify_verdict classify_process(struct rules *r, struct jt_proc *p,
-				       const struct proc_table *t);
+				       const struct proc_table *t,
+				       const struct rules_engine_job *ej);
 
 #endif

@@ -22,6 +22,7 @@
 #include "json.h"
 #include "log.h"
 #include "store.h"
+#include "tasks.h"
 #include "util.h"
 
 #define NAME_WIDTH 28		/* display columns of the table's name */
@@ -369,7 +370,7 @@ static int load_procs(struct calc *c)
 {
 	static const char sql[] =
 		"SELECT host, job_run, job_task, tool_name, exe, comm,"
-		" cpu_user_s, cpu_sys_s, start_time FROM process"
+		" cpu_user_s, cpu_sys_s, start_time, tool_category FROM process"
 		" WHERE job_id = ?1 ORDER BY start_time, id";
 	sqlite3_stmt *st = NULL;
 	int rc = SQLITE_OK, err = 0;
@@ -412,8 +413,11 @@ static int load_procs(struct calc *c)
 				u->cpu_in += p->cpu;
 			}
 			if (c->by == COSTQ_BY_TASK) {
+				/* a task's process (tasks.h): not a client */
 				key = (const char *)sqlite3_column_text(st, 2);
-				key = key && *key ? key : COSTQ_NONE;
+				if (!tasks_member(key, (const char *)
+						  sqlite3_column_text(st, 9)))
+					key = COSTQ_NONE;
 			} else if (c->by == COSTQ_BY_TOOL) {
 				key = report_tool_name(
 					(const char *)sqlite3_column_text(st, 3),

@@ -9,7 +9,8 @@
  * it ran on); costq never prices anything itself.  Within a job (on one
  * host) the cost is split over its process records by their own CPU time
  * (cpu.user_s + cpu.sys_s); a job whose processes have no CPU puts it on
- * "(no process)".  --by task and --by tool group those parts; --by job,
+ * "(no process)".  --by task (a task's processes as tasks.h says: a
+ * submitting client is none) and --by tool group those parts; --by job,
  * user, account and cost-center group whole jobs.  The TOTAL is the sum
  * over the jobs, the same for every --by.
  *

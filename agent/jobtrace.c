@@ -942,9 +942,10 @@ static void rightsize_usage(FILE *out)
 		"selected processes: the runs seen, what was requested, what was used and\n"
 		"the resources to ask for next time.\n"
 		"\n  instance   one execution: the topmost process with the task and its\n"
-		"             descendants with the same task; when the task ran as its own\n"
-		"             job (every process with a task in that job has this one),\n"
-		"             the job\n"
+		"             descendants with the same task and job; the job, when the\n"
+		"             job's processes with a task make that one instance alone;\n"
+		"             a submitting client (sbatch, qsub, bsub, aws batch\n"
+		"             submit-job: tool category scheduler-helper) is none\n"
 		"  runs       distinct job.run values of its instances (else job ids)\n"
 		"  requested  own job: its allocation (cpus, memory); else unknown\n"
 		"  memory     own job: the job's memory peak (its cgroup's); else the\n"
@@ -955,10 +956,8 @@ static void rightsize_usage(FILE *out)
 		"  wall       the instance's last end - its first start\n"
 		"  p95        nearest rank over the instances\n"
 		"\nRecommended, from %d runs on (fewer: a line says so, no setting):\n"
-		"  memory = ceil(1.2 x p95 peak), rounded up to a multiple of 100 MiB\n"
-		"  cores  = max(1, ceil(p95 cores - 0.01))\n"
-		"  time   = 1.5 x p95 wall, in whole minutes rounded up\n"
-		"\n--format\n"
+		"  %s\n"
+"\n--format\n"
 		"  text       the settings, then a table of runs, requested, used, recommended\n"
 		"  nextflow   a config for nextflow -c: process { withName: 'T' { cpus = N;\n"
 		"             memory = 'N MB'; time = 'Nm' } } (Nextflow's MB is 1024 KB)\n"
@@ -977,7 +976,7 @@ static void rightsize_usage(FILE *out)
 		"              'YYYY-MM-DD[ hh:mm[:ss]]' (UTC), @EPOCH, or 90s, 15m, 2h, 3d ago\n"
 		"--source      sqlite (this node's store, the default), clickhouse or\n"
 		"              clickhouse:NAME (a clickhouse sink of the configuration)\n",
-		RIGHTSIZE_MIN_RUNS);
+		RIGHTSIZE_MIN_RUNS, RIGHTSIZE_RULE);
 }
 
 /* `rightsize`: the resources to ask for, per workflow task. */

@@ -46,6 +46,7 @@
 #include "rules.h"
 #include "sink.h"
 #include "slurmq.h"
+#include "smklog.h"
 #include "spool.h"
 #include "stages.h"
 #include "tracker.h"
@@ -97,6 +98,7 @@ struct agent {
 	struct containers *cts;		/* what they found */
 	bool docker_failing;		/* the last look-up failed (logged) */
 	struct tracker trk;		/* process table, events -> records */
+	struct smklog *smk;		/* Snakemake job logs (local mode) */
 	struct idle idle;		/* the node's idle episodes */
 	struct sig_agent sig;		/* stall, io_bound, ... signals */
 	struct spool *spool;
@@ -212,6 +214,16 @@ static bool on_followed(void *ctx, uint32_t pid, uint64_t start_ns)
 	struct agent *a = ctx;
 
 	return collector_follows(a->col, pid, start_ns);
+}
+
+/* A Snakemake process's job log names the rule of its `sh -c` child. */
+static bool on_engine_job(void *ctx, const struct jt_proc *engine,
+			  const char *cmd, struct rules_engine_job *out)
+{
+	struct agent *a = ctx;
+
+	return smklog_job(a->smk, engine->pid, engine->start_ns, engine->uid,
+			  cmd, out);
 }
 
 /* Dispatch one kernel event. */
@@ -445,6 +457,8 @@ static void on_gone(void *ctx, struct jt_proc *p)
 {
 	struct agent *a = ctx;
 
+	if (!strcmp(p->tool_category, "workflow-engine"))
+		smklog_forget(a->smk, p->pid, p->start_ns);
 	signals_agent_gone(&a->sig, p, p->end_ns ? p->end_ns :
 			   util_now_ns(CLOCK_BOOTTIME));
 }
@@ -1695,12 +1709,14 @@ int main(int argc, char **argv)
 		goto cleanup;
 	rl.deadline_ms = a.cfg.rules_deadline_ms;
 	if (rules_new(&rl, &a.rules) || jobs_new(&a.jobs) ||
+	    smklog_new(&a.smk) ||
 	    tracker_init(&a.trk, a.rules, a.jobs, &a.host,
 			 &(struct tracker_cb){ .record = on_record,
 					       .exclude = on_exclude,
 					       .price = node_price,
 					       .gone = on_gone,
 					       .followed = on_followed,
+					       .engine_job = on_engine_job,
 					       .ctx = &a }))
 		goto cleanup;
 	a.trk.cfg = &a.cfg;
@@ -1783,6 +1799,7 @@ cleanup:
 	spool_close(a.spool);
 	signals_agent_fini(&a.sig);
 	tracker_fini(&a.trk);
+	smklog_free(a.smk);
 	containers_free(a.cts);
 	jbuf_free(&a.jb);
 	config_free(&a.cfg);

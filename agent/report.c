@@ -31,6 +31,7 @@
 #include "report_html.h"
 #include "report_signals.h"
 #include "store.h"
+#include "tasks.h"
 #include "util.h"
 
 #define TOOL_WIDTH 30		/* display columns of the TOOL column */
@@ -61,6 +62,8 @@ struct row {
 	char *tool;
 	char *task;		/* job.task: the workflow's step */
 	char *step;		/* job.step: the scheduler's step */
+	char *job;		/* job.id */
+	char *category;		/* tool.category */
 	char *json;
 	int64_t pid;
 	int64_t ppid;
@@ -80,6 +83,8 @@ struct row {
 	uint64_t cancelled;	/* io.cancelled_write_bytes */
 	uint64_t rx;
 	uint64_t tx;
+
+	long inst;		/* its task instance (tasks.h), -1: none */
 
 	/* tree links: indices into the row array, -1 for none */
 	long parent;
@@ -120,6 +125,8 @@ struct tally {
 struct group {
 	const char *name;	/* borrowed from a row; NULL: none */
 	struct tally t;
+	size_t instances;	/* a task's (tasks.h) */
+	uint64_t mem_peak;	/* a task's: its largest instance's peak */
 };
 
 struct groups {
@@ -130,6 +137,8 @@ struct groups {
 /* Totals over the selection. */
 struct summary {
 	struct tally t;
+	struct tasks_proc *tp;	/* the rows as tasks.h takes them */
+	struct tasks tasks;	/* their task instances */
 	struct groups by_task;
 	struct groups by_tool;
 	const char **hosts;	/* distinct host names, sorted (borrowed) */
@@ -144,7 +153,7 @@ struct summary {
 	" end_time, exe, comm, argv, tool_name, exit_code, exit_signal," \
 	" oom_killed, cpu_user_s, cpu_sys_s, peak_rss_bytes, read_bytes," \
 	" write_bytes, rx_bytes, tx_bytes, json, job_task, job_step," \
-	" cancelled_write_bytes, NULL"
+	" cancelled_write_bytes, job_id, tool_category, NULL"
 
 /* A field of a live process's latest sample (s.json). */
 #define SJ(path) "json_extract(s.json, '" path "')"
@@ -167,7 +176,8 @@ struct summary {
 	SJ("$.io.read_bytes") ", " SJ("$.io.write_bytes") ", " \
 	SJ("$.net.rx_bytes") ", " SJ("$.net.tx_bytes") ", s.json, " \
 	SJ("$.job.task") ", " SJ("$.job.step") ", " \
-	SJ("$.io.cancelled_write_bytes") ", COALESCE(s.time, 0)" \
+	SJ("$.io.cancelled_write_bytes") ", " SJ("$.job.id") ", " \
+	SJ("$.tool.category") ", COALESCE(s.time, 0)" \
 	" FROM (SELECT id, json, time, MAX(time) FROM record" \
 	"  WHERE type = 'sample' AND " REPORT_JOB_SEL \
 	"  GROUP BY json_extract(json, '$.host')," \
@@ -355,6 +365,8 @@ static void rows_free(struct rows *r)
 		free(w->tool);
 		free(w->task);
 		free(w->step);
+		free(w->job);
+		free(w->category);
 		free(w->json);
 	}
 	free(r->v);
@@ -408,14 +420,17 @@ static int rows_add(struct rows *r, sqlite3_stmt *st)
 	err |= report_col_dup(st, 22, &w->task);
 	err |= report_col_dup(st, 23, &w->step);
 	w->cancelled = col_u64(st, 24);
-	if (sqlite3_column_type(st, 25) != SQLITE_NULL) {
+	err |= report_col_dup(st, 25, &w->job);
+	err |= report_col_dup(st, 26, &w->category);
+	if (sqlite3_column_type(st, 27) != SQLITE_NULL) {
 		w->sampled = true;
-		w->end = col_num(st, 25);
+		w->end = col_num(st, 27);
 	}
 	if (w->end < w->start)
 		w->end = w->start;
 	w->outcome = outcome_of(w);
 	w->parent = w->first_child = w->last_child = w->next_sibling = -1;
+	w->inst = -1;
 	return err ? -ENOMEM : 0;
 }
 
@@ -930,10 +945,11 @@ static void tally_add(struct tally *t, const struct row *w)
 /* The key a row is grouped by. */
 typedef const char *(*group_key)(const struct row *w);
 
-/* Group key: the workflow task (NULL: none). */
+/* Group key: the workflow task of a task's process (tasks.h; NULL:
+ * none, also for a submitting client). */
 static const char *task_key(const struct row *w)
 {
-	return w->task && *w->task ? w->task : NULL;
+	return w->inst >= 0 ? w->task : NULL;
 }
 
 /* Group key: the tool column's name. */
@@ -1018,19 +1034,73 @@ static void summary_free(struct summary *s)
 	free(s->hosts);
 	free(s->by_task.v);
 	free(s->by_tool.v);
+	free(s->tp);
+	tasks_free(&s->tasks);
+}
+
+/* The task instances of the rows (tasks.h): each row's inst, and the
+ * rows as tasks.h takes them in s->tp (strings borrowed). */
+static int task_instances(sqlite3 *db, const char *path, struct rows *r,
+			  struct summary *s)
+{
+	int err;
+
+	s->tp = calloc(r->n ? r->n : 1, sizeof(*s->tp));
+	if (!s->tp)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct row *w = &r->v[i];
+
+		s->tp[i] = (struct tasks_proc){
+			.parent = w->parent, .host = w->host, .job = w->job,
+			.step = w->step, .task = w->task,
+			.category = w->category, .start = w->start,
+			.end = w->end, .cpu = w->cpu_user + w->cpu_sys,
+			.rss = w->peak_rss,
+		};
+	}
+	err = tasks_load_jobs(db, path, s->tp, r->n);
+	if (!err)
+		err = tasks_build(s->tp, r->n, &s->tasks);
+	for (size_t i = 0; !err && i < r->n; i++)
+		r->v[i].inst = s->tasks.of[i];
+	return err;
+}
+
+/* Each task group's instances and memory peak: its largest instance's. */
+static void task_peaks(struct summary *s)
+{
+	for (size_t i = 0; i < s->by_task.n; i++) {
+		struct group *g = &s->by_task.v[i];
+
+		for (size_t k = 0; g->name && k < s->tasks.n; k++) {
+			const struct tasks_inst *in = &s->tasks.inst[k];
+
+			if (strcmp(in->task, g->name))
+				continue;
+			g->instances++;
+			if (in->mem > g->mem_peak)
+				g->mem_peak = in->mem;
+		}
+	}
 }
 
 /* Add up the selection, in total, by task and by tool (free it). */
-static int summarize(const struct rows *r, struct summary *s)
+static int summarize(sqlite3 *db, const char *path, struct rows *r,
+		     struct summary *s)
 {
 	int err;
 
 	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; i < r->n; i++)
 		tally_add(&s->t, &r->v[i]);
-	err = group_rows(r, task_key, &s->by_task);
+	err = task_instances(db, path, r, s);
+	if (!err)
+		err = group_rows(r, task_key, &s->by_task);
 	if (!err)
 		err = group_rows(r, tool_key, &s->by_tool);
+	if (!err)
+		task_peaks(s);
 	return err ? err : collect_hosts(r, s);
 }
 
@@ -1408,9 +1478,20 @@ static bool groups_unnamed(const struct groups *g)
 	return !g->n || (g->n == 1 && !g->v[0].name);
 }
 
-/* A summary table in text: by workflow task or by tool. */
+/* The by-task table's explanation of its columns. */
+#define TASK_COLUMNS \
+	"INST: instances, an execution each (the topmost process of the task" \
+	" and its\ndescendants with it, or its own job); PEAK: the largest" \
+	" instance's memory peak\n(its job's when the task ran as its own" \
+	" job, else the peak sum of its processes'\nRSS, the workflow" \
+	" engine's own left out); a submitting sbatch, qsub, ... is\nno" \
+	" task's process"
+
+/* A summary table in text: by workflow task (task: with its instances
+ * and memory peak, tasks.h) or by tool (each process's peak RSS). */
 static void print_groups(const struct groups *g, const char *title,
-			 const char *column, const char *none, FILE *out)
+			 const char *column, const char *none, bool task,
+			 FILE *out)
 {
 	struct cells c;
 
@@ -1419,20 +1500,30 @@ static void print_groups(const struct groups *g, const char *title,
 		return;
 	}
 	fprintf(out, "\nBy %s, most CPU first (WALL: the processes' durations"
-		" added; SPAN: first start to last end):\n", title);
-	fprintf(out, "  %-*s %6s %11s %11s %11s %8s %10s %10s %10s %6s\n",
-		NAME_WIDTH, column, "PROCS", "WALL", "SPAN", "CPU", "CPU/WALL",
-		"PEAK RSS", "READ", "WRITE", "FAILED");
+		" added; SPAN: first start to last end%s):\n", title,
+		task ? ";\n" TASK_COLUMNS : "");
+	fprintf(out, "  %-*s %5s %6s %11s %11s %11s %8s %10s %10s %10s %6s\n",
+		NAME_WIDTH, column, task ? "INST" : "", "PROCS", "WALL",
+		"SPAN", "CPU", "CPU/WALL", task ? "PEAK" : "PEAK RSS", "READ",
+		"WRITE", "FAILED");
 	for (size_t i = 0; i < g->n; i++) {
+		const struct group *v = &g->v[i];
+		char inst[24] = "";
 		size_t width;
 
-		tally_cells(&g->v[i].t, g->v[i].name, none, &c);
+		tally_cells(&v->t, v->name, none, &c);
+		if (task && v->name) {
+			snprintf(inst, sizeof(inst), "%zu", v->instances);
+			util_human_bytes(v->mem_peak, c.rss, sizeof(c.rss));
+		} else if (task) {
+			snprintf(inst, sizeof(inst), "-");
+		}
 		width = display_width(c.name);
-		fprintf(out, "  %s%*s %6s %11s %11s %11s %8s %10s %10s %10s"
-			" %6s%s%s\n", c.name,
+		fprintf(out, "  %s%*s %5s %6s %11s %11s %11s %8s %10s %10s"
+			" %10s %6s%s%s\n", c.name,
 			(int)(width < NAME_WIDTH ? NAME_WIDTH - width : 0),
-			"", c.procs, c.wall, c.span, c.cpu, c.eff, c.rss, c.rd,
-			c.wr, c.failed, c.note[0] ? "  " : "", c.note);
+			"", inst, c.procs, c.wall, c.span, c.cpu, c.eff, c.rss,
+			c.rd, c.wr, c.failed, c.note[0] ? "  " : "", c.note);
 	}
 }
 
@@ -2554,15 +2645,20 @@ static void json_tally(struct jbuf *b, const struct tally *t)
 		json_time(b, to_ns(t->last_end));
 }
 
-/* A summary table in JSON: [{"task": name, figures...}, ...]. */
+/* A summary table in JSON: [{"task": name, figures...}, ...]; a task
+ * has its instances and memory peak (tasks.h) too. */
 static void json_groups(struct jbuf *b, const char *key,
-			const struct groups *g)
+			const struct groups *g, bool task)
 {
 	json_arr_open(b);
 	for (size_t i = 0; i < g->n; i++) {
 		json_obj_open(b);
 		json_kv_str(b, key, g->v[i].name);
 		json_tally(b, &g->v[i].t);
+		if (task && g->v[i].name) {
+			json_kv_u64(b, "instances", g->v[i].instances);
+			json_kv_u64(b, "mem_peak_bytes", g->v[i].mem_peak);
+		}
 		json_obj_close(b);
 	}
 	json_arr_close(b);
@@ -2634,9 +2730,9 @@ static int print_json(const struct report *rp, FILE *out)
 		json_efficiency(&b, rp->e);
 	}
 	json_key(&b, "by_task");
-	json_groups(&b, "task", &s->by_task);
+	json_groups(&b, "task", &s->by_task, true);
 	json_key(&b, "by_tool");
-	json_groups(&b, "tool", &s->by_tool);
+	json_groups(&b, "tool", &s->by_tool, false);
 	/* the object stays open: the stored records follow verbatim */
 	if (b.oom) {
 		err = -ENOMEM;
@@ -2709,7 +2805,11 @@ static int print_html(struct store *st, const char *where,
 			err = -ENOMEM;
 		p[i] = (struct report_html_proc){
 			.start = w->start, .end = w->end, .parent = w->parent,
-			.host = w->host, .task = w->task, .tool = tool_text(w),
+			.host = w->host, .task = w->task, .job = w->job,
+			.step = w->step, .category = w->category,
+			.job_cpus = rp->s->tp[i].job_cpus,
+			.job_mem = rp->s->tp[i].job_mem,
+			.job_peak = rp->s->tp[i].job_peak, .tool = tool_text(w),
 			.exit = text[2 * i], .argv = text[2 * i + 1],
 			.pid = w->pid, .cpu = w->cpu_user + w->cpu_sys,
 			.peak_rss = w->peak_rss, .read_bytes = w->read_bytes,
@@ -2754,8 +2854,8 @@ static void print_text(const struct report *rp, FILE *out)
 	if (rp->e)
 		print_efficiency(rp->e, out);
 	print_groups(&rp->s->by_task, "workflow task", "TASK", "(no task)",
-		     out);
-	print_groups(&rp->s->by_tool, "tool", "TOOL", "?", out);
+		     true, out);
+	print_groups(&rp->s->by_tool, "tool", "TOOL", "?", false, out);
 	print_total(rp->s, out);
 	report_signals_text(rp->st, rp->where, rp->q, out);
 	if (!rp->q->no_tree)
@@ -2814,7 +2914,7 @@ int report_run_store(struct store *st, const char *where,
 	}
 	err = build_tree(&r);
 	if (!err)
-		err = summarize(&r, &s);
+		err = summarize(db, where, &r, &s);
 	if (!err && ji)
 		err = build_efficiency(ji, &r, &s.t, eff);
 	if (err)

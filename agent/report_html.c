@@ -237,14 +237,21 @@ static int cmp_by_lane(const void *a, const void *b, void *arg)
 }
 
 /*
- * The topmost process above each with the same lane: its instance.  A
- * parent usually comes first (start order), so its top is known; a loop
- * in hostile links ends after n steps.
+ * Each process's instance, its topmost: a task's process's is its task
+ * instance's (tasks.h), another's the topmost process above it in the
+ * same tool lane.  A parent usually comes first (start order), so its top
+ * is known; a loop in hostile links ends after n steps.
  */
-static void find_tops(const proc_t *p, size_t n, long *top)
+static void find_tops(const proc_t *p, size_t n, const struct tasks *tk,
+		      long *top)
 {
 	for (size_t i = 0; i < n; i++) {
 		long j = (long)i;
+
+		if (tk->of[i] >= 0) {
+			top[i] = tk->inst[tk->of[i]].top;
+			continue;
+		}
 
 		for (size_t steps = 0; steps <= n; steps++) {
 			long a = p[j].parent;
@@ -637,17 +644,52 @@ void report_html_model_free(struct report_html_model *m)
 	free(m->lane);
 	free(m->lane_of);
 	free(m->top);
+	tasks_free(&m->tasks);
+	free(m->p);
 	free(m);
 }
 
+/* The task instances of the processes (tasks.h), and the processes as
+ * the lanes see them (m->p): a task only where it is a task's process. */
+static int model_tasks(const proc_t *in, size_t n,
+		       struct report_html_model *m)
+{
+	struct tasks_proc *tp = calloc(n ? n : 1, sizeof(*tp));
+	int err = -ENOMEM;
+
+	m->p = malloc((n ? n : 1) * sizeof(*m->p));
+	if (!tp || !m->p)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		tp[i] = (struct tasks_proc){
+			.parent = in[i].parent, .host = in[i].host,
+			.job = in[i].job, .step = in[i].step,
+			.task = in[i].task, .category = in[i].category,
+			.start = in[i].start, .end = in[i].end,
+			.cpu = in[i].cpu, .rss = in[i].peak_rss,
+			.job_cpus = in[i].job_cpus, .job_mem = in[i].job_mem,
+			.job_peak = in[i].job_peak,
+		};
+	err = tasks_build(tp, n, &m->tasks);
+	for (size_t i = 0; !err && i < n; i++) {
+		m->p[i] = in[i];
+		if (m->tasks.of[i] < 0)
+			m->p[i].task = NULL;
+	}
+out:
+	free(tp);
+	return err;
+}
+
 /* Group processes into lanes and instances (see report_html.h). */
-int report_html_model(const struct report_html_proc *p, size_t n,
+int report_html_model(const struct report_html_proc *in, size_t n,
 		      bool detail, struct report_html_model **out)
 {
 	struct report_html_model *m = calloc(1, sizeof(*m));
 	long *top = malloc((n ? n : 1) * sizeof(*top));
 	long *idx = malloc((n ? n : 1) * sizeof(*idx));
-	struct by_lane k = { p, top };
+	struct by_lane k = { NULL, top };
+	const proc_t *p;
 	int err = -ENOMEM;
 
 	*out = NULL;
@@ -657,6 +699,11 @@ int report_html_model(const struct report_html_proc *p, size_t n,
 		free(top);
 	if (!m || !top || !idx)
 		goto cleanup;
+	err = model_tasks(in, n, m);
+	if (err)
+		goto cleanup;
+	err = -ENOMEM;
+	p = k.p = m->p;
 	for (size_t i = 0; i < n; i++) {
 		if (!i || p[i].start < m->t0)
 			m->t0 = p[i].start;
@@ -665,7 +712,7 @@ int report_html_model(const struct report_html_proc *p, size_t n,
 	}
 	if (!(m->t1 - m->t0 >= 1e-3))
 		m->t1 = m->t0 + 1e-3;
-	find_tops(p, n, top);
+	find_tops(p, n, &m->tasks, top);
 	for (size_t i = 0; i < n; i++)
 		idx[i] = (long)i;
 	qsort_r(idx, n, sizeof(*idx), cmp_by_lane, &k);
@@ -1300,10 +1347,12 @@ static int cmp_tab_cpu(const void *a, const void *b)
 
 /*
  * The rows of the table by task (task true; instances as in the
- * timeline) or by tool (every process alone), most CPU first.
+ * timeline, the peak the largest instance's, tasks.h) or by tool (every
+ * process alone), most CPU first.
  */
-static int tabulate(const proc_t *p, size_t n, const long *top, bool task,
-		    struct tab_row **out, size_t *nout)
+static int tabulate(const proc_t *p, size_t n, const long *top,
+		    const struct tasks *tk, bool task, struct tab_row **out,
+		    size_t *nout)
 {
 	struct by_tab k = { p, top, task };
 	long *idx = malloc((n ? n : 1) * sizeof(*idx));
@@ -1358,8 +1407,14 @@ static int tabulate(const proc_t *p, size_t n, const long *top, bool task,
 			r->first = w->start;
 		if (w->end > r->last)
 			r->last = w->end;
-		if (w->peak_rss > r->rss)
+		if (task && key && tk->of[idx[i]] >= 0) {
+			uint64_t mem = tk->inst[tk->of[idx[i]]].mem;
+
+			if (mem > r->rss)
+				r->rss = mem;
+		} else if (w->peak_rss > r->rss) {
 			r->rss = w->peak_rss;
+		}
 		r->rd += w->read_bytes;
 		r->wr += w->write_bytes;
 	}
@@ -1410,11 +1465,13 @@ static void print_table(FILE *out, const char *title, bool task,
 		"<th title=\"first start to last end\">SPAN</th>"
 		"<th>CPU TIME</th><th title=\"CPU time over the %s' wall"
 		" time: 100%% is one core busy\">CPU/WALL</th>"
-		"<th title=\"the largest process's\">PEAK RSS</th>%s"
+		"<th title=\"%s\">PEAK%s</th>%s"
 		"<th>READ</th><th>WRITE</th>%s</tr></thead><tbody>\n",
 		task ? "task" : "tool", task ? "TASK" : "TOOL",
 		task ? "<th>INSTANCES</th>" : "",
 		task ? "instances" : "processes",
+		task ? "the largest instance's memory peak" : "the largest"
+		" process's", task ? "" : " RSS",
 		req ? "<th>OF REQUEST</th>" : "", c ? "<th>COST</th>" : "");
 	for (size_t i = 0; i < nv && i < REPORT_HTML_TABLE_MAX; i++) {
 		const struct tab_row *r = &v[i];
@@ -1460,7 +1517,11 @@ static void print_table(FILE *out, const char *title, bool task,
 			nv - REPORT_HTML_TABLE_MAX, task ? "tasks" : "tools");
 	fprintf(out, "<p class=\"note\">CPU/WALL: CPU time over the %s</p>"
 		"</section>\n", task ? "instances' wall time (an instance: the"
-		" topmost process of the task and its descendants in it)" :
+		" topmost process of the task and its descendants in it, or its"
+		" own job); PEAK: the largest instance's memory peak, its job's"
+		" when the task ran as its own job, else the peak sum of its"
+		" processes' RSS, the workflow engine's own left out; a"
+		" submitting sbatch, qsub, ... is no task's process" :
 		"processes' wall time, each process's own CPU");
 }
 
@@ -1835,7 +1896,8 @@ int report_html_print(struct store *st, const char *where,
 {
 	struct report_html_model *m = NULL;
 	struct report_html_series *s = NULL;
-	struct proc_index pi = { in->p, NULL, in->n };
+	struct report_html_input view;
+	struct proc_index pi = { NULL, NULL, in->n };
 	struct tab_row *tasks = NULL, *tools = NULL;
 	size_t ntasks = 0, ntools = 0;
 	struct extra x = { 0 };
@@ -1845,6 +1907,11 @@ int report_html_print(struct store *st, const char *where,
 	err = report_html_model(in->p, in->n, !q->no_tree, &m);
 	if (err)
 		goto cleanup;
+	/* from here on, the processes as the lanes see them */
+	view = *in;
+	view.p = m->p;
+	in = &view;
+	pi.p = in->p;
 	s = malloc(sizeof(*s));
 	pi.idx = malloc((in->n ? in->n : 1) * sizeof(long));
 	if (!s || !pi.idx) {
@@ -1866,9 +1933,11 @@ int report_html_print(struct store *st, const char *where,
 	if (!err)
 		err = load_cost(st, where, q, in->now, &x);
 	if (!err)
-		err = tabulate(in->p, in->n, m->top, true, &tasks, &ntasks);
+		err = tabulate(in->p, in->n, m->top, &m->tasks, true, &tasks,
+			       &ntasks);
 	if (!err)
-		err = tabulate(in->p, in->n, m->top, false, &tools, &ntools);
+		err = tabulate(in->p, in->n, m->top, &m->tasks, false, &tools,
+			       &ntools);
 	if (err)
 		goto cleanup;
 	colour_rows(tasks, ntasks, true, m);

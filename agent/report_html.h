@@ -8,9 +8,10 @@
  *    largest CPU and memory consumers, the cost when the job end records
  *    carry one (costq.h's split by CPU time).
  *  - A timeline with one lane per workflow task (job.task) and one per tool
- *    of the processes without a task, ordered by first start.  An
- *    instance is the topmost process of a lane and its descendants in the
- *    same lane; each is one bar, failures (OUT_FAILED) and OOM kills
+ *    of the processes that are no task's (tasks.h: also a submitting
+ *    client), ordered by first start.  A task lane's instances are
+ *    tasks.h's; a tool lane's, its topmost process and its descendants
+ *    in the lane.  Each is one bar, failures (OUT_FAILED) and OOM kills
  *    marked, `signal` records as markers.  Bars are packed into at most
  *    REPORT_HTML_ROWS_MAX rows a lane; a lane whose instances need more
  *    rows, or do not fit the REPORT_HTML_BARS_MAX budget, is drawn as its
@@ -19,7 +20,9 @@
  *    REPORT_HTML_DETAIL_LANE of them (failed first, then the longest) and
  *    REPORT_HTML_DETAIL_MAX in all.
  *  - Tables by task and by tool: processes, CPU time, CPU over wall, peak
- *    RSS against the memory requested, read and write, cost.
+ *    (a task's: its largest instance's memory peak, tasks.h; a tool's: its
+ *    largest process's RSS) against the memory requested, read and write,
+ *    cost.
  *  - CPU (cores) and memory (RSS) of the selection over time from its
  *    `sample` records, in REPORT_HTML_BINS bins.
  * Whatever the run's size, the page holds at most those many drawn things
@@ -35,6 +38,7 @@
 #include <stdio.h>
 
 #include "report.h"
+#include "tasks.h"
 
 struct store;
 
@@ -59,6 +63,12 @@ struct report_html_proc {
 	long parent;		/* index of its parent in the array, -1 */
 	const char *host;
 	const char *task;	/* job.task, NULL or "": none */
+	const char *job;	/* job.id, NULL: none */
+	const char *step;	/* job.step, NULL: none */
+	const char *category;	/* tool.category, NULL: none */
+	/* its job's end record on its host: allocation, memory peak; 0:
+	 * unknown (tasks_proc's) */
+	uint64_t job_cpus, job_mem, job_peak;
 	const char *tool;	/* as report_tool_name() names it */
 	const char *exit;	/* "0", "SIGKILL OOM", "running", ... */
 	const char *argv;	/* one display line, cut */
@@ -134,6 +144,9 @@ struct report_html_model {
 	size_t detail;		/* processes with a detail bar */
 	long *lane_of;		/* each process's lane */
 	long *top;		/* each process's instance: its topmost */
+	struct tasks tasks;	/* the task instances (tasks.h) */
+	/* the processes as the lanes see them: task NULL unless a task's */
+	struct report_html_proc *p;
 };
 
 /*

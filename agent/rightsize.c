@@ -4,12 +4,12 @@
  * instances used over the selected runs (p95 of memory peak, cores used
  * and wall time), what they asked for, and the settings to ask next time
  * as text, JSON, a Nextflow config, a Snakemake profile or sbatch options.
- * The definitions are in rightsize.h.
+ * The definitions are in rightsize.h; what a task's processes, instances
+ * and memory peak are is tasks.h's, shared with report and cost.
  *
- * One SQL statement reads the selected processes that have a task, each
- * with how many tasks its job ran and its job's end record (allocation,
- * memory peak); the rest is C: instances from the parent_id links, the
- * concurrent memory peak by a sweep over start and end times, the
+ * One SQL statement reads the selected processes that have a task, and
+ * tasks_load_jobs() their jobs' end records (allocation, memory peak);
+ * tasks_build() makes the instances; the rest is C here: runs, the
  * percentiles and the rounding.
  */
 #include <errno.h>
@@ -22,40 +22,21 @@
 #include "log.h"
 #include "rightsize.h"
 #include "store.h"
+#include "tasks.h"
 #include "util.h"
 
 #define MIB (1ULL << 20)
 #define P95 95			/* the percentile used, in percent */
-#define ENGINE "workflow-engine"	/* tool.category left out of the sweep */
 
-/*
- * The selected processes with a task (?1: the selector), each with the
- * number of tasks its job ran and its job's end record on its host.
- * SQLite takes the bare columns of the grouped `je` rows from the row of
- * the MAX(): the latest end record.
- */
+/* The selected processes with a task (%s: the selector ?1). */
 #define ROWS_SQL \
-	"WITH sel AS (SELECT * FROM process WHERE %s AND job_task IS NOT NULL)," \
-	" jt AS (SELECT job_id, COUNT(DISTINCT job_task) AS ntask" \
-	"  FROM process WHERE job_task IS NOT NULL" \
-	"  AND job_id IN (SELECT job_id FROM sel) GROUP BY job_id)," \
-	" je AS (SELECT job_id, json_extract(json, '$.host') AS host," \
-	"  json_extract(json, '$.allocation.cpus') AS cpus," \
-	"  json_extract(json, '$.allocation.mem_bytes') AS mem," \
-	"  json_extract(json, '$.usage.mem_peak_bytes') AS peak, MAX(time)" \
-	"  FROM record WHERE type = 'job'" \
-	"  AND json_extract(json, '$.phase') = 'end'" \
-	"  AND job_id IN (SELECT job_id FROM sel)" \
-	"  GROUP BY job_id, json_extract(json, '$.host'))" \
-	" SELECT sel.id, sel.parent_id, sel.host, sel.job_id, sel.job_run," \
-	" sel.job_task, sel.tool_category, sel.start_time, sel.end_time," \
-	" COALESCE(sel.cpu_user_s, 0) + COALESCE(sel.cpu_sys_s, 0)," \
-	" sel.peak_rss_bytes, jt.ntask, je.cpus, je.mem, je.peak" \
-	" FROM sel LEFT JOIN jt ON jt.job_id = sel.job_id" \
-	" LEFT JOIN je ON je.job_id = sel.job_id AND je.host IS sel.host" \
-	" ORDER BY sel.start_time, sel.host, sel.pid, sel.id"
+	"SELECT id, parent_id, host, job_id, job_run, job_task," \
+	" tool_category, start_time, end_time, job_step," \
+	" COALESCE(cpu_user_s, 0) + COALESCE(cpu_sys_s, 0), peak_rss_bytes" \
+	" FROM process WHERE %s AND job_task IS NOT NULL" \
+	" ORDER BY start_time, host, pid, id"
 
-/* One selected process with a task. */
+/* One selected process with a task: its strings (owned). */
 struct rs_row {
 	char *id;
 	char *parent_id;
@@ -63,28 +44,15 @@ struct rs_row {
 	char *job;
 	char *run;
 	char *task;
-	bool engine;		/* tool.category workflow-engine */
-	bool own;		/* its job ran this task only */
-	double start;		/* epoch seconds */
-	double end;		/* not before start */
-	double cpu;		/* user + system seconds */
-	uint64_t rss;		/* peak_rss_bytes */
-	int64_t req_cpus;	/* its job's end record; -1: unknown */
-	int64_t req_mem;
-	int64_t job_peak;
-	long parent;		/* its parent in the same instance, or -1 */
-	long root;		/* the instance's topmost process, -1: not yet */
+	char *category;
+	char *step;
 };
 
-/* One execution of a task. */
+/* One execution of a task (tasks.h) and its run. */
 struct rs_inst {
-	const struct rs_row *top;	/* its first process: task, job, run */
+	const struct tasks_inst *in;
+	const struct rs_row *top;	/* its topmost process: task, run */
 	char *run_key;		/* what counts as its run; NULL: itself */
-	double start, end, cpu;
-	uint64_t mem;		/* used memory peak */
-	bool mem_job;		/* mem is the job's peak */
-	int64_t req_cpus;	/* own job: its allocation; -1: unknown */
-	int64_t req_mem;
 };
 
 /* A task's figures over its instances. */
@@ -107,7 +75,9 @@ struct rs_task {
 
 struct rs {
 	struct rs_row *row;
+	struct tasks_proc *proc;	/* the rows as tasks.h needs them */
 	size_t nrow, cap;
+	struct tasks tasks;
 	struct rs_inst *inst;
 	size_t ninst;
 	struct rs_task *task;
@@ -155,16 +125,16 @@ static unsigned up(double x)
 	return (double)n < x ? n + 1 : n;
 }
 
-/* max(1, ceil(used - 0.01)). */
+/* max(1, ceil(used)). */
 unsigned rightsize_cores(double used)
 {
 	unsigned n;
 
-	if (!(used > 0.01))	/* also NaN */
+	if (!(used > 0))	/* also NaN */
 		return 1;
 	if (used > 65536)
 		return 65536;
-	n = up(used - 0.01);
+	n = up(used);
 	return n ? n : 1;
 }
 
@@ -207,23 +177,6 @@ double rightsize_percentile(double *v, size_t n, unsigned pct)
 
 /* ---- loading ------------------------------------------------------------- */
 
-/* A number column as int64, -1 when NULL or not a non-negative number. */
-static int64_t col_i64(sqlite3_stmt *st, int i)
-{
-	int t = sqlite3_column_type(st, i);
-	double d;
-
-	if (t == SQLITE_INTEGER) {
-		int64_t v = sqlite3_column_int64(st, i);
-
-		return v >= 0 ? v : -1;
-	}
-	if (t != SQLITE_FLOAT)
-		return -1;
-	d = sqlite3_column_double(st, i);
-	return d >= 0 && d < 9e18 ? (int64_t)d : -1;
-}
-
 /* A number column as double; def when NULL or not a finite number. */
 static double col_num(sqlite3_stmt *st, int i, double def)
 {
@@ -248,10 +201,14 @@ static void rs_free(struct rs *r)
 		free(w->job);
 		free(w->run);
 		free(w->task);
+		free(w->category);
+		free(w->step);
 	}
 	for (size_t i = 0; i < r->ninst; i++)
 		free(r->inst[i].run_key);
 	free(r->row);
+	free(r->proc);
+	tasks_free(&r->tasks);
 	free(r->inst);
 	free(r->task);
 }
@@ -259,42 +216,47 @@ static void rs_free(struct rs *r)
 /* Append the current result row of ROWS_SQL. */
 static int row_add(struct rs *r, sqlite3_stmt *st)
 {
+	struct tasks_proc *p;
 	struct rs_row *w;
-	const unsigned char *cat;
+	double rss;
 	int err = 0;
 
 	if (r->nrow == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 64;
 		struct rs_row *v = realloc(r->row, cap * sizeof(*v));
+		struct tasks_proc *q;
 
 		if (!v)
 			return -ENOMEM;
 		r->row = v;
+		q = realloc(r->proc, cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		r->proc = q;
 		r->cap = cap;
 	}
-	w = &r->row[r->nrow++];
+	w = &r->row[r->nrow];
+	p = &r->proc[r->nrow++];
 	memset(w, 0, sizeof(*w));
+	memset(p, 0, sizeof(*p));
 	err |= report_col_dup(st, 0, &w->id);
 	err |= report_col_dup(st, 1, &w->parent_id);
 	err |= report_col_dup(st, 2, &w->host);
 	err |= report_col_dup(st, 3, &w->job);
 	err |= report_col_dup(st, 4, &w->run);
 	err |= report_col_dup(st, 5, &w->task);
-	cat = sqlite3_column_text(st, 6);
-	w->engine = cat && !strcmp((const char *)cat, ENGINE);
-	w->start = col_num(st, 7, 0);
-	w->end = col_num(st, 8, w->start);
-	if (w->end < w->start)
-		w->end = w->start;
-	w->cpu = col_num(st, 9, 0);
-	if (w->cpu < 0)
-		w->cpu = 0;
-	w->rss = (uint64_t)(col_i64(st, 10) < 0 ? 0 : col_i64(st, 10));
-	w->own = w->job && col_i64(st, 11) == 1;
-	w->req_cpus = col_i64(st, 12);
-	w->req_mem = col_i64(st, 13);
-	w->job_peak = col_i64(st, 14);
-	w->parent = w->root = -1;
+	err |= report_col_dup(st, 6, &w->category);
+	p->start = col_num(st, 7, 0);
+	p->end = col_num(st, 8, p->start);
+	if (p->end < p->start)
+		p->end = p->start;
+	err |= report_col_dup(st, 9, &w->step);
+	p->cpu = col_num(st, 10, 0);
+	if (p->cpu < 0)
+		p->cpu = 0;
+	rss = col_num(st, 11, 0);
+	p->rss = rss > 0 && rss < 1.8e19 ? (uint64_t)rss : 0;
+	p->parent = -1;
 	if (!w->id || !w->task)
 		err = -ENOMEM;	/* not NULL in the view: out of memory */
 	return err ? -ENOMEM : 0;
@@ -358,8 +320,8 @@ static long find_id(const struct rs *r, const long *idx, const char *id)
 	return -1;
 }
 
-/* Link every row to its parent when that has the same task and job. */
-static int link_parents(struct rs *r)
+/* Point every row's tasks_proc at its strings and its parent's row. */
+static int link_rows(struct rs *r)
 {
 	long *idx = malloc((r->nrow ? r->nrow : 1) * sizeof(*idx));
 
@@ -369,103 +331,22 @@ static int link_parents(struct rs *r)
 		idx[i] = (long)i;
 	qsort_r(idx, r->nrow, sizeof(*idx), cmp_id, r->row);
 	for (size_t i = 0; i < r->nrow; i++) {
-		struct rs_row *w = &r->row[i];
-		long p = find_id(r, idx, w->parent_id);
+		const struct rs_row *w = &r->row[i];
+		struct tasks_proc *p = &r->proc[i];
 
-		if (p >= 0 && p != (long)i && !strcmp(r->row[p].task, w->task) &&
-		    !cmp_nstr(r->row[p].job, w->job))
-			w->parent = p;
+		p->parent = find_id(r, idx, w->parent_id);
+		p->host = w->host;
+		p->job = w->job;
+		p->step = w->step;
+		p->task = w->task;
+		p->category = w->category;
 	}
 	free(idx);
 	return 0;
 }
 
-/* The topmost row above i with the same task (a loop in hostile links
- * ends after as many steps as there are rows). */
-static long root_of(struct rs *r, long i)
-{
-	long j = i;
-
-	for (size_t k = 0; k <= r->nrow; k++) {
-		if (r->row[j].root >= 0) {
-			j = r->row[j].root;
-			break;
-		}
-		if (r->row[j].parent < 0)
-			break;
-		j = r->row[j].parent;
-	}
-	r->row[i].root = j;
-	return j;
-}
-
-/* Order row indices by instance: task, then job and host for an own job,
- * else the topmost process. */
-static int cmp_inst(const void *a, const void *b, void *arg)
-{
-	const struct rs_row *row = arg;
-	const struct rs_row *x = &row[*(const long *)a];
-	const struct rs_row *y = &row[*(const long *)b];
-	int c = strcmp(x->task, y->task);
-
-	if (c)
-		return c;
-	if (x->own != y->own)
-		return x->own ? -1 : 1;
-	if (x->own) {
-		c = cmp_nstr(x->job, y->job);
-		return c ? c : cmp_nstr(x->host, y->host);
-	}
-	return (x->root > y->root) - (x->root < y->root);
-}
-
-/* One change of the memory in use: at time t, by delta bytes. */
-struct event {
-	double t;
-	int64_t delta;
-};
-
-/* Order events by time, an end before a start at the same time. */
-static int cmp_event(const void *a, const void *b)
-{
-	const struct event *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return (x->delta > y->delta) - (x->delta < y->delta);
-}
-
-/*
- * The largest sum of peak RSS of the rows m[0..n) alive together,
- * workflow-engine processes left out; ev has room for 2n events.
- */
-static uint64_t concurrent_peak(const struct rs_row *row, const long *m,
-				size_t n, struct event *ev)
-{
-	size_t k = 0;
-	int64_t cur = 0, max = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct rs_row *w = &row[m[i]];
-		int64_t rss = w->rss > INT64_MAX / 4 ? INT64_MAX / 4 :
-			      (int64_t)w->rss;
-
-		if (w->engine || !rss)
-			continue;
-		ev[k++] = (struct event){ w->start, rss };
-		ev[k++] = (struct event){ w->end, -rss };
-	}
-	qsort(ev, k, sizeof(*ev), cmp_event);
-	for (size_t i = 0; i < k; i++) {
-		cur += ev[i].delta;
-		if (cur > max)
-			max = cur;
-	}
-	return (uint64_t)max;
-}
-
-/* What counts as the run of the instance whose first process is w:
- * job.run, else the job id; NULL: the instance alone. */
+/* What counts as the run of the instance whose top is w: job.run, else
+ * the job id; NULL: the instance alone. */
 static int run_key(const struct rs_row *w, char **out)
 {
 	*out = NULL;
@@ -478,80 +359,28 @@ static int run_key(const struct rs_row *w, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-/* Fill one instance from its rows m[0..n) (in start order). */
-static int inst_fill(struct rs *r, struct rs_inst *in, const long *m,
-		     size_t n, struct event *ev)
+/* The instances (tasks.h) of the rows, each with its run. */
+static int build_instances(struct rs *r, struct store *st, const char *where)
 {
-	const struct rs_row *top = &r->row[m[0]];
+	int err = link_rows(r);
 
-	memset(in, 0, sizeof(*in));
-	in->top = top;
-	in->start = top->start;
-	in->end = top->end;
-	for (size_t i = 0; i < n; i++) {
-		const struct rs_row *w = &r->row[m[i]];
-
-		if (w->start < in->start)
-			in->start = w->start;
-		if (w->end > in->end)
-			in->end = w->end;
-		in->cpu += w->cpu;
-	}
-	in->req_cpus = top->own ? top->req_cpus : -1;
-	in->req_mem = top->own ? top->req_mem : -1;
-	if (top->own && top->job_peak >= 0) {
-		in->mem = (uint64_t)top->job_peak;
-		in->mem_job = true;
-	} else {
-		in->mem = concurrent_peak(r->row, m, n, ev);
-	}
-	return run_key(top, &in->run_key);
-}
-
-/* Order indices of the same instance by start time (then row order). */
-static int cmp_row_start(const void *a, const void *b, void *arg)
-{
-	const struct rs_row *row = arg;
-	long i = *(const long *)a, j = *(const long *)b;
-
-	if (row[i].start != row[j].start)
-		return row[i].start < row[j].start ? -1 : 1;
-	return (i > j) - (i < j);
-}
-
-/* Group the rows into instances, in task order. */
-static int build_instances(struct rs *r)
-{
-	long *idx = malloc((r->nrow ? r->nrow : 1) * sizeof(*idx));
-	struct event *ev = malloc((r->nrow ? r->nrow : 1) * 2 * sizeof(*ev));
-	int err = 0;
-
-	r->inst = calloc(r->nrow ? r->nrow : 1, sizeof(*r->inst));
-	if (!idx || !ev || !r->inst) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = link_parents(r);
+	if (!err)
+		err = tasks_load_jobs(store_handle(st), where, r->proc,
+				      r->nrow);
+	if (!err)
+		err = tasks_build(r->proc, r->nrow, &r->tasks);
 	if (err)
-		goto out;
-	for (size_t i = 0; i < r->nrow; i++) {
-		root_of(r, (long)i);
-		idx[i] = (long)i;
-	}
-	qsort_r(idx, r->nrow, sizeof(*idx), cmp_inst, r->row);
-	for (size_t i = 0; i < r->nrow && !err;) {
-		size_t j = i + 1;
+		return err;
+	r->inst = calloc(r->tasks.n ? r->tasks.n : 1, sizeof(*r->inst));
+	if (!r->inst)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->tasks.n && !err; i++) {
+		struct rs_inst *in = &r->inst[r->ninst++];
 
-		while (j < r->nrow && !cmp_inst(&idx[i], &idx[j], r->row))
-			j++;
-		qsort_r(idx + i, j - i, sizeof(*idx), cmp_row_start, r->row);
-		err = inst_fill(r, &r->inst[r->ninst], idx + i, j - i, ev);
-		r->ninst++;
-		i = j;
+		in->in = &r->tasks.inst[i];
+		in->top = &r->row[in->in->top];
+		err = run_key(in->top, &in->run_key);
 	}
-out:
-	free(idx);
-	free(ev);
 	return err;
 }
 
@@ -586,24 +415,23 @@ static void task_fill(struct rs_task *t, const struct rs_inst *in,
 	t->runs = count_runs(in, t->n, keys);
 	t->req_cpus = t->req_mem = -1;
 	for (size_t i = 0; i < t->n; i++) {
-		v[i] = (double)in[i].mem;
-		t->mem_job += in[i].mem_job;
-		if ((in[i].req_cpus >= 0 || in[i].req_mem >= 0) &&
-		    in[i].start >= latest) {
-			latest = in[i].start;
-			t->req_cpus = in[i].req_cpus;
-			t->req_mem = in[i].req_mem;
+		const struct tasks_inst *x = in[i].in;
+
+		v[i] = (double)x->mem;
+		t->mem_job += x->mem_job;
+		if (x->own_job && (x->req_cpus || x->req_mem) &&
+		    x->start >= latest) {
+			latest = x->start;
+			t->req_cpus = x->req_cpus ? (int64_t)x->req_cpus : -1;
+			t->req_mem = x->req_mem ? (int64_t)x->req_mem : -1;
 		}
 	}
 	t->mem = (uint64_t)rightsize_percentile(v, t->n, P95);
-	for (size_t i = 0; i < t->n; i++) {
-		double wall = in[i].end - in[i].start;
-
-		v[i] = wall > 0 ? in[i].cpu / wall : 0;
-	}
+	for (size_t i = 0; i < t->n; i++)
+		v[i] = tasks_cores(in[i].in);
 	t->cores = rightsize_percentile(v, t->n, P95);
 	for (size_t i = 0; i < t->n; i++)
-		v[i] = in[i].end - in[i].start;
+		v[i] = in[i].in->end - in[i].in->start;
 	t->wall = rightsize_percentile(v, t->n, P95);
 	t->enough = t->runs >= RIGHTSIZE_MIN_RUNS;
 	if (!t->enough)
@@ -632,9 +460,9 @@ static int build_tasks(struct rs *r)
 		size_t j = i + 1;
 
 		while (j < r->ninst &&
-		       !strcmp(r->inst[j].top->task, r->inst[i].top->task))
+		       !strcmp(r->inst[j].in->task, r->inst[i].in->task))
 			j++;
-		t->name = r->inst[i].top->task;
+		t->name = r->inst[i].in->task;
 		t->first = i;
 		t->n = j - i;
 		task_fill(t, r->inst + i, v, keys);
@@ -697,10 +525,6 @@ static void head_text(const struct rs *r, char *out, size_t len)
 		 r->ninst == 1 ? "" : "s");
 }
 
-#define RULE_TEXT \
-	"memory = ceil(1.2 x p95 peak) up to 100 MiB, cores = ceil(p95" \
-	" cores used), time = 1.5 x p95 wall"
-
 /* Text: the answer per task, then the table behind it. */
 static void print_text(const struct rs *r, FILE *out)
 {
@@ -761,9 +585,7 @@ static void print_text(const struct rs *r, FILE *out)
 		" (the task ran as its own job), + some\ninstances so."
 		"  Requested: the job's allocation when the task ran as its own"
 		" job.\nUsed: p95 over the instances.  Recommended from %d runs"
-		" on: memory =\nceil(1.2 x p95 peak) up to 100 MiB, cores ="
-		" ceil(p95 cores used), time = 1.5 x\np95 wall.\n",
-		RIGHTSIZE_MIN_RUNS);
+		" on:\n%s.\n", RIGHTSIZE_MIN_RUNS, RIGHTSIZE_RULE);
 }
 
 /*
@@ -777,7 +599,7 @@ static void config_head(const struct rs *r, FILE *out, const char *c,
 
 	head_text(r, head, sizeof(head));
 	fprintf(out, "%s %s\n%s %s\n%s", c, util_printable(head), c,
-		RULE_TEXT, use);
+		RIGHTSIZE_RULE, use);
 }
 
 /* Does the configuration take a setting of t (its name made of what
@@ -983,7 +805,11 @@ int rightsize_run_store(struct store *st, const char *where,
 	if (err)
 		goto out;
 	report_query_describe(q, r.sel, sizeof(r.sel));
-	if (!r.nrow) {
+	if (!err)
+		err = build_instances(&r, st, where);
+	if (err)
+		goto out;
+	if (!r.ninst) {
 		fprintf(stderr, "jobtrace: no processes of a workflow task"
 			" (job.task) for %s in %s%s\n", r.sel, where,
 			q->pipeline ? " (a job without a pipeline of its own"
@@ -991,9 +817,7 @@ int rightsize_run_store(struct store *st, const char *where,
 		err = -ENOENT;
 		goto out;
 	}
-	err = build_instances(&r);
-	if (!err)
-		err = build_tasks(&r);
+	err = build_tasks(&r);
 	if (err)
 		goto out;
 	switch (fmt) {

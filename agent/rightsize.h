@@ -6,28 +6,19 @@
  * reads as it is.
  *
  * Definitions (the --help text and README's "Rightsizing" say the same):
- *  - An instance is one execution of a task: the topmost process with that
- *    task and its descendants (parent_id links) with the same task and job.
- *    When the task ran as its own job (every process with a task in that
- *    job has this task), the job is the instance.
+ *  - Instances, their memory peak, CPU and wall time, and when a task ran
+ *    as its own job: tasks.h, the definition report and cost use too.  A
+ *    submitting client (sbatch, qsub, aws batch submit-job, ...) is never
+ *    an instance.
  *  - Runs seen: the distinct job.run values of its instances; an instance
  *    without a run counts by its job id, one with neither by itself.
  *  - Requested: own job: the allocation (cpus, mem_bytes) of its `job` end
  *    record; else unknown.
- *  - Used memory: own job: the end record's usage.mem_peak_bytes (the
- *    job's cgroup peak); else (or when the job has none) the concurrent
- *    peak of the instance's processes: the largest sum of peak_rss_bytes
- *    of the processes alive together, leaving out those whose
- *    tool.category is "workflow-engine" (Snakemake's own python, run
- *    again inside each job script, is not the rule's command).
- *  - Cores used: the instance's CPU seconds (user + system of all its
- *    processes) over its wall time (its last end - its first start).
+ *  - Cores used: an instance's CPU seconds over its wall time.
  *  - p95: nearest rank over the instances (the ceil(0.95 n)-th smallest).
- *  - Recommendation, from RIGHTSIZE_MIN_RUNS runs on: memory = ceil(1.2 x
- *    p95 peak) rounded up to a multiple of 100 MiB; cores = max(1,
- *    ceil(p95 cores - 0.01)) (the 0.01 absorbs the clocks of CPU and wall
- *    time disagreeing by a hair on a busy single thread); time = 1.5 x p95
- *    wall, written in whole minutes rounded up (at least 1).
+ *  - Recommendation, from RIGHTSIZE_MIN_RUNS runs on: RIGHTSIZE_RULE.  A
+ *    single-threaded tool gets 1 core: one thread never shows more CPU
+ *    than wall time (tasks.h), so no margin is added or taken.
  */
 #ifndef JOBTRACE_RIGHTSIZE_H
 #define JOBTRACE_RIGHTSIZE_H
@@ -40,6 +31,10 @@
 
 #define RIGHTSIZE_MIN_RUNS 3		/* fewer: no recommendation */
 #define RIGHTSIZE_MEM_STEP (100ULL << 20)	/* memory granularity */
+/* The rule, as --help, every output's comment and the README state it. */
+#define RIGHTSIZE_RULE \
+	"memory = ceil(1.2 x p95 peak) up to 100 MiB, cores = max(1," \
+	" ceil(p95 cores used)), time = 1.5 x p95 wall in minutes rounded up"
 
 enum rightsize_format {
 	RIGHTSIZE_TEXT,
@@ -57,7 +52,7 @@ int rightsize_format_parse(const char *s, enum rightsize_format *out);
  * up to RIGHTSIZE_MEM_STEP, at least one step.
  */
 uint64_t rightsize_memory(uint64_t peak);
-/* Cores to ask for, from the p95 cores used: max(1, ceil(used - 0.01)). */
+/* Cores to ask for, from the p95 cores used: max(1, ceil(used)). */
 unsigned rightsize_cores(double used);
 /* Minutes to ask for, from the p95 wall seconds: ceil(1.5 x wall / 60), >= 1. */
 unsigned rightsize_minutes(double wall_s);

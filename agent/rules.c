@@ -691,6 +691,14 @@ static int l_lazy(lua_State *L)
 			push_ancestor_view(L, rs, in, in->anc[i], false);
 			lua_rawseti(L, -2, (lua_Integer)i + 1);
 		}
+	} else if (!strcmp(k, "engine_job")) {
+		if (!in->engine_job)
+			return 0;
+		lua_createtable(L, 0, 4);
+		set_str(L, "rule", in->engine_job->rule);
+		set_str(L, "jobid", in->engine_job->jobid);
+		set_str(L, "wildcards", in->engine_job->wildcards);
+		set_str(L, "run", in->engine_job->run);
 	} else {
 		return 0;
 	}
@@ -1267,6 +1275,7 @@ static const char *run_selftest(struct rules *r, struct rstate *rs, int ci,
 	lua_State *L = rs->L;
 	struct fake_proc *f = malloc(sizeof(*f) * 2);
 	struct rules_input in = { 0 };
+	struct rules_engine_job ej;
 	struct rules_decision d;
 	const char *bad = NULL;
 	int ei;
@@ -1280,6 +1289,23 @@ static const char *run_selftest(struct rules *r, struct rstate *rs, int ci,
 		fake_from(L, lua_gettop(L), &f[1]);
 		in.anc[0] = &f[1].p;
 		in.nanc = 1;
+	}
+	lua_pop(L, 1);
+	lua_getfield(L, ci, "engine_job");
+	if (lua_istable(L, -1)) {
+		int ji = lua_gettop(L);
+		const char *v;
+
+		memset(&ej, 0, sizeof(ej));
+		if ((v = opt_str(L, ji, "rule")))
+			util_strlcpy(ej.rule, v, sizeof(ej.rule));
+		if ((v = opt_str(L, ji, "jobid")))
+			util_strlcpy(ej.jobid, v, sizeof(ej.jobid));
+		if ((v = opt_str(L, ji, "wildcards")))
+			util_strlcpy(ej.wildcards, v, sizeof(ej.wildcards));
+		if ((v = opt_str(L, ji, "run")))
+			util_strlcpy(ej.run, v, sizeof(ej.run));
+		in.engine_job = &ej;
 	}
 	lua_pop(L, 1);
 	classify_in(r, rs, &in, &d);

@@ -46,11 +46,25 @@ struct rules_decision {
 	bool failed_closed;	/* errors: default tool, argv after argv[0] redacted */
 };
 
+/*
+ * What a workflow engine itself says of the job a process runs, which the
+ * process tree does not show: Snakemake's own log names the rule of each
+ * job it runs in local mode (smklog.h).  Shown to the rules as
+ * p.engine_job = { rule =, jobid =, wildcards =, run = }.
+ */
+struct rules_engine_job {
+	char rule[JT_STR_MEDIUM];
+	char jobid[24];
+	char wildcards[JT_STR_MEDIUM];	/* "sample=a, lane=1", "" */
+	char run[JT_STR_MEDIUM];	/* the engine's run, "" */
+};
+
 /* The process shown to the rules: p and its ancestors, nearest first. */
 struct rules_input {
 	const struct jt_proc *p;
 	const struct jt_proc *anc[RULES_MAX_ANCESTORS];
 	size_t nanc;
+	const struct rules_engine_job *engine_job;	/* NULL: none */
 	/* the processes are the agent's table's, whose gen marks each change:
 	 * the engine may reuse what it built for them in earlier calls */
 	bool cached;

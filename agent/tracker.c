@@ -242,10 +242,55 @@ static void exclude(struct tracker *t, struct jt_proc *p, bool tree)
 }
 
 /* Apply the rules' verdict; returns false when p is excluded. */
+/*
+ * Is p a `sh -c STRING` child of a workflow engine's process, with no task
+ * of its own yet?  Then *engine is that process and *cmd the STRING.
+ */
+static bool engine_shell(struct tracker *t, const struct jt_proc *p,
+			 const struct jt_proc **engine, const char **cmd)
+{
+	static const char *const shells[] = { "sh", "bash", "dash", "zsh",
+					      "ksh" };
+	const char *a0 = p->argv, *a1, *base;
+	const struct jt_proc *par;
+	size_t n0;
+
+	if (!t->cb.engine_job || p->job.task[0] || !a0 || !p->argv_len)
+		return false;
+	n0 = strnlen(a0, p->argv_len);
+	if (n0 + 4 >= p->argv_len)
+		return false;
+	a1 = a0 + n0 + 1;
+	if (strcmp(a1, "-c"))
+		return false;
+	base = util_basename(a0);
+	for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++) {
+		if (strcmp(base, shells[i]))
+			continue;
+		par = proc_table_parent(t->procs, p);
+		if (!par || strcmp(par->tool_category, "workflow-engine"))
+			return false;
+		*engine = par;
+		*cmd = a1 + 3;	/* argv has a NUL after its argv_len bytes */
+		return true;
+	}
+	return false;
+}
+
+/* Run the rules on p, with what its workflow engine says of its job. */
 static bool classify(struct tracker *t, struct jt_proc *p)
 {
 	enum stage prev = stages_enter(STAGE_CLASSIFY);
-	enum classify_verdict v = classify_process(t->rules, p, t->procs);
+	const struct rules_engine_job *ejp = NULL;
+	const struct jt_proc *engine;
+	struct rules_engine_job ej;
+	enum classify_verdict v;
+	const char *cmd;
+
+	if (engine_shell(t, p, &engine, &cmd) &&
+	    t->cb.engine_job(t->cb.ctx, engine, cmd, &ej))
+		ejp = &ej;
+	v = classify_process(t->rules, p, t->procs, ejp);
 
 	stages_leave(prev);
 	p->state &= ~(JT_PS_EXCLUDED | JT_PS_EXCL_TREE);
@@ -361,7 +406,7 @@ static void on_fork(struct tracker *t, const struct jt_ev_fork *e)
 		if (e->parent_title[0])
 			stepd_title_job(p, e->parent_title);
 		/* nothing to inherit: the defaults, as for an exit alone */
-		classify_process(NULL, p, NULL);
+		classify_process(NULL, p, NULL, NULL);
 	}
 }
 
@@ -458,7 +503,7 @@ static void on_exit_ev(struct tracker *t, const struct jt_ev_exit *e)
 		p->state |= JT_PS_NO_FORK;
 		p->ppid = e->ppid;
 		util_strlcpy(p->comm, e->comm, sizeof(p->comm));
-		classify_process(NULL, p, NULL);
+		classify_process(NULL, p, NULL, NULL);
 	}
 	exit_counters(p, e);
 	emit_process(t, p, e);

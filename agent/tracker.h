@@ -42,6 +42,12 @@ struct tracker_cb {
 	 * iterator does not report and whose exit the kernel keeps; may be
 	 * NULL: such a process is forgotten at the first pass */
 	bool (*followed)(void *ctx, uint32_t pid, uint64_t start_ns);
+	/* what the workflow engine engine (tool category workflow-engine)
+	 * says of the job of its child `sh -c cmd` that has no task yet
+	 * (Snakemake's local mode, smklog.h): fill *out and return true, or
+	 * false; may be NULL */
+	bool (*engine_job)(void *ctx, const struct jt_proc *engine,
+			   const char *cmd, struct rules_engine_job *out);
 	void *ctx;
 };
 

@@ -9,7 +9,11 @@
 --     versioned folder in the exe or script path (/opt/samtools-1.17/...,
 --     /opt/conda/pkgs/bwa-0.7.17-h5bf99c6_8/...) or a jar name
 --     (picard-2.27.5.jar).  A subcommand never goes into tool or version
---     (argv has it); only gatk's category depends on its subcommand.
+--     (argv has it); only gatk's category depends on its subcommand, and
+--     the cloud CLIs': `aws batch ...`, `aws ecs run-task`, `gcloud batch
+--     ...`, `az batch ...` are scheduler-helper, a client that hands work
+--     to a scheduler (never a workflow task's process: README,
+--     "Rightsizing"), like sbatch, qsub and bsub.
 --   * Interpreters name what they run: `java -jar picard.jar SortSam` ->
 --     picard, `python3 -m multiqc .` -> multiqc, `perl /usr/bin/fastqc` ->
 --     fastqc, `python -m torch.distributed.run ...` -> torchrun.  A script
@@ -200,8 +204,9 @@ alias("martian", "mrp", "mrjob")
 
 add("scheduler-helper", "sbatch", "srun", "scontrol", "squeue", "sacct",
 	"salloc", "sinfo", "scancel", "sstat", "sattach", "sbcast", "slurmstepd",
-	"sprio", "sshare", "qsub", "qstat", "qdel", "bsub", "bjobs", "bkill",
-	"flux")
+	"sprio", "sshare", "qsub", "qstat", "qdel", "qalter", "qrsh", "bsub",
+	"bjobs", "bkill", "flux", "condor_submit", "condor_q", "condor_rm",
+	"condor_wait", "oarsub", "oarstat", "oardel")
 
 add("ml-launcher", "torchrun", "deepspeed", "accelerate", "horovodrun", "ray",
 	"composer", "colossalai")
@@ -712,6 +717,29 @@ local function gatk(argv, i, path, d, e, v, depth)
 	else d.category = "alignment-utils" end
 end
 
+-- aws/gcloud/az [global options] SERVICE ...: the batch services hand
+-- work to a scheduler; their options' values are skipped
+local cloud_opts = set { "--profile", "--region", "--output", "--endpoint-url",
+	"--query", "--ca-bundle", "--cli-read-timeout", "--cli-connect-timeout",
+	"--color", "--cli-binary-format", "--project", "--account",
+	"--configuration", "--subscription", "--format", "--verbosity" }
+local cloud_batch = set { "batch", "ecs" }
+local function cloud_cli(argv, i, path, d, e, v, depth)
+	apply(d, e, path, v)
+	local k = i + 1
+	while k <= #argv do
+		local a = argv[k]
+		if cloud_opts[a] then
+			k = k + 2
+		elseif byte(a, 1) == 45 then
+			k = k + 1
+		else
+			if cloud_batch[a] then d.category = "scheduler-helper" end
+			return
+		end
+	end
+end
+
 -- STAR --soloType ... is STARsolo
 local function star(argv, i, path, d, e, v, depth)
 	for k = i + 1, #argv do
@@ -772,6 +800,7 @@ tools.numactl.fn = wrapper { sa = set { "N", "m", "C", "i", "p", "P", "w" },
 tools.gatk.fn = gatk
 tools.gatk.jar_ok = true
 tools.STAR.fn = star
+for _, n in ipairs { "aws", "gcloud", "az" } do tools[n].fn = cloud_cli end
 
 -- base name of argv[1] without a login shell's "-" ("-bash" -> "bash")
 local argv0_name = lib.memo(function(a1)

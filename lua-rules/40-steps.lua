@@ -7,6 +7,10 @@
 --   Snakemake  a job script .../snakejob.RULE.N.sh          step=RULE
 --              snakemake ... --target-jobs 'RULE:wc=..'      step=RULE task=wc=..
 --              snakemake ... --allowed-rules RULE            step=RULE
+--              local mode: the `bash -c COMMAND` child of snakemake,
+--              whose job the agent finds in Snakemake's own job log
+--              (p.engine_job, agent/smklog.h)              step=RULE task=wc=..
+--              run=its log's name unless the job has a run
 --              pipeline = "snakemake"
 --   Nextflow   a task wrapper .command.sh/.command.run (bash -ue .command.sh,
 --              /bin/bash .../work/ab/123456.../.command.run)
@@ -20,6 +24,7 @@
 --   miniwdl    .../YYYYMMDD_HHMMSS_WORKFLOW/call-TASK/...
 --              pipeline = WORKFLOW, run = YYYYMMDD_HHMMSS_WORKFLOW, step = TASK
 -- Where, nearest first (the first that shows a convention wins):
+--   0. what the workflow engine says of the process's job (p.engine_job)
 --   1. the process's own argv, for the processes that carry one: the job
 --      scripts (the catalogue names `bash .../snakejob.align.7.sh`
 --      "snakejob.align.7.sh", `bash -ue .command.sh` ".command.sh", a
@@ -221,6 +226,16 @@ local own_categories = lib.set { "scheduler-helper", "container-runtime" }
 jobtrace.rule("steps", function(p, d)
 	if d.step ~= "" then return end	-- an earlier (site) rule named it
 	job_has_pipeline = p.job.pipeline ~= ""
+	-- 0. Snakemake's local mode: its job log names the rule of the
+	-- command it started
+	local ej = p.engine_job
+	if ej and ej.rule ~= "" then
+		-- the run: the job's own (jobtrace run --run, SPANK), else
+		-- Snakemake's (its log's name: one per invocation)
+		return set_r(d, { step = ej.rule, pipeline = "snakemake",
+			task = ej.wildcards ~= "" and ej.wildcards or nil,
+			run = p.job.run == "" and ej.run ~= "" and ej.run or nil })
+	end
 	-- 1. the process's own command line
 	local tool = d.tool
 	local is_snakemake = tool == "snakemake"
@@ -277,6 +292,14 @@ jobtrace.selftest { argv = { "bwa", "mem", "ref.fa", "r1.fq" },
 	parent = { argv = { "/bin/bash", "/data/.snakemake/tmp.x1/snakejob.align.7.sh" },
 		tool = "snakejob.align.7.sh" },
 	expect = { tool = "bwa", step = "align", pipeline = "snakemake" } }
+jobtrace.selftest { argv = { "/usr/bin/bash", "-c",
+	"set -euo pipefail;  touchmem 300 > out/b.txt" },
+	parent = { argv = { "/usr/bin/python3", "/usr/bin/snakemake", "--cores", "2" },
+		tool = "snakemake" },
+	engine_job = { rule = "make_data", jobid = "2", wildcards = "s=b",
+		run = "2026-11-27T141925.065602" },
+	expect = { tool = "bash", step = "make_data", pipeline = "snakemake",
+		run = "2026-11-27T141925.065602" } }
 jobtrace.selftest { argv = { "/bin/bash", "-ue",
 	"/scratch/work/3f/a1b2c3d4e5f60718293a4b5c6d7e8f/.command.sh" },
 	expect = { tool = ".command.sh", pipeline = "nextflow",

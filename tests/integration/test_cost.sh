@@ -55,10 +55,7 @@ set -u
 SIGNALS_EXPECTED="memory_near_limit"
 . "$top_srcdir/tests/slurm/slurm-env.sh"
 
-if ! install_slurm; then
-	echo "# error: slurm-wlm, munge and libslurm-dev are missing and could not be installed"
-	exit 99
-fi
+slurm_env_need
 need_built "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem"
 if ! command -v python3 >/dev/null; then
 	echo "# error: python3 is missing"

@@ -39,10 +39,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 . "$top_srcdir/tests/slurm/slurm-env.sh"
 
-if ! install_slurm; then
-	echo "# error: slurm-wlm, munge and libslurm-dev are missing and could not be installed"
-	exit 99
-fi
+slurm_env_need
 need_built "$AGENT" "$CLI" "$WL/burn" "$WL/forktree" "$WL/touchmem"
 if ! "$CLI" job-start --help >/dev/null 2>&1; then
 	echo "# error: $CLI has no job-start subcommand"

@@ -6,6 +6,7 @@
 #                            if missing (quiet; needs root and the network);
 #                            with SLURM_ENV_ACCOUNTING=1 slurmdbd and
 #                            mariadb-server too
+#   slurm_env_need           install_slurm, or exit 99 saying what is missing
 #   slurm_env_start MODE DIR write a configuration under DIR (created, must be
 #                            empty or absent) and start munged, slurmctld and
 #                            slurmd; wait until the node is idle (30 s max).
@@ -95,6 +96,13 @@ slurm_env_bytes() {
 		u = substr(v, length(v)); n = v + 0; m = 1
 		if (u == "K") m = 1024; else if (u == "M") m = 1048576; else if (u == "G") m = 1073741824
 		printf "%d\n", n * m }'
+}
+
+# Exit 99 (a hard error of the test) unless Slurm is installed or can be.
+slurm_env_need() {
+	install_slurm && return 0
+	echo "# error: slurm-wlm, munge and libslurm-dev are missing and could not be installed"
+	exit 99
 }
 
 # A TCP port in 20000..39999 that nothing listens on (excluding the

@@ -149,10 +149,12 @@ static void put_job(struct store *s, const struct job *j)
 	}
 }
 
-/* Put a process record (finished a second after its start). */
-static void put_proc(struct store *s, const struct proc *p)
+/* Put a process record (finished a second after its start) with the
+ * tool category cat (NULL: null). */
+static void put_proc_cat(struct store *s, const struct proc *p,
+			 const char *cat)
 {
-	char st[48], en[48], run[64], task[64], tool[64], exe[128];
+	char st[48], en[48], run[64], task[64], tool[64], exe[128], c[64];
 	unsigned n = ++seq;
 
 	put(s, "{\"type\":\"process\",\"schema\":1,\"host\":\"%s\","
@@ -161,7 +163,7 @@ static void put_proc(struct store *s, const struct proc *p)
 	    "\"job\":{\"scheduler\":\"slurm\",\"id\":\"%s\",\"step\":\"batch\","
 	    "\"run\":%s,\"pipeline\":null,\"task\":%s,\"user\":null,"
 	    "\"account\":null,\"cost_center\":null},\"tool\":{\"name\":%s,"
-	    "\"category\":null},\"end_time\":%s,\"exit\":{\"code\":0,"
+	    "\"category\":%s},\"end_time\":%s,\"exit\":{\"code\":0,"
 	    "\"signal\":null,\"oom_killed\":false},\"cpu\":{\"user_s\":%.17g,"
 	    "\"sys_s\":%.17g},\"mem\":{\"peak_rss_bytes\":1},\"io\":"
 	    "{\"read_bytes\":0,\"write_bytes\":0},\"net\":{\"rx_bytes\":0,"
@@ -169,8 +171,14 @@ static void put_proc(struct store *s, const struct proc *p)
 	    when(p->start, st, sizeof(st)), jstr(p->exe, exe, sizeof(exe)),
 	    p->job, jstr(p->run, run, sizeof(run)),
 	    jstr(p->task, task, sizeof(task)),
-	    jstr(p->tool, tool, sizeof(tool)),
+	    jstr(p->tool, tool, sizeof(tool)), jstr(cat, c, sizeof(c)),
 	    when(p->start + 1, en, sizeof(en)), p->user, p->sys);
+}
+
+/* Put a process record without a tool category. */
+static void put_proc(struct store *s, const struct proc *p)
+{
+	put_proc_cat(s, p, NULL);
 }
 
 /* Put a host record; per_hour NAN: no price (with the note). */
@@ -349,6 +357,37 @@ static void test_split_by_cpu(void **state)
 	near(row(r, "sort", "USD", false)->cost, 5.0 / 36);
 	near(row(r, "bash", "USD", false)->cost, 0);
 	assert_int_equal(r->nrows, 4);
+	costq_result_free(r);
+	store_close(s);
+}
+
+/*
+ * A submitting client is no process of a task (tasks.h): job 200 (1 USD)
+ * ran align (8 s of CPU) and the sbatch of a follow-up with task align,
+ * tool category scheduler-helper (2 s): align 0.80, (none) 0.20.
+ */
+static void test_submitter_no_task(void **state)
+{
+	static const struct proc align = { "n1", "200", NULL, "align", "bwa",
+					   NULL, 8, 0, 1 };
+	static const struct proc sbatch = { "n1", "200", NULL, "align",
+					    "sbatch", NULL, 2, 0, 2 };
+	struct job j = { "n1", "200", NULL, "alice", "bio", "lab-a", 0, 100,
+			 1.0, "USD", 0, 10, 1000 };
+	struct report_query q = { .job = "200" };
+	struct store *s = new_store();
+	struct costq_result *r;
+
+	(void)state;
+	put_all(s, &j, 1, NULL, 0);
+	put_proc(s, &align);
+	put_proc_cat(s, &sbatch, "scheduler-helper");
+	r = compute(s, q, "task", T0 + 200);
+	near(row(r, "align", "USD", false)->cost, 0.8);
+	assert_int_equal(row(r, "align", "USD", false)->processes, 1);
+	near(row(r, COSTQ_NONE, "USD", false)->cost, 0.2);
+	assert_int_equal(row(r, COSTQ_NONE, "USD", false)->processes, 1);
+	assert_true(total(r, "USD")->cost == 1.0);
 	costq_result_free(r);
 	store_close(s);
 }
@@ -918,6 +957,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split_by_cpu),
+		cmocka_unit_test(test_submitter_no_task),
 		cmocka_unit_test(test_split_many),
 		cmocka_unit_test(test_no_process),
 		cmocka_unit_test(test_totals_every_by),

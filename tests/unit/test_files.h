@@ -12,7 +12,23 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "store.h"
+
+/* The report of q on the store at db in fmt (malloc'd); must succeed. */
+static inline char *test_report_of(const char *db,
+				   const struct report_query *q,
+				   enum report_format fmt)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	assert_int_equal(report_run(db, q, fmt, out), 0);
+	fclose(out);
+	return text;
+}
 
 /* Write text to dir/name, failing the test if it cannot; returns the path
  * (a static buffer, valid until the next call). */

@@ -4,9 +4,11 @@
  * schema v1 JSON text: the rounding rules at their edges, the nearest-rank
  * p95, instances from parent links (the workflow engine's python left out
  * of the memory sweep), a task that ran as its own job (the job's peak and
- * allocation, its processes one instance), too few runs, a task name no
- * configuration can hold, the --pipeline selection, a user's restricted
- * view, and every output format.
+ * allocation, its processes one instance, also with a top in Slurm's
+ * extern step), a submitting sbatch that is no instance, a job that ran
+ * its one task twice at once (two instances of one core each, not one of
+ * two cores), too few runs, a task name no configuration can hold, the
+ * --pipeline selection, a user's restricted view, and every output format.
  *
  * The figures of task align, per run k = 1..3 (a shared job: task qc ran
  * in it too), seconds from T = 100 k:
@@ -16,7 +18,15 @@
  *   t2           [T+3, T+8]    peak[k] - 104 MiB         5.0 s
  *   t3           [T+8.5, T+9]  250 MiB                   0.5 s
  * so the concurrent peak is peak[k] (the engine's 80 MiB would add up),
- * the cores 10/10, 15/10 and 25/100, the wall 10, 10 and 100 s.
+ * the cores 10/10, 15/10 and 25/100, the wall 10, 10 and 100 s.  Beside
+ * them, outside any job, the sbatch that submitted the run: task align,
+ * tool category scheduler-helper, 5 MiB, 0.3 s of CPU in 0.1 s (3 cores):
+ * counted, it would be 3 more runs of align, of 3 cores.
+ *
+ * Task merge, runs r1..r3, one job each (M1..M3, merge its only task,
+ * 2 CPUs, a peak of 250 MiB): two single-threaded merges at once, each
+ * [T+40, T+50], 10 s of CPU, 100 MiB.  Six instances of 1 core and
+ * 100 MiB; taken as one instance a job, each run would show 2 cores.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -30,6 +40,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "json.h"
 #include "json_check.h"
@@ -69,6 +80,7 @@ struct p {
 	const char *job, *run, *pipeline, *task, *category;
 	double t0, t1, cpu;
 	uint64_t rss;
+	const char *step;	/* job.step, NULL: none */
 };
 
 /* Put the end record of job id on n1 with an allocation and a peak. */
@@ -97,7 +109,7 @@ static void put_proc(struct store *s, const struct p *p)
 {
 	static int pid = 5000;
 	char st[32], en[32], par[64], job[64], run[64], pl[64], task[64];
-	char cat[64];
+	char cat[64], step[64];
 
 	json_format_time((uint64_t)((T0 + p->t0) * 1e9), st, sizeof(st));
 	json_format_time((uint64_t)((T0 + p->t1) * 1e9), en, sizeof(en));
@@ -106,7 +118,7 @@ static void put_proc(struct store *s, const struct p *p)
 	    "\"id\":\"%s\",\"pid\":%d,\"ppid\":1,\"parent_id\":%s,"
 	    "\"start_time\":\"%s\",\"end_time\":\"%s\",\"exe\":\"/bin/x\","
 	    "\"comm\":\"x\",\"argv\":[\"x\"],\"uid\":%d,"
-	    "\"job\":{\"scheduler\":\"local\",\"id\":%s,\"step\":null,"
+	    "\"job\":{\"scheduler\":\"local\",\"id\":%s,\"step\":%s,"
 	    "\"run\":%s,\"pipeline\":%s,\"task\":%s,\"user\":\"u\","
 	    "\"account\":null,\"cost_center\":null},"
 	    "\"tool\":{\"name\":\"x\",\"category\":%s},"
@@ -116,7 +128,8 @@ static void put_proc(struct store *s, const struct p *p)
 	    "\"io\":{\"read_bytes\":0,\"write_bytes\":0},"
 	    "\"net\":{\"rx_bytes\":0,\"tx_bytes\":0}}",
 	    p->id, pid, js(par, sizeof(par), p->parent), st, en, p->uid,
-	    js(job, sizeof(job), p->job), js(run, sizeof(run), p->run),
+	    js(job, sizeof(job), p->job), js(step, sizeof(step), p->step),
+	    js(run, sizeof(run), p->run),
 	    js(pl, sizeof(pl), p->pipeline), js(task, sizeof(task), p->task),
 	    js(cat, sizeof(cat), p->category), p->cpu,
 	    (unsigned long long)p->rss);
@@ -127,7 +140,7 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct store *s = NULL;
-	char id[6][32], job[16], run[16];
+	char id[7][32], job[16], run[16];
 
 	assert_non_null(f);
 	log_init("test_rightsize", 0, LOG_LVL_ERROR);
@@ -142,27 +155,41 @@ static int setup(void **state)
 
 		snprintf(job, sizeof(job), "J%d", k);
 		snprintf(run, sizeof(run), "r%d", k);
-		for (int i = 0; i < 6; i++)
+		for (int i = 0; i < 7; i++)
 			snprintf(id[i], sizeof(id[i]), "a%d-%d", k, i);
 		struct p ps[] = {
 			{ id[0], "main", uid, job, run, "rnaseq", "align",
-			  "shell", t, t + (k == 3 ? 100 : 10), 0.1, 4 * MIB },
+			  "shell", t, t + (k == 3 ? 100 : 10), 0.1, 4 * MIB, NULL },
 			{ id[1], id[0], uid, job, run, "rnaseq", "align",
-			  "workflow-engine", t + 0.5, t + 10, 1.0, 80 * MIB },
+			  "workflow-engine", t + 0.5, t + 10, 1.0, 80 * MIB, NULL },
 			{ id[2], id[1], uid, job, run, "rnaseq", "align", NULL,
-			  t + 1, t + 5, cpu1[k], 100 * MIB },
+			  t + 1, t + 5, cpu1[k], 100 * MIB, NULL },
 			{ id[3], id[1], uid, job, run, "rnaseq", "align", NULL,
-			  t + 3, t + 8, 5.0, peak[k] - 104 * MIB },
+			  t + 3, t + 8, 5.0, peak[k] - 104 * MIB, NULL },
 			{ id[4], id[1], uid, job, run, "rnaseq", "align", NULL,
-			  t + 8.5, t + 9, 0.5, 250 * MIB },
+			  t + 8.5, t + 9, 0.5, 250 * MIB, NULL },
 			/* the job is shared: task qc ran in it too */
 			{ id[5], "main", uid, job, run, "rnaseq", "qc", NULL,
-			  t + 20, t + 21, 0.2, 10 * MIB },
+			  t + 20, t + 21, 0.2, 10 * MIB, NULL },
+			/* the submitting client: no instance */
+			{ id[6], "main", uid, NULL, NULL, "rnaseq", "align",
+			  "scheduler-helper", t - 0.2, t - 0.1, 0.3, 5 * MIB, NULL },
 		};
 		for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
 			put_proc(s, &ps[i]);
+		/* merge: its job's only task, twice at once */
+		snprintf(job, sizeof(job), "M%d", k);
+		for (int i = 0; i < 2; i++) {
+			snprintf(id[i], sizeof(id[i]), "m%d-%d", k, i);
+			struct p m = { id[i], "smk", uid, job, run, "rnaseq",
+				       "merge", NULL, t + 40, t + 50, 10,
+				       100 * MIB, NULL };
+			put_proc(s, &m);
+		}
+		put_job_end(s, job, run, 2, 4 * GIB, 250 * MIB, t + 51);
 	}
-	/* task sort as its own job, twice: two top processes each */
+	/* task sort as its own job, twice: a top process and its child, and
+	 * in the extern step (Slurm's sleep) a top of its own */
 	for (int k = 4; k <= 5; k++) {
 		double t = 1000.0 * k;
 
@@ -170,14 +197,17 @@ static int setup(void **state)
 		snprintf(run, sizeof(run), "r%d", k - 3);
 		snprintf(id[0], sizeof(id[0]), "s%d-0", k);
 		snprintf(id[1], sizeof(id[1]), "s%d-1", k);
+		snprintf(id[2], sizeof(id[2]), "s%d-2", k);
 		struct p ps[] = {
 			{ id[0], "slurm", 1000, job, run, "rnaseq", "sort",
-			  NULL, t, t + 60, 30, 300 * MIB },
-			{ id[1], "slurm", 1000, job, run, "rnaseq", "sort",
-			  NULL, t + 10, t + 120, 60, 500 * MIB },
+			  NULL, t, t + 60, 30, 300 * MIB, "batch" },
+			{ id[1], id[0], 1000, job, run, "rnaseq", "sort",
+			  NULL, t + 10, t + 120, 60, 500 * MIB, "batch" },
+			{ id[2], "stepd", 1000, job, run, "rnaseq", "sort",
+			  NULL, t, t + 120, 0, 1 * MIB, "extern" },
 		};
-		put_proc(s, &ps[0]);
-		put_proc(s, &ps[1]);
+		for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+			put_proc(s, &ps[i]);
 		put_job_end(s, job, run, 4, 8 * GIB, (uint64_t)(k - 3) * GIB,
 			    t + 121);
 	}
@@ -186,12 +216,12 @@ static int setup(void **state)
 		snprintf(id[0], sizeof(id[0]), "w%d", k);
 		struct p w = { id[0], NULL, 1000, NULL, NULL, "rnaseq",
 			       "we'ird name", NULL, 3000.0 + k, 3001.0 + k,
-			       0.5, 50 * MIB };
+			       0.5, 50 * MIB, NULL };
 		put_proc(s, &w);
 	}
 	/* another pipeline's align */
 	struct p other = { "o1", NULL, 1000, "J9", "r9", "other", "align",
-			   NULL, 50, 60, 1, 5 * GIB };
+			   NULL, 50, 60, 1, 5 * GIB, NULL };
 	put_proc(s, &other);
 	assert_true(store_flush(s) > 0);
 	store_close(s);
@@ -250,7 +280,8 @@ static void test_rules(void **state)
 	assert_int_equal(rightsize_cores(0), 1);
 	assert_int_equal(rightsize_cores(0.3), 1);
 	assert_int_equal(rightsize_cores(1.0), 1);
-	assert_int_equal(rightsize_cores(1.009), 1);
+	/* more than one core: work at the same time, no margin taken */
+	assert_int_equal(rightsize_cores(1.001), 2);
 	assert_int_equal(rightsize_cores(1.02), 2);
 	assert_int_equal(rightsize_cores(2.5), 3);
 	assert_int_equal(rightsize_minutes(0), 1);
@@ -271,6 +302,43 @@ static void test_rules(void **state)
 	assert_true(rightsize_percentile(v, 0, 95) == 0);
 	assert_int_equal(rightsize_format_parse("snakemake", &(enum rightsize_format){ 0 }), 0);
 	assert_int_equal(rightsize_format_parse("html", &(enum rightsize_format){ 0 }), -EINVAL);
+}
+
+/* Squeeze runs of white space in s to one space, in place. */
+static char *squeeze(char *s)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; s[i]; i++)
+		if (!(s[i] == ' ' || s[i] == '\n' || s[i] == '\t') ||
+		    (o && s[o - 1] != ' '))
+			s[o++] = s[i] == '\n' || s[i] == '\t' ? ' ' : s[i];
+	s[o] = '\0';
+	return s;
+}
+
+/*
+ * One rule, stated once: README.md and the man page say RIGHTSIZE_RULE,
+ * which --help and every output's comment print, and no other cores rule
+ * (the README had max(1, ceil(p95 cores - 0.01)) where the header had
+ * ceil(p95 cores used)).
+ */
+static void test_rule_documented(void **state)
+{
+	static const struct { const char *dir, *name; } doc[] = {
+		{ ".", "README.md" }, { "doc", "jobtrace.1" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {
+		char *t = squeeze(test_read_src(doc[i].dir, doc[i].name, NULL));
+
+		if (!strstr(t, RIGHTSIZE_RULE))
+			fail_msg("%s does not state \"%s\"", doc[i].name,
+				 RIGHTSIZE_RULE);
+		assert_null(strstr(t, "0.01"));
+		free(t);
+	}
 }
 
 /* --pipeline rnaseq as JSON: every figure. */
@@ -298,6 +366,16 @@ static void test_json(void **state)
 		 "\"used_p95\":{\"mem_peak_bytes\":%llu,\"mem_source\":\"job\","
 		 "\"cores\":0.75,\"wall_s\":120},\"recommendation\":null,"
 		 "\"note\":\"2 runs, at least 3 needed\"}", 8 * GIB, 2 * GIB);
+	if (!strstr(o, want))
+		fail_msg("no %s in %s", want, o);
+	/* merge: two instances a run of 1 core and 100 MiB each, their
+	 * job not the own job of either */
+	snprintf(want, sizeof(want), "{\"task\":\"merge\",\"runs\":3,"
+		 "\"instances\":6,\"requested\":{\"cpus\":null,"
+		 "\"mem_bytes\":null},\"used_p95\":{\"mem_peak_bytes\":%llu,"
+		 "\"mem_source\":\"processes\",\"cores\":1,\"wall_s\":10},"
+		 "\"recommendation\":{\"mem_bytes\":%llu,\"cpus\":1,",
+		 100 * MIB, 200 * MIB);
 	if (!strstr(o, want))
 		fail_msg("no %s in %s", want, o);
 	/* qc: one process a run, no job of its own (align shares it) */
@@ -348,8 +426,8 @@ static void test_formats(void **state)
 	free(o);
 
 	o = run(*state, &q, RIGHTSIZE_TEXT, 0);
-	has_line(o, "jobtrace rightsize, pipeline rnaseq: 6 runs, 4 tasks,"
-		 " 11 instances");
+	has_line(o, "jobtrace rightsize, pipeline rnaseq: 6 runs, 5 tasks,"
+		 " 17 instances");
 	has_line(o, "  align                    memory 400 MiB, 2 cores, 3 min");
 	has_line(o, "  sort                     no setting: 2 runs, at least 3"
 		 " needed");
@@ -411,6 +489,118 @@ static int lines_with(const char *text, const char *s)
 	return n;
 }
 
+/* Member path (a json_extract path) of the entry of array arr in json
+ * whose key is name, as text ("" when missing); freed by the caller. */
+static char *entry(const char *json, const char *arr, const char *key,
+		   const char *name, const char *path)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db = NULL;
+	char sql[256];
+	char *v;
+
+	snprintf(sql, sizeof(sql), "SELECT json_extract(value, '%s') FROM"
+		 " json_each(?1, '%s') WHERE json_extract(value, '$.%s') = ?2",
+		 path, arr, key);
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	v = strdup(sqlite3_step(st) == SQLITE_ROW &&
+		   sqlite3_column_text(st, 0) ?
+		   (const char *)sqlite3_column_text(st, 0) : "");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/* Fail unless the text report's line of task has inst instances, procs
+ * processes and the memory peak mem (as printed). */
+static void text_row(const char *rt, const char *task, size_t inst,
+		     size_t procs, const char *mem)
+{
+	char head[64], cut[512];
+	const char *l;
+	size_t i = 0, p = 0;
+
+	snprintf(head, sizeof(head), "\n  %s ", task);
+	l = strstr(rt, head);
+	if (!l)
+		fail_msg("no line of %s", task);
+	snprintf(cut, sizeof(cut), "%.*s", (int)strcspn(l + 1, "\n"), l + 1);
+	if (sscanf(cut, "%*s %zu %zu", &i, &p) != 2 || i != inst ||
+	    p != procs || !strstr(cut, mem))
+		fail_msg("want %zu instances, %zu processes, %s: %s", inst,
+			 procs, mem, cut);
+}
+
+/* Fail unless the page's table by task has a row that starts with head
+ * (after the name's colour) and holds cell. */
+static void html_row(const char *page, const char *head, const char *cell)
+{
+	const char *t = strstr(page, "<table class=\"groups\" id=\"by-task\">");
+	const char *r = t ? strstr(t, head) : NULL;
+	const char *c = r ? strstr(r, cell) : NULL;
+
+	if (!c || c > strstr(r, "</tr>"))
+		fail_msg("no row %s with %s in the table by task", head, cell);
+}
+
+/* Fail unless a and b are the same text (both freed). */
+static void same(char *a, char *b, const char *what)
+{
+	if (strcmp(a, b))
+		fail_msg("%s: '%s' != '%s'", what, a, b);
+	free(a);
+	free(b);
+}
+
+/*
+ * One definition (tasks.h): the report's instances and memory peak by
+ * task (JSON, text, HTML) are rightsize's, whose p95 of 3 to 6 instances
+ * is their largest: align's peak is the concurrent sum, not its largest
+ * process; merge's is an instance's, not its job's; sort's is its job's;
+ * the sbatch of align is under no task.
+ */
+static void test_one_definition(void **state)
+{
+	static const char *const tasks[] = { "align", "merge", "sort", "qc" };
+	const struct fixture *f = *state;
+	struct report_query q = { .pipeline = "rnaseq" };
+	char *rs = run(f, &q, RIGHTSIZE_JSON, 0);
+	char *rj = test_report_of(f->db, &q, REPORT_JSON);
+	char *rt = test_report_of(f->db, &q, REPORT_TEXT);
+	char *rh = test_report_of(f->db, &q, REPORT_HTML);
+	char *v;
+
+	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
+		same(entry(rs, "$.tasks", "task", tasks[i],
+			   "$.used_p95.mem_peak_bytes"),
+		     entry(rj, "$.by_task", "task", tasks[i],
+			   "$.mem_peak_bytes"), tasks[i]);
+		same(entry(rs, "$.tasks", "task", tasks[i], "$.instances"),
+		     entry(rj, "$.by_task", "task", tasks[i], "$.instances"),
+		     tasks[i]);
+	}
+	v = entry(rj, "$.by_task", "task", "align", "$.mem_peak_bytes");
+	assert_int_equal(strtoull(v, NULL, 10), EDGE_PEAK);
+	free(v);
+	v = entry(rj, "$.by_task", "task", "align", "$.processes");
+	assert_string_equal(v, "15");	/* 3 x 5, not the sbatch */
+	free(v);
+	/* text: INST, PROCS and PEAK */
+	text_row(rt, "align", 3, 15, "333.3 MiB");
+	text_row(rt, "merge", 6, 6, "100.0 MiB");
+	text_row(rt, "sort", 2, 6, "2.0 GiB");
+	/* HTML: the table by task, align's row */
+	html_row(rh, "align</td><td>3</td><td>15</td>", "<td>333.3 MiB</td>");
+	html_row(rh, "merge</td><td>6</td><td>6</td>", "<td>100.0 MiB</td>");
+	free(rs);
+	free(rj);
+	free(rt);
+	free(rh);
+}
+
 /* report and export take --pipeline too: its processes, their jobs. */
 static void test_report_pipeline(void **state)
 {
@@ -423,9 +613,10 @@ static void test_report_pipeline(void **state)
 	assert_string_equal(report_process_where(&q), "job_pipeline = ?1");
 	assert_int_equal(report_export(f->db, &q, out), 0);
 	fclose(out);
-	/* 3 x 6 align and qc, 2 x 2 sort, 3 odd names; the 2 sort jobs */
-	assert_int_equal(lines_with(buf, "\"type\":\"process\""), 25);
-	assert_int_equal(lines_with(buf, "\"type\":\"job\""), 2);
+	/* 3 x 7 align, qc and sbatch, 3 x 2 merge, 2 x 3 sort, 3 odd names;
+	 * the 3 merge and 2 sort jobs */
+	assert_int_equal(lines_with(buf, "\"type\":\"process\""), 36);
+	assert_int_equal(lines_with(buf, "\"type\":\"job\""), 5);
 	assert_int_equal(lines_with(buf, "\"id\":\"o1\""), 0);
 	free(buf);
 
@@ -444,11 +635,14 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_rule_documented),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_formats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_selection, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_report_pipeline, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_one_definition, setup,
 						teardown),
 	};
 

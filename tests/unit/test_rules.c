@@ -274,11 +274,11 @@ static void test_cost_center(void **state)
 	rules_decision_free(&d);
 
 	/* classify_process writes it into the job; other paths keep theirs */
-	assert_int_equal(classify_process(r, &p, NULL), CLASSIFY_INCLUDE);
+	assert_int_equal(classify_process(r, &p, NULL, NULL), CLASSIFY_INCLUDE);
 	assert_string_equal(p.job.cost_center, "genome7");
 	p.exe = (char *)"/usr/bin/align";
 	strcpy(p.job.cost_center, "cc-17");
-	assert_int_equal(classify_process(r, &p, NULL), CLASSIFY_INCLUDE);
+	assert_int_equal(classify_process(r, &p, NULL, NULL), CLASSIFY_INCLUDE);
 	assert_string_equal(p.job.cost_center, "cc-17");
 	rules_free(r);
 	drop_file("10-charge.lua");

@@ -25,6 +25,7 @@
 #include "json_check.h"
 #include "proc_table.h"
 #include "record.h"
+#include "rules.h"
 #include "tracker.h"
 #include "util.h"
 
@@ -785,6 +786,83 @@ static void assert_prog(const char *r, const char *exe, const char *argv,
 
 /* A forked child runs its parent's program, in its parent's job, until
  * its own exec; one that never execs is recorded with that program. */
+/* What the fake workflow engine was asked, and how often. */
+static char engine_asked[256];
+static unsigned engine_calls;
+
+/* A Snakemake log's answer: rule make_data, job 2, s=b, its run. */
+static bool on_engine_job(void *ctx, const struct jt_proc *engine,
+			  const char *cmd, struct rules_engine_job *out)
+{
+	(void)ctx;
+	engine_calls++;
+	snprintf(engine_asked, sizeof(engine_asked), "%u %s", engine->pid, cmd);
+	memset(out, 0, sizeof(*out));
+	snprintf(out->rule, sizeof(out->rule), "make_data");
+	snprintf(out->jobid, sizeof(out->jobid), "2");
+	snprintf(out->wildcards, sizeof(out->wildcards), "s=b");
+	snprintf(out->run, sizeof(out->run), "2026-11-27T141925.065602");
+	return true;
+}
+
+/*
+ * Snakemake's local mode: the tracker asks what the engine says of the
+ * job of its `bash -c` child (no task yet) before the default rules run;
+ * they name the rule, run and pipeline, and the child's children inherit
+ * them.  A `bash -c` of another parent is not asked about.
+ */
+static void test_engine_job(void **state)
+{
+	struct fx *f = *state;
+	struct rules_limits lim = { 64u << 20, 1000000, 0 };
+	const char *top = getenv("top_srcdir");
+	char dir[1024], err[512];
+	struct rules *r = NULL;
+	const char *rec;
+
+	snprintf(dir, sizeof(dir), "%s/lua-rules", top ? top : ".");
+	assert_int_equal(rules_new(&lim, &r), 0);
+	if (rules_load_dir(r, dir, err, sizeof(err)))
+		fail_msg("%s: %s", dir, err);
+	f->t.rules = r;
+	f->t.cb.engine_job = on_engine_job;
+	engine_calls = 0;
+	EXEC_TOP(f, 600, 1000, 1100, "/usr/bin/python3",
+		 "/usr/bin/python3\0/usr/bin/snakemake\0--cores\0" "2");
+	ev_fork(f, 601, 2000, 600, 1000, "snakemake");
+	ev_exec(f, &(struct exec_spec){ .pid = 601, .ppid = 600, .start = 2000,
+		.pstart = 1000, .ts = 2100, .file = "/usr/bin/bash",
+		ARGV("/usr/bin/bash\0-c\0set -euo pipefail;  touchmem 300 >"
+		     " out/b.txt") });
+	ev_fork(f, 602, 3000, 601, 2000, "bash");
+	ev_exec(f, &(struct exec_spec){ .pid = 602, .ppid = 601, .start = 3000,
+		.pstart = 2000, .ts = 3100, .file = "/w/touchmem",
+		ARGV("/w/touchmem\0" "300") });
+	ev_exit(f, &(struct exit_spec){ .pid = 602, .ppid = 601, .start = 3000,
+		.ts = 4000, .runtime = 1000 });
+	ev_exit(f, &(struct exit_spec){ .pid = 601, .ppid = 600, .start = 2000,
+		.ts = 4100, .runtime = 1000 });
+	assert_int_equal(engine_calls, 1);
+	assert_string_equal(engine_asked,
+			    "600 set -euo pipefail;  touchmem 300 > out/b.txt");
+	for (uint32_t pid = 601; pid <= 602; pid++) {
+		rec = proc_rec(f, pid, pid == 601 ? 2000 : 3000);
+		assert_non_null(rec);
+		assert_jstr(rec, "job.task", "make_data");
+		assert_jstr(rec, "job.run", "2026-11-27T141925.065602");
+		assert_jstr(rec, "job.pipeline", "snakemake");
+	}
+	/* make's bash -c: no workflow engine, not asked */
+	EXEC_TOP(f, 700, 5000, 5100, "/usr/bin/make", "make\0all");
+	ev_fork(f, 701, 6000, 700, 5000, "make");
+	ev_exec(f, &(struct exec_spec){ .pid = 701, .ppid = 700, .start = 6000,
+		.pstart = 5000, .ts = 6100, .file = "/bin/sh",
+		ARGV("/bin/sh\0-c\0cc -c x.c") });
+	assert_int_equal(engine_calls, 1);
+	f->t.rules = NULL;
+	rules_free(r);
+}
+
 static void test_fork_then_exec(void **state)
 {
 	struct fx *f = *state;
@@ -1708,6 +1786,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lost_exit, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_engine_job, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fork_then_exec, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_job_array_task, setup,

@@ -3,10 +3,11 @@
  * touchmem [--prefork PRE_MIB] MIB [HOLD_MS]
  *
  * Allocates MIB MiB, writes every page, optionally sleeps HOLD_MS, and prints
- *   pid=P ppid=Q touched_bytes=B vmhwm_bytes=H maxrss_bytes=R
- * where vmhwm_bytes is VmHWM of /proc/self/status (this mm's peak RSS) and
+ *   pid=P ppid=Q touched_bytes=B vmhwm_bytes=H maxrss_bytes=R cpu_seconds=C
+ * where vmhwm_bytes is VmHWM of /proc/self/status (this mm's peak RSS),
  * maxrss_bytes is getrusage's ru_maxrss (which the kernel carries over an
- * exec from the image that was replaced).
+ * exec from the image that was replaced) and cpu_seconds its user +
+ * system seconds (getrusage; not "cpu_s", which tests sum over burn's).
  *
  * With --prefork, it first touches PRE_MIB MiB itself, then forks and the
  * child execs this same program with "MIB [HOLD_MS]"; the parent waits and
@@ -143,9 +144,12 @@ int main(int argc, char **argv)
 	if (hold_ms)
 		hold(hold_ms);
 	getrusage(RUSAGE_SELF, &ru);
-	printf("pid=%d ppid=%d touched_bytes=%llu vmhwm_bytes=%lld maxrss_bytes=%lld\n",
-	       (int)getpid(), (int)getppid(), (unsigned long long)mib << 20,
-	       vmhwm_bytes(), (long long)ru.ru_maxrss * 1024);
+	printf("pid=%d ppid=%d touched_bytes=%llu vmhwm_bytes=%lld maxrss_bytes=%lld"
+	       " cpu_seconds=%.6f\n", (int)getpid(), (int)getppid(),
+	       (unsigned long long)mib << 20, vmhwm_bytes(),
+	       (long long)ru.ru_maxrss * 1024,
+	       ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	(void)keep;
 	return 0;
 }
