@@ -1913,7 +1913,7 @@ struct task_line {
 };
 
 /* The tasks --job ID selects, and the header they share (the first's). */
-struct tasks {
+struct array_tasks {
 	struct task_line *v;
 	size_t n;
 	struct jobinfo head;
@@ -1948,9 +1948,9 @@ static void task_line_of(const struct jobinfo *ji, struct task_line *t)
  * its own records, ordered by task number: none (t->n 0) when q->job is
  * one job's id.  t->head is the first's header, with q->job as its id.
  */
-static int load_tasks(sqlite3 *db, const char *path,
+static int load_array_tasks(sqlite3 *db, const char *path,
 		      const struct report_query *q, double now,
-		      struct tasks *t)
+		      struct array_tasks *t)
 {
 	static const char sql[] =
 		"SELECT job_id FROM (SELECT job_id FROM record"
@@ -2178,7 +2178,7 @@ static void task_row(FILE *out, const char *id, const char *state,
  * them, then the TOTAL: the span from the first start to the last end,
  * the CPU time, the largest memory peak and the cost.
  */
-static void print_tasks(const struct tasks *t, FILE *out)
+static void print_array_tasks(const struct array_tasks *t, FILE *out)
 {
 	static const double none[2] = { -1, -1 };
 	const struct jobinfo *h = &t->head;
@@ -2353,7 +2353,7 @@ static void json_task_cost(struct jbuf *b, const struct jobcost *c)
  * An array's (heterogeneous job's) header in JSON: "job" what its tasks
  * share, with "tasks" their number; "jobs" a line per task, as sacct -j.
  */
-static void json_tasks(struct jbuf *b, const struct tasks *t)
+static void json_array_tasks(struct jbuf *b, const struct array_tasks *t)
 {
 	const struct jobinfo *h = &t->head;
 
@@ -2687,7 +2687,7 @@ struct report {
 	const char *sel;
 	const struct jobinfo *ji;	/* --job only */
 	const struct efficiency *e;	/* --job only */
-	const struct tasks *tasks;	/* --job of an array: its tasks */
+	const struct array_tasks *tasks;	/* --job of an array: its tasks */
 	struct store *st;		/* for the Signals section */
 	const char *where;
 };
@@ -2724,7 +2724,7 @@ static int print_json(const struct report *rp, FILE *out)
 		json_job(&b, rp->ji, &s->t);
 	}
 	if (rp->tasks)
-		json_tasks(&b, rp->tasks);
+		json_array_tasks(&b, rp->tasks);
 	if (rp->e) {
 		json_key(&b, "efficiency");
 		json_efficiency(&b, rp->e);
@@ -2768,7 +2768,7 @@ static char *job_text(const struct report *rp)
 	if (rp->ji)
 		print_job(rp->ji, &rp->s->t, m);
 	else
-		print_tasks(rp->tasks, m);
+		print_array_tasks(rp->tasks, m);
 	if (rp->e)
 		print_efficiency(rp->e, m);
 	if (fclose(m)) {
@@ -2850,7 +2850,7 @@ static void print_text(const struct report *rp, FILE *out)
 	if (rp->ji)
 		print_job(rp->ji, &rp->s->t, out);
 	if (rp->tasks)
-		print_tasks(rp->tasks, out);
+		print_array_tasks(rp->tasks, out);
 	if (rp->e)
 		print_efficiency(rp->e, out);
 	print_groups(&rp->s->by_task, "workflow task", "TASK", "(no task)",
@@ -2872,7 +2872,7 @@ int report_run_store(struct store *st, const char *where,
 {
 	struct efficiency *eff = NULL;
 	struct jobinfo *ji = NULL;
-	struct tasks *tasks = NULL;
+	struct array_tasks *tasks = NULL;
 	sqlite3 *db = store_handle(st);
 	struct rows r = { 0 };
 	struct summary s = { 0 };
@@ -2890,7 +2890,7 @@ int report_run_store(struct store *st, const char *where,
 	if (!err && q->job && *q->job) {
 		/* an array's id: its tasks; else the one job */
 		tasks = calloc(1, sizeof(*tasks));
-		err = tasks ? load_tasks(db, where, q,
+		err = tasks ? load_array_tasks(db, where, q,
 					 util_now_ns(CLOCK_REALTIME) / 1e9,
 					 tasks) : -ENOMEM;
 	}
