@@ -1199,9 +1199,11 @@ static void job_usage(FILE *out)
 		"in syslog.  With --strict it is 1 (2 for bad arguments).  Only root or\n"
 		"agent.control_group may change jobs, but for a user's own processes.\n"
 		"\n--pid PID ties the process PID, its descendants running now and every one\n"
-		"it starts from now on to the job (where no cgroup tells the job).  A user\n"
-		"without control rights may tie only processes of their own, to a new job\n"
-		"or one they registered so, and the job's user is theirs.\n");
+		"it starts from now on to the job (where no cgroup tells the job); the job's\n"
+		"uid is PID's unless --uid says.  A user without control rights may tie only\n"
+		"processes of their own, to a job of their own: ID is kept as user:UID:ID,\n"
+		"which no scheduler's job and no other user's can be, the job's user is\n"
+		"theirs, and slurm and aws-batch are not theirs to name.\n");
 }
 
 /* Print the usage of run. */
@@ -1222,8 +1224,8 @@ static void run_usage(FILE *out)
 		"is down or refuses, COMMAND runs all the same (one line on stderr), unless\n"
 		"--strict: then the status is 1 and COMMAND does not run.  Bad arguments:\n"
 		"status 2, COMMAND does not run.  A user without control rights runs their\n"
-		"own job; a job id a hook or another user registered cannot be joined.  The\n"
-		"job options are job-start's (jobtrace job-start --help).\n");
+		"own job, kept as user:UID:ID (their report --job ID finds it).  The job\n"
+		"options are job-start's (jobtrace job-start --help).\n");
 }
 
 /*

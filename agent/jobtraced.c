@@ -506,7 +506,9 @@ static void ps_collect(struct jt_proc *p, void *arg)
 		struct jt_jobinfo *ji = p->job.id[0] ?
 			jobs_get(c->jobs, p->job.scheduler, p->job.id, false) : NULL;
 
-		if (!ji || !ji->uid_known || ji->uid != c->uid)
+		/* a job shows its owner as root stated it the processes of
+		 * others in it; a user's own job only their own */
+		if (!ji || ji->by_user || !ji->uid_known || ji->uid != c->uid)
 			return;
 	}
 	if (c->n == c->cap) {
@@ -891,8 +893,9 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		"mem_mb", "gpus", "node", "cgroup", "name", "exit_code", "pid",
 		"time_limit", NULL,
 	};
-	const char *id = control_get(r, "job");
-	const char *sched = control_get(r, "scheduler");
+	const char *given = control_get(r, "job");
+	char sched[sizeof(((struct jt_job *)0)->scheduler)];
+	char id[JT_STR_SMALL], kerr[256];
 	bool start = !strcmp(r->cmd, "job-start");
 	bool end = !strcmp(r->cmd, "job-end");
 	uint64_t uid = UINT64_MAX, cpus = 0, mem_mb = 0, gpus = 0, code = 0;
@@ -914,7 +917,7 @@ static void handle_job(struct agent *a, const struct control_req *r,
 			return;
 		}
 	}
-	if (!id || !*id || strlen(id) >= JT_STR_SMALL) {
+	if (!given || !*given || strlen(given) >= JT_STR_SMALL) {
 		fprintf(out, "error %s needs job=ID (at most %d bytes)\n", r->cmd,
 			JT_STR_SMALL - 1);
 		return;
@@ -932,7 +935,14 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		return;
 	}
 	have_code = control_get(r, "exit_code") != NULL;
-	sched = sched && *sched ? sched : "slurm";
+	/* a user's jobs live in their own namespace (jobtie.h) */
+	if (jobtie_job_key(r, c->privileged, c->peer.uid, sched, sizeof(sched),
+			   id, sizeof(id), kerr, sizeof(kerr))) {
+		log_warn("control: %s refused for uid %u (pid %d): %s", r->cmd,
+			 (unsigned)c->peer.uid, (int)c->peer.pid, kerr);
+		fprintf(out, "error %s\n", kerr);
+		return;
+	}
 	ji = jobs_get(a->jobs, sched, id, false);
 	if (!c->privileged &&
 	    jobtie_permit(r, c->peer.uid, ji,
@@ -974,15 +984,16 @@ static void handle_job(struct agent *a, const struct control_req *r,
 	}
 	/* a pid joins a running job: no new start */
 	join = root && ji->start_ns && !ji->end_ns;
-	if (start && !join && c->privileged && ji->by_user) {
-		/* a hook registers what a user registered first: the hook's */
-		if (!root && !ji->end_ns) {
-			tied = jobtie_untie(a->trk.procs, ji, ji->uid);
-			log_warn("job %s:%s: registered by uid %u before this hook: %zu of that user's processes untied",
-				 ji->job.scheduler, ji->job.id, ji->uid, tied);
-		}
-		ji->by_user = false;
-		ji->uid_known = false;
+	/* an id used again once its job ended (a scheduler that reuses ids,
+	 * a wrapper run again): a new job, nothing of the one before */
+	if (start && ji->end_ns)
+		jobs_reset(ji);
+	if (start && !join && root && uid == UINT64_MAX) {
+		/* the job's owner is the process's, not whoever asks later */
+		uid = root->uid;
+		if (!control_get(r, "user"))
+			jobtie_user_name(root->uid, ji->job.user,
+					 sizeof(ji->job.user));
 	}
 	/* a hook's step names the workflow's step: Slurm's own step comes
 	 * from each process's cgroup or slurmstepd */
