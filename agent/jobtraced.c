@@ -27,6 +27,7 @@
 #include "config.h"
 #include "containers.h"
 #include "control.h"
+#include "creds.h"
 #include "dockerq.h"
 #include "decode.h"
 #include "fsperm.h"
@@ -1237,7 +1238,8 @@ static void reload(struct agent *a)
 		return;
 	}
 	/* folders that change apply at the next start: refuse them now */
-	if (own_files(&nc, false, err, sizeof(err))) {
+	if (own_files(&nc, false, err, sizeof(err)) ||
+	    creds_check_config(&nc, err, sizeof(err))) {
 		log_error("reload: %s (keeping the running configuration)", err);
 		config_free(&nc);
 		return;
@@ -1515,6 +1517,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (check) {
+		config_warn_secrets(&a.cfg);
+		if (creds_check_config(&a.cfg, err, sizeof(err))) {
+			fprintf(stderr, "jobtraced: %s\n", err);
+			config_free(&a.cfg);
+			return 2;
+		}
 		printf("# %s: configuration ok\n",
 		       a.cfg.source ? a.cfg.source : "(defaults, no file)");
 		config_dump(&a.cfg, stdout);
@@ -1534,6 +1542,14 @@ int main(int argc, char **argv)
 		rc = ferr == -EPERM ? 2 : 1;
 		goto cleanup;
 	}
+	/* the sinks' secrets: root's alone, checked before anything runs */
+	ferr = creds_check_config(&a.cfg, err, sizeof(err));
+	if (ferr) {
+		log_error("%s", err);
+		rc = ferr == -ENOMEM ? 1 : 2;
+		goto cleanup;
+	}
+	config_warn_secrets(&a.cfg);
 	if (a.cfg.delay_accounting)
 		enable_delayacct();
 	/* the cloud's identity is read beside the start: only the start
