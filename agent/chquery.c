@@ -36,6 +36,7 @@
 /* One query session against a sink. */
 struct chq {
 	const struct jt_sink_config *s;
+	char url[256];		/* s->url for messages: no userinfo, no query */
 	struct http_client *http;
 	struct store *st;
 	struct jbuf sql;
@@ -224,7 +225,7 @@ static int run(struct chq *c)
 	put(&c->sql, " FORMAT TabSeparated");
 	if (c->sql.oom)
 		return -ENOMEM;
-	log_debug("clickhouse %s: %s", c->s->url, c->sql.buf);
+	log_debug("clickhouse %s: %s", c->url, c->sql.buf);
 	jbuf_reset(&c->resp);
 	err = http_post(c->http, NULL, "text/plain; charset=utf-8",
 			c->sql.buf, c->sql.len, false, &c->resp, msg,
@@ -234,7 +235,7 @@ static int run(struct chq *c)
 		bool schema = strstr(msg, "Code: 60,") ||
 			      strstr(msg, "Code: 81,");
 
-		util_seterr(c->err, c->errlen, "clickhouse %s: %s%s", c->s->url,
+		util_seterr(c->err, c->errlen, "clickhouse %s: %s%s", c->url,
 			    msg, schema ? " (create the tables with: jobtrace"
 			    " schema clickhouse | clickhouse-client"
 			    " --multiquery)" : "");
@@ -245,7 +246,7 @@ static int run(struct chq *c)
 	n = c->resp.len ? chquery_put_tsv(c->st, c->resp.buf, c->resp.len) : 0;
 	if (n < 0) {
 		util_seterr(c->err, c->errlen, "clickhouse %s: storing the"
-			    " answer: %s", c->s->url, strerror(-n));
+			    " answer: %s", c->url, strerror(-n));
 		return n;
 	}
 	c->loaded += n;
@@ -421,7 +422,7 @@ static int load_pid_tree(struct chq *c, int64_t pid)
 	}
 	if (!err && cur->n)
 		log_warn("clickhouse %s: pid %" PRId64 ": the tree is deeper"
-			 " than %d levels; the report stops there", c->s->url,
+			 " than %d levels; the report stops there", c->url,
 			 pid, PID_LEVELS_MAX);
 	if (err == -EIO)
 		util_seterr(c->err, c->errlen, "temporary store: %s",
@@ -441,9 +442,10 @@ static int session_open(struct chq *c)
 
 	jbuf_init(&c->sql);
 	jbuf_init(&c->resp);
+	util_url_public(c->s->url, c->url, sizeof(c->url));
 	e = http_client_new(c->s, &c->http, msg, sizeof(msg));
 	if (e)
-		util_seterr(c->err, c->errlen, "clickhouse %s: %s", c->s->url,
+		util_seterr(c->err, c->errlen, "clickhouse %s: %s", c->url,
 			    msg);
 	return e;
 }
@@ -582,7 +584,7 @@ int chquery_load_what(const struct jt_sink_config *s,
 	 */
 	if (!e && !export && q->job && *q->job) {
 		util_seterr(err, errlen, "clickhouse %s: the samples could"
-			    " not be read", s->url);
+			    " not be read", c.url);
 		if (load_table(&c, q, "sample", " ORDER BY time DESC, time_us"
 			       " DESC LIMIT 1 BY host, pid, start_time,"
 			       " start_time_us") < 0)

@@ -199,7 +199,7 @@ static const struct sink_key_def sink_keys[] = {
 	{ "name", S_NAME, 0, 0, SF(name), T_NET },
 	{ "url", S_URL, 0, 0, SF(url), T_NET },
 	{ "database", S_DB, 0, 0, SF(database), T_CH },
-	{ "credentials_file", S_FILE, 0, 0, SF(credentials_file), T_CH },
+	{ "credentials_file", S_FILE, 0, 0, SF(credentials_file), T_NET },
 	{ "headers", S_HEADERS, 0, 0, SF(headers), T_HTTP },
 	{ "batch_records", S_INT, 1, 1000000, SF(batch_records), T_NET },
 	{ "batch_age", S_SECONDS, 0.01, 3600, SF(batch_age_ms), T_NET },
@@ -1309,6 +1309,39 @@ const char *config_socket_path(const struct jt_config *c)
 	snprintf(buf, sizeof(buf), "%s%s%s", dir,
 		 (n && dir[n - 1] == '/') ? "" : "/", SOCKET_NAME);
 	return buf;
+}
+
+/* What of sink s may be a secret, written in the configuration itself. */
+static const char *secret_in(const struct jt_sink_config *s)
+{
+	const char *host = s->url ? strstr(s->url, "://") : NULL;
+	size_t auth = host ? strcspn(host + 3, "/?#") : 0;
+	const char *at = host ? memchr(host + 3, '@', auth) : NULL;
+
+	if (at && memchr(host + 3, ':', (size_t)(at - host - 3)))
+		return "url holds a password";
+	if (s->url && strpbrk(s->url, "?#"))
+		return "url has a query string, which may hold a token";
+	if (s->n_headers)
+		return "headers may hold a token";
+	return NULL;
+}
+
+/* Warn about secrets in a configuration file other users can read. */
+void config_warn_secrets(const struct jt_config *c)
+{
+	struct stat st;
+
+	if (!c->source || stat(c->source, &st) || !(st.st_mode & 044))
+		return;
+	for (size_t i = 0; i < c->n_sinks; i++) {
+		const char *what = secret_in(&c->sinks[i]);
+
+		if (what)
+			log_warn("%s:%d: sink \"%s\": its %s, and %s is readable by other users (mode %04o): move it to a credentials_file (root's, mode 600: user, password, header, query lines; jobtrace.conf(5))",
+				 c->source, c->sinks[i].line, c->sinks[i].name,
+				 what, c->source, (unsigned)(st.st_mode & 07777));
+	}
 }
 
 /* Print s as a libconfig string literal, escaping what the lexer needs. */

@@ -124,7 +124,7 @@ struct jt_sink_config {
 	char *name;			/* name = type, unique */
 	char *url;			/* url (required), http:// or https:// */
 	char *database;			/* clickhouse: database = "jobtrace" */
-	char *credentials_file;		/* clickhouse: "" (no auth); root-only */
+	char *credentials_file;		/* "" (none); root-only: creds.h */
 	char **headers;			/* http: headers = [ "Name: value" ] */
 	size_t n_headers;
 	unsigned batch_records;		/* batch_records = 5000 */
@@ -159,6 +159,12 @@ const struct jt_sink_config *config_find_sink(const struct jt_config *c,
 /* Move the cost { }, waste { }, idle { } and signals { } groups of src into dst (a
  * reload: they take effect live); src's strings become NULL. */
 void config_take_cost(struct jt_config *dst, struct jt_config *src);
+/*
+ * Log a warning for each sink whose url (a password, a query string) or
+ * headers may hold a secret while the file c came from is readable by
+ * group or others: they belong in the sink's credentials_file.
+ */
+void config_warn_secrets(const struct jt_config *c);
 /* Print every effective key = value, in libconfig syntax. */
 void config_dump(const struct jt_config *c, FILE *out);
 

@@ -23,110 +23,21 @@
 #include <curl/curl.h>
 #include <zlib.h>
 
+#include "creds.h"
 #include "http.h"
 #include "util.h"
-
-#define CRED_MAX 4096
 
 struct http_client {
 	CURL *curl;
 	struct curl_slist *headers;
 	char *url;
-	char *user;
-	char *password;
+	struct creds creds;	/* from the sink's credentials_file */
 	unsigned timeout_ms;	/* a request's, unless it has its own */
 	int cancel;		/* set by http_client_cancel(), any thread */
 	char curl_err[CURL_ERROR_SIZE];
 	struct jbuf gz;		/* compressed body */
 	struct jbuf url_buf;	/* url + suffix */
 };
-
-/* Strip blanks at both ends of s in place. */
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		*--e = '\0';
-	return s;
-}
-
-/*
- * Read "user = NAME" and "password = SECRET" lines (# comments allowed)
- * from a file that only root may read.
- */
-static int read_credentials(const char *path, char **user, char **password,
-			    char *err, size_t errlen)
-{
-	char buf[CRED_MAX], *line, *save = NULL;
-	struct stat sb;
-	int fd, lineno = 0;
-	ssize_t n;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		util_seterr(err, errlen, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		util_seterr(err, errlen, "%s: not a regular file", path);
-		close(fd);
-		return -EINVAL;
-	}
-	if (sb.st_uid != 0 || (sb.st_mode & 077)) {
-		util_seterr(err, errlen, "%s: credentials must be owned by root and"
-		       " not readable by group or others (chown root; chmod"
-		       " 600)", path);
-		close(fd);
-		return -EPERM;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0) {
-		util_seterr(err, errlen, "%s: %s", path, strerror(errno));
-		return -EIO;
-	}
-	buf[n] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *eq, *key, *val, **dst;
-
-		lineno++;
-		key = trim(line);
-		if (!*key || *key == '#')
-			continue;
-		eq = strchr(key, '=');
-		if (!eq) {
-			util_seterr(err, errlen, "%s:%d: expected key = value",
-			       path, lineno);
-			return -EINVAL;
-		}
-		*eq = '\0';
-		key = trim(key);
-		val = trim(eq + 1);
-		if (!strcmp(key, "user"))
-			dst = user;
-		else if (!strcmp(key, "password"))
-			dst = password;
-		else {
-			util_seterr(err, errlen, "%s:%d: unknown key '%s' (user,"
-			       " password)", path, lineno, key);
-			return -EINVAL;
-		}
-		free(*dst);
-		*dst = strdup(val);
-		if (!*dst)
-			return -ENOMEM;
-	}
-	if (!*user) {
-		util_seterr(err, errlen, "%s: no 'user = NAME' line", path);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 /* Set one curl option, remembering the first failure in *ok. */
 #define SETOPT(c, opt, val, ok)                                   \
@@ -229,22 +140,27 @@ int http_client_new(const struct jt_sink_config *s, struct http_client **out,
 	if (!c)
 		return -ENOMEM;
 	jbuf_init(&c->gz);
-	jbuf_init(&c->url_buf);
-	c->url = strdup(s->url ? s->url : "");
+	jbuf_init_wipe(&c->url_buf);	/* the query may hold a secret */
+	if (s->credentials_file && *s->credentials_file) {
+		e = creds_load("credentials_file", s->credentials_file,
+			       &c->creds, err, errlen);
+		if (e)
+			goto fail;
+	}
+	/* the file's query goes after the URL's own */
+	if (asprintf(&c->url, "%s%s%s", s->url ? s->url : "",
+		     !c->creds.query ? "" : s->url && strchr(s->url, '?') ?
+		     "&" : "?", c->creds.query ? c->creds.query : "") < 0)
+		c->url = NULL;
 	c->curl = cu.easy_init();
 	if (!c->url || !c->curl) {
 		e = -ENOMEM;
 		goto fail;
 	}
-	if (s->credentials_file && *s->credentials_file) {
-		e = read_credentials(s->credentials_file, &c->user,
-				     &c->password, err, errlen);
-		if (e)
-			goto fail;
-	}
-	for (size_t i = 0; i < s->n_headers; i++) {
-		struct curl_slist *l = cu.slist_append(c->headers,
-							 s->headers[i]);
+	for (size_t i = 0; i < s->n_headers + c->creds.n_headers; i++) {
+		const char *h = i < s->n_headers ? s->headers[i] :
+				c->creds.headers[i - s->n_headers];
+		struct curl_slist *l = cu.slist_append(c->headers, h);
 
 		if (!l) {
 			e = -ENOMEM;
@@ -276,14 +192,17 @@ int http_client_new(const struct jt_sink_config *s, struct http_client **out,
 		SETOPT(c->curl, CURLOPT_SSLCERT, s->tls_cert, ok);
 	if (s->tls_key && *s->tls_key)
 		SETOPT(c->curl, CURLOPT_SSLKEY, s->tls_key, ok);
-	if (c->user) {
+	if (c->creds.user) {
 		SETOPT(c->curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC, ok);
-		SETOPT(c->curl, CURLOPT_USERNAME, c->user, ok);
+		SETOPT(c->curl, CURLOPT_USERNAME, c->creds.user, ok);
 		SETOPT(c->curl, CURLOPT_PASSWORD,
-		       c->password ? c->password : "", ok);
+		       c->creds.password ? c->creds.password : "", ok);
 	}
 	if (!ok) {
-		util_seterr(err, errlen, "%s: libcurl rejected an option", c->url);
+		char pub[256];
+
+		util_seterr(err, errlen, "%s: libcurl rejected an option",
+			    util_url_public(c->url, pub, sizeof(pub)));
 		e = -EINVAL;
 		goto fail;
 	}
@@ -303,10 +222,9 @@ void http_client_free(struct http_client *c)
 	if (c->curl)
 		cu.easy_cleanup(c->curl);
 	cu.slist_free_all(c->headers);
-	if (c->password)
-		explicit_bzero(c->password, strlen(c->password));
-	free(c->password);
-	free(c->user);
+	creds_free(&c->creds);
+	if (c->url)
+		explicit_bzero(c->url, strlen(c->url));
 	free(c->url);
 	jbuf_free(&c->gz);
 	jbuf_free(&c->url_buf);
@@ -448,10 +366,19 @@ int http_request(struct http_client *c, const struct http_req *rq,
 	}
 	jbuf_init_wipe(&answer);
 	jbuf_reset(&c->url_buf);
-	if (jbuf_put(&c->url_buf, c->url, strlen(c->url)) ||
-	    (rq->suffix && jbuf_put(&c->url_buf, rq->suffix,
-				    strlen(rq->suffix))))
+	if (jbuf_put(&c->url_buf, c->url, strlen(c->url)))
 		return -ENOMEM;
+	if (rq->suffix && *rq->suffix) {
+		const char *sfx = rq->suffix;
+
+		/* a URL with a query of its own: the suffix's joins it */
+		if (*sfx == '?' && strchr(c->url, '?')) {
+			jbuf_put(&c->url_buf, "&", 1);
+			sfx++;
+		}
+		if (jbuf_put(&c->url_buf, sfx, strlen(sfx)))
+			return -ENOMEM;
+	}
 	if (body && rq->gzip) {
 		e = gzip_body(c, body, len);
 		if (e) {

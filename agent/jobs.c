@@ -61,6 +61,17 @@ struct jt_jobinfo *jobs_get(struct jobs *j, const char *scheduler,
 	return ji;
 }
 
+/* Make ji a new job of its scheduler and id. */
+void jobs_reset(struct jt_jobinfo *ji)
+{
+	struct jt_job k = { 0 };
+
+	util_strlcpy(k.scheduler, ji->job.scheduler, sizeof(k.scheduler));
+	util_strlcpy(k.id, ji->job.id, sizeof(k.id));
+	memset(ji, 0, sizeof(*ji));
+	ji->job = k;
+}
+
 /* Is path the folder dir or below it? */
 static bool under(const char *path, const char *dir)
 {

@@ -64,8 +64,9 @@ struct jt_jobinfo {
 	char memcg[512];
 	uint32_t uid;
 	bool uid_known;
-	/* registered by a user without control rights (`jobtrace run`), who
-	 * alone may join, update or end it: see jobtie.h */
+	/* registered by a user without control rights (`jobtrace run`), in
+	 * their own namespace ("user:UID:ID"), who alone may join, update or
+	 * end it; it shows them their own processes only: see jobtie.h */
 	bool by_user;
 	uint32_t cpus;
 	uint64_t mem_bytes;
@@ -104,6 +105,9 @@ void jobs_free(struct jobs *j);
  * create is set; NULL if absent. */
 struct jt_jobinfo *jobs_get(struct jobs *j, const char *scheduler,
 			    const char *id, bool create);
+/* Make ji a new job of its scheduler and id: nothing else is kept (an id
+ * started again after its job ended). */
+void jobs_reset(struct jt_jobinfo *ji);
 /* The running job whose registered cgroup contains path, or NULL. */
 struct jt_jobinfo *jobs_by_cgroup(struct jobs *j, const char *path);
 /*

@@ -237,34 +237,60 @@ size_t jobtie_tree(struct proc_table *t, struct jobs *jobs,
 	return tied;
 }
 
-/* What jobtie_untie looks for. */
-struct untie_ctx {
-	const struct jt_job *job;
-	uint32_t uid;
-	size_t n;
-};
+/* Schedulers whose jobs the agent finds itself (cgroup, slurmstepd,
+ * container): only their hooks, as root, register those. */
+static const char *const found_schedulers[] = { "slurm", "aws-batch", NULL };
 
-/* Take the job from p when it is uid's process in it. */
-static void untie_one(struct jt_proc *p, void *arg)
+/* The registry key of the job r names, for a peer of uid. */
+int jobtie_job_key(const struct control_req *r, bool privileged, uint32_t uid,
+		   char *sched, size_t slen, char *id, size_t idlen, char *err,
+		   size_t errlen)
 {
-	struct untie_ctx *c = arg;
+	const char *s = control_get(r, "scheduler");
+	const char *v = control_get(r, "job");
+	char own[32];
+	int n;
 
-	if (p->uid != c->uid || strcmp(p->job.id, c->job->id) ||
-	    strcmp(p->job.scheduler, c->job->scheduler))
-		return;
-	memset(&p->job, 0, sizeof(p->job));
-	p->memcg_job_up = p->memcg_step_up = 0;
-	c->n++;
-}
-
-/* Untie the processes of uid from ji. */
-size_t jobtie_untie(struct proc_table *t, const struct jt_jobinfo *ji,
-		    uint32_t uid)
-{
-	struct untie_ctx c = { .job = &ji->job, .uid = uid };
-
-	proc_table_foreach(t, untie_one, &c);
-	return c.n;
+	if (!s || !*s)
+		s = privileged ? "slurm" : "local";
+	if (!v)
+		v = "";
+	snprintf(own, sizeof(own), JOBTIE_USER_NS "%" PRIu32 ":", uid);
+	if (privileged) {
+		if (!strcmp(r->cmd, "job-start") &&
+		    !strncmp(v, JOBTIE_USER_NS, strlen(JOBTIE_USER_NS))) {
+			util_seterr(err, errlen, "--job %s: an id beginning with '" JOBTIE_USER_NS
+				    "' is a user's own job (jobtrace run as that user); a hook cannot register or join one",
+				    v);
+			return -EPERM;
+		}
+		n = snprintf(id, idlen, "%s", v);
+	} else {
+		for (const char *const *f = found_schedulers; *f; f++) {
+			if (strcmp(s, *f))
+				continue;
+			util_seterr(err, errlen, "--scheduler %s: the agent finds %s jobs itself and their hooks register them; a user's own job takes another scheduler name (local by default)",
+				    s, s);
+			return -EPERM;
+		}
+		/* a user's jobs are their own: "user:UID:ID" */
+		n = snprintf(id, idlen, "%s%s", strncmp(v, own, strlen(own)) ?
+			     own : "", v);
+	}
+	if (n < 0 || (size_t)n >= idlen) {
+		util_seterr(err, errlen, "--job %s: at most %zu bytes%s", v,
+			    idlen - 1 - (privileged ? 0 : strlen(own)),
+			    privileged ? "" : " for a user's job (kept as "
+			    JOBTIE_USER_NS "UID:ID)");
+		return -EINVAL;
+	}
+	if (strlen(s) >= slen) {
+		util_seterr(err, errlen, "--scheduler: at most %zu bytes",
+			    slen - 1);
+		return -EINVAL;
+	}
+	util_strlcpy(sched, s, slen);
+	return 0;
 }
 
 /* May a peer without control rights send r? */

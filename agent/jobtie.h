@@ -12,12 +12,16 @@
  *
  * Who may: root and agent.control_group tie any process.  A user without
  * control rights may tie only processes of their own uid (the process
- * table's and /proc's real and effective uid) to a job that is new, or
- * that they registered themselves; the job's uid and user are then theirs
- * whatever the request says, and they may not name a cgroup.  Such a job
- * is theirs to update and end; a job a hook or another user registered
- * cannot be joined.  When a privileged hook later registers the same job
- * id, the hook's registration wins and the user's processes are untied.
+ * table's and /proc's real and effective uid), and only to a job of their
+ * own namespace: the id they give becomes "user:UID:ID" (jobtie_job_key),
+ * which no scheduler's id and no other user's can be, so a user can
+ * neither create a job under a scheduler's id (before the real job starts,
+ * or after an agent restart) nor join one.  The job's uid and user are
+ * theirs whatever the request says, and they may not name a cgroup, nor
+ * the schedulers whose jobs the agent finds itself (slurm, aws-batch).
+ * Such a job is theirs to update and end.  A privileged peer may not start
+ * a job in a user's namespace (an id beginning "user:"), so a hook never
+ * joins a user's job.
  */
 #ifndef JOBTRACE_JOBTIE_H
 #define JOBTRACE_JOBTIE_H
@@ -33,6 +37,7 @@
 #define JOBTIE_PID_MAX 4194304		/* the kernel's PID_MAX_LIMIT */
 #define JOBTIE_USER_JOBS 64		/* jobs one user may hold, ended too */
 #define JOBTIE_DEPTH_MAX 4096		/* parent links followed up */
+#define JOBTIE_USER_NS "user:"		/* the ids of users' own jobs */
 
 /* What /proc says of a process (for its identity and owner). */
 struct jobtie_procinfo {
@@ -81,9 +86,19 @@ bool jobtie_descends(const struct proc_table *t, const struct jt_proc *p,
 size_t jobtie_tree(struct proc_table *t, struct jobs *jobs,
 		   struct jt_proc *root, const struct jt_jobinfo *ji,
 		   bool only_uid, uint32_t uid);
-/* Untie the processes of uid from the job ji; returns how many. */
-size_t jobtie_untie(struct proc_table *t, const struct jt_jobinfo *ji,
-		    uint32_t uid);
+/*
+ * The registry key of the job that request r (job-start, job-end,
+ * job-update) names, for a peer of uid (privileged: root or the control
+ * group): its scheduler ("slurm" for a privileged peer, "local" for a user
+ * when none is named) and id.  A user's id is "user:UID:ID" (ID as given
+ * when it already begins "user:UID:"); a user may not name slurm or
+ * aws-batch, and a privileged peer may not start a job whose id begins
+ * "user:".  Returns 0, -EPERM (refused) or -EINVAL (too long), with err
+ * saying why.
+ */
+int jobtie_job_key(const struct control_req *r, bool privileged, uint32_t uid,
+		   char *sched, size_t slen, char *id, size_t idlen, char *err,
+		   size_t errlen);
 
 /*
  * May a peer without control rights (uid) send request r (job-start,

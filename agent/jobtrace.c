@@ -1200,9 +1200,11 @@ static void job_usage(FILE *out)
 		"in syslog.  With --strict it is 1 (2 for bad arguments).  Only root or\n"
 		"agent.control_group may change jobs, but for a user's own processes.\n"
 		"\n--pid PID ties the process PID, its descendants running now and every one\n"
-		"it starts from now on to the job (where no cgroup tells the job).  A user\n"
-		"without control rights may tie only processes of their own, to a new job\n"
-		"or one they registered so, and the job's user is theirs.\n"
+		"it starts from now on to the job (where no cgroup tells the job); the job's\n"
+		"uid is PID's unless --uid says.  A user without control rights may tie only\n"
+		"processes of their own, to a job of their own: ID is kept as user:UID:ID,\n"
+		"which no scheduler's job and no other user's can be, the job's user is\n"
+		"theirs, and slurm and aws-batch are not theirs to name.\n"
 		"\n--exit-code N --signal N say how the job ended, as Slurm's ExitCode\n"
 		"N:N; --state S in Slurm's words (COMPLETED, FAILED, CANCELLED, TIMEOUT,\n"
 		"OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, BOOT_FAIL, DEADLINE).  Without --state\n"
@@ -1228,9 +1230,9 @@ static void run_usage(FILE *out)
 		"passed on to COMMAND.  If the agent is down or refuses, COMMAND runs all\n"
 		"the same (one line on stderr), unless --strict: then the status is 1 and\n"
 		"COMMAND does not run.  Bad arguments: status 2, COMMAND does not run.  A\n"
-		"user without control rights runs their own job; a job id a hook or\n"
-		"another user registered cannot be joined.  The job options are\n"
-		"job-start's (jobtrace job-start --help).\n");
+		"user without control rights runs their own job, kept as user:UID:ID\n"
+		"(their report --job ID finds it).  The job options are job-start's\n"
+		"(jobtrace job-start --help).\n");
 }
 
 /*

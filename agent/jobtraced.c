@@ -27,6 +27,7 @@
 #include "config.h"
 #include "containers.h"
 #include "control.h"
+#include "creds.h"
 #include "dockerq.h"
 #include "decode.h"
 #include "fsperm.h"
@@ -528,7 +529,9 @@ static void ps_collect(struct jt_proc *p, void *arg)
 		struct jt_jobinfo *ji = p->job.id[0] ?
 			jobs_get(c->jobs, p->job.scheduler, p->job.id, false) : NULL;
 
-		if (!ji || !ji->uid_known || ji->uid != c->uid)
+		/* a job shows its owner as root stated it the processes of
+		 * others in it; a user's own job only their own */
+		if (!ji || ji->by_user || !ji->uid_known || ji->uid != c->uid)
 			return;
 	}
 	if (c->n == c->cap) {
@@ -1009,8 +1012,9 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		"mem_mb", "gpus", "node", "cgroup", "name", "exit_code", "pid",
 		"time_limit", "signal", "state", NULL,
 	};
-	const char *id = control_get(r, "job");
-	const char *sched = control_get(r, "scheduler");
+	const char *given = control_get(r, "job");
+	char sched[sizeof(((struct jt_job *)0)->scheduler)];
+	char id[JT_STR_SMALL], kerr[256];
 	bool start = !strcmp(r->cmd, "job-start");
 	bool end = !strcmp(r->cmd, "job-end");
 	uint64_t uid = UINT64_MAX, cpus = 0, mem_mb = 0, gpus = 0, code = 0;
@@ -1033,7 +1037,7 @@ static void handle_job(struct agent *a, const struct control_req *r,
 			return;
 		}
 	}
-	if (!id || !*id || strlen(id) >= JT_STR_SMALL) {
+	if (!given || !*given || strlen(given) >= JT_STR_SMALL) {
 		fprintf(out, "error %s needs job=ID (at most %d bytes)\n", r->cmd,
 			JT_STR_SMALL - 1);
 		return;
@@ -1061,7 +1065,14 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		return;
 	}
 	have_code = control_get(r, "exit_code") || control_get(r, "signal");
-	sched = sched && *sched ? sched : "slurm";
+	/* a user's jobs live in their own namespace (jobtie.h) */
+	if (jobtie_job_key(r, c->privileged, c->peer.uid, sched, sizeof(sched),
+			   id, sizeof(id), kerr, sizeof(kerr))) {
+		log_warn("control: %s refused for uid %u (pid %d): %s", r->cmd,
+			 (unsigned)c->peer.uid, (int)c->peer.pid, kerr);
+		fprintf(out, "error %s\n", kerr);
+		return;
+	}
 	ji = jobs_get(a->jobs, sched, id, false);
 	if (!c->privileged &&
 	    jobtie_permit(r, c->peer.uid, ji,
@@ -1103,15 +1114,16 @@ static void handle_job(struct agent *a, const struct control_req *r,
 	}
 	/* a pid joins a running job: no new start */
 	join = root && ji->start_ns && !ji->end_ns;
-	if (start && !join && c->privileged && ji->by_user) {
-		/* a hook registers what a user registered first: the hook's */
-		if (!root && !ji->end_ns) {
-			tied = jobtie_untie(a->trk.procs, ji, ji->uid);
-			log_warn("job %s:%s: registered by uid %u before this hook: %zu of that user's processes untied",
-				 ji->job.scheduler, ji->job.id, ji->uid, tied);
-		}
-		ji->by_user = false;
-		ji->uid_known = false;
+	/* an id used again once its job ended (a scheduler that reuses ids,
+	 * a wrapper run again): a new job, nothing of the one before */
+	if (start && ji->end_ns)
+		jobs_reset(ji);
+	if (start && !join && root && uid == UINT64_MAX) {
+		/* the job's owner is the process's, not whoever asks later */
+		uid = root->uid;
+		if (!control_get(r, "user"))
+			jobtie_user_name(root->uid, ji->job.user,
+					 sizeof(ji->job.user));
 	}
 	/* a hook's step names the workflow's step: Slurm's own step comes
 	 * from each process's cgroup or slurmstepd */
@@ -1398,7 +1410,8 @@ static void reload(struct agent *a)
 		return;
 	}
 	/* folders that change apply at the next start: refuse them now */
-	if (own_files(&nc, false, err, sizeof(err))) {
+	if (own_files(&nc, false, err, sizeof(err)) ||
+	    creds_check_config(&nc, err, sizeof(err))) {
 		log_error("reload: %s (keeping the running configuration)", err);
 		config_free(&nc);
 		return;
@@ -1676,6 +1689,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (check) {
+		config_warn_secrets(&a.cfg);
+		if (creds_check_config(&a.cfg, err, sizeof(err))) {
+			fprintf(stderr, "jobtraced: %s\n", err);
+			config_free(&a.cfg);
+			return 2;
+		}
 		printf("# %s: configuration ok\n",
 		       a.cfg.source ? a.cfg.source : "(defaults, no file)");
 		config_dump(&a.cfg, stdout);
@@ -1695,6 +1714,14 @@ int main(int argc, char **argv)
 		rc = ferr == -EPERM ? 2 : 1;
 		goto cleanup;
 	}
+	/* the sinks' secrets: root's alone, checked before anything runs */
+	ferr = creds_check_config(&a.cfg, err, sizeof(err));
+	if (ferr) {
+		log_error("%s", err);
+		rc = ferr == -ENOMEM ? 1 : 2;
+		goto cleanup;
+	}
+	config_warn_secrets(&a.cfg);
 	if (a.cfg.delay_accounting)
 		enable_delayacct();
 	/* the cloud's identity is read beside the start: only the start

@@ -366,7 +366,7 @@ int query_child_main(int argc, char **argv)
 	enum report_format fmt;
 	struct store *st = NULL;
 	int sock = 0, msgs, status, fl;
-	char buf[16384], *end;
+	char buf[16384], own[CONTROL_MAX_VALUE + 32], *end;
 	const char *why;
 	FILE *out;
 	ssize_t n;
@@ -418,7 +418,8 @@ int query_child_main(int argc, char **argv)
 	if (!out)
 		return 1;
 	setvbuf(out, NULL, _IOFBF, 65536);
-	if (store_open(argv[2], true, &st))
+	if (store_open(argv[2], true, &st) ||
+	    report_user_job(st, argv[2], &q, own, sizeof(own)))
 		status = 1;
 	else
 		status = query_answer(st, argv[2], req.cmd, &q,

@@ -468,9 +468,17 @@ static int query_check(const struct report_query *q)
  * The one place that restricts what a query sees to a uid (a user asking
  * through the agent): temporary views named `process` and `record`, which
  * SQLite finds before the store's own (temp comes before main), so every
- * statement of report and export reads through them unchanged.  The user's
- * jobs are the ids of the `job` records with their uid; a job record
- * without a uid (a start before the uid was known) goes with its job.
+ * statement of report and export reads through them unchanged.
+ *
+ * A user sees their own processes and samples, the `job` records with
+ * their uid, and through a job the records of others in it only when the
+ * job is theirs as a scheduler or root stated it: every `job` record of
+ * its id that names a uid names theirs (a record without one, a start
+ * before the uid was known, goes with its job).  An id whose records name
+ * several uids (two jobs that used one id, or a user who registered a
+ * scheduler's id before jobs of users got their own namespace) shows each
+ * its own records only.  A user's own job ("user:UID:ID", jobtie.h) shows
+ * them their own processes and its signals, never another uid's.
  */
 static int restrict_uid(sqlite3 *db, const char *path,
 			const struct report_query *q)
@@ -479,10 +487,18 @@ static int restrict_uid(sqlite3 *db, const char *path,
 		"DROP VIEW IF EXISTS temp.process;"
 		"DROP VIEW IF EXISTS temp.record;"
 		"DROP TABLE IF EXISTS temp.visible_job;"
+		"DROP TABLE IF EXISTS temp.own_job;"
 		"CREATE TEMP TABLE visible_job(job_id TEXT PRIMARY KEY);"
-		"INSERT OR IGNORE INTO visible_job SELECT job_id FROM main.record"
+		"INSERT INTO visible_job SELECT job_id FROM main.record"
 		" WHERE type = 'job' AND job_id IS NOT NULL"
-		" AND json_extract(json, '$.uid') = %1$u;"
+		" AND substr(job_id, 1, 5) != 'user:'"
+		" GROUP BY job_id"
+		" HAVING total(json_extract(json, '$.uid') = %1$u) > 0"
+		" AND total(json_extract(json, '$.uid') != %1$u) = 0;"
+		"CREATE TEMP TABLE own_job(job_id TEXT PRIMARY KEY);"
+		"INSERT OR IGNORE INTO own_job SELECT job_id FROM main.record"
+		" WHERE type = 'job' AND substr(job_id, 1, length('user:%1$u:'))"
+		" = 'user:%1$u:';"
 		"CREATE TEMP VIEW process AS SELECT * FROM main.process"
 		" WHERE uid = %1$u OR job_id IN (SELECT job_id FROM visible_job);"
 		"CREATE TEMP VIEW record AS SELECT * FROM main.record"
@@ -492,8 +508,9 @@ static int restrict_uid(sqlite3 *db, const char *path,
 		" WHEN 'sample' THEN json_extract(json, '$.uid') = %1$u"
 		"  OR job_id IN (SELECT job_id FROM visible_job)"
 		" WHEN 'signal' THEN job_id IN (SELECT job_id FROM visible_job)"
+		"  OR job_id IN (SELECT job_id FROM own_job)"
 		" ELSE 0 END;";
-	char sql[sizeof(fmt) + 64], *msg = NULL;
+	char sql[sizeof(fmt) + 128], *msg = NULL;
 	int rc;
 
 	if (!q->uid_only)
@@ -577,6 +594,41 @@ static int prepare_bound(sqlite3 *db, const char *path, const char *sql,
 		return -EIO;
 	}
 	return 0;
+}
+
+/* A user's --job ID that shows them nothing: their own job of that name. */
+int report_user_job(struct store *st, const char *where,
+		    struct report_query *q, char *buf, size_t len)
+{
+	sqlite3_stmt *stmt = NULL;
+	int err, rc;
+
+	if (!q->uid_only || !q->job || !*q->job ||
+	    !strncmp(q->job, "user:", 5) ||
+	    (size_t)snprintf(buf, len, "user:%u:%s", (unsigned)q->uid,
+			     q->job) >= len)
+		return 0;
+	err = report_restrict(st, where, q);
+	if (err)
+		return err;
+	/* ?1 the id as given, ?2 their own */
+	err = report_prepare(st, where, "SELECT NOT (EXISTS(SELECT 1 FROM"
+			     " process WHERE job_id = ?1) OR EXISTS(SELECT 1"
+			     " FROM record WHERE job_id = ?1)) AND"
+			     " EXISTS(SELECT 1 FROM record WHERE job_id = ?2)",
+			     q, &stmt);
+	if (err)
+		return err;
+	if (sqlite3_bind_text(stmt, 2, buf, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    (rc = sqlite3_step(stmt)) != SQLITE_ROW) {
+		log_error("database %s: %s", where,
+			  sqlite3_errmsg(store_handle(st)));
+		err = -EIO;
+	} else if (sqlite3_column_int(stmt, 0)) {
+		q->job = buf;
+	}
+	sqlite3_finalize(stmt);
+	return err;
 }
 
 /* Prepare sql on st with the selector bound as ?1 (see report.h). */

@@ -106,6 +106,14 @@ int report_col_dup(struct sqlite3_stmt *st, int i, char **out);
  */
 int report_restrict(struct store *st, const char *where,
 		    const struct report_query *q);
+/*
+ * For a user (q->uid_only) whose --job ID shows them nothing, their own job
+ * of that name, "user:UID:ID" (`jobtrace run` as that user, jobtie.h),
+ * when it has records: q->job then points to it in buf (else it stays, and
+ * messages name what they asked for).  Returns 0 or -EIO.
+ */
+int report_user_job(struct store *st, const char *where,
+		    struct report_query *q, char *buf, size_t len);
 /* Write q's selector as one member of an open JSON object: "job": ID,
  * "run", "pipeline", "pid" or "since" (RFC 3339); report, cost and
  * rightsize name their query with it. */

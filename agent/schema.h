@@ -89,7 +89,7 @@ struct sf_field {
 #define SF_JOB(X) \
 	X(JOB_SCHEDULER, "scheduler", STR, SF_NULL, "job_scheduler", NULL, SF_NOSUB, \
 	  "slurm, aws-batch (a container's AWS_BATCH_JOB_ID), or what the hook said") \
-	X(JOB_ID, "id", STR, SF_NULL | SF_OLDSTR, "job_id", NULL, SF_NOSUB, "the scheduler's job id") \
+	X(JOB_ID, "id", STR, SF_NULL | SF_OLDSTR, "job_id", NULL, SF_NOSUB, "the scheduler's job id, or user:UID:ID for a user's own job (jobtrace run)") \
 	X(JOB_STEP, "step", STR, SF_NULL, "job_step", NULL, SF_NOSUB, \
 	  "the scheduler's step: batch, extern, 0, ...") \
 	X(JOB_RUN, "run", STR, SF_NULL, "job_run", NULL, SF_NOSUB, "workflow run") \

@@ -1027,9 +1027,10 @@ void sinks_status(struct sinks *ks, FILE *out)
 		ago(st.last_error_ns, t2, sizeof(t2));
 		fprintf(out, "sink.%s.type: %s\n", k->cfg.name,
 			type_names[k->type]);
+		/* any user may ask for the status: no userinfo, no query */
 		if (k->cfg.url)
 			fprintf(out, "sink.%s.url: %s\n", k->cfg.name,
-				k->cfg.url);
+				util_url_public(k->cfg.url, t1, sizeof(t1)));
 		fprintf(out, "sink.%s.state: %s\n", k->cfg.name, state);
 		fprintf(out, "sink.%s.lag_records: %" PRIu64 "\n", k->cfg.name,
 			ss.next_seq > ps.ack_seq ? ss.next_seq - ps.ack_seq : 0);

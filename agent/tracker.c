@@ -196,7 +196,9 @@ static void correlate(struct tracker *t, struct jt_proc *p,
 		util_strlcpy(p->job.id, s.job, sizeof(p->job.id));
 		util_strlcpy(p->job.step, s.step, sizeof(p->job.step));
 	} else if (parent) {
-		if (!parent->job.id[0] && strcmp(parent->comm, "slurmstepd") == 0)
+		/* root's slurmstepd only: a user can name a program so */
+		if (!parent->job.id[0] && parent->uid == 0 &&
+		    strcmp(parent->comm, "slurmstepd") == 0)
 			slurmstepd_job(parent);
 		if (parent->job.id[0] && !p->job.id[0])
 			p->job = parent->job;
@@ -394,7 +396,9 @@ static void on_fork(struct tracker *t, const struct jt_ev_fork *e)
 	parent = proc_table_parent(t->procs, p);
 	/* a slurmstepd's title, caught by the kernel at the fork: short steps
 	 * are gone before /proc could be read */
-	if (parent && e->parent_title[0] && !parent->job.id[0])
+	/* the child's uid is its parent's at the fork: a slurmstepd is
+	 * root's, a program a user named slurmstepd is not */
+	if (parent && e->parent_title[0] && !parent->job.id[0] && e->uid == 0)
 		stepd_title_job(parent, e->parent_title);
 	if (parent && (parent->state & JT_PS_EXCL_TREE)) {
 		exclude(t, p, true);	/* forked before the kernel knew */
@@ -403,7 +407,7 @@ static void on_fork(struct tracker *t, const struct jt_ev_fork *e)
 		if (t->cts && p->container[0])
 			containers_enter(t->cts, t, p);
 	} else {
-		if (e->parent_title[0])
+		if (e->parent_title[0] && e->uid == 0)
 			stepd_title_job(p, e->parent_title);
 		/* nothing to inherit: the defaults, as for an exit alone */
 		classify_process(NULL, p, NULL, NULL);

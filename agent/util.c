@@ -43,6 +43,27 @@ char *util_printable(char *s)
 	return s;
 }
 
+/* url without userinfo, query and fragment (see util.h). */
+char *util_url_public(const char *url, char *out, size_t len)
+{
+	const char *sep = strstr(url, "://");
+	const char *host = sep ? sep + 3 : url;
+	size_t auth = strcspn(host, "/?#"), n;
+	const char *at = NULL;
+
+	/* the userinfo ends at the authority's last '@' */
+	for (const char *c = host; c < host + auth; c++)
+		if (*c == '@')
+			at = c;
+	n = snprintf(out, len, "%.*s", (int)(host - url), url);
+	if (n < len) {
+		host = at ? at + 1 : host;
+		snprintf(out + n, len - n, "%.*s", (int)strcspn(host, "?#"),
+			 host);
+	}
+	return out;
+}
+
 /* The part of path after its last '/'. */
 const char *util_basename(const char *path)
 {

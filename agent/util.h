@@ -32,6 +32,13 @@ void util_human_bytes(uint64_t v, char *out, size_t len);
  * CLI and the agent's text replies go through it.  Returns s.
  */
 char *util_printable(char *s);
+/*
+ * url as it may be shown to anyone (status, messages): without userinfo
+ * ("user:password@"), query string and fragment, which may hold secrets:
+ * "https://user:pw@host:8443/path?token=x" is "https://host:8443/path".
+ * Written into out (cut to len); returns out.
+ */
+char *util_url_public(const char *url, char *out, size_t len);
 /* mkdir -p with mode for the missing parts; returns 0 or -errno. */
 int util_mkdir_p(const char *path, mode_t mode);
 

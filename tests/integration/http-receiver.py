@@ -7,7 +7,7 @@ Fluent Bit or Logstash's HTTP input: it accepts POSTed NDJSON (gzip or not)
 on 127.0.0.1 at a free port (written to PORTFILE), appends every record
 line to OUTDIR/records.ndjson and one line per request to
 OUTDIR/requests.log (status, content type, encoding, the Authorization and
-X-Test headers, lines).  The first FAIL_FIRST requests are answered 503, as
+X-Test headers, lines, path with its query).  The first FAIL_FIRST requests are answered 503, as
 a collector that is starting up would, and not stored.  A request whose
 body is not NDJSON of JSON objects is answered 400.
 """
@@ -66,7 +66,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def log(self, code, info, nlines):
         with open(os.path.join(OUTDIR, "requests.log"), "a") as f:
-            f.write("%d\t%s\t%d\n" % (code, "\t".join(info), nlines))
+            f.write("%d\t%s\t%d\t%s\n" % (code, "\t".join(info), nlines,
+                                         self.path))
 
 
 server = HTTPServer(("127.0.0.1", 0), Handler)

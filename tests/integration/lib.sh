@@ -142,6 +142,23 @@ cli() {
 	timeout 20 "$CLI" --config "$CONF" "$@"
 }
 
+# The jobtrace CLI as user $1 (the rest are its arguments), bounded in time.
+cli_as() {
+	local u=$1
+	shift
+	timeout 30 runuser -u "$u" -- "$CLI" --config "$CONF" "$@"
+}
+
+# Wait up to 10 s until the store has $2 process records of job $1.
+wait_records() {
+	for _ in $(seq 1 100); do
+		[ "$(q "select count(*) from process where job_id = '$1';")" -ge "$2" ] &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # The agent's status value of KEY.
 status_of() {
 	cli status 2>/dev/null | sed -n "s/^$1: //p"

@@ -48,13 +48,6 @@ extra_cleanup() {
 }
 start_watchdog 180
 
-# The jobtrace CLI run as user $1 (the rest are its arguments).
-as() {
-	local u=$1
-	shift
-	timeout 30 runuser -u "$u" -- "$CLI" --config "$CONF" "$@"
-}
-
 # Lines of file $1 with every pattern $2...: how many.
 lines_with() {
 	local f=$1 out
@@ -159,7 +152,7 @@ live_pid() {
 A_PID=$(live_pid $A_LIVE)
 B_PID=$(live_pid $B_LIVE)
 E_PID=$(live_pid $E_LIVE)
-as $ALICE ps >"$T/alice.ps" 2>&1
+cli_as $ALICE ps >"$T/alice.ps" 2>&1
 st=$?
 check "alice's ps (exit $st) shows her running process $A_PID, not bob's $B_PID or $E_PID" \
 	eq "$st:$(awk -v p="$A_PID" '$1 == p' "$T/alice.ps" | wc -l):$(awk -v b="$B_PID" -v e="$E_PID" '$1 == b || $1 == e' "$T/alice.ps" | wc -l)" "0:1:0"
@@ -173,7 +166,7 @@ check "root's ps shows both users' processes ($A_PID, $B_PID)" \
 	eq "$(awk -v a="$A_PID" -v b="$B_PID" '$1 == a || $1 == b' "$T/root.ps" | wc -l)" 2
 check "ps shows the program named ESC]0;pwn BEL x as '?]0;pwn?x', no ESC byte" \
 	eq "$(no_esc "$T/root.ps" && echo clean):$(lines_with "$T/root.ps" "?]0;pwn?x")" "clean:1"
-as $BOB ps >"$T/bob.ps" 2>&1
+cli_as $BOB ps >"$T/bob.ps" 2>&1
 check "bob's ps (his own hostile name) has no ESC byte either" no_esc "$T/bob.ps"
 wait $A_LIVE $B_LIVE $E_LIVE 2>/dev/null
 reaped $A_LIVE
@@ -193,7 +186,7 @@ J_REF=$(q "select count(*) from record where type = 'job' and job_id = '$JOB';")
 note "store: $A_REF process records of alice or her job, $B_REF of bob, $J_REF job records"
 
 for u in $ALICE $BOB $CAROL; do
-	as $u export --since "@$SINCE" --format ndjson >"$T/$u.ndjson" 2>"$T/$u.err"
+	cli_as $u export --since "@$SINCE" --format ndjson >"$T/$u.ndjson" 2>"$T/$u.err"
 	eval "st_${u//-/_}=$?"
 done
 cli export --since "@$SINCE" --format ndjson >"$T/root.ndjson" 2>"$T/root.err"
@@ -227,12 +220,12 @@ check "carol's export (exit $st_jt_ac_carol) and root's (exit $st_root) succeed"
 	eq "$st_jt_ac_carol:$st_root" "0:0"
 
 # same messages and status as reading the store: bob asks for alice's job
-as $BOB report --job "$JOB" >"$T/bob.job" 2>"$T/bob.job.err"
+cli_as $BOB report --job "$JOB" >"$T/bob.job" 2>"$T/bob.job.err"
 st=$?
 check "bob's report of alice's job: exit 1, 'no records for job $JOB'" \
 	eq "$st:$(grep -c "no records for job $JOB" "$T/bob.job.err")" "1:1"
 note "$(cat "$T/bob.job.err")"
-as $ALICE report --job "$JOB" >"$T/alice.job" 2>"$T/alice.job.err"
+cli_as $ALICE report --job "$JOB" >"$T/alice.job" 2>"$T/alice.job.err"
 st=$?
 check "alice's report of her job (exit $st) counts its processes" \
 	eq "$st:$(grep -c "job $JOB: $(q "select count(*) from process where job_id = '$JOB';") processes" "$T/alice.job")" "0:1"
@@ -240,23 +233,23 @@ check "alice's report of her job (exit $st) counts its processes" \
 # ---- cost through the agent: the same restriction ------------------------------------------
 
 # her job is listed, counted or (no price here) not counted, with its note
-as $ALICE cost --job "$JOB" --format csv >"$T/alice.cost" 2>"$T/alice.cost.err"
+cli_as $ALICE cost --job "$JOB" --format csv >"$T/alice.cost" 2>"$T/alice.cost.err"
 st=$?
 check "alice's cost --job $JOB (exit $st) lists her job" \
 	eq "$st:$(grep -c "^\(job\|not_counted_job\),$JOB," "$T/alice.cost")" "0:1"
-as $BOB cost --job "$JOB" >"$T/bob.cost" 2>"$T/bob.cost.err"
+cli_as $BOB cost --job "$JOB" >"$T/bob.cost" 2>"$T/bob.cost.err"
 st=$?
 check "bob's cost of alice's job: exit 1, 'no ended jobs for job $JOB'" \
 	eq "$st:$(grep -c "no ended jobs for job $JOB" "$T/bob.cost.err")" "1:1"
-as $ALICE cost --since "@$SINCE" --format json >"$T/alice.cost.json" 2>&1
+cli_as $ALICE cost --since "@$SINCE" --format json >"$T/alice.cost.json" 2>&1
 st=$?
 check "alice's cost --since (exit $st): her job, no idle nodes (host records are not hers)" \
 	eq "$st:$(grep -c '"node_idle":false,"node_idle_hidden":true' "$T/alice.cost.json"):$(grep -c "\"$JOB\"" "$T/alice.cost.json")" "0:1:1"
-as $BOB cost --since "@$SINCE" >"$T/bob.cost.since" 2>&1
+cli_as $BOB cost --since "@$SINCE" >"$T/bob.cost.since" 2>&1
 st=$?
 check "bob's cost --since: exit 1, no ended jobs (alice's is not his)" \
 	eq "$st:$(grep -c "no ended jobs for since" "$T/bob.cost.since")" "1:1"
-as $CAROL cost --since "@$SINCE" --format json >"$T/carol.cost.json" 2>&1
+cli_as $CAROL cost --since "@$SINCE" --format json >"$T/carol.cost.json" 2>&1
 st=$?
 check "carol's cost --since (reader_group, exit $st): idle nodes computed, alice's job there" \
 	eq "$st:$(grep -c '"node_idle":true,"node_idle_hidden":false' "$T/carol.cost.json"):$(grep -c "\"$JOB\"" "$T/carol.cost.json")" "0:1:1"
@@ -265,7 +258,7 @@ check "carol's cost --since (reader_group, exit $st): idle nodes computed, alice
 
 CUID=$(id -u $CAROL)
 for u in $BOB $CAROL; do
-	as $u job-start --strict --job "jt-ac-x-$u" --scheduler test >"$T/$u.hook" 2>&1
+	cli_as $u job-start --strict --job "jt-ac-x-$u" --scheduler test >"$T/$u.hook" 2>&1
 	st=$?
 	check "$u's job-start (reader_group or not) is refused: exit $st, 'permission denied'" \
 		eq "$st:$(grep -c 'permission denied: job-start needs root' "$T/$u.hook")" "1:1"
@@ -275,7 +268,7 @@ check "the agent logged both refusals with the uids $BUID and $CUID" \
 
 # ---- report escapes a hostile name ---------------------------------------------------------
 
-as $BOB report --since "@$SINCE" >"$T/bob.report" 2>&1
+cli_as $BOB report --since "@$SINCE" >"$T/bob.report" 2>&1
 st=$?
 check "bob's report (exit $st) shows his ESC]0;pwn BEL x program as '?]0;pwn?x', no ESC byte" \
 	eq "$st:$(no_esc "$T/bob.report" && echo clean):$(lines_with "$T/bob.report" "?]0;pwn?x" | awk '{ print ($1 > 0) }')" "0:clean:1"

@@ -444,7 +444,13 @@ printf '# the collector token\nAuthorization: Bearer %s\n' "$TOKEN" \
 	>"$T/node-a/share/s3/jt-test-bucket/secrets/collector.headers"
 if boot_and_check a collector "http://127.0.0.1:$SINK_PORT/ingest" batch-node-a; then
 	n=$T/node-a
-	check "node a: the headers' config is root's only (it holds the token)" eq "$CONF_MODE" "600 root"
+	check "node a: the config is readable by all (the token is not in it)" \
+		eq "$CONF_MODE:$(grep -c "$TOKEN" "$n/conf")" "644 root:0"
+	cred=$(sed -n 's/^jobtrace-user-data: wrote \([^ ]*\)\/jobtrace.conf .*/\1/p' "$n/setup.log")/collector.cred
+	check "node a: the config names the credentials file $cred" \
+		has "$n/conf" "credentials_file = \"$cred\";"
+	check "node a: which is root's only and holds the header" \
+		eq "$(on_node "$AGENT_PID" stat -c '%a %U' "$cred"):$(on_node "$AGENT_PID" grep -c "^header = Authorization: Bearer $TOKEN\$" "$cred")" "600 root:1"
 	check "node a: the token came from S3 through aws s3 cp" \
 		has "$n/share/aws.log" "s3 cp --only-show-errors s3://jt-test-bucket/secrets/collector.headers"
 	check "node a: both site rules loaded ($NDEFAULT default files + 2)" \

@@ -11,9 +11,10 @@
 # the same time carry no job.  `run` exits with its command's status (3),
 # 128 + 15 when a SIGTERM sent to it killed the command, and runs the
 # command all the same when the agent is down (unless --strict).  A user
-# without control rights runs their own job (its user forced to theirs),
-# and may neither join a job root registered nor tie root's processes; a
-# hook that registers the same job id later takes it, untying hers.
+# without control rights runs their own job (its user forced to theirs) in
+# her own namespace (user:UID:ID), and may not tie root's processes; the
+# job id of root's job is another job when she names it, and a hook that
+# registers the id of hers later makes a job of its own, never joins hers.
 #
 # Needs root, kernel BTF, the sqlite3 CLI, useradd/userdel/runuser.  Exit 0
 # pass, 1 fail, 77 skipped, 99 hard error.  Makes the user jt-rj-alice and
@@ -76,16 +77,6 @@ expected_pids() {
 wait_child() {
 	for _ in $(seq 1 100); do
 		pgrep -P "$1" >/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# Wait up to 10 s until the store has $2 process records of job $1.
-wait_records() {
-	for _ in $(seq 1 100); do
-		[ "$(q "select count(*) from process where job_id = '$1';")" -ge "$2" ] &&
-			return 0
 		sleep 0.1
 	done
 	return 1
@@ -297,10 +288,14 @@ LOG=$T/alice.log timeout 30 runuser -u "$ALICE" -- "$CLI" --config "$CONF" run \
 	--job "$J-4" --user root --run RA -- "$B/jt-rj-l3" >"$T/alice.out" 2>&1
 st=$?
 check "alice's run (exit $st) is quiet" eq "$st:$(cat "$T/alice.out")" "0:"
-wait_records "$J-4" 2
+# a user's job lives in her own namespace: user:UID:ID
+AJ4=user:$AUID:$J-4
+wait_records "$AJ4" 2
 sleep 0.5
-check "her job $J-4: her l3 and its nap, user forced to $ALICE (she said root), uid $AUID" \
-	eq "$(q "select count(*) || ':' || group_concat(distinct job_user) || ':' || group_concat(distinct uid) from process where job_id = '$J-4';"):$(n_export "$J-4" job '"phase":"end"' "\"uid\":$AUID," "\"user\":\"$ALICE\"")" "2:$ALICE:$AUID:1"
+check "her job $AJ4: her l3 and its nap, user forced to $ALICE (she said root), uid $AUID" \
+	eq "$(q "select count(*) || ':' || group_concat(distinct job_user) || ':' || group_concat(distinct uid) from process where job_id = '$AJ4';"):$(n_export "$AJ4" job '"phase":"end"' "\"uid\":$AUID," "\"user\":\"$ALICE\"")" "2:$ALICE:$AUID:1"
+check "no job $J-4 outside her namespace" \
+	eq "$(q "select count(*) from record where job_id = '$J-4';")" 0
 # her process to tie: a nap of hers, running
 runuser -u "$ALICE" -- "$B/jt-rj-nap" 3 &
 ANAP=$!
@@ -310,8 +305,8 @@ APID=$(pgrep -P $ANAP)
 APID=${APID:-$ANAP}
 timeout 30 runuser -u "$ALICE" -- "$CLI" --config "$CONF" job-start --strict \
 	--job "$J-3" --scheduler test --pid "$APID" >"$T/alice.join" 2>&1
-check "alice may not join root's job $J-3: exit 1, 'cannot be joined'" \
-	eq "$?:$(grep -c 'cannot be joined' "$T/alice.join")" "1:1"
+check "alice's job-start of root's job id $J-3 (exit $?) makes a job of her own, not a join" \
+	eq "$?:$(grep -c "job-start job test:user:$AUID:$J-3 (user $ALICE, account -, run -)\$" "$T/agent.log")" "0:1"
 timeout 30 runuser -u "$ALICE" -- "$CLI" --config "$CONF" job-start --strict \
 	--job "$J-5" --pid $$ >"$T/alice.root" 2>&1
 check "alice may not tie root's process $$: exit 1, 'not yours'" \
@@ -323,24 +318,25 @@ check "alice may not name a cgroup: exit 1, 'permission denied'" \
 timeout 30 runuser -u "$ALICE" -- "$CLI" --config "$CONF" job-start --strict \
 	--job "$J-6" --scheduler test --pid "$APID" >"$T/alice.own" 2>&1
 check "alice may tie her own nap $APID to a new job $J-6 (exit $?)" eq "$?" 0
-# a hook registers the same job id: the hook's, her nap is untied
+# a hook registers the same job id: a job of its own, hers goes on
 cli job-start --strict --job "$J-6" --scheduler test --uid 0 >"$T/take.out" 2>&1
-check "root's hook registers $J-6 over hers (exit $?)" eq "$?" 0
-grep "job test:$J-6: registered by uid $AUID before this hook: 1 of that user's processes untied" \
-	"$T/agent.log" >/dev/null
-check "the agent logged that 1 process of uid $AUID was untied" eq "$?" 0
+check "root's hook registers $J-6 beside hers (exit $?)" eq "$?" 0
+cli job-start --strict --job "user:$AUID:$J-6" --scheduler test --pid $$ >"$T/take2.out" 2>&1
+check "root's hook may not start a job in her namespace: exit 1, 'a user's own job'" \
+	eq "$?:$(grep -c "is a user's own job" "$T/take2.out")" "1:1"
 timeout 30 runuser -u "$ALICE" -- "$CLI" --config "$CONF" job-end --strict \
 	--job "$J-6" --scheduler test >"$T/alice.end" 2>&1
-check "alice may not end $J-6 now: exit 1, 'permission denied'" \
-	eq "$?:$(grep -c 'permission denied: job-end needs root' "$T/alice.end")" "1:1"
+check "alice ends her own $J-6 (exit $?), root's job $J-6 runs on" \
+	eq "$?:$(grep -c "job-end job test:user:$AUID:$J-6 (" "$T/agent.log"):$(grep -c "job-end job test:$J-6 (" "$T/agent.log")" "0:1:0"
+cli job-end --strict --job "$J-6" --scheduler test
 wait $ANAP
 reaped $ANAP
 for _ in $(seq 1 50); do
 	[ "$(q "select count(*) from process where pid = $APID and since_time >= $SINCE;")" = 1 ] && break
 	sleep 0.1
 done
-check "her nap $APID is stored without a job" \
-	eq "$(q "select count(*) || ':' || count(job_id) from process where pid = $APID and since_time >= $SINCE;")" "1:0"
+check "her nap $APID is stored in her own job test:user:$AUID:$J-6" \
+	eq "$(q "select count(*) || ':' || job_scheduler || ':' || job_id from process where pid = $APID and since_time >= $SINCE;")" "1:test:user:$AUID:$J-6"
 
 # ---- the agent is down -------------------------------------------------------------------
 

@@ -132,7 +132,8 @@ static void test_sinks(void **state)
 		" retry_max = 5; gzip = true; tls_verify = false;"
 		" tls_ca_file = \"/etc/ca.pem\"; },\n"
 		" { type = \"http\"; url = \"http://127.0.0.1:8686/x\";"
-		" headers = [ \"Authorization: Bearer t\", \"X-A: b\" ]; }\n"
+		" headers = [ \"Authorization: Bearer t\", \"X-A: b\" ];"
+		" credentials_file = \"/etc/jobtrace/credentials.d/v\"; }\n"
 		");\n");
 	struct jt_config c, copy;
 	const struct jt_sink_config *k;
@@ -161,6 +162,7 @@ static void test_sinks(void **state)
 	assert_non_null(k);
 	assert_int_equal(k->n_headers, 2);
 	assert_string_equal(k->headers[1], "X-A: b");
+	assert_string_equal(k->credentials_file, "/etc/jobtrace/credentials.d/v");
 	assert_int_equal(k->batch_records, 5000);	/* defaults */
 	assert_true(k->tls_verify);
 	assert_null(config_find_sink(&c, JT_SINK_HTTP, "nope"));

@@ -14,11 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "creds.h"
 #include "http.h"
+#include "util.h"
 
 /* A server that answers one request. */
 struct server {
@@ -217,6 +220,134 @@ static void test_refused(void **state)
 	http_client_free(c);
 }
 
+/* Write text to path with mode (root's, as the test runs). */
+static void write_mode(const char *path, const char *text, mode_t mode)
+{
+	FILE *f;
+
+	unlink(path);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* A credentials file of text is refused with a message holding want. */
+static void bad_creds(const char *path, const char *text, const char *want)
+{
+	struct creds cr;
+	char err[512] = "";
+
+	write_mode(path, text, 0600);
+	assert_int_equal(creds_load("credentials_file", path, &cr, err,
+				    sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, want));
+}
+
+/*
+ * A sink's credentials_file: basic authentication, a header and a query
+ * joined to the URL's own query, the suffix after them; refused when
+ * another user could read or change it (the file, a link to it, a folder
+ * above it) or when a line is wrong.
+ */
+static void test_credentials(void **state)
+{
+	char dir[] = "/tmp/jt_cred_XXXXXX", path[96], link[96], url[96];
+	char sub[96], err[512] = "";
+	struct jt_sink_config sk = { .timeout_ms = 5000, .tls_verify = true };
+	struct server s = { 0 };
+	struct http_client *c = NULL;
+	struct creds cr;
+	pthread_t t;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();	/* the file must be root's */
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fleet.cred", dir);
+	write_mode(path, "# the fleet's\nuser = jt\n\npassword = pw-canary\n"
+		   "header = X-Api-Key: key-canary\nquery = ?token=tok-canary\n",
+		   0600);
+	listen_any(&s);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/in?db=x", s.port);
+	sk.url = url;
+	sk.credentials_file = path;
+	assert_int_equal(http_client_new(&sk, &c, err, sizeof(err)), 0);
+	assert_int_equal(pthread_create(&t, NULL, serve, &s), 0);
+	assert_int_equal(http_post(c, "?query=INSERT", NULL, "x", 1, false,
+				   NULL, err, sizeof(err)), 0);
+	pthread_join(t, NULL);
+	http_client_free(c);
+	close(s.fd);
+	assert_non_null(strstr(s.req, "POST /in?db=x&token=tok-canary&query=INSERT HTTP/1.1\r\n"));
+	/* "jt:pw-canary" */
+	assert_non_null(strstr(s.req, "Authorization: Basic anQ6cHctY2FuYXJ5\r\n"));
+	assert_non_null(strstr(s.req, "X-Api-Key: key-canary\r\n"));
+
+	/* others may read it, or it is a link, or not root's folder */
+	chmod(path, 0640);
+	assert_int_equal(creds_load("credentials_file", path, &cr, err,
+				    sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "mode 0640: credentials must be root's"));
+	assert_int_equal(http_client_new(&sk, &c, err, sizeof(err)), -EPERM);
+	chmod(path, 0600);
+	snprintf(link, sizeof(link), "%s/link.cred", dir);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(creds_load("credentials_file", link, &cr, err,
+				    sizeof(err)), -ELOOP);
+	assert_non_null(strstr(err, "symbolic link"));
+	snprintf(sub, sizeof(sub), "%s/d", dir);
+	assert_int_equal(mkdir(sub, 0777), 0);
+	assert_int_equal(chmod(sub, 0777), 0);
+	snprintf(link, sizeof(link), "%s/d/x.cred", dir);
+	write_mode(link, "user = a\n", 0600);
+	assert_int_equal(creds_load("credentials_file", link, &cr, err,
+				    sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "is writable by group and others"));
+	unlink(link);
+	rmdir(sub);
+
+	/* lines that are wrong are named */
+	bad_creds(path, "user = a\npasswd = b\n",
+		  "fleet.cred:2: unknown key 'passwd'");
+	bad_creds(path, "password = b\n", "a password without 'user = NAME'");
+	bad_creds(path, "header = no colon here\n", "fleet.cred:1: header");
+	bad_creds(path, "query = a b\n", "fleet.cred:1: query");
+	write_mode(path, "header = Authorization: Bearer t\n", 0600);
+	assert_int_equal(creds_load("credentials_file", path, &cr, err,
+				    sizeof(err)), 0);
+	assert_int_equal(cr.n_headers, 1);
+	assert_null(cr.user);
+	creds_free(&cr);
+	unlink(path);
+	snprintf(link, sizeof(link), "%s/link.cred", dir);
+	unlink(link);
+	rmdir(dir);
+}
+
+/* What status and messages show of a URL: no userinfo, query, fragment. */
+static void test_url_public(void **state)
+{
+	char out[64];
+
+	(void)state;
+	assert_string_equal(util_url_public("https://u:pw@ch:8443/db?x=1#f",
+					    out, sizeof(out)),
+			    "https://ch:8443/db");
+	assert_string_equal(util_url_public("http://a@b@host/p@q?token=t", out,
+					    sizeof(out)), "http://host/p@q");
+	assert_string_equal(util_url_public("http://host?t=1", out,
+					    sizeof(out)), "http://host");
+	assert_string_equal(util_url_public("http://127.0.0.1:8686/jobtrace",
+					    out, sizeof(out)),
+			    "http://127.0.0.1:8686/jobtrace");
+	assert_string_equal(util_url_public("u:p@host/x", out, sizeof(out)),
+			    "host/x");
+	assert_string_equal(util_url_public("http://u:p@longhostname/", out, 12),
+			    "http://long");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +355,8 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_put_get_headers),
 		cmocka_unit_test(test_status_and_cap),
+		cmocka_unit_test(test_credentials),
+		cmocka_unit_test(test_url_public),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

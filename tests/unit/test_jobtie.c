@@ -238,21 +238,6 @@ static void test_tree_uid(void **state)
 	assert_int_equal(p->memcg_job_up, 0);
 }
 
-/* Untying takes the job from that uid's processes only. */
-static void test_untie(void **state)
-{
-	struct fx *f = *state;
-	struct jt_proc *root, *other;
-
-	tree(f, &root, &other);
-	jobtie_tree(f->t, f->jobs, root, f->ji, false, 0);
-	assert_int_equal(jobtie_untie(f->t, f->ji, 1000), 4);
-	assert_false(in_j1(f, 10, 1));
-	assert_false(in_j1(f, 13, 4));
-	assert_true(in_j1(f, 14, 5));
-	assert_string_equal(other->job.id, "other");
-}
-
 /* A parent loop (only reused pids could make one) ends the walk. */
 static void test_descends_loop(void **state)
 {
@@ -363,6 +348,72 @@ static void test_permit(void **state)
 	assert_true(may("job-start\tjob=J\tpid=5", 1000, NULL, JOBTIE_USER_JOBS - 1));
 	assert_false(may("job-start\tjob=J\tpid=5", 1000, NULL, JOBTIE_USER_JOBS));
 	assert_true(may("job-start\tjob=J\tpid=5", 1000, &mine, JOBTIE_USER_JOBS));
+}
+
+/* The key of request line for uid (privileged or not): "sched|id", or
+ * "!" and the message. */
+static const char *key(const char *line, bool privileged, uint32_t uid)
+{
+	static char out[512];
+	struct control_req r;
+	char buf[512], sched[16], id[JT_STR_SMALL], err[256];
+	int rc;
+
+	req(&r, buf, sizeof(buf), line);
+	rc = jobtie_job_key(&r, privileged, uid, sched, sizeof(sched), id,
+			    sizeof(id), err, sizeof(err));
+	if (rc)
+		snprintf(out, sizeof(out), "!%s", err);
+	else
+		snprintf(out, sizeof(out), "%s|%s", sched, id);
+	return out;
+}
+
+/* A user's jobs are in their own namespace; hooks keep out of it. */
+static void test_job_key(void **state)
+{
+	char line[256];
+
+	(void)state;
+	/* hooks: the id as given, slurm by default */
+	assert_string_equal(key("job-start\tjob=9001", true, 0), "slurm|9001");
+	assert_string_equal(key("job-end\tjob=9001\tscheduler=pbs", true, 0),
+			    "pbs|9001");
+	/* a user: "user:UID:ID" under any scheduler, local by default */
+	assert_string_equal(key("job-start\tjob=9001\tscheduler=pbs\tpid=5",
+				false, 1000), "pbs|user:1000:9001");
+	assert_string_equal(key("job-end\tjob=9001", false, 1000),
+			    "local|user:1000:9001");
+	/* their own full id is the same job; another's namespace is not */
+	assert_string_equal(key("job-end\tjob=user:1000:9001", false, 1000),
+			    "local|user:1000:9001");
+	assert_string_equal(key("job-start\tjob=user:0:9001\tpid=5", false,
+				1000), "local|user:1000:user:0:9001");
+	assert_string_equal(key("job-start\tjob=user:10000:x\tpid=5", false,
+				1000), "local|user:1000:user:10000:x");
+	/* ids of any bytes stay as they are, behind the prefix */
+	assert_string_equal(key("job-start\tjob=slurm:42%\xc3\xa9\tpid=5",
+				false, 7), "local|user:7:slurm:42%\xc3\xa9");
+	/* the schedulers the agent finds itself are not a user's */
+	assert_non_null(strstr(key("job-start\tjob=4242\tscheduler=slurm\tpid=5",
+				   false, 1000), "--scheduler slurm: the agent finds slurm jobs itself"));
+	assert_int_equal(key("job-start\tjob=4242\tscheduler=aws-batch\tpid=5",
+			     false, 1000)[0], '!');
+	/* a hook never starts (so never joins) a user's job */
+	assert_non_null(strstr(key("job-start\tjob=user:1000:9001\tpid=5", true,
+				   0), "is a user's own job"));
+	assert_string_equal(key("job-end\tjob=user:1000:9001\tscheduler=local",
+				true, 0), "local|user:1000:9001");
+	/* the prefix counts against the id's length */
+	snprintf(line, sizeof(line), "job-start\tjob=%0*d\tpid=5",
+		 JT_STR_SMALL - 1 - 10, 0);
+	assert_int_equal(strlen(key(line, false, 1000)),
+			 strlen("local|") + JT_STR_SMALL - 1);
+	snprintf(line, sizeof(line), "job-start\tjob=%0*d\tpid=5",
+		 JT_STR_SMALL - 1 - 9, 0);
+	assert_non_null(strstr(key(line, false, 1000), "at most 53 bytes for a user's job"));
+	assert_non_null(strstr(key("job-start\tjob=1\tscheduler=a-very-long-scheduler\tpid=5",
+				   false, 1000), "--scheduler: at most 15 bytes"));
 }
 
 /* ---- the hooks' command line --------------------------------------------- */
@@ -569,11 +620,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tree_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tree_uid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_untie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_descends_loop, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_root, setup, teardown),
 		cmocka_unit_test(test_permit),
+		cmocka_unit_test(test_job_key),
 		cmocka_unit_test(test_hookargs_job),
 		cmocka_unit_test(test_hookargs_run),
 		cmocka_unit_test(test_hookargs_long),

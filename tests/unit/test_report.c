@@ -1390,6 +1390,119 @@ static void test_uid_only(void **state)
 				    REPORT_TEXT, stdout), -ENOENT);
 }
 
+/* A process record of uid in job (scheduler sched) on host n1. */
+static void put_owned(struct store *s, const char *id, unsigned pid,
+		      unsigned uid, const char *sched, const char *job)
+{
+	test_put_json(s, "{\"type\":\"process\",\"id\":\"%s\","
+		      "\"host\":\"n1\",\"pid\":%u,\"uid\":%u,\"job\":{"
+		      "\"scheduler\":\"%s\",\"id\":\"%s\"},\"start_time\":"
+		      "\"2026-03-02T10:00:00Z\",\"end_time\":"
+		      "\"2026-03-02T10:00:01Z\"}", id, pid, uid, sched, job);
+}
+
+/* A job start record of uid for job (scheduler sched). */
+static void put_owner(struct store *s, const char *id, unsigned uid,
+		      const char *sched, const char *job)
+{
+	test_put_json(s, "{\"type\":\"job\",\"id\":\"%s\",\"host\":"
+		      "\"n1\",\"phase\":\"start\",\"job\":{\"scheduler\":"
+		      "\"%s\",\"id\":\"%s\"},\"uid\":%u,\"start_time\":"
+		      "\"2026-03-02T10:00:00Z\"}", id, sched, job, uid);
+}
+
+/* The export of what uid may see of job (NULL: all since), malloc'd. */
+static char *seen(void **state, unsigned uid, const char *job)
+{
+	struct report_query q = { .uid_only = true, .uid = uid, .job = job,
+				  .since = job ? 0 : 1 };
+	size_t lines;
+	int err;
+
+	return export(state, &q, &err, &lines);
+}
+
+/*
+ * A job shows its owner the records of others in it only when the job is
+ * theirs as the scheduler or root stated it.  An id that two jobs used
+ * (pbs:9001 that alice, uid 1000, registered in a store from before users
+ * had their own namespace, and bob's slurm:9001 with root's process in
+ * it) shows each their own records only.  Alice's own job user:1000:exp
+ * shows her its signal and her processes, not the setuid root process
+ * below them.  Her --job exp finds that job; --job 9001, where she has
+ * records, stays 9001.
+ */
+static void test_uid_collide(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { .job = "exp", .uid_only = true, .uid = 1000 };
+	struct store *s = NULL;
+	char buf[128], *t;
+
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	put_owner(s, "b-9001", 1001, "slurm", "9001");
+	put_owned(s, "b-proc", 5001, 1001, "slurm", "9001");
+	put_owned(s, "root-in-b", 5002, 0, "slurm", "9001");
+	put_owner(s, "a-9001", 1000, "pbs", "9001");
+	put_owned(s, "a-proc", 5003, 1000, "pbs", "9001");
+	put_owner(s, "a-exp", 1000, "local", "user:1000:exp");
+	put_owned(s, "a-exp-proc", 5004, 1000, "local", "user:1000:exp");
+	put_owned(s, "setuid-in-a", 5005, 0, "local", "user:1000:exp");
+	test_put_json(s, "{\"type\":\"signal\",\"id\":\"sig-exp\",\"host\":"
+		      "\"n1\",\"kind\":\"stall\",\"job\":{\"id\":"
+		      "\"user:1000:exp\"},\"pid\":5004,"
+		      "\"time\":\"2026-03-02T10:00:02Z\"}");
+	/* a root registration in a user's namespace (no agent makes one
+	 * now) shows nothing of it to its uid */
+	put_owner(s, "odd", 1001, "pbs", "user:1000:odd");
+	put_owned(s, "odd-proc", 5006, 0, "pbs", "user:1000:odd");
+	assert_true(store_flush(s) > 0);
+	store_close(s);
+
+	t = seen(state, 1000, "9001");
+	assert_int_equal(count_of(t, "\"type\":\"process\""), 1);
+	assert_non_null(strstr(t, "\"a-proc\""));
+	assert_int_equal(count_of(t, "\"type\":\"job\""), 1);
+	assert_non_null(strstr(t, "\"a-9001\""));
+	free(t);
+	t = seen(state, 1001, "9001");
+	assert_int_equal(count_of(t, "\"type\":\"process\""), 1);
+	assert_non_null(strstr(t, "\"b-proc\""));
+	assert_null(strstr(t, "\"root-in-b\""));
+	assert_null(strstr(t, "\"a-9001\""));
+	free(t);
+	t = seen(state, 1000, "user:1000:exp");
+	assert_non_null(strstr(t, "\"a-exp-proc\""));
+	assert_non_null(strstr(t, "\"sig-exp\""));
+	assert_non_null(strstr(t, "\"a-exp\""));
+	assert_null(strstr(t, "\"setuid-in-a\""));
+	free(t);
+	t = seen(state, 1001, NULL);
+	assert_null(strstr(t, "exp"));
+	assert_null(strstr(t, "odd-proc"));
+	free(t);
+
+	assert_int_equal(store_open(f->db, true, &s), 0);
+	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_string_equal(q.job, "user:1000:exp");
+	q.job = "9001";
+	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_string_equal(q.job, "9001");
+	/* no job of hers by that name either: what she asked for stays */
+	q.job = "none";
+	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_string_equal(q.job, "none");
+	/* not for root, nor for another user's namespace */
+	q = (struct report_query){ .job = "exp" };
+	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_string_equal(q.job, "exp");
+	q = (struct report_query){ .job = "user:1001:exp", .uid_only = true,
+				   .uid = 1000 };
+	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_string_equal(q.job, "user:1001:exp");
+	store_close(s);
+}
+
 /*
  * Does text hold a byte that drives a terminal (but newline), or with c1
  * a C1 control in UTF-8?  (JSON keeps U+0080..U+009F as the characters
@@ -1454,6 +1567,7 @@ int main(void)
 		T(test_samples_peak), T(test_no_usage), T(test_job_only),
 		T(test_no_job_record), T(test_hostile), T(test_escapes),
 		T(test_uid_only), T(test_states_tasks),
+		T(test_uid_collide),
 	};
 #undef T
 

@@ -381,6 +381,7 @@ struct exec_spec {
 	const char *cg2, *cg1;	/* NULL: "/" and "" */
 	uint16_t flags;		/* JT_EF_* */
 	const char *comm;	/* NULL: file's base name */
+	bool root;		/* uid 0, else 1000 */
 };
 
 /* The argv of an exec_spec from a string literal ("a\0b"). */
@@ -403,7 +404,7 @@ static void ev_exec(struct fx *f, const struct exec_spec *x)
 	e.exec.hdr = (struct jt_ev_hdr){ JT_EV_EXEC, x->pid, x->ts, x->start };
 	e.exec.ppid = x->ppid;
 	e.exec.parent_start_ns = x->pstart;
-	e.exec.uid = 1000;
+	e.exec.uid = x->root ? 0 : 1000;
 	snprintf(e.exec.comm, sizeof(e.exec.comm), "%s",
 		 x->comm ? x->comm : base ? base + 1 : x->file);
 	e.exec.flags = x->flags;
@@ -1380,6 +1381,61 @@ static void test_oom(void **state)
 	assert_string_not_equal(id0, jraw(r, "id"));
 }
 
+/* A fork of a slurmstepd as the kernel sends it: the parent's title read
+ * at the fork, and the uid both had then. */
+static void ev_fork_stepd(struct fx *f, uint32_t pid, uint64_t start,
+			  uint32_t ppid, uint64_t pstart, uint32_t uid,
+			  const char *title)
+{
+	union jt_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.fork.hdr = (struct jt_ev_hdr){ JT_EV_FORK, pid, start, start };
+	e.fork.ppid = ppid;
+	e.fork.parent_start_ns = pstart;
+	e.fork.uid = uid;
+	snprintf(e.fork.comm, sizeof(e.fork.comm), "slurmstepd");
+	snprintf(e.fork.parent_title, sizeof(e.fork.parent_title), "%s", title);
+	feed(f, &e, sizeof(e.fork));
+}
+
+/*
+ * A slurmstepd's title names the job of what it starts only when it is
+ * root's: a user can name a program slurmstepd and give it the title
+ * "slurmstepd: [78.batch]", which must not put their processes in job 78.
+ */
+static void test_stepd_title_root_only(void **state)
+{
+	struct fx *f = *state;
+
+	ev_exec(f, &(struct exec_spec){ .pid = 950, .ppid = 1, .start = 9500,
+		.pstart = 10, .ts = 9500, .file = "/usr/sbin/slurmstepd",
+		ARGV("slurmstepd"), .root = true });
+	ev_fork_stepd(f, 951, 9510, 950, 9500, 0, "slurmstepd: [77.batch]");
+	ev_exit(f, &(struct exit_spec){ .pid = 951, .ppid = 950, .start = 9510,
+		.ts = 9600, .runtime = 1000 });
+	assert_jstr(proc_rec(f, 951, 9510), "job.id", "77");
+	assert_jstr(proc_rec(f, 951, 9510), "job.step", "batch");
+
+	ev_exec(f, &(struct exec_spec){ .pid = 960, .ppid = 1, .start = 9700,
+		.pstart = 10, .ts = 9700, .file = "/home/u/slurmstepd",
+		ARGV("slurmstepd: [78.batch]") });
+	ev_fork_stepd(f, 961, 9710, 960, 9700, 1000, "slurmstepd: [78.batch]");
+	ev_exit(f, &(struct exit_spec){ .pid = 961, .ppid = 960, .start = 9710,
+		.ts = 9800, .runtime = 1000 });
+	assert_jraw(proc_rec(f, 961, 9710), "job", "null");
+
+	/* a fork whose parent the tracker does not know */
+	ev_fork_stepd(f, 971, 9910, 9998, 99, 1000, "slurmstepd: [79.0]");
+	ev_exit(f, &(struct exit_spec){ .pid = 971, .ppid = 9998, .start = 9910,
+		.ts = 9920, .runtime = 1000 });
+	assert_jraw(proc_rec(f, 971, 9910), "job", "null");
+	ev_fork_stepd(f, 972, 9930, 9998, 99, 0, "slurmstepd: [79.0]");
+	ev_exit(f, &(struct exit_spec){ .pid = 972, .ppid = 9998, .start = 9930,
+		.ts = 9940, .runtime = 1000 });
+	assert_jstr(proc_rec(f, 972, 9930), "job.id", "79");
+}
+
 /* ---- 8: an exe path the kernel cut --------------------------------------- */
 
 /* A path of len bytes whose base name is name: /d/d/.../name. */
@@ -1805,6 +1861,8 @@ int main(void)
 		cmocka_unit_test(test_clock_offset),
 		cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stepd_title_root_only,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exe_truncated, setup,
 						teardown),
 		cmocka_unit_test(test_default_tool),
