@@ -14,6 +14,8 @@
 #include "util.h"
 
 #define CLOCK_STEP_NS 1000000	/* 1 ms: a change of the clock offset taken */
+#define CLOCK_READ_OK_NS 20000	/* a clock reading this tight is not repeated */
+#define CLOCK_TRIES 8		/* readings at most, the tightest one counts */
 
 /* Fill host name, boot id and where the memory controller is. */
 int record_host_init(struct jt_host *h, const char *hostname)
@@ -43,15 +45,26 @@ int record_host_init(struct jt_host *h, const char *hostname)
  * between the clock reads): keeping the offset then gives every record
  * of a process the same start_time, which reports match samples to
  * process records by.  A real step or a slew that adds up to it is taken.
+ * The reading is the best of a few: a thread preempted between the clock
+ * reads (a loaded node) would measure the offset wrong by the time it
+ * waited, and could take that for a step.
  */
 void record_host_sync_clock(struct jt_host *h)
 {
-	uint64_t b1 = util_now_ns(CLOCK_BOOTTIME);
-	uint64_t r = util_now_ns(CLOCK_REALTIME);
-	uint64_t b2 = util_now_ns(CLOCK_BOOTTIME);
-	int64_t off = (int64_t)r - (int64_t)(b1 + (b2 - b1) / 2);
-	int64_t d = off - h->boot_to_real_ns;
+	uint64_t best = UINT64_MAX;
+	int64_t off = 0, d;
 
+	for (int i = 0; i < CLOCK_TRIES && best > CLOCK_READ_OK_NS; i++) {
+		uint64_t b1 = util_now_ns(CLOCK_BOOTTIME);
+		uint64_t r = util_now_ns(CLOCK_REALTIME);
+		uint64_t b2 = util_now_ns(CLOCK_BOOTTIME);
+
+		if (b2 - b1 < best) {
+			best = b2 - b1;
+			off = (int64_t)r - (int64_t)(b1 + (b2 - b1) / 2);
+		}
+	}
+	d = off - h->boot_to_real_ns;
 	if (!h->boot_to_real_ns || d >= CLOCK_STEP_NS || d <= -CLOCK_STEP_NS)
 		h->boot_to_real_ns = off;
 }
