@@ -657,6 +657,35 @@ static int l_gsub(lua_State *L)
 	return 2;
 }
 
+/* Match p anchored at s[init]; see luapat.h. */
+ptrdiff_t luapat_match_at(lua_State *L, const char *s, size_t ls, size_t init,
+			  const char *p, size_t lp, luapat_check_fn check,
+			  void *ud, size_t pos[2], int *npos)
+{
+	struct guard g = { check, ud };
+	struct mstate m;
+	const char *e;
+	int k = 0;
+
+	if (init > ls)
+		return -1;
+	if (lp > 0 && *p == '^') {
+		p++;
+		lp--;
+	}
+	state_init(&m, L, s, ls, p, lp, &g);
+	state_reset(&m);
+	e = match(&m, s + init, p);
+	if (!e)
+		return -1;
+	for (int i = 0; i < m.ncap && k < 2; i++)
+		if (m.cap[i].len == CAP_POS)
+			pos[k++] = (size_t)(m.cap[i].at - s);
+	if (npos)
+		*npos = k;
+	return e - s;
+}
+
 /* Set find, match, gmatch and gsub of the table at idx. */
 void luapat_install(lua_State *L, int idx, luapat_check_fn check, void *ud)
 {

@@ -30,6 +30,7 @@
 #include "rules.h"
 #include "schema.h"
 #include "shellwords.h"
+#include "tokscan.h"
 #include "util.h"
 
 #define HOOK_EVERY 1000		/* instructions between budget checks */
@@ -337,6 +338,8 @@ static void sandbox(lua_State *L, struct rstate *rs)
 	lua_pushcfunction(L, l_print);
 	lua_setglobal(L, "print");
 	luaL_newlib(L, api);
+	/* word sets and code literals for the redaction rules, bounded too */
+	tokscan_install(L, -1, deadline_check, rs);
 	lua_setglobal(L, "jobtrace");
 
 	lua_newtable(L);
