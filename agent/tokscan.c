@@ -15,6 +15,7 @@
 #include "tokscan.h"
 
 #define MAX_WORDS 4096
+#define BUCKETS 4096		/* chains of words by their first two bytes */
 #define MAX_WORD_LEN 255
 #define MAX_BOUND 16		/* literals one name binds: auth=("u", "p") */
 #define DEFAULT_LITERALS 256	/* code_literals' default cap */
@@ -32,8 +33,8 @@ struct tokword {
 
 struct tokscan {
 	uint32_t n;
-	int32_t head[256];	/* first word of each (lower-case) first byte */
-	int32_t tail[256];
+	int32_t head[BUCKETS];	/* first word of each bucket of byte pairs */
+	int32_t tail[BUCKETS];
 	uint8_t pair[65536 / 8];	/* (first, second) lower-case byte pairs */
 	struct tokword w[];	/* n words, then their bytes */
 };
@@ -108,16 +109,25 @@ static bool word_at(const struct tokscan *ts, const struct tokword *w,
 	return true;
 }
 
-/* Might a word start at s[i]? (its first two bytes, in lower case) */
-static inline bool may_start(const struct tokscan *ts, const char *s,
-			     size_t len, size_t i)
+/* The pair of (lower-case) bytes a and b as a number. */
+static inline unsigned pair_of(unsigned char a, unsigned char b)
 {
-	unsigned k;
+	return (unsigned)lc(a) << 8 | lc(b);
+}
 
-	if (i + 1 >= len)
-		return false;
-	k = (unsigned)lc((unsigned char)s[i]) << 8 | lc((unsigned char)s[i + 1]);
-	return ts->pair[k >> 3] & (1u << (k & 7));
+/* The chain of words that begin with pair k. */
+static inline unsigned bucket(unsigned k)
+{
+	return (k * 2654435761u) >> 20 & (BUCKETS - 1);
+}
+
+/* The first word that may start with the pair k (-1 if none): the bitmap
+ * says whether any word does, the bucket holds the few that may. */
+static inline int32_t first_at(const struct tokscan *ts, unsigned k)
+{
+	if (!(ts->pair[k >> 3] & (1u << (k & 7))))
+		return -1;
+	return ts->head[bucket(k)];
 }
 
 /* Find the next word; see tokscan.h. */
@@ -125,11 +135,77 @@ bool tokscan_find(const struct tokscan *ts, const char *s, size_t len,
 		  size_t from, size_t *at, unsigned *word)
 {
 	for (size_t i = from; i + 1 < len; i++) {
-		if (!may_start(ts, s, len, i))
-			continue;
-		for (int32_t k = ts->head[lc((unsigned char)s[i])]; k >= 0;
-		     k = ts->w[k].next) {
+		for (int32_t k = first_at(ts, pair_of((unsigned char)s[i],
+						      (unsigned char)s[i + 1]));
+		     k >= 0; k = ts->w[k].next) {
 			if (word_at(ts, &ts->w[k], s, len, i)) {
+				*at = i;
+				*word = (unsigned)k;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* A quote or a backslash, which a shell takes out: c"url" is curl. */
+static inline bool shq(unsigned char c)
+{
+	return c == '"' || c == '\'' || c == '\\';
+}
+
+/* word_at on the text with quotes and backslashes taken out; *end gets
+ * the offset just after the word's last byte. */
+static bool word_at_unquoted(const struct tokscan *ts, const struct tokword *w,
+			     const char *s, size_t len, size_t i, size_t *end)
+{
+	const unsigned char *t = (const unsigned char *)bytes_of(ts) + w->text;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t j = i, p = i;
+
+	for (size_t k = 0; k < w->len; k++) {
+		while (k > 0 && j < len && shq(u[j]))
+			j++;
+		if (j >= len)
+			return false;
+		if ((w->flags & TOKSCAN_ICASE) ? lc(u[j]) != t[k] : u[j] != t[k])
+			return false;
+		j++;
+	}
+	while (p > 0 && shq(u[p - 1]))
+		p--;
+	if ((w->flags & TOKSCAN_LEFT) && p > 0 && alnum(u[p - 1]))
+		return false;
+	if (w->flags & TOKSCAN_RIGHT) {
+		size_t q = j;
+
+		while (q < len && shq(u[q]))
+			q++;
+		if (q < len && (alnum(u[q]) || u[q] == '_' || u[q] == '-' ||
+				u[q] == '.' || u[q] == ':'))
+			return false;
+	}
+	*end = j;
+	return true;
+}
+
+/* Find the next word as a shell would read the text; see tokscan.h. */
+bool tokscan_find_unquoted(const struct tokscan *ts, const char *s, size_t len,
+			   size_t from, size_t *at, size_t *end, unsigned *word)
+{
+	for (size_t i = from; i + 1 < len; i++) {
+		size_t i2 = i + 1;
+		unsigned b;
+
+		if (shq((unsigned char)s[i]))
+			continue;
+		while (i2 < len && shq((unsigned char)s[i2]))
+			i2++;
+		if (i2 >= len)
+			return false;
+		b = pair_of((unsigned char)s[i], (unsigned char)s[i2]);
+		for (int32_t k = first_at(ts, b); k >= 0; k = ts->w[k].next) {
+			if (word_at_unquoted(ts, &ts->w[k], s, len, i, end)) {
 				*at = i;
 				*word = (unsigned)k;
 				return true;
@@ -253,7 +329,7 @@ static int l_words(lua_State *L)
 				  total + 1, 0);
 	memset(ts, 0, sizeof(*ts));
 	ts->n = (uint32_t)n;
-	for (int c = 0; c < 256; c++)
+	for (int c = 0; c < BUCKETS; c++)
 		ts->head[c] = ts->tail[c] = -1;
 	buf = (char *)&ts->w[n];
 	for (lua_Integer i = 1; i <= n; i++) {
@@ -261,8 +337,7 @@ static int l_words(lua_State *L)
 		const char *w, *p;
 		size_t wl, pl;
 		uint8_t f;
-		unsigned char c0, c1;
-		unsigned k;
+		unsigned k, b;
 
 		read_entry(L, i, &w, &wl, &f, &p, &pl);
 		tw->text = (uint32_t)off;
@@ -278,55 +353,71 @@ static int l_words(lua_State *L)
 			memcpy(buf + off, p, pl);
 		off += pl;
 		lua_pop(L, 1);
-		c0 = lc((unsigned char)w[0]);
-		c1 = lc((unsigned char)w[1]);
-		k = (unsigned)c0 << 8 | c1;
+		k = pair_of((unsigned char)w[0], (unsigned char)w[1]);
 		ts->pair[k >> 3] |= (uint8_t)(1u << (k & 7));
-		/* keep the list's order among words of one first byte */
+		/* keep the list's order among the words of one bucket */
+		b = bucket(k);
 		tw->next = -1;
-		if (ts->tail[c0] >= 0)
-			ts->w[ts->tail[c0]].next = (int32_t)(i - 1);
+		if (ts->tail[b] >= 0)
+			ts->w[ts->tail[b]].next = (int32_t)(i - 1);
 		else
-			ts->head[c0] = (int32_t)(i - 1);
-		ts->tail[c0] = (int32_t)(i - 1);
+			ts->head[b] = (int32_t)(i - 1);
+		ts->tail[b] = (int32_t)(i - 1);
 	}
 	luaL_setmetatable(L, META);
 	return 1;
 }
 
-/* W:find(s [, init]): start, end, word number of the first word, or nil. */
+/* Find in s from init (1-based), plainly or unquoted: found, 0-based
+ * start and end (past the word), word. */
+static bool find_in(const struct tokscan *ts, const char *s, size_t len,
+		    lua_Integer init, bool unquoted, size_t *at, size_t *end,
+		    unsigned *w)
+{
+	if (init < 1)
+		init = 1;
+	if ((size_t)init > len)
+		return false;
+	if (unquoted)
+		return tokscan_find_unquoted(ts, s, len, (size_t)init - 1, at, end, w);
+	if (!tokscan_find(ts, s, len, (size_t)init - 1, at, w))
+		return false;
+	*end = *at + ts->w[*w].len;
+	return true;
+}
+
+/* W:find(s [, init [, unquoted]]): start, end, word number of the first
+ * word, or nil; unquoted: as a shell reads s (c"url" holds curl). */
 static int l_find(lua_State *L)
 {
 	const struct tokscan *ts = check_set(L, 1);
-	size_t len, at;
+	size_t len, at, end;
 	const char *s = luaL_checklstring(L, 2, &len);
-	lua_Integer init = luaL_optinteger(L, 3, 1);
 	unsigned w;
 
-	if (init < 1)
-		init = 1;
-	if ((size_t)init > len ||
-	    !tokscan_find(ts, s, len, (size_t)init - 1, &at, &w)) {
+	if (!find_in(ts, s, len, luaL_optinteger(L, 3, 1), lua_toboolean(L, 4),
+		     &at, &end, &w)) {
 		lua_pushnil(L);
 		return 1;
 	}
 	lua_pushinteger(L, (lua_Integer)at + 1);
-	lua_pushinteger(L, (lua_Integer)(at + ts->w[w].len));
+	lua_pushinteger(L, (lua_Integer)end);
 	lua_pushinteger(L, (lua_Integer)w + 1);
 	return 3;
 }
 
-/* W:first(list [, i]): the index of the first string of list[i..] holding a
- * word, and that word's number; nil when none does. */
+/* W:first(list [, i [, unquoted]]): the index of the first string of
+ * list[i..] holding a word, and that word's number; nil when none does. */
 static int l_first(lua_State *L)
 {
 	const struct tokscan *ts = check_set(L, 1);
 	lua_Integer n, i = luaL_optinteger(L, 3, 1);
+	bool unquoted = lua_toboolean(L, 4);
 
 	luaL_checktype(L, 2, LUA_TTABLE);
 	n = luaL_len(L, 2);
 	for (; i <= n; i++) {
-		size_t len, at;
+		size_t len, at, end;
 		const char *s;
 		unsigned w;
 
@@ -335,7 +426,7 @@ static int l_first(lua_State *L)
 			continue;
 		}
 		s = lua_tolstring(L, -1, &len);
-		if (tokscan_find(ts, s, len, 0, &at, &w)) {
+		if (find_in(ts, s, len, 1, unquoted, &at, &end, &w)) {
 			lua_pop(L, 1);
 			lua_pushinteger(L, i);
 			lua_pushinteger(L, (lua_Integer)w + 1);
@@ -361,12 +452,9 @@ static int l_scan(lua_State *L)
 	while (i + 1 < len) {
 		size_t next = i + 1;
 
-		if (!may_start(ts, s, len, i)) {
-			i++;
-			continue;
-		}
-		for (int32_t k = ts->head[lc((unsigned char)s[i])]; k >= 0;
-		     k = ts->w[k].next) {
+		for (int32_t k = first_at(ts, pair_of((unsigned char)s[i],
+						      (unsigned char)s[i + 1]));
+		     k >= 0; k = ts->w[k].next) {
 			const struct tokword *w = &ts->w[k];
 			size_t pos[2], a, b;
 			ptrdiff_t e;
@@ -505,6 +593,9 @@ static int l_code_named(lua_State *L)
 			had_blank = true;
 		}
 		op = p < n ? bind_op(c, n, p, quoted) : 0;
+		if (!op && !quoted && had_blank && p + 2 < n && is_word(c, p, p + 2, "to") &&
+		    blank((unsigned char)c[p + 2]))
+			op = 2;		/* AppleScript: set password to "x" */
 		if (op == 0 && (quoted || !had_blank))
 			continue;	/* SQL's PASSWORD 'x' needs the blank */
 		/* set_password("a", "b"), auth=("u", "p"), k => ["a", "b"] */
@@ -541,21 +632,31 @@ static int l_code_named(lua_State *L)
 	return 1;
 }
 
+/* One string literal of code_literals: content span, joined to the last. */
+struct lit_span {
+	size_t start, end;
+	bool joined;
+};
+
 /*
- * jobtrace.code_literals(code [, max]): { first, last, joined, ... } of the
- * string literals of code in order (content spans; joined: only blanks and
- * at least one comma since the previous one), at most max (256), or nil.
+ * jobtrace.code_literals(code [, max [, words]]): { first, last, joined,
+ * ... } of the string literals of code in order (content spans; joined:
+ * only blanks and at least one comma since the previous one), at most max
+ * (256), or nil.  With a word set, only the runs of joined literals (a
+ * list, an argument list) of which one holds a word.
  */
 static int l_code_literals(lua_State *L)
 {
-	size_t n, p = 0, prev_next = 0;
+	size_t n, p = 0, prev_next = 0, cnt = 0;
 	const char *c = luaL_checklstring(L, 1, &n);
-	lua_Integer max = luaL_optinteger(L, 2, DEFAULT_LITERALS), cnt = 0, k = 0;
+	lua_Integer max = luaL_optinteger(L, 2, DEFAULT_LITERALS), k = 0, emitted = 0;
+	const struct tokscan *ts = lua_isnoneornil(L, 3) ? NULL : check_set(L, 3);
+	struct lit_span *lits;
 	int out;
 
-	lua_newtable(L);
-	out = lua_gettop(L);
-	while (p < n && cnt < max) {
+	/* a literal takes two quotes: at most n / 2 + 1 of them */
+	lits = lua_newuserdatauv(L, (n / 2 + 1) * sizeof(*lits), 0);
+	while (p < n) {
 		struct tokscan_lit lit;
 		bool joined = cnt > 0, comma = false;
 
@@ -570,16 +671,35 @@ static int l_code_literals(lua_State *L)
 				joined = false;
 		}
 		tokscan_literal(c, n, p, &lit);
-		lua_pushinteger(L, (lua_Integer)lit.start + 1);
-		lua_rawseti(L, out, ++k);
-		lua_pushinteger(L, (lua_Integer)lit.end);
-		lua_rawseti(L, out, ++k);
-		lua_pushboolean(L, joined && comma);
-		lua_rawseti(L, out, ++k);
+		lits[cnt].start = lit.start;
+		lits[cnt].end = lit.end;
+		lits[cnt].joined = joined && comma;
 		cnt++;
 		p = prev_next = lit.next;
 	}
-	if (cnt == 0)
+	lua_newtable(L);
+	out = lua_gettop(L);
+	for (size_t r = 0; r < cnt && emitted < max;) {
+		size_t e = r + 1, at;
+		bool hit = ts == NULL;
+		unsigned w;
+
+		while (e < cnt && lits[e].joined)
+			e++;
+		for (size_t i = r; !hit && i < e; i++)
+			hit = tokscan_find(ts, c + lits[i].start,
+					   lits[i].end - lits[i].start, 0, &at, &w);
+		for (size_t i = r; hit && i < e && emitted < max; i++, emitted++) {
+			lua_pushinteger(L, (lua_Integer)lits[i].start + 1);
+			lua_rawseti(L, out, ++k);
+			lua_pushinteger(L, (lua_Integer)lits[i].end);
+			lua_rawseti(L, out, ++k);
+			lua_pushboolean(L, i > r && lits[i].joined);
+			lua_rawseti(L, out, ++k);
+		}
+		r = e;
+	}
+	if (emitted == 0)
 		lua_pushnil(L);
 	return 1;
 }

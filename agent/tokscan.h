@@ -54,10 +54,19 @@ void tokscan_literal(const char *code, size_t len, size_t at,
 bool tokscan_find(const struct tokscan *ts, const char *s, size_t len,
 		  size_t from, size_t *at, unsigned *word);
 
+/*
+ * tokscan_find on s as a shell reads it: quotes and backslashes are taken
+ * out (c"url" and cu\\rl hold curl), boundaries looked for past them;
+ * *end gets the offset just after the word's last byte.
+ */
+bool tokscan_find_unquoted(const struct tokscan *ts, const char *s, size_t len,
+			   size_t from, size_t *at, size_t *end, unsigned *word);
+
 struct lua_State;
 /*
  * Add to the table at idx (the rules' `jobtrace` table) the functions
- * words(list), code_named(code, words) and code_literals(code [, max]),
+ * words(list), code_named(code, words) and code_literals(code [, max
+ * [, words]]),
  * and the methods find and scan of a word set; check/ud stop a pattern at
  * the rules' deadline as in luapat_install.  See lua-rules/README.md.
  */

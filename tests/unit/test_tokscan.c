@@ -137,7 +137,7 @@ static bool naive_find(const char *const *list, const uint8_t *flags, int n,
 /* Random word sets and texts: tokscan_find agrees with the naive search. */
 static void test_find_random(void **state)
 {
-	static const char abc[] = "abAB_-:.x";
+	static const char abc[] = "abAB_-:.x'\"";
 	lua_State *L = new_state();
 	unsigned seed = (unsigned)time(NULL);
 
@@ -181,14 +181,32 @@ static void test_find_random(void **state)
 			text[i] = abc[rand() % (sizeof(abc) - 1)];
 		text[len] = '\0';
 		for (size_t from = 0; from <= len; from++) {
-			size_t a1 = 0, a2 = 0;
+			size_t a1 = 0, a2 = 0, e1 = 0, map[200], m = 0, tf = 0;
 			unsigned w1 = 0, w2 = 0;
 			bool f1 = tokscan_find(ts, text, len, from, &a1, &w1);
 			bool f2 = naive_find(list, flags, n, text, from, &a2, &w2);
+			char plain[200];
 
 			if (f1 != f2 || (f1 && (a1 != a2 || w1 != w2)))
 				fail_msg("seed %u round %d from %zu in '%s': got %d@%zu w%u, want %d@%zu w%u",
 					 seed, round, from, text, f1, a1, w1, f2, a2, w2);
+			/* unquoted: the same as on the text with ' and " taken out */
+			for (size_t i = 0; i < len; i++) {
+				if (text[i] == '\'' || text[i] == '"')
+					continue;
+				if (i < from)
+					tf = m + 1;
+				map[m] = i;
+				plain[m++] = text[i];
+			}
+			plain[m] = '\0';
+			f1 = tokscan_find_unquoted(ts, text, len, from, &a1, &e1, &w1);
+			f2 = naive_find(list, flags, n, plain, tf, &a2, &w2);
+			if (f1 != f2 || (f1 && (a1 != map[a2] || w1 != w2 ||
+						e1 != map[a2 + strlen(list[w2]) - 1] + 1)))
+				fail_msg("seed %u round %d from %zu unquoted in '%s': got %d@%zu-%zu w%u, want %d@%zu w%u",
+					 seed, round, from, text, f1, a1, e1, w1, f2,
+					 f2 ? map[a2] : 0, w2);
 		}
 	}
 	lua_close(L);
@@ -209,6 +227,10 @@ static void test_find_lua(void **state)
 		  "  .. flat{ W:find('curl:8') } .. ' ' .. flat{ W:find('c\\ncurl\\nx') } .. ' '\n"
 		  "  .. flat{ W:find('curl.sh') }",
 	       "10,13,1 nil nil 3,6,1 nil");
+	expect(L, "local W = jobtrace.words{ { 'curl', left = true, right = true } }\n"
+		  "return flat{ W:find('c\\\"url\\\" -u', 1, true) } .. ' ' .. flat{ W:find('cu\\\\rl', 1, true) } .. ' '\n"
+		  "  .. flat{ W:find('c\\\"url\\\" -u') } .. ' ' .. flat{ W:first({ 'x', \"'curl'\" }, 1, true) }",
+	       "1,5,1 1,5,1 nil 2,1");
 	expect(L, "local W = jobtrace.words{ 'key', 'token' }\n"
 		  "return flat{ W:first({ 'a', 'b', 'my_TOKEN', 'key' }) } .. ' '\n"
 		  "  .. flat{ W:first({ 'a', 'key' }, 3) } .. ' ' .. flat{ W:first({ 'a', 1, 'akey' }) }",
@@ -346,6 +368,8 @@ static void test_code_named(void **state)
 		{ "# don't\npassword = 'z2'", "password=z2" },
 		{ "password = 'open", "password=open" },
 		{ "secret::value = 'n1'", "nil" },
+		{ "set password to \"a1\"", "password=a1" },
+		{ "password total 'x'", "nil" },
 	};
 
 	(void)state;
@@ -358,6 +382,11 @@ static void test_code_named(void **state)
 	expect(L, "return lits(\"run(['sshpass', '-p', 'x'], 'y') + f('z')\")",
 	       "sshpass|-p+|x+|y|z");
 	expect(L, "return lits('no literal here')", "nil");
+	/* with a word set: only the runs in which a literal holds a word */
+	expect(L, "local s = \"a('x', 'y') b(['curl', '-u', 'u:p']) c('z') d('key: 1')\"\n"
+		  "local t = jobtrace.code_literals(s, 256, jobtrace.words{ 'curl', 'key' })\n"
+		  "local o = {} for i = 1, #t, 3 do o[#o + 1] = s:sub(t[i], t[i + 1]) .. (t[i + 2] and '+' or '') end\n"
+		  "return table.concat(o, '|')", "curl|-u+|u:p+|key: 1");
 	expect(L, "return flat(jobtrace.code_literals(\"'a' 'b' 'c'\", 2))", "2,2,false,6,6,false");
 	lua_close(L);
 }
