@@ -67,7 +67,8 @@ local secret_opt = set { "password", "passwd", "pass", "passphrase",
 	"sas-token", "connection-string", "private-key", "oauth2-bearer",
 	"account-key", "storage-key", "master-key", "encryption-key",
 	"signing-key", "license-key", "app-key", "consumer-secret",
-	"auth-key", "pwd", "auth", "secret-string", "secret-binary", "creds", "credentials", "src-creds", "dest-creds" }
+	"auth-key", "pwd", "auth", "secret-string", "secret-binary", "creds",
+	"sse-c-key", "copy-source-sse-c-key", "sse-customer-key", "credentials", "src-creds", "dest-creds" }
 lib.secret_options = secret_opt
 
 -- the word before "-token" in tokenizer and generation options
@@ -103,6 +104,11 @@ local function secret_key(key)
 	local ku = upper(key)
 	if find(ku, "PASSW", 1, true) or find(ku, "SECRET", 1, true)
 		or find(ku, "PASSPHRASE", 1, true) or ku == "PASS" then
+		return true
+	end
+	-- PASS as a word: ANSIBLE_BECOME_PASS, PASS_PHRASE (not BYPASS)
+	if find(ku, "PASS", 1, true) and (find(ku, "[_%-%.]PASS$") or find(ku, "^PASS[_%-%.]")
+		or find(ku, "[_%-%.]PASS[_%-%.]")) then
 		return true
 	end
 	if find(ku, "TOKEN", 1, true) then
@@ -475,6 +481,8 @@ local function userpass(v, how)
 	if how == "userpass" then
 		local u = match(v, "^([^:]*):.")
 		if u then return u .. ":" .. R end
+		-- KEY: (an API key as the user, no password: curl -u KEY:)
+		if #v > 1 and byte(v, -1) == 58 then return R .. ":" end
 		return v
 	elseif how == "smb" then
 		local u = match(v, "^([^%%]*)%%.")
@@ -644,6 +652,13 @@ local function redact_text(a)
 				out = sub(out, 1, t + 4) .. u .. "/" .. R .. sub(out, t + 5 + #u + 1 + #p)
 			end
 		end
+	end
+	-- .netrc lines, ftp scripts: machine h login u password X
+	if find(la, "password", 1, true) and (find(la, "login", 1, true)
+		or find(la, "machine", 1, true)) then
+		out = gsub(out, "(%f[%w][Pp][Aa][Ss][Ss][Ww][Oo][Rr][Dd]%s+)([^%s\"']+)", function(k, v)
+			if v ~= R then return k .. R end
+		end)
 	end
 	local f = formats_in(out)
 	if f then out = f end
@@ -1122,7 +1137,10 @@ redact = function(argv, tool, depth)
 			local eq = find(a, "=", 2, true)
 			local name = eq and sub(a, 1, eq - 1) or a
 			local dashes = byte(a, 2) == 45 and 2 or 1
-			local norm = lower(sub(name, dashes + 1))
+			local norm = sub(name, dashes + 1)
+			-- camelCase as kebab-case: --accessToken is --access-token
+			if find(norm, "%l%u") then norm = gsub(norm, "(%l)(%u)", "%1-%2") end
+			norm = lower(norm)
 			if find(norm, "_", 1, true) then norm = gsub(norm, "_", "-") end
 			if specs then
 				-- the tool's own options first

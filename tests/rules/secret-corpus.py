@@ -390,6 +390,11 @@ TOOLS = [
     ("ansible-playbook", "ansible-playbook site.yml --private-key={P}"),
     ("ansible-playbook", "ansible-playbook site.yml -e 'db_password={P} threads=4'"),
     ("mytool", "mytool --db-pass {P} --out x"),
+    ("mytool", "mytool --accessToken {P} --threads 4"),
+    ("mytool", "mytool --privateKey={P}"),
+    ("ansible-playbook", "ansible-playbook site.yml -e ansible_become_pass={P}"),
+    ("aws", "aws s3 cp a.bam s3://lab/a.bam --sse-c-key {P}"),
+    ("curl", "curl -u {P}: https://api.example.org/v1/charges"),
     ("mytool", "mytool --client-secret={P}"),
     ("mytool", "mytool --api_key {P}"),
     ("java", "java -Djavax.net.ssl.keyStorePassword={P} -jar app.jar"),
@@ -442,6 +447,7 @@ CODE = [
     ("matlab", ["matlab", "-batch", "token = '{P}'; sync(token)"]),
     ("sh-pipe", ["sh", "-c", "echo {P} | sudo -S apt-get -y update"]),
     ("sh-herestring", ["bash", "-c", "chpasswd <<< alice:{P}"]),
+    ("sh-netrc", ["sh", "-c", "echo 'machine ftp.example.org login u password {P}' >> .netrc"]),
 ]
 
 # commands behind wrappers and shell constructs; {P} a secret
@@ -461,6 +467,23 @@ WRAPPED = [
     ("watch", ["watch", "-n", "5", "mysql -uroot -p{P} -e 'show processlist'"]),
     ("ssh", ["ssh", "node01", "mysql", "-uroot", "-p{P}", "db"]),
 ]
+
+
+# what the shells of the corpus run inside their strings (all made
+# harmless copies of /bin/true by the integration test, so that nothing real
+# runs: echo, eval and <<< are the shell's own)
+INNER_COMMANDS = ["curl", "mysql", "sshpass", "ssh", "sudo", "apt-get",
+                  "chpasswd", "id", "lftp", "mytool"]
+SHELLS = {"sh", "bash"}
+
+
+def programs(base):
+    """Every program the corpus starts by name, but the shells and env."""
+    names = set(INNER_COMMANDS)
+    for e in base:
+        names.add(e["argv"][0].rsplit("/", 1)[-1])
+    names.update(["docker"])
+    return sorted(names - SHELLS - {"env"})
 
 
 def password():
@@ -591,7 +614,8 @@ def main():
                          "canaries": [cv[2]]})
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"seed": seed, "base": len(base), "runs": runs}, f)
+            json.dump({"seed": seed, "base": len(base), "runs": runs,
+                       "programs": programs(base)}, f)
     if a.lines:
         for cut in (False, True):
             name = a.lines + (".cut" if cut else "")
