@@ -120,6 +120,10 @@ local function secret_key(key)
 	if ku == "SIG" or find(ku, "SIGNATURE$") or find(ku, "CREDENTIAL", 1, true) then
 		return true
 	end
+	-- session ids: JSESSIONID=, PHPSESSID=, sessionid=, session_token=
+	if find(ku, "SESSIONID", 1, true) or find(ku, "SESSID", 1, true) then
+		return true
+	end
 	-- whole words: AUTH, PWD (ODBC's Pwd=), PSK, JWT
 	if find(ku, "%f[%w]AUTH%f[^%w]") or find(ku, "%f[%w]PWD%f[^%w]")
 		or find(ku, "%f[%w]PSK%f[^%w]") or find(ku, "%f[%w]JWT%f[^%w]") then
@@ -402,7 +406,7 @@ table_name = lib.memo(table_name)
 
 local base_words = { "pass", "secret", "token", "key", "auth", "bearer",
 	"cookie", "cred", "pwd", "sig=", "signature", "identified", "_pat",
-	"private", "jwt", "psk", ":thin:" }
+	"private", "jwt", "psk", ":thin:", "sessid", "sessionid" }
 local extra_words = {}	-- lib.redact_option / lib.redact_word
 local gate_set, gate_weak
 local safe, safe_n = {}, 0	-- arguments known to hold no gate word
@@ -1379,7 +1383,8 @@ lib.redact = function(argv, tool) redact(argv, tool, 1) end
 local stdin_flag = { sudo = { "-S", "--stdin" }, passwd = { "--stdin" },
 	gpg = { "--passphrase-fd" }, htpasswd = { "-i" }, smbpasswd = { "-s" },
 	gh = { "--with-token" } }
-local stdin_always = set { "chpasswd", "chgpasswd", "kinit", "cryptsetup" }
+local stdin_always = set { "chpasswd", "chgpasswd", "kinit", "cryptsetup",
+	"passwd" }
 local function stdin_reader(cmd)
 	local b = prog(cmd[1] or "")
 	if stdin_always[b] then return true end

@@ -65,7 +65,26 @@ tool({ "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport",
 	"mongoimport", "mongostat", "mongotop", "mongofiles" }, {
 	short = { p = "any" }, takes = "uhd", doc = "mongosh: --password <password>, -p <password>" })
 tool("redis-cli", { short = { a = "any" }, takes = "hpsnuridcD",
-	doc = "redis-cli: -a <password>  Password to use when connecting to the server" })
+	after = { "requirepass", "masterauth" },
+	fn = function(argv, ops, orig)
+		-- AUTH [username] password: the last word of the command
+		for i = 1, #ops do
+			if orig[ops[i]]:lower() == "auth" and ops[i + 1] then
+				argv[ops[i + 2] or ops[i + 1]] = "[REDACTED]"
+			end
+		end
+	end,
+	doc = "redis-cli: -a <password>  Password to use when connecting to the server; the commands AUTH [username] password, CONFIG SET requirepass/masterauth password" })
+tool({ "mysqladmin", "mariadb-admin" }, { sub = "password", operand = 1,
+	doc = "mysqladmin(1): password new_password  Set a new password" })
+tool("rabbitmqctl", { sub = "add_user", operand = 2,
+	doc = "rabbitmqctl(8): add_user username password" })
+tool("rabbitmqctl", { sub = "change_password", operand = 2,
+	doc = "rabbitmqctl(8): change_password username newpassword" })
+tool("samba-tool", { sub = "create", operand = 2,
+	doc = "samba-tool(8): user create username [password]" })
+tool("etcdctl", { long = { user = "userpass" },
+	doc = "etcdctl: --user=username[:password]  username[:password] for authentication" })
 tool("cqlsh", { short = { p = "any" }, takes = "uk", doc = "cqlsh: -p, --password  Password to authenticate" })
 tool("cypher-shell", { short = { p = "any" }, takes = "uad", doc = "cypher-shell: -p PASSWORD, --password PASSWORD" })
 tool("vsql", { short = { w = "any" }, takes = "hpUdcfFoRv", doc = "vsql (Vertica): -w password" })

@@ -286,6 +286,13 @@ TOOLS = [
     ("redis-cli", "redis-cli -h cache01 -a {P} ping"),
     ("redis-cli", "redis-cli -u redis://default:{P}@cache01:6379 info"),
     ("cqlsh", "cqlsh -u cassandra -p {P} db01"),
+    ("redis-cli", "redis-cli -h cache01 CONFIG SET requirepass {P}"),
+    ("redis-cli", "redis-cli -h cache01 AUTH default {P}"),
+    ("mysqladmin", "mysqladmin -u root password {P}"),
+    ("rabbitmqctl", "rabbitmqctl add_user pipeline {P}"),
+    ("rabbitmqctl", "rabbitmqctl change_password pipeline {P}"),
+    ("samba-tool", "samba-tool user create bob {P}"),
+    ("etcdctl", "etcdctl --user root:{P} get /config"),
     ("cypher-shell", "cypher-shell -u neo4j -p {P} 'MATCH (n) RETURN count(n)'"),
     ("vsql", "vsql -h db01 -U dbadmin -w {P}"),
     ("db2", "db2 connect to SAMPLE user db2inst1 using {P}"),
@@ -307,6 +314,7 @@ TOOLS = [
     ("curl", "curl 'https://app.example.org/api?access_token={P}&page=2'"),
     ("curl", "curl 'https://bkt.s3.amazonaws.com/k.bam?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature={P}'"),
     ("curl", "curl 'https://acct.blob.core.windows.net/c/f.bam?sv=2022-11-02&sig={P}'"),
+    ("curl", "curl 'https://app.example.org/report;jsessionid={P}'"),
     ("wget", "wget --user=alice --password={P} https://example.org/f.gz"),
     ("wget", "wget --http-password {P} https://example.org/f.gz"),
     ("wget", "wget --ftp-password={P} ftp://example.org/f.gz"),
@@ -448,6 +456,7 @@ CODE = [
     ("sh-pipe", ["sh", "-c", "echo {P} | sudo -S apt-get -y update"]),
     ("sh-herestring", ["bash", "-c", "chpasswd <<< alice:{P}"]),
     ("sh-netrc", ["sh", "-c", "echo 'machine ftp.example.org login u password {P}' >> .netrc"]),
+    ("sh-passwd", ["bash", "-c", "echo -e '{P}\\n{P}' | passwd pipeline"]),
 ]
 
 # commands behind wrappers and shell constructs; {P} a secret
@@ -571,7 +580,7 @@ def cut_variant(e, limit, binpath):
 CONTEXTS = ["direct", "sh", "bash", "env", "sudo", "srun", "docker"]
 # lines whose secret is known as one only by what follows it (echo X |
 # sudo -S): cut inside X, nothing says it is a secret
-NOCUT = ("code:sh-pipe:",)
+NOCUT = ("code:sh-pipe:", "code:sh-passwd:")
 
 
 def main():
