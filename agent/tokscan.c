@@ -322,7 +322,7 @@ static int l_words(lua_State *L)
 		uint8_t f;
 
 		read_entry(L, i, &w, &wl, &f, &p, &pl);
-		total += wl + pl;
+		total += wl + pl + 1;	/* a pattern ends with a NUL, as Lua's do */
 		lua_pop(L, 1);
 	}
 	ts = lua_newuserdatauv(L, sizeof(*ts) + (size_t)n * sizeof(ts->w[0]) +
@@ -351,7 +351,10 @@ static int l_words(lua_State *L)
 		tw->plen = (uint32_t)pl;
 		if (pl)
 			memcpy(buf + off, p, pl);
-		off += pl;
+		/* the matcher reads the byte after a pattern's last (a Lua
+		 * string's NUL) to find where an item ends */
+		buf[off + pl] = '\0';
+		off += pl + 1;
 		lua_pop(L, 1);
 		k = pair_of((unsigned char)w[0], (unsigned char)w[1]);
 		ts->pair[k >> 3] |= (uint8_t)(1u << (k & 7));
