@@ -381,6 +381,9 @@ end
 --   sub = "eval"       with operand: the operand after this word (deno eval)
 function lib.code_tool(names, spec)
 	if type(names) == "string" then names = { names } end
+	if type(names) ~= "table" or type(spec) ~= "table" then
+		error("code_tool: (names, spec)", 2)
+	end
 	local s = { short = letters(spec.short), long = letters(spec.long),
 		words = letters(spec.words), takes = letters(spec.takes),
 		program = spec.program, operands = spec.operands, sub = spec.sub,
