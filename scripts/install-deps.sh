@@ -9,13 +9,14 @@
 # source; dpkg-dev (dpkg-scanpackages) and gpg make that test's apt
 # repository.  snakemake (7.21 in Debian 12) runs test_rightsize.sh's pipeline.
 # chromium renders the HTML report headless in test_report_html.sh (its fonts
-# come with fontconfig, fonts-dejavu-core).
+# come with fontconfig, fonts-dejavu-core).  sudo is one of the wrappers
+# test_secret_corpus.sh runs secret-bearing command lines behind.
 set -eu
 PKGS="gcc make autoconf automake pkg-config clang llvm libclang-rt-dev bpftool libbpf-dev
 libelf-dev zlib1g-dev libconfig-dev liblua5.4-dev libsqlite3-dev
 libcmocka-dev libcurl4-openssl-dev sqlite3 procps slurm-wlm munge libslurm-dev
 clickhouse-server clickhouse-client python3 curl cloud-init dpkg-dev gpg docker.io busybox-static
-snakemake chromium"
+snakemake chromium sudo"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

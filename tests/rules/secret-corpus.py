@@ -27,6 +27,7 @@ import argparse
 import json
 import random
 import shlex
+import shutil
 import sys
 
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -482,17 +483,47 @@ WRAPPED = [
 # harmless copies of /bin/true by the integration test, so that nothing real
 # runs: echo, eval and <<< are the shell's own)
 INNER_COMMANDS = ["curl", "mysql", "sshpass", "ssh", "sudo", "apt-get",
-                  "chpasswd", "id", "lftp", "mytool"]
+                  "chpasswd", "passwd", "id", "lftp", "mytool", "make"]
 SHELLS = {"sh", "bash"}
 
 
+def commands_in(script):
+    """The command names a shell string runs (first words of its simple
+    commands, inside $(...), backticks and eval strings too)."""
+    import re
+    out = set()
+    for seg in re.split(r"\$\(|[`;|&()\n]|<<<", script):
+        try:
+            words = shlex.split(seg)
+        except ValueError:
+            continue
+        while words and ("=" in words[0] or words[0] in ("time", "!")):
+            words = words[1:]
+        if not words:
+            continue
+        if words[0] == "eval":
+            for w in words[1:]:
+                out |= commands_in(w)
+        else:
+            out.add(words[0])
+    return out
+
+
 def programs(base):
-    """Every program the corpus starts by name, but the shells and env."""
-    names = set(INNER_COMMANDS)
+    """Every program the corpus starts by name, but the shells and env:
+    the first word of each line, what env starts, what the shell strings
+    run."""
+    names = set(INNER_COMMANDS) | {"docker"}
     for e in base:
-        names.add(e["argv"][0].rsplit("/", 1)[-1])
-    names.update(["docker"])
-    return sorted(names - SHELLS - {"env"})
+        argv = e["argv"]
+        names.add(argv[0].rsplit("/", 1)[-1])
+        if argv[0] == "env":
+            rest = [a for a in argv[1:] if "=" not in a]
+            names.add(rest[0])
+        if argv[0] in SHELLS:
+            names |= commands_in(argv[-1])
+    return sorted(n for n in names - SHELLS - {"env", "echo", "printf"}
+                  if "/" not in n)
 
 
 def password():
@@ -556,7 +587,11 @@ def cut_variant(e, limit, binpath):
     Returns (full argv, the argv as the kernel keeps it, kept canary)."""
     if e["id"].startswith(NOCUT):
         return None
-    argv = [binpath(e["argv"][0])] + e["argv"][1:]
+    name = e["argv"][0]
+    # a shell or env stays the system's own (it runs the line); the rest
+    # are the test's copies
+    real = (name in SHELLS or name == "env") and shutil.which(name)
+    argv = [real or binpath(name)] + e["argv"][1:]
     last = argv[-1]
     for c in e["canaries"]:
         at = last.find(c)
