@@ -29,6 +29,7 @@
 #include "report.h"
 #include "rightsize.h"
 #include "rules.h"
+#include "shellwords.h"
 #include "store.h"
 #include "util.h"
 
@@ -465,8 +466,12 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 struct made_proc {
 	struct jt_proc p;
 	char exe[4096];
-	char argv[8192];
+	char *argv;		/* malloc'd, NUL-separated */
 };
+
+/* The most argv bytes `rules test` takes: the agent sees at most
+ * JT_ARGV_LEN, but the rules' cost on longer input is worth measuring. */
+#define MADE_ARGV_MAX (1024 * 1024)
 
 /* Resolve a program name like execvp does: PATH lookup, else as given. */
 static void resolve_exe(const char *name, char *out, size_t len)
@@ -491,18 +496,31 @@ static void resolve_exe(const char *name, char *out, size_t len)
 	snprintf(out, len, "/usr/bin/%s", name);
 }
 
+/* Free what make_proc allocated; accepts a cleared m. */
+static void made_proc_clear(struct made_proc *m)
+{
+	free(m->argv);
+	memset(m, 0, sizeof(*m));
+}
+
 /* Fill m from argc/argv and an optional exe path. */
 static int make_proc(struct made_proc *m, int argc, char **argv,
 		     const char *exe)
 {
 	size_t len = 0;
 
-	memset(m, 0, sizeof(*m));
+	made_proc_clear(m);
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	if (len > MADE_ARGV_MAX)
+		return -E2BIG;
+	m->argv = malloc(len ? len : 1);
+	if (!m->argv)
+		return -ENOMEM;
+	len = 0;
 	for (int i = 0; i < argc; i++) {
 		size_t n = strlen(argv[i]) + 1;
 
-		if (len + n > sizeof(m->argv))
-			return -E2BIG;
 		memcpy(m->argv + len, argv[i], n);
 		len += n;
 	}
@@ -581,6 +599,127 @@ static void print_decision(const struct rules_decision *d,
 	free(text);
 }
 
+/* Decide for in (repeat times first, when asked) and print the decision;
+ * returns 1 if a rule failed, else 0. */
+static int decide(struct rules *r, const struct rules_input *in, long repeat)
+{
+	struct rules_decision d;
+	int rc;
+
+	if (repeat) {
+		double *t = calloc(repeat, sizeof(*t));
+
+		if (!t)
+			return 1;
+		for (long i = 0; i < repeat; i++) {
+			uint64_t t0 = util_now_ns(CLOCK_MONOTONIC);
+
+			rules_classify(r, in, &d);
+			t[i] = (util_now_ns(CLOCK_MONOTONIC) - t0) / 1e3;
+			rules_decision_free(&d);
+		}
+		qsort(t, repeat, sizeof(*t), cmp_double);
+		printf("cost:      median %.2f us, p99 %.2f us, max %.2f us over %ld calls\n",
+		       t[repeat / 2], t[(size_t)(repeat * 0.99)], t[repeat - 1], repeat);
+		free(t);
+	}
+	rules_classify(r, in, &d);
+	print_decision(&d, in->p);
+	if (d.errors) {
+		struct rules_stats st;
+
+		rules_get_stats(r, &st);
+		printf("error:     %s\n", st.last_error);
+	}
+	rc = d.errors ? 1 : 0;
+	rules_decision_free(&d);
+	return rc;
+}
+
+/* Split line (len bytes) into shell words in buf (2 * len + 2 bytes);
+ * returns their number, at most max. */
+static int line_words(const char *line, size_t len, char *buf, char **words,
+		      int max)
+{
+	size_t pos = 0, o = 0;
+	struct shellword w;
+	int n = 0;
+
+	while (n < max && shellwords_next(line, len, &pos, &w, buf + o, NULL)) {
+		if (w.op) {	/* an operator stands for itself */
+			memcpy(buf + o, line + w.start, w.end - w.start);
+			w.len = w.end - w.start;
+		}
+		words[n++] = buf + o;
+		o += w.len;
+		buf[o++] = '\0';
+	}
+	return n;
+}
+
+/* `rules test --lines FILE`: decide for every command line of FILE;
+ * returns 0, 1 if a rule failed on any, 2 if FILE cannot be read. */
+static int decide_lines(struct rules *r, struct rules_input *in,
+			struct made_proc *m, const char *file, bool truncated,
+			long repeat)
+{
+	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	char *line = NULL, *buf = NULL, **words = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long no = 0;
+	int rc = 0;
+
+	if (!f) {
+		fprintf(stderr, "jobtrace rules test: --lines '%s': %s\n", file,
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	words = calloc(4096, sizeof(*words));
+	if (!words) {
+		rc = 1;
+		goto cleanup;
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *nb;
+		int n;
+
+		no++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (len == 0 || line[strspn(line, " \t")] == '#' ||
+		    line[strspn(line, " \t")] == '\0')
+			continue;
+		nb = realloc(buf, 2 * (size_t)len + 2);
+		if (!nb) {
+			rc = 1;
+			goto cleanup;
+		}
+		buf = nb;
+		n = line_words(line, (size_t)len, buf, words, 4096);
+		if (make_proc(m, n, words, NULL)) {
+			fprintf(stderr, "jobtrace rules test: %s:%ld: command line too long\n",
+				file, no);
+			rc = EXIT_USAGE;
+			goto cleanup;
+		}
+		if (truncated)
+			m->p.state |= JT_PS_ARGV_TRUNC;
+		in->p = &m->p;
+		printf("line:      %ld\n", no);
+		if (decide(r, in, repeat))
+			rc = 1;
+		fflush(stdout);
+	}
+cleanup:
+	if (f && f != stdin)
+		fclose(f);
+	free(line);
+	free(buf);
+	free(words);
+	return rc;
+}
+
 /* `rules test`: load the rules locally and show their decision. */
 static int cmd_rules(struct cli *c, int argc, char **argv)
 {
@@ -590,24 +729,28 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 		{ "parent", required_argument, NULL, 'p' },
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "argv-truncated", no_argument, NULL, 't' },
+		{ "lines", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *usage_txt =
 		"Usage: jobtrace rules test [--rules DIR] [--exe PATH] [--parent CMD]\n"
 		"                           [--repeat N] [--argv-truncated] -- ARGV...\n"
+		"       jobtrace rules test [OPTIONS] --lines FILE\n"
 		"\nShow what the rules decide for a command line, without the agent:\n"
 		"include or exclude, tool, category, version, redacted argv, job fields.\n"
 		"--rules tries a folder before it is installed (default: agent.rules_dir),\n"
 		"--parent gives the parent's command line, --repeat N times the decision,\n"
 		"--argv-truncated shows the command line as one the kernel cut (the last\n"
-		"argument is the cut one).\n";
+		"argument is the cut one).  --lines decides for every line of FILE (- for\n"
+		"stdin), each a command line in shell words; blank lines and lines that\n"
+		"begin with # are skipped.\n";
 	struct rules_limits lim = { 64u << 20, 1000000ul,
 				    c->cfg.rules_deadline_ms };
 	const char *dir = c->cfg.rules_dir, *exe = NULL, *parent = NULL;
+	const char *lines = NULL;
 	struct made_proc *m = NULL, *pm = NULL;
 	struct rules_input in = { 0 };
-	struct rules_decision d;
 	struct rules *r = NULL;
 	bool truncated = false;
 	long repeat = 0;
@@ -647,6 +790,9 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 		case 't':
 			truncated = true;
 			break;
+		case 'l':
+			lines = optarg;
+			break;
 		case 'h':
 			fputs(usage_txt, stdout);
 			return 0;
@@ -655,7 +801,12 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
+	if (lines && optind < argc) {
+		fprintf(stderr, "jobtrace rules test: --lines '%s' and a command line: give one\n",
+			lines);
+		return EXIT_USAGE;
+	}
+	if (!lines && optind >= argc) {
 		fprintf(stderr, "jobtrace rules test: give the command line after --\n");
 		return EXIT_USAGE;
 	}
@@ -663,7 +814,7 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 	if (!m)
 		return 1;
 	pm = &m[1];
-	if (make_proc(m, argc - optind, argv + optind, exe)) {
+	if (!lines && make_proc(m, argc - optind, argv + optind, exe)) {
 		fprintf(stderr, "jobtrace rules test: command line too long\n");
 		rc = EXIT_USAGE;
 		goto out;
@@ -699,35 +850,16 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 		in.nanc = 1;
 	}
 	in.p = &m->p;
-	if (repeat) {
-		double *t = calloc(repeat, sizeof(*t));
-
-		if (!t)
-			goto out;
-		for (long i = 0; i < repeat; i++) {
-			uint64_t t0 = util_now_ns(CLOCK_MONOTONIC);
-
-			rules_classify(r, &in, &d);
-			t[i] = (util_now_ns(CLOCK_MONOTONIC) - t0) / 1e3;
-			rules_decision_free(&d);
-		}
-		qsort(t, repeat, sizeof(*t), cmp_double);
-		printf("cost:      median %.2f us, p99 %.2f us, max %.2f us over %ld calls\n",
-		       t[repeat / 2], t[(size_t)(repeat * 0.99)], t[repeat - 1], repeat);
-		free(t);
-	}
-	rules_classify(r, &in, &d);
-	print_decision(&d, &m->p);
-	if (d.errors) {
-		struct rules_stats st;
-
-		rules_get_stats(r, &st);
-		printf("error:     %s\n", st.last_error);
-	}
-	rc = d.errors ? 1 : 0;
-	rules_decision_free(&d);
+	if (lines)
+		rc = decide_lines(r, &in, m, lines, truncated, repeat);
+	else
+		rc = decide(r, &in, repeat);
 out:
 	rules_free(r);
+	if (m) {
+		made_proc_clear(&m[0]);
+		made_proc_clear(&m[1]);
+	}
 	free(m);
 	return rc;
 }

@@ -22,6 +22,7 @@
 #define CAP_OPEN (-1)		/* a capture started and not yet closed */
 #define CAP_POS (-2)		/* a position capture "()" */
 #define SPECIALS "^$*+?.([%-"
+#define CLASS_SCAN_MIN 256	/* subject bytes for a one-class find's table */
 
 #define uch(c) ((unsigned char)(c))
 
@@ -430,6 +431,37 @@ static bool plain_text(const char *p, size_t lp)
 	return true;
 }
 
+/* Is the whole pattern p one single-character class ("[%s;|]", "%d")? */
+static bool one_class(struct mstate *m, const char *p)
+{
+	if (*p == '%' && (p[1] == 'b' || p[1] == 'f' || isdigit(uch(p[1]))))
+		return false;
+	return item_end(m, p) == m->p_end;
+}
+
+/*
+ * The first byte from at that the class p (the whole pattern) matches, or
+ * NULL: what match would find trying each position, through a table, with
+ * one step counted per byte as match counts them.
+ */
+static const char *class_scan(struct mstate *m, const char *at, const char *p)
+{
+	const char *ep = m->p_end;
+	bool in[256];
+
+	for (int c = 0; c < 256; c++) {
+		char ch = (char)c;
+
+		in[c] = single(&(struct mstate){ .s_end = &ch + 1 }, &ch, p, ep);
+	}
+	for (; at < m->s_end; at++) {
+		step(m);
+		if (in[uch(*at)])
+			return at;
+	}
+	return NULL;
+}
+
 /* string.find and string.match. */
 static int find_or_match(lua_State *L, bool find)
 {
@@ -465,6 +497,22 @@ static int find_or_match(lua_State *L, bool find)
 	}
 	state_init(&m, L, s, ls, p, lp, g);
 	at = s + init;
+	/* (the table costs 256 tests: only for a long subject) */
+	if (!anchor && lp > 1 && (*p == '[' || *p == '%') &&
+	    m.s_end - at >= CLASS_SCAN_MIN && one_class(&m, p)) {
+		at = class_scan(&m, at, p);
+		if (!at) {
+			luaL_pushfail(L);
+			return 1;
+		}
+		if (find) {
+			lua_pushinteger(L, at - s + 1);
+			lua_pushinteger(L, at - s + 1);
+			return 2;
+		}
+		lua_pushlstring(L, at, 1);
+		return 1;
+	}
 	for (;;) {
 		const char *e;
 
@@ -655,6 +703,35 @@ static int l_gsub(lua_State *L)
 	}
 	lua_pushinteger(L, n);
 	return 2;
+}
+
+/* Match p anchored at s[init]; see luapat.h. */
+ptrdiff_t luapat_match_at(lua_State *L, const char *s, size_t ls, size_t init,
+			  const char *p, size_t lp, luapat_check_fn check,
+			  void *ud, size_t pos[2], int *npos)
+{
+	struct guard g = { check, ud };
+	struct mstate m;
+	const char *e;
+	int k = 0;
+
+	if (init > ls)
+		return -1;
+	if (lp > 0 && *p == '^') {
+		p++;
+		lp--;
+	}
+	state_init(&m, L, s, ls, p, lp, &g);
+	state_reset(&m);
+	e = match(&m, s + init, p);
+	if (!e)
+		return -1;
+	for (int i = 0; i < m.ncap && k < 2; i++)
+		if (m.cap[i].len == CAP_POS)
+			pos[k++] = (size_t)(m.cap[i].at - s);
+	if (npos)
+		*npos = k;
+	return e - s;
 }
 
 /* Set find, match, gmatch and gsub of the table at idx. */

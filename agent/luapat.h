@@ -27,4 +27,16 @@ typedef void (*luapat_check_fn)(lua_State *L, void *ud);
  */
 void luapat_install(lua_State *L, int idx, luapat_check_fn check, void *ud);
 
+/*
+ * Match pattern p (lp bytes, anchored: a leading '^' is allowed) at offset
+ * init of s (ls bytes), counted and stopped like string.find with check and
+ * ud.  Returns the offset just after the match, or -1 when there is none.
+ * The first two position captures "()" of the match go to pos[0] and
+ * pos[1] as offsets in s, and their number (0 to 2) to *npos (may be NULL).
+ * A malformed pattern raises the stock library's error.
+ */
+ptrdiff_t luapat_match_at(lua_State *L, const char *s, size_t ls, size_t init,
+			  const char *p, size_t lp, luapat_check_fn check,
+			  void *ud, size_t pos[2], int *npos);
+
 #endif

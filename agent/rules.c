@@ -30,6 +30,7 @@
 #include "rules.h"
 #include "schema.h"
 #include "shellwords.h"
+#include "tokscan.h"
 #include "util.h"
 
 /* One default rule file compiled in (rules_builtin.h, made by make). */
@@ -448,6 +449,8 @@ static void sandbox(lua_State *L, struct rstate *rs)
 	lua_pushcclosure(L, l_setmetatable, 1);
 	lua_setglobal(L, "setmetatable");
 	luaL_newlib(L, api);
+	/* word sets and code literals for the redaction rules, bounded too */
+	tokscan_install(L, -1, deadline_check, rs);
 	lua_setglobal(L, "jobtrace");
 
 	lua_newtable(L);

@@ -20,7 +20,8 @@
 #
 # Prints a results table and writes it to bench/results-latest.txt (or
 # $BENCH_OUT).  See bench/README.md for what each figure means.
-# Knobs (environment): STORM_N STORM_PAIRS BURN_S BURN_PAIRS RSS_BATCH RSS_TOTAL.
+# Knobs (environment): STORM_N STORM_PAIRS BURN_S BURN_PAIRS RSS_BATCH RSS_TOTAL,
+# STORM_ARGS (words the storm's /bin/true gets, for the rules to read).
 
 set -u
 
@@ -35,6 +36,7 @@ EXECSNOOP=${EXECSNOOP:-/usr/sbin/execsnoop}
 OUT=${BENCH_OUT:-$BENCH_DIR/results-latest.txt}
 
 STORM_N=${STORM_N:-20000}
+STORM_ARGS=${STORM_ARGS:-}	# arguments of the storm's /bin/true (what the rules read)
 STORM_PAIRS=${STORM_PAIRS:-5}
 BURN_S=${BURN_S:-5}
 BURN_PAIRS=${BURN_PAIRS:-3}
@@ -206,7 +208,8 @@ other_bpf_holders() {
 # their context).
 storm() {
 	local out
-	out=$(nice -n "${2:-0}" "$WL/spawnstorm" "$1" /bin/true) || die "spawnstorm failed: $out"
+	# shellcheck disable=SC2086
+	out=$(nice -n "${2:-0}" "$WL/spawnstorm" "$1" /bin/true $STORM_ARGS) || die "spawnstorm failed: $out"
 	printf '%s\n' "$out" | sed -n 's/.*elapsed_s=\([0-9.]*\) cpu_s=\([0-9.]*\).*/\1 \2/p'
 }
 

@@ -50,6 +50,17 @@ jobtrace.rule("env-values", function(p, d)
 	local argv = d.argv
 	local prog = jobtrace.basename(argv[1] or "")
 	local n = #argv
+	-- env's own assignments, whatever it starts (env X=1 sbatch is named
+	-- sbatch, and sbatch's --export is read below too)
+	if prog == "env" then
+		for k = 2, n do
+			local a = argv[k]
+			if sub(a, 1, 1) ~= "-" then
+				if not find(a, "=", 2, true) then break end	-- the command
+				argv[k] = hide(a)
+			end
+		end
+	end
 	if slurm[prog] or slurm[d.tool] then
 		local k = 2
 		while k <= n do
@@ -61,14 +72,6 @@ jobtrace.rule("env-values", function(p, d)
 				k = k + 1
 			end
 			k = k + 1
-		end
-	elseif prog == "env" then
-		for k = 2, n do
-			local a = argv[k]
-			if sub(a, 1, 1) ~= "-" then
-				if not find(a, "=", 2, true) then break end	-- the command
-				argv[k] = hide(a)
-			end
 		end
 	elseif containers[prog] or containers[d.tool] then
 		local k = 2

@@ -13,14 +13,15 @@
 # tests/slurm/slurm-env.sh's accounting mode (SLURM_ENV_ACCOUNTING) the real
 # `sacct` that test_slurm_acct.sh compares with; that mode starts its own
 # mariadbd and slurmdbd (free ports, data under its folder), whatever the
-# packages' services do.
+# packages' services do.  sudo is one of the wrappers
+# test_secret_corpus.sh runs secret-bearing command lines behind.
 set -eu
 PKGS="gcc make autoconf automake pkg-config clang llvm libclang-rt-dev bpftool libbpf-dev
 libelf-dev zlib1g-dev libconfig-dev liblua5.4-dev libsqlite3-dev
 libcmocka-dev libcurl4-openssl-dev sqlite3 procps slurm-wlm munge libslurm-dev
 slurmdbd mariadb-server
 clickhouse-server clickhouse-client python3 curl cloud-init dpkg-dev gpg docker.io busybox-static
-snakemake chromium"
+snakemake chromium sudo"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

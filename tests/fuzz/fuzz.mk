@@ -12,13 +12,13 @@
 #   DEP_LIBS      the libraries to link
 
 HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
-	json_read schema imds docker prices offer smklog
+	json_read schema imds docker prices offer smklog tokscan
 
 # the agent modules the harnesses reach (and what those call)
 AGENT = log util json json_read schema cgroup_parse config control slurmq \
 	jobstate decode spool \
 	chschema store_sqlite report report_html report_signals costq chquery http imds \
-	docker prices_import cost prices tasks smklog
+	docker prices_import cost prices tasks smklog tokscan luapat
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer

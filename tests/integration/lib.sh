@@ -306,6 +306,18 @@ no_stray_signals() {
 		test -z "$stray"
 }
 
+# The files the agent wrote or its HTTP sink received (store with its WAL,
+# spool segments and ack files, run folder, log, $T/recv) into FILES, one a
+# line; checks that the store, a spool segment and the ack file of sink $1
+# are among them (a test that searches them for canaries).
+agent_files() {
+	FILES=$(find "$T/state" "$T/run" "$T/agent.log" "$T/recv" -type f 2>/dev/null | sort)
+	note "files written: $(printf '%s\n' "$FILES" | sed "s|^$T/||" | paste -sd' ')"
+	check "the store, a spool segment and the sinks' ack files were searched" \
+		eq "$(printf '%s\n' "$FILES" | grep -c '/state/jobtrace.db$')|$(printf '%s\n' "$FILES" |
+			grep -c '/spool/.*\.seg$')|$(printf '%s\n' "$FILES" | grep -c "/spool/$1.ack\$")" "1|1|1"
+}
+
 # Clean up, print the summary line last, and exit 0 only if all passed.
 finish() {
 	no_stray_signals

@@ -79,6 +79,20 @@ while IFS=$'\t' read -r cmd want flag; do
 done < "$REDACT"
 echo "# $m redaction cases from $(basename "$REDACT")"
 
+# the same lines through `rules test --lines` (one process for all): each
+# decision is the one of the line alone
+want=$(grep -v '^#' "$REDACT" | grep -v '^$' | awk -F'\t' '$3 != "cut" { print $2 }')
+got=$(grep -v '^#' "$REDACT" | grep -v '^$' | awk -F'\t' '$3 != "cut" { print $1 }' |
+	"$CLI" rules test --rules "$RULES" --lines - 2>&1 |
+	sed -n 's/^argv: *//p' | sed 's/   (changed by the rules)$//')
+if [ "$got" = "$want" ] && [ -n "$got" ]; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "not ok - rules test --lines decides as one line at a time:"
+	diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | head -n 10 | sed 's/^/# /'
+fi
+
 # the default rules must be cheap: median of one classification
 out=$(decide --repeat 20000 -- bwa mem -t 8 ref.fa reads_1.fq reads_2.fq)
 echo "# $(field "$out" cost)"

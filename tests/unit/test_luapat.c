@@ -359,6 +359,32 @@ static void test_random(void **state)
 	print_message("%u random cases (seed %u, JT_LUAPAT_SEED to repeat)\n", n, seed);
 }
 
+/* A pattern that is one class ("[%s;|]", "%d") is scanned through a table:
+ * the same results and errors as the stock matcher, every init. */
+static void test_one_class(void **state)
+{
+	static const char *const classes[] = {
+		"[%s;|&`]", "[^%w_%-]", "%d", "%W", "[\"'\\]", "[a-c]", "[]]",
+		"[^]]", "%%", ".", "[%a_][", "[", "%", "%z", "[^\0]",
+	};
+	static const char *const subj[] = {
+		"", "abc", "a b;c", "x\\\"y'z", "12ab", "]]a", "%%", "a\0b",
+	};
+	char expr[512], qs[128], qp[128];
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(classes) / sizeof(classes[0]); c++)
+		for (size_t t = 0; t < sizeof(subj) / sizeof(subj[0]); t++)
+			for (int init = -6; init <= 6; init++) {
+				quote(qs, sizeof(qs), subj[t], strlen(subj[t]));
+				quote(qp, sizeof(qp), classes[c], strlen(classes[c]));
+				snprintf(expr, sizeof(expr), "string.find(%s, %s, %d)", qs, qp, init);
+				same(expr);
+				snprintf(expr, sizeof(expr), "string.match(%s, %s, %d)", qs, qp, init);
+				same(expr);
+			}
+}
+
 /* s:find() and string.find are ours; the metatable points at our table. */
 static void test_installed(void **state)
 {
@@ -440,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_one_class),
 		cmocka_unit_test(test_installed),
 		cmocka_unit_test(test_check_stops),
 	};
