@@ -18,7 +18,7 @@ HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
 AGENT = log util json json_read schema cgroup_parse config control slurmq \
 	jobstate decode spool \
 	chschema store_sqlite report report_html report_signals costq chquery http imds \
-	docker prices_import cost prices tasks smklog tokscan luapat
+	docker prices_import cost prices tasks smklog tokscan luapat creds fsperm
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
@@ -48,7 +48,9 @@ agent/%.o: $(top_srcdir)/agent/%.c check-runtime
 	@$(CLANG) $(FUZZ_CPPFLAGS) -DJT_VERSION='"$(JT_VERSION)"' \
 		$(DEP_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
-libjobtrace-fuzz.a: $(AGENT_OBJS)
+# fuzz.mk too: the objects are intermediate (.SECONDARY), so a module added
+# to AGENT in a built tree is made only when the library is made again
+libjobtrace-fuzz.a: $(AGENT_OBJS) $(top_srcdir)/tests/fuzz/fuzz.mk
 	@rm -f $@
 	@ar cr $@ $(AGENT_OBJS)
 
