@@ -710,6 +710,8 @@ static void reply_status(struct agent *a, FILE *out)
 			ss.write_errors);
 		fprintf(out, "spool_torn_tail_cut_bytes: %" PRIu64 "\n",
 			ss.tail_cut_bytes);
+		fprintf(out, "spool_ack_bad: %" PRIu64 "\n", ss.ack_bad);
+		fprintf(out, "spool_foreign: %" PRIu64 "\n", ss.foreign);
 		sinks_status(a->sinks, out);
 	}
 	fprintf(out, "signals_missing: %s\n", *missing ? missing : "none");
