@@ -125,7 +125,22 @@ bool exetrust_path(int rootfd, const char *path)
 	return folders_root(dfd);
 }
 
-/* The root folder of the live process p, or -1 when it is gone. */
+/* Does the folder pfd (/proc/PID) name a process in the agent's own mount
+ * namespace? */
+static bool own_mounts(int pfd)
+{
+	struct stat mine, its;
+
+	return !stat("/proc/self/ns/mnt", &mine) &&
+	       !fstatat(pfd, "ns/mnt", &its, 0) && mine.st_dev == its.st_dev &&
+	       mine.st_ino == its.st_ino;
+}
+
+/*
+ * The root folder of the live process p, -1 when it is gone, -2 when it
+ * runs in mounts of its own outside a container (unshare: its user may
+ * have changed what the path named since the exec).
+ */
 static int proc_root(const struct jt_proc *p)
 {
 	char path[64], buf[1024];
@@ -148,7 +163,8 @@ static int proc_root(const struct jt_proc *p)
 		t = p->start_ns / (1000000000ull / (uint64_t)hz);
 		if (!jobtie_parse_stat(buf, &ticks) && t + 1 >= ticks &&
 		    t <= ticks + 1)
-			rfd = openat(pfd, "root", O_PATH | O_DIRECTORY |
+			rfd = !p->container[0] && !own_mounts(pfd) ? -2 :
+			      openat(pfd, "root", O_PATH | O_DIRECTORY |
 				     O_CLOEXEC);
 	}
 	close(pfd);
@@ -168,7 +184,7 @@ bool exetrust_proc(const struct jt_proc *p)
 		return false;
 	rfd = proc_root(p);
 	/* gone: the agent's own view holds only outside containers */
-	if (rfd < 0 && !p->container[0])
+	if (rfd == -1 && !p->container[0])
 		rfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rfd < 0)
 		return false;

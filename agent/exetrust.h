@@ -37,8 +37,10 @@ bool exetrust_path(int rootfd, const char *path);
 /*
  * The check for a process marked JT_PS_EXE_CHECK: its exe as it sees it
  * (/proc/PID/root), or, once it is gone, as the agent sees it unless it ran
- * in a container.  A process marked JT_PS_EXE_SYSTEM is root's without
- * looking; any other is not.
+ * in a container.  Not root's when it runs in mounts of its own outside a
+ * container (unshare -m): a user who mounted a file over root's path there
+ * may have unmounted it since the exec.  A process marked JT_PS_EXE_SYSTEM
+ * is root's without looking; any other is not.
  */
 bool exetrust_proc(const struct jt_proc *p);
 
