@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "classify.h"
+#include "exetrust.h"
 #include "util.h"
 
 /* Gather p's ancestors from the table (nearest first). */
@@ -15,6 +16,7 @@ void classify_input(const struct proc_table *t, const struct jt_proc *p,
 	memset(in, 0, sizeof(*in));
 	in->p = p;
 	in->cached = t != NULL;
+	in->exe_check = t ? exetrust_proc : NULL;
 	while (t && in->nanc < RULES_MAX_ANCESTORS &&
 	       (a = proc_table_parent(t, a)) != NULL && a != p)
 		in->anc[in->nanc++] = a;

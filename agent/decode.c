@@ -47,6 +47,7 @@ static void fix_exec(struct jt_ev_exec *e)
 {
 	e->comm[JT_COMM_LEN - 1] = '\0';
 	e->filename[JT_FILENAME_LEN - 1] = '\0';
+	e->exe_name[JT_NAME_LEN - 1] = '\0';
 	if (e->argv_len > JT_ARGV_LEN)
 		e->argv_len = JT_ARGV_LEN;
 	fix_cgroup(e->cg2, &e->cg2_len);

@@ -138,6 +138,10 @@ int fsperm_make_dir(const char *option, const char *path, mode_t mode,
 	struct stat st;
 	int fd, rc;
 
+	/* what exists is checked first: nothing is made in another's folder */
+	rc = fsperm_check_dir(option, path, err, errlen);
+	if (rc)
+		return rc;
 	rc = util_mkdir_p(path, mode);
 	if (rc) {
 		util_seterr(err, errlen, "%s = \"%s\": cannot create it: %s",

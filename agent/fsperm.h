@@ -23,8 +23,10 @@
 int fsperm_check_dir(const char *option, const char *path, char *err,
 		     size_t errlen);
 /*
- * mkdir -p path (missing folders get mode), then fsperm_check_dir(); with
- * narrow, a mode wider than mode is narrowed to it (logged).
+ * fsperm_check_dir() on what exists of path, mkdir -p path (missing folders
+ * get mode), then fsperm_check_dir() again; with narrow, a mode wider than
+ * mode is narrowed to it (logged).  Nothing is made under a folder that
+ * is refused.
  */
 int fsperm_make_dir(const char *option, const char *path, mode_t mode,
 		    bool narrow, char *err, size_t errlen);

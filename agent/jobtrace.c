@@ -532,6 +532,7 @@ static int make_proc(struct made_proc *m, int argc, char **argv,
 	m->p.argv = m->argv;
 	m->p.argv_len = len;
 	m->p.uid = getuid();
+	m->p.state = JT_PS_EXE_SYSTEM;	/* unless --not-system */
 	util_strlcpy(m->p.comm, util_basename(m->exe), sizeof(m->p.comm));
 	return 0;
 }
@@ -730,12 +731,16 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "argv-truncated", no_argument, NULL, 't' },
 		{ "lines", required_argument, NULL, 'l' },
+		{ "uid", required_argument, NULL, 'u' },
+		{ "job", required_argument, NULL, 'j' },
+		{ "not-system", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *usage_txt =
 		"Usage: jobtrace rules test [--rules DIR] [--exe PATH] [--parent CMD]\n"
-		"                           [--repeat N] [--argv-truncated] -- ARGV...\n"
+		"                           [--repeat N] [--argv-truncated] [--uid UID]\n"
+		"                           [--job ID] [--not-system] -- ARGV...\n"
 		"       jobtrace rules test [OPTIONS] --lines FILE\n"
 		"\nShow what the rules decide for a command line, without the agent:\n"
 		"include or exclude, tool, category, version, redacted argv, job fields.\n"
@@ -744,7 +749,9 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 		"--argv-truncated shows the command line as one the kernel cut (the last\n"
 		"argument is the cut one).  --lines decides for every line of FILE (- for\n"
 		"stdin), each a command line in shell words; blank lines and lines that\n"
-		"begin with # are skipped.\n";
+		"begin with # are skipped.  The process runs as UID (default: yours),\n"
+		"in job ID (default: none), and its program is a system file (root's, in\n"
+		"root's folders: p.exe_system) unless --not-system says it is a user's.\n";
 	struct rules_limits lim = { 64u << 20, 1000000ul,
 				    c->cfg.rules_deadline_ms };
 	const char *dir = c->cfg.rules_dir, *exe = NULL, *parent = NULL;
@@ -752,8 +759,9 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 	struct made_proc *m = NULL, *pm = NULL;
 	struct rules_input in = { 0 };
 	struct rules *r = NULL;
-	bool truncated = false;
-	long repeat = 0;
+	bool truncated = false, not_system = false;
+	const char *job = NULL;
+	long repeat = 0, uid = -1;
 	char err[512], *end;
 	int opt, rc = 1;
 
@@ -793,6 +801,27 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 		case 'l':
 			lines = optarg;
 			break;
+		case 'u':
+			errno = 0;
+			uid = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || uid < 0 ||
+			    uid > (long)UINT32_MAX - 1) {
+				fprintf(stderr, "jobtrace rules test: --uid '%s': a user id from 0 to %u\n",
+					optarg, UINT32_MAX - 1);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			if (!*optarg || strlen(optarg) >= sizeof(m->p.job.id)) {
+				fprintf(stderr, "jobtrace rules test: --job '%s': 1 to %zu bytes\n",
+					optarg, sizeof(m->p.job.id) - 1);
+				return EXIT_USAGE;
+			}
+			job = optarg;
+			break;
+		case 's':
+			not_system = true;
+			break;
 		case 'h':
 			fputs(usage_txt, stdout);
 			return 0;
@@ -821,6 +850,14 @@ static int cmd_rules(struct cli *c, int argc, char **argv)
 	}
 	if (truncated)
 		m->p.state |= JT_PS_ARGV_TRUNC;
+	if (not_system)
+		m->p.state &= ~JT_PS_EXE_SYSTEM;
+	if (uid >= 0)
+		m->p.uid = (uint32_t)uid;
+	if (job) {
+		util_strlcpy(m->p.job.scheduler, "test", sizeof(m->p.job.scheduler));
+		util_strlcpy(m->p.job.id, job, sizeof(m->p.job.id));
+	}
 	if (rules_new(&lim, &r))
 		goto out;
 	if (rules_load_dir(r, dir, err, sizeof(err))) {

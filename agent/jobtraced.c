@@ -42,6 +42,7 @@
 #include "log.h"
 #include "proc_table.h"
 #include "query.h"
+#include "ratelimit.h"
 #include "record.h"
 #include "schema.h"
 #include "rules.h"
@@ -114,6 +115,8 @@ struct agent {
 	bool price_known;		/* false: compute it again */
 
 	struct control_server *ctl;
+	struct rate_limiter rate;	/* users' share of the loop's answers */
+	uint64_t control_busy;		/* requests refused over it */
 	bool sock_bound;		/* the socket file is ours to unlink */
 	int epfd, sigfd, tickfd, inofd;
 	uint64_t rules_reload_at;	/* CLOCK_MONOTONIC, 0: none due */
@@ -732,6 +735,8 @@ static void reply_status(struct agent *a, FILE *out)
 			ss.write_errors);
 		fprintf(out, "spool_torn_tail_cut_bytes: %" PRIu64 "\n",
 			ss.tail_cut_bytes);
+		fprintf(out, "spool_ack_bad: %" PRIu64 "\n", ss.ack_bad);
+		fprintf(out, "spool_foreign: %" PRIu64 "\n", ss.foreign);
 		sinks_status(a->sinks, out);
 	}
 	fprintf(out, "signals_missing: %s\n", *missing ? missing : "none");
@@ -783,6 +788,7 @@ static void reply_status(struct agent *a, FILE *out)
 	status_docker(a, out);
 	fprintf(out, "excluded_processes: %" PRIu64 "\n", a->trk.excluded);
 	fprintf(out, "excluded_events_in_kernel: %" PRIu64 "\n", a->counters[JT_CNT_EXCLUDED]);
+	fprintf(out, "control_busy: %" PRIu64 "\n", a->control_busy);
 	fprintf(out, "last_error: %s\n",
 		*log_last_error() ? log_last_error() : "none");
 }
@@ -1222,11 +1228,10 @@ static bool peer_privileged(void *ctx, const struct control_peer *p)
 	return query_server_may_control(a->qs, p);
 }
 
-/* Answer one complete request line of a control connection into out. */
-static void on_request(void *ctx, struct control_server *srv,
-		       struct control_conn *c, char *line, FILE *out)
+/* Answer one request line of c into out. */
+static void answer(struct agent *a, struct control_server *srv,
+		   struct control_conn *c, char *line, FILE *out)
 {
-	struct agent *a = ctx;
 	struct control_req req;
 	const char *why;
 
@@ -1269,6 +1274,37 @@ static void on_request(void *ctx, struct control_server *srv,
 	} else {
 		fprintf(out, "error unknown request \"%.64s\"\n", req.cmd);
 	}
+}
+
+/* A complete request line of a control connection: answer it into out,
+ * within the peer's budget (ratelimit.h) unless it is privileged. */
+static void on_request(void *ctx, struct control_server *srv,
+		       struct control_conn *c, char *line, FILE *out)
+{
+	struct agent *a = ctx;
+	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+	double wait;
+	int all;
+
+	if (!c->privileged &&
+	    rate_admit(&a->rate, c->peer.uid, now, &wait, &all)) {
+		a->control_busy++;
+		if (all)
+			fprintf(out, "error busy: users asked for more than their"
+				" share of the agent (%g requests a second between"
+				" them", RATE_ALL_UNITS_S);
+		else
+			fprintf(out, "error busy: uid %u asked for more than its"
+				" share of the agent (%g requests a second",
+				(unsigned)c->peer.uid, RATE_USER_UNITS_S);
+		fprintf(out, ", an answer counting one more per %d KiB of it);"
+			" try again in %.1f s\n", RATE_UNIT_BYTES / 1024,
+			wait + 0.05);
+		return;
+	}
+	answer(a, srv, c, line, out);
+	if (!c->privileged)
+		rate_charge(&a->rate, c->peer.uid, (size_t)ftell(out), now);
 }
 
 /* Rebuild the rules from rules_dir; on failure the running rules stay. */
@@ -1645,6 +1681,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], QUERY_CHILD_ARG))
 		return query_child_main(argc, argv);
 	a.config_path = JT_DEFAULT_CONFIG;
+	rate_init(&a.rate);
 	while ((c = getopt_long(argc, argv, "c:fvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':

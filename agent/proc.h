@@ -63,6 +63,10 @@ struct jt_sigstate {
 #define JT_PS_EXIT_LOST 0x20	/* gone without an exit event */
 #define JT_PS_EXCLUDED 0x40	/* rules excluded it: never a record */
 #define JT_PS_EXCL_TREE 0x80	/* ... and its descendants */
+#define JT_PS_EXE_SYSTEM 0x100	/* exe names a file only root could put
+				 * there (exetrust.h): the rules' p.exe_system */
+#define JT_PS_EXE_CHECK 0x200	/* exe is a script's, or read from /proc:
+				 * checked in user space if a rule asks */
 
 struct jt_proc {
 	/* identity: (pid, start_ns) never repeats on a boot */

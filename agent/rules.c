@@ -579,10 +579,12 @@ static void push_readonly(lua_State *L)
  * only (its view may serve later calls). */
 static void push_ancestor(lua_State *L, const struct jt_proc *a, bool with_argv)
 {
-	lua_createtable(L, 0, 4);
+	lua_createtable(L, 0, 5);
 	set_str(L, "exe", a->exe);
 	set_str(L, "comm", a->comm);
 	set_str(L, "tool", a->tool_name);
+	lua_pushinteger(L, a->uid);
+	lua_setfield(L, -2, "uid");
 	if (with_argv) {
 		push_argv(L, a->argv, a->argv_len);
 		push_readonly(L);
@@ -667,7 +669,8 @@ static void push_job(lua_State *L, struct rstate *rs,
 	rs->job_key = *j;
 }
 
-/* __index of p's fields: build job, parent and ancestors on first use. */
+/* __index of p's fields: build job, parent, ancestors and exe_system on
+ * first use. */
 static int l_lazy(lua_State *L)
 {
 	struct rstate *rs = state_of(L);
@@ -688,6 +691,12 @@ static int l_lazy(lua_State *L)
 		if (!in->nanc)
 			return 0;
 		push_ancestor_view(L, rs, in, in->anc[0], true);
+	} else if (!strcmp(k, "exe_system")) {
+		const struct jt_proc *p = in->p;
+
+		lua_pushboolean(L, (p->state & JT_PS_EXE_SYSTEM) ||
+				((p->state & JT_PS_EXE_CHECK) && in->exe_check &&
+				 in->exe_check(p)));
 	} else if (!strcmp(k, "ancestors")) {
 		lua_createtable(L, (int)in->nanc, 0);
 		for (size_t i = 0; i < in->nanc; i++) {
@@ -1223,7 +1232,8 @@ struct fake_proc {
 	char cgroup[512];
 };
 
-/* Fill f from the table at idx (argv, exe, comm, tool, cgroup). */
+/* Fill f from the table at idx (argv, exe, comm, tool, cgroup, job, uid,
+ * system). */
 static void fake_from(lua_State *L, int idx, struct fake_proc *f)
 {
 	const char *exe = opt_str(L, idx, "exe"), *s;
@@ -1257,6 +1267,17 @@ static void fake_from(lua_State *L, int idx, struct fake_proc *f)
 		util_strlcpy(f->cgroup, s, sizeof(f->cgroup));
 		f->p.cgroup = f->cgroup;
 	}
+	s = opt_str(L, idx, "job");
+	if (s)
+		util_strlcpy(f->p.job.id, s, sizeof(f->p.job.id));
+	lua_getfield(L, idx, "uid");
+	f->p.uid = (uint32_t)lua_tointeger(L, -1);
+	lua_pop(L, 1);
+	/* a system daemon's binary unless the case says otherwise */
+	lua_getfield(L, idx, "system");
+	if (lua_isnil(L, -1) || lua_toboolean(L, -1))
+		f->p.state |= JT_PS_EXE_SYSTEM;
+	lua_pop(L, 1);
 }
 
 /* Compare one expected string; writes the mismatch into why. */

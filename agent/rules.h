@@ -68,6 +68,9 @@ struct rules_input {
 	/* the processes are the agent's table's, whose gen marks each change:
 	 * the engine may reuse what it built for them in earlier calls */
 	bool cached;
+	/* p.exe_system of a process marked JT_PS_EXE_CHECK (exetrust_proc),
+	 * asked only when a rule reads it; NULL: such a process is not */
+	bool (*exe_check)(const struct jt_proc *p);
 };
 
 /*

@@ -261,10 +261,42 @@ static int parse_count(const char *s, uint64_t *out)
 }
 
 /*
+ * Read the regular file path, never through a link (nor block on a FIFO),
+ * into buf (len bytes, NUL-terminated).  Returns bytes read, -ENOENT when
+ * there is none, -EINVAL for something else than a regular file, -errno.
+ */
+static ssize_t read_own_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat sb;
+	ssize_t n = 0, r;
+
+	if (fd < 0)
+		return errno == ELOOP ? -EINVAL : -errno;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	while ((size_t)n < len - 1) {
+		r = read(fd, buf + n, len - 1 - (size_t)n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return n;
+}
+
+/*
  * Read "ack N / dropped N / corrupt N" from DIR/NAME.ack, if present.  A
  * line that is not one of them with a plain count is logged with the
- * file and line: a bad ack reads the sink's records again from the
- * oldest (sinks de-duplicate by id), a bad counter starts from 0.
+ * file and line (never its bytes: what a link or a mistake put there may
+ * be anything) and counted: a bad ack reads the sink's records again from
+ * the oldest (sinks de-duplicate by id), a bad counter starts from 0.  A
+ * link or anything but a regular file is not read at all (counted).
  */
 static void load_ack(struct spool *s, struct sink_pos *k)
 {
@@ -272,10 +304,18 @@ static void load_ack(struct spool *s, struct sink_pos *k)
 	uint64_t *vals[] = { &k->ack, &k->dropped, &k->corrupt };
 	char path[4096], buf[256], *line, *next;
 	unsigned lineno = 0;
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%s.ack", s->dir, k->name);
 	k->ack = UINT64_MAX;	/* none: from the oldest record */
-	if (util_read_file(path, buf, sizeof(buf)) <= 0)
+	n = read_own_file(path, buf, sizeof(buf));
+	if (n == -EINVAL) {
+		s->st.ack_bad++;
+		log_error("spool %s: not a regular file (a link?): not read; the"
+			  " sink reads again from the oldest record (stored"
+			  " records are de-duplicated)", path);
+	}
+	if (n <= 0)
 		return;
 	for (line = buf; *line; line = next) {
 		size_t i, kl = 0;
@@ -295,8 +335,10 @@ static void load_ack(struct spool *s, struct sink_pos *k)
 			continue;
 		if (i < 3)	/* even over an earlier line's value */
 			*vals[i] = i == 0 ? UINT64_MAX : 0;
-		log_error("spool %s:%u: \"%.40s\" is not \"ack|dropped|corrupt"
-			  " COUNT\"; %s", path, lineno, line,
+		s->st.ack_bad++;
+		log_error("spool %s:%u: %s line of %zu bytes is not \"ack|dropped|"
+			  "corrupt COUNT\"; %s", path, lineno,
+			  i < 3 ? keys[i] : "a", strlen(line),
 			  i == 0 ? "the sink reads again from the oldest record"
 			  " (stored records are de-duplicated)" :
 			  i < 3 ? "that counter starts again from 0" :
@@ -450,8 +492,14 @@ static int list_segments(struct spool *s, char *err, size_t errlen)
 				 " ignored", path);
 			continue;
 		}
-		if (lstat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		if (lstat(path, &sb) < 0)
 			continue;
+		if (!S_ISREG(sb.st_mode)) {
+			s->st.foreign++;
+			log_warn("spool %s: not a regular file where a segment"
+				 " goes; ignored", path);
+			continue;
+		}
 		if (!seg_header_ok(path, first)) {
 			log_warn("spool %s: not a spool segment (bad header);"
 				 " removed", path);
@@ -471,6 +519,30 @@ static int list_segments(struct spool *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* Move what is at path, not a segment, to path.foreign[.N]; 0 or -errno. */
+static int move_aside(struct spool *s, const char *path)
+{
+	char to[4200];
+
+	for (int i = 0; i < 100; i++) {
+		struct stat sb;
+
+		snprintf(to, sizeof(to), i ? "%s.foreign.%d" : "%s.foreign",
+			 path, i);
+		if (lstat(to, &sb) == 0)
+			continue;
+		if (rename(path, to) < 0)
+			break;
+		s->st.foreign++;
+		log_warn("spool %s: not a segment where the next one goes;"
+			 " moved to %s", path, to);
+		return 0;
+	}
+	log_error("spool %s: not a segment where the next one goes, and it"
+		  " cannot be moved aside: %s", path, strerror(errno));
+	return -EEXIST;
+}
+
 /* Create a new active segment starting at next_seq (writer). */
 static int new_segment(struct spool *s)
 {
@@ -480,8 +552,13 @@ static int new_segment(struct spool *s)
 
 	seg_path(s, s->next_seq, path, sizeof(path));
 	/* a segment of this name cannot hold records (next_seq is past
-	 * them): whatever is there goes, and the new file is ours */
-	unlink(path);
+	 * them): whatever is there goes, and the new file is ours; what
+	 * cannot be unlinked (a folder) is moved aside */
+	if (unlink(path) < 0 && errno != ENOENT) {
+		err = move_aside(s, path);
+		if (err)
+			return err;
+	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND |
 		  O_CLOEXEC, 0600);
 	if (fd < 0) {

@@ -50,6 +50,10 @@ struct spool_stats {
 	uint64_t lost_disk_full;	/* ... of them for a full filesystem */
 	int error;			/* errno of the failure going on, or 0 */
 	uint64_t tail_cut_bytes;	/* torn tail found and cut at open */
+	uint64_t ack_bad;		/* .ack files (a link, not a file) and
+					 * lines not read, at open */
+	uint64_t foreign;		/* not regular files where segments go:
+					 * ignored, or moved aside */
 };
 
 struct spool_sink_stats {

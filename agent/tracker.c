@@ -18,6 +18,7 @@
 #include "classify.h"
 #include "containers.h"
 #include "cost.h"
+#include "exetrust.h"
 #include "log.h"
 #include "stages.h"
 #include "tracker.h"
@@ -225,7 +226,8 @@ static void inherit(struct jt_proc *p, const struct jt_proc *parent)
 	memcpy(p->tool_category, parent->tool_category,
 	       sizeof(p->tool_category));
 	memcpy(p->tool_version, parent->tool_version, sizeof(p->tool_version));
-	p->state |= parent->state & (JT_PS_ARGV_TRUNC | JT_PS_EXE_TRUNC);
+	p->state |= parent->state & (JT_PS_ARGV_TRUNC | JT_PS_EXE_TRUNC |
+				     JT_PS_EXE_SYSTEM | JT_PS_EXE_CHECK);
 }
 
 /*
@@ -443,11 +445,19 @@ static void on_exec(struct tracker *t, const struct jt_ev_exec *e)
 		p->argv = argv;
 		p->argv_len = e->argv_len;
 	}
-	p->state &= ~(JT_PS_ARGV_TRUNC | JT_PS_EXE_TRUNC);
+	p->state &= ~(JT_PS_ARGV_TRUNC | JT_PS_EXE_TRUNC | JT_PS_EXE_SYSTEM |
+		      JT_PS_EXE_CHECK);
 	if (e->flags & JT_EF_ARGV_TRUNC)
 		p->state |= JT_PS_ARGV_TRUNC;
 	if (e->flags & JT_EF_EXE_TRUNC)
 		p->state |= JT_PS_EXE_TRUNC;
+	/* the kernel vouches for the file it ran, under that file's name;
+	 * a script's file it no longer holds: asked of /proc if need be */
+	else if (e->flags & JT_EF_SCRIPT)
+		p->state |= JT_PS_EXE_CHECK;
+	else if ((e->flags & JT_EF_EXE_ROOT) &&
+		 exetrust_named(e->filename, e->exe_name))
+		p->state |= JT_PS_EXE_SYSTEM;
 	cg = pick_cgroup(e->cg2, e->cg1);
 	if (cg)
 		proc_set_str(&p->cgroup, cg, strlen(cg));
@@ -599,8 +609,10 @@ static void fill_from_proc(struct tracker *t, struct jt_proc *p, char *memcg,
 
 	snprintf(path, sizeof(path), "/proc/%u/exe", p->pid);
 	n = readlink(path, buf, sizeof(buf) - 1);
-	if (n > 0)
+	if (n > 0) {
 		proc_set_str(&p->exe, buf, n);
+		p->state |= JT_PS_EXE_CHECK;	/* the file it names, if asked */
+	}
 	snprintf(path, sizeof(path), "/proc/%u/cmdline", p->pid);
 	n = util_read_file(path, buf, sizeof(buf));
 	if (n > 0) {

@@ -13,10 +13,12 @@
 #include <linux/types.h>
 #endif
 
-#define JT_EVENTS_VERSION 3
+#define JT_EVENTS_VERSION 4
 
 #define JT_COMM_LEN 16
 #define JT_FILENAME_LEN 256
+#define JT_NAME_LEN 64		/* a file's own name (its dentry's), cut */
+#define JT_EXE_DEPTH 24		/* folders checked above an exec'd file */
 #define JT_ARGV_LEN 2048	/* NUL-separated argv bytes, truncated */
 #define JT_CGROUP_LEN 512	/* one cgroup path, '/'-joined */
 #define JT_CGROUP_DEPTH 12	/* deepest cgroup level walked */
@@ -52,6 +54,16 @@ enum jt_counter {
 
 #define JT_EF_ARGV_TRUNC 0x1	/* argv longer than what was captured */
 #define JT_EF_EXE_TRUNC 0x2	/* filename cut at JT_FILENAME_LEN - 1 bytes */
+/* The file run (exe_name) is root's: a regular file owned by root, and so
+ * is every folder above it up to its file system's root (at most
+ * JT_EXE_DEPTH), none writable by others or by a group other than root's
+ * (but for a sticky folder above the file's own, like /tmp), on a mount
+ * that honours setuid bits (not a user's FUSE, udisks or container image
+ * mount).  Only root chose its name. */
+#define JT_EF_EXE_ROOT 0x4
+/* An interpreter runs the file named (a #! script, binfmt_misc): the file
+ * run, exe_name and JT_EF_EXE_ROOT are the interpreter's, not filename's */
+#define JT_EF_SCRIPT 0x8
 
 /* A thread's own I/O counters (task_struct.ioac, never signal_struct's,
  * which also holds every reaped child's). */
@@ -113,13 +125,14 @@ struct jt_ev_exec {
 	__u16 cg1_len;			/* bytes used in cg1[], no NUL */
 	char comm[JT_COMM_LEN];
 	char filename[JT_FILENAME_LEN];	/* bprm->filename, maybe cut */
+	char exe_name[JT_NAME_LEN];	/* the file run's own name, "" if longer */
 	char cg2[JT_CGROUP_LEN];	/* cgroup v2 path ("/..." or "/") */
 	char cg1[JT_CGROUP_LEN];	/* v1 memory-controller path, "" if none */
 	char argv[JT_ARGV_LEN];		/* last: only argv_len bytes are sent */
 };
-_Static_assert(sizeof(struct jt_ev_exec) == 3400, "jt_ev_exec layout");
+_Static_assert(sizeof(struct jt_ev_exec) == 3464, "jt_ev_exec layout");
 /* An exec record is JT_EXEC_FIXED_SIZE + argv_len bytes long. */
-#define JT_EXEC_FIXED_SIZE 1352
+#define JT_EXEC_FIXED_SIZE 1416
 _Static_assert(__builtin_offsetof(struct jt_ev_exec, argv) == JT_EXEC_FIXED_SIZE,
 	       "jt_ev_exec argv offset");
 

@@ -20,6 +20,11 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define AF_INET 2
 #define AF_INET6 10
 #define MAX_THREADS_WALKED 8192
+#define MNT_NOSUID_FLAG 0x01	/* vfsmount.mnt_flags: MNT_NOSUID */
+#define S_IFMT_ 00170000
+#define S_IFREG_ 0100000
+#define S_IFDIR_ 0040000
+#define S_ISVTX_ 0001000
 
 /* Set by the agent before load. */
 const volatile __u32 agent_tgid = 0;		/* never track the agent */
@@ -289,6 +294,60 @@ int BPF_PROG(jt_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* Is the inode root's: owned by root, writable by nobody else (a group
+ * other than root's neither), of type fmt?  With sticky, a sticky folder
+ * may be writable by all: others cannot rename root's entries in it.
+ * (BTF pointers of a tp_btf program: plain loads, no probe reads.) */
+static __always_inline bool inode_root(struct inode *ino, __u32 fmt,
+				       bool sticky)
+{
+	__u32 mode;
+
+	if (!ino)
+		return false;
+	mode = ino->i_mode;
+	if ((mode & S_IFMT_) != fmt || ino->i_uid.val)
+		return false;
+	if (sticky && (mode & S_ISVTX_))
+		return true;
+	if (mode & 0002)
+		return false;
+	return !(mode & 0020) || ino->i_gid.val == 0;
+}
+
+/*
+ * The file an exec runs: its own name into name (size JT_NAME_LEN, "" when
+ * longer), and whether it and every folder above it are root's
+ * (JT_EF_EXE_ROOT in events.h).  The folders are the file's real ones
+ * (d_parent), whatever path or link named it.
+ */
+static __always_inline bool exe_root(struct linux_binprm *bprm, char *name)
+{
+	struct file *f = bprm->file;
+	struct dentry *d, *up;
+
+	name[0] = '\0';
+	if (!f || !(d = f->f_path.dentry))
+		return false;
+	if (d->d_name.len < JT_NAME_LEN)
+		bpf_probe_read_kernel_str(name, JT_NAME_LEN, d->d_name.name);
+	if (!f->f_path.mnt || (f->f_path.mnt->mnt_flags & MNT_NOSUID_FLAG))
+		return false;
+	if (!inode_root(d->d_inode, S_IFREG_, false))
+		return false;
+	for (int i = 0; i < JT_EXE_DEPTH; i++) {
+		up = d->d_parent;
+		if (!up || up == d)
+			return true;	/* the file system's root */
+		/* its own folder never sticky: a link made there keeps
+		 * root as the owner under another's name */
+		if (!inode_root(up->d_inode, S_IFDIR_, i > 0))
+			return false;
+		d = up;
+	}
+	return false;	/* deeper than we look */
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(jt_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
@@ -337,6 +396,10 @@ int BPF_PROG(jt_exec, struct task_struct *p, pid_t old_pid,
 		if (c)
 			e->flags |= JT_EF_EXE_TRUNC;
 	}
+	if (exe_root(bprm, e->exe_name))
+		e->flags |= JT_EF_EXE_ROOT;
+	if (BPF_CORE_READ(bprm, interp) != fname)
+		e->flags |= JT_EF_SCRIPT;
 
 	mm = BPF_CORE_READ(p, mm);
 	start = BPF_CORE_READ(mm, arg_start);

@@ -13,9 +13,30 @@
 -- unknown; comm is cut to 15 bytes, so the cut names are registered too).
 -- A site adds its own with lib.deny("name", "tree"|"keep") in a file sorted
 -- before 20-catalogue.lua, e.g. 15-site-deny.lua.
+--
+-- A name is only a claim: anyone can copy bash to ~/telegraf.  A process
+-- is excluded by its name only when nothing says it is someone's work:
+--   * it is in no job: a job's processes are always recorded;
+--   * p.exe_system: the file it runs is root's, in folders only root can
+--     change, so root chose the name (a user's copy or link is not);
+--   * for "tree" names, whose whole subtree goes: it runs as a system
+--     account (lib.system_uid), so does its parent (a service manager,
+--     cron, init: not a user's shell), and its cgroup is not a login
+--     session's (systemd's user.slice).  A "keep" name hides only the
+--     program itself, which is root's; what it starts is judged alone.
 
 local sub, find, match = string.sub, string.find, string.match
 local info_of = lib.info
+
+-- Accounts below UID_MIN are the system's (login.defs's UID_MIN; a site
+-- whose users start lower sets lib.UID_MIN in its own file).
+lib.UID_MIN = 1000
+
+-- Is uid a system account's: below lib.UID_MIN, or nobody's?
+function lib.system_uid(uid)
+	return uid < lib.UID_MIN or uid == 65534 or uid == 4294967294
+end
+local system_uid = lib.system_uid
 
 local TREE, KEEP = false, true
 local deny = {}		-- name -> children value
@@ -111,7 +132,7 @@ local function verdict(info)
 	v = deny_nojob[name]
 	if v ~= nil then return v and 4 or 3 end
 	local exe = info.path
-	if exe and sub(exe, 1, 5) == "/opt/" then
+	if exe and sub(exe, 1, 5) == "/opt/" and not find(exe, "/.", 1, true) then
 		local dir = match(exe, "^/opt/([^/]+)/")
 		v = dir and deny_optdir[dir]
 		if v ~= nil then return v and 2 or 1 end
@@ -120,6 +141,18 @@ local function verdict(info)
 end
 
 local MAX_TOOL = lib.MAX_TOOL
+
+-- May p, whose name says system noise, be excluded (tree: with its
+-- subtree)?  See the head of this file; the cheap tests first.
+local function system_process(p, tree)
+	if p.job.id ~= "" or not p.exe_system then return false end
+	if not tree then return true end
+	if not system_uid(p.uid) then return false end
+	local parent = p.parent
+	if parent and not system_uid(parent.uid) then return false end
+	local cg = p.cgroup
+	return not (find(cg, "/user.slice/", 1, true) or find(cg, "/user%-%d+%.slice"))
+end
 
 jobtrace.rule("deny-system-noise", function(p, d)
 	-- the engine's default tool (the exe's base name) may be longer than
@@ -133,10 +166,8 @@ jobtrace.rule("deny-system-noise", function(p, d)
 		info.deny = v
 	end
 	if v == 0 then return end
-	if v >= 3 then
-		if p.job.id ~= "" then return end
-		v = v - 2
-	end
+	if v >= 3 then v = v - 2 end
+	if not system_process(p, v == 1) then return end
 	d.include = false
 	d.children = v == 2
 	d.stop = true
@@ -151,4 +182,18 @@ jobtrace.selftest { argv = { "dircolors", "-b" },
 jobtrace.selftest { argv = { "sort", "-k1,1", "x.bed" },
 	expect = { include = true, tool = "sort", category = "sort-utility" } }
 jobtrace.selftest { argv = { "/lib/systemd/systemd-journald" },
+	expect = { include = false } }
+-- the same names on what is someone's work
+jobtrace.selftest { argv = { "/home/u/telegraf", "-c", "burn" }, system = false,
+	expect = { include = true } }
+jobtrace.selftest { argv = { "/usr/sbin/sshd", "-D" }, job = "42",
+	expect = { include = true } }
+jobtrace.selftest { argv = { "/usr/bin/telegraf" }, uid = 1000,
+	expect = { include = true } }
+jobtrace.selftest { argv = { "/usr/bin/telegraf" }, uid = 999,
+	parent = { exe = "/bin/bash", uid = 1000 }, expect = { include = true } }
+jobtrace.selftest { argv = { "/usr/bin/telegraf" },
+	cgroup = "/user.slice/user-1000.slice/session-3.scope",
+	expect = { include = true } }
+jobtrace.selftest { argv = { "/usr/sbin/sshd", "-D" }, uid = 1000,
 	expect = { include = false } }

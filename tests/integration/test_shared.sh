@@ -71,19 +71,21 @@ agent_sockets() {
 	find "/proc/$AGENT_PID/fd" -lname 'socket:*' 2>/dev/null | wc -l
 }
 
-# Start the agent with agent { $1 } and a run_dir of $T/run; prints its
-# output, returns its exit status (124: it did not refuse, it ran).
+# Start the agent with agent { $1 } and a run_dir of $T/run, and the
+# top-level groups $3; prints its output, returns its exit status (124: it
+# did not refuse, it ran).
 try_start() {
-	printf 'agent = { %s run_dir = "%s"; rules_dir = "%s"; };\n' "$1" \
-		"${2:-$T/run}" "$top_srcdir/lua-rules" >"$T/planted.conf"
+	printf 'agent = { %s run_dir = "%s"; rules_dir = "%s"; };\n%s\n' "$1" \
+		"${2:-$T/run}" "$top_srcdir/lua-rules" "${3:-}" >"$T/planted.conf"
 	timeout 20 "$AGENT" --config "$T/planted.conf" --foreground 2>&1
 }
 
-# Start with agent { $1 } (run_dir $2, or $T/run when empty); check "$4"
-# that it exits 2 with the message $3 (a fixed string).
+# Start with agent { $1 } (run_dir $2, or $T/run when empty) and the
+# top-level groups $5; check "$4" that it exits 2 with the message $3 (a
+# fixed string).
 refused() {
 	local out st
-	out=$(try_start "$1" "$2")
+	out=$(try_start "$1" "$2" "${5:-}")
 	st=$?
 	note "$out"
 	check "$4 ($st)" eq "$st:$(grep -cF "$3" <<<"$out")" "2:1"
@@ -130,6 +132,12 @@ refused "state_dir = \"$T/state-link\";" "" \
 	"agent.state_dir = \"$T/state-link\": $T/alice-dir is owned by another user than root (owner uid $ALICE_UID ($ALICE)" \
 	"state_dir a link to $ALICE's folder: exit 2, the message names agent.state_dir, the folder and its owner"
 check "nothing was made in $ALICE's folder ($(ls -A "$T/alice-dir" | tr '\n' ' '))" \
+	eq "$(ls -A "$T/alice-dir" | wc -l)" 0
+refused "state_dir = \"$T/state-s\";" "" \
+	"spool.dir = \"$T/alice-dir/spool\": $T/alice-dir is owned by another user than root (owner uid $ALICE_UID ($ALICE)" \
+	"spool.dir in $ALICE's folder: exit 2, the message names spool.dir, the folder and its owner" \
+	"spool = { dir = \"$T/alice-dir/spool\"; };"
+check "no spool folder was made in $ALICE's folder before the refusal ($(ls -A "$T/alice-dir" | tr '\n' ' '))" \
 	eq "$(ls -A "$T/alice-dir" | wc -l)" 0
 refused "state_dir = \"$T/state-b\";" "$T/alice-run" \
 	"agent.run_dir = \"$T/alice-run\": $T/alice-run is owned by another user than root (owner uid $ALICE_UID ($ALICE), mode 0755)" \

@@ -34,6 +34,9 @@ while IFS=$'\t' read -r tool category include cmd opt1 opt2; do
 		case "$o" in
 		exe=*) opts+=(--exe "${o#exe=}") ;;
 		parent=*) opts+=(--parent "${o#parent=}") ;;
+		uid=*) opts+=(--uid "${o#uid=}") ;;
+		job=*) opts+=(--job "${o#job=}") ;;
+		not-system) opts+=(--not-system) ;;
 		esac
 	done
 	eval "set -- $cmd"

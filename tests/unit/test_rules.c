@@ -144,6 +144,71 @@ static void test_parent(void **state)
 	drop_file("10-good.lua");
 }
 
+/* What the kernel or /proc said of the file asked for p.exe_system. */
+static const struct jt_proc *checked;
+static bool check_answer;
+
+/* The agent's exe check: records what it was asked. */
+static bool fake_check(const struct jt_proc *p)
+{
+	checked = p;
+	return check_answer;
+}
+
+/* Classify in with p in state, the check answering answer: the rule's
+ * category is want, and the check was asked (p) or not (NULL). */
+static void expect_sys(struct rules *r, const struct rules_input *in,
+		       uint32_t state, bool answer, const char *want,
+		       const struct jt_proc *asked)
+{
+	struct rules_decision d;
+
+	((struct jt_proc *)in->p)->state = state;
+	checked = NULL;
+	check_answer = answer;
+	rules_classify(r, in, &d);
+	assert_string_equal(d.category, want);
+	assert_ptr_equal(checked, asked);
+	rules_decision_free(&d);
+}
+
+/*
+ * p.exe_system: true for a process the kernel vouched for, asked of the
+ * agent's check only for one marked to be checked (and only when a rule
+ * reads it), false otherwise; p.parent.uid is the parent's.
+ */
+static void test_exe_system(void **state)
+{
+	static const char rule[] =
+		"jobtrace.rule('sys', function(p, d)\n"
+		"  if p.argv[1] == 'ask' then\n"
+		"    d.category = tostring(p.exe_system) .. '/' .. p.parent.uid\n"
+		"  end\n"
+		"end)\n";
+	struct rules_limits lim = { 16u << 20, 200000, 0 };
+	struct jt_proc p = mkproc("ask", 4, "/usr/bin/telegraf");
+	struct jt_proc parent = mkproc("bash", 5, "/bin/bash");
+	struct rules_input in = { .p = &p, .anc = { &parent }, .nanc = 1,
+				  .exe_check = fake_check };
+	struct rules *r;
+
+	(void)state;
+	test_write_file(dir, "10-sys.lua", rule);
+	assert_int_equal(rules_new(&lim, &r), 0);
+	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	parent.uid = 1001;
+	expect_sys(r, &in, 0, true, "false/1001", NULL);	/* nothing to ask */
+	expect_sys(r, &in, JT_PS_EXE_SYSTEM, false, "true/1001", NULL);
+	expect_sys(r, &in, JT_PS_EXE_CHECK, true, "true/1001", &p);
+	expect_sys(r, &in, JT_PS_EXE_CHECK, false, "false/1001", &p);
+	/* not read, not asked */
+	p.argv = "other";
+	p.argv_len = 6;
+	expect_sys(r, &in, JT_PS_EXE_CHECK, true, "", NULL);
+	rules_free(r);
+	drop_file("10-sys.lua");
+}
+
 /*
  * The agent's processes (in.cached) get their ancestors' and job's views
  * reused: a change the tracker marks (gen), another process at the same
@@ -185,7 +250,7 @@ static void test_ancestor_views(void **state)
 		rules_classify(r, &in, &d);
 		assert_string_equal(d.category, "storm/2/bash/7");
 		assert_string_equal(d.version, "storm -n");
-		assert_string_equal(d.step, "4");
+		assert_string_equal(d.step, "5");
 		rules_decision_free(&d);
 	}
 	/* the tracker changed the parent (an exec, a classification) */
@@ -700,10 +765,16 @@ static void test_builtin(void **state)
 	assert_string_equal(st.dir, RULES_BUILTIN_DIR);
 	assert_true(st.files >= 5);
 	assert_true(st.selftests > 0);
-	/* the deny list is in force: the daemon goes with its tree */
-	d = decide(r, "/usr/sbin/sshd\0-D", 18, "/usr/sbin/sshd");
-	assert_false(d.include);
-	rules_decision_free(&d);
+	/* the deny list is in force: root's daemon goes */
+	{
+		struct jt_proc p = mkproc("/usr/sbin/sshd\0-D", 18, "/usr/sbin/sshd");
+		struct rules_input in = { .p = &p };
+
+		p.state |= JT_PS_EXE_SYSTEM;
+		rules_classify(r, &in, &d);
+		assert_false(d.include);
+		rules_decision_free(&d);
+	}
 	/* the catalogue names the tool; the arguments are withheld */
 	d = decide(r, bwa, sizeof(bwa), "/usr/bin/bwa");
 	assert_true(d.include);
@@ -824,6 +895,7 @@ int main(void)
 		cmocka_unit_test(test_parent),
 		cmocka_unit_test(test_cost_center),
 		cmocka_unit_test(test_ancestor_views),
+		cmocka_unit_test(test_exe_system),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_load_runtime_error),
 		cmocka_unit_test(test_rule_runtime_error),

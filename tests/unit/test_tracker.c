@@ -382,6 +382,7 @@ struct exec_spec {
 	uint16_t flags;		/* JT_EF_* */
 	const char *comm;	/* NULL: file's base name */
 	bool root;		/* uid 0, else 1000 */
+	const char *exe_name;	/* the file run's own name, NULL: "" */
 };
 
 /* The argv of an exec_spec from a string literal ("a\0b"). */
@@ -409,6 +410,8 @@ static void ev_exec(struct fx *f, const struct exec_spec *x)
 		 x->comm ? x->comm : base ? base + 1 : x->file);
 	e.exec.flags = x->flags;
 	snprintf(e.exec.filename, sizeof(e.exec.filename), "%s", x->file);
+	snprintf(e.exec.exe_name, sizeof(e.exec.exe_name), "%s",
+		 x->exe_name ? x->exe_name : "");
 	e.exec.cg2_len = (uint16_t)snprintf(e.exec.cg2, sizeof(e.exec.cg2),
 					    "%s", cg2);
 	e.exec.cg1_len = (uint16_t)snprintf(e.exec.cg1, sizeof(e.exec.cg1),
@@ -1514,6 +1517,58 @@ static void test_exe_truncated(void **state)
 	assert_jstr(r, "tool.name", "cut-the-rope");
 }
 
+/* The state of (pid, start) after an exec of file whose run file the
+ * kernel named name with flags. */
+static uint32_t exe_state(struct fx *f, uint32_t pid, uint64_t start,
+			  const char *file, const char *name, uint16_t flags)
+{
+	const struct jt_proc *p;
+
+	ev_exec(f, &(struct exec_spec){ .pid = pid, .ppid = 1, .start = start,
+		.pstart = 10, .ts = start + 1, .file = file, ARGV("x"),
+		.flags = flags, .exe_name = name });
+	p = proc_table_lookup(f->t.procs, pid, start);
+	assert_non_null(p);
+	return p->state & (JT_PS_EXE_SYSTEM | JT_PS_EXE_CHECK);
+}
+
+/*
+ * p.exe_system's facts: the kernel's word that the file run is root's
+ * counts under that file's own name only; a script, whose file the kernel
+ * no longer holds, is left to check; a fork shares its parent's program.
+ */
+static void test_exe_system_state(void **state)
+{
+	struct fx *f = *state;
+	const struct jt_proc *p;
+
+	assert_int_equal(exe_state(f, 950, 95000, "/usr/bin/telegraf",
+				   "telegraf", JT_EF_EXE_ROOT), JT_PS_EXE_SYSTEM);
+	/* a link ~/bin/sshd to root's bash: bash is root's, sshd is not */
+	assert_int_equal(exe_state(f, 951, 95100, "/home/u/bin/sshd", "bash",
+				   JT_EF_EXE_ROOT), 0);
+	/* a user's copy */
+	assert_int_equal(exe_state(f, 952, 95200, "/home/u/telegraf",
+				   "telegraf", 0), 0);
+	/* another folder's name through ".." */
+	assert_int_equal(exe_state(f, 953, 95300,
+				   "/opt/datadog-agent/../../usr/bin/bash",
+				   "bash", JT_EF_EXE_ROOT), 0);
+	/* a script: its interpreter's name and owner say nothing */
+	assert_int_equal(exe_state(f, 954, 95400, "/usr/sbin/update-motd",
+				   "dash", JT_EF_EXE_ROOT | JT_EF_SCRIPT),
+			 JT_PS_EXE_CHECK);
+	/* a cut path is nobody's name */
+	assert_int_equal(exe_state(f, 955, 95500, "/usr/bin/telegraf", "telegraf",
+				   JT_EF_EXE_ROOT | JT_EF_EXE_TRUNC), 0);
+	/* a fork shares the program, a later exec decides anew */
+	ev_fork(f, 956, 95600, 950, 95000, "telegraf");
+	p = proc_table_lookup(f->t.procs, 956, 95600);
+	assert_int_equal(p->state & JT_PS_EXE_SYSTEM, JT_PS_EXE_SYSTEM);
+	assert_int_equal(exe_state(f, 950, 95000, "/tmp/x/telegraf", "telegraf",
+				   0), 0);
+}
+
 /* The default tool name alone: exe, argv[0] that agrees with comm, comm. */
 static void test_default_tool(void **state)
 {
@@ -1864,6 +1919,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stepd_title_root_only,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exe_truncated, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_exe_system_state, setup,
 						teardown),
 		cmocka_unit_test(test_default_tool),
 		cmocka_unit_test_setup_teardown(test_batch_container, setup,
