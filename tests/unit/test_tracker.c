@@ -23,6 +23,7 @@
 #include "decode.h"
 #include "jobs.h"
 #include "json_check.h"
+#include "json_get.h"
 #include "proc_table.h"
 #include "record.h"
 #include "tracker.h"
@@ -47,14 +48,8 @@ struct fx {
 static void on_record(void *ctx, struct jbuf *b)
 {
 	struct fx *f = ctx;
-	const char *s = jbuf_str(b);
 
-	if (!json_valid(s))
-		fail_msg("not valid JSON: %s", s);
-	assert_true(f->nrec < MAX_RECS);
-	f->rec[f->nrec] = strdup(s);
-	assert_non_null(f->rec[f->nrec]);
-	f->nrec++;
+	json_keep(f->rec, &f->nrec, MAX_RECS, jbuf_str(b));
 }
 
 /* A tracker with default rules, an empty job registry and a fixed host. */
@@ -92,135 +87,6 @@ static int teardown(void **state)
 }
 
 /* ---- reading records back ------------------------------------------- */
-
-/* Move p from the '{' of an object to the value of its member name. */
-static bool member(struct vp *p, const char *name, size_t len)
-{
-	v_ws(p);
-	if (p->i >= p->n || p->s[p->i] != '{')
-		return false;
-	p->i++;
-	for (;;) {
-		size_t k;
-
-		v_ws(p);
-		k = p->i;
-		if (v_string(p))
-			return false;
-		/* keys of records carry no escapes */
-		if (p->i - k - 2 == len && !memcmp(p->s + k + 1, name, len)) {
-			v_ws(p);
-			p->i++;	/* ':' */
-			v_ws(p);
-			return true;
-		}
-		v_ws(p);
-		p->i++;
-		if (v_value(p))
-			return false;
-		v_ws(p);
-		if (p->i >= p->n || p->s[p->i++] != ',')
-			return false;
-	}
-}
-
-/* Move p from the '[' of an array to its element idx. */
-static bool element(struct vp *p, unsigned long idx)
-{
-	v_ws(p);
-	if (p->i >= p->n || p->s[p->i] != '[')
-		return false;
-	p->i++;
-	for (unsigned long k = 0; k < idx; k++) {
-		if (v_value(p))
-			return false;
-		v_ws(p);
-		if (p->i >= p->n || p->s[p->i++] != ',')
-			return false;
-	}
-	v_ws(p);
-	return p->i < p->n && p->s[p->i] != ']';
-}
-
-/*
- * The raw JSON text of the value at a dotted path ("io.read_bytes",
- * "usage.steps.0.step") of rec into out; false when there is none.
- */
-static bool jget(const char *rec, const char *path, char *out, size_t outlen)
-{
-	struct vp p = { (const unsigned char *)rec, strlen(rec), 0, 0 };
-	size_t start;
-
-	while (*path) {
-		size_t n = strcspn(path, ".");
-		char *end;
-		unsigned long idx = strtoul(path, &end, 10);
-		bool ok = end == path + n && n ? element(&p, idx)
-					       : member(&p, path, n);
-
-		if (!ok)
-			return false;
-		path += n + (path[n] == '.');
-	}
-	start = p.i;
-	if (v_value(&p) || p.i - start >= outlen)
-		return false;
-	memcpy(out, p.s + start, p.i - start);
-	out[p.i - start] = '\0';
-	return true;
-}
-
-/* The raw value at path, which must be there. */
-static const char *jraw(const char *rec, const char *path)
-{
-	static char buf[4096];
-
-	if (!jget(rec, path, buf, sizeof(buf)))
-		fail_msg("no %s in %s", path, rec);
-	return buf;
-}
-
-/* The unsigned integer at path. */
-static uint64_t ju64(const char *rec, const char *path)
-{
-	const char *v = jraw(rec, path);
-	char *end;
-	uint64_t x = strtoull(v, &end, 10);
-
-	if (!*v || *end || *v == '-')
-		fail_msg("%s is %s, not an unsigned integer", path, v);
-	return x;
-}
-
-/* The number at path. */
-static double jnum(const char *rec, const char *path)
-{
-	const char *v = jraw(rec, path);
-	char *end;
-	double x = strtod(v, &end);
-
-	if (!*v || *end)
-		fail_msg("%s is %s, not a number", path, v);
-	return x;
-}
-
-/* Assert the raw JSON at path (a literal, array or quoted string). */
-static void assert_jraw(const char *rec, const char *path, const char *want)
-{
-	const char *v = jraw(rec, path);
-
-	if (strcmp(v, want))
-		fail_msg("%s is %s, want %s in %s", path, v, want, rec);
-}
-
-/* Assert the string at path. */
-static void assert_jstr(const char *rec, const char *path, const char *want)
-{
-	char q[1024];
-
-	snprintf(q, sizeof(q), "\"%s\"", want);
-	assert_jraw(rec, path, q);
-}
 
 /* Assert |got - want| <= eps. */
 static void assert_near(double got, double want, double eps)
