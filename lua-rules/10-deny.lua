@@ -120,6 +120,23 @@ local function verdict(info)
 end
 
 local MAX_TOOL = lib.MAX_TOOL
+local basename = lib.basename
+
+-- A container runtime's own bootstrap: runc runs itself again as
+-- `runc init` (from /proc/self/exe, or from a sealed copy of itself, an exe
+-- such as /dev/fd/6 or memfd:runc_cloned) and moves that process into the
+-- container's cgroup before the container's command runs.  It is the
+-- runtime, not the job: excluded, its child (which execs the container's
+-- command) judged on its own.  Matched on argv: the exe names no runc.
+local runtime_init = lib.set { "runc", "docker-runc" }
+
+-- Whether p is a runtime's `init` bootstrap.
+local function runtime_bootstrap(p)
+	local argv = p.argv
+	local a1 = argv[1]
+	return argv[2] == "init" and a1 ~= nil and
+		runtime_init[basename(a1)] == true
+end
 
 jobtrace.rule("deny-system-noise", function(p, d)
 	-- the engine's default tool (the exe's base name) may be longer than
@@ -132,7 +149,10 @@ jobtrace.rule("deny-system-noise", function(p, d)
 		v = verdict(info)
 		info.deny = v
 	end
-	if v == 0 then return end
+	if v == 0 then
+		if not runtime_bootstrap(p) then return end
+		v = 2	-- not cached: the exe is any re-executed program's
+	end
 	if v >= 3 then
 		if p.job.id ~= "" then return end
 		v = v - 2
@@ -146,6 +166,10 @@ jobtrace.selftest { argv = { "/usr/sbin/sshd", "-D" },
 	expect = { include = false } }
 jobtrace.selftest { argv = { "/usr/bin/telegraf", "--config", "/etc/telegraf.conf" },
 	expect = { include = false } }
+jobtrace.selftest { argv = { "runc", "init" }, exe = "/dev/fd/6",
+	expect = { include = false } }
+jobtrace.selftest { argv = { "sleep", "2" }, exe = "/proc/self/exe",
+	expect = { include = true } }
 jobtrace.selftest { argv = { "dircolors", "-b" },
 	expect = { include = false } }
 jobtrace.selftest { argv = { "sort", "-k1,1", "x.bed" },

@@ -6,6 +6,7 @@
  * before its figures are compared with what the events said.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include "json_get.h"
 #include "proc_table.h"
 #include "record.h"
+#include "rules.h"
 #include "tracker.h"
 #include "util.h"
 
@@ -42,6 +44,7 @@ struct fx {
 	char asked[8][80];	/* the container look-ups asked for */
 	size_t nasked;
 	int ask_rc;		/* what asking returns */
+	struct rules *rules;	/* with default_rules() */
 };
 
 /* Keep a copy of each record; each must be one valid JSON text. */
@@ -79,6 +82,7 @@ static int teardown(void **state)
 
 	tracker_fini(&f->t);
 	containers_free(f->cts);
+	rules_free(f->rules);
 	jobs_free(f->jobs);
 	for (size_t i = 0; i < f->nrec; i++)
 		free(f->rec[i]);
@@ -1458,6 +1462,74 @@ static void test_container_no_job(void **state)
 	assert_int_equal(st.entries, 0);
 }
 
+/* The tracker classifies with the project's rules (lua-rules/). */
+static void default_rules(struct fx *f)
+{
+	/* a deadline a loaded CI machine keeps */
+	struct rules_limits lim = { 64u << 20, 10000000, 1000 };
+	const char *top = getenv("top_srcdir");
+	char dir[PATH_MAX], err[512];
+
+	snprintf(dir, sizeof(dir), "%s/lua-rules", top ? top : ".");
+	assert_int_equal(rules_new(&lim, &f->rules), 0);
+	if (rules_load_dir(f->rules, dir, err, sizeof(err)))
+		fail_msg("%s: %s", dir, err);
+	f->t.rules = f->rules;
+}
+
+/*
+ * runc's bootstrap execs in the container's cgroup before the container's
+ * command (`runc init` from a sealed copy of runc: /dev/fd/6), when runc
+ * moved it there first.  The rules exclude it and it is no process of the
+ * container: not looked up for, not its first process, not counted; nor
+ * is a process of the container that execs such a bootstrap later (the
+ * count then touches zero with the command's exit).
+ */
+static void test_runtime_bootstrap_not_counted(void **state)
+{
+	struct fx *f = *state;
+	const char *cg = "/ecs/" TASK "/" CT1;
+	struct containers_stats st;
+	const char *r;
+
+	default_rules(f);
+	setup_containers(f, 8);
+	ev_exec(f, &(struct exec_spec){ .pid = 800, .ppid = 790,
+		.start = 8000, .pstart = 7900, .ts = 8001, .file = "/dev/fd/6",
+		ARGV("runc\0init"), .cg2 = cg, .cg1 = cg, .comm = "runc" });
+	assert_int_equal(f->nasked, 0);
+	containers_stats(f->cts, &st);
+	assert_int_equal(st.entries, 0);
+	ev_exit(f, &(struct exit_spec){ .pid = 800, .start = 8000,
+		.ts = 8100 });
+	assert_int_equal(f->nrec, 0);
+
+	/* the container's command: its first process */
+	ev_exec(f, &(struct exec_spec){ .pid = 801, .ppid = 790,
+		.start = 8200, .pstart = 7900, .ts = 8201, .file = "/bin/sh",
+		ARGV("sh\0-c\0work"), .cg2 = cg, .cg1 = cg });
+	assert_int_equal(f->nasked, 1);
+	answer(f, CT1, DOCKER_OK, BJOB, 801);
+	r = last_of(f, "job", "start");
+	assert_non_null(r);
+	assert_jstr(r, "start_time", "1970-01-01T00:00:00.000008Z");
+
+	/* a child of it that becomes a bootstrap leaves the count */
+	ev_fork(f, 802, 8300, 801, 8200, "sh");
+	ev_exec(f, &(struct exec_spec){ .pid = 802, .ppid = 801,
+		.start = 8300, .pstart = 8200, .ts = 8301,
+		.file = "/proc/self/exe", ARGV("runc\0init"), .cg2 = cg,
+		.cg1 = cg, .comm = "runc" });
+	ev_exit(f, &(struct exit_spec){ .pid = 801, .start = 8200,
+		.ts = 8400 });
+	r = last_of(f, "job", "end");
+	assert_non_null(r);
+	assert_int_equal(ju64(r, "usage.processes"), 1);	/* sh alone */
+	ev_exit(f, &(struct exit_spec){ .pid = 802, .start = 8300,
+		.ts = 8500 });
+	assert_int_equal(count_type(f, "process"), 1);
+}
+
 /* At most max containers are followed: another one is not looked up. */
 static void test_containers_bounded(void **state)
 {
@@ -1554,6 +1626,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_container_no_job, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_runtime_bootstrap_not_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_containers_bounded, setup,
 						teardown),
 	};
