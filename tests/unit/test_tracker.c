@@ -44,6 +44,8 @@ struct fx {
 	char asked[8][80];	/* the container look-ups asked for */
 	size_t nasked;
 	int ask_rc;		/* what asking returns */
+	int exited;		/* Docker's answers: 0 running, else exited
+				 * with code exited - 1 */
 	struct rules *rules;	/* with default_rules() */
 };
 
@@ -1258,13 +1260,17 @@ static int fake_ask(void *ctx, const char *id)
 /* A tracker that follows containers (at most max). */
 static void setup_containers(struct fx *f, size_t max)
 {
-	assert_int_equal(containers_new(max, fake_ask, f, &f->cts), 0);
+	struct containers_ops ops = { .ask = fake_ask, .ctx = f,
+				      .end_grace_ns = 10000000000ull };
+
+	assert_int_equal(containers_new(max, &ops, &f->cts), 0);
 	f->t.cts = f->cts;
 }
 
 /* Docker's answer for container id: a Batch job's (job non-NULL, an
  * array child of index 7, attempt 2, 1.5 CPUs, 256 MiB, first process
- * pid), another container's, or a failed look-up (state). */
+ * pid), another container's, or a failed look-up (state).  The container
+ * is running, or has exited with code f->exited - 1 when that is set. */
 static void answer(struct fx *f, const char *id, enum docker_state state,
 		   const char *job, uint32_t pid)
 {
@@ -1273,6 +1279,9 @@ static void answer(struct fx *f, const char *id, enum docker_state state,
 	memset(&r, 0, sizeof(r));
 	snprintf(r.id, sizeof(r.id), "%s", id);
 	r.state = state;
+	r.info.status = f->exited ? DOCKER_STATUS_EXITED :
+				    DOCKER_STATUS_RUNNING;
+	r.info.exit_code = f->exited - 1;
 	if (job) {
 		strcpy(r.info.env[DOCKER_ENV_JOB_ID], job);
 		strcpy(r.info.env[DOCKER_ENV_JOB_ATTEMPT], "2");
@@ -1366,28 +1375,33 @@ static void test_batch_container(void **state)
 	assert_batch_job(proc_rec(f, 702, 7200));
 	assert_batch_job(proc_rec(f, 701, 7100));
 	assert_int_equal(count_type(f, "job"), 1);
-	/* the first process, Docker's State.Pid, ends the job: its code is
-	 * the job's */
+	/* the first process, Docker's State.Pid, is the last: not the end
+	 * yet, Docker is asked whether the container has ended */
 	before = f->nrec;
 	ev_exit(f, &(struct exit_spec){ .pid = 700, .start = 7000, .ts = 9000,
 		.status = 3 << 8, .runtime = 1000000000, .levels = 2,
 		.peaks = { 100 * MiB, 1 } });
-	assert_int_equal(f->nrec, before + 2);
+	assert_int_equal(f->nrec, before + 1);
 	assert_batch_job(proc_rec(f, 700, 7000));
+	assert_int_equal(f->nasked, 2);
+	/* it has: the end record, with the usage and Docker's exit code */
+	f->exited = 3 + 1;
+	answer(f, CT1, DOCKER_OK, BJOB, 700);
 	r = last_of(f, "job", "end");
 	assert_non_null(r);
 	assert_batch_job(r);
 	assert_jraw(r, "exit_code", "3");
 	assert_jstr(r, "end_time", "1970-01-01T00:00:00.000009Z");
 	assert_usage(r, "usage", 1.75, 3, 120 * MiB, "cgroup_v1");
-	assert_int_equal(f->nasked, 1);
+	assert_int_equal(count_type(f, "job"), 2);
 }
 
 /*
  * Docker answers after the container is gone (ECS's cgroup v1 layout):
  * the process record was written without a job, the job's start and end
- * records come with the answer and count that process; the job's memory
- * cgroup is the ECS task's, one level above the container's.
+ * records come with the answer (the container has exited) and count that
+ * process; the job's memory cgroup is the ECS task's, one level above the
+ * container's.
  */
 static void test_batch_answer_late(void **state)
 {
@@ -1407,6 +1421,7 @@ static void test_batch_answer_late(void **state)
 	containers_stats(f->cts, &st);
 	assert_int_equal(st.entries, 1);	/* the answer is awaited */
 
+	f->exited = 0 + 1;
 	answer(f, CT2, DOCKER_OK, BJOB, 710);
 	assert_batch_job(last_of(f, "job", "start"));
 	r = last_of(f, "job", "end");
@@ -1442,9 +1457,9 @@ static void test_container_no_job(void **state)
 	exec_in(f, 721, 7210, cg3, cg3);
 	assert_int_equal(f->nasked, 2);
 	answer(f, CT3, DOCKER_TIMEOUT, NULL, 0);
-	containers_retry(f->cts, util_now_ns(CLOCK_MONOTONIC));
+	containers_tick(f->cts, &f->t, util_now_ns(CLOCK_MONOTONIC));
 	assert_int_equal(f->nasked, 2);		/* not yet */
-	containers_retry(f->cts, UINT64_MAX / 2);
+	containers_tick(f->cts, &f->t, UINT64_MAX / 2);
 	assert_int_equal(f->nasked, 3);
 	assert_string_equal(f->asked[2], CT3);
 	/* an answer for a container not followed changes nothing */
@@ -1522,6 +1537,10 @@ static void test_runtime_bootstrap_not_counted(void **state)
 		.cg1 = cg, .comm = "runc" });
 	ev_exit(f, &(struct exit_spec){ .pid = 801, .start = 8200,
 		.ts = 8400 });
+	assert_int_equal(f->nasked, 2);		/* has it ended? */
+	assert_null(last_of(f, "job", "end"));
+	f->exited = 0 + 1;
+	answer(f, CT1, DOCKER_OK, BJOB, 801);
 	r = last_of(f, "job", "end");
 	assert_non_null(r);
 	assert_int_equal(ju64(r, "usage.processes"), 1);	/* sh alone */
@@ -1556,7 +1575,7 @@ static void test_containers_bounded(void **state)
 	f->ask_rc = -EAGAIN;
 	exec_in(f, 733, 7330, "/docker/" CT3, "/docker/" CT3);
 	f->ask_rc = 0;
-	containers_retry(f->cts, UINT64_MAX / 2);
+	containers_tick(f->cts, &f->t, UINT64_MAX / 2);
 	assert_int_equal(f->nasked, 3);
 	assert_string_equal(f->asked[2], CT3);
 }
