@@ -98,6 +98,7 @@ static const struct key_def docker_keys[] = {
 	{ "enabled", K_BOOL, 0, 0, F(docker_enabled) },
 	{ "socket", K_PATH, 0, 0, F(docker_socket) },
 	{ "timeout", K_SECONDS, 0.1, 60, F(docker_timeout_ms) },
+	{ "end_grace", K_SECONDS, 0.5, 3600, F(docker_end_grace_ms) },
 	{ NULL, 0, 0, 0, 0 },
 };
 
@@ -1045,6 +1046,7 @@ int config_defaults(struct jt_config *c)
 	c->docker_enabled = true;
 	c->docker_socket = strdup("/var/run/docker.sock");
 	c->docker_timeout_ms = 2000;
+	c->docker_end_grace_ms = 10000;
 	c->cost_currency = strdup("USD");
 	c->cost_prices_file = strdup("");
 	c->cost_attribution = JT_ATTR_ALLOCATION;
@@ -1441,8 +1443,9 @@ void config_dump(const struct jt_config *c, FILE *out)
 	fprintf(out, "docker = {\n\tenabled = %s;\n\tsocket = ",
 		c->docker_enabled ? "true" : "false");
 	dump_string(out, c->docker_socket);
-	fprintf(out, ";\n\ttimeout = %u.%03u;\n};\n",
-		c->docker_timeout_ms / 1000, c->docker_timeout_ms % 1000);
+	fprintf(out, ";\n\ttimeout = %u.%03u;\n\tend_grace = %u.%03u;\n};\n",
+		c->docker_timeout_ms / 1000, c->docker_timeout_ms % 1000,
+		c->docker_end_grace_ms / 1000, c->docker_end_grace_ms % 1000);
 
 	fprintf(out, "cost = {\n\tcurrency = ");
 	dump_string(out, c->cost_currency);

@@ -83,6 +83,9 @@ struct jt_config {
 	bool docker_enabled;		/* enabled = true */
 	char *docker_socket;		/* socket = "/var/run/docker.sock" */
 	unsigned docker_timeout_ms;	/* timeout = 2.0 (s), per look-up */
+	/* end_grace = 10.0 (s): a container Docker cannot say of has ended
+	 * when its cgroup stays empty this long */
+	unsigned docker_end_grace_ms;
 
 	/* cost { } : prices (doc/cost.md); 0 is unset for every price */
 	char *cost_currency;		/* currency = "USD" */

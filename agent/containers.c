@@ -5,6 +5,7 @@
  * searched by the first 16 hex digits of the id.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,17 +18,27 @@
 
 #define RETRY_FIRST_NS (10ull * 1000000000ull)
 #define RETRY_MAX_NS (300ull * 1000000000ull)
+/* a container without processes: Docker asked again after these */
+#define CHECK_FIRST_NS (250ull * 1000000ull)
+#define CHECK_MAX_NS (30ull * 1000000000ull)
 #define ID_LEN 64
 
 struct ct {
 	uint64_t key;			/* the id's first 16 hex digits */
 	char id[ID_LEN + 1];
 	char cgroup[512];		/* its job's: its ECS task's, else its own */
-	uint32_t procs;			/* processes in it the tracker follows */
+	char own_cgroup[512];		/* its own: runc makes and removes it */
+	uint32_t procs;			/* its processes the tracker follows */
 	uint32_t init_pid;		/* its first process (State.Pid once known) */
 	enum docker_state state;
 	unsigned fails;			/* failed look-ups in a row */
 	uint64_t retry_ns;		/* CLOCK_MONOTONIC: ask again then */
+	bool ending;			/* no process left: end awaited */
+	unsigned checks;		/* Docker said "not ended" so often */
+	uint64_t check_ns;		/* CLOCK_MONOTONIC: ask again then */
+	/* CLOCK_MONOTONIC: its cgroup first seen empty or gone while Docker
+	 * could not say; 0: not so */
+	uint64_t empty_ns;
 	uint64_t start_ns;		/* CLOCK_REALTIME: its first process's start */
 	uint64_t end_ns;		/* CLOCK_REALTIME: its last exit so far */
 	int exit_code;			/* its first process's, as Docker gives it */
@@ -40,12 +51,11 @@ struct containers {
 	struct ct **v;
 	size_t n, cap, max;
 	uint64_t full;
-	containers_ask_fn ask;
-	void *ctx;
+	struct containers_ops ops;
 };
 
 /* An empty table (see containers.h). */
-int containers_new(size_t max, containers_ask_fn ask, void *ctx,
+int containers_new(size_t max, const struct containers_ops *ops,
 		   struct containers **out)
 {
 	struct containers *cs = calloc(1, sizeof(*cs));
@@ -54,8 +64,7 @@ int containers_new(size_t max, containers_ask_fn ask, void *ctx,
 	if (!cs)
 		return -ENOMEM;
 	cs->max = max;
-	cs->ask = ask;
-	cs->ctx = ctx;
+	cs->ops = *ops;
 	return 0;
 }
 
@@ -119,22 +128,43 @@ static void drop(struct containers *cs, struct ct *e)
 	}
 }
 
+/* Forget e, its container ended (below). */
+static void finish(struct containers *cs, struct tracker *t, struct ct *e);
+
+/* Make room for one entry: one without processes goes, one without a job
+ * first (a job that waited for its container's end ends now).  Whether
+ * there is room. */
+static bool make_room(struct containers *cs, struct tracker *t)
+{
+	struct ct *idle = NULL;
+
+	for (size_t i = 0; i < cs->n; i++) {
+		struct ct *e = cs->v[i];
+
+		if (e->procs)
+			continue;
+		if (!e->job[0]) {
+			drop(cs, e);
+			return true;
+		}
+		if (!idle)
+			idle = e;
+	}
+	if (!idle)
+		return false;
+	log_warn("docker: %zu containers followed: the end of container"
+		 " %.12s is not awaited any longer", cs->max, idle->id);
+	finish(cs, t, idle);
+	return true;
+}
+
 /* A new entry for id, or NULL when the table is full of live ones. */
-static struct ct *add(struct containers *cs, const char *id)
+static struct ct *add(struct containers *cs, struct tracker *t, const char *id)
 {
 	struct ct *e;
 
-	if (cs->n == cs->max) {
-		/* one whose processes are gone and whose answer is late */
-		for (size_t i = 0; i < cs->n; i++) {
-			if (!cs->v[i]->procs) {
-				drop(cs, cs->v[i]);
-				break;
-			}
-		}
-		if (cs->n == cs->max)
-			return NULL;
-	}
+	if (cs->n == cs->max && !make_room(cs, t))
+		return NULL;
 	if (cs->n == cs->cap) {
 		size_t cap = cs->cap ? cs->cap * 2 : 16;
 		struct ct **v = realloc(cs->v, cap * sizeof(*v));
@@ -156,7 +186,7 @@ static struct ct *add(struct containers *cs, const char *id)
 /* Ask Docker about e; a queue that refuses counts as a failed look-up. */
 static void ask(struct containers *cs, struct ct *e, uint64_t now)
 {
-	int err = cs->ask ? cs->ask(cs->ctx, e->id) : -ENOSYS;
+	int err = cs->ops.ask ? cs->ops.ask(cs->ops.ctx, e->id) : -ENOSYS;
 
 	if (!err) {
 		e->state = DOCKER_PENDING;
@@ -169,7 +199,7 @@ static void ask(struct containers *cs, struct ct *e, uint64_t now)
 	e->retry_ns = now + RETRY_FIRST_NS;
 }
 
-/* p now runs in its container (see containers.h). */
+/* p is now a process of its container (see containers.h). */
 void containers_enter(struct containers *cs, struct tracker *t,
 		      const struct jt_proc *p)
 {
@@ -181,21 +211,28 @@ void containers_enter(struct containers *cs, struct tracker *t,
 		return;
 	e = find(cs, id);
 	if (!e) {
-		e = add(cs, id);
+		e = add(cs, t, id);
 		if (!e) {
 			cs->full++;
 			return;
 		}
 		/* the job's memory and processes: its ECS task's cgroup when
 		 * it has one (a task's containers are one job), else its own */
-		if (p->cgroup && cg_parse_container(p->cgroup, &ct))
+		if (p->cgroup && cg_parse_container(p->cgroup, &ct)) {
 			cg_ancestor(p->cgroup, ct.task_level >= 0 ?
 						       ct.task_level : ct.level,
 				    e->cgroup, sizeof(e->cgroup));
+			cg_ancestor(p->cgroup, ct.level, e->own_cgroup,
+				    sizeof(e->own_cgroup));
+		}
 		e->start_ns = record_realtime(t->host, p->start_ns);
 		e->init_pid = p->pid;
 		ask(cs, e, util_now_ns(CLOCK_MONOTONIC));
 	}
+	/* a process in it again: it has not ended */
+	e->ending = false;
+	e->checks = 0;
+	e->empty_ns = 0;
 	e->procs++;
 }
 
@@ -209,18 +246,18 @@ static void usage_merge(struct jt_usage *job, struct jt_usage *u)
 	memset(u, 0, sizeof(*u));
 }
 
-/* Whether a container other than e still runs (or may run) job id. */
+/* Whether a container other than e still runs job id (an entry lives
+ * until its container has ended). */
 static bool job_goes_on(const struct containers *cs, const struct ct *e,
 			const char *id)
 {
 	for (size_t i = 0; i < cs->n; i++)
-		if (cs->v[i] != e && cs->v[i]->procs &&
-		    !strcmp(cs->v[i]->job, id))
+		if (cs->v[i] != e && !strcmp(cs->v[i]->job, id))
 			return true;
 	return false;
 }
 
-/* e's last process is gone: end its job unless another container of the
+/* e's container has ended: end its job unless another container of the
  * job goes on. */
 static void job_end(struct containers *cs, struct tracker *t, struct ct *e)
 {
@@ -265,9 +302,17 @@ void containers_leave(struct containers *cs, struct tracker *t,
 	if (--e->procs)
 		return;
 	if (e->state == DOCKER_PENDING)
-		return;		/* the answer ends it */
-	job_end(cs, t, e);
-	drop(cs, e);
+		return;		/* the answer decides */
+	if (!e->job[0]) {
+		drop(cs, e);	/* no job to end */
+		return;
+	}
+	/* the count touched zero: has the container ended?  (runc's
+	 * bootstrap, a create before its start, are not its end) */
+	e->ending = true;
+	e->checks = 0;
+	e->empty_ns = 0;
+	ask(cs, e, util_now_ns(CLOCK_MONOTONIC));
 }
 
 /* The container's own usage for a finished process without a job. */
@@ -338,55 +383,159 @@ static void job_start(struct containers *cs, struct tracker *t, struct ct *e,
 		 (unsigned long long)(ji->mem_bytes >> 20), f.n);
 }
 
+/* Forget e, its container ended: its job's end record unless another
+ * container of the job goes on. */
+static void finish(struct containers *cs, struct tracker *t, struct ct *e)
+{
+	job_end(cs, t, e);
+	drop(cs, e);
+}
+
+/* Docker answered about e, which has no process left: end its job when
+ * Docker says the container has ended, else ask again later. */
+static void ended_or_not(struct containers *cs, struct tracker *t,
+			 struct ct *e, const struct docker_info *d,
+			 uint64_t now)
+{
+	uint64_t wait = CHECK_FIRST_NS << (e->checks < 7 ? e->checks : 7);
+
+	if (!e->job[0]) {
+		drop(cs, e);
+		return;
+	}
+	if (docker_ended(d)) {
+		if (d->status == DOCKER_STATUS_EXITED) {
+			e->exit_code = d->exit_code;
+			e->exit_known = true;
+		}
+		finish(cs, t, e);
+		return;
+	}
+	/* Docker answers: its word, not the cgroup's */
+	e->ending = true;
+	e->empty_ns = 0;
+	e->checks++;
+	e->check_ns = now + (wait < CHECK_MAX_NS ? wait : CHECK_MAX_NS);
+}
+
 /* Docker's answer about one container (see containers.h). */
 void containers_answer(struct containers *cs, struct tracker *t,
 		       const struct dockerq_result *r)
 {
 	struct ct *e = find(cs, r->id);
+	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
 	struct jt_jobinfo nj;
 
 	if (!e || e->state != DOCKER_PENDING)
 		return;		/* forgotten, or answered already */
 	e->state = r->state;
-	if (r->state != DOCKER_OK) {
-		uint64_t wait = RETRY_FIRST_NS << (e->fails < 5 ? e->fails : 5);
-
-		e->fails++;
-		e->retry_ns = util_now_ns(CLOCK_MONOTONIC) +
-			      (wait < RETRY_MAX_NS ? wait : RETRY_MAX_NS);
-	} else {
+	if (r->state == DOCKER_OK) {
 		e->fails = 0;
 		memset(&nj, 0, sizeof(nj));
-		if (docker_batch_job(&r->info, &nj)) {
+		if (!e->job[0] && docker_batch_job(&r->info, &nj)) {
 			if (r->info.pid)
 				e->init_pid = r->info.pid;
 			job_start(cs, t, e, &nj);
 		}
+		if (!e->procs)
+			ended_or_not(cs, t, e, &r->info, now);
+		return;
 	}
-	if (!e->procs) {
-		job_end(cs, t, e);
+	if (r->state == DOCKER_NOT_FOUND && !e->procs && e->job[0]) {
+		finish(cs, t, e);	/* removed: it has ended */
+		return;
+	}
+	{
+		uint64_t wait = RETRY_FIRST_NS << (e->fails < 5 ? e->fails : 5);
+
+		e->fails++;
+		e->retry_ns = now + (wait < RETRY_MAX_NS ? wait : RETRY_MAX_NS);
+	}
+	if (e->procs)
+		return;
+	if (e->job[0])
+		e->ending = true;	/* the cgroup will say */
+	else
 		drop(cs, e);
-	}
 }
 
-/* Ask again about the containers whose look-up failed, when due. */
-void containers_retry(struct containers *cs, uint64_t now)
+/* Whether e's own cgroup holds a process (see containers_ops). */
+static bool populated(const struct containers *cs, const struct ct *e)
 {
-	for (size_t i = 0; i < cs->n; i++) {
+	return e->own_cgroup[0] && cs->ops.populated &&
+	       cs->ops.populated(cs->ops.ctx, e->own_cgroup) > 0;
+}
+
+/* Ask again, end what has ended (see containers.h). */
+void containers_tick(struct containers *cs, struct tracker *t, uint64_t now)
+{
+	/* downwards: drop() moves the last entry, already seen, here */
+	for (size_t i = cs->n; i-- > 0;) {
 		struct ct *e = cs->v[i];
 
-		if (e->state != DOCKER_PENDING && e->state != DOCKER_OK &&
-		    e->procs && now >= e->retry_ns)
+		if (e->state == DOCKER_PENDING)
+			continue;
+		if (e->procs) {
+			if (e->state != DOCKER_OK && now >= e->retry_ns)
+				ask(cs, e, now);
+			continue;
+		}
+		if (!e->ending)
+			continue;
+		if (e->state == DOCKER_OK) {
+			if (now >= e->check_ns)
+				ask(cs, e, now);
+			continue;
+		}
+		/* Docker cannot say: the container's own cgroup */
+		if (populated(cs, e))
+			e->empty_ns = 0;
+		else if (!e->empty_ns)
+			e->empty_ns = now;
+		if (e->empty_ns && now - e->empty_ns >= cs->ops.end_grace_ns) {
+			log_info("docker: container %.12s: Docker cannot say"
+				 " (%s), its cgroup %s stayed empty for %.1f s:"
+				 " it has ended", e->id,
+				 docker_state_names[e->state], e->own_cgroup,
+				 (double)(now - e->empty_ns) / 1e9);
+			finish(cs, t, e);
+			continue;
+		}
+		if (now >= e->retry_ns)
 			ask(cs, e, now);
 	}
 }
 
-/* How many entries, jobs, refusals. */
+/* The real populated callback (see containers.h). */
+int containers_cgroup_populated(void *ctx, const char *cgroup)
+{
+	static const char *const roots[] = {
+		"/sys/fs/cgroup/unified", "/sys/fs/cgroup",
+		"/sys/fs/cgroup/memory",
+	};
+	char path[640], buf[16];
+
+	(void)ctx;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "%s%s/cgroup.procs", roots[i],
+			 cgroup);
+		n = util_read_file(path, buf, sizeof(buf));
+		if (n >= 0)
+			return n > 0;	/* the first that has it says */
+	}
+	return 0;
+}
+
+/* How many entries, jobs, ending jobs, refusals. */
 void containers_stats(const struct containers *cs, struct containers_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->entries = cs->n;
 	st->full = cs->full;
-	for (size_t i = 0; i < cs->n; i++)
+	for (size_t i = 0; i < cs->n; i++) {
 		st->jobs += cs->v[i]->job[0] != '\0';
+		st->ending += cs->v[i]->ending && cs->v[i]->job[0];
+	}
 }

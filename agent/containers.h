@@ -3,14 +3,29 @@
  * containers.h - the Docker containers the agent sees processes in, what
  * Docker says of each, and the AWS Batch jobs they run.
  *
- * The tracker tells when a process enters a container (exec, fork) and
- * leaves it (exit, or a move).  A container seen for the first time is
- * looked up once through the ask callback (dockerq: off the loop); its
+ * The tracker tells when a process of a container starts being one of its
+ * processes (exec or fork in it, not excluded by the rules) and stops
+ * (exit, a move, or an exec the rules exclude).  A container runtime's own
+ * bootstrap (`runc init`, which runc moves into the container's cgroup
+ * before the container's command runs) is excluded by the rules, so it is
+ * no process of the container's job.  A container seen for the first time
+ * is looked up once through the ask callback (dockerq: off the loop); its
  * answer comes back through containers_answer().  A container whose
  * environment names an AWS Batch job becomes that job in the registry
  * (scheduler "aws-batch", its allocation from the container's limits):
- * a `job` start record then, its processes given the job, and an end
- * record with the usage when its last process is gone.
+ * a `job` start record then, its processes given the job.
+ *
+ * The job ends when the container ends, not when the count of its
+ * processes first touches zero (runc's bootstrap, or the gap between a
+ * container's create and its start, would split one job in two): once no
+ * process of the container is left, Docker is asked again, after 0.25 s,
+ * 0.5 s, ... up to 30 s, and the job's end record (with the usage) is
+ * written when Docker says the container has ended (State.Status exited or
+ * dead, what its `die` event leaves, with Docker's exit code) or no longer
+ * knows it; a process that starts in it meanwhile goes on with the job.
+ * When Docker cannot answer (absent, timing out, unreadable), the
+ * container's own cgroup decides: empty or gone at every check for the
+ * grace period (docker.end_grace) ends the job.
  *
  * Records before the answer: nothing waits for Docker.  A process record
  * is written at the exit as always; when the answer is not in by then its
@@ -21,9 +36,11 @@
  * is asked again while the container has processes, after 10 s, doubling
  * to 5 min.
  *
- * Bounded: an entry lives while the container has processes (or its
- * answer is awaited), at most max entries; a container seen beyond that
- * is not looked up (counted in full).  Loop thread only.
+ * Bounded: an entry lives while the container has processes, its answer
+ * is awaited or its job's end is, at most max entries; a container seen
+ * beyond that is not looked up (counted in full), and to make room for a
+ * new one an entry without processes goes first (a job that waited for
+ * its end then ends).  Loop thread only.
  */
 #ifndef JOBTRACE_CONTAINERS_H
 #define JOBTRACE_CONTAINERS_H
@@ -40,23 +57,34 @@ struct tracker;
 
 /* Queue a look-up of container id: 0, or -errno when it cannot. */
 typedef int (*containers_ask_fn)(void *ctx, const char *id);
+/* Whether the cgroup at path (as /proc shows it) still holds a process:
+ * 1 yes, 0 empty or gone. */
+typedef int (*containers_populated_fn)(void *ctx, const char *cgroup);
+
+struct containers_ops {
+	containers_ask_fn ask;
+	containers_populated_fn populated;	/* NULL: never populated */
+	void *ctx;				/* of both */
+	uint64_t end_grace_ns;	/* empty or gone this long: ended */
+};
 
 struct containers_stats {
 	size_t entries;		/* containers followed now */
 	size_t jobs;		/* ... that run an AWS Batch job */
+	size_t ending;		/* ... whose job awaits the container's end */
 	uint64_t full;		/* containers not followed: the table was full */
 };
 
 /* An empty table of at most max entries; 0 or -ENOMEM. */
-int containers_new(size_t max, containers_ask_fn ask, void *ctx,
+int containers_new(size_t max, const struct containers_ops *ops,
 		   struct containers **out);
 /* Free the table; accepts NULL. */
 void containers_free(struct containers *cs);
-/* p now runs in the container its p->container names. */
+/* p is now a process of the container its p->container names. */
 void containers_enter(struct containers *cs, struct tracker *t,
 		      const struct jt_proc *p);
-/* p is gone from the container its p->container names (its end, if it
- * ended, in p). */
+/* p is no longer a process of the container its p->container names (its
+ * end, if it ended, in p). */
 void containers_leave(struct containers *cs, struct tracker *t,
 		      const struct jt_proc *p);
 /* Where a finished process of p's container that has no job counts:
@@ -66,9 +94,17 @@ struct jt_usage *containers_usage(struct containers *cs,
 /* Docker's answer about one container. */
 void containers_answer(struct containers *cs, struct tracker *t,
 		       const struct dockerq_result *r);
-/* Ask again about containers whose look-up failed, when due. */
-void containers_retry(struct containers *cs, uint64_t now_ns);
-/* How many entries, jobs, refusals. */
+/* At now_ns (CLOCK_MONOTONIC): ask again about containers whose look-up
+ * failed, or whose end is awaited, when due; end the jobs of containers
+ * whose cgroup stayed empty for the grace period while Docker could not
+ * answer. */
+void containers_tick(struct containers *cs, struct tracker *t,
+		     uint64_t now_ns);
+/* The real populated callback: cgroup.procs of path under cgroup v2
+ * (/sys/fs/cgroup/unified or /sys/fs/cgroup) or the v1 memory hierarchy
+ * (ctx unused). */
+int containers_cgroup_populated(void *ctx, const char *cgroup);
+/* How many entries, jobs, ending jobs, refusals. */
 void containers_stats(const struct containers *cs,
 		      struct containers_stats *st);
 

@@ -64,7 +64,7 @@ struct walk {
 	struct jr r;
 	struct docker_info *out;
 	uint32_t env_set, label_set, num_set;	/* first value wins */
-	bool pid_set;
+	bool pid_set, status_set, exit_set;
 	char *err;
 	size_t errlen;
 };
@@ -279,7 +279,56 @@ static int number(struct walk *w, const char *path, uint64_t *dst)
 	return rc;
 }
 
-/* State: Pid.  HostConfig: the CPU and memory limits. */
+/* State.Status's names, in the order of enum docker_status. */
+static const char *const status_names[DOCKER_STATUS__N] = {
+	[DOCKER_STATUS_CREATED] = "created",
+	[DOCKER_STATUS_RUNNING] = "running",
+	[DOCKER_STATUS_PAUSED] = "paused",
+	[DOCKER_STATUS_RESTARTING] = "restarting",
+	[DOCKER_STATUS_REMOVING] = "removing",
+	[DOCKER_STATUS_EXITED] = "exited",
+	[DOCKER_STATUS_DEAD] = "dead",
+};
+
+/* State.Status: compared where it stands with the names above, never
+ * copied (another name is DOCKER_STATUS_OTHER). */
+static int status(struct walk *w)
+{
+	struct jr_str s;
+	int rc;
+
+	if (null_value(w))
+		return 0;
+	rc = jr_str(&w->r, &s);
+	if (rc == -EDOM)
+		return wrong(w, "State.Status", "a string");
+	if (rc)
+		return rc;
+	w->out->status = DOCKER_STATUS_OTHER;
+	for (unsigned k = 0; k < DOCKER_STATUS__N; k++)
+		if (status_names[k] && jr_str_eq(&s, status_names[k],
+						 strlen(status_names[k])))
+			w->out->status = (enum docker_status)k;
+	return 0;
+}
+
+/* State.ExitCode: an integer of 32 bits. */
+static int exit_code(struct walk *w)
+{
+	int64_t v;
+	int rc;
+
+	if (null_value(w))
+		return 0;
+	rc = jr_i64(&w->r, &v);
+	if (rc == -EDOM || (!rc && (v < INT32_MIN || v > INT32_MAX)))
+		return wrong(w, "State.ExitCode", "a 32-bit integer");
+	if (!rc)
+		w->out->exit_code = (int32_t)v;
+	return rc;
+}
+
+/* State: Pid, Status, ExitCode.  HostConfig: the CPU and memory limits. */
 static int state_or_host(struct walk *w, bool host)
 {
 	struct jr_str key;
@@ -311,6 +360,14 @@ static int state_or_host(struct walk *w, bool host)
 			if (!rc && v > UINT32_MAX)
 				rc = wrong(w, "State.Pid", "a process id");
 			w->out->pid = (uint32_t)v;
+		} else if (!host && !w->status_set &&
+			   jr_str_eq(&key, "Status", 6)) {
+			w->status_set = true;
+			rc = status(w);
+		} else if (!host && !w->exit_set &&
+			   jr_str_eq(&key, "ExitCode", 8)) {
+			w->exit_set = true;
+			rc = exit_code(w);
 		} else {
 			rc = jr_skip(&w->r);
 		}
@@ -357,6 +414,13 @@ int docker_parse_inspect(const char *json, size_t len, struct docker_info *out,
 	if (rc)
 		memset(out, 0, sizeof(*out));	/* nothing of a refused one */
 	return rc;
+}
+
+/* Whether Docker says the container has ended (see docker.h). */
+bool docker_ended(const struct docker_info *d)
+{
+	return d->status == DOCKER_STATUS_EXITED ||
+	       d->status == DOCKER_STATUS_DEAD;
 }
 
 /* The CPUs the container may use (see docker.h). */

@@ -19,7 +19,8 @@
  *   Config.Labels       com.amazonaws.ecs.task-arn, .container-name,
  *                       .cluster, .task-definition-family,
  *                       .task-definition-version
- *   State.Pid, HostConfig.NanoCpus, CpuShares, CpuQuota, CpuPeriod, Memory
+ *   State.Pid, Status, ExitCode
+ *   HostConfig.NanoCpus, CpuShares, CpuQuota, CpuPeriod, Memory
  *
  * A name given twice keeps its first value (what getenv(3) in the
  * container sees).  An env name is matched as written: one that only an
@@ -63,6 +64,22 @@ enum docker_label {
 	DOCKER_LABEL__N
 };
 
+/* State.Status: where the container is in its life.  Docker's `die`
+ * event is the step to exited (or dead); a name not known here is
+ * DOCKER_STATUS_OTHER. */
+enum docker_status {
+	DOCKER_STATUS_NONE,		/* the answer had none */
+	DOCKER_STATUS_CREATED,
+	DOCKER_STATUS_RUNNING,
+	DOCKER_STATUS_PAUSED,
+	DOCKER_STATUS_RESTARTING,
+	DOCKER_STATUS_REMOVING,
+	DOCKER_STATUS_EXITED,
+	DOCKER_STATUS_DEAD,
+	DOCKER_STATUS_OTHER,
+	DOCKER_STATUS__N
+};
+
 /* The allowlisted names, in the order of the enums. */
 extern const char *const docker_env_names[DOCKER_ENV__N];
 extern const char *const docker_label_names[DOCKER_LABEL__N];
@@ -72,6 +89,8 @@ struct docker_info {
 	char env[DOCKER_ENV__N][DOCKER_VALUE_MAX];
 	char label[DOCKER_LABEL__N][DOCKER_VALUE_MAX];
 	uint32_t pid;		/* State.Pid: its first process, 0 if none */
+	enum docker_status status;	/* State.Status */
+	int32_t exit_code;	/* State.ExitCode, once it has ended */
 	uint64_t nano_cpus;	/* HostConfig; negative values count as 0 */
 	uint64_t cpu_shares;
 	uint64_t cpu_quota;
@@ -87,6 +106,9 @@ struct docker_info {
  */
 int docker_parse_inspect(const char *json, size_t len, struct docker_info *out,
 			 char *err, size_t errlen);
+/* Whether Docker says the container has ended: State.Status exited or
+ * dead, what its `die` event leaves. */
+bool docker_ended(const struct docker_info *d);
 /*
  * The CPUs the container may use, rounded up: NanoCpus / 1e9, else
  * CpuQuota / CpuPeriod (period 100 ms when 0), else for an ECS task's

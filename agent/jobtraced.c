@@ -480,12 +480,12 @@ static void on_tick(struct agent *a)
 		reload_rules(a, err, sizeof(err));
 	}
 	check_queries(a, now);
+	if (a->cts)
+		containers_tick(a->cts, &a->trk, now);
 	control_server_expire(a->ctl, now);
 	host_start_when_ready(a, false);
 	if (now >= a->next_sample_ns) {
 		jobs_expire(a->jobs, now, JOB_KEEP_NS);
-		if (a->cts)
-			containers_retry(a->cts, now);
 		sample_pass(a);
 		check_idle(a);
 		{
@@ -634,6 +634,7 @@ static void status_docker(struct agent *a, FILE *out)
 	fprintf(out, "docker_lookups_refused: %" PRIu64 "\n", st.refused);
 	fprintf(out, "docker_containers: %zu\n", cs.entries);
 	fprintf(out, "docker_batch_jobs: %zu\n", cs.jobs);
+	fprintf(out, "docker_batch_jobs_ending: %zu\n", cs.ending);
 	fprintf(out, "docker_containers_not_followed: %" PRIu64 "\n", cs.full);
 	if (st.last_error_ns) {
 		time_t t = (time_t)(st.last_error_ns / 1000000000ull);
@@ -1469,7 +1470,8 @@ static void reload(struct agent *a)
 	    nc.spot_poll_ms != a->cfg.spot_poll_ms ||
 	    nc.docker_enabled != a->cfg.docker_enabled ||
 	    strcmp(nc.docker_socket, a->cfg.docker_socket) ||
-	    nc.docker_timeout_ms != a->cfg.docker_timeout_ms)
+	    nc.docker_timeout_ms != a->cfg.docker_timeout_ms ||
+	    nc.docker_end_grace_ms != a->cfg.docker_end_grace_ms)
 		log_warn("reload: store, spool, sinks, run_dir, collector sizes, cloud and docker change only at restart");
 	free(a->cfg.control_group);
 	a->cfg.control_group = nc.control_group;
@@ -1791,9 +1793,16 @@ int main(int argc, char **argv)
 	if (signals_agent_init(&a.sig))
 		goto cleanup;
 	if (a.cfg.docker_enabled) {
+		struct containers_ops ops = {
+			.ask = ask_docker,
+			.populated = containers_cgroup_populated,
+			.ctx = &a,
+			.end_grace_ns = a.cfg.docker_end_grace_ms * 1000000ull,
+		};
+
 		if (dockerq_start(a.cfg.docker_socket, a.cfg.docker_timeout_ms,
 				  &a.dq) ||
-		    containers_new(CONTAINERS_MAX, ask_docker, &a, &a.cts))
+		    containers_new(CONTAINERS_MAX, &ops, &a.cts))
 			goto cleanup;
 		a.trk.cts = a.cts;
 	}

@@ -67,6 +67,7 @@ struct jt_sigstate {
 				 * there (exetrust.h): the rules' p.exe_system */
 #define JT_PS_EXE_CHECK 0x200	/* exe is a script's, or read from /proc:
 				 * checked in user space if a rule asks */
+#define JT_PS_IN_CT 0x400	/* counted as a process of its container */
 
 struct jt_proc {
 	/* identity: (pid, start_ns) never repeats on a boot */

@@ -243,7 +243,7 @@ struct sf_field {
 	X(RECTIME, "", RECTIME, 0, "time", "time_us", SF_NOSUB, \
 	  "end_time for phase end, else start_time (else end_time)") \
 	X(PHASE, "phase", STR, SF_PHASE, "phase", NULL, SF_NOSUB, \
-	  "start (a hook registered the job, or Docker named a container's AWS Batch job) or end (a hook closed it, or the container's last process is gone)")
+	  "start (a hook registered the job, or Docker named a container's AWS Batch job) or end (a hook closed it, or the container has ended)")
 #define SF_JOB_REC(X) \
 	X(JOB_NAME, "name", STR, SF_NULL, "name", NULL, SF_NOSUB, "job name") \
 	X(JOB_PARTITION, "partition", STR, SF_NULL, "partition", NULL, SF_NOSUB, "partition or queue") \

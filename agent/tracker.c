@@ -164,6 +164,28 @@ static bool same_job(struct tracker *t, const struct jt_job *j,
 }
 
 /*
+ * Count p as a process of its container, or no longer (want false, or
+ * p excluded by the rules: a runtime's own bootstrap such as `runc init`
+ * is no process of the container's job).
+ */
+static void container_sync(struct tracker *t, struct jt_proc *p, bool want)
+{
+	bool in = p->state & JT_PS_IN_CT;
+
+	want = want && t->cts && p->container[0] &&
+	       !(p->state & JT_PS_EXCLUDED);
+	if (want == in)
+		return;
+	if (in) {
+		containers_leave(t->cts, t, p);
+		p->state &= ~JT_PS_IN_CT;
+	} else {
+		p->state |= JT_PS_IN_CT;
+		containers_enter(t->cts, t, p);
+	}
+}
+
+/*
  * Tie p to its container and job: the cgroup path first (Slurm's
  * job_N/step_S layout), else the parent's job, else a slurmstepd parent.
  * memcg is p's memory cgroup when it is known anew, else NULL.
@@ -179,11 +201,8 @@ static void correlate(struct tracker *t, struct jt_proc *p,
 		snprintf(container, sizeof(container), "%s://%s", ct.runtime,
 			 ct.id);
 	if (strcmp(container, p->container)) {
-		if (t->cts && p->container[0])
-			containers_leave(t->cts, t, p);
+		container_sync(t, p, false);	/* out of the old one */
 		memcpy(p->container, container, sizeof(p->container));
-		if (t->cts && p->container[0])
-			containers_enter(t->cts, t, p);
 	}
 	/* hybrid nodes: Slurm's v1 plugin moves tasks in the v1 hierarchies
 	 * only, so the v2 path can name a systemd unit (an ssh session that
@@ -329,8 +348,7 @@ static void job_account(struct jt_jobinfo *ji, const struct jt_proc *p,
 /* Remove p from the table, and from its container. */
 static void forget(struct tracker *t, struct jt_proc *p)
 {
-	if (t->cts && p->container[0])
-		containers_leave(t->cts, t, p);
+	container_sync(t, p, false);
 	proc_table_remove(t->procs, p);
 }
 
@@ -406,8 +424,7 @@ static void on_fork(struct tracker *t, const struct jt_ev_fork *e)
 		exclude(t, p, true);	/* forked before the kernel knew */
 	} else if (parent) {
 		inherit(p, parent);
-		if (t->cts && p->container[0])
-			containers_enter(t->cts, t, p);
+		container_sync(t, p, true);
 	} else {
 		if (e->parent_title[0] && e->uid == 0)
 			stepd_title_job(p, e->parent_title);
@@ -466,6 +483,7 @@ static void on_exec(struct tracker *t, const struct jt_ev_exec *e)
 	 * and v2 alike */
 	correlate(t, p, parent, e->cg1);
 	classify(t, p);
+	container_sync(t, p, true);
 }
 
 /* Add the kernel's I/O counters to c. */
@@ -726,6 +744,7 @@ void tracker_samples(struct tracker *t, const struct jt_sample *s, size_t n,
 		correlate(t, p, proc_table_parent(t->procs, p),
 			  mem[0] ? mem : NULL);
 		classify(t, p);
+		container_sync(t, p, true);
 	}
 	log_info("found %zu processes already running", nfound);
 	free(found);

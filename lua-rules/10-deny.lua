@@ -141,6 +141,23 @@ local function verdict(info)
 end
 
 local MAX_TOOL = lib.MAX_TOOL
+local basename = lib.basename
+
+-- A container runtime's own bootstrap: runc runs itself again as
+-- `runc init` (from /proc/self/exe, or from a sealed copy of itself, an exe
+-- such as /dev/fd/6 or memfd:runc_cloned) and moves that process into the
+-- container's cgroup before the container's command runs.  It is the
+-- runtime, not the job: excluded, its child (which execs the container's
+-- command) judged on its own.  Matched on argv: the exe names no runc.
+local runtime_init = lib.set { "runc", "docker-runc" }
+
+-- Whether p is a runtime's `init` bootstrap.
+local function runtime_bootstrap(p)
+	local argv = p.argv
+	local a1 = argv[1]
+	return argv[2] == "init" and a1 ~= nil and
+		runtime_init[basename(a1)] == true
+end
 
 -- May p, whose name says system noise, be excluded (tree: with its
 -- subtree)?  See the head of this file; the cheap tests first.
@@ -165,9 +182,14 @@ jobtrace.rule("deny-system-noise", function(p, d)
 		v = verdict(info)
 		info.deny = v
 	end
-	if v == 0 then return end
-	if v >= 3 then v = v - 2 end
-	if not system_process(p, v == 1) then return end
+	if v == 0 then
+		-- not cached: the exe is any re-executed program's
+		if not runtime_bootstrap(p) then return end
+		v = 2
+	else
+		if v >= 3 then v = v - 2 end
+		if not system_process(p, v == 1) then return end
+	end
 	d.include = false
 	d.children = v == 2
 	d.stop = true
@@ -177,6 +199,10 @@ jobtrace.selftest { argv = { "/usr/sbin/sshd", "-D" },
 	expect = { include = false } }
 jobtrace.selftest { argv = { "/usr/bin/telegraf", "--config", "/etc/telegraf.conf" },
 	expect = { include = false } }
+jobtrace.selftest { argv = { "runc", "init" }, exe = "/dev/fd/6",
+	expect = { include = false } }
+jobtrace.selftest { argv = { "sleep", "2" }, exe = "/proc/self/exe",
+	expect = { include = true } }
 jobtrace.selftest { argv = { "dircolors", "-b" },
 	expect = { include = false } }
 jobtrace.selftest { argv = { "sort", "-k1,1", "x.bed" },

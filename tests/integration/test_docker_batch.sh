@@ -4,18 +4,25 @@
 # test_docker_batch.sh - containers to AWS Batch jobs, against a real
 # dockerd (its own data root, socket and no networking, in the test's
 # folder) and an image made offline from busybox-static:
-#   1. a container started as AWS Batch starts one (the Batch environment
+#   1. a container created as AWS Batch creates one (the Batch environment
 #      with -e, the ECS labels, the ECS agent's cgroup parent /ecs/TASK,
-#      --cpus 1.5 --memory 256m) runs a known number of processes: each
-#      process record carries the job (ID:7 for array index 7), attempt,
-#      queue, compute environment and task ARN; the job's start and end
-#      records have the allocation Docker reports (2 CPUs, 256 MiB), the
-#      exit code and every process in the usage; a container without the
-#      Batch environment is only a container;
+#      --cpus 1.5 --memory 256m) in which, before it starts, runc's own
+#      bootstrap runs and ends (`runc init`, moved into the container's
+#      cgroup, re-executing itself from a sealed copy as runc does: what
+#      runc's own timing does at random, done here every time), then it
+#      runs a known number of processes: each process record carries the
+#      job (ID:7 for array index 7), attempt, queue, compute environment and
+#      task ARN; the job has exactly one start and one end record, with the
+#      allocation Docker reports (2 CPUs, 256 MiB), the exit code and every
+#      process in the usage; `jobtrace cost --by job` counts it once; a
+#      container without the Batch environment is only a container;
 #   2. dockerd stopped (SIGSTOP): storms of short processes in containers
 #      the agent has not seen are all recorded as fast as with Docker
 #      answering, `jobtrace status` answers at once and says the look-ups
 #      timed out; they run on after SIGCONT;
+#   2b. a Batch container that ends while dockerd is stopped: Docker cannot
+#      say it ended, its cgroup stays empty: the job ends once, after
+#      docker.end_grace;
 #   3. a socket answering garbage, then none at all: records flow, the job
 #      fields stay null, status counts error and absent with the reason;
 #   4. no canary (environment values outside the allowlist, one that only
@@ -30,7 +37,8 @@ need_built "$AGENT" "$CLI" "$WL/spawnstorm"
 # Debian's docker.io; /usr/local/bin/docker may be something else
 DOCKERD=/usr/sbin/dockerd
 DOCKER_CLI=/usr/bin/docker
-for f in "$DOCKERD" "$DOCKER_CLI" /bin/busybox; do
+RUNC=/usr/sbin/runc	# what docker.io runs containers with
+for f in "$DOCKERD" "$DOCKER_CLI" "$RUNC" /bin/busybox; do
 	[ -x "$f" ] || { echo "# error: $f is missing (run scripts/install-deps.sh: docker.io, busybox-static)"; exit 99; }
 done
 start_watchdog 240
@@ -44,6 +52,7 @@ IPT_BEFORE=
 CG2=/sys/fs/cgroup
 [ -f /sys/fs/cgroup/unified/cgroup.procs ] && CG2=/sys/fs/cgroup/unified
 TASK=$(tr -d '-' </proc/sys/kernel/random/uuid)
+TASK3=$(tr -d '-' </proc/sys/kernel/random/uuid)	# section 2b's
 FAKE_CGS=$T/fake-cgroups	# one made-up container's cgroup a line
 
 dk() {
@@ -60,7 +69,7 @@ extra_cleanup() {
 	[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null
 	if [ -n "$DOCKERD_PID" ]; then
 		kill -CONT "$DOCKERD_PID" 2>/dev/null
-		dk rm -f "jt-batch-$$" "jt-plain-$$" >/dev/null 2>&1
+		dk rm -f "jt-batch-$$" "jt-plain-$$" "jt-stopped-$$" >/dev/null 2>&1
 		kill -TERM "$DOCKERD_PID" 2>/dev/null
 		for _ in $(seq 1 100); do
 			kill -0 "$DOCKERD_PID" 2>/dev/null || break
@@ -71,8 +80,12 @@ extra_cleanup() {
 	[ -f "$FAKE_CGS" ] && while read -r d; do
 		remove_cgroup "$d"
 	done <"$FAKE_CGS"
-	for d in /sys/fs/cgroup/*/ecs/"$TASK" /sys/fs/cgroup/ecs/"$TASK"; do
-		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	for d in /sys/fs/cgroup/*/ecs/"$TASK" /sys/fs/cgroup/ecs/"$TASK" \
+		/sys/fs/cgroup/*/ecs/"$TASK3" /sys/fs/cgroup/ecs/"$TASK3"; do
+		[ -d "$d" ] || continue
+		# a container's own, when runc did not remove it
+		find "$d" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+		rmdir "$d" 2>/dev/null
 		rmdir "$(dirname "$d")" 2>/dev/null	# /ecs, when empty
 	done
 	# dockerd's /docker parents, when no other dockerd has containers there
@@ -122,9 +135,11 @@ if ! tar -C "$T/rootfs" -c . | dk import - "$img" >"$DK/import.log" 2>&1; then
 fi
 note "dockerd $(dk version --format '{{.Server.Version}}' 2>/dev/null) up, image $img; cgroup v2 at $CG2"
 
-# look-ups of a stopped dockerd hang 3 s each: 9 s for three containers
+# look-ups of a stopped dockerd hang 3 s each: 9 s for three containers;
+# a node price, for the cost of the job
 start_agent "rules_dir = \"$top_srcdir/lua-rules\";" \
-	"docker = { socket = \"$DSOCK\"; timeout = 3.0; };" || finish
+	"docker = { socket = \"$DSOCK\"; timeout = 3.0; end_grace = 1.0; };
+	cost = { node_hour = 3.6; };" || finish
 
 # Wait (up to $2 s) until the SQL count $1 is at least $3; prints it.
 wait_count() {
@@ -137,6 +152,26 @@ wait_count() {
 	printf '%s' "$n"
 }
 
+# Wait until the agent has handled every kernel event up to now: a marker
+# process started now is in the store ($1 names it).
+agent_caught_up() {
+	/bin/true "jt-marker-$$-$1"
+	[ "$(wait_count "select count(*) from process where exe = '/bin/true'
+		and argv like '%jt-marker-$$-$1%';" 15 1)" -ge 1 ]
+}
+
+# Wait (up to $1 s) until `jobtrace status` says $2 is $3.
+wait_status() {
+	local v=
+	for _ in $(seq 1 $(($1 * 5))); do
+		v=$(cli status | sed -n "s/^$2: //p")
+		[ "$v" = "$3" ] && return 0
+		sleep 0.2
+	done
+	note "status $2 is '$v', not '$3' after $1 s"
+	return 1
+}
+
 # ---- 1. an AWS Batch job's container ------------------------------------------------
 JOBID=$(cat /proc/sys/kernel/random/uuid)
 ARN="arn:aws:ecs:us-east-1:123456789012:task/jt-cluster/$TASK"
@@ -145,7 +180,7 @@ NTRUE=20
 NPROC=$((NTRUE + 2))
 # then sh counts to NSPIN (builtins, no process): CPU enough to compare
 NSPIN=200000
-CID=$(dk run -d --name "jt-batch-$$" --network none --cgroup-parent "/ecs/$TASK" \
+CID=$(dk create --name "jt-batch-$$" --network none --cgroup-parent "/ecs/$TASK" \
 	-e AWS_BATCH_JOB_ID="$JOBID" -e AWS_BATCH_JOB_ATTEMPT=2 \
 	-e AWS_BATCH_JOB_ARRAY_INDEX=7 -e AWS_BATCH_JQ_NAME=jt-queue \
 	-e AWS_BATCH_CE_NAME=jt-ce-spot -e JOBTRACE_RUN_ID=run-$$ \
@@ -159,6 +194,23 @@ CID=$(dk run -d --name "jt-batch-$$" --network none --cgroup-parent "/ecs/$TASK"
 	"sleep 2; i=0; while [ \$i -lt $NTRUE ]; do /bin/true; i=\$((i+1)); done;
 	i=0; while [ \$i -lt $NSPIN ]; do i=\$((i+1)); done; exit 3" \
 	2>"$DK/batch.err")
+# runc's bootstrap before the command: runc moves `runc init` into the
+# container's cgroup, which re-executes itself from a sealed copy
+# (/dev/fd/N) and, here without its parent, ends (status 1).  When runc's
+# move came before that re-exec (a race runc wins or loses by a few ms),
+# the container had a first process that ended before its command: its
+# job was ended there and a second one started with the command.
+mkdir -p "$CG2/ecs/$TASK/$CID"
+sh -c "echo \$\$ >$CG2/ecs/$TASK/$CID/cgroup.procs &&
+	export _LIBCONTAINER_INITPIPE=3 && exec $RUNC init 3</dev/null" 2>"$DK/bootstrap.err"
+note "runc's bootstrap in the container's cgroup, status $?: $(head -c 120 "$DK/bootstrap.err")"
+# the agent has seen it end and has no container entry left waiting for
+# Docker: before the fix, one whose job had started and ended by then
+check "the agent handled the bootstrap's exit before the container starts" \
+	agent_caught_up bootstrap
+check "... and awaits no Docker answer (docker_containers: 0)" \
+	wait_status 10 docker_containers 0
+dk start "$CID" >/dev/null
 st=$(dk wait "$CID" 2>&1)
 check "the Batch container ran and exited with its code 3 (status $st)" eq "$st" 3
 # the reference for the job's usage: its ECS task's cgroup, read once the
@@ -184,8 +236,15 @@ dk rm "$CID" >/dev/null
 note "container $CID in /ecs/$TASK; Docker's limits: NanoCpus/1e9 rounded up $want_cpus, Memory $want_mem"
 
 JOBSEL="job_id = '$JOBID:7'"
+# the end record comes once Docker says the container has ended
 n=$(wait_count "select count(*) from record where type = 'job' and $JOBSEL
 	and json_extract(json, '\$.phase') = 'end';" 15 1)
+agent_caught_up batch >/dev/null
+r=$(q "select p || '=' || n from (select json_extract(json, '\$.phase') as p,
+	count(*) as n from record where type = 'job' and $JOBSEL group by p)
+	order by p;" | paste -sd' ')
+check "the Batch job has exactly one start and one end record ($r)" \
+	eq "$r" "end=1 start=1"
 n=$(wait_count "select count(*) from process where container = 'ecs://$CID';" 10 $NPROC)
 check "the container's $NPROC processes (sh, sleep, $NTRUE x true) are recorded with container ecs://ID ($n)" \
 	eq "$n" "$NPROC"
@@ -246,10 +305,26 @@ r=$(q "select count(*) || '|' || count(job_id) from process where container = 'd
 check "the plain container's 3 processes are recorded as docker://ID with no job ($r)" eq "$r" "3|0"
 check "no job record but the Batch job's ($(q "select count(*) from record where type = 'job' and job_id != '$JOBID:7';"))" \
 	eq "$(q "select count(*) from record where type = 'job' and job_id != '$JOBID:7';")" 0
+# what the job cost, counted once
+cli cost --job "$JOBID:7" --by job --format csv >"$T/cost.csv" 2>"$T/cost.err"
+note "cost --job ID:7 --by job: $(tr -d '\r' <"$T/cost.csv" | paste -sd';')"
+r=$(tr -d '\r' <"$T/cost.csv" | awk -F, -v j="$JOBID:7" '
+	$1 == "job" && $2 == j { n++; c = $4; p = $8 }
+	$1 == "total" { t = $7 }
+	END { print n + 0 "|" t "|" p "|" c }')
+want=$(q "select json_extract(json, '\$.cost.amount') from record where
+	type = 'job' and $JOBSEL and json_extract(json, '\$.phase') = 'end';")
+check "cost --by job: one row for the job, TOTAL counts 1 job, $NPROC processes, its cost that of its end record ($want) ($r)" \
+	awk -v r="$r" -v n="$NPROC" -v w="$want" 'BEGIN { split(r, a, "|")
+		exit !(a[1] == 1 && a[2] == 1 && a[3] == n && w + 0 > 0 &&
+			a[4] - w < 1e-9 && w - a[4] < 1e-9) }'
+
 out=$(cli status)
 note "$(printf '%s\n' "$out" | grep '^docker')"
-check "status: two look-ups ok, none failed" \
-	eq "$(printf '%s\n' "$out" | sed -n 's/^docker_lookups_\(ok\|timeout\|error\|absent\): //p' | paste -sd,)" "2,0,0,0"
+# each container is looked up once, and the Batch one again at its end
+# (until Docker says it has ended, or no longer knows it)
+check "status: look-ups ok (at least 2), none failed, no job waiting for its end" \
+	eq "$(printf '%s\n' "$out" | awk '/^docker_lookups_ok: / { print ($2 >= 2) }')|$(printf '%s\n' "$out" | sed -n 's/^docker_\(lookups_timeout\|lookups_error\|lookups_absent\|batch_jobs_ending\): //p' | paste -sd,)" "1|0,0,0,0"
 
 # ---- 2. dockerd stopped: records keep flowing ------------------------------------------
 N=300
@@ -320,6 +395,34 @@ kill -CONT "$DOCKERD_PID"
 check "dockerd answers again after SIGCONT" \
 	eq "$(curl -s -m 5 --unix-socket "$DSOCK" http://docker/_ping)" OK
 note "stall: $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s from SIGSTOP to SIGCONT"
+
+# ---- 2b. a Batch container that ends while dockerd is stopped ----------------------------
+# Docker cannot say the container has ended: its cgroup, empty since, does
+# after end_grace (1 s).  The container waits on a FIFO the test writes to.
+JOB3=$(cat /proc/sys/kernel/random/uuid)
+mkdir -p "$T/x"
+mkfifo "$T/x/go"
+CID3=$(dk run -d --name "jt-stopped-$$" --network none --cgroup-parent "/ecs/$TASK3" \
+	-e AWS_BATCH_JOB_ID="$JOB3" -v "$T/x:/x" "$img" /bin/sh -c 'read l </x/go; exit 4' \
+	2>"$DK/stopped.err")
+n=$(wait_count "select count(*) from record where type = 'job' and job_id = '$JOB3'
+	and json_extract(json, '\$.phase') = 'start';" 15 1)
+check "2b: the job of the container started (${n:-0} start record)" eq "${n:-0}" 1
+kill -STOP "$DOCKERD_PID"
+t0=$(now)
+timeout 20 sh -c "echo go >$T/x/go"
+n=$(wait_count "select count(*) from record where type = 'job' and job_id = '$JOB3'
+	and json_extract(json, '\$.phase') = 'end';" 20 1)
+t1=$(now)
+kill -CONT "$DOCKERD_PID"
+r=$(q "select json_extract(json, '\$.phase') || ':' || coalesce(json_extract(json, '\$.exit_code'), '-')
+	|| ':' || coalesce(json_extract(json, '\$.usage.processes'), '-') from record
+	where type = 'job' and job_id = '$JOB3' order by json_extract(json, '\$.phase') desc;" | paste -sd' ')
+check "2b: dockerd stopped, the container's end ended its job once ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s after: a look-up timing out, then its cgroup empty for 1 s): start, end with exit code 4 and 1 process ($r)" \
+	eq "$r" "start:-:- end:4:1"
+check "2b: the agent says why: its cgroup stayed empty while Docker could not say" \
+	grep -q "docker: container ${CID3:0:12}: Docker cannot say (timeout), its cgroup /ecs/$TASK3/$CID3 stayed empty" "$T/agent.log"
+dk rm -f "$CID3" >/dev/null
 
 stop_agent
 check "agent exits 0 on SIGTERM" eq "$?" 0

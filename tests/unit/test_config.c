@@ -67,6 +67,7 @@ static void assert_same_config(const struct jt_config *a,
 	assert_int_equal(a->docker_enabled, b->docker_enabled);
 	assert_string_equal(a->docker_socket, b->docker_socket);
 	assert_int_equal(a->docker_timeout_ms, b->docker_timeout_ms);
+	assert_int_equal(a->docker_end_grace_ms, b->docker_end_grace_ms);
 	assert_string_equal(a->cost_currency, b->cost_currency);
 	assert_true(a->cost_node_hour == b->cost_node_hour);
 	assert_true(a->cost_core_hour == b->cost_core_hour);
@@ -754,6 +755,9 @@ static void test_relative_path(void **state)
 	expect_error("docker_timeout.conf",
 		     "docker = {\n\ttimeout = 0.01;\n};\n", 2,
 		     "docker.timeout");
+	expect_error("docker_grace.conf",
+		     "docker = {\n\tend_grace = 0.1;\n};\n", 2,
+		     "docker.end_grace");
 }
 
 /* The log level must be one log_level_parse knows. */

@@ -86,6 +86,8 @@ static void test_real_answer(void **state)
 	assert_string_equal(d.env[DOCKER_ENV_ARRAY_INDEX], "");
 	assert_string_equal(d.label[DOCKER_LABEL_TASK_ARN], ARN);
 	assert_int_equal(d.pid, 18247);
+	assert_int_equal(d.status, DOCKER_STATUS_RUNNING);
+	assert_false(docker_ended(&d));
 	assert_int_equal(d.nano_cpus, 1500000000ull);
 	assert_int_equal(d.memory, 256ull << 20);
 	assert_int_equal(d.cpu_quota, 0);
@@ -218,6 +220,48 @@ static void test_duplicates(void **state)
 	assert_string_equal(d.env[DOCKER_ENV_CE_NAME], "");
 	assert_int_equal(d.memory, 1);
 	assert_int_equal(d.pid, 5);
+	parse_ok("{\"State\":{\"Status\":\"exited\",\"ExitCode\":3,"
+		 "\"Status\":\"running\",\"ExitCode\":0}}", &d);
+	assert_int_equal(d.status, DOCKER_STATUS_EXITED);
+	assert_int_equal(d.exit_code, 3);
+}
+
+/* State.Status: Docker's names, what its die event leaves (exited, dead)
+ * is an end; a name not known is only "other", never kept. */
+static void test_status(void **state)
+{
+	static const struct {
+		const char *name;
+		enum docker_status want;
+		bool ended;
+	} cases[] = {
+		{ "created", DOCKER_STATUS_CREATED, false },
+		{ "running", DOCKER_STATUS_RUNNING, false },
+		{ "paused", DOCKER_STATUS_PAUSED, false },
+		{ "restarting", DOCKER_STATUS_RESTARTING, false },
+		{ "removing", DOCKER_STATUS_REMOVING, false },
+		{ "exited", DOCKER_STATUS_EXITED, true },
+		{ "dead", DOCKER_STATUS_DEAD, true },
+		{ "canaryK", DOCKER_STATUS_OTHER, false },
+		{ "exite", DOCKER_STATUS_OTHER, false },
+		{ "\\u0065xited", DOCKER_STATUS_EXITED, true },
+	};
+	struct docker_info d;
+	char json[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(json, sizeof(json),
+			 "{\"State\":{\"Status\":\"%s\",\"ExitCode\":-1}}",
+			 cases[i].name);
+		parse_ok(json, &d);
+		assert_int_equal(d.status, cases[i].want);
+		assert_int_equal(docker_ended(&d), cases[i].ended);
+		assert_int_equal(d.exit_code, -1);
+	}
+	parse_ok("{\"State\":{\"Status\":null,\"ExitCode\":null}}", &d);
+	assert_int_equal(d.status, DOCKER_STATUS_NONE);
+	assert_false(docker_ended(&d));
 }
 
 /* Nulls, empty objects and members of other types that are not kept. */
@@ -290,6 +334,12 @@ static void test_refused(void **state)
 		{ "{\"State\":{\"Pid\":4294967296}}", -EDOM,
 		  "State.Pid: not a process id" },
 		{ "{\"State\":\"canaryK\"}", -EDOM, "State: not an object" },
+		{ "{\"State\":{\"Status\":[\"canaryK\"]}}", -EDOM,
+		  "State.Status: not a string" },
+		{ "{\"State\":{\"ExitCode\":2147483648}}", -EDOM,
+		  "State.ExitCode: not a 32-bit integer" },
+		{ "{\"State\":{\"ExitCode\":\"canaryK\"}}", -EDOM,
+		  "State.ExitCode: not a 32-bit integer" },
 		{ "{\"Config\":{\"Env\":[\"SECRET=canaryK\\x\"]}}", -EINVAL,
 		  "invalid escape" },
 		{ "{\"Config\":{\"Env\":[\"SECRET=canaryK\xff\"]}}", -EINVAL,
@@ -414,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_allowlist),
 		cmocka_unit_test(test_escaped_names),
 		cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_odd_but_valid),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_long_values),

@@ -6,6 +6,7 @@
  * before its figures are compared with what the events said.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include "decode.h"
 #include "jobs.h"
 #include "json_check.h"
+#include "json_get.h"
 #include "proc_table.h"
 #include "record.h"
 #include "rules.h"
@@ -42,20 +44,17 @@ struct fx {
 	char asked[8][80];	/* the container look-ups asked for */
 	size_t nasked;
 	int ask_rc;		/* what asking returns */
+	int exited;		/* Docker's answers: 0 running, else exited
+				 * with code exited - 1 */
+	struct rules *rules;	/* with default_rules() */
 };
 
 /* Keep a copy of each record; each must be one valid JSON text. */
 static void on_record(void *ctx, struct jbuf *b)
 {
 	struct fx *f = ctx;
-	const char *s = jbuf_str(b);
 
-	if (!json_valid(s))
-		fail_msg("not valid JSON: %s", s);
-	assert_true(f->nrec < MAX_RECS);
-	f->rec[f->nrec] = strdup(s);
-	assert_non_null(f->rec[f->nrec]);
-	f->nrec++;
+	json_keep(f->rec, &f->nrec, MAX_RECS, jbuf_str(b));
 }
 
 /* A tracker with default rules, an empty job registry and a fixed host. */
@@ -85,6 +84,7 @@ static int teardown(void **state)
 
 	tracker_fini(&f->t);
 	containers_free(f->cts);
+	rules_free(f->rules);
 	jobs_free(f->jobs);
 	for (size_t i = 0; i < f->nrec; i++)
 		free(f->rec[i]);
@@ -93,135 +93,6 @@ static int teardown(void **state)
 }
 
 /* ---- reading records back ------------------------------------------- */
-
-/* Move p from the '{' of an object to the value of its member name. */
-static bool member(struct vp *p, const char *name, size_t len)
-{
-	v_ws(p);
-	if (p->i >= p->n || p->s[p->i] != '{')
-		return false;
-	p->i++;
-	for (;;) {
-		size_t k;
-
-		v_ws(p);
-		k = p->i;
-		if (v_string(p))
-			return false;
-		/* keys of records carry no escapes */
-		if (p->i - k - 2 == len && !memcmp(p->s + k + 1, name, len)) {
-			v_ws(p);
-			p->i++;	/* ':' */
-			v_ws(p);
-			return true;
-		}
-		v_ws(p);
-		p->i++;
-		if (v_value(p))
-			return false;
-		v_ws(p);
-		if (p->i >= p->n || p->s[p->i++] != ',')
-			return false;
-	}
-}
-
-/* Move p from the '[' of an array to its element idx. */
-static bool element(struct vp *p, unsigned long idx)
-{
-	v_ws(p);
-	if (p->i >= p->n || p->s[p->i] != '[')
-		return false;
-	p->i++;
-	for (unsigned long k = 0; k < idx; k++) {
-		if (v_value(p))
-			return false;
-		v_ws(p);
-		if (p->i >= p->n || p->s[p->i++] != ',')
-			return false;
-	}
-	v_ws(p);
-	return p->i < p->n && p->s[p->i] != ']';
-}
-
-/*
- * The raw JSON text of the value at a dotted path ("io.read_bytes",
- * "usage.steps.0.step") of rec into out; false when there is none.
- */
-static bool jget(const char *rec, const char *path, char *out, size_t outlen)
-{
-	struct vp p = { (const unsigned char *)rec, strlen(rec), 0, 0 };
-	size_t start;
-
-	while (*path) {
-		size_t n = strcspn(path, ".");
-		char *end;
-		unsigned long idx = strtoul(path, &end, 10);
-		bool ok = end == path + n && n ? element(&p, idx)
-					       : member(&p, path, n);
-
-		if (!ok)
-			return false;
-		path += n + (path[n] == '.');
-	}
-	start = p.i;
-	if (v_value(&p) || p.i - start >= outlen)
-		return false;
-	memcpy(out, p.s + start, p.i - start);
-	out[p.i - start] = '\0';
-	return true;
-}
-
-/* The raw value at path, which must be there. */
-static const char *jraw(const char *rec, const char *path)
-{
-	static char buf[4096];
-
-	if (!jget(rec, path, buf, sizeof(buf)))
-		fail_msg("no %s in %s", path, rec);
-	return buf;
-}
-
-/* The unsigned integer at path. */
-static uint64_t ju64(const char *rec, const char *path)
-{
-	const char *v = jraw(rec, path);
-	char *end;
-	uint64_t x = strtoull(v, &end, 10);
-
-	if (!*v || *end || *v == '-')
-		fail_msg("%s is %s, not an unsigned integer", path, v);
-	return x;
-}
-
-/* The number at path. */
-static double jnum(const char *rec, const char *path)
-{
-	const char *v = jraw(rec, path);
-	char *end;
-	double x = strtod(v, &end);
-
-	if (!*v || *end)
-		fail_msg("%s is %s, not a number", path, v);
-	return x;
-}
-
-/* Assert the raw JSON at path (a literal, array or quoted string). */
-static void assert_jraw(const char *rec, const char *path, const char *want)
-{
-	const char *v = jraw(rec, path);
-
-	if (strcmp(v, want))
-		fail_msg("%s is %s, want %s in %s", path, v, want, rec);
-}
-
-/* Assert the string at path. */
-static void assert_jstr(const char *rec, const char *path, const char *want)
-{
-	char q[1024];
-
-	snprintf(q, sizeof(q), "\"%s\"", want);
-	assert_jraw(rec, path, q);
-}
 
 /* Assert |got - want| <= eps. */
 static void assert_near(double got, double want, double eps)
@@ -1622,13 +1493,17 @@ static int fake_ask(void *ctx, const char *id)
 /* A tracker that follows containers (at most max). */
 static void setup_containers(struct fx *f, size_t max)
 {
-	assert_int_equal(containers_new(max, fake_ask, f, &f->cts), 0);
+	struct containers_ops ops = { .ask = fake_ask, .ctx = f,
+				      .end_grace_ns = 10000000000ull };
+
+	assert_int_equal(containers_new(max, &ops, &f->cts), 0);
 	f->t.cts = f->cts;
 }
 
 /* Docker's answer for container id: a Batch job's (job non-NULL, an
  * array child of index 7, attempt 2, 1.5 CPUs, 256 MiB, first process
- * pid), another container's, or a failed look-up (state). */
+ * pid), another container's, or a failed look-up (state).  The container
+ * is running, or has exited with code f->exited - 1 when that is set. */
 static void answer(struct fx *f, const char *id, enum docker_state state,
 		   const char *job, uint32_t pid)
 {
@@ -1637,6 +1512,9 @@ static void answer(struct fx *f, const char *id, enum docker_state state,
 	memset(&r, 0, sizeof(r));
 	snprintf(r.id, sizeof(r.id), "%s", id);
 	r.state = state;
+	r.info.status = f->exited ? DOCKER_STATUS_EXITED :
+				    DOCKER_STATUS_RUNNING;
+	r.info.exit_code = f->exited - 1;
 	if (job) {
 		strcpy(r.info.env[DOCKER_ENV_JOB_ID], job);
 		strcpy(r.info.env[DOCKER_ENV_JOB_ATTEMPT], "2");
@@ -1730,28 +1608,33 @@ static void test_batch_container(void **state)
 	assert_batch_job(proc_rec(f, 702, 7200));
 	assert_batch_job(proc_rec(f, 701, 7100));
 	assert_int_equal(count_type(f, "job"), 1);
-	/* the first process, Docker's State.Pid, ends the job: its code is
-	 * the job's */
+	/* the first process, Docker's State.Pid, is the last: not the end
+	 * yet, Docker is asked whether the container has ended */
 	before = f->nrec;
 	ev_exit(f, &(struct exit_spec){ .pid = 700, .start = 7000, .ts = 9000,
 		.status = 3 << 8, .runtime = 1000000000, .levels = 2,
 		.peaks = { 100 * MiB, 1 } });
-	assert_int_equal(f->nrec, before + 2);
+	assert_int_equal(f->nrec, before + 1);
 	assert_batch_job(proc_rec(f, 700, 7000));
+	assert_int_equal(f->nasked, 2);
+	/* it has: the end record, with the usage and Docker's exit code */
+	f->exited = 3 + 1;
+	answer(f, CT1, DOCKER_OK, BJOB, 700);
 	r = last_of(f, "job", "end");
 	assert_non_null(r);
 	assert_batch_job(r);
 	assert_jraw(r, "exit_code", "3");
 	assert_jstr(r, "end_time", "1970-01-01T00:00:00.000009Z");
 	assert_usage(r, "usage", 1.75, 3, 120 * MiB, "cgroup_v1");
-	assert_int_equal(f->nasked, 1);
+	assert_int_equal(count_type(f, "job"), 2);
 }
 
 /*
  * Docker answers after the container is gone (ECS's cgroup v1 layout):
  * the process record was written without a job, the job's start and end
- * records come with the answer and count that process; the job's memory
- * cgroup is the ECS task's, one level above the container's.
+ * records come with the answer (the container has exited) and count that
+ * process; the job's memory cgroup is the ECS task's, one level above the
+ * container's.
  */
 static void test_batch_answer_late(void **state)
 {
@@ -1771,6 +1654,7 @@ static void test_batch_answer_late(void **state)
 	containers_stats(f->cts, &st);
 	assert_int_equal(st.entries, 1);	/* the answer is awaited */
 
+	f->exited = 0 + 1;
 	answer(f, CT2, DOCKER_OK, BJOB, 710);
 	assert_batch_job(last_of(f, "job", "start"));
 	r = last_of(f, "job", "end");
@@ -1806,9 +1690,9 @@ static void test_container_no_job(void **state)
 	exec_in(f, 721, 7210, cg3, cg3);
 	assert_int_equal(f->nasked, 2);
 	answer(f, CT3, DOCKER_TIMEOUT, NULL, 0);
-	containers_retry(f->cts, util_now_ns(CLOCK_MONOTONIC));
+	containers_tick(f->cts, &f->t, util_now_ns(CLOCK_MONOTONIC));
 	assert_int_equal(f->nasked, 2);		/* not yet */
-	containers_retry(f->cts, UINT64_MAX / 2);
+	containers_tick(f->cts, &f->t, UINT64_MAX / 2);
 	assert_int_equal(f->nasked, 3);
 	assert_string_equal(f->asked[2], CT3);
 	/* an answer for a container not followed changes nothing */
@@ -1824,6 +1708,78 @@ static void test_container_no_job(void **state)
 	answer(f, CT3, DOCKER_ABSENT, NULL, 0);
 	containers_stats(f->cts, &st);
 	assert_int_equal(st.entries, 0);
+}
+
+/* The tracker classifies with the project's rules (lua-rules/). */
+static void default_rules(struct fx *f)
+{
+	/* a deadline a loaded CI machine keeps */
+	struct rules_limits lim = { 64u << 20, 10000000, 1000 };
+	const char *top = getenv("top_srcdir");
+	char dir[PATH_MAX], err[512];
+
+	snprintf(dir, sizeof(dir), "%s/lua-rules", top ? top : ".");
+	assert_int_equal(rules_new(&lim, &f->rules), 0);
+	if (rules_load_dir(f->rules, dir, err, sizeof(err)))
+		fail_msg("%s: %s", dir, err);
+	f->t.rules = f->rules;
+}
+
+/*
+ * runc's bootstrap execs in the container's cgroup before the container's
+ * command (`runc init` from a sealed copy of runc: /dev/fd/6), when runc
+ * moved it there first.  The rules exclude it and it is no process of the
+ * container: not looked up for, not its first process, not counted; nor
+ * is a process of the container that execs such a bootstrap later (the
+ * count then touches zero with the command's exit).
+ */
+static void test_runtime_bootstrap_not_counted(void **state)
+{
+	struct fx *f = *state;
+	const char *cg = "/ecs/" TASK "/" CT1;
+	struct containers_stats st;
+	const char *r;
+
+	default_rules(f);
+	setup_containers(f, 8);
+	ev_exec(f, &(struct exec_spec){ .pid = 800, .ppid = 790,
+		.start = 8000, .pstart = 7900, .ts = 8001, .file = "/dev/fd/6",
+		ARGV("runc\0init"), .cg2 = cg, .cg1 = cg, .comm = "runc" });
+	assert_int_equal(f->nasked, 0);
+	containers_stats(f->cts, &st);
+	assert_int_equal(st.entries, 0);
+	ev_exit(f, &(struct exit_spec){ .pid = 800, .start = 8000,
+		.ts = 8100 });
+	assert_int_equal(f->nrec, 0);
+
+	/* the container's command: its first process */
+	ev_exec(f, &(struct exec_spec){ .pid = 801, .ppid = 790,
+		.start = 8200, .pstart = 7900, .ts = 8201, .file = "/bin/sh",
+		ARGV("sh\0-c\0work"), .cg2 = cg, .cg1 = cg });
+	assert_int_equal(f->nasked, 1);
+	answer(f, CT1, DOCKER_OK, BJOB, 801);
+	r = last_of(f, "job", "start");
+	assert_non_null(r);
+	assert_jstr(r, "start_time", "1970-01-01T00:00:00.000008Z");
+
+	/* a child of it that becomes a bootstrap leaves the count */
+	ev_fork(f, 802, 8300, 801, 8200, "sh");
+	ev_exec(f, &(struct exec_spec){ .pid = 802, .ppid = 801,
+		.start = 8300, .pstart = 8200, .ts = 8301,
+		.file = "/proc/self/exe", ARGV("runc\0init"), .cg2 = cg,
+		.cg1 = cg, .comm = "runc" });
+	ev_exit(f, &(struct exit_spec){ .pid = 801, .start = 8200,
+		.ts = 8400 });
+	assert_int_equal(f->nasked, 2);		/* has it ended? */
+	assert_null(last_of(f, "job", "end"));
+	f->exited = 0 + 1;
+	answer(f, CT1, DOCKER_OK, BJOB, 801);
+	r = last_of(f, "job", "end");
+	assert_non_null(r);
+	assert_int_equal(ju64(r, "usage.processes"), 1);	/* sh alone */
+	ev_exit(f, &(struct exit_spec){ .pid = 802, .start = 8300,
+		.ts = 8500 });
+	assert_int_equal(count_type(f, "process"), 1);
 }
 
 /* At most max containers are followed: another one is not looked up. */
@@ -1852,7 +1808,7 @@ static void test_containers_bounded(void **state)
 	f->ask_rc = -EAGAIN;
 	exec_in(f, 733, 7330, "/docker/" CT3, "/docker/" CT3);
 	f->ask_rc = 0;
-	containers_retry(f->cts, UINT64_MAX / 2);
+	containers_tick(f->cts, &f->t, UINT64_MAX / 2);
 	assert_int_equal(f->nasked, 3);
 	assert_string_equal(f->asked[2], CT3);
 }
@@ -1929,6 +1885,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_container_no_job, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_runtime_bootstrap_not_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_containers_bounded, setup,
 						teardown),
 	};
