@@ -49,6 +49,7 @@
 #include "sink.h"
 #include "slurmq.h"
 #include "smklog.h"
+#include "cgtrust.h"
 #include "spool.h"
 #include "stages.h"
 #include "tracker.h"
@@ -101,6 +102,7 @@ struct agent {
 	bool docker_failing;		/* the last look-up failed (logged) */
 	struct tracker trk;		/* process table, events -> records */
 	struct smklog *smk;		/* Snakemake job logs (local mode) */
+	struct cgtrust *cgt;		/* whose cgroup folders name jobs */
 	struct idle idle;		/* the node's idle episodes */
 	struct sig_agent sig;		/* stall, io_bound, ... signals */
 	struct spool *spool;
@@ -228,6 +230,14 @@ static bool on_engine_job(void *ctx, const struct jt_proc *engine,
 
 	return smklog_job(a->smk, engine->pid, engine->start_ns, engine->uid,
 			  cmd, out);
+}
+
+/* A Slurm job's or container's cgroup names the job only when root's. */
+static bool on_cg_root(void *ctx, const char *dir)
+{
+	struct agent *a = ctx;
+
+	return cgtrust_root(a->cgt, dir);
 }
 
 /* Dispatch one kernel event. */
@@ -1775,7 +1785,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	rl.deadline_ms = a.cfg.rules_deadline_ms;
 	if (rules_new(&rl, &a.rules) || jobs_new(&a.jobs) ||
-	    smklog_new(&a.smk) ||
+	    smklog_new(&a.smk) || cgtrust_new(NULL, 0, &a.cgt) ||
 	    tracker_init(&a.trk, a.rules, a.jobs, &a.host,
 			 &(struct tracker_cb){ .record = on_record,
 					       .exclude = on_exclude,
@@ -1783,6 +1793,7 @@ int main(int argc, char **argv)
 					       .gone = on_gone,
 					       .followed = on_followed,
 					       .engine_job = on_engine_job,
+					       .cg_root = on_cg_root,
 					       .ctx = &a }))
 		goto cleanup;
 	a.trk.cfg = &a.cfg;
@@ -1873,6 +1884,7 @@ cleanup:
 	signals_agent_fini(&a.sig);
 	tracker_fini(&a.trk);
 	smklog_free(a.smk);
+	cgtrust_free(a.cgt);
 	containers_free(a.cts);
 	jbuf_free(&a.jb);
 	config_free(&a.cfg);

@@ -185,6 +185,24 @@ static void container_sync(struct tracker *t, struct jt_proc *p, bool want)
 	}
 }
 
+/* Is the cgroup up levels above path root's (see tracker_cb.cg_root)? */
+static bool cg_root(const struct tracker *t, const char *path, int up)
+{
+	char dir[512];
+
+	if (!t->cb.cg_root)
+		return true;
+	return cg_ancestor(path, up, dir, sizeof(dir)) == 0 &&
+	       t->cb.cg_root(t->cb.ctx, dir);
+}
+
+/* Does path name a Slurm job in a cgroup root made (*s filled)? */
+static bool slurm_cgroup(const struct tracker *t, const char *path,
+			 struct cg_slurm *s)
+{
+	return path && cg_parse_slurm(path, s) && cg_root(t, path, s->job_level);
+}
+
 /*
  * Tie p to its container and job: the cgroup path first (Slurm's
  * job_N/step_S layout), else the parent's job, else a slurmstepd parent.
@@ -197,7 +215,8 @@ static void correlate(struct tracker *t, struct jt_proc *p,
 	struct cg_container ct;
 	struct cg_slurm s;
 
-	if (p->cgroup && cg_parse_container(p->cgroup, &ct))
+	if (p->cgroup && cg_parse_container(p->cgroup, &ct) &&
+	    cg_root(t, p->cgroup, ct.level))
 		snprintf(container, sizeof(container), "%s://%s", ct.runtime,
 			 ct.id);
 	if (strcmp(container, p->container)) {
@@ -207,8 +226,7 @@ static void correlate(struct tracker *t, struct jt_proc *p,
 	/* hybrid nodes: Slurm's v1 plugin moves tasks in the v1 hierarchies
 	 * only, so the v2 path can name a systemd unit (an ssh session that
 	 * pam_slurm_adopt adopted) while the memory cgroup names the job */
-	if ((p->cgroup && cg_parse_slurm(p->cgroup, &s)) ||
-	    (memcg && cg_parse_slurm(memcg, &s))) {
+	if (slurm_cgroup(t, p->cgroup, &s) || slurm_cgroup(t, memcg, &s)) {
 		if ((strcmp(p->job.id, s.job) && !same_job(t, &p->job, s.job)) ||
 		    strcmp(p->job.step, s.step))
 			memset(&p->job, 0, sizeof(p->job));

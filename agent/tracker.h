@@ -48,6 +48,12 @@ struct tracker_cb {
 	 * false; may be NULL */
 	bool (*engine_job)(void *ctx, const struct jt_proc *engine,
 			   const char *cmd, struct rules_engine_job *out);
+	/* is the cgroup folder dir (a path as in /proc/PID/cgroup) root's?
+	 * A Slurm job's or a container's cgroup names its job only then: a
+	 * user with a delegated subtree (systemd's user@UID.service) can make
+	 * .../slurmstepd.scope/job_N or .../docker/ID folders of their own;
+	 * may be NULL: every one is (cgtrust.h has the real one) */
+	bool (*cg_root)(void *ctx, const char *dir);
 	void *ctx;
 };
 

@@ -23,7 +23,10 @@
 # 3. Alice cannot claim slurm:4242 at all; bob's process found in a
 #    cgroup .../slurm_X/uid_B/job_4242/step_0 with no hook is not
 #    alice's.  A program alice names slurmstepd, titled
-#    "slurmstepd: [4243.0]", puts nothing of hers in job 4243.
+#    "slurmstepd: [4243.0]", puts nothing of hers in job 4243.  Nor does a
+#    cgroup folder of hers named like Slurm's (.../x_slurmstepd.scope/
+#    job_4244, what systemd's delegation of user@UID.service lets her make
+#    on cgroup v2): only a root-made folder names a job.
 #
 # Needs root, kernel BTF, the sqlite3 CLI, useradd/userdel/runuser.  Exit 0
 # pass, 1 fail, 77 skipped, 99 hard error.  Makes the users jt-jo-alice and
@@ -42,11 +45,17 @@ B=$T/bin
 P=$T/pids	# the held scripts' pid files and fifos
 CANARY=jt-jo-canary-bob-$$	# in the argv of bob's processes only
 CGDIR=
+DELEG=
 
-# The users and the cgroup go with the test.
+# The users and the cgroups go with the test.
 extra_cleanup() {
 	remove_cgroup "$CGDIR/step_0"
 	remove_cgroup "$CGDIR"
+	if [ -n "$DELEG" ]; then
+		remove_cgroup "$DELEG/x_slurmstepd.scope/job_4244/step_0"
+		rmdir "$DELEG/x_slurmstepd.scope/job_4244" \
+			"$DELEG/x_slurmstepd.scope" "$DELEG" 2>/dev/null
+	fi
 	[ -n "$CGDIR" ] && rmdir "${CGDIR%/job_*}" "${CGDIR%/uid_*}" 2>/dev/null
 	for u in $ALICE $BOB; do
 		id -u "$u" >/dev/null 2>&1 && userdel "$u" 2>/dev/null
@@ -283,6 +292,29 @@ for _ in $(seq 1 50); do
 	sleep 0.1
 done
 check "the nap below alice's 'slurmstepd: [4243.0]' is stored, in no job" \
+	eq "$(q "select count(*) || ':' || count(job_id) from process where comm = 'jt-jo-nap'
+		and uid = $AUID and since_time >= $SINCE;")" "1:0"
+
+# a cgroup subtree delegated to alice (as systemd delegates user@UID.service
+# on cgroup v2) with a folder of hers named like Slurm's job cgroup
+if [ -e /sys/fs/cgroup/unified/cgroup.procs ]; then
+	V2ROOT=/sys/fs/cgroup/unified
+else
+	V2ROOT=/sys/fs/cgroup
+fi
+DELEG=$V2ROOT/jtjo-deleg$$
+mkdir "$DELEG" && chown $ALICE "$DELEG" "$DELEG/cgroup.procs"
+runuser -u $ALICE -- mkdir -p "$DELEG/x_slurmstepd.scope/job_4244/step_0"
+check "alice made x_slurmstepd.scope/job_4244 in her delegated cgroup" \
+	test -d "$DELEG/x_slurmstepd.scope/job_4244/step_0"
+SINCE=$(date +%s.%N)
+(echo "$BASHPID" >"$DELEG/x_slurmstepd.scope/job_4244/step_0/cgroup.procs" &&
+	exec runuser -u $ALICE -- sh -c "'$B/jt-jo-nap' 0.1; exit 0")
+for _ in $(seq 1 50); do
+	[ -n "$(q "select 1 from process where comm = 'jt-jo-nap' and uid = $AUID and since_time >= $SINCE;")" ] && break
+	sleep 0.1
+done
+check "alice's nap in her own .../job_4244 folder is stored in no job ($(q "select group_concat(distinct coalesce(job_id, '-')) from process where uid = $AUID and since_time >= $SINCE;"))" \
 	eq "$(q "select count(*) || ':' || count(job_id) from process where comm = 'jt-jo-nap'
 		and uid = $AUID and since_time >= $SINCE;")" "1:0"
 

@@ -830,6 +830,50 @@ static void exec_in(struct fx *f, uint32_t pid, uint64_t start,
 		.cg2 = cg2, .cg1 = cg1 });
 }
 
+/* The tracker's cg_root: only folders outside user.slice are root's. */
+static bool not_user_slice(void *ctx, const char *dir)
+{
+	(void)ctx;
+	return strncmp(dir, "/user.slice/", 12) != 0;
+}
+
+/*
+ * A user's delegated cgroup subtree (systemd's user@UID.service on v2)
+ * can hold folders named like Slurm's or Docker's: a job_N or docker/ID
+ * folder that is not root's names no job (cg_root), one that is does.
+ */
+static void test_cgroup_owner(void **state)
+{
+	struct fx *f = *state;
+	static const char fake_slurm[] = "/user.slice/user-1000.slice/user@1000.service/"
+		"app.slice/x_slurmstepd.scope/job_4243/step_0/user/task_0";
+	static const char fake_ct[] = "/user.slice/user-1000.slice/user@1000.service/"
+		"app.slice/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	const struct jt_proc *p;
+
+	f->t.cb.cg_root = not_user_slice;
+	exec_in(f, 900, 9000, fake_slurm, fake_slurm);
+	p = proc_table_lookup(f->t.procs, 900, 9000);
+	assert_non_null(p);
+	assert_string_equal(p->job.id, "");
+	assert_string_equal(p->job.scheduler, "");
+	exec_in(f, 901, 9010, fake_ct, fake_ct);
+	p = proc_table_lookup(f->t.procs, 901, 9010);
+	assert_non_null(p);
+	assert_string_equal(p->container, "");
+	/* root's folders of the same shape do name them */
+	exec_in(f, 902, 9020, "/system.slice/slurmstepd.scope/job_4243/step_0/user/task_0",
+		"/system.slice/slurmstepd.scope/job_4243/step_0/user/task_0");
+	p = proc_table_lookup(f->t.procs, 902, 9020);
+	assert_string_equal(p->job.id, "4243");
+	assert_string_equal(p->job.scheduler, "slurm");
+	/* without the check (NULL: every folder trusted), the fake one did */
+	f->t.cb.cg_root = NULL;
+	exec_in(f, 903, 9030, fake_slurm, fake_slurm);
+	p = proc_table_lookup(f->t.procs, 903, 9030);
+	assert_string_equal(p->job.id, "4243");
+}
+
 /* Close a job and write its end record; returns that record. */
 static const char *end_record(struct fx *f, struct jt_jobinfo *ji)
 {
@@ -1858,6 +1902,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_job_array_task, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_usage_slurm_v1, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_job_usage_slurm_v2, setup,
