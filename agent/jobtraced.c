@@ -58,6 +58,7 @@
 #define MAX_QUERIES 16			/* scontrol queries at once */
 #define QUERY_TIMEOUT_NS (10ull * 1000000000ull)
 #define DRAIN_MS 5000			/* sinks' last delivery at stop */
+#define SETTLE_MS 200			/* a job's held exits, at its end */
 /* the start record waits this long at most for the cloud's identity
  * (the IMDS thread bounds its own read by IMDS_START_BUDGET_MS) */
 #define IMDS_WAIT_NS ((IMDS_START_BUDGET_MS + 500) * 1000000ull)
@@ -247,6 +248,22 @@ static void flush(struct agent *a)
 	if (spool_unsynced(a->spool) && spool_sync(a->spool) == 0)
 		sinks_notify(a->sinks);
 	a->last_sync_ns = util_now_ns(CLOCK_MONOTONIC);
+}
+
+/*
+ * Everything the kernel has of what ended so far goes to the sinks now:
+ * the exits held for a last context switch (at most SETTLE_MS), then the
+ * spool synced and the sinks told to deliver without waiting for their
+ * batch to come of age (a job ended, or a report asks).
+ */
+static void flush_now(struct agent *a)
+{
+	struct spool_stats ss;
+
+	collector_settle(a->col, SETTLE_MS);
+	flush(a);
+	spool_get_stats(a->spool, &ss);
+	sinks_flush(a->sinks, ss.durable_seq);
 }
 
 /* The node's price now, computed again after a reload and when the
@@ -584,6 +601,25 @@ static void reply_ps(struct agent *a, const struct control_peer *peer,
 			util_printable(cmd));
 	}
 	free(c.v);
+}
+
+/*
+ * Reply to "flush" (anyone may ask: a report about to read the store):
+ * what ended is sent to the sinks now; the reply says how far the spool
+ * goes and how far the SQLite store has it, for the asker to wait on.
+ */
+static void reply_flush(struct agent *a, FILE *out)
+{
+	struct spool_stats ss;
+	uint64_t stored;
+	bool failing;
+
+	flush_now(a);
+	spool_get_stats(a->spool, &ss);
+	fprintf(out, "ok\nspooled: %" PRIu64 "\n", ss.next_seq);
+	if (sinks_store_position(a->sinks, &stored, &failing))
+		fprintf(out, "stored: %" PRIu64 "\nstore_state: %s\n", stored,
+			failing ? "retrying" : ss.error ? "spool failing" : "ok");
 }
 
 /* The docker_* lines of "status": how the container look-ups went. */
@@ -1031,8 +1067,9 @@ static void handle_job(struct agent *a, const struct control_req *r,
 			ji->exit_code = (int)code;
 			ji->exit_known = true;
 		}
-		/* the job's last exits may still wait in the ring buffer */
-		collector_drain(a->col);
+		/* the job's last exits may still wait in the ring buffer, or
+		 * in the kernel for their task's last switch */
+		collector_settle(a->col, SETTLE_MS);
 		tracker_job_record(&a->trk, ji, "end");
 		{
 			struct sig_params sp = sig_params_of(&a->cfg);
@@ -1046,6 +1083,9 @@ static void handle_job(struct agent *a, const struct control_req *r,
 	if (root)
 		tied = jobtie_tree(a->trk.procs, a->jobs, root, ji,
 				   !c->privileged, c->peer.uid);
+	/* its report is asked for next: the store has it in milliseconds */
+	if (end)
+		flush_now(a);
 	log_info("%s job %s:%s (user %s, account %s, run %s)%s", r->cmd,
 		 ji->job.scheduler, ji->job.id, *ji->job.user ? ji->job.user : "-",
 		 *ji->job.account ? ji->job.account : "-",
@@ -1083,6 +1123,8 @@ static void on_request(void *ctx, struct control_server *srv,
 		reply_status(a, out);
 	} else if (!strcmp(req.cmd, "ps")) {
 		reply_ps(a, &c->peer, out);
+	} else if (!strcmp(req.cmd, "flush")) {
+		reply_flush(a, out);
 	} else if (!strcmp(req.cmd, "report") || !strcmp(req.cmd, "export") ||
 		   !strcmp(req.cmd, "rightsize") || !strcmp(req.cmd, "cost")) {
 		if (!query_serve(a->qs, c->fd, &c->peer, &req, out))

@@ -140,6 +140,7 @@ struct sinks {
 	bool stopping;
 	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; 0 while running */
 	uint64_t wakeups;	/* bumped by sinks_notify */
+	uint64_t flush_seq;	/* records below: deliver now, whatever age */
 	size_t n;
 	struct sink k[MAX_SINKS];
 };
@@ -672,13 +673,14 @@ static void *sink_main(void *arg)
 	if (!open_target(k))
 		return NULL;
 	for (;;) {
-		uint64_t now, first, wake, wakeups;
+		uint64_t now, first, wake, wakeups, flush_seq;
 		bool stopping, full, old;
 		int n;
 
 		pthread_mutex_lock(&ks->lock);
 		stopping = ks->stopping;
 		wakeups = ks->wakeups;
+		flush_seq = ks->flush_seq;
 		pthread_mutex_unlock(&ks->lock);
 		if (stopping && past_deadline(ks))
 			break;
@@ -702,6 +704,8 @@ static void *sink_main(void *arg)
 		       k->bytes + SPOOL_MAX_RECORD > BATCH_MAX_BYTES;
 		old = k->n && now - k->started_ns >=
 			      (uint64_t)k->batch_age_ms * 1000000;
+		/* a job ended, or a report waits: its records go now */
+		old |= k->n && flush_seq > k->end_seq - k->n;
 		if (k->n && (full || old || stopping || k->add_error)) {
 			if (deliver(k) == 0)
 				continue;
@@ -868,6 +872,38 @@ void sinks_notify(struct sinks *ks)
 	ks->wakeups++;
 	pthread_cond_broadcast(&ks->cond);
 	pthread_mutex_unlock(&ks->lock);
+}
+
+/* Deliver the records below seq now (sink.h). */
+void sinks_flush(struct sinks *ks, uint64_t seq)
+{
+	if (!ks)
+		return;
+	pthread_mutex_lock(&ks->lock);
+	if (seq > ks->flush_seq)
+		ks->flush_seq = seq;
+	ks->wakeups++;
+	pthread_cond_broadcast(&ks->cond);
+	pthread_mutex_unlock(&ks->lock);
+}
+
+/* Where the SQLite store is in the spool (sink.h). */
+bool sinks_store_position(struct sinks *ks, uint64_t *ack, bool *failing)
+{
+	for (size_t i = 0; ks && i < ks->n; i++) {
+		struct sink *k = &ks->k[i];
+		struct spool_sink_stats ps;
+
+		if (k->type != JT_SINK_SQLITE)
+			continue;
+		spool_get_sink_stats(ks->spool, k->idx, &ps);
+		*ack = ps.ack_seq;
+		pthread_mutex_lock(&ks->lock);
+		*failing = k->st.failing != 0;
+		pthread_mutex_unlock(&ks->lock);
+		return true;
+	}
+	return false;
 }
 
 /* Stop: drain within drain_ms, join, release. */

@@ -9,6 +9,8 @@
 #ifndef JOBTRACE_SINK_H
 #define JOBTRACE_SINK_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "config.h"
@@ -28,6 +30,18 @@ int sinks_start(const struct jt_config *c, struct spool *sp,
 		struct sinks **out, char *err, size_t errlen);
 /* New records were synced: wake the sinks. */
 void sinks_notify(struct sinks *ks);
+/*
+ * Deliver the synced records below spool sequence number seq now, without
+ * waiting for a batch to fill or come of age (a job ended: its report is
+ * asked for next).  Accepts NULL.
+ */
+void sinks_flush(struct sinks *ks, uint64_t seq);
+/*
+ * The SQLite store's acknowledged position in the spool (the records
+ * below it are in the store) and whether it is retrying a failure; false
+ * when there is no store sink.
+ */
+bool sinks_store_position(struct sinks *ks, uint64_t *ack, bool *failing);
 /*
  * Stop: each sink stores what it can of the synced records within
  * drain_ms (one attempt, no retries), then its thread ends.  What is left

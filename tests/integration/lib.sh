@@ -301,7 +301,8 @@ start_watchdog() {
 # Write $CONF (extra agent { } settings in $1, extra top-level groups in $2,
 # extra store { } settings in $3) and start the agent; returns 1
 # if it does not answer `jobtrace status` within 20 s.  SAMPLE_INTERVAL:
-# the collector's (1.0 s unless set).  START_S: seconds
+# the collector's (1.0 s unless set); FLUSH_INTERVAL: the store's (0.2 s
+# unless set).  START_S: seconds
 # from its launch (LAUNCH_T0, epoch s) to its first answer, from its event
 # loop (asked every 20 ms).
 start_agent() {
@@ -312,7 +313,7 @@ start_agent() {
 log = { level = "info"; };
 agent = { state_dir = "$T/state"; run_dir = "$T/run"; ${1:-} };
 collector = { sample_interval = ${SAMPLE_INTERVAL:-1.0}; };
-store = { flush_interval = 0.2; ${3:-} };
+store = { flush_interval = ${FLUSH_INTERVAL:-0.2}; ${3:-} };
 ${2:-}
 CONFEOF
 	LAUNCH_T0=$(now)
