@@ -1062,14 +1062,18 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		     !ji->time_limit_s))
 			query_slurm(a, ji);
 	} else if (end) {
-		ji->end_ns = util_now_ns(CLOCK_REALTIME);
+		uint64_t now = util_now_ns(CLOCK_REALTIME);
+
+		/* the job's last events may still wait in the ring buffer,
+		 * its last exits in the kernel for their task's last switch:
+		 * taken while the job still runs, so that a process found by
+		 * the job's cgroup at its exec finds the job */
+		collector_settle(a->col, SETTLE_MS);
+		ji->end_ns = now;
 		if (have_code) {
 			ji->exit_code = (int)code;
 			ji->exit_known = true;
 		}
-		/* the job's last exits may still wait in the ring buffer, or
-		 * in the kernel for their task's last switch */
-		collector_settle(a->col, SETTLE_MS);
 		tracker_job_record(&a->trk, ji, "end");
 		{
 			struct sig_params sp = sig_params_of(&a->cfg);

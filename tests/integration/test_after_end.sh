@@ -21,6 +21,10 @@
 # SLURM_JOB_EXIT_CODE2).  Then a store held locked by another writer:
 # the report waits its bound and says how many records it lacks.
 #
+# Ten more times the job is registered with its cgroup and ended the
+# moment its processes have: they must find it (their exec may be read
+# only as the job ends).
+#
 # Needs root, kernel BTF, the sqlite3 CLI and python3.  Exit 0 pass, 1 fail,
 # 77 skipped, 99 hard error.
 #
@@ -33,7 +37,13 @@ need_commands python3
 start_watchdog 400
 ROUNDS=${ROUNDS:-20}
 EPILOG_ROUNDS=${EPILOG_ROUNDS:-5}
+CG_ROUNDS=${CG_ROUNDS:-10}
 J=jt-ae-$$
+
+# The test's cgroup goes with it.
+extra_cleanup() {
+	[ -n "${CGDIR:-}" ] && remove_cgroup "$CGDIR"
+}
 
 # the store's defaults (the point of the test): not lib.sh's 0.2 s
 FLUSH_INTERVAL=1.0 start_agent "rules_dir = \"$top_srcdir/lua-rules\";" \
@@ -146,6 +156,44 @@ for i in $(seq 1 "$EPILOG_ROUNDS"); do
 done
 check "report --job straight after the Slurm epilog: every process and the end, $EPILOG_ROUNDS rounds ($bad_epi incomplete)" \
 	eq "$bad_epi" 0
+
+# A job registered with its cgroup (a prolog's --cgroup, where the agent
+# does not know the scheduler's layout), its processes found by their
+# cgroup at exec: ended the moment they have, before the agent's next tick
+# has read their events.
+if [ -e /sys/fs/cgroup/cgroup.controllers ]; then
+	CGROOT=/sys/fs/cgroup		# pure cgroup v2
+else
+	CGROOT=/sys/fs/cgroup/memory	# hybrid: processes carry the v1 path
+fi
+CGDIR=$CGROOT/jt_ae_$$
+bad_cg=0
+if mkdir "$CGDIR" 2>/dev/null; then
+	for i in $(seq 1 "$CG_ROUNDS"); do
+		log=$T/cg.$i
+		: >"$log"
+		"$CLI" --config "$CONF" job-start --job "$J-cg$i" --scheduler test \
+			--cgroup "/jt_ae_$$" --strict >/dev/null
+		(echo "$BASHPID" >"$CGDIR/cgroup.procs" && exec "$T/work.sh" "$log")
+		"$CLI" --config "$CONF" job-end --job "$J-cg$i" --scheduler test \
+			--exit-code 0 --strict >/dev/null
+		"$CLI" --config "$CONF" report --job "$J-cg$i" --format json \
+			>"$T/cg.$i.json" 2>"$T/cg.$i.err"
+		want=$(logged "$log")
+		got=$(report_pids "$T/cg.$i.json")
+		st=$(job_end_of "$T/cg.$i.json")
+		if [ "$got" != "$want" ] || [ "$st" != "COMPLETED $(wc -l <"$log")" ]; then
+			bad_cg=$((bad_cg + 1))
+			note "cgroup round $i: pids '$got' (ran '$want'), state and usage.processes '$st'" \
+				"$(cat "$T/cg.$i.err")"
+		fi
+	done
+	remove_cgroup "$CGDIR"
+	check "a job found by its cgroup, ended straight after its processes: all of them in its report and its usage, $CG_ROUNDS rounds ($bad_cg incomplete)" \
+		eq "$bad_cg" 0
+else
+	note "cannot make $CGDIR: the cgroup-registered case is not run"
+fi
 
 for p in $BG_PIDS; do
 	kill "$p" 2>/dev/null
