@@ -1265,7 +1265,9 @@ static void job_usage(FILE *out)
 		"\n--pid PID ties the process PID, its descendants running now and every one\n"
 		"it starts from now on to the job (where no cgroup tells the job).  A user\n"
 		"without control rights may tie only processes of their own, to a new job\n"
-		"or one they registered so, and the job's user is theirs.\n");
+		"or one they registered so, and the job's user is theirs.  Without\n"
+		"--scheduler: the running job with that id; a new job is 'local' with\n"
+		"--pid, else 'slurm'.\n");
 }
 
 /* Print the usage of run. */

@@ -968,7 +968,9 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		return;
 	}
 	have_code = control_get(r, "exit_code") != NULL;
-	sched = sched && *sched ? sched : "slurm";
+	if (!sched || !*sched)
+		sched = jobs_default_scheduler(a->jobs, id,
+					       control_get(r, "pid") != NULL);
 	ji = jobs_get(a->jobs, sched, id, false);
 	if (!c->privileged &&
 	    jobtie_permit(r, c->peer.uid, ji,

@@ -291,22 +291,26 @@ void record_process(struct jbuf *b, const struct jt_host *h,
 	schema_write(b, &sf_records[SF_REC_PROCESS], v);
 }
 
-/* The usage figures of a job or step ("source" of the memory peak:
- * its cgroup's charge peak, else the peak of its processes' RSS sum);
- * slots in the order of SF_USAGE_FIGURES from cpu. */
+/* The usage figures of a job or step (its memory peak and the "source"
+ * of it as jobs_mem_peak() says); slots in the order of SF_USAGE_FIGURES
+ * from cpu. */
 static void usage_values(struct sv *cpu, const struct jt_usage *u, bool v2)
 {
+	static const char *const names[] = {
+		[JT_MEM_SAMPLES] = "samples",
+		[JT_MEM_LARGEST_PROCESS] = "largest_process",
+	};
 	struct sv *processes = cpu + 1, *peak = cpu + 2, *source = cpu + 3;
+	enum jt_mem_source src;
+	uint64_t v = jobs_mem_peak(u, &src);
 
 	sv_f64(cpu, u->cpu_s);
 	sv_u64(processes, u->processes);
-	if (u->cgroup_peak_bytes) {
-		sv_u64(peak, u->cgroup_peak_bytes);
-		sv_str(source, v2 ? "cgroup_v2" : "cgroup_v1");
-	} else if (u->rss_sum_peak_bytes) {
-		sv_u64(peak, u->rss_sum_peak_bytes);
-		sv_str(source, "samples");
-	}
+	if (src == JT_MEM_NONE)
+		return;
+	sv_u64(peak, v);
+	sv_str(source, src == JT_MEM_CGROUP ? (v2 ? "cgroup_v2" : "cgroup_v1") :
+		       names[src]);
 }
 
 _Static_assert(V_USAGE_PROCESSES == V_USAGE_CPU_S + 1 &&

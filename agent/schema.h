@@ -226,9 +226,9 @@ struct sf_field {
 	X(USAGE_PROCESSES, "processes", U64, SF_NULL, "usage_processes", NULL, SF_NOSUB, \
 	  "how many of its processes finished") \
 	X(USAGE_MEM_PEAK_BYTES, "mem_peak_bytes", U64, SF_NULL, "usage_mem_peak_bytes", NULL, SF_NOSUB, \
-	  "its memory cgroup's charge peak, else the peak sum of its processes' RSS") \
+	  "its memory cgroup's charge peak, else the peak sum of its processes' RSS or its largest process's peak, the larger") \
 	X(USAGE_MEM_PEAK_SOURCE, "mem_peak_source", STR, SF_NULL, "usage_mem_peak_source", NULL, SF_NOSUB, \
-	  "cgroup_v1, cgroup_v2, samples, or null when neither is known")
+	  "cgroup_v1, cgroup_v2, samples, largest_process, or null when none is known")
 
 #define SF_STEP(X) \
 	X(STEP, "step", STR, 0, NULL, NULL, SF_NOSUB, "the scheduler's step") \

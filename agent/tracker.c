@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,12 +237,22 @@ static bool classify(struct tracker *t, struct jt_proc *p)
 	return false;
 }
 
+/* Seconds as the record writes them (json_double: whole microseconds),
+ * so that a job's CPU is the sum of its process records' to the last
+ * digit, in the report and in cost alike. */
+static double as_written(double s)
+{
+	return (double)llround(s * 1e6) / 1e6;
+}
+
 /* Add a finished process's own figures to a job's or step's usage. */
 static void usage_add(struct jt_usage *u, const struct jt_proc *p,
 		      const struct jt_ev_exit *e, unsigned up)
 {
-	u->cpu_s += p->c.cpu_user_s + p->c.cpu_sys_s;
+	u->cpu_s += as_written(p->c.cpu_user_s) + as_written(p->c.cpu_sys_s);
 	u->processes++;
+	if (p->c.peak_rss_bytes > u->proc_peak_bytes)
+		u->proc_peak_bytes = p->c.peak_rss_bytes;
 	if (e && up && up <= e->memcg_levels &&
 	    e->memcg_peak_bytes[up - 1] > u->cgroup_peak_bytes)
 		u->cgroup_peak_bytes = e->memcg_peak_bytes[up - 1];

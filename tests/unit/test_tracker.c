@@ -1039,6 +1039,40 @@ static void test_job_usage_rss_samples(void **state)
 	assert_int_equal(ji->usage.cgroup_peak_bytes, 0);
 }
 
+/*
+ * A job without a memory cgroup of its own whose largest process peaks
+ * above every sum of RSS a pass took (between two passes, or before the
+ * first): the job's peak is that process's own, never below it.
+ */
+static void test_job_usage_largest_process(void **state)
+{
+	struct fx *f = *state;
+	struct jt_jobinfo *ji = registered(f, "98", "/jobs/98");
+	struct jt_jobinfo *short_job = registered(f, "97", "/jobs/97");
+	struct jt_sample s = leader(640, 640, 1000, 20 * MiB);
+	const char *r;
+
+	/* job 98: one pass sees 20 MiB, the process then peaks at 300 */
+	exec_in(f, 640, 640, "/jobs/98", "/");
+	tracker_samples(&f->t, &s, 1, false, 10000000);
+	tracker_after_pass(&f->t, 9000000);
+	ev_exit(f, &(struct exit_spec){ .pid = 640, .start = 640,
+		.ts = 20000000, .runtime = 1000000, .peak_rss = 300 * MiB });
+	r = end_record(f, ji);
+	assert_usage(r, "usage", 0.001, 1, 300 * MiB, "largest_process");
+	/* job 97: over before any pass; its largest of two processes */
+	exec_in(f, 650, 650, "/jobs/97", "/");
+	exec_in(f, 651, 651, "/jobs/97", "/");
+	ev_exit(f, &(struct exit_spec){ .pid = 651, .start = 651,
+		.ts = 20000000, .runtime = 1000000, .peak_rss = 50 * MiB });
+	ev_exit(f, &(struct exit_spec){ .pid = 650, .start = 650,
+		.ts = 20000001, .runtime = 1000000, .peak_rss = 70 * MiB });
+	r = end_record(f, short_job);
+	assert_usage(r, "usage", 0.002, 2, 70 * MiB, "largest_process");
+	/* its cost's memory efficiency is of the same figure */
+	assert_int_equal(jobs_mem_peak(&short_job->usage, NULL), 70 * MiB);
+}
+
 #define V1_ADOPTED "/slurm_node1/uid_1000/job_77/step_extern/task_0"
 
 /*
@@ -1673,6 +1707,8 @@ int main(void)
 			test_job_usage_registered_cgroup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_usage_rss_samples,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_job_usage_largest_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_usage_hybrid_adopted,
 						setup, teardown),
 		cmocka_unit_test(test_memcg_level),
