@@ -106,6 +106,8 @@ struct tally {
 	double cpu_user;
 	double cpu_sys;
 	double wall;		/* sum of the processes' durations */
+	size_t instances;	/* by task: its instances (0 otherwise) */
+	double inst_wall;	/* by task: their wall times added */
 	uint64_t peak_rss;	/* the largest process's */
 	uint64_t read_bytes;
 	uint64_t write_bytes;
@@ -983,8 +985,13 @@ static int cmp_group_cpu(const void *a, const void *b)
 	return cmp_key(x->name, y->name);
 }
 
-/* Tally the rows by key into g (sorted by CPU, most first). */
-static int group_rows(const struct rows *r, group_key key, struct groups *g)
+/*
+ * Tally the rows by key into g (sorted by CPU, most first); with top (each
+ * row's instance, report_html_instances()) and span (each instance's wall
+ * time, at its top's index), also the groups' instances.
+ */
+static int group_rows(const struct rows *r, group_key key, const long *top,
+		      const double *span, struct groups *g)
 {
 	struct by_key k = { r->v, key };
 	size_t *idx;
@@ -1006,6 +1013,10 @@ static int group_rows(const struct rows *r, group_key key, struct groups *g)
 		if (!g->n || cmp_key(g->v[g->n - 1].name, name))
 			g->v[g->n++].name = name;
 		tally_add(&g->v[g->n - 1].t, w);
+		if (top && top[idx[i]] == (long)idx[i]) {
+			g->v[g->n - 1].t.instances++;
+			g->v[g->n - 1].t.inst_wall += span[idx[i]];
+		}
 	}
 	free(idx);
 	qsort(g->v, g->n, sizeof(*g->v), cmp_group_cpu);
@@ -1020,17 +1031,60 @@ static void summary_free(struct summary *s)
 	free(s->by_tool.v);
 }
 
+/*
+ * Each row's instance (report_html_instances(), the HTML timeline's) into
+ * top, and each instance's wall time, first start to last end of its
+ * processes, into span at its top's index.
+ */
+static int instances(const struct rows *r, long *top, double *span)
+{
+	struct report_html_proc *p = calloc(r->n ? r->n : 1, sizeof(*p));
+	double *first = malloc((r->n ? r->n : 1) * sizeof(*first));
+
+	if (!p || !first) {
+		free(p);
+		free(first);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		p[i] = (struct report_html_proc){ .parent = r->v[i].parent,
+						  .task = r->v[i].task,
+						  .tool = tool_text(&r->v[i]) };
+	report_html_instances(p, r->n, top);
+	for (size_t i = 0; i < r->n; i++)
+		first[i] = span[i] = -1;
+	for (size_t i = 0; i < r->n; i++) {
+		long t = top[i];
+
+		if (first[t] < 0 || r->v[i].start < first[t])
+			first[t] = r->v[i].start;
+		if (r->v[i].end > span[t])
+			span[t] = r->v[i].end;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		if (top[i] == (long)i)
+			span[i] -= first[i];
+	free(first);
+	free(p);
+	return 0;
+}
+
 /* Add up the selection, in total, by task and by tool (free it). */
 static int summarize(const struct rows *r, struct summary *s)
 {
-	int err;
+	long *top = malloc((r->n ? r->n : 1) * sizeof(*top));
+	double *span = malloc((r->n ? r->n : 1) * sizeof(*span));
+	int err = top && span ? instances(r, top, span) : -ENOMEM;
 
 	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; i < r->n; i++)
 		tally_add(&s->t, &r->v[i]);
-	err = group_rows(r, task_key, &s->by_task);
 	if (!err)
-		err = group_rows(r, tool_key, &s->by_tool);
+		err = group_rows(r, task_key, top, span, &s->by_task);
+	if (!err)
+		err = group_rows(r, tool_key, NULL, NULL, &s->by_tool);
+	free(top);
+	free(span);
 	return err ? err : collect_hosts(r, s);
 }
 
@@ -1359,10 +1413,19 @@ static void note_add(char *note, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* CPU over the processes' wall time in percent, or -1 when no wall time. */
+/* A tally's wall time: its instances' for a task, else its processes'. */
+static double tally_wall(const struct tally *t)
+{
+	return t->instances ? t->inst_wall : t->wall;
+}
+
+/* CPU over the wall time in percent, or -1 when no wall time: for a task,
+ * over its instances' (100% is one core busy), as HTML and rightsize. */
 static double cpu_per_wall(const struct tally *t)
 {
-	return t->wall > 0 ? 100.0 * (t->cpu_user + t->cpu_sys) / t->wall : -1;
+	double wall = tally_wall(t);
+
+	return wall > 0 ? 100.0 * (t->cpu_user + t->cpu_sys) / wall : -1;
 }
 
 /* Format a tally's cells; name NULL shows as none. */
@@ -1374,7 +1437,7 @@ static void tally_cells(const struct tally *t, const char *name,
 
 	name_cell(name ? name : none, c->name, sizeof(c->name), NAME_WIDTH);
 	snprintf(c->procs, sizeof(c->procs), "%zu", t->processes);
-	snprintf(c->wall, sizeof(c->wall), "%.2fs", t->wall);
+	snprintf(c->wall, sizeof(c->wall), "%.2fs", tally_wall(t));
 	snprintf(c->span, sizeof(c->span), "%.2fs",
 		 t->last_end - t->first_start);
 	snprintf(c->cpu, sizeof(c->cpu), "%.2fs", t->cpu_user + t->cpu_sys);
@@ -1418,8 +1481,15 @@ static void print_groups(const struct groups *g, const char *title,
 		fprintf(out, "\nBy %s: none recorded\n", title);
 		return;
 	}
-	fprintf(out, "\nBy %s, most CPU first (WALL: the processes' durations"
-		" added; SPAN: first start to last end):\n", title);
+	if (g->v[0].t.instances)
+		fprintf(out, "\nBy %s, most CPU first (WALL: the instances' wall"
+			" times added, an instance\nbeing the task's topmost"
+			" process and its descendants in the task; SPAN: first"
+			" start\nto last end):\n", title);
+	else
+		fprintf(out, "\nBy %s, most CPU first (WALL: the processes'"
+			" durations added; SPAN: first start to last end):\n",
+			title);
 	fprintf(out, "  %-*s %6s %11s %11s %11s %8s %10s %10s %10s %6s\n",
 		NAME_WIDTH, column, "PROCS", "WALL", "SPAN", "CPU", "CPU/WALL",
 		"PEAK RSS", "READ", "WRITE", "FAILED");
@@ -1798,8 +1868,62 @@ static const char *eff_text(double e, char *out, size_t len)
 	return out;
 }
 
+/* One line of the efficiency summary: a step, or the whole job. */
+struct eff {
+	char name[64];
+	double cpu_s;		/* user + sys of its processes */
+	double elapsed_s;
+	uint64_t largest;	/* the largest process's peak RSS */
+	uint64_t peak;		/* the memory peak the percentage uses */
+	const char *source;	/* where peak comes from (see source_text) */
+	long processes;
+	double cpu_pct;		/* of the allocation, -1: not known */
+	double mem_pct;
+};
+
+/* Allocation, job and steps, for a summary in the spirit of seff. */
+struct efficiency {
+	bool have_job;		/* a job record gave the allocation */
+	bool have_usage;	/* the end records' usage gave the memory */
+	bool running;
+	uint64_t cpus;
+	uint64_t mem_bytes;
+	struct eff job;
+	struct eff step[STEPS_MAX];
+	size_t nsteps;
+};
+
+/* Percent of part in whole, or -1 when whole is unknown. */
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : -1;
+}
+
+/*
+ * The job's efficiency figure k (0 CPU, 1 memory, 2 time) as a fraction, -1
+ * when not known: its end records' (the lowest of its nodes'), which the
+ * agent computed from the usage they carry.  For a job of one node whose
+ * efficiency section shows another CPU or memory figure (no usage in the
+ * record, a running job), the percentage of that figure.  The header, the
+ * efficiency section, the JSON and the HTML page all print this one.
+ */
+static double job_eff(const struct jobinfo *ji, const struct efficiency *e,
+		      int k)
+{
+	double v = ji->cost.ends ? ji->cost.eff[k] : -1;
+	bool recorded = k == 0 ? ji->have_usage :
+			ji->have_usage && ji->usage.mem_peak;
+
+	if ((v >= 0 && recorded) || ji->cost.ends > 1 || !e || k > 1)
+		return v;
+	v = k ? pct((double)e->job.peak, (double)e->mem_bytes) :
+		pct(e->job.cpu_s, (double)e->cpus * e->job.elapsed_s);
+	return v < 0 ? -1 : v / 100;
+}
+
 /* The header's cost, efficiency and flags lines, from the end records. */
-static void print_cost(const struct jobinfo *ji, FILE *out)
+static void print_cost(const struct jobinfo *ji, const struct efficiency *ef,
+		       FILE *out)
 {
 	const struct jobcost *c = &ji->cost;
 	char a[256], b[32], d[32], e[32];
@@ -1832,9 +1956,9 @@ static void print_cost(const struct jobinfo *ji, FILE *out)
 			field(c->note, a, sizeof(a)));
 	}
 	fprintf(out, "Efficiency:  CPU %s, memory %s, time %s%s%s\n",
-		eff_text(c->eff[0], b, sizeof(b)),
-		eff_text(c->eff[1], d, sizeof(d)),
-		eff_text(c->eff[2], e, sizeof(e)),
+		eff_text(job_eff(ji, ef, 0), b, sizeof(b)),
+		eff_text(job_eff(ji, ef, 1), d, sizeof(d)),
+		eff_text(job_eff(ji, ef, 2), e, sizeof(e)),
 		c->eff[2] < 0 ? " (no time limit known)" : "",
 		c->ends > 1 ? " (the lowest of its nodes)" : "");
 	fputs("Flags:       ", out);
@@ -1845,8 +1969,8 @@ static void print_cost(const struct jobinfo *ji, FILE *out)
 }
 
 /* The job's header in text: what seff says first. */
-static void print_job(const struct jobinfo *ji, const struct tally *t,
-		      FILE *out)
+static void print_job(const struct jobinfo *ji, const struct efficiency *ef,
+		      const struct tally *t, FILE *out)
 {
 	const char *state = job_state(ji, t);
 	double el = job_elapsed(ji);
@@ -1899,7 +2023,7 @@ static void print_job(const struct jobinfo *ji, const struct tally *t,
 			field(ji->node[i], a, sizeof(a)));
 	fprintf(out, "%s), partition %s\n", ji->nnodes > NODES_MAX ?
 		", ..." : "", field(ji->partition, c, sizeof(c)));
-	print_cost(ji, out);
+	print_cost(ji, ef, out);
 }
 
 /* Write key, and null when its value is not known; true: write it. */
@@ -1919,10 +2043,13 @@ static void kv_opt(struct jbuf *b, const char *key, double v)
 }
 
 /* The job's cost, efficiency and flags from its end records, in JSON:
- * the members of the records' objects (amount the sum over its nodes). */
-static void json_cost(struct jbuf *b, const struct jobcost *c)
+ * the members of the records' objects (amount the sum over its nodes;
+ * efficiency job_eff()'s). */
+static void json_cost(struct jbuf *b, const struct jobinfo *ji,
+		      const struct efficiency *ef)
 {
 	static const char *const eff[] = { "cpu", "memory", "time" };
+	const struct jobcost *c = &ji->cost;
 	bool one = c->costed == 1 && c->ends == 1;
 
 	json_key(b, "cost");
@@ -1950,7 +2077,7 @@ static void json_cost(struct jbuf *b, const struct jobcost *c)
 	} else {
 		json_obj_open(b);
 		for (int k = 0; k < 3; k++)
-			kv_opt(b, eff[k], c->eff[k]);
+			kv_opt(b, eff[k], job_eff(ji, ef, k));
 		json_obj_close(b);
 	}
 	json_key(b, "flags");
@@ -1963,6 +2090,7 @@ static void json_cost(struct jbuf *b, const struct jobcost *c)
 
 /* The job object in JSON. */
 static void json_job(struct jbuf *b, const struct jobinfo *ji,
+		     const struct efficiency *ef,
 		     const struct tally *t)
 {
 	double el = job_elapsed(ji);
@@ -1995,32 +2123,9 @@ static void json_job(struct jbuf *b, const struct jobinfo *ji,
 		json_time(b, to_ns(ji->end));
 	if (kv_known(b, "elapsed_s", el >= 0))
 		json_double(b, el);
-	json_cost(b, &ji->cost);
+	json_cost(b, ji, ef);
 	json_obj_close(b);
 }
-
-/* One line of the efficiency summary: a step, or the whole job. */
-struct eff {
-	char name[64];
-	double cpu_s;		/* user + sys of its processes */
-	double elapsed_s;
-	uint64_t largest;	/* the largest process's peak RSS */
-	uint64_t peak;		/* the memory peak the percentage uses */
-	const char *source;	/* where peak comes from (see source_text) */
-	long processes;
-};
-
-/* Allocation, job and steps, for a summary in the spirit of seff. */
-struct efficiency {
-	bool have_job;		/* a job record gave the allocation */
-	bool have_usage;	/* the end records' usage gave the memory */
-	bool running;
-	uint64_t cpus;
-	uint64_t mem_bytes;
-	struct eff job;
-	struct eff step[STEPS_MAX];
-	size_t nsteps;
-};
 
 /* Where a memory peak comes from, for people. */
 static const char *source_text(const char *source)
@@ -2087,7 +2192,7 @@ static int build_efficiency(const struct jobinfo *ji, const struct rows *r,
 	if (ji->have_usage)
 		eff_use(&e->job, &ji->usage);
 
-	err = group_rows(r, step_key, &steps);
+	err = group_rows(r, step_key, NULL, NULL, &steps);
 	/* a job without scheduler steps: the job line says it all */
 	if (!err && steps.n == 1 && !strcmp(steps.v[0].name, "-"))
 		steps.n = 0;
@@ -2113,20 +2218,22 @@ static int build_efficiency(const struct jobinfo *ji, const struct rows *r,
 		}
 		eff_use(&e->step[i], &ji->step[k]);
 	}
-	return err;
-}
+	for (size_t i = 0; i < e->nsteps; i++) {
+		struct eff *x = &e->step[i];
 
-/* Percent of part in whole, or -1 when whole is unknown. */
-static double pct(double part, double whole)
-{
-	return whole > 0 ? 100.0 * part / whole : -1;
+		x->cpu_pct = pct(x->cpu_s, (double)e->cpus * x->elapsed_s);
+		x->mem_pct = pct((double)x->peak, (double)e->mem_bytes);
+	}
+	/* the job's: the header's and the records' own */
+	e->job.cpu_pct = job_eff(ji, e, 0) < 0 ? -1 : 100 * job_eff(ji, e, 0);
+	e->job.mem_pct = job_eff(ji, e, 1) < 0 ? -1 : 100 * job_eff(ji, e, 1);
+	return err;
 }
 
 /* One text line of the efficiency summary. */
 static void eff_line(FILE *out, const struct efficiency *e, const struct eff *x)
 {
-	double cpu_pct = pct(x->cpu_s, (double)e->cpus * x->elapsed_s);
-	double mem_pct = pct((double)x->peak, (double)e->mem_bytes);
+	double cpu_pct = x->cpu_pct, mem_pct = x->mem_pct;
 	char name[64], peak[32], req[32];
 
 	name_cell(x->name, name, sizeof(name), 14);
@@ -2179,11 +2286,9 @@ static void print_efficiency(const struct efficiency *e, FILE *out)
 }
 
 /* One efficiency object in JSON. */
-static void eff_json(struct jbuf *b, const struct efficiency *e,
-		     const struct eff *x)
+static void eff_json(struct jbuf *b, const struct eff *x)
 {
-	double c = pct(x->cpu_s, (double)e->cpus * x->elapsed_s);
-	double m = pct((double)x->peak, (double)e->mem_bytes);
+	double c = x->cpu_pct, m = x->mem_pct;
 
 	json_obj_open(b);
 	json_kv_str(b, "name", x->name);
@@ -2211,11 +2316,11 @@ static void json_efficiency(struct jbuf *b, const struct efficiency *e)
 		json_u64(b, e->mem_bytes);
 	json_kv_bool(b, "job_usage_recorded", e->have_usage);
 	json_key(b, "job");
-	eff_json(b, e, &e->job);
+	eff_json(b, &e->job);
 	json_key(b, "steps");
 	json_arr_open(b);
 	for (size_t i = 0; i < e->nsteps; i++)
-		eff_json(b, e, &e->step[i]);
+		eff_json(b, &e->step[i]);
 	json_arr_close(b);
 	json_obj_close(b);
 }
@@ -2235,6 +2340,10 @@ static void json_tally(struct jbuf *b, const struct tally *t)
 	json_kv_double(b, "cpu_sys_s", t->cpu_sys);
 	json_kv_double(b, "cpu_s", t->cpu_user + t->cpu_sys);
 	json_kv_double(b, "process_wall_s", t->wall);
+	if (t->instances) {
+		json_kv_u64(b, "instances", t->instances);
+		json_kv_double(b, "instance_wall_s", t->inst_wall);
+	}
 	json_kv_double(b, "span_s", t->last_end - t->first_start);
 	if (kv_known(b, "cpu_per_wall_pct", eff >= 0))
 		json_double(b, eff);
@@ -2320,7 +2429,7 @@ static int print_json(const struct report *rp, FILE *out)
 	json_obj_close(&b);
 	if (rp->ji) {
 		json_key(&b, "job");
-		json_job(&b, rp->ji, &s->t);
+		json_job(&b, rp->ji, rp->e, &s->t);
 	}
 	if (rp->e) {
 		json_key(&b, "efficiency");
@@ -2362,7 +2471,7 @@ static char *job_text(const struct report *rp)
 	m = open_memstream(&text, &len);
 	if (!m)
 		return NULL;
-	print_job(rp->ji, &rp->s->t, m);
+	print_job(rp->ji, rp->e, &rp->s->t, m);
 	if (rp->e)
 		print_efficiency(rp->e, m);
 	if (fclose(m)) {
@@ -2383,6 +2492,7 @@ static int print_html(struct store *st, const char *where,
 					.nhosts = rp->s->nhosts };
 	struct report_html_proc *p = calloc(r->n ? r->n : 1, sizeof(*p));
 	struct report_html_job job = { 0 };
+	struct jbuf data;
 	char **text = calloc(2 * (r->n ? r->n : 1), sizeof(*text));
 	char argv[ARGV_SHOWN * 4 + 8], ex[48];
 	int err = p && text ? 0 : -ENOMEM;
@@ -2408,6 +2518,7 @@ static int print_html(struct store *st, const char *where,
 				 (w->outcome == OUT_RUNNING ? REPORT_HTML_RUNNING : 0),
 		};
 	}
+	jbuf_init(&data);
 	if (ji) {
 		job = (struct report_html_job){
 			.recorded = ji->found, .state = job_state(ji, &rp->s->t),
@@ -2416,7 +2527,18 @@ static int print_html(struct store *st, const char *where,
 			.exit_code = ji->exit_code,
 			.exit_known = ji->exit_known && !ji->running,
 			.cpus = ji->cpus, .mem_bytes = ji->mem_bytes,
+			.mem_peak = rp->e->job.peak,
+			.mem_source = source_text(rp->e->job.source),
+			.mem_pct = rp->e->job.mem_pct,
 		};
+		/* the JSON report's own figures, in the page's data */
+		json_obj_open(&data);
+		json_key(&data, "job");
+		json_job(&data, ji, rp->e, &rp->s->t);
+		json_key(&data, "efficiency");
+		json_efficiency(&data, rp->e);
+		json_obj_close(&data);
+		job.data = data.oom ? NULL : jbuf_str(&data);
 		in.job = &job;
 		in.job_text = job_text(rp);
 	}
@@ -2428,6 +2550,7 @@ static int print_html(struct store *st, const char *where,
 		free(text[i]);
 	free(text);
 	free((char *)in.job_text);
+	jbuf_free(&data);
 	free(p);
 	return err;
 }
@@ -2437,7 +2560,7 @@ static void print_text(const struct report *rp, FILE *out)
 {
 	print_title(rp->s, rp->sel, out);
 	if (rp->ji)
-		print_job(rp->ji, &rp->s->t, out);
+		print_job(rp->ji, rp->e, &rp->s->t, out);
 	if (rp->e)
 		print_efficiency(rp->e, out);
 	print_groups(&rp->s->by_task, "workflow task", "TASK", "(no task)",

@@ -116,6 +116,18 @@ static void html_cut(FILE *out, const char *s, size_t max)
 	free(t);
 }
 
+/* JSON text for the data: '<', '>' and '&' (only ever in its strings)
+ * escaped, so that it cannot end the script element. */
+static void js_raw(FILE *out, const char *json)
+{
+	for (const char *c = json; *c; c++) {
+		if (*c == '<' || *c == '>' || *c == '&')
+			fprintf(out, "\\u%04x", (unsigned char)*c);
+		else
+			fputc(*c, out);
+	}
+}
+
 /*
  * Write s, cut to max bytes, as a JSON string that is safe inside
  * <script>: '<', '>' and '&' as \u escapes, so no "</script>" or "<!--"
@@ -132,12 +144,7 @@ static void js_str(FILE *out, struct jbuf *scratch, const char *s, size_t max)
 		fputs("null", out);
 		return;
 	}
-	for (const char *c = jbuf_str(scratch); *c; c++) {
-		if (*c == '<' || *c == '>' || *c == '&')
-			fprintf(out, "\\u%04x", (unsigned char)*c);
-		else
-			fputc(*c, out);
-	}
+	js_raw(out, jbuf_str(scratch));
 }
 
 /* A number for the data: fixed decimals, then no trailing zeros. */
@@ -241,7 +248,7 @@ static int cmp_by_lane(const void *a, const void *b, void *arg)
  * parent usually comes first (start order), so its top is known; a loop
  * in hostile links ends after n steps.
  */
-static void find_tops(const proc_t *p, size_t n, long *top)
+void report_html_instances(const proc_t *p, size_t n, long *top)
 {
 	for (size_t i = 0; i < n; i++) {
 		long j = (long)i;
@@ -665,7 +672,7 @@ int report_html_model(const struct report_html_proc *p, size_t n,
 	}
 	if (!(m->t1 - m->t0 >= 1e-3))
 		m->t1 = m->t0 + 1e-3;
-	find_tops(p, n, top);
+	report_html_instances(p, n, top);
 	for (size_t i = 0; i < n; i++)
 		idx[i] = (long)i;
 	qsort_r(idx, n, sizeof(*idx), cmp_by_lane, &k);
@@ -1598,11 +1605,24 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 		}
 		fputs("</li>\n", out);
 	}
+	/* the job's own peak, as the text report's efficiency says it */
+	if (j && j->mem_peak) {
+		util_human_bytes(j->mem_peak, a, sizeof(a));
+		fprintf(out, "<li>job memory peak: <b>%s</b> (", a);
+		html_esc(out, j->mem_source ? j->mem_source : "as recorded");
+		fputs(")", out);
+		if (j->mem_pct >= 0) {
+			util_human_bytes(j->mem_bytes, c, sizeof(c));
+			fprintf(out, ", %.1f%% of the %s requested", j->mem_pct,
+				c);
+		}
+		fputs("</li>\n", out);
+	}
 	if (big != SIZE_MAX && in->p[big].peak_rss) {
 		const proc_t *w = &in->p[big];
 
 		util_human_bytes(w->peak_rss, a, sizeof(a));
-		fprintf(out, "<li>largest memory: <b>%s</b> peak RSS, ", a);
+		fprintf(out, "<li>largest process: <b>%s</b> peak RSS, ", a);
 		html_cut(out, w->tool, NAME_MAX_BYTES);
 		fprintf(out, " (pid %lld", (long long)w->pid);
 		if (task_of(w)) {
@@ -1610,7 +1630,8 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 			html_cut(out, w->task, NAME_MAX_BYTES);
 		}
 		fputs(")", out);
-		if (x->mem_req) {
+		/* a job's share of its request is the line above */
+		if (x->mem_req && !(j && j->mem_peak)) {
 			util_human_bytes(x->mem_req, c, sizeof(c));
 			fprintf(out, ", %.0f%% of the %s requested",
 				100.0 * (double)w->peak_rss / (double)x->mem_req,
@@ -1817,7 +1838,12 @@ static void print_data(FILE *out, const struct report_html_input *in,
 		else
 			js_num(out, s->mem[b], 0);
 	}
-	fputs("]}}</script>\n", out);
+	fputs("]}", out);
+	if (in->job && in->job->data) {
+		fputs(",\n\"report\":", out);
+		js_raw(out, in->job->data);
+	}
+	fputs("}</script>\n", out);
 	free(tools);
 	free(hosts);
 	jbuf_free(&sc);

@@ -82,6 +82,13 @@ struct report_html_job {
 	bool exit_known;
 	uint64_t cpus;		/* 0: not known */
 	uint64_t mem_bytes;	/* 0: not known */
+	/* the job's figures as the text report's efficiency prints them */
+	uint64_t mem_peak;	/* the job's memory peak, 0: not known */
+	const char *mem_source;	/* where it comes from, for people */
+	double mem_pct;		/* of mem_bytes, -1: not known */
+	/* the JSON report's "job" and "efficiency" members (one object's
+	 * text), put in the page's data as "report"; NULL: none */
+	const char *data;
 };
 
 /* Everything the page shows that report.c has gathered. */
@@ -136,6 +143,15 @@ struct report_html_model {
 	long *top;		/* each process's instance: its topmost */
 };
 
+/*
+ * Each process's instance, the one definition every view uses: the index
+ * of its topmost ancestor with the same lane (the same workflow task, or
+ * for a process without one the same tool), linked through parent, into
+ * top (n entries).  A task's CPU over wall time is its CPU over its
+ * instances' wall times (first start to last end of each) added.
+ */
+void report_html_instances(const struct report_html_proc *p, size_t n,
+			   long *top);
 /*
  * Group the processes into lanes and instances, pack the bars, pick the
  * detail; detail false (--no-tree): none.  0 or -ENOMEM; free *out with
