@@ -69,6 +69,7 @@ static const struct key_def agent_keys[] = {
 
 static const struct key_def collector_keys[] = {
 	{ "sample_interval", K_SECONDS, 0.1, 3600, F(sample_interval_ms) },
+	{ "first_sample", K_SECONDS, 0, 3600, F(first_sample_ms) },
 	{ "ringbuf_size_kib", K_POW2, 256, 1048576, F(ringbuf_kib) },
 	{ "max_tracked", K_INT, 1024, 4194304, F(max_tracked) },
 	{ "argv_max_bytes", K_INT, 64, 2048, F(argv_max_bytes) },
@@ -1023,6 +1024,7 @@ int config_defaults(struct jt_config *c)
 	c->max_connections = 64;
 	c->rules_deadline_ms = 5;
 	c->sample_interval_ms = 10000;
+	c->first_sample_ms = 1000;
 	c->ringbuf_kib = 8192;
 	c->max_tracked = 131072;
 	c->argv_max_bytes = 2048;
@@ -1375,6 +1377,8 @@ void config_dump(const struct jt_config *c, FILE *out)
 	fprintf(out, "collector = {\n");
 	fprintf(out, "\tsample_interval = %u.%03u;\n",
 		c->sample_interval_ms / 1000, c->sample_interval_ms % 1000);
+	fprintf(out, "\tfirst_sample = %u.%03u;\n",
+		c->first_sample_ms / 1000, c->first_sample_ms % 1000);
 	fprintf(out, "\tringbuf_size_kib = %u;\n", c->ringbuf_kib);
 	fprintf(out, "\tmax_tracked = %u;\n", c->max_tracked);
 	fprintf(out, "\targv_max_bytes = %u;\n", c->argv_max_bytes);

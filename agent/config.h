@@ -56,6 +56,7 @@ struct jt_config {
 
 	/* collector { } */
 	unsigned sample_interval_ms;	/* sample_interval = 10.0 (s) */
+	unsigned first_sample_ms;	/* first_sample = 1.0 (s), 0: off */
 	unsigned ringbuf_kib;		/* ringbuf_size_kib = 8192 */
 	unsigned max_tracked;		/* max_tracked = 131072 */
 	unsigned argv_max_bytes;	/* argv_max_bytes = 2048 */

@@ -109,6 +109,7 @@ struct agent {
 	uint64_t rules_reload_at;	/* CLOCK_MONOTONIC, 0: none due */
 	uint64_t started_ns;		/* CLOCK_MONOTONIC */
 	uint64_t next_sample_ns;	/* CLOCK_MONOTONIC */
+	uint64_t last_pass_ns;		/* CLOCK_MONOTONIC */
 	uint64_t last_sync_ns;		/* CLOCK_MONOTONIC */
 	uint64_t last_maintain_ns;
 	uint64_t last_drop_host_ns;
@@ -458,6 +459,41 @@ static void on_gone(void *ctx, struct jt_proc *p)
 			   util_now_ns(CLOCK_BOOTTIME));
 }
 
+/* A sample pass and what goes with it; the next in sample_interval. */
+static void pass_now(struct agent *a, uint64_t now)
+{
+	struct sig_params sp = sig_params_of(&a->cfg);
+
+	jobs_expire(a->jobs, now, JOB_KEEP_NS);
+	if (a->cts)
+		containers_retry(a->cts, now);
+	sample_pass(a);
+	check_idle(a);
+	signals_agent_pass(&a->sig, &sp, a->trk.procs, a->trk.sample_gen,
+			   a->host.memcg_v2);
+	check_drops(a);
+	record_host_sync_clock(&a->host);
+	a->last_pass_ns = now;
+	a->next_sample_ns = now + a->cfg.sample_interval_ms * 1000000ull;
+}
+
+/*
+ * A job's process that no pass has seen and that has lived first_sample
+ * gets a pass now, not at the next sample_interval (at most one such pass
+ * every first_sample): a job shorter than the interval has samples.
+ */
+static bool young_pass_due(struct agent *a, uint64_t now)
+{
+	a->trk.young_ns = a->cfg.first_sample_ms * 1000000ull;
+	if (!a->trk.young_ns) {
+		a->trk.young_due_ns = 0;
+		return false;
+	}
+	if (now - a->last_pass_ns < a->trk.young_ns)
+		return false;
+	return tracker_young_due(&a->trk, util_now_ns(CLOCK_BOOTTIME));
+}
+
 /* Every tick: drain events, sample when due, flush when due. */
 static void on_tick(struct agent *a)
 {
@@ -473,23 +509,8 @@ static void on_tick(struct agent *a)
 	check_queries(a, now);
 	control_server_expire(a->ctl, now);
 	host_start_when_ready(a, false);
-	if (now >= a->next_sample_ns) {
-		jobs_expire(a->jobs, now, JOB_KEEP_NS);
-		if (a->cts)
-			containers_retry(a->cts, now);
-		sample_pass(a);
-		check_idle(a);
-		{
-			struct sig_params sp = sig_params_of(&a->cfg);
-
-			signals_agent_pass(&a->sig, &sp, a->trk.procs,
-					   a->trk.sample_gen,
-					   a->host.memcg_v2);
-		}
-		check_drops(a);
-		record_host_sync_clock(&a->host);
-		a->next_sample_ns = now + a->cfg.sample_interval_ms * 1000000ull;
-	}
+	if (now >= a->next_sample_ns || young_pass_due(a, now))
+		pass_now(a, now);
 	signals_agent_poll(&a->sig);	/* slower_than_usual checks done */
 	spool_housekeeping(a, now);
 	if (spool_unsynced(a->spool) && now - a->last_sync_ns >= sync_ns)
@@ -1313,6 +1334,7 @@ static void reload(struct agent *a)
 			.per_user = a->cfg.max_conn_per_user,
 			.total = a->cfg.max_connections });
 	a->cfg.sample_interval_ms = nc.sample_interval_ms;
+	a->cfg.first_sample_ms = nc.first_sample_ms;
 	a->cfg.log_level = nc.log_level;
 	a->cfg.rules_deadline_ms = nc.rules_deadline_ms;
 	rules_set_deadline(a->rules, nc.rules_deadline_ms);
@@ -1594,6 +1616,7 @@ int main(int argc, char **argv)
 					       .ctx = &a }))
 		goto cleanup;
 	a.trk.cfg = &a.cfg;
+	a.trk.young_ns = a.cfg.first_sample_ms * 1000000ull;
 	a.sig.host = &a.host;
 	a.sig.jobs = a.jobs;
 	a.sig.put = on_record;

@@ -63,6 +63,7 @@ struct jt_sigstate {
 #define JT_PS_EXIT_LOST 0x20	/* gone without an exit event */
 #define JT_PS_EXCLUDED 0x40	/* rules excluded it: never a record */
 #define JT_PS_EXCL_TREE 0x80	/* ... and its descendants */
+#define JT_PS_YOUNG_DUE 0x100	/* a pass was due for its first sample */
 
 struct jt_proc {
 	/* identity: (pid, start_ns) never repeats on a boot */

@@ -1916,7 +1916,7 @@ int report_html_print(struct store *st, const char *where,
 		" CPU is each process's CPU time between its samples (and"
 		" after its last, from its final record) spread evenly over"
 		" that time; memory is the sum of the RSS of the processes"
-		" sampled in a pass (processes shorter than a sample interval"
+		" sampled in a pass (processes shorter than collector.first_sample"
 		" are in the CPU, not in the memory).</p></section>\n",
 		s->samples, s->passes);
 	print_table(out, "workflow task", true, tasks, ntasks, &x);

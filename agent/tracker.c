@@ -320,6 +320,57 @@ static void emit_process(struct tracker *t, struct jt_proc *p,
 	forget(t, p);
 }
 
+/* A job's process no pass has seen: note when it is due a first one. */
+static void young_note(struct tracker *t, const struct jt_proc *p)
+{
+	uint64_t due = p->start_ns + t->young_ns;
+
+	if (!t->young_ns || !p->job.id[0] || p->sample_ns ||
+	    (p->state & (JT_PS_EXCLUDED | JT_PS_YOUNG_DUE)))
+		return;
+	if (!t->young_due_ns || due < t->young_due_ns)
+		t->young_due_ns = due;
+}
+
+/* Context of the walks after a pass, and of tracker_young_due()'s. */
+struct pass_ctx {
+	struct tracker *t;
+	unsigned gen;
+	uint64_t before_ns;	/* the pass's start; young: now */
+	bool due;		/* young: a first sample is due */
+};
+
+/* One process: due now, or maybe the next one due (proc_table's fn). */
+static void young_one(struct jt_proc *p, void *arg)
+{
+	struct pass_ctx *yc = arg;
+
+	if (p->end_ns || (p->state & JT_PS_EXITED))
+		return;
+	if (p->start_ns + yc->t->young_ns > yc->before_ns) {
+		young_note(yc->t, p);
+		return;
+	}
+	/* once: a process a pass cannot see does not ask again */
+	if (p->job.id[0] && !p->sample_ns &&
+	    !(p->state & (JT_PS_EXCLUDED | JT_PS_YOUNG_DUE))) {
+		p->state |= JT_PS_YOUNG_DUE;
+		yc->due = true;
+	}
+}
+
+/* Is a first sample due (see tracker.h)? */
+bool tracker_young_due(struct tracker *t, uint64_t now_ns)
+{
+	struct pass_ctx yc = { .t = t, .before_ns = now_ns };
+
+	if (!t->young_due_ns || now_ns < t->young_due_ns)
+		return false;
+	t->young_due_ns = 0;
+	proc_table_foreach(t->procs, young_one, &yc);
+	return yc.due;
+}
+
 /* A fork: a new process that shares its parent's program and job. */
 static void on_fork(struct tracker *t, const struct jt_ev_fork *e)
 {
@@ -347,6 +398,7 @@ static void on_fork(struct tracker *t, const struct jt_ev_fork *e)
 		inherit(p, parent);
 		if (t->cts && p->container[0])
 			containers_enter(t->cts, t, p);
+		young_note(t, p);
 	} else {
 		if (e->parent_title[0])
 			stepd_title_job(p, e->parent_title);
@@ -396,7 +448,8 @@ static void on_exec(struct tracker *t, const struct jt_ev_exec *e)
 	/* the kernel names the memory controller's cgroup in cg1, on v1
 	 * and v2 alike */
 	correlate(t, p, parent, e->cg1);
-	classify(t, p);
+	if (classify(t, p))
+		young_note(t, p);
 }
 
 /* Add the kernel's I/O counters to c. */
@@ -655,13 +708,6 @@ void tracker_samples(struct tracker *t, const struct jt_sample *s, size_t n,
 	log_info("found %zu processes already running", nfound);
 	free(found);
 }
-
-/* Context of the walks after a pass. */
-struct pass_ctx {
-	struct tracker *t;
-	unsigned gen;
-	uint64_t before_ns;
-};
 
 /* A process the last pass did not see and no exit event explained. */
 static void evict_one(struct jt_proc *p, void *arg)

@@ -506,7 +506,7 @@ static void test_unknown_key(void **state)
 		     "\tsample_intervall = 5;\n"
 		     "};\n", 4,
 		     "unknown key \"collector.sample_intervall\"; valid keys in collector: "
-		     "sample_interval, ringbuf_size_kib, max_tracked, "
+		     "sample_interval, first_sample, ringbuf_size_kib, max_tracked, "
 		     "argv_max_bytes, delay_accounting");
 	expect_error("nested.conf",
 		     "store = {\n\tsqlite = { path = \"/x\"; };\n};\n", 2,

@@ -1073,6 +1073,44 @@ static void test_job_usage_largest_process(void **state)
 	assert_int_equal(jobs_mem_peak(&short_job->usage, NULL), 70 * MiB);
 }
 
+/*
+ * first_sample: a job's process that no pass has seen is due a pass once
+ * it is young_ns old, once; a process outside jobs, one already sampled
+ * and one gone never are; the next one due is kept.
+ */
+static void test_young_due(void **state)
+{
+	const uint64_t s = 1000000000ull;
+	struct fx *f = *state;
+	struct jt_sample x = leader(661, 2 * s, 1000, MiB);
+
+	registered(f, "96", "/jobs/96");
+	f->t.young_ns = s;
+	exec_in(f, 660, 1 * s, "/jobs/96", "/");	/* job, due at 2 s */
+	exec_in(f, 661, 2 * s, "/jobs/96", "/");	/* job, sampled below */
+	exec_in(f, 662, 3 * s, "/jobs/96", "/");	/* job, due at 4 s */
+	exec_in(f, 663, 1 * s, "/other", "/");		/* no job */
+	exec_in(f, 664, 1 * s + 1, "/jobs/96", "/");	/* gone at once */
+	ev_exit(f, &(struct exit_spec){ .pid = 664, .start = 1 * s + 1,
+		.ts = 1 * s + 2, .runtime = 1000 });
+	assert_int_equal(f->t.young_due_ns, 2 * s);
+	assert_false(tracker_young_due(&f->t, 2 * s - 1));
+	assert_true(tracker_young_due(&f->t, 2 * s));
+	/* 660 asked once; 661, due at 3 s, has its sample by then */
+	assert_int_equal(f->t.young_due_ns, 3 * s);
+	tracker_samples(&f->t, &x, 1, false, 2 * s + 5);
+	tracker_after_pass(&f->t, 2 * s + 4);
+	assert_false(tracker_young_due(&f->t, 3 * s));
+	assert_int_equal(f->t.young_due_ns, 4 * s);
+	assert_true(tracker_young_due(&f->t, 5 * s));
+	assert_int_equal(f->t.young_due_ns, 0);
+	assert_false(tracker_young_due(&f->t, 9 * s));
+	/* off: nothing is noted */
+	f->t.young_ns = 0;
+	exec_in(f, 665, 6 * s, "/jobs/96", "/");
+	assert_int_equal(f->t.young_due_ns, 0);
+}
+
 #define V1_ADOPTED "/slurm_node1/uid_1000/job_77/step_extern/task_0"
 
 /*
@@ -1709,6 +1747,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_job_usage_largest_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_young_due, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_job_usage_hybrid_adopted,
 						setup, teardown),
 		cmocka_unit_test(test_memcg_level),
