@@ -55,9 +55,25 @@ bpf_ns() {
 		'[.[] | select(.id as $i | $ids | index($i)) | .run_time_ns // 0] | add // 0'
 }
 
-# Value of KEY in status file $1.
+# Value of KEY in status file $1 (0 when absent).
 val() {
-	sed -n "s/^$2: //p" "$1" | head -n 1
+	local v
+	v=$(sed -n "s/^$2: //p" "$1" | head -n 1)
+	echo "${v:-0}"
+}
+
+# "run_time_ns run_cnt" of PID's BPF program NAME.
+prog_stat() {
+	local ids
+	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -un | jq -s -c .)
+	bpftool prog show -j | jq -r --argjson ids "$ids" --arg n "$2" \
+		'[.[] | select((.id as $i | $ids | index($i)) and .name == $n)] |
+		 "\(map(.run_time_ns // 0) | add // 0) \(map(.run_cnt // 0) | add // 0)"'
+}
+
+# Growth of KEY between status files s0 and s1.
+grew() {
+	echo $(($(val "$T/s1" "$1") - $(val "$T/s0" "$1")))
 }
 
 # Write the configuration for first_sample $1 ("" for the defaults).
@@ -67,8 +83,9 @@ config() {
 	cat >"$T/conf" <<EOF
 agent = { state_dir = "$T/state"; run_dir = "$T/run"; rules_dir = "$SRC/lua-rules"; };
 cloud = { imds = "off"; };
-${1:+collector = { first_sample = $1; };}
 EOF
+	[ -n "$1" ] && echo "collector = { first_sample = $1; };" >>"$T/conf"
+	return 0
 }
 
 # Run the workload with the CLI of build $1; prints its wall seconds.
@@ -96,21 +113,29 @@ measure() {
 	AGENT_PID=$!
 	for _ in $(seq 1 100); do
 		"$build/jobtrace" --config "$T/conf" status >/dev/null 2>&1 && break
+		kill -0 "$AGENT_PID" 2>/dev/null ||
+			{ echo "$mode: the agent did not start: $(tail -n 3 "$T/agent.log")" >&2; exit 1; }
 		sleep 0.1
 	done
 	sleep 1
 	"$build/jobtrace" --config "$T/conf" status >"$T/s0"
 	b0=$(bpf_ns "$AGENT_PID")
+	read -r i0 n0 <<<"$(prog_stat "$AGENT_PID" jt_iter)"
 	wall=$(workload "$build")
 	"$build/jobtrace" --config "$T/conf" status >"$T/s1"
 	b1=$(bpf_ns "$AGENT_PID")
+	read -r i1 n1 <<<"$(prog_stat "$AGENT_PID" jt_iter)"
 	kill "$AGENT_PID"
 	wait "$AGENT_PID" 2>/dev/null
 	AGENT_PID=
 	ns0=$(val "$T/s0" cpu_ns) ns1=$(val "$T/s1" cpu_ns)
 	echo "$mode wall=$wall cpu_ms=$(awk -v a="$ns0" -v b="$ns1" 'BEGIN { printf "%.2f", (b - a) / 1e6 }')" \
 		"bpf_ms=$(awk -v a="$b0" -v b="$b1" 'BEGIN { printf "%.2f", (b - a) / 1e6 }')" \
-		"passes=$(($(val "$T/s1" stage.sample_count) - $(val "$T/s0" stage.sample_count)))" \
+		"passes=$(grew stage.sample_count)" \
+		"pass_us=$(awk -v a="$(grew stage.sample_ns)" -v n="$(grew stage.sample_count)" 'BEGIN { printf "%.1f", n ? a / n / 1e3 : 0 }')" \
+		"iter_us=$(awk -v a="$((i1 - i0))" -v n="$(grew stage.sample_count)" 'BEGIN { printf "%.1f", n ? a / n / 1e3 : 0 }')" \
+		"tasks=$(awk -v a="$((n1 - n0))" -v n="$(grew stage.sample_count)" 'BEGIN { printf "%.0f", n ? a / n : 0 }')" \
+		"encode_us=$(awk -v e="$(grew stage.encode_ns)" -v n="$(grew stage.encode_count)" 'BEGIN { printf "%.1f", n ? e / n / 1e3 : 0 }')" \
 		"samples=$(sqlite3 "$T/state/jobtrace.db" "select count(*) from record where type = 'sample' and job_id like 'sj-%';")" \
 		"jobs_sampled=$(sqlite3 "$T/state/jobtrace.db" "select count(distinct job_id) from record where type = 'sample' and job_id like 'sj-%';")"
 }
@@ -140,6 +165,11 @@ python3 - "$T/lines" "$JOBS" $MODES <<'PY'
 import statistics, sys
 lines, jobs, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 keys = ["wall", "cpu_ms", "bpf_ms", "passes", "samples", "jobs_sampled"]
+unit = ["pass_us", "iter_us", "tasks", "encode_us"]
+# a record in the SQLite store: bench/README.md's figure 3b (the sink's
+# CPU per record in a storm); this workload stores too few records to
+# measure it apart from the sink's idle work
+SINK_US = float(__import__("os").environ.get("SINK_US", "10.3"))
 got = {m: {k: [] for k in keys} for m in modes}
 for l in open(lines):
     f = l.split()
@@ -147,7 +177,7 @@ for l in open(lines):
         continue
     for kv in f[3:]:
         k, v = kv.split("=")
-        got[f[2]][k].append(float(v))
+        got[f[2]].setdefault(k, []).append(float(v))
 print("%-8s %10s %10s %10s %8s %9s %12s" % ("MODE", "WALL_S", "CPU_MS", "BPF_MS",
       "PASSES", "SAMPLES", "JOBS_SAMPLED"))
 for m in modes:
@@ -161,4 +191,18 @@ for m in modes:
         else:
             row.append("%.3f" % (statistics.median(v) / jobs))
     print("%-8s %10s %10s %10s %8s %9s %12s" % tuple([m] + row))
+# what one more pass and one more sample record cost, counted (not timed
+# against a baseline that others' load moves): the pass's agent time, its
+# BPF iterator, and encode + spool + store of a record
+per = {u: statistics.median(got["fs=1"].get(u) or [0]) for u in unit}
+print()
+rec = per["encode_us"] + SINK_US
+print("per pass: agent %.1f us + BPF iterator %.1f us (%d tasks visited); per sample"
+      " record: encode %.1f us + store %.1f us (SINK_US)"
+      % (per["pass_us"], per["iter_us"], per["tasks"], per["encode_us"], SINK_US))
+for base in [m for m in modes if m in ("before", "fs=0")]:
+    dp = (statistics.median(got["fs=1"]["passes"]) - statistics.median(got[base]["passes"])) / jobs
+    ds = (statistics.median(got["fs=1"]["samples"]) - statistics.median(got[base]["samples"])) / jobs
+    print("fs=1 against %s: +%.3f passes and +%.3f samples a job = %.0f us of CPU a job"
+          % (base, dp, ds, dp * (per["pass_us"] + per["iter_us"]) + ds * rec))
 PY
