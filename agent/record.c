@@ -488,6 +488,16 @@ void record_price_values(struct sv *v, const struct cost_price *p)
 	sv_str_opt(&v[V_PRICE_NOTE], p->note);
 }
 
+/* The host record's outside_jobs object. */
+void record_outside_values(struct sv *v, const struct jt_outside *o)
+{
+	v[V_OUTSIDE_JOBS].st = SV_SET;
+	sv_u64(&v[V_OUTSIDE_PROCESSES], o->processes);
+	sv_f64(&v[V_OUTSIDE_CPU_S], o->cpu_s);
+	sv_u64(&v[V_OUTSIDE_READ_BYTES], o->read_bytes);
+	sv_u64(&v[V_OUTSIDE_WRITE_BYTES], o->write_bytes);
+}
+
 /* Encode a node_idle `signal` record: no job, no process, no tool. */
 void record_node_idle(struct jbuf *b, const struct jt_host *h,
 		      const struct idle_signal *s, const struct cost_price *p,

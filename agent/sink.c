@@ -80,6 +80,8 @@ struct sink_stats {
 	uint64_t last_error_ns;	/* CLOCK_REALTIME */
 	uint64_t last_ok_ns;
 	uint64_t retry_at_ns;	/* CLOCK_MONOTONIC, while backing off */
+	uint64_t waiting_since_ns;	/* CLOCK_MONOTONIC: records read and
+					 * not yet stored since; 0: none */
 	uint64_t expired;	/* store: records past the retention deleted */
 	uint64_t pruned_size;	/* store: the oldest deleted for the size cap */
 	struct store_usage usage;	/* store: at the last measure */
@@ -144,6 +146,8 @@ struct sinks {
 	size_t n;
 	struct sink k[MAX_SINKS];
 };
+
+#define SINK_STUCK_NS (10ull * 1000000000ull)	/* records waiting: a problem */
 
 static bool past_deadline(struct sinks *ks);
 
@@ -543,6 +547,7 @@ static void stored(struct sink *k, size_t n, uint64_t end_seq)
 			 k->cfg.name, k->st.failing);
 	k->st.failing = 0;
 	k->st.last_ok_ns = util_now_ns(CLOCK_REALTIME);
+	k->st.waiting_since_ns = 0;
 	pthread_mutex_unlock(&ks->lock);
 }
 
@@ -695,8 +700,13 @@ static void *sink_main(void *arg)
 			n = 0;
 		}
 		if (n > 0) {
-			if (k->n == (size_t)n)
+			if (k->n == (size_t)n) {
 				k->started_ns = util_now_ns(CLOCK_MONOTONIC);
+				pthread_mutex_lock(&ks->lock);
+				if (!k->st.waiting_since_ns)
+					k->st.waiting_since_ns = k->started_ns;
+				pthread_mutex_unlock(&ks->lock);
+			}
 			k->end_seq = first + (uint64_t)n;
 		}
 		now = util_now_ns(CLOCK_MONOTONIC);
@@ -904,6 +914,46 @@ bool sinks_store_position(struct sinks *ks, uint64_t *ack, bool *failing)
 		return true;
 	}
 	return false;
+}
+
+/* What is wrong with the sinks now (sink.h). */
+unsigned sinks_problems(struct sinks *ks, char *out, size_t len)
+{
+	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+	unsigned n = 0;
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; ks && i < ks->n && o < len; i++) {
+		struct sink *k = &ks->k[i];
+		struct spool_sink_stats ps;
+		struct sink_stats st;
+		uint64_t lost;
+
+		spool_get_sink_stats(ks->spool, k->idx, &ps);
+		pthread_mutex_lock(&ks->lock);
+		st = k->st;
+		pthread_mutex_unlock(&ks->lock);
+		if (st.failing) {
+			o += snprintf(out + o, len - o, "%ssink %s retrying: %s",
+				      n++ ? "; " : "", k->cfg.name,
+				      st.last_error);
+		} else if (st.waiting_since_ns &&
+			   now - st.waiting_since_ns > SINK_STUCK_NS) {
+			/* an insert that waits (a store locked by another
+			 * writer, a collector that does not answer) */
+			o += snprintf(out + o, len - o, "%ssink %s has not stored"
+				      " what it read %.0f s ago",
+				      n++ ? "; " : "", k->cfg.name,
+				      (now - st.waiting_since_ns) / 1e9);
+		}
+		lost = ps.dropped + ps.corrupt + st.skipped + st.recreate_lost;
+		if (lost && o < len)
+			o += snprintf(out + o, len - o, "%ssink %s lost %" PRIu64
+				      " records", n++ ? "; " : "", k->cfg.name,
+				      lost);
+	}
+	return n;
 }
 
 /* Stop: drain within drain_ms, join, release. */

@@ -50,6 +50,14 @@ bool sinks_store_position(struct sinks *ks, uint64_t *ack, bool *failing);
 void sinks_stop(struct sinks *ks, unsigned drain_ms);
 /* "key: value" status lines for every sink. */
 void sinks_status(struct sinks *ks, FILE *out);
+/*
+ * What is wrong with the sinks now, for status's first line: each sink
+ * retrying a failure (with its last error) or holding records it read
+ * more than 10 s ago and has not stored (an insert that waits), and the
+ * records each has dropped or skipped since the start.  Writes one "; "-separated line
+ * into out (len bytes) and returns how many problems.
+ */
+unsigned sinks_problems(struct sinks *ks, char *out, size_t len);
 /* At most this many sinks (the store and 16 configured ones). */
 #define SINKS_MAX 17
 

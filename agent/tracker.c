@@ -309,6 +309,18 @@ static void emit_process(struct tracker *t, struct jt_proc *p,
 	else if (t->cts && p->container[0] &&
 		 (cu = containers_usage(t->cts, p)))
 		usage_add(cu, p, e, p->memcg_job_up);
+	if (t->jobs_only && !p->job.id[0]) {
+		/* counted, not recorded (collector.record = "jobs") */
+		t->outside.processes++;
+		t->outside.cpu_s += as_written(p->c.cpu_user_s) +
+				    as_written(p->c.cpu_sys_s);
+		t->outside.read_bytes += p->c.read_bytes;
+		t->outside.write_bytes += p->c.write_bytes;
+		if (t->cb.gone)
+			t->cb.gone(t->cb.ctx, p);
+		forget(t, p);
+		return;
+	}
 	prev = stages_enter(STAGE_ENCODE);
 	record_process_id(t->host, p, id);
 	jbuf_reset(&t->jb);

@@ -61,6 +61,10 @@ struct tracker {
 	struct tracker_cb cb;
 	struct jbuf jb;
 	unsigned sample_gen;	/* sample passes so far */
+	/* collector.record = "jobs": processes outside jobs get no record,
+	 * they are counted here (host records carry it) */
+	bool jobs_only;
+	struct jt_outside outside;
 	uint64_t young_ns;	/* first_sample: a job's process no pass
 				 * has seen is due a pass this old; 0: off */
 	uint64_t young_due_ns;	/* CLOCK_BOOTTIME when the first such is

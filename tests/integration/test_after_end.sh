@@ -203,16 +203,7 @@ done
 
 # A store that cannot take the records (another writer holds its lock):
 # the report waits its bound, then says what it lacks.
-mkfifo "$T/locked"
-python3 -c 'import sqlite3, sys, time
-c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
-c.execute("BEGIN IMMEDIATE")
-with open(sys.argv[2], "w") as f:
-    f.write("locked\n")
-time.sleep(30)' "$DB" "$T/locked" &
-LOCKER=$!
-BG_PIDS="$BG_PIDS $LOCKER"
-read -r _ <"$T/locked"
+lock_store 30
 log=$T/pids.locked
 : >"$log"
 "$CLI" --config "$CONF" run --job "$J-locked" -- "$T/work.sh" "$log"
@@ -224,8 +215,6 @@ note "$(cat "$T/locked.err")"
 check "a store that is behind: the report says how many records it lacks" \
 	grep -q 'warning: the store .* is [0-9]* records behind the agent after waiting 5.0 s' "$T/locked.err"
 check "... after waiting its bound, 5 s, not more ($waited s)" between "$waited" 4.9 7
-kill "$LOCKER" 2>/dev/null
-wait "$LOCKER" 2>/dev/null
-reaped "$LOCKER"
+unlock_store
 
 finish

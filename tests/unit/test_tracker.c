@@ -1111,6 +1111,36 @@ static void test_young_due(void **state)
 	assert_int_equal(f->t.young_due_ns, 0);
 }
 
+/*
+ * collector.record = "jobs": a process outside jobs leaves no record and
+ * is counted (its CPU as its record would have written it, its I/O); a
+ * job's process has its record.
+ */
+static void test_jobs_only(void **state)
+{
+	struct fx *f = *state;
+
+	f->t.jobs_only = true;
+	registered(f, "95", "/jobs/95");
+	exec_in(f, 670, 670, "/jobs/95", "/");
+	exec_in(f, 671, 671, "/other", "/");
+	exec_in(f, 672, 672, "/other", "/");
+	ev_exit(f, &(struct exit_spec){ .pid = 670, .start = 670, .ts = 700,
+		.runtime = 2000000 });
+	ev_exit(f, &(struct exit_spec){ .pid = 671, .start = 671, .ts = 701,
+		.runtime = 1500000000, .utime = 3, .stime = 1,
+		.io = { .read_bytes = 4096, .write_bytes = 8192 } });
+	ev_exit(f, &(struct exit_spec){ .pid = 672, .start = 672, .ts = 702,
+		.runtime = 250000 });
+	assert_int_equal(count_type(f, "process"), 1);
+	assert_jstr(f->rec[f->nrec - 1], "job.id", "95");
+	assert_int_equal(f->t.outside.processes, 2);
+	assert_true(fabs(f->t.outside.cpu_s - 1.50025) < 1e-9);
+	assert_int_equal(f->t.outside.read_bytes, 4096);
+	assert_int_equal(f->t.outside.write_bytes, 8192);
+	assert_int_equal(proc_table_count(f->t.procs), 0);
+}
+
 #define V1_ADOPTED "/slurm_node1/uid_1000/job_77/step_extern/task_0"
 
 /*
@@ -1748,6 +1778,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_job_usage_largest_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_young_due, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_jobs_only, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_job_usage_hybrid_adopted,
 						setup, teardown),
