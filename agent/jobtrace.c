@@ -332,12 +332,16 @@ static int stdout_done(const char *who)
 static bool reply_u64(const char *reply, const char *name, uint64_t *v)
 {
 	size_t n = strlen(name);
+	const char *l = reply;
 
-	for (const char *l = reply; l && *l; l = strchr(l, '\n'), l += !!l) {
+	while (l && *l) {
 		if (!strncmp(l, name, n) && l[n] == ':' && l[n + 1] == ' ') {
 			*v = strtoull(l + n + 2, NULL, 10);
 			return true;
 		}
+		l = strchr(l, '\n');
+		if (l)
+			l++;
 	}
 	return false;
 }
