@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -219,6 +220,45 @@ int collector_drain(struct collector *c)
 	if (n < 0 && n != -EINTR)
 		log_warn("ring buffer: %s", strerror(-n));
 	return n;
+}
+
+#define SETTLE_MAX 4096		/* held exits waited for, at most */
+
+/* CLOCK_MONOTONIC in ms. */
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait for the exits held at the call to reach the ring buffer (see
+ * collector.h); returns how many are still held. */
+int collector_settle(struct collector *c, unsigned timeout_ms)
+{
+	int fd = bpf_map__fd(c->skel->maps.exiting);
+	uint64_t deadline = mono_ms() + timeout_ms;
+	static uint32_t keys[SETTLE_MAX];
+	struct jt_ev_exit e;
+	size_t n = 0, left;
+
+	while (n < SETTLE_MAX &&
+	       !bpf_map_get_next_key(fd, n ? &keys[n - 1] : NULL, &keys[n]))
+		n++;
+	for (;;) {
+		collector_drain(c);
+		left = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!bpf_map_lookup_elem(fd, &keys[i], &e))
+				keys[left++] = keys[i];
+		n = left;
+		if (!n || mono_ms() >= deadline)
+			break;
+		/* a dying task preempted before its last switch */
+		usleep(1000);
+	}
+	return (int)n;
 }
 
 /* Run the task iterator once and deliver its samples. */

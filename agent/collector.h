@@ -44,6 +44,14 @@ void collector_close(struct collector *c);
 int collector_fd(const struct collector *c);
 /* Deliver every pending ring-buffer event; returns events or -errno. */
 int collector_drain(struct collector *c);
+/*
+ * Wait at most timeout_ms until the exits the kernel holds for their
+ * task's last context switch (the CPU is final only then) at the call
+ * have reached the ring buffer, delivering events meanwhile: a process a
+ * job's wrapper or epilog has just reaped may be one.  Returns how many
+ * are still held.
+ */
+int collector_settle(struct collector *c, unsigned timeout_ms);
 /* Run the task iterator once; discovery also starts tracking every
  * process it meets.  Returns samples delivered or -errno. */
 int collector_sample(struct collector *c, bool discovery);

@@ -33,7 +33,7 @@
 /* What one key accepts; lo/hi bound ints and floats (seconds). */
 enum key_kind { K_INT, K_POW2, K_SECONDS, K_DAYS, K_BOOL, K_PATH, K_LEVEL,
 		K_HOST, K_IMDS_MODE, K_IMDS_URL, K_FLOAT, K_CURRENCY, K_OPTPATH,
-		K_ATTRIBUTION };
+		K_ATTRIBUTION, K_RECORD };
 
 struct key_def {
 	const char *name;
@@ -69,6 +69,8 @@ static const struct key_def agent_keys[] = {
 
 static const struct key_def collector_keys[] = {
 	{ "sample_interval", K_SECONDS, 0.1, 3600, F(sample_interval_ms) },
+	{ "first_sample", K_SECONDS, 0, 3600, F(first_sample_ms) },
+	{ "record", K_RECORD, 0, 0, F(record_mode) },
 	{ "ringbuf_size_kib", K_POW2, 256, 1048576, F(ringbuf_kib) },
 	{ "max_tracked", K_INT, 1024, 4194304, F(max_tracked) },
 	{ "argv_max_bytes", K_INT, 64, 2048, F(argv_max_bytes) },
@@ -107,13 +109,19 @@ static const struct key_def rules_keys[] = {
 	{ NULL, 0, 0, 0, 0 },
 };
 
+static const char *const record_modes[] = {
+	[JT_RECORD_ALL] = "all", [JT_RECORD_JOBS] = "jobs", NULL
+};
+
 static const char *const imds_modes[] = {
-	[JT_IMDS_AUTO] = "auto", [JT_IMDS_OFF] = "off", NULL
+	[JT_IMDS_AUTO] = "auto", [JT_IMDS_OFF] = "off", [JT_IMDS_ON] = "on",
+	NULL
 };
 
 static const struct key_def cloud_keys[] = {
 	{ "imds", K_IMDS_MODE, 0, 0, F(imds_mode) },
 	{ "imds_url", K_IMDS_URL, 0, 0, F(imds_url) },
+	{ "dmi_dir", K_PATH, 0, 0, F(dmi_dir) },
 	{ "spot_poll_interval", K_SECONDS, 1, 3600, F(spot_poll_ms) },
 	{ NULL, 0, 0, 0, 0 },
 };
@@ -470,7 +478,8 @@ static int apply_float(struct parse_ctx *p, const config_setting_t *s,
 /* The words an enumerated key accepts, NULL-terminated. */
 static const char *const *words_of(enum key_kind kind)
 {
-	return kind == K_IMDS_MODE ? imds_modes : attributions;
+	return kind == K_IMDS_MODE ? imds_modes :
+	       kind == K_RECORD ? record_modes : attributions;
 }
 
 /* Store the index of word v of k's words; a bad() error if none. */
@@ -511,11 +520,14 @@ static int apply_string(struct parse_ctx *p, const config_setting_t *s,
 
 	switch (k->kind) {
 	case K_IMDS_MODE:
+	case K_RECORD:
 	case K_ATTRIBUTION: {
 		int i = 0, err = apply_word(p, s, g, k, v, &i);
 
 		if (!err && k->kind == K_IMDS_MODE)
 			c->imds_mode = i;
+		else if (!err && k->kind == K_RECORD)
+			c->record_mode = i;
 		else if (!err)
 			c->cost_attribution = i;
 		return err;
@@ -986,7 +998,7 @@ static int copy_config(struct jt_config *dst, const struct jt_config *src)
 	char **dstr[] = { &dst->source, &dst->state_dir, &dst->run_dir,
 			  &dst->rules_dir, &dst->hostname, &dst->sqlite_path,
 			  &dst->control_group, &dst->reader_group,
-			  &dst->spool_dir, &dst->imds_url,
+			  &dst->spool_dir, &dst->imds_url, &dst->dmi_dir,
 			  &dst->docker_socket, &dst->cost_currency,
 			  &dst->cost_prices_file };
 
@@ -1024,6 +1036,7 @@ int config_defaults(struct jt_config *c)
 	c->max_connections = 64;
 	c->rules_deadline_ms = 5;
 	c->sample_interval_ms = 10000;
+	c->first_sample_ms = 1000;
 	c->ringbuf_kib = 8192;
 	c->max_tracked = 131072;
 	c->argv_max_bytes = 2048;
@@ -1042,6 +1055,7 @@ int config_defaults(struct jt_config *c)
 	c->spool_sync_ms = 200;
 	c->imds_mode = JT_IMDS_AUTO;
 	c->imds_url = strdup(IMDS_DEFAULT_URL);
+	c->dmi_dir = strdup(IMDS_DEFAULT_DMI_DIR);
 	c->spot_poll_ms = 5000;
 	c->docker_enabled = true;
 	c->docker_socket = strdup("/var/run/docker.sock");
@@ -1064,7 +1078,7 @@ int config_defaults(struct jt_config *c)
 	c->signals_memory_near = 0.9;
 	if (!c->state_dir || !c->run_dir || !c->rules_dir || !c->hostname ||
 	    !c->sqlite_path || !c->control_group || !c->reader_group ||
-	    !c->spool_dir || !c->imds_url || !c->docker_socket ||
+	    !c->spool_dir || !c->imds_url || !c->dmi_dir || !c->docker_socket ||
 	    !c->cost_currency || !c->cost_prices_file) {
 		config_free(c);
 		return -ENOMEM;
@@ -1252,6 +1266,7 @@ void config_free(struct jt_config *c)
 	free(c->sqlite_path);
 	free(c->spool_dir);
 	free(c->imds_url);
+	free(c->dmi_dir);
 	free(c->docker_socket);
 	free(c->cost_currency);
 	free(c->cost_prices_file);
@@ -1269,6 +1284,7 @@ void config_free(struct jt_config *c)
 	c->reader_group = NULL;
 	c->sqlite_path = NULL;
 	c->imds_url = NULL;
+	c->dmi_dir = NULL;
 }
 
 /* Move the cost, waste and idle groups of src into dst. */
@@ -1410,6 +1426,9 @@ void config_dump(const struct jt_config *c, FILE *out)
 	fprintf(out, "collector = {\n");
 	fprintf(out, "\tsample_interval = %u.%03u;\n",
 		c->sample_interval_ms / 1000, c->sample_interval_ms % 1000);
+	fprintf(out, "\tfirst_sample = %u.%03u;\n",
+		c->first_sample_ms / 1000, c->first_sample_ms % 1000);
+	fprintf(out, "\trecord = \"%s\";\n", record_modes[c->record_mode]);
 	fprintf(out, "\tringbuf_size_kib = %u;\n", c->ringbuf_kib);
 	fprintf(out, "\tmax_tracked = %u;\n", c->max_tracked);
 	fprintf(out, "\targv_max_bytes = %u;\n", c->argv_max_bytes);
@@ -1436,8 +1455,10 @@ void config_dump(const struct jt_config *c, FILE *out)
 		c->spool_sync_ms / 1000, c->spool_sync_ms % 1000);
 
 	fprintf(out, "cloud = {\n\timds = \"%s\";\n\timds_url = ",
-		c->imds_mode == JT_IMDS_OFF ? "off" : "auto");
+		imds_modes[c->imds_mode]);
 	dump_string(out, c->imds_url);
+	fprintf(out, ";\n\tdmi_dir = ");
+	dump_string(out, c->dmi_dir);
 	fprintf(out, ";\n\tspot_poll_interval = %u.%03u;\n};\n",
 		c->spot_poll_ms / 1000, c->spot_poll_ms % 1000);
 	fprintf(out, "docker = {\n\tenabled = %s;\n\tsocket = ",

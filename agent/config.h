@@ -28,7 +28,9 @@
 
 #define JT_DEFAULT_CONFIG JT_SYSCONFDIR "/jobtrace/jobtrace.conf"
 
-enum jt_imds_mode { JT_IMDS_AUTO, JT_IMDS_OFF };
+enum jt_imds_mode { JT_IMDS_AUTO, JT_IMDS_OFF, JT_IMDS_ON };
+/* collector.record: which processes get a record of their own */
+enum jt_record_mode { JT_RECORD_ALL, JT_RECORD_JOBS };
 /* cost.attribution: a job's share of the node (doc/cost.md) */
 enum jt_cost_attribution { JT_ATTR_ALLOCATION, JT_ATTR_USAGE };
 
@@ -56,6 +58,10 @@ struct jt_config {
 
 	/* collector { } */
 	unsigned sample_interval_ms;	/* sample_interval = 10.0 (s) */
+	unsigned first_sample_ms;	/* first_sample = 1.0 (s), 0: off */
+	enum jt_record_mode record_mode;	/* record = "all" ("jobs": only
+						 * job processes, the others
+						 * counted in host records) */
 	unsigned ringbuf_kib;		/* ringbuf_size_kib = 8192 */
 	unsigned max_tracked;		/* max_tracked = 131072 */
 	unsigned argv_max_bytes;	/* argv_max_bytes = 2048 */
@@ -76,8 +82,11 @@ struct jt_config {
 	unsigned spool_sync_ms;		/* sync_interval = 0.2 (s) */
 
 	/* cloud { } : the instance metadata service (EC2 IMDSv2) */
-	enum jt_imds_mode imds_mode;	/* imds = "auto" ("off": never asked) */
+	enum jt_imds_mode imds_mode;	/* imds = "auto" (asked when this
+					 * machine's DMI says EC2; "on":
+					 * always, "off": never) */
 	char *imds_url;			/* imds_url = "http://169.254.169.254" */
+	char *dmi_dir;			/* dmi_dir = "/sys/class/dmi/id" */
 	unsigned spot_poll_ms;		/* spot_poll_interval = 5.0 (s) */
 	/* docker { } : containers' AWS Batch jobs, from Docker's API */
 	bool docker_enabled;		/* enabled = true */

@@ -243,6 +243,8 @@ static void usage_merge(struct jt_usage *job, struct jt_usage *u)
 	job->processes += u->processes;
 	if (u->cgroup_peak_bytes > job->cgroup_peak_bytes)
 		job->cgroup_peak_bytes = u->cgroup_peak_bytes;
+	if (u->proc_peak_bytes > job->proc_peak_bytes)
+		job->proc_peak_bytes = u->proc_peak_bytes;
 	memset(u, 0, sizeof(*u));
 }
 

@@ -2,9 +2,11 @@
 /*
  * control.h - the agent's Unix control socket.  One request line in, reply
  * lines out, then the server closes (see control_server below).  Requests:
- * "status", "ps", "reload", "job-start", "job-end", "job-update" (the last
- * four need root or the control group, but for a user's own processes and
- * jobs: jobtie.h), "report" and "export" (answered by
+ * "status", "ps", "flush" (what ended goes to the sinks now; the reply
+ * says how far the store is), "reload", "job-start", "job-end",
+ * "job-update" (the last four need root or the control group, but for a
+ * user's own processes and jobs: jobtie.h), "report" and "export"
+ * (answered by
  * a child that takes the connection over, framed: see query.h).  Replies
  * start with "ok" or "error MESSAGE".
  */

@@ -246,9 +246,7 @@ void cost_inputs_of(const struct jt_jobinfo *ji, struct cost_inputs *in)
 		in->elapsed_s = (ji->end_ns - ji->start_ns) / 1e9;
 	/* no process finished: its CPU is not known, not 0 */
 	in->cpu_s = ji->usage.processes ? ji->usage.cpu_s : -1;
-	in->mem_peak_bytes = ji->usage.cgroup_peak_bytes ?
-			     ji->usage.cgroup_peak_bytes :
-			     ji->usage.rss_sum_peak_bytes;
+	in->mem_peak_bytes = jobs_mem_peak(&ji->usage, NULL);
 }
 
 /* Whole number of at most 9 digits at *s, advancing *s; -1 if none. */

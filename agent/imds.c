@@ -12,11 +12,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -400,6 +402,80 @@ int imds_parse_action(const char *doc, size_t len, struct imds_notice *n,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* ---- this machine's own facts --------------------------------------------- */
+
+/* The first line of file dir/name ("" when unreadable) into out. */
+static void fact(const char *dir, const char *name, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+
+	out[0] = '\0';
+	if (snprintf(path, sizeof(path), "%s%s%s", dir, name ? "/" : "",
+		     name ? name : "") >= (int)sizeof(path))
+		return;
+	n = util_read_file(path, out, len);
+	if (n <= 0) {
+		out[0] = '\0';
+		return;
+	}
+	out[strcspn(out, "\n")] = '\0';
+	util_printable(out);
+}
+
+/* Does a UUID begin with "ec2", as written or with its first field's
+ * bytes swapped (SMBIOS before 2.6 stored it little-endian)? */
+static bool ec2_uuid(const char *u)
+{
+	char sw[9];
+
+	if (!strncasecmp(u, "ec2", 3))
+		return true;
+	if (strlen(u) < 8)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		sw[2 * i] = u[6 - 2 * i];
+		sw[2 * i + 1] = u[7 - 2 * i];
+	}
+	sw[8] = '\0';
+	return !strncasecmp(sw, "ec2", 3);
+}
+
+/* This machine's own facts about EC2 (see imds.h). */
+bool imds_local_ec2(const char *dmi_dir, const char *hyp_uuid, char *why,
+		    size_t whylen)
+{
+	char vendor[128], tag[128], uuid[64], huuid[64];
+
+	fact(dmi_dir, "sys_vendor", vendor, sizeof(vendor));
+	fact(dmi_dir, "board_asset_tag", tag, sizeof(tag));
+	fact(dmi_dir, "product_uuid", uuid, sizeof(uuid));
+	fact(hyp_uuid, NULL, huuid, sizeof(huuid));
+	if (!strcmp(vendor, "Amazon EC2")) {
+		util_seterr(why, whylen, "%s/sys_vendor is \"%s\"", dmi_dir,
+			    vendor);
+		return true;
+	}
+	if (is_instance_id(tag, strlen(tag))) {
+		util_seterr(why, whylen, "%s/board_asset_tag is an instance id,"
+			    " %s", dmi_dir, tag);
+		return true;
+	}
+	if (ec2_uuid(uuid) || ec2_uuid(huuid)) {
+		util_seterr(why, whylen, "the %s UUID begins with ec2",
+			    ec2_uuid(uuid) ? "product" : "hypervisor");
+		return true;
+	}
+	if (!vendor[0] && !tag[0] && !uuid[0] && !huuid[0])
+		util_seterr(why, whylen, "no DMI (%s) or hypervisor UUID (%s)"
+			    " says so", dmi_dir, hyp_uuid);
+	else
+		util_seterr(why, whylen, "DMI sys_vendor \"%s\"%s%s%s", vendor,
+			    tag[0] ? ", board_asset_tag \"" : "", tag,
+			    tag[0] ? "\"" : "");
+	return false;
 }
 
 /* ---- the thread ------------------------------------------------------------- */
@@ -823,6 +899,21 @@ bool imds_take_notice(struct imds *m, struct imds_notice *n)
 	m->have_pending = false;
 	pthread_mutex_unlock(&m->lock);
 	return got;
+}
+
+/* Is the service answering garbage (see imds.h)? */
+bool imds_failing(struct imds *m, char *why, size_t len)
+{
+	bool bad;
+
+	if (!m)
+		return false;
+	pthread_mutex_lock(&m->lock);
+	bad = m->st == ST_ERROR;
+	if (bad)
+		snprintf(why, len, "%s", m->why);
+	pthread_mutex_unlock(&m->lock);
+	return bad;
 }
 
 /* Status lines (see imds.h). */

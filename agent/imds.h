@@ -30,6 +30,9 @@
 #include "record.h"
 
 #define IMDS_DEFAULT_URL "http://169.254.169.254"
+/* where this machine's own facts are (cloud.dmi_dir; the hypervisor's) */
+#define IMDS_DEFAULT_DMI_DIR "/sys/class/dmi/id"
+#define IMDS_HYPERVISOR_UUID "/sys/hypervisor/uuid"
 /* the identity read at start: all of it, and each request */
 #define IMDS_START_BUDGET_MS 1000
 #define IMDS_START_REQUEST_MS 300
@@ -71,8 +74,24 @@ void imds_identity(struct imds *m, struct jt_cloud *out);
 bool imds_identity_done(struct imds *m);
 /* The next new notice into *n (the eventfd is drained); false if none. */
 bool imds_take_notice(struct imds *m, struct imds_notice *n);
+/* Is the service there but answering what AWS does not document?  The
+ * reason into why (len bytes); false for NULL. */
+bool imds_failing(struct imds *m, char *why, size_t len);
 /* Status lines "cloud.*: ..." (m NULL: cloud.imds = off). */
 void imds_status(struct imds *m, FILE *out);
+
+/*
+ * Is this machine an EC2 instance by its own facts, as cloud-init's
+ * ds-identify decides before it asks the metadata service: DMI's
+ * sys_vendor "Amazon EC2" (Nitro), a board asset tag that is an instance
+ * id ("i-" and hex), or a product UUID or Xen hypervisor UUID (the file
+ * hyp_uuid) that begins with "ec2" in either byte order.  Reads
+ * dmi_dir/sys_vendor, board_asset_tag, product_uuid and hyp_uuid only.
+ * true with the evidence in why; false with what was seen (or that there
+ * are no such facts) in why.
+ */
+bool imds_local_ec2(const char *dmi_dir, const char *hyp_uuid, char *why,
+		    size_t whylen);
 
 /* ---- the parsers (unit-tested; no I/O) ------------------------------------ */
 

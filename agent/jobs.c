@@ -173,6 +173,52 @@ static void rss_fold(struct jt_usage *u)
 		u->rss_sum_peak_bytes = u->rss_sum_now;
 }
 
+/* The memory peak of a job or step and its source (jobs.h). */
+uint64_t jobs_mem_peak(const struct jt_usage *u, enum jt_mem_source *src)
+{
+	enum jt_mem_source s = JT_MEM_NONE;
+	uint64_t v = 0;
+
+	if (u->cgroup_peak_bytes) {
+		s = JT_MEM_CGROUP;
+		v = u->cgroup_peak_bytes;
+	} else if (u->rss_sum_peak_bytes &&
+		   u->rss_sum_peak_bytes >= u->proc_peak_bytes) {
+		s = JT_MEM_SAMPLES;
+		v = u->rss_sum_peak_bytes;
+	} else if (u->proc_peak_bytes) {
+		s = JT_MEM_LARGEST_PROCESS;
+		v = u->proc_peak_bytes;
+	}
+	if (src)
+		*src = s;
+	return v;
+}
+
+/* The scheduler of a request that names none (jobs.h). */
+const char *jobs_default_scheduler(const struct jobs *j, const char *id,
+				   bool by_pid)
+{
+	const char *found = NULL, *ended = NULL;
+
+	for (size_t i = 0; i < j->n; i++) {
+		const struct jt_jobinfo *ji = j->v[i];
+
+		if (strcmp(ji->job.id, id))
+			continue;
+		if (ji->end_ns) {
+			ended = ji->job.scheduler;	/* the latest */
+			continue;
+		}
+		if (found)
+			return by_pid ? "local" : "slurm";	/* ambiguous */
+		found = ji->job.scheduler;
+	}
+	if (!found)
+		found = ended;
+	return found ? found : by_pid ? "local" : "slurm";
+}
+
 /* Start a sample pass. */
 void jobs_rss_begin(struct jobs *j)
 {

@@ -21,7 +21,27 @@ struct jt_usage {
 	uint64_t cgroup_peak_bytes;	/* its memory cgroup's charge peak */
 	uint64_t rss_sum_peak_bytes;	/* peak of the sampled sum of RSS */
 	uint64_t rss_sum_now;		/* the sum in the current pass */
+	uint64_t proc_peak_bytes;	/* its largest finished process's */
 };
+
+/* Where the memory peak of a job or step comes from. */
+enum jt_mem_source {
+	JT_MEM_NONE,			/* nothing known */
+	JT_MEM_CGROUP,			/* its memory cgroup's charge peak */
+	JT_MEM_SAMPLES,			/* the peak of its sampled RSS sum */
+	JT_MEM_LARGEST_PROCESS,		/* its largest process's peak RSS */
+};
+
+/*
+ * The memory peak of a job or step, the one figure its records, its cost's
+ * efficiency and its reports use: its cgroup's charge peak; without a
+ * cgroup of its own, the larger of the peak of its processes' RSS summed
+ * at each sample pass and its largest finished process's own peak (a job
+ * shorter than a pass has no sum, and a sum taken between peaks can be
+ * below one process's).  0 (JT_MEM_NONE) when nothing is known; src may
+ * be NULL.
+ */
+uint64_t jobs_mem_peak(const struct jt_usage *u, enum jt_mem_source *src);
 
 #define JT_JOB_STEPS 16
 
@@ -108,6 +128,15 @@ struct jt_jobinfo *jobs_get(struct jobs *j, const char *scheduler,
 /* Make ji a new job of its scheduler and id: nothing else is kept (an id
  * started again after its job ended). */
 void jobs_reset(struct jt_jobinfo *ji);
+/*
+ * The scheduler of a request that names none: that of the one running
+ * job with this id (a job-end or job-update for it), else of the latest
+ * ended one (an epilog run twice); else "local" for a process tree tied
+ * by pid (no scheduler's cgroup tells it), else "slurm" (the epilog's,
+ * which has always said none).
+ */
+const char *jobs_default_scheduler(const struct jobs *j, const char *id,
+				   bool by_pid);
 /* The running job whose registered cgroup contains path, or NULL. */
 struct jt_jobinfo *jobs_by_cgroup(struct jobs *j, const char *path);
 /*

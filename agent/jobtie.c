@@ -243,7 +243,7 @@ static const char *const found_schedulers[] = { "slurm", "aws-batch", NULL };
 
 /* The registry key of the job r names, for a peer of uid. */
 int jobtie_job_key(const struct control_req *r, bool privileged, uint32_t uid,
-		   char *sched, size_t slen, char *id, size_t idlen, char *err,
+		   const char *dflt, char *sched, size_t slen, char *id, size_t idlen, char *err,
 		   size_t errlen)
 {
 	const char *s = control_get(r, "scheduler");
@@ -252,7 +252,7 @@ int jobtie_job_key(const struct control_req *r, bool privileged, uint32_t uid,
 	int n;
 
 	if (!s || !*s)
-		s = privileged ? "slurm" : "local";
+		s = !privileged ? "local" : dflt ? dflt : "slurm";
 	if (!v)
 		v = "";
 	snprintf(own, sizeof(own), JOBTIE_USER_NS "%" PRIu32 ":", uid);

@@ -89,14 +89,15 @@ size_t jobtie_tree(struct proc_table *t, struct jobs *jobs,
 /*
  * The registry key of the job that request r (job-start, job-end,
  * job-update) names, for a peer of uid (privileged: root or the control
- * group): its scheduler ("slurm" for a privileged peer, "local" for a user
- * when none is named) and id.  A user's id is "user:UID:ID" (ID as given
+ * group): its scheduler (when none is named: dflt for a privileged peer,
+ * "slurm" when NULL, and "local" for a user) and id.  A user's id is "user:UID:ID" (ID as given
  * when it already begins "user:UID:"); a user may not name slurm or
  * aws-batch, and a privileged peer may not start a job whose id begins
  * "user:".  Returns 0, -EPERM (refused) or -EINVAL (too long), with err
  * saying why.
  */
 int jobtie_job_key(const struct control_req *r, bool privileged, uint32_t uid,
+		   const char *dflt,
 		   char *sched, size_t slen, char *id, size_t idlen, char *err,
 		   size_t errlen);
 

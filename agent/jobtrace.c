@@ -326,6 +326,80 @@ static int stdout_done(const char *who)
 	return 0;
 }
 
+#define STORE_WAIT_MS 5000	/* for the store to have what ended */
+#define STORE_POLL_MS 20
+
+/* A "name: number" line of an agent's reply; false when absent. */
+static bool reply_u64(const char *reply, const char *name, uint64_t *v)
+{
+	size_t n = strlen(name);
+	const char *l = reply;
+
+	while (l && *l) {
+		if (!strncmp(l, name, n) && l[n] == ':' && l[n + 1] == ' ') {
+			*v = strtoull(l + n + 2, NULL, 10);
+			return true;
+		}
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	return false;
+}
+
+/*
+ * Before reading the local store: the agent sends what has ended to its
+ * sinks now, and we wait (at most STORE_WAIT_MS) until the store holds
+ * every record the agent had then, so that a report asked for straight
+ * after a job's end sees all of it.  Says so on stderr when the store is
+ * still behind; an agent that does not answer has nothing more to send.
+ */
+static void store_catch_up(struct cli *c, const char *who)
+{
+	uint64_t spooled, stored, pending = 0, t0 = util_now_ns(CLOCK_MONOTONIC);
+	char *reply = NULL;
+	double waited;
+
+	if (request_text(c, "flush", 1000, &reply) || strncmp(reply, "ok\n", 3) ||
+	    !reply_u64(reply, "spooled", &spooled) ||
+	    !reply_u64(reply, "stored", &stored))
+		goto out;
+	reply_u64(reply, "pending", &pending);
+	/* a Slurm job's end record waits for slurmctld's final state */
+	while ((stored < spooled || pending) &&
+	       util_now_ns(CLOCK_MONOTONIC) - t0 < STORE_WAIT_MS * 1000000ull) {
+		usleep(STORE_POLL_MS * 1000);
+		free(reply);
+		if (request_text(c, "flush", 1000, &reply) ||
+		    !reply_u64(reply, "spooled", &spooled) ||
+		    !reply_u64(reply, "stored", &stored))
+			break;
+		pending = 0;
+		reply_u64(reply, "pending", &pending);
+	}
+	waited = (util_now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
+	if (reply && pending)
+		fprintf(stderr, "%s: warning: %llu job record(s) still wait for"
+			" slurmctld's final state after %.1f s (a job's end record"
+			" is written when slurmctld says how it ended, at most 60 s"
+			" after its epilog): this answer may show such a job as"
+			" running\n", who, (unsigned long long)pending, waited);
+	if (reply && stored < spooled) {
+		char *st = reply ? strstr(reply, "store_state: ") : NULL;
+
+		if (st)
+			st[strcspn(st, "\n")] = '\0';
+		fprintf(stderr, "%s: warning: the store %s is %llu records behind"
+			" the agent after waiting %.1f s (%s): this answer may be"
+			" incomplete (jobtrace status: sink.sqlite.*)\n", who,
+			c->cfg.sqlite_path,
+			(unsigned long long)(spooled - stored), waited,
+			st ? st : "no answer");
+	}
+out:
+	free(reply);
+}
+
 /*
  * Answer cmd (report, export, rightsize, cost) for q in format (its
  * --format word) from source: a ClickHouse sink; the agent, for a user who
@@ -356,6 +430,11 @@ static int answer(struct cli *c, const char *cmd, const char *source,
 				      sizeof(where), &err);
 		if (!st)
 			return err;
+	}
+	if (!strcmp(source, "sqlite"))
+		store_catch_up(c, who);
+	if (st) {
+		/* read from ClickHouse */
 	} else if (geteuid() != 0 && access(c->cfg.sqlite_path, R_OK)) {
 		err = agent_query(c, cmd, q, format);
 		return stdout_done(who) ? 1 : err;
@@ -1377,7 +1456,9 @@ static void job_usage(FILE *out)
 		"\n--exit-code N --signal N say how the job ended, as Slurm's ExitCode\n"
 		"N:N; --state S in Slurm's words (COMPLETED, FAILED, CANCELLED, TIMEOUT,\n"
 		"OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, BOOT_FAIL, DEADLINE).  Without --state\n"
-		"the agent asks slurmctld for a Slurm job's, else its exit tells it.\n");
+		"the agent asks slurmctld for a Slurm job's, else its exit tells it.\n"
+		"Without --scheduler a hook means the running job with that id; a new job\n"
+		"is 'local' with --pid, else 'slurm'.\n");
 }
 
 /* Print the usage of run. */

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,8 @@
 #define REQUERY_NS 100000000ull
 #define REQUERY_MAX_NS 2000000000ull
 #define DRAIN_MS 5000			/* sinks' last delivery at stop */
+#define SETTLE_MS 200			/* a job's held exits, at its end */
+#define HOST_SUMMARY_NS (3600ull * 1000000000ull)	/* outside jobs */
 /* the start record waits this long at most for the cloud's identity
  * (the IMDS thread bounds its own read by IMDS_START_BUDGET_MS) */
 #define IMDS_WAIT_NS ((IMDS_START_BUDGET_MS + 500) * 1000000ull)
@@ -100,6 +103,7 @@ struct agent {
 	struct dockerq *dq;		/* container look-ups, NULL: off */
 	struct containers *cts;		/* what they found */
 	bool docker_failing;		/* the last look-up failed (logged) */
+	bool rules_failing;		/* the last load of the rules failed */
 	struct tracker trk;		/* process table, events -> records */
 	struct smklog *smk;		/* Snakemake job logs (local mode) */
 	struct cgtrust *cgt;		/* whose cgroup folders name jobs */
@@ -107,7 +111,9 @@ struct agent {
 	struct sig_agent sig;		/* stall, io_bound, ... signals */
 	struct spool *spool;
 	struct sinks *sinks;
-	struct imds *imds;		/* NULL: cloud.imds = off */
+	struct imds *imds;		/* NULL: cloud.imds = off, or not
+					 * EC2 by this machine's facts */
+	char imds_why[320];		/* why not asked, with imds NULL */
 	uint64_t host_start_ns;		/* CLOCK_BOOTTIME of the start record
 					 * that waits for the cloud, 0: none */
 	struct jt_host host;
@@ -124,10 +130,13 @@ struct agent {
 	uint64_t rules_reload_at;	/* CLOCK_MONOTONIC, 0: none due */
 	uint64_t started_ns;		/* CLOCK_MONOTONIC */
 	uint64_t next_sample_ns;	/* CLOCK_MONOTONIC */
+	uint64_t last_pass_ns;		/* CLOCK_MONOTONIC */
 	uint64_t last_sync_ns;		/* CLOCK_MONOTONIC */
 	uint64_t last_maintain_ns;
 	uint64_t last_drop_host_ns;
 	uint64_t lost_reported;		/* spool drops in a host record */
+	uint64_t outside_reported;	/* processes outside jobs in one */
+	uint64_t last_summary_ns;	/* CLOCK_MONOTONIC of the last */
 	uint64_t size_cap_reported;	/* store size-cap deletions in one */
 
 	uint64_t records_spooled;
@@ -283,6 +292,22 @@ static void flush(struct agent *a)
 	a->last_sync_ns = util_now_ns(CLOCK_MONOTONIC);
 }
 
+/*
+ * Everything the kernel has of what ended so far goes to the sinks now:
+ * the exits held for a last context switch (at most SETTLE_MS), then the
+ * spool synced and the sinks told to deliver without waiting for their
+ * batch to come of age (a job ended, or a report asks).
+ */
+static void flush_now(struct agent *a)
+{
+	struct spool_stats ss;
+
+	collector_settle(a->col, SETTLE_MS);
+	flush(a);
+	spool_get_stats(a->spool, &ss);
+	sinks_flush(a->sinks, ss.durable_seq);
+}
+
 /* The node's price now, computed again after a reload and when the
  * cloud's identity changed (it is read in the background). */
 static const struct cost_price *node_price(void *ctx)
@@ -349,6 +374,9 @@ static void emit_host(struct agent *a, const char *phase, uint64_t now)
 	imds_identity(a->imds, &cloud);
 	record_cloud_values(v, &cloud);
 	record_price_values(v, node_price(a));
+	if (a->trk.jobs_only)
+		record_outside_values(v, &a->trk.outside);
+	a->outside_reported = a->trk.outside.processes;
 	jbuf_reset(b);
 	schema_write(b, &sf_records[SF_REC_HOST], v);
 	a->lost_reported = sinks_lost_total(a->sinks);
@@ -365,6 +393,12 @@ static void spool_housekeeping(struct agent *a, uint64_t now)
 	if (now - a->last_maintain_ns >= 1000000000ull) {
 		spool_maintain(a->spool);
 		a->last_maintain_ns = now;
+	}
+	/* collector.record = "jobs": what ran outside jobs, hourly */
+	if (a->trk.jobs_only && now - a->last_summary_ns >= HOST_SUMMARY_NS) {
+		if (a->trk.outside.processes != a->outside_reported)
+			emit_host(a, "summary", util_now_ns(CLOCK_BOOTTIME));
+		a->last_summary_ns = now;
 	}
 	if (now - a->last_drop_host_ns < 5000000000ull)
 		return;
@@ -392,6 +426,36 @@ static void host_start_when_ready(struct agent *a, bool now)
 		return;
 	emit_host(a, "start", a->host_start_ns);
 	a->host_start_ns = 0;
+}
+
+/*
+ * Is the instance metadata service to be asked?  "on": yes; "off": no;
+ * "auto": when this machine's own facts say EC2 (cloud-init's
+ * ds-identify decides so), so that a node elsewhere sends nothing to
+ * 169.254.169.254.  Why not is kept for status.
+ */
+static bool cloud_asked(struct agent *a)
+{
+	char why[256];
+
+	if (a->cfg.imds_mode == JT_IMDS_ON)
+		return true;
+	if (a->cfg.imds_mode == JT_IMDS_OFF) {
+		snprintf(a->imds_why, sizeof(a->imds_why),
+			 "off (cloud.imds = \"off\")");
+		return false;
+	}
+	if (imds_local_ec2(a->cfg.dmi_dir, IMDS_HYPERVISOR_UUID, why,
+			   sizeof(why))) {
+		log_info("cloud: an EC2 instance (%s): asking %s", why,
+			 a->cfg.imds_url);
+		return true;
+	}
+	snprintf(a->imds_why, sizeof(a->imds_why), "not asked: not EC2 by"
+		 " this machine's own facts (%s); cloud.imds = \"on\" asks"
+		 " all the same", why);
+	log_info("cloud: %s", a->imds_why);
+	return false;
 }
 
 /* Read the kernel's drop counters and warn when they grow. */
@@ -477,6 +541,39 @@ static void on_gone(void *ctx, struct jt_proc *p)
 			   util_now_ns(CLOCK_BOOTTIME));
 }
 
+/* A sample pass and what goes with it; the next in sample_interval. */
+static void pass_now(struct agent *a, uint64_t now)
+{
+	struct sig_params sp = sig_params_of(&a->cfg);
+
+	jobs_expire(a->jobs, now, JOB_KEEP_NS);
+	sample_pass(a);
+	check_idle(a);
+	signals_agent_pass(&a->sig, &sp, a->trk.procs, a->trk.sample_gen,
+			   a->host.memcg_v2);
+	check_drops(a);
+	record_host_sync_clock(&a->host);
+	a->last_pass_ns = now;
+	a->next_sample_ns = now + a->cfg.sample_interval_ms * 1000000ull;
+}
+
+/*
+ * A job's process that no pass has seen and that has lived first_sample
+ * gets a pass now, not at the next sample_interval (at most one such pass
+ * every first_sample): a job shorter than the interval has samples.
+ */
+static bool young_pass_due(struct agent *a, uint64_t now)
+{
+	a->trk.young_ns = a->cfg.first_sample_ms * 1000000ull;
+	if (!a->trk.young_ns) {
+		a->trk.young_due_ns = 0;
+		return false;
+	}
+	if (now - a->last_pass_ns < a->trk.young_ns)
+		return false;
+	return tracker_young_due(&a->trk, util_now_ns(CLOCK_BOOTTIME));
+}
+
 /* Every tick: drain events, sample when due, flush when due. */
 static void on_tick(struct agent *a)
 {
@@ -494,21 +591,8 @@ static void on_tick(struct agent *a)
 		containers_tick(a->cts, &a->trk, now);
 	control_server_expire(a->ctl, now);
 	host_start_when_ready(a, false);
-	if (now >= a->next_sample_ns) {
-		jobs_expire(a->jobs, now, JOB_KEEP_NS);
-		sample_pass(a);
-		check_idle(a);
-		{
-			struct sig_params sp = sig_params_of(&a->cfg);
-
-			signals_agent_pass(&a->sig, &sp, a->trk.procs,
-					   a->trk.sample_gen,
-					   a->host.memcg_v2);
-		}
-		check_drops(a);
-		record_host_sync_clock(&a->host);
-		a->next_sample_ns = now + a->cfg.sample_interval_ms * 1000000ull;
-	}
+	if (now >= a->next_sample_ns || young_pass_due(a, now))
+		pass_now(a, now);
 	signals_agent_poll(&a->sig);	/* slower_than_usual checks done */
 	spool_housekeeping(a, now);
 	if (spool_unsynced(a->spool) && now - a->last_sync_ns >= sync_ns)
@@ -624,6 +708,35 @@ static void reply_ps(struct agent *a, const struct control_peer *peer,
 	free(c.v);
 }
 
+/*
+ * Reply to "flush" (anyone may ask: a report about to read the store):
+ * what ended is sent to the sinks now; the reply says how far the spool
+ * goes and how far the SQLite store has it, for the asker to wait on.
+ */
+/* Count a job whose start or end record waits for slurmctld. */
+static void count_pending(struct jt_jobinfo *ji, void *arg)
+{
+	(void)ji;
+	(*(size_t *)arg)++;
+}
+
+static void reply_flush(struct agent *a, FILE *out)
+{
+	struct spool_stats ss;
+	uint64_t stored;
+	size_t pending = 0;
+	bool failing;
+
+	flush_now(a);
+	spool_get_stats(a->spool, &ss);
+	jobs_foreach_pending(a->jobs, count_pending, &pending);
+	fprintf(out, "ok\nspooled: %" PRIu64 "\npending: %zu\n", ss.next_seq,
+		pending);
+	if (sinks_store_position(a->sinks, &stored, &failing))
+		fprintf(out, "stored: %" PRIu64 "\nstore_state: %s\n", stored,
+			failing ? "retrying" : ss.error ? "spool failing" : "ok");
+}
+
 /* The docker_* lines of "status": how the container look-ups went. */
 static void status_docker(struct agent *a, FILE *out)
 {
@@ -689,14 +802,85 @@ static void on_docker(struct agent *a)
 	}
 }
 
+/* Add one problem to the list in buf (len bytes); count it in *n. */
+__attribute__((format(printf, 4, 5)))
+static void problem(char *buf, size_t len, unsigned *n, const char *fmt, ...)
+{
+	size_t o = strlen(buf);
+	va_list ap;
+
+	if (o + 3 >= len)
+		return;
+	if (*n)
+		o += snprintf(buf + o, len - o, "; ");
+	va_start(ap, fmt);
+	vsnprintf(buf + o, len - o, fmt, ap);
+	va_end(ap);
+	(*n)++;
+}
+
+/*
+ * The first line of "status", like `systemctl is-system-running`:
+ * "status: running" when nothing needs a look, else "status: degraded"
+ * and each problem: kernel events or records lost, the spool failing, a
+ * sink retrying or losing records, the rules not loaded, container
+ * look-ups or the cloud's metadata failing.
+ */
+static void status_health(struct agent *a, FILE *out)
+{
+	char buf[2048] = "", sinks[1024], why[256];
+	struct rules_stats rs;
+	struct spool_stats ss;
+	unsigned n = 0;
+
+	if (dropped(a))
+		problem(buf, sizeof(buf), &n, "%" PRIu64 " kernel events lost"
+			" (ring buffer full: raise collector.ringbuf_size_kib)",
+			dropped(a));
+	if (a->counters[JT_CNT_TRACK_FULL])
+		problem(buf, sizeof(buf), &n, "tracked-process map full %" PRIu64
+			" times (raise collector.max_tracked)",
+			a->counters[JT_CNT_TRACK_FULL]);
+	spool_get_stats(a->spool, &ss);
+	if (ss.error)
+		problem(buf, sizeof(buf), &n, "spool %s failing: %s",
+			a->cfg.spool_dir, strerror(ss.error));
+	if (a->records_unspooled)
+		problem(buf, sizeof(buf), &n, "%" PRIu64 " records lost before"
+			" the spool", a->records_unspooled);
+	if (sinks_problems(a->sinks, sinks, sizeof(sinks)))
+		problem(buf, sizeof(buf), &n, "%s", sinks);
+	rules_get_stats(a->rules, &rs);
+	if (!rs.files)
+		problem(buf, sizeof(buf), &n, "no rules loaded from %s: every"
+			" process is recorded, no argument redacted",
+			a->cfg.rules_dir);
+	else if (a->rules_failing)
+		problem(buf, sizeof(buf), &n, "rules did not load: %s (the"
+			" previous rules are in force)", rs.last_error);
+	if (a->docker_failing)
+		problem(buf, sizeof(buf), &n, "docker look-ups failing (see"
+			" docker_last_error)");
+	if (imds_failing(a->imds, why, sizeof(why)))
+		problem(buf, sizeof(buf), &n, "cloud metadata: %s", why);
+	if (n)
+		fprintf(out, "status: degraded: %u problem%s: %s\n", n,
+			n == 1 ? "" : "s", buf);
+	else
+		fprintf(out, "status: running\n");
+}
+
 /* Reply to "status": agent health and counters. */
 static void reply_status(struct agent *a, FILE *out)
 {
 	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
 	const char *missing = collector_missing(a->col);
 
+	/* the counters as of the request: what ended before it is counted */
+	collector_drain(a->col);
 	collector_counters(a->col, a->counters);
 	fprintf(out, "ok\n");
+	status_health(a, out);
 	fprintf(out, "version: %s\n", JT_VERSION);
 	fprintf(out, "pid: %d\n", (int)getpid());
 	fprintf(out, "host: %s\n", a->host.name);
@@ -715,6 +899,14 @@ static void reply_status(struct agent *a, FILE *out)
 	fprintf(out, "oom_kills: %" PRIu64 "\n", a->trk.oom_kills);
 	fprintf(out, "tracked: %zu\n", proc_table_count(a->trk.procs));
 	fprintf(out, "records_spooled: %" PRIu64 "\n", a->records_spooled);
+	fprintf(out, "record: %s\n", a->trk.jobs_only ?
+		"jobs (collector.record: processes outside jobs are counted,"
+		" not recorded)" : "all");
+	if (a->trk.jobs_only) {
+		fprintf(out, "outside_jobs_processes: %" PRIu64 "\n",
+			a->trk.outside.processes);
+		fprintf(out, "outside_jobs_cpu_s: %.3f\n", a->trk.outside.cpu_s);
+	}
 	stages_status(out);
 	fprintf(out, "store: %s%s\n", a->cfg.store_enabled ? "sqlite " : "none",
 		a->cfg.store_enabled ? a->cfg.sqlite_path : "");
@@ -751,7 +943,10 @@ static void reply_status(struct agent *a, FILE *out)
 		sinks_status(a->sinks, out);
 	}
 	fprintf(out, "signals_missing: %s\n", *missing ? missing : "none");
-	imds_status(a->imds, out);
+	if (a->imds)
+		imds_status(a->imds, out);
+	else
+		fprintf(out, "cloud.imds: %s\n", a->imds_why);
 	{
 		const struct cost_price *p = node_price(a);
 
@@ -881,6 +1076,7 @@ static void end_record(struct agent *a, struct jt_jobinfo *ji)
 	signals_agent_job_end(&a->sig, &sp, ji, a->cfg.store_enabled ?
 			      a->cfg.sqlite_path : NULL,
 			      util_now_ns(CLOCK_BOOTTIME));
+	flush_now(a);	/* its report may be asked for now */
 }
 
 /*
@@ -1082,9 +1278,13 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		return;
 	}
 	have_code = control_get(r, "exit_code") || control_get(r, "signal");
-	/* a user's jobs live in their own namespace (jobtie.h) */
-	if (jobtie_job_key(r, c->privileged, c->peer.uid, sched, sizeof(sched),
-			   id, sizeof(id), kerr, sizeof(kerr))) {
+	/* a user's jobs live in their own namespace (jobtie.h); a hook that
+	 * names no scheduler means the running job of that id, else a
+	 * process tree tied by pid is local, else a Slurm epilog's */
+	if (jobtie_job_key(r, c->privileged, c->peer.uid,
+			   jobs_default_scheduler(a->jobs, given,
+						  control_get(r, "pid") != NULL),
+			   sched, sizeof(sched), id, sizeof(id), kerr, sizeof(kerr))) {
 		log_warn("control: %s refused for uid %u (pid %d): %s", r->cmd,
 			 (unsigned)c->peer.uid, (int)c->peer.pid, kerr);
 		fprintf(out, "error %s\n", kerr);
@@ -1192,7 +1392,14 @@ static void handle_job(struct agent *a, const struct control_req *r,
 			tracker_job_record(&a->trk, ji, "start");
 		}
 	} else if (end) {
-		ji->end_ns = util_now_ns(CLOCK_REALTIME);
+		uint64_t now = util_now_ns(CLOCK_REALTIME);
+
+		/* the job's last events may still wait in the ring buffer,
+		 * its last exits in the kernel for their task's last switch:
+		 * taken while the job still runs, so that a process found by
+		 * the job's cgroup at its exec finds the job */
+		collector_settle(a->col, SETTLE_MS);
+		ji->end_ns = now;
 		if (have_code) {
 			ji->exit_code = (int)code;
 			ji->exit_signal = (int)sig;
@@ -1200,8 +1407,6 @@ static void handle_job(struct agent *a, const struct control_req *r,
 		}
 		if (state)
 			util_strlcpy(ji->state, state, sizeof(ji->state));
-		/* the job's last exits may still wait in the ring buffer */
-		collector_drain(a->col);
 		if (slurm && !ji->state[0]) {
 			ji->end_pending = true;
 			ji->pending_until_ns = util_now_ns(CLOCK_MONOTONIC) +
@@ -1216,6 +1421,9 @@ static void handle_job(struct agent *a, const struct control_req *r,
 	if (root)
 		tied = jobtie_tree(a->trk.procs, a->jobs, root, ji,
 				   !c->privileged, c->peer.uid);
+	/* its report is asked for next: the store has it in milliseconds */
+	if (end)
+		flush_now(a);
 	log_info("%s job %s:%s (user %s, account %s, run %s)%s", r->cmd,
 		 ji->job.scheduler, ji->job.id, *ji->job.user ? ji->job.user : "-",
 		 *ji->job.account ? ji->job.account : "-",
@@ -1252,6 +1460,8 @@ static void answer(struct agent *a, struct control_server *srv,
 		reply_status(a, out);
 	} else if (!strcmp(req.cmd, "ps")) {
 		reply_ps(a, &c->peer, out);
+	} else if (!strcmp(req.cmd, "flush")) {
+		reply_flush(a, out);
 	} else if (!strcmp(req.cmd, "report") || !strcmp(req.cmd, "export") ||
 		   !strcmp(req.cmd, "rightsize") || !strcmp(req.cmd, "cost")) {
 		if (!query_serve(a->qs, c->fd, &c->peer, &req, out))
@@ -1329,6 +1539,7 @@ static int reload_rules(struct agent *a, char *err, size_t errlen)
 	rules_get_stats(a->rules, &st);
 	was_builtin = st.builtin;
 	rc = rules_load_dir(a->rules, a->cfg.rules_dir, err, errlen);
+	a->rules_failing = rc != 0;
 	if (rc) {
 		log_error("rules: %s (%s)", err,
 			  !st.files ? "no rules are loaded: every argument is withheld"
@@ -1476,13 +1687,15 @@ static void reload(struct agent *a)
 	    nc.max_tracked != a->cfg.max_tracked ||
 	    nc.argv_max_bytes != a->cfg.argv_max_bytes ||
 	    nc.imds_mode != a->cfg.imds_mode ||
+	    nc.record_mode != a->cfg.record_mode ||
 	    strcmp(nc.imds_url, a->cfg.imds_url) ||
+	    strcmp(nc.dmi_dir, a->cfg.dmi_dir) ||
 	    nc.spot_poll_ms != a->cfg.spot_poll_ms ||
 	    nc.docker_enabled != a->cfg.docker_enabled ||
 	    strcmp(nc.docker_socket, a->cfg.docker_socket) ||
 	    nc.docker_timeout_ms != a->cfg.docker_timeout_ms ||
 	    nc.docker_end_grace_ms != a->cfg.docker_end_grace_ms)
-		log_warn("reload: store, spool, sinks, run_dir, collector sizes, cloud and docker change only at restart");
+		log_warn("reload: store, spool, sinks, run_dir, collector sizes, collector.record, cloud and docker change only at restart");
 	free(a->cfg.control_group);
 	a->cfg.control_group = nc.control_group;
 	nc.control_group = NULL;
@@ -1498,6 +1711,7 @@ static void reload(struct agent *a)
 			.per_user = a->cfg.max_conn_per_user,
 			.total = a->cfg.max_connections });
 	a->cfg.sample_interval_ms = nc.sample_interval_ms;
+	a->cfg.first_sample_ms = nc.first_sample_ms;
 	a->cfg.log_level = nc.log_level;
 	a->cfg.rules_deadline_ms = nc.rules_deadline_ms;
 	rules_set_deadline(a->rules, nc.rules_deadline_ms);
@@ -1755,6 +1969,7 @@ int main(int argc, char **argv)
 	if (geteuid() != 0)
 		log_warn("not running as root: loading BPF programs will probably fail");
 	a.started_ns = util_now_ns(CLOCK_MONOTONIC);
+	a.last_summary_ns = a.started_ns;
 	record_host_init(&a.host, a.cfg.hostname);
 	jbuf_init(&a.jb);
 	ferr = own_files(&a.cfg, true, err, sizeof(err));
@@ -1775,12 +1990,15 @@ int main(int argc, char **argv)
 		enable_delayacct();
 	/* the cloud's identity is read beside the start: only the start
 	 * record waits for it */
-	if (a.cfg.imds_mode == JT_IMDS_AUTO &&
+	if (cloud_asked(&a) &&
 	    imds_start(&(struct imds_opts){ .url = a.cfg.imds_url,
 					    .poll_ms = a.cfg.spot_poll_ms },
-		       &a.imds))
+		       &a.imds)) {
 		log_warn("cloud: cannot start the instance metadata reader:"
 			 " no cloud facts");
+		snprintf(a.imds_why, sizeof(a.imds_why), "error: the reader"
+			 " could not start (see the log)");
+	}
 	if (query_server_new(&a.qs) || query_server_configure(a.qs, &a.cfg))
 		goto cleanup;
 	rl.deadline_ms = a.cfg.rules_deadline_ms;
@@ -1797,6 +2015,8 @@ int main(int argc, char **argv)
 					       .ctx = &a }))
 		goto cleanup;
 	a.trk.cfg = &a.cfg;
+	a.trk.young_ns = a.cfg.first_sample_ms * 1000000ull;
+	a.trk.jobs_only = a.cfg.record_mode == JT_RECORD_JOBS;
 	a.sig.host = &a.host;
 	a.sig.jobs = a.jobs;
 	a.sig.put = on_record;

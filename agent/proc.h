@@ -68,6 +68,7 @@ struct jt_sigstate {
 #define JT_PS_EXE_CHECK 0x200	/* exe is a script's, or read from /proc:
 				 * checked in user space if a rule asks */
 #define JT_PS_IN_CT 0x400	/* counted as a process of its container */
+#define JT_PS_YOUNG_DUE 0x800	/* a pass was due for its first sample */
 
 struct jt_proc {
 	/* identity: (pid, start_ns) never repeats on a boot */

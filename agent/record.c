@@ -305,22 +305,26 @@ void record_process(struct jbuf *b, const struct jt_host *h,
 	schema_write(b, &sf_records[SF_REC_PROCESS], v);
 }
 
-/* The usage figures of a job or step ("source" of the memory peak:
- * its cgroup's charge peak, else the peak of its processes' RSS sum);
- * slots in the order of SF_USAGE_FIGURES from cpu. */
+/* The usage figures of a job or step (its memory peak and the "source"
+ * of it as jobs_mem_peak() says); slots in the order of SF_USAGE_FIGURES
+ * from cpu. */
 static void usage_values(struct sv *cpu, const struct jt_usage *u, bool v2)
 {
+	static const char *const names[] = {
+		[JT_MEM_SAMPLES] = "samples",
+		[JT_MEM_LARGEST_PROCESS] = "largest_process",
+	};
 	struct sv *processes = cpu + 1, *peak = cpu + 2, *source = cpu + 3;
+	enum jt_mem_source src;
+	uint64_t v = jobs_mem_peak(u, &src);
 
 	sv_f64(cpu, u->cpu_s);
 	sv_u64(processes, u->processes);
-	if (u->cgroup_peak_bytes) {
-		sv_u64(peak, u->cgroup_peak_bytes);
-		sv_str(source, v2 ? "cgroup_v2" : "cgroup_v1");
-	} else if (u->rss_sum_peak_bytes) {
-		sv_u64(peak, u->rss_sum_peak_bytes);
-		sv_str(source, "samples");
-	}
+	if (src == JT_MEM_NONE)
+		return;
+	sv_u64(peak, v);
+	sv_str(source, src == JT_MEM_CGROUP ? (v2 ? "cgroup_v2" : "cgroup_v1") :
+		       names[src]);
 }
 
 _Static_assert(V_USAGE_PROCESSES == V_USAGE_CPU_S + 1 &&
@@ -508,6 +512,16 @@ void record_price_values(struct sv *v, const struct cost_price *p)
 	if (p->node_mem_bytes)
 		sv_u64(&v[V_PRICE_NODE_MEM_BYTES], p->node_mem_bytes);
 	sv_str_opt(&v[V_PRICE_NOTE], p->note);
+}
+
+/* The host record's outside_jobs object. */
+void record_outside_values(struct sv *v, const struct jt_outside *o)
+{
+	v[V_OUTSIDE_JOBS].st = SV_SET;
+	sv_u64(&v[V_OUTSIDE_PROCESSES], o->processes);
+	sv_f64(&v[V_OUTSIDE_CPU_S], o->cpu_s);
+	sv_u64(&v[V_OUTSIDE_READ_BYTES], o->read_bytes);
+	sv_u64(&v[V_OUTSIDE_WRITE_BYTES], o->write_bytes);
 }
 
 /* Encode a node_idle `signal` record: no job, no process, no tool. */

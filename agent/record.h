@@ -104,6 +104,17 @@ void record_cloud_values(struct sv *v, const struct jt_cloud *c);
 /* The host record's price object. */
 void record_price_values(struct sv *v, const struct cost_price *p);
 
+/* The processes outside jobs that had no record of their own
+ * (collector.record = "jobs"). */
+struct jt_outside {
+	uint64_t processes;
+	double cpu_s;
+	uint64_t read_bytes;
+	uint64_t write_bytes;
+};
+/* The host record's outside_jobs object. */
+void record_outside_values(struct sv *v, const struct jt_outside *o);
+
 struct idle_signal;
 
 /* Encode an idle episode that reached idle.after as a `signal` record of

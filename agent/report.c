@@ -111,6 +111,8 @@ struct tally {
 	double cpu_user;
 	double cpu_sys;
 	double wall;		/* sum of the processes' durations */
+	size_t instances;	/* by task: its instances (tasks.h), else 0 */
+	double inst_wall;	/* by task: their wall times added */
 	uint64_t peak_rss;	/* the largest process's */
 	uint64_t read_bytes;
 	uint64_t write_bytes;
@@ -125,7 +127,6 @@ struct tally {
 struct group {
 	const char *name;	/* borrowed from a row; NULL: none */
 	struct tally t;
-	size_t instances;	/* a task's (tasks.h) */
 	uint64_t mem_peak;	/* a task's: its largest instance's peak */
 };
 
@@ -1119,7 +1120,8 @@ static int task_instances(sqlite3 *db, const char *path, struct rows *r,
 	return err;
 }
 
-/* Each task group's instances and memory peak: its largest instance's. */
+/* Each task group's instances, their wall times added (first start to
+ * last end of each) and memory peak: its largest instance's. */
 static void task_peaks(struct summary *s)
 {
 	for (size_t i = 0; i < s->by_task.n; i++) {
@@ -1130,7 +1132,8 @@ static void task_peaks(struct summary *s)
 
 			if (strcmp(in->task, g->name))
 				continue;
-			g->instances++;
+			g->t.instances++;
+			g->t.inst_wall += in->end - in->start;
 			if (in->mem > g->mem_peak)
 				g->mem_peak = in->mem;
 		}
@@ -1481,10 +1484,19 @@ static void note_add(char *note, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* CPU over the processes' wall time in percent, or -1 when no wall time. */
+/* A tally's wall time: its instances' for a task, else its processes'. */
+static double tally_wall(const struct tally *t)
+{
+	return t->instances ? t->inst_wall : t->wall;
+}
+
+/* CPU over the wall time in percent, or -1 when no wall time: for a task,
+ * over its instances' (100% is one core busy), as HTML and rightsize. */
 static double cpu_per_wall(const struct tally *t)
 {
-	return t->wall > 0 ? 100.0 * (t->cpu_user + t->cpu_sys) / t->wall : -1;
+	double wall = tally_wall(t);
+
+	return wall > 0 ? 100.0 * (t->cpu_user + t->cpu_sys) / wall : -1;
 }
 
 /* Format a tally's cells; name NULL shows as none. */
@@ -1496,7 +1508,7 @@ static void tally_cells(const struct tally *t, const char *name,
 
 	name_cell(name ? name : none, c->name, sizeof(c->name), NAME_WIDTH);
 	snprintf(c->procs, sizeof(c->procs), "%zu", t->processes);
-	snprintf(c->wall, sizeof(c->wall), "%.2fs", t->wall);
+	snprintf(c->wall, sizeof(c->wall), "%.2fs", tally_wall(t));
 	snprintf(c->span, sizeof(c->span), "%.2fs",
 		 t->last_end - t->first_start);
 	snprintf(c->cpu, sizeof(c->cpu), "%.2fs", t->cpu_user + t->cpu_sys);
@@ -1551,9 +1563,14 @@ static void print_groups(const struct groups *g, const char *title,
 		fprintf(out, "\nBy %s: none recorded\n", title);
 		return;
 	}
-	fprintf(out, "\nBy %s, most CPU first (WALL: the processes' durations"
-		" added; SPAN: first start to last end%s):\n", title,
-		task ? ";\n" TASK_COLUMNS : "");
+	if (task)
+		fprintf(out, "\nBy %s, most CPU first (WALL: the instances' wall"
+			" times added; SPAN: first\nstart to last end; "
+			TASK_COLUMNS "):\n", title);
+	else
+		fprintf(out, "\nBy %s, most CPU first (WALL: the processes'"
+			" durations added; SPAN: first start to last end):\n",
+			title);
 	fprintf(out, "  %-*s %5s %6s %11s %11s %11s %8s %10s %10s %10s %6s\n",
 		NAME_WIDTH, column, task ? "INST" : "", "PROCS", "WALL",
 		"SPAN", "CPU", "CPU/WALL", task ? "PEAK" : "PEAK RSS", "READ",
@@ -1565,7 +1582,7 @@ static void print_groups(const struct groups *g, const char *title,
 
 		tally_cells(&v->t, v->name, none, &c);
 		if (task && v->name) {
-			snprintf(inst, sizeof(inst), "%zu", v->instances);
+			snprintf(inst, sizeof(inst), "%zu", v->t.instances);
 			util_human_bytes(v->mem_peak, c.rss, sizeof(c.rss));
 		} else if (task) {
 			snprintf(inst, sizeof(inst), "-");
@@ -2076,8 +2093,62 @@ static const char *eff_text(double e, char *out, size_t len)
 	return out;
 }
 
+/* One line of the efficiency summary: a step, or the whole job. */
+struct eff {
+	char name[64];
+	double cpu_s;		/* user + sys of its processes */
+	double elapsed_s;
+	uint64_t largest;	/* the largest process's peak RSS */
+	uint64_t peak;		/* the memory peak the percentage uses */
+	const char *source;	/* where peak comes from (see source_text) */
+	long processes;
+	double cpu_pct;		/* of the allocation, -1: not known */
+	double mem_pct;
+};
+
+/* Allocation, job and steps, for a summary in the spirit of seff. */
+struct efficiency {
+	bool have_job;		/* a job record gave the allocation */
+	bool have_usage;	/* the end records' usage gave the memory */
+	bool running;
+	uint64_t cpus;
+	uint64_t mem_bytes;
+	struct eff job;
+	struct eff step[STEPS_MAX];
+	size_t nsteps;
+};
+
+/* Percent of part in whole, or -1 when whole is unknown. */
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : -1;
+}
+
+/*
+ * The job's efficiency figure k (0 CPU, 1 memory, 2 time) as a fraction, -1
+ * when not known: its end records' (the lowest of its nodes'), which the
+ * agent computed from the usage they carry.  For a job of one node whose
+ * efficiency section shows another CPU or memory figure (no usage in the
+ * record, a running job), the percentage of that figure.  The header, the
+ * efficiency section, the JSON and the HTML page all print this one.
+ */
+static double job_eff(const struct jobinfo *ji, const struct efficiency *e,
+		      int k)
+{
+	double v = ji->cost.ends ? ji->cost.eff[k] : -1;
+	bool recorded = k == 0 ? ji->have_usage :
+			ji->have_usage && ji->usage.mem_peak;
+
+	if ((v >= 0 && recorded) || ji->cost.ends > 1 || !e || k > 1)
+		return v;
+	v = k ? pct((double)e->job.peak, (double)e->mem_bytes) :
+		pct(e->job.cpu_s, (double)e->cpus * e->job.elapsed_s);
+	return v < 0 ? -1 : v / 100;
+}
+
 /* The header's cost, efficiency and flags lines, from the end records. */
-static void print_cost(const struct jobinfo *ji, FILE *out)
+static void print_cost(const struct jobinfo *ji, const struct efficiency *ef,
+		       FILE *out)
 {
 	const struct jobcost *c = &ji->cost;
 	char a[256], b[32], d[32], e[32];
@@ -2110,9 +2181,9 @@ static void print_cost(const struct jobinfo *ji, FILE *out)
 			field(c->note, a, sizeof(a)));
 	}
 	fprintf(out, "Efficiency:  CPU %s, memory %s, time %s%s%s\n",
-		eff_text(c->eff[0], b, sizeof(b)),
-		eff_text(c->eff[1], d, sizeof(d)),
-		eff_text(c->eff[2], e, sizeof(e)),
+		eff_text(job_eff(ji, ef, 0), b, sizeof(b)),
+		eff_text(job_eff(ji, ef, 1), d, sizeof(d)),
+		eff_text(job_eff(ji, ef, 2), e, sizeof(e)),
 		c->eff[2] < 0 ? " (no time limit known)" : "",
 		c->ends > 1 ? " (the lowest of its nodes)" : "");
 	fputs("Flags:       ", out);
@@ -2141,8 +2212,8 @@ static void print_who(const struct jobinfo *ji, const char *what, FILE *out)
 }
 
 /* The job's header in text: what seff says first. */
-static void print_job(const struct jobinfo *ji, const struct tally *t,
-		      FILE *out)
+static void print_job(const struct jobinfo *ji, const struct efficiency *ef,
+		      const struct tally *t, FILE *out)
 {
 	const char *state = job_state(ji, t);
 	double el = job_elapsed(ji);
@@ -2182,7 +2253,7 @@ static void print_job(const struct jobinfo *ji, const struct tally *t,
 			field(ji->node[i], a, sizeof(a)));
 	fprintf(out, "%s), partition %s\n", ji->nnodes > NODES_MAX ?
 		", ..." : "", field(ji->partition, c, sizeof(c)));
-	print_cost(ji, out);
+	print_cost(ji, ef, out);
 }
 
 /* A cost for a table cell: "0.001234 USD", "-" when none. */
@@ -2296,10 +2367,13 @@ static void kv_opt(struct jbuf *b, const char *key, double v)
 }
 
 /* The job's cost, efficiency and flags from its end records, in JSON:
- * the members of the records' objects (amount the sum over its nodes). */
-static void json_cost(struct jbuf *b, const struct jobcost *c)
+ * the members of the records' objects (amount the sum over its nodes;
+ * efficiency job_eff()'s). */
+static void json_cost(struct jbuf *b, const struct jobinfo *ji,
+		      const struct efficiency *ef)
 {
 	static const char *const eff[] = { "cpu", "memory", "time" };
+	const struct jobcost *c = &ji->cost;
 	bool one = c->costed == 1 && c->ends == 1;
 
 	json_key(b, "cost");
@@ -2327,7 +2401,7 @@ static void json_cost(struct jbuf *b, const struct jobcost *c)
 	} else {
 		json_obj_open(b);
 		for (int k = 0; k < 3; k++)
-			kv_opt(b, eff[k], c->eff[k]);
+			kv_opt(b, eff[k], job_eff(ji, ef, k));
 		json_obj_close(b);
 	}
 	json_key(b, "flags");
@@ -2356,7 +2430,7 @@ static void json_who(struct jbuf *b, const struct jobinfo *ji)
 
 /* The job object in JSON. */
 static void json_job(struct jbuf *b, const struct jobinfo *ji,
-		     const struct tally *t)
+		     const struct efficiency *ef, const struct tally *t)
 {
 	double el = job_elapsed(ji);
 
@@ -2382,7 +2456,7 @@ static void json_job(struct jbuf *b, const struct jobinfo *ji,
 		json_time(b, to_ns(ji->end));
 	if (kv_known(b, "elapsed_s", el >= 0))
 		json_double(b, el);
-	json_cost(b, &ji->cost);
+	json_cost(b, ji, ef);
 	json_obj_close(b);
 }
 
@@ -2445,29 +2519,6 @@ static void json_array_tasks(struct jbuf *b, const struct array_tasks *t)
 	}
 	json_arr_close(b);
 }
-
-/* One line of the efficiency summary: a step, or the whole job. */
-struct eff {
-	char name[64];
-	double cpu_s;		/* user + sys of its processes */
-	double elapsed_s;
-	uint64_t largest;	/* the largest process's peak RSS */
-	uint64_t peak;		/* the memory peak the percentage uses */
-	const char *source;	/* where peak comes from (see source_text) */
-	long processes;
-};
-
-/* Allocation, job and steps, for a summary in the spirit of seff. */
-struct efficiency {
-	bool have_job;		/* a job record gave the allocation */
-	bool have_usage;	/* the end records' usage gave the memory */
-	bool running;
-	uint64_t cpus;
-	uint64_t mem_bytes;
-	struct eff job;
-	struct eff step[STEPS_MAX];
-	size_t nsteps;
-};
 
 /* Where a memory peak comes from, for people. */
 static const char *source_text(const char *source)
@@ -2560,20 +2611,22 @@ static int build_efficiency(const struct jobinfo *ji, const struct rows *r,
 		}
 		eff_use(&e->step[i], &ji->step[k]);
 	}
-	return err;
-}
+	for (size_t i = 0; i < e->nsteps; i++) {
+		struct eff *x = &e->step[i];
 
-/* Percent of part in whole, or -1 when whole is unknown. */
-static double pct(double part, double whole)
-{
-	return whole > 0 ? 100.0 * part / whole : -1;
+		x->cpu_pct = pct(x->cpu_s, (double)e->cpus * x->elapsed_s);
+		x->mem_pct = pct((double)x->peak, (double)e->mem_bytes);
+	}
+	/* the job's: the header's and the records' own */
+	e->job.cpu_pct = job_eff(ji, e, 0) < 0 ? -1 : 100 * job_eff(ji, e, 0);
+	e->job.mem_pct = job_eff(ji, e, 1) < 0 ? -1 : 100 * job_eff(ji, e, 1);
+	return err;
 }
 
 /* One text line of the efficiency summary. */
 static void eff_line(FILE *out, const struct efficiency *e, const struct eff *x)
 {
-	double cpu_pct = pct(x->cpu_s, (double)e->cpus * x->elapsed_s);
-	double mem_pct = pct((double)x->peak, (double)e->mem_bytes);
+	double cpu_pct = x->cpu_pct, mem_pct = x->mem_pct;
 	char name[64], peak[32], req[32];
 
 	name_cell(x->name, name, sizeof(name), 14);
@@ -2626,11 +2679,9 @@ static void print_efficiency(const struct efficiency *e, FILE *out)
 }
 
 /* One efficiency object in JSON. */
-static void eff_json(struct jbuf *b, const struct efficiency *e,
-		     const struct eff *x)
+static void eff_json(struct jbuf *b, const struct eff *x)
 {
-	double c = pct(x->cpu_s, (double)e->cpus * x->elapsed_s);
-	double m = pct((double)x->peak, (double)e->mem_bytes);
+	double c = x->cpu_pct, m = x->mem_pct;
 
 	json_obj_open(b);
 	json_kv_str(b, "name", x->name);
@@ -2658,11 +2709,11 @@ static void json_efficiency(struct jbuf *b, const struct efficiency *e)
 		json_u64(b, e->mem_bytes);
 	json_kv_bool(b, "job_usage_recorded", e->have_usage);
 	json_key(b, "job");
-	eff_json(b, e, &e->job);
+	eff_json(b, &e->job);
 	json_key(b, "steps");
 	json_arr_open(b);
 	for (size_t i = 0; i < e->nsteps; i++)
-		eff_json(b, e, &e->step[i]);
+		eff_json(b, &e->step[i]);
 	json_arr_close(b);
 	json_obj_close(b);
 }
@@ -2682,6 +2733,10 @@ static void json_tally(struct jbuf *b, const struct tally *t)
 	json_kv_double(b, "cpu_sys_s", t->cpu_sys);
 	json_kv_double(b, "cpu_s", t->cpu_user + t->cpu_sys);
 	json_kv_double(b, "process_wall_s", t->wall);
+	if (t->instances) {
+		json_kv_u64(b, "instances", t->instances);
+		json_kv_double(b, "instance_wall_s", t->inst_wall);
+	}
 	json_kv_double(b, "span_s", t->last_end - t->first_start);
 	if (kv_known(b, "cpu_per_wall_pct", eff >= 0))
 		json_double(b, eff);
@@ -2707,10 +2762,8 @@ static void json_groups(struct jbuf *b, const char *key,
 		json_obj_open(b);
 		json_kv_str(b, key, g->v[i].name);
 		json_tally(b, &g->v[i].t);
-		if (task && g->v[i].name) {
-			json_kv_u64(b, "instances", g->v[i].instances);
+		if (task && g->v[i].name)
 			json_kv_u64(b, "mem_peak_bytes", g->v[i].mem_peak);
-		}
 		json_obj_close(b);
 	}
 	json_arr_close(b);
@@ -2773,7 +2826,7 @@ static int print_json(const struct report *rp, FILE *out)
 	json_obj_close(&b);
 	if (rp->ji) {
 		json_key(&b, "job");
-		json_job(&b, rp->ji, &s->t);
+		json_job(&b, rp->ji, rp->e, &s->t);
 	}
 	if (rp->tasks)
 		json_array_tasks(&b, rp->tasks);
@@ -2818,7 +2871,7 @@ static char *job_text(const struct report *rp)
 	if (!m)
 		return NULL;
 	if (rp->ji)
-		print_job(rp->ji, &rp->s->t, m);
+		print_job(rp->ji, rp->e, &rp->s->t, m);
 	else
 		print_array_tasks(rp->tasks, m);
 	if (rp->e)
@@ -2842,6 +2895,7 @@ static int print_html(struct store *st, const char *where,
 	struct report_html_proc *p = calloc(r->n ? r->n : 1, sizeof(*p));
 	struct report_html_job job = { 0 };
 	char exit[64];
+	struct jbuf data;
 	char **text = calloc(2 * (r->n ? r->n : 1), sizeof(*text));
 	char argv[ARGV_SHOWN * 4 + 8], ex[48];
 	int err = p && text ? 0 : -ENOMEM;
@@ -2871,6 +2925,7 @@ static int print_html(struct store *st, const char *where,
 				 (w->outcome == OUT_RUNNING ? REPORT_HTML_RUNNING : 0),
 		};
 	}
+	jbuf_init(&data);
 	if (ji) {
 		job = (struct report_html_job){
 			.recorded = ji->found, .state = job_state(ji, &rp->s->t),
@@ -2879,7 +2934,18 @@ static int print_html(struct store *st, const char *where,
 			.exit = job_exit_text(ji, exit, sizeof(exit)),
 			.exit_known = ji->exit_known && !ji->running,
 			.cpus = ji->cpus, .mem_bytes = ji->mem_bytes,
+			.mem_peak = rp->e->job.peak,
+			.mem_source = source_text(rp->e->job.source),
+			.mem_pct = rp->e->job.mem_pct,
 		};
+		/* the JSON report's own figures, in the page's data */
+		json_obj_open(&data);
+		json_key(&data, "job");
+		json_job(&data, ji, rp->e, &rp->s->t);
+		json_key(&data, "efficiency");
+		json_efficiency(&data, rp->e);
+		json_obj_close(&data);
+		job.data = data.oom ? NULL : jbuf_str(&data);
 		in.job = &job;
 	}
 	in.job_text = job_text(rp);	/* a job's or an array's tasks' */
@@ -2891,6 +2957,7 @@ static int print_html(struct store *st, const char *where,
 		free(text[i]);
 	free(text);
 	free((char *)in.job_text);
+	jbuf_free(&data);
 	free(p);
 	return err;
 }
@@ -2900,7 +2967,7 @@ static void print_text(const struct report *rp, FILE *out)
 {
 	print_title(rp->s, rp->sel, out);
 	if (rp->ji)
-		print_job(rp->ji, &rp->s->t, out);
+		print_job(rp->ji, rp->e, &rp->s->t, out);
 	if (rp->tasks)
 		print_array_tasks(rp->tasks, out);
 	if (rp->e)

@@ -116,6 +116,18 @@ static void html_cut(FILE *out, const char *s, size_t max)
 	free(t);
 }
 
+/* JSON text for the data: '<', '>' and '&' (only ever in its strings)
+ * escaped, so that it cannot end the script element. */
+static void js_raw(FILE *out, const char *json)
+{
+	for (const char *c = json; *c; c++) {
+		if (*c == '<' || *c == '>' || *c == '&')
+			fprintf(out, "\\u%04x", (unsigned char)*c);
+		else
+			fputc(*c, out);
+	}
+}
+
 /*
  * Write s, cut to max bytes, as a JSON string that is safe inside
  * <script>: '<', '>' and '&' as \u escapes, so no "</script>" or "<!--"
@@ -132,12 +144,7 @@ static void js_str(FILE *out, struct jbuf *scratch, const char *s, size_t max)
 		fputs("null", out);
 		return;
 	}
-	for (const char *c = jbuf_str(scratch); *c; c++) {
-		if (*c == '<' || *c == '>' || *c == '&')
-			fprintf(out, "\\u%04x", (unsigned char)*c);
-		else
-			fputc(*c, out);
-	}
+	js_raw(out, jbuf_str(scratch));
 }
 
 /* A number for the data: fixed decimals, then no trailing zeros. */
@@ -1662,11 +1669,24 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 		}
 		fputs("</li>\n", out);
 	}
+	/* the job's own peak, as the text report's efficiency says it */
+	if (j && j->mem_peak) {
+		util_human_bytes(j->mem_peak, a, sizeof(a));
+		fprintf(out, "<li>job memory peak: <b>%s</b> (", a);
+		html_esc(out, j->mem_source ? j->mem_source : "as recorded");
+		fputs(")", out);
+		if (j->mem_pct >= 0) {
+			util_human_bytes(j->mem_bytes, c, sizeof(c));
+			fprintf(out, ", %.1f%% of the %s requested", j->mem_pct,
+				c);
+		}
+		fputs("</li>\n", out);
+	}
 	if (big != SIZE_MAX && in->p[big].peak_rss) {
 		const proc_t *w = &in->p[big];
 
 		util_human_bytes(w->peak_rss, a, sizeof(a));
-		fprintf(out, "<li>largest memory: <b>%s</b> peak RSS, ", a);
+		fprintf(out, "<li>largest process: <b>%s</b> peak RSS, ", a);
 		html_cut(out, w->tool, NAME_MAX_BYTES);
 		fprintf(out, " (pid %lld", (long long)w->pid);
 		if (task_of(w)) {
@@ -1674,7 +1694,8 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 			html_cut(out, w->task, NAME_MAX_BYTES);
 		}
 		fputs(")", out);
-		if (x->mem_req) {
+		/* a job's share of its request is the line above */
+		if (x->mem_req && !(j && j->mem_peak)) {
 			util_human_bytes(x->mem_req, c, sizeof(c));
 			fprintf(out, ", %.0f%% of the %s requested",
 				100.0 * (double)w->peak_rss / (double)x->mem_req,
@@ -1881,7 +1902,12 @@ static void print_data(FILE *out, const struct report_html_input *in,
 		else
 			js_num(out, s->mem[b], 0);
 	}
-	fputs("]}}</script>\n", out);
+	fputs("]}", out);
+	if (in->job && in->job->data) {
+		fputs(",\n\"report\":", out);
+		js_raw(out, in->job->data);
+	}
+	fputs("}</script>\n", out);
 	free(tools);
 	free(hosts);
 	jbuf_free(&sc);
@@ -1962,7 +1988,7 @@ int report_html_print(struct store *st, const char *where,
 		" CPU is each process's CPU time between its samples (and"
 		" after its last, from its final record) spread evenly over"
 		" that time; memory is the sum of the RSS of the processes"
-		" sampled in a pass (processes shorter than a sample interval"
+		" sampled in a pass (processes shorter than collector.first_sample"
 		" are in the CPU, not in the memory).</p></section>\n",
 		s->samples, s->passes);
 	print_table(out, "workflow task", true, tasks, ntasks, &x);

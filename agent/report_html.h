@@ -92,6 +92,13 @@ struct report_html_job {
 	bool exit_known;
 	uint64_t cpus;		/* 0: not known */
 	uint64_t mem_bytes;	/* 0: not known */
+	/* the job's figures as the text report's efficiency prints them */
+	uint64_t mem_peak;	/* the job's memory peak, 0: not known */
+	const char *mem_source;	/* where it comes from, for people */
+	double mem_pct;		/* of mem_bytes, -1: not known */
+	/* the JSON report's "job" and "efficiency" members (one object's
+	 * text), put in the page's data as "report"; NULL: none */
+	const char *data;
 };
 
 /* Everything the page shows that report.c has gathered. */

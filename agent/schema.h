@@ -226,9 +226,9 @@ struct sf_field {
 	X(USAGE_PROCESSES, "processes", U64, SF_NULL, "usage_processes", NULL, SF_NOSUB, \
 	  "how many of its processes finished") \
 	X(USAGE_MEM_PEAK_BYTES, "mem_peak_bytes", U64, SF_NULL, "usage_mem_peak_bytes", NULL, SF_NOSUB, \
-	  "its memory cgroup's charge peak, else the peak sum of its processes' RSS") \
+	  "its memory cgroup's charge peak, else the peak sum of its processes' RSS or its largest process's peak, the larger") \
 	X(USAGE_MEM_PEAK_SOURCE, "mem_peak_source", STR, SF_NULL, "usage_mem_peak_source", NULL, SF_NOSUB, \
-	  "cgroup_v1, cgroup_v2, samples, or null when neither is known")
+	  "cgroup_v1, cgroup_v2, samples, largest_process, or null when none is known")
 
 #define SF_STEP(X) \
 	X(STEP, "step", STR, 0, NULL, NULL, SF_NOSUB, "the scheduler's step") \
@@ -380,7 +380,8 @@ struct sf_field {
 	  "records the SQLite store deleted before store.retention to keep within store.max_size_mib")
 
 #define SF_HOST_REC(X) \
-	X(HOST_PHASE, "phase", STR, 0, "phase", NULL, SF_NOSUB, "start, stop, spool_drop or store_size_cap") \
+	X(HOST_PHASE, "phase", STR, 0, "phase", NULL, SF_NOSUB, \
+	  "start, stop, spool_drop, store_size_cap, or summary (hourly, with collector.record = \"jobs\")") \
 	X(BOOT_ID, "boot_id", STR, SF_NULL, "boot_id", NULL, SF_NOSUB, "the kernel's boot id") \
 	X(AGENT_VERSION, "agent_version", STR, SF_NULL, "agent_version", NULL, SF_NOSUB, "jobtraced's version") \
 	X(EVENTS_SEEN, "events_seen", U64, 0, "events_seen", NULL, SF_NOSUB, "kernel events handled") \
@@ -388,7 +389,18 @@ struct sf_field {
 	X(CLOUD, "cloud", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_cloud_fields), \
 	  "what the cloud's instance metadata (EC2 IMDSv2) says of the node, null when it has none") \
 	X(PRICE, "price", OBJ, 0, NULL, NULL, SF_SUB(sf_price_fields), \
-	  "what the node costs, from cost { } (README section Cost)")
+	  "what the node costs, from cost { } (README section Cost)") \
+	X(OUTSIDE_JOBS, "outside_jobs", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_outside_fields), \
+	  "with collector.record = \"jobs\": the processes outside any job, which have no record of their own, since the agent started (null when every process has its record)")
+
+#define SF_OUTSIDE(X) \
+	X(OUTSIDE_PROCESSES, "processes", U64, SF_NULL, "outside_jobs_processes", NULL, SF_NOSUB, \
+	  "processes that ended outside any job") \
+	X(OUTSIDE_CPU_S, "cpu_s", F64, SF_NULL, "outside_jobs_cpu_s", NULL, SF_NOSUB, "their CPU, user + system") \
+	X(OUTSIDE_READ_BYTES, "read_bytes", U64, SF_NULL, "outside_jobs_read_bytes", NULL, SF_NOSUB, \
+	  "their bytes read from storage") \
+	X(OUTSIDE_WRITE_BYTES, "write_bytes", U64, SF_NULL, "outside_jobs_write_bytes", NULL, SF_NOSUB, \
+	  "their bytes written to storage")
 
 #define SF_PRICE(X) \
 	X(PRICE_PER_HOUR, "per_hour", F64, SF_NULL, "price_per_hour", NULL, SF_NOSUB, \
@@ -453,6 +465,7 @@ enum sf_slot {
 	SF_COST(SF_ENUM)
 	SF_EFFICIENCY(SF_ENUM)
 	SF_PRICE(SF_ENUM)
+	SF_OUTSIDE(SF_ENUM)
 	V__N
 };
 

@@ -80,6 +80,8 @@ struct sink_stats {
 	uint64_t last_error_ns;	/* CLOCK_REALTIME */
 	uint64_t last_ok_ns;
 	uint64_t retry_at_ns;	/* CLOCK_MONOTONIC, while backing off */
+	uint64_t waiting_since_ns;	/* CLOCK_MONOTONIC: records read and
+					 * not yet stored since; 0: none */
 	uint64_t expired;	/* store: records past the retention deleted */
 	uint64_t pruned_size;	/* store: the oldest deleted for the size cap */
 	struct store_usage usage;	/* store: at the last measure */
@@ -140,9 +142,12 @@ struct sinks {
 	bool stopping;
 	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; 0 while running */
 	uint64_t wakeups;	/* bumped by sinks_notify */
+	uint64_t flush_seq;	/* records below: deliver now, whatever age */
 	size_t n;
 	struct sink k[MAX_SINKS];
 };
+
+#define SINK_STUCK_NS (10ull * 1000000000ull)	/* records waiting: a problem */
 
 static bool past_deadline(struct sinks *ks);
 
@@ -542,6 +547,7 @@ static void stored(struct sink *k, size_t n, uint64_t end_seq)
 			 k->cfg.name, k->st.failing);
 	k->st.failing = 0;
 	k->st.last_ok_ns = util_now_ns(CLOCK_REALTIME);
+	k->st.waiting_since_ns = 0;
 	pthread_mutex_unlock(&ks->lock);
 }
 
@@ -672,13 +678,14 @@ static void *sink_main(void *arg)
 	if (!open_target(k))
 		return NULL;
 	for (;;) {
-		uint64_t now, first, wake, wakeups;
+		uint64_t now, first, wake, wakeups, flush_seq;
 		bool stopping, full, old;
 		int n;
 
 		pthread_mutex_lock(&ks->lock);
 		stopping = ks->stopping;
 		wakeups = ks->wakeups;
+		flush_seq = ks->flush_seq;
 		pthread_mutex_unlock(&ks->lock);
 		if (stopping && past_deadline(ks))
 			break;
@@ -693,8 +700,13 @@ static void *sink_main(void *arg)
 			n = 0;
 		}
 		if (n > 0) {
-			if (k->n == (size_t)n)
+			if (k->n == (size_t)n) {
 				k->started_ns = util_now_ns(CLOCK_MONOTONIC);
+				pthread_mutex_lock(&ks->lock);
+				if (!k->st.waiting_since_ns)
+					k->st.waiting_since_ns = k->started_ns;
+				pthread_mutex_unlock(&ks->lock);
+			}
 			k->end_seq = first + (uint64_t)n;
 		}
 		now = util_now_ns(CLOCK_MONOTONIC);
@@ -702,6 +714,8 @@ static void *sink_main(void *arg)
 		       k->bytes + SPOOL_MAX_RECORD > BATCH_MAX_BYTES;
 		old = k->n && now - k->started_ns >=
 			      (uint64_t)k->batch_age_ms * 1000000;
+		/* a job ended, or a report waits: its records go now */
+		old |= k->n && flush_seq > k->end_seq - k->n;
 		if (k->n && (full || old || stopping || k->add_error)) {
 			if (deliver(k) == 0)
 				continue;
@@ -868,6 +882,78 @@ void sinks_notify(struct sinks *ks)
 	ks->wakeups++;
 	pthread_cond_broadcast(&ks->cond);
 	pthread_mutex_unlock(&ks->lock);
+}
+
+/* Deliver the records below seq now (sink.h). */
+void sinks_flush(struct sinks *ks, uint64_t seq)
+{
+	if (!ks)
+		return;
+	pthread_mutex_lock(&ks->lock);
+	if (seq > ks->flush_seq)
+		ks->flush_seq = seq;
+	ks->wakeups++;
+	pthread_cond_broadcast(&ks->cond);
+	pthread_mutex_unlock(&ks->lock);
+}
+
+/* Where the SQLite store is in the spool (sink.h). */
+bool sinks_store_position(struct sinks *ks, uint64_t *ack, bool *failing)
+{
+	for (size_t i = 0; ks && i < ks->n; i++) {
+		struct sink *k = &ks->k[i];
+		struct spool_sink_stats ps;
+
+		if (k->type != JT_SINK_SQLITE)
+			continue;
+		spool_get_sink_stats(ks->spool, k->idx, &ps);
+		*ack = ps.ack_seq;
+		pthread_mutex_lock(&ks->lock);
+		*failing = k->st.failing != 0;
+		pthread_mutex_unlock(&ks->lock);
+		return true;
+	}
+	return false;
+}
+
+/* What is wrong with the sinks now (sink.h). */
+unsigned sinks_problems(struct sinks *ks, char *out, size_t len)
+{
+	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+	unsigned n = 0;
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; ks && i < ks->n && o < len; i++) {
+		struct sink *k = &ks->k[i];
+		struct spool_sink_stats ps;
+		struct sink_stats st;
+		uint64_t lost;
+
+		spool_get_sink_stats(ks->spool, k->idx, &ps);
+		pthread_mutex_lock(&ks->lock);
+		st = k->st;
+		pthread_mutex_unlock(&ks->lock);
+		if (st.failing) {
+			o += snprintf(out + o, len - o, "%ssink %s retrying: %s",
+				      n++ ? "; " : "", k->cfg.name,
+				      st.last_error);
+		} else if (st.waiting_since_ns &&
+			   now - st.waiting_since_ns > SINK_STUCK_NS) {
+			/* an insert that waits (a store locked by another
+			 * writer, a collector that does not answer) */
+			o += snprintf(out + o, len - o, "%ssink %s has not stored"
+				      " what it read %.0f s ago",
+				      n++ ? "; " : "", k->cfg.name,
+				      (now - st.waiting_since_ns) / 1e9);
+		}
+		lost = ps.dropped + ps.corrupt + st.skipped + st.recreate_lost;
+		if (lost && o < len)
+			o += snprintf(out + o, len - o, "%ssink %s lost %" PRIu64
+				      " records", n++ ? "; " : "", k->cfg.name,
+				      lost);
+	}
+	return n;
 }
 
 /* Stop: drain within drain_ms, join, release. */

@@ -9,6 +9,8 @@
 #ifndef JOBTRACE_SINK_H
 #define JOBTRACE_SINK_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "config.h"
@@ -29,6 +31,18 @@ int sinks_start(const struct jt_config *c, struct spool *sp,
 /* New records were synced: wake the sinks. */
 void sinks_notify(struct sinks *ks);
 /*
+ * Deliver the synced records below spool sequence number seq now, without
+ * waiting for a batch to fill or come of age (a job ended: its report is
+ * asked for next).  Accepts NULL.
+ */
+void sinks_flush(struct sinks *ks, uint64_t seq);
+/*
+ * The SQLite store's acknowledged position in the spool (the records
+ * below it are in the store) and whether it is retrying a failure; false
+ * when there is no store sink.
+ */
+bool sinks_store_position(struct sinks *ks, uint64_t *ack, bool *failing);
+/*
  * Stop: each sink stores what it can of the synced records within
  * drain_ms (one attempt, no retries), then its thread ends.  What is left
  * stays in the spool for the next start.  Accepts NULL.
@@ -36,6 +50,14 @@ void sinks_notify(struct sinks *ks);
 void sinks_stop(struct sinks *ks, unsigned drain_ms);
 /* "key: value" status lines for every sink. */
 void sinks_status(struct sinks *ks, FILE *out);
+/*
+ * What is wrong with the sinks now, for status's first line: each sink
+ * retrying a failure (with its last error) or holding records it read
+ * more than 10 s ago and has not stored (an insert that waits), and the
+ * records each has dropped or skipped since the start.  Writes one "; "-separated line
+ * into out (len bytes) and returns how many problems.
+ */
+unsigned sinks_problems(struct sinks *ks, char *out, size_t len);
 /* At most this many sinks (the store and 16 configured ones). */
 #define SINKS_MAX 17
 

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,12 +342,22 @@ static bool classify(struct tracker *t, struct jt_proc *p)
 	return false;
 }
 
+/* Seconds as the record writes them (json_double: whole microseconds),
+ * so that a job's CPU is the sum of its process records' to the last
+ * digit, in the report and in cost alike. */
+static double as_written(double s)
+{
+	return (double)llround(s * 1e6) / 1e6;
+}
+
 /* Add a finished process's own figures to a job's or step's usage. */
 static void usage_add(struct jt_usage *u, const struct jt_proc *p,
 		      const struct jt_ev_exit *e, unsigned up)
 {
-	u->cpu_s += p->c.cpu_user_s + p->c.cpu_sys_s;
+	u->cpu_s += as_written(p->c.cpu_user_s) + as_written(p->c.cpu_sys_s);
 	u->processes++;
+	if (p->c.peak_rss_bytes > u->proc_peak_bytes)
+		u->proc_peak_bytes = p->c.peak_rss_bytes;
 	if (e && up && up <= e->memcg_levels &&
 	    e->memcg_peak_bytes[up - 1] > u->cgroup_peak_bytes)
 		u->cgroup_peak_bytes = e->memcg_peak_bytes[up - 1];
@@ -404,6 +415,18 @@ static void emit_process(struct tracker *t, struct jt_proc *p,
 	else if (t->cts && p->container[0] &&
 		 (cu = containers_usage(t->cts, p)))
 		usage_add(cu, p, e, p->memcg_job_up);
+	if (t->jobs_only && !p->job.id[0]) {
+		/* counted, not recorded (collector.record = "jobs") */
+		t->outside.processes++;
+		t->outside.cpu_s += as_written(p->c.cpu_user_s) +
+				    as_written(p->c.cpu_sys_s);
+		t->outside.read_bytes += p->c.read_bytes;
+		t->outside.write_bytes += p->c.write_bytes;
+		if (t->cb.gone)
+			t->cb.gone(t->cb.ctx, p);
+		forget(t, p);
+		return;
+	}
 	prev = stages_enter(STAGE_ENCODE);
 	record_process_id(t->host, p, id);
 	jbuf_reset(&t->jb);
@@ -413,6 +436,57 @@ static void emit_process(struct tracker *t, struct jt_proc *p,
 	if (t->cb.gone)
 		t->cb.gone(t->cb.ctx, p);
 	forget(t, p);
+}
+
+/* A job's process no pass has seen: note when it is due a first one. */
+static void young_note(struct tracker *t, const struct jt_proc *p)
+{
+	uint64_t due = p->start_ns + t->young_ns;
+
+	if (!t->young_ns || !p->job.id[0] || p->sample_ns ||
+	    (p->state & (JT_PS_EXCLUDED | JT_PS_YOUNG_DUE)))
+		return;
+	if (!t->young_due_ns || due < t->young_due_ns)
+		t->young_due_ns = due;
+}
+
+/* Context of the walks after a pass, and of tracker_young_due()'s. */
+struct pass_ctx {
+	struct tracker *t;
+	unsigned gen;
+	uint64_t before_ns;	/* the pass's start; young: now */
+	bool due;		/* young: a first sample is due */
+};
+
+/* One process: due now, or maybe the next one due (proc_table's fn). */
+static void young_one(struct jt_proc *p, void *arg)
+{
+	struct pass_ctx *yc = arg;
+
+	if (p->end_ns || (p->state & JT_PS_EXITED))
+		return;
+	if (p->start_ns + yc->t->young_ns > yc->before_ns) {
+		young_note(yc->t, p);
+		return;
+	}
+	/* once: a process a pass cannot see does not ask again */
+	if (p->job.id[0] && !p->sample_ns &&
+	    !(p->state & (JT_PS_EXCLUDED | JT_PS_YOUNG_DUE))) {
+		p->state |= JT_PS_YOUNG_DUE;
+		yc->due = true;
+	}
+}
+
+/* Is a first sample due (see tracker.h)? */
+bool tracker_young_due(struct tracker *t, uint64_t now_ns)
+{
+	struct pass_ctx yc = { .t = t, .before_ns = now_ns };
+
+	if (!t->young_due_ns || now_ns < t->young_due_ns)
+		return false;
+	t->young_due_ns = 0;
+	proc_table_foreach(t->procs, young_one, &yc);
+	return yc.due;
 }
 
 /* A fork: a new process that shares its parent's program and job. */
@@ -443,6 +517,7 @@ static void on_fork(struct tracker *t, const struct jt_ev_fork *e)
 	} else if (parent) {
 		inherit(p, parent);
 		container_sync(t, p, true);
+		young_note(t, p);
 	} else {
 		if (e->parent_title[0] && e->uid == 0)
 			stepd_title_job(p, e->parent_title);
@@ -500,7 +575,8 @@ static void on_exec(struct tracker *t, const struct jt_ev_exec *e)
 	/* the kernel names the memory controller's cgroup in cg1, on v1
 	 * and v2 alike */
 	correlate(t, p, parent, e->cg1);
-	classify(t, p);
+	if (classify(t, p))
+		young_note(t, p);
 	container_sync(t, p, true);
 }
 
@@ -767,13 +843,6 @@ void tracker_samples(struct tracker *t, const struct jt_sample *s, size_t n,
 	log_info("found %zu processes already running", nfound);
 	free(found);
 }
-
-/* Context of the walks after a pass. */
-struct pass_ctx {
-	struct tracker *t;
-	unsigned gen;
-	uint64_t before_ns;
-};
 
 /* A process the last pass did not see and no exit event explained. */
 static void evict_one(struct jt_proc *p, void *arg)

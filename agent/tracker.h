@@ -73,6 +73,14 @@ struct tracker {
 	struct tracker_cb cb;
 	struct jbuf jb;
 	unsigned sample_gen;	/* sample passes so far */
+	/* collector.record = "jobs": processes outside jobs get no record,
+	 * they are counted here (host records carry it) */
+	bool jobs_only;
+	struct jt_outside outside;
+	uint64_t young_ns;	/* first_sample: a job's process no pass
+				 * has seen is due a pass this old; 0: off */
+	uint64_t young_due_ns;	/* CLOCK_BOOTTIME when the first such is
+				 * due, 0: none */
 
 	uint64_t events_seen;
 	uint64_t exits_lost;
@@ -104,6 +112,13 @@ void tracker_samples(struct tracker *t, const struct jt_sample *s, size_t n,
  * processes and take the jobs' sums of RSS.
  */
 void tracker_after_pass(struct tracker *t, uint64_t before_ns);
+/*
+ * Is a pass due for a job's process that no pass has seen and that is now
+ * (boottime) young_ns old or more, running still?  Also moves
+ * young_due_ns on to the next such process (0: none), so that a process
+ * shorter than the sample interval leaves samples.
+ */
+bool tracker_young_due(struct tracker *t, uint64_t now_ns);
 /* Write a job record ("start" or "end"; an end carries the usage). */
 void tracker_job_record(struct tracker *t, const struct jt_jobinfo *ji,
 			const char *phase);

@@ -48,7 +48,6 @@ job=demo-$$
 echo "== jobtraced is running (log: $demo/agent.log); running demo/pipeline.sh as job $job (2 CPUs, 1 GiB asked)"
 jt run --job "$job" --run "$job" --pipeline demo --cpus 2 --mem-mb 1024 --time-limit 600 \
 	-- sh "$top/demo/pipeline.sh" || true
-sleep 1	# one flush interval and a tick
 echo
 echo "== jobtrace report --job $job"
 jt report --job "$job"

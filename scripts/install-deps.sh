@@ -1,6 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Install what jobtrace needs to build and test, from Debian's archive.
+# Install what jobtrace needs, from Debian's archive:
+#   scripts/install-deps.sh [build|all] [--list]
+# build: to build jobtrace and run the agent and the CLI (what
+#        scripts/build.sh and demo/run.sh need);
+# all:   that and everything the test suite uses (the default).
+# --list prints the packages of the set, one a line, and installs nothing.
 # Quiet and idempotent: packages already present are not reinstalled.
 # libclang-rt-dev is libFuzzer's runtime, for make fuzz (only a recommend
 # of clang's).  cloud-init (6 s, 22 packages without recommends) checks the
@@ -16,12 +21,30 @@
 # packages' services do.  sudo is one of the wrappers
 # test_secret_corpus.sh runs secret-bearing command lines behind.
 set -eu
-PKGS="gcc make autoconf automake pkg-config clang llvm libclang-rt-dev bpftool libbpf-dev
+BUILD="gcc make autoconf automake pkg-config clang llvm bpftool libbpf-dev
 libelf-dev zlib1g-dev libconfig-dev liblua5.4-dev libsqlite3-dev
-libcmocka-dev libcurl4-openssl-dev sqlite3 procps slurm-wlm munge libslurm-dev
-slurmdbd mariadb-server
-clickhouse-server clickhouse-client python3 curl cloud-init dpkg-dev gpg docker.io busybox-static
+libcurl4-openssl-dev procps"
+TEST="libclang-rt-dev libcmocka-dev sqlite3 slurm-wlm munge libslurm-dev
+slurmdbd mariadb-server clickhouse-server clickhouse-client python3 curl cloud-init dpkg-dev gpg docker.io busybox-static
 snakemake chromium sudo"
+set_name=all
+list=
+for a in "$@"; do
+	case $a in
+	build | all) set_name=$a ;;
+	--list) list=1 ;;
+	*)
+		echo "usage: scripts/install-deps.sh [build|all] [--list]" >&2
+		exit 2
+		;;
+	esac
+done
+PKGS=$BUILD
+[ "$set_name" = all ] && PKGS="$BUILD $TEST"
+if [ -n "$list" ]; then
+	printf '%s\n' $PKGS
+	exit 0
+fi
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -31,8 +31,10 @@ Controls: creating DIR/expire-tokens expires every token given so far, as
 their TTL would (the next request removes the file and answers 401).
 While DIR/hang-action exists, instance-action is answered 30 s late.
 Every request is logged to DIR/requests.log as one line:
-"METHOD PATH STATUS ttl=HEADER token=ok|missing|bad".  The port is
-written to DIR/port once it listens.
+"METHOD PATH STATUS ttl=HEADER token=ok|missing|bad", and every connection
+it accepts, with a request or not (the agent's TCP probe sends none), to
+DIR/connections.log as "CONNECT ADDRESS".  The port is written to DIR/port
+once it listens.
 
 --blackhole: accept connections and never answer (a service that hangs).
 """
@@ -194,11 +196,20 @@ def blackhole():
             f.write("CONNECT - 0 ttl=- token=-\n")
 
 
+class Server(ThreadingHTTPServer):
+    """Counts every connection it accepts."""
+    daemon_threads = True
+
+    def process_request(self, request, client_address):
+        with lock, open(path("connections.log"), "a") as f:
+            f.write("CONNECT %s\n" % client_address[0])
+        super().process_request(request, client_address)
+
+
 if BLACKHOLE:
     blackhole()
 else:
-    srv = ThreadingHTTPServer(("127.0.0.1", PORT), Handler)
-    srv.daemon_threads = True
+    srv = Server(("127.0.0.1", PORT), Handler)
     with open(path("port"), "w") as f:
         f.write("%d\n" % PORT)
     srv.serve_forever()

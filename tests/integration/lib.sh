@@ -190,6 +190,30 @@ wait_delivered() {
 	return 1
 }
 
+# Hold the SQLite store $DB locked for writing (another writer's
+# transaction, as a backup tool would) for at most $1 seconds, in the
+# background: returns once the lock is taken; LOCKER is its pid.
+lock_store() {
+	rm -f "$T/locked"
+	mkfifo "$T/locked"
+	python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
+c.execute("BEGIN IMMEDIATE")
+with open(sys.argv[2], "w") as f:
+    f.write("locked\n")
+time.sleep(float(sys.argv[3]))' "$DB" "$T/locked" "$1" &
+	LOCKER=$!
+	BG_PIDS="$BG_PIDS $LOCKER"
+	read -r _ <"$T/locked"
+}
+
+# Let the store go (lock_store).
+unlock_store() {
+	kill "$LOCKER" 2>/dev/null
+	wait "$LOCKER" 2>/dev/null
+	reaped "$LOCKER"
+}
+
 # Every record id in the SQLite store $DB, sorted.
 sqlite_ids() {
 	q "select id from process union all select id from record;" | sort
@@ -342,7 +366,8 @@ start_watchdog() {
 # Write $CONF (extra agent { } settings in $1, extra top-level groups in $2,
 # extra store { } settings in $3) and start the agent; returns 1
 # if it does not answer `jobtrace status` within 20 s.  SAMPLE_INTERVAL:
-# the collector's (1.0 s unless set).  START_S: seconds
+# the collector's (1.0 s unless set), COLLECTOR: more collector { }
+# settings; FLUSH_INTERVAL: the store's (0.2 s unless set).  START_S: seconds
 # from its launch (LAUNCH_T0, epoch s) to its first answer, from its event
 # loop (asked every 20 ms).
 start_agent() {
@@ -352,8 +377,8 @@ start_agent() {
 	cat > "$CONF" <<CONFEOF
 log = { level = "info"; };
 agent = { state_dir = "$T/state"; run_dir = "$T/run"; ${1:-} };
-collector = { sample_interval = ${SAMPLE_INTERVAL:-1.0}; };
-store = { flush_interval = 0.2; ${3:-} };
+collector = { sample_interval = ${SAMPLE_INTERVAL:-1.0};${COLLECTOR:+ $COLLECTOR} };
+store = { flush_interval = ${FLUSH_INTERVAL:-0.2}; ${3:-} };
 ${2:-}
 CONFEOF
 	LAUNCH_T0=$(now)

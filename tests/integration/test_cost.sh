@@ -437,7 +437,7 @@ PRICES=$T/prices.tsv
 printf '# jobtrace prices v1\neu-west-1\tc5.2xlarge\t0.34\t0.1234\tUSD\nus-east-1\tc5.2xlarge\t0.34\t0.1\tUSD\n' >"$PRICES"
 sed -i '/^cloud = \|^docker = \|^cost = \|^waste = /d' "$CONF"
 {
-	echo "cloud = { imds_url = \"http://127.0.0.1:$PORT\"; };"
+	echo "cloud = { imds = \"on\"; imds_url = \"http://127.0.0.1:$PORT\"; };"
 	echo "docker = { enabled = false; };"
 	echo "cost = { prices_file = \"$PRICES\"; node_hour = 3.6; node_cpus = 8; node_mem_gib = 16; };"
 } >>"$CONF"

@@ -17,6 +17,11 @@
 #    agent starts in the time it takes with cloud.imds = "off", host.cloud
 #    is null and status says absent.
 #
+#  - cloud.imds = "auto" (the default) asks only when the machine's own
+#    facts (DMI, cloud.dmi_dir) say EC2: on this machine the fake sees no
+#    connection at all, with DMI saying Amazon EC2 it is asked.  The other
+#    cases set cloud.imds = "on".
+#
 # Needs root, kernel BTF, the sqlite3 CLI and /usr/bin/python3.
 # Exit 0 pass, 1 fail, 77 skipped, 99 hard error.
 #
@@ -112,10 +117,54 @@ rfc3339() {
 
 start_watchdog 300
 
+# ---- auto: this machine's own facts first -----------------------------------------------
+# The default, cloud.imds = "auto", asks only when the machine's DMI (or
+# Xen's hypervisor UUID) says EC2, as cloud-init's ds-identify does.  The
+# fake stands at imds_url and counts every connection: on this machine
+# (not EC2) it must see none, at start or later; with cloud.dmi_dir at
+# facts that say Amazon EC2, the agent asks it.
+A=$T/auto
+start_fake "$A" || finish
+launch "imds_url = \"http://127.0.0.1:$FAKE_PORT\";" || finish
+wait_host_start
+st=$(status_of cloud.imds)
+note "auto on this machine: cloud.imds: $st"
+sleep 2
+check "auto, this machine's facts: not asked, and status says why ($st)" \
+	grep -q '^not asked: not EC2 by this machine.s own facts (.*); cloud.imds = "on" asks all the same$' <<<"$st"
+check "auto, this machine's facts: the service saw no connection at all ($(cat "$A/connections.log" 2>/dev/null | wc -l))" \
+	eq "$(cat "$A/connections.log" 2>/dev/null | wc -l)" 0
+check "auto, this machine's facts: host start record's cloud is null" eq "$(host_member start cloud)" ""
+stop_agent
+rm -rf "$T/state"
+mkdir -p "$T/dmi-qemu" "$T/dmi-ec2"
+printf 'QEMU\n' >"$T/dmi-qemu/sys_vendor"
+printf '4c4c4544-0031-3010-8031-b2c04f4e3332\n' >"$T/dmi-qemu/product_uuid"
+printf 'Amazon EC2\n' >"$T/dmi-ec2/sys_vendor"
+printf 'i-0f1e2d3c4b5a69788\n' >"$T/dmi-ec2/board_asset_tag"
+launch "imds_url = \"http://127.0.0.1:$FAKE_PORT\"; dmi_dir = \"$T/dmi-qemu\";" || finish
+wait_host_start
+st=$(status_of cloud.imds)
+check "auto, DMI of a QEMU machine: not asked ($st)" \
+	grep -q 'not EC2 by this machine.s own facts (DMI sys_vendor "QEMU")' <<<"$st"
+check "... and the service saw no connection ($(cat "$A/connections.log" 2>/dev/null | wc -l))" \
+	eq "$(cat "$A/connections.log" 2>/dev/null | wc -l)" 0
+stop_agent
+rm -rf "$T/state"
+launch "imds_url = \"http://127.0.0.1:$FAKE_PORT\"; dmi_dir = \"$T/dmi-ec2\";" || finish
+wait_host_start
+check "auto, DMI that says Amazon EC2: asked, the identity read ($(status_of cloud.imds))" \
+	eq "$(host_member start cloud)" "$WANT_CLOUD"
+check "... the first request was the token's" \
+	eq "$(head -n 1 "$A/requests.log" 2>/dev/null)" "PUT /latest/api/token 200 ttl=21600 token=new"
+stop_agent
+rm -rf "$T/state"
+stop_fake
+
 # ---- the fake: identity, jobs, a spot notice ------------------------------------------
 F=$T/fake
 start_fake "$F" || finish
-launch "imds_url = \"http://127.0.0.1:$FAKE_PORT\"; spot_poll_interval = $POLL;" || finish
+launch "imds = \"on\"; imds_url = \"http://127.0.0.1:$FAKE_PORT\"; spot_poll_interval = $POLL;" || finish
 note "start with the fake IMDS: $START_S s"
 wait_host_start
 cloud=$(host_member start cloud)
@@ -231,7 +280,7 @@ rm -f "$F/hang-action" "$F/spot-action"
 # ---- garbage in the identity document: those fields null ----------------------------
 printf '{"instanceId" : "i-0f1e2d3c4b5a69788", "instanceType" : 42, "region" : "eu-west-1", "availabilityZone" : "\\u001b[2Jeu-west-1b", "accountId" : "123456789012"}' \
 	>"$F/identity-document"
-launch "imds_url = \"http://127.0.0.1:$FAKE_PORT\"; spot_poll_interval = $POLL;" || finish
+launch "imds = \"on\"; imds_url = \"http://127.0.0.1:$FAKE_PORT\"; spot_poll_interval = $POLL;" || finish
 sleep 0.5
 cloud=$(q "select json_extract(json, '\$.cloud') from record where type = 'host' and json_extract(json, '\$.phase') = 'start' order by time desc limit 1;")
 check "garbage fields: null, the good ones kept ($cloud)" eq "$cloud" \
@@ -241,7 +290,7 @@ check "status names the reason ($(status_of cloud.imds))" \
 stop_agent
 check "agent stops cleanly (exit $?)" eq "$?" 0
 printf '<html><body>Service Unavailable</body></html>' >"$F/identity-document"
-launch "imds_url = \"http://127.0.0.1:$FAKE_PORT\"; spot_poll_interval = $POLL;" || finish
+launch "imds = \"on\"; imds_url = \"http://127.0.0.1:$FAKE_PORT\"; spot_poll_interval = $POLL;" || finish
 sleep 0.5
 cloud=$(q "select json_extract(json, '\$.cloud') from record where type = 'host' and json_extract(json, '\$.phase') = 'start' order by time desc limit 1;")
 check "a document that is not JSON: only provider and life cycle ($cloud)" eq "$cloud" \
@@ -261,8 +310,8 @@ for round in 1 2 3 4 5; do
 	for mode in off closed blackhole; do
 		case $mode in
 		off) cfg='imds = "off";' ;;
-		closed) cfg="imds_url = \"http://127.0.0.1:$CLOSED\";" ;;
-		blackhole) cfg="imds_url = \"http://127.0.0.1:$FAKE_PORT\";" ;;
+		closed) cfg="imds = \"on\"; imds_url = \"http://127.0.0.1:$CLOSED\";" ;;
+		blackhole) cfg="imds = \"on\"; imds_url = \"http://127.0.0.1:$FAKE_PORT\";" ;;
 		esac
 		launch "$cfg" || finish
 		times[$mode]="${times[$mode]:-} $START_S"

@@ -509,7 +509,7 @@ static void test_unknown_key(void **state)
 		     "\tsample_intervall = 5;\n"
 		     "};\n", 4,
 		     "unknown key \"collector.sample_intervall\"; valid keys in collector: "
-		     "sample_interval, ringbuf_size_kib, max_tracked, "
+		     "sample_interval, first_sample, record, ringbuf_size_kib, max_tracked, "
 		     "argv_max_bytes, delay_accounting");
 	expect_error("nested.conf",
 		     "store = {\n\tsqlite = { path = \"/x\"; };\n};\n", 2,
@@ -537,8 +537,8 @@ static void test_unknown_group(void **state)
 static void test_cloud_errors(void **state)
 {
 	(void)state;
-	expect_error("imds_on.conf", "cloud = {\n\timds = \"on\";\n};\n", 2,
-		     "cloud.imds: must be \"auto\" or \"off\", got \"on\"");
+	expect_error("imds_yes.conf", "cloud = {\n\timds = \"yes\";\n};\n", 2,
+		     "cloud.imds: must be \"auto\", \"off\" or \"on\", got \"yes\"");
 	expect_error("imds_bool.conf", "cloud = {\n\timds = false;\n};\n", 2,
 		     "cloud.imds: expected a string, got a boolean");
 	expect_error("imds_https.conf",
@@ -567,7 +567,7 @@ static void test_cloud_errors(void **state)
 		     "cloud.spot_poll_interval: must be between 1 and 3600");
 	expect_error("cloud_key.conf", "cloud = { url = \"x\"; };\n", 1,
 		     "unknown key \"cloud.url\"; valid keys in cloud: imds,"
-		     " imds_url, spot_poll_interval");
+		     " imds_url, dmi_dir, spot_poll_interval");
 }
 
 /* cost { }, waste { }, idle { }: prices and fractions bounded, the

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "imds.h"
+#include "test_files.h"
 #include "util.h"
 
 /* AWS's example of an instance identity document (EC2 user guide,
@@ -444,6 +445,63 @@ static void test_thread_absent(void **state)
 	assert_false(imds_take_notice(NULL, &(struct imds_notice){ 0 }));
 }
 
+/* One machine's facts: DMI files (name, text; NULL ends) and the
+ * hypervisor UUID (NULL: none); is it EC2, and why contains want. */
+static void local_case(const char *const *dmi, const char *hyp, bool ec2,
+		       const char *want)
+{
+	char dir[] = "/tmp/jt-test-dmi.XXXXXX", hpath[64];
+	char out[320];
+	bool got;
+
+	assert_non_null(mkdtemp(dir));
+	for (; dmi && dmi[0]; dmi += 2)
+		test_write_file(dir, dmi[0], dmi[1]);
+	snprintf(hpath, sizeof(hpath), "%s/hypervisor_uuid", dir);
+	if (hyp)
+		test_write_file(dir, "hypervisor_uuid", hyp);
+	got = imds_local_ec2(dir, hpath, out, sizeof(out));
+	test_remove_tree(dir);
+	if (got != ec2 || !strstr(out, want))
+		fail_msg("facts: EC2 %d, want %d; why \"%s\", want \"%s\"", got,
+			 ec2, out, want);
+}
+
+/*
+ * EC2 by the machine's own facts, as ds-identify decides: Nitro's
+ * sys_vendor, an instance id as board asset tag, an ec2 UUID in either
+ * byte order (product or Xen's hypervisor); anything else is not, nor
+ * are no facts at all (a Firecracker VM has no DMI).
+ */
+static void test_local_facts(void **state)
+{
+	(void)state;
+	local_case((const char *[]){ "sys_vendor", "Amazon EC2\n", NULL },
+		   NULL, true, "sys_vendor is \"Amazon EC2\"");
+	local_case((const char *[]){ "sys_vendor", "Amazon\n",
+		   "board_asset_tag", "i-0123456789abcdef0\n", NULL }, NULL,
+		   true, "an instance id, i-0123456789abcdef0");
+	local_case((const char *[]){ "sys_vendor", "Xen\n", "product_uuid",
+		   "EC2E1916-9099-7CAF-FD21-012345ABCDEF\n", NULL }, NULL,
+		   true, "the product UUID begins with ec2");
+	/* SMBIOS before 2.6: the first field's bytes the other way */
+	local_case((const char *[]){ "product_uuid",
+		   "16192eec-9099-7caf-fd21-012345abcdef\n", NULL }, NULL,
+		   true, "product UUID");
+	local_case(NULL, "ec2a3b4c-1111-2222-3333-444455556666\n", true,
+		   "the hypervisor UUID begins with ec2");
+	local_case((const char *[]){ "sys_vendor", "QEMU\n", "product_uuid",
+		   "4c4c4544-0031-3010-8031-b2c04f4e3332\n", NULL }, NULL,
+		   false, "DMI sys_vendor \"QEMU\"");
+	/* near misses */
+	local_case((const char *[]){ "sys_vendor", "Amazon EC2 Compatible\n",
+		   "board_asset_tag", "i-XYZ\n", NULL }, NULL, false,
+		   "board_asset_tag \"i-XYZ\"");
+	local_case((const char *[]){ "sys_vendor", "\x1b[2JAmazon EC2\n",
+		   NULL }, NULL, false, "?[2JAmazon EC2");
+	local_case(NULL, NULL, false, "no DMI (");
+}
+
 /* Run every test. */
 int main(void)
 {
@@ -457,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_action),
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_thread_absent),
+		cmocka_unit_test(test_local_facts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

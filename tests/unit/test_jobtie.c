@@ -360,7 +360,7 @@ static const char *key(const char *line, bool privileged, uint32_t uid)
 	int rc;
 
 	req(&r, buf, sizeof(buf), line);
-	rc = jobtie_job_key(&r, privileged, uid, sched, sizeof(sched), id,
+	rc = jobtie_job_key(&r, privileged, uid, NULL, sched, sizeof(sched), id,
 			    sizeof(id), err, sizeof(err));
 	if (rc)
 		snprintf(out, sizeof(out), "!%s", err);

@@ -587,6 +587,11 @@ static void test_html(void **state)
 		{ "$.lanes[2].xn", "3" },
 		{ "$.span", "102" },
 		{ "$.n", "9" },
+		/* the JSON report's job and efficiency, as they are */
+		{ "$.report.job.state", "COMPLETED" },
+		{ "$.report.job.efficiency.memory", "0.4" },
+		{ "$.report.efficiency.job.mem_peak_bytes", "3435973837" },
+		{ "$.report.efficiency.job.memory_efficiency_pct", "40" },
 	};
 	struct report_query q = { .job = "100" };
 	char *t = report(state, &q, REPORT_HTML), *d = page_data(t);
@@ -598,9 +603,12 @@ static void test_html(void **state)
 	    " host n1, from 2026-03-01 09:59:59 UTC for <b>1m42s</b>");
 	pos(t, "<li class=\"bad\"><b>1 failed</b>: samtools &times;1</li>");
 	pos(t, "<li>CPU <b>2m52s</b>: align 96%, sort 4%, (no task) 0%</li>");
-	/* 2 GiB of 8 GiB: the job's allocation is the request */
-	pos(t, "largest memory: <b>2.0 GiB</b> peak RSS, bwa (pid 1001, task"
-	    " align), 25% of the 8.0 GiB requested");
+	/* the job's peak over its request, as the text's efficiency says:
+	 * its cgroup's 3.2 GiB, not its largest process's 2 GiB */
+	pos(t, "job memory peak: <b>3.2 GiB</b> (cgroup v1"
+	    " memory.max_usage_in_bytes), 40.0% of the 8.0 GiB requested</li>");
+	pos(t, "largest process: <b>2.0 GiB</b> peak RSS, bwa (pid 1001, task"
+	    " align)</li>");
 	pos(t, "State:       COMPLETED, exit code 0");
 	pos(t, "Cost:        0.050500 USD");
 	pos(t, "Flags:       cpu_underused, memory_overrequested");
@@ -1036,6 +1044,101 @@ static void test_no_usage(void **state)
 	pos(t, "its end record has no usage");
 	line_has(t, "\n  job 100 ", "2.0 GiB of 8.0 GiB =  25.0%"
 		 " (largest single process)");
+	/* the header's figure is the section's, not the record's 40% */
+	line_has(t, "\nEfficiency:  ", "memory 25.0%");
+	free(t);
+}
+
+/*
+ * A job that ended before any sample pass, with no cgroup: its usage
+ * has CPU but no memory peak, its record no memory efficiency.  The
+ * header, the efficiency section and the JSON say the same figure.
+ */
+static void test_no_mem_peak(void **state)
+{
+	static const struct want w[] = {
+		{ "$.job.efficiency.memory", "0.25" },
+		{ "$.efficiency.job.memory_efficiency_pct", "25" },
+		{ "$.efficiency.job.mem_peak_source", "largest_process" },
+		{ "$.job.efficiency.cpu", "0.42802" },
+		{ "$.efficiency.job.cpu_efficiency_pct", "42.802" },
+	};
+	struct report_query q = { .job = "100" };
+	char *t;
+
+	sql(state, "UPDATE record SET json = json_set(json_remove(json,"
+	    " '$.usage.mem_peak_bytes', '$.usage.mem_peak_source'),"
+	    " '$.efficiency.memory', json('null')) WHERE id = 'j100-end'");
+	t = report(state, &q, REPORT_TEXT);
+	line_has(t, "\n  job 100 ", "2.0 GiB of 8.0 GiB =  25.0%"
+		 " (largest single process)");
+	line_has(t, "\nEfficiency:  ", "CPU 42.8%, memory 25.0%, time -");
+	free(t);
+	t = report(state, &q, REPORT_JSON);
+	jq_all(t, w, sizeof(w) / sizeof(w[0]));
+	free(t);
+}
+
+/*
+ * A task's CPU over wall time is its CPU over its instances' wall times
+ * in every view: a shell of task t waits 10 s for its child of task t,
+ * which burns 9.5 s.  One instance of 10 s: 95%, one core busy (over the
+ * processes' 19.5 s of durations it would read 49%).
+ */
+static void test_task_cpu_per_wall(void **state)
+{
+	static const struct proc job500[] = {
+		{ "n1", 5000, 1, "10:00:00.000000", "10:00:10.000000", "500",
+		  NULL, "t", "sh", 0, 0, 0.01, 0.01, MIB, 0, 0, 0 },
+		{ "n1", 5001, 5000, "10:00:00.500000", "10:00:10.000000", "500",
+		  NULL, "t", "burn", 0, 0, 9.4, 0.1, MIB, 0, 0, 0 },
+	};
+	static const struct want json[] = {
+		{ "$.by_task[0].task", "t" },
+		{ "$.by_task[0].instances", "1" },
+		{ "$.by_task[0].instance_wall_s", "10.0" },
+		{ "$.by_task[0].process_wall_s", "19.5" },
+		{ "$.by_task[0].cpu_per_wall_pct", "95.2" },
+		/* a tool's processes are each its own instance */
+		{ "$.by_tool[0].tool", "burn" },
+		{ "$.by_tool[0].cpu_per_wall_pct", "100.0" },
+	};
+	struct report_query q = { .job = "500" };
+	struct fixture *f = *state;
+	struct store *s = NULL;
+	char *t;
+
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	for (size_t i = 0; i < N(job500); i++)
+		put_proc(s, &job500[i], NULL, NULL);
+	assert_true(store_flush(s) > 0);
+	store_close(s);
+	t = report(state, &q, REPORT_TEXT);
+	line_has(t, "\n  t ", "      2      10.00s      10.00s       9.52s"
+		 "      95% ");
+	pos(t, "WALL: the instances' wall times added");
+	free(t);
+	t = report(state, &q, REPORT_JSON);
+	for (size_t i = 0; i < N(json); i++) {
+		char *v = jq(t, json[i].path);
+
+		/* numbers to one decimal, as the text prints them */
+		if (strchr(json[i].value, '.')) {
+			char b[32];
+
+			snprintf(b, sizeof(b), "%.1f", atof(v));
+			free(v);
+			v = strdup(b);
+		}
+		if (strcmp(v, json[i].value))
+			fail_msg("%s: got '%s', want '%s'", json[i].path, v,
+				 json[i].value);
+		free(v);
+	}
+	free(t);
+	t = report(state, &q, REPORT_HTML);
+	pos(t, "t</td><td>1</td><td>2</td><td>0</td><td>10.0 s</td>"
+	    "<td>9.52 s</td><td>95%</td>");
 	free(t);
 }
 
@@ -1564,7 +1667,8 @@ int main(void)
 		T(test_json), T(test_html), T(test_html_usage),
 		T(test_html_running), T(test_html_model), T(test_html_scale),
 		T(test_html_series), T(test_running),
-		T(test_samples_peak), T(test_no_usage), T(test_job_only),
+		T(test_samples_peak), T(test_no_usage), T(test_no_mem_peak), T(test_task_cpu_per_wall),
+		T(test_job_only),
 		T(test_no_job_record), T(test_hostile), T(test_escapes),
 		T(test_uid_only), T(test_states_tasks),
 		T(test_uid_collide),

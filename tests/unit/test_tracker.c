@@ -1081,6 +1081,108 @@ static void test_job_usage_rss_samples(void **state)
 	assert_int_equal(ji->usage.cgroup_peak_bytes, 0);
 }
 
+/*
+ * A job without a memory cgroup of its own whose largest process peaks
+ * above every sum of RSS a pass took (between two passes, or before the
+ * first): the job's peak is that process's own, never below it.
+ */
+static void test_job_usage_largest_process(void **state)
+{
+	struct fx *f = *state;
+	struct jt_jobinfo *ji = registered(f, "98", "/jobs/98");
+	struct jt_jobinfo *short_job = registered(f, "97", "/jobs/97");
+	struct jt_sample s = leader(640, 640, 1000, 20 * MiB);
+	const char *r;
+
+	/* job 98: one pass sees 20 MiB, the process then peaks at 300 */
+	exec_in(f, 640, 640, "/jobs/98", "/");
+	tracker_samples(&f->t, &s, 1, false, 10000000);
+	tracker_after_pass(&f->t, 9000000);
+	ev_exit(f, &(struct exit_spec){ .pid = 640, .start = 640,
+		.ts = 20000000, .runtime = 1000000, .peak_rss = 300 * MiB });
+	r = end_record(f, ji);
+	assert_usage(r, "usage", 0.001, 1, 300 * MiB, "largest_process");
+	/* job 97: over before any pass; its largest of two processes */
+	exec_in(f, 650, 650, "/jobs/97", "/");
+	exec_in(f, 651, 651, "/jobs/97", "/");
+	ev_exit(f, &(struct exit_spec){ .pid = 651, .start = 651,
+		.ts = 20000000, .runtime = 1000000, .peak_rss = 50 * MiB });
+	ev_exit(f, &(struct exit_spec){ .pid = 650, .start = 650,
+		.ts = 20000001, .runtime = 1000000, .peak_rss = 70 * MiB });
+	r = end_record(f, short_job);
+	assert_usage(r, "usage", 0.002, 2, 70 * MiB, "largest_process");
+	/* its cost's memory efficiency is of the same figure */
+	assert_int_equal(jobs_mem_peak(&short_job->usage, NULL), 70 * MiB);
+}
+
+/*
+ * first_sample: a job's process that no pass has seen is due a pass once
+ * it is young_ns old, once; a process outside jobs, one already sampled
+ * and one gone never are; the next one due is kept.
+ */
+static void test_young_due(void **state)
+{
+	const uint64_t s = 1000000000ull;
+	struct fx *f = *state;
+	struct jt_sample x = leader(661, 2 * s, 1000, MiB);
+
+	registered(f, "96", "/jobs/96");
+	f->t.young_ns = s;
+	exec_in(f, 660, 1 * s, "/jobs/96", "/");	/* job, due at 2 s */
+	exec_in(f, 661, 2 * s, "/jobs/96", "/");	/* job, sampled below */
+	exec_in(f, 662, 3 * s, "/jobs/96", "/");	/* job, due at 4 s */
+	exec_in(f, 663, 1 * s, "/other", "/");		/* no job */
+	exec_in(f, 664, 1 * s + 1, "/jobs/96", "/");	/* gone at once */
+	ev_exit(f, &(struct exit_spec){ .pid = 664, .start = 1 * s + 1,
+		.ts = 1 * s + 2, .runtime = 1000 });
+	assert_int_equal(f->t.young_due_ns, 2 * s);
+	assert_false(tracker_young_due(&f->t, 2 * s - 1));
+	assert_true(tracker_young_due(&f->t, 2 * s));
+	/* 660 asked once; 661, due at 3 s, has its sample by then */
+	assert_int_equal(f->t.young_due_ns, 3 * s);
+	tracker_samples(&f->t, &x, 1, false, 2 * s + 5);
+	tracker_after_pass(&f->t, 2 * s + 4);
+	assert_false(tracker_young_due(&f->t, 3 * s));
+	assert_int_equal(f->t.young_due_ns, 4 * s);
+	assert_true(tracker_young_due(&f->t, 5 * s));
+	assert_int_equal(f->t.young_due_ns, 0);
+	assert_false(tracker_young_due(&f->t, 9 * s));
+	/* off: nothing is noted */
+	f->t.young_ns = 0;
+	exec_in(f, 665, 6 * s, "/jobs/96", "/");
+	assert_int_equal(f->t.young_due_ns, 0);
+}
+
+/*
+ * collector.record = "jobs": a process outside jobs leaves no record and
+ * is counted (its CPU as its record would have written it, its I/O); a
+ * job's process has its record.
+ */
+static void test_jobs_only(void **state)
+{
+	struct fx *f = *state;
+
+	f->t.jobs_only = true;
+	registered(f, "95", "/jobs/95");
+	exec_in(f, 670, 670, "/jobs/95", "/");
+	exec_in(f, 671, 671, "/other", "/");
+	exec_in(f, 672, 672, "/other", "/");
+	ev_exit(f, &(struct exit_spec){ .pid = 670, .start = 670, .ts = 700,
+		.runtime = 2000000 });
+	ev_exit(f, &(struct exit_spec){ .pid = 671, .start = 671, .ts = 701,
+		.runtime = 1500000000, .utime = 3, .stime = 1,
+		.io = { .read_bytes = 4096, .write_bytes = 8192 } });
+	ev_exit(f, &(struct exit_spec){ .pid = 672, .start = 672, .ts = 702,
+		.runtime = 250000 });
+	assert_int_equal(count_type(f, "process"), 1);
+	assert_jstr(f->rec[f->nrec - 1], "job.id", "95");
+	assert_int_equal(f->t.outside.processes, 2);
+	assert_true(fabs(f->t.outside.cpu_s - 1.50025) < 1e-9);
+	assert_int_equal(f->t.outside.read_bytes, 4096);
+	assert_int_equal(f->t.outside.write_bytes, 8192);
+	assert_int_equal(proc_table_count(f->t.procs), 0);
+}
+
 #define V1_ADOPTED "/slurm_node1/uid_1000/job_77/step_extern/task_0"
 
 /*
@@ -1911,6 +2013,12 @@ int main(void)
 			test_job_usage_registered_cgroup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_usage_rss_samples,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_job_usage_largest_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_young_due, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_jobs_only, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_job_usage_hybrid_adopted,
 						setup, teardown),
 		cmocka_unit_test(test_memcg_level),
