@@ -34,6 +34,7 @@ struct entry {
 	size_t shell_len;
 	bool local;		/* a localrule (localcheckpoint) */
 	bool matched;		/* given to a process */
+	bool finished;		/* "Finished job", or its error block, read */
 };
 
 /* Where the parser is. */
@@ -49,8 +50,9 @@ struct smklog_log {
 	size_t len;		/* of the line in progress (cut at the max) */
 	enum pstate st;
 	long cur;		/* the entry being read, -1: none */
-	struct entry *v;	/* pending jobs, oldest first */
+	struct entry *v;	/* jobs not done with, oldest first */
 	size_t n, cap;
+	size_t finished;	/* of them finished, not given to a process */
 	bool remote;		/* cluster or cloud mode: rules run elsewhere */
 };
 
@@ -105,6 +107,8 @@ void smklog_log_free(struct smklog_log *l)
 /* Drop entry i. */
 static void drop(struct smklog_log *l, size_t i)
 {
+	if (l->v[i].finished)
+		l->finished--;
 	entry_free(&l->v[i]);
 	memmove(&l->v[i], &l->v[i + 1], (l->n - i - 1) * sizeof(*l->v));
 	l->n--;
@@ -114,12 +118,30 @@ static void drop(struct smklog_log *l, size_t i)
 		l->cur--;
 }
 
-/* Drop the job with id jobid (finished or failed). */
+/*
+ * The job with id jobid finished (or failed): done with when it was given
+ * to a process, else kept until its shell is asked about (a short job's
+ * shell may end before the agent asks), at most SMKLOG_FINISHED_MAX such.
+ */
 static void finish(struct smklog_log *l, const char *jobid)
 {
-	for (size_t i = 0; i < l->n; i++) {
-		if (!strcmp(l->v[i].jobid, jobid)) {
-			drop(l, i);
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!l->v[i].finished && !strcmp(l->v[i].jobid, jobid))
+			break;
+	if (i == l->n)
+		return;
+	if (l->v[i].matched) {
+		drop(l, i);
+		return;
+	}
+	l->v[i].finished = true;
+	if (++l->finished <= SMKLOG_FINISHED_MAX)
+		return;
+	for (i = 0; i < l->n; i++) {
+		if (l->v[i].finished) {
+			drop(l, i);	/* the oldest */
 			return;
 		}
 	}
@@ -335,7 +357,7 @@ static unsigned files_in(const struct entry *e, const char *cmd)
 	return n;
 }
 
-/* The pending job whose command cmd is (see smklog.h). */
+/* The job whose command cmd is (see smklog.h). */
 bool smklog_log_match(struct smklog_log *l, const char *cmd,
 		      struct rules_engine_job *out)
 {
@@ -349,7 +371,7 @@ bool smklog_log_match(struct smklog_log *l, const char *cmd,
 		/* cluster mode: only local rules run here */
 		if (e->matched || (l->remote && !e->local))
 			continue;
-		pending++;
+		pending++;	/* started, finished or not, not given */
 		only = (long)i;
 		s = files_in(e, cmd);
 		if (e->shell && shell_in(e->shell, e->shell_len, cmd))
@@ -363,11 +385,14 @@ bool smklog_log_match(struct smklog_log *l, const char *cmd,
 		best = only;
 	if (best < 0)
 		return false;
-	l->v[best].matched = true;
 	memset(out, 0, sizeof(*out));
 	util_strlcpy(out->rule, l->v[best].rule, sizeof(out->rule));
 	util_strlcpy(out->jobid, l->v[best].jobid, sizeof(out->jobid));
 	util_strlcpy(out->wildcards, l->v[best].wild, sizeof(out->wildcards));
+	if (l->v[best].finished)
+		drop(l, (size_t)best);	/* done with */
+	else
+		l->v[best].matched = true;
 	return true;
 }
 

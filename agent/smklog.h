@@ -19,11 +19,15 @@
  *
  * and "Finished job 3." (or an "Error in rule NAME:" block with its jobid)
  * when it is done.  The job of a `sh -c STRING` child is the pending job
- * (started, not finished, not yet given to a process) whose command is in
- * STRING, else whose files (input, output, log, benchmark) STRING names
- * most, the earliest on a tie; else, with no evidence at all, the only
- * pending job.  Without a pending job, or between several with no
- * evidence, the answer is none: a wrong rule is worse than none.  In
+ * (started, not yet given to a process) whose command is in STRING, else
+ * whose files (input, output, log, benchmark) STRING names most, the
+ * earliest on a tie; else, with no evidence at all, the only pending job.
+ * A job that has finished is still pending until a process is given it
+ * (the last SMKLOG_FINISHED_MAX such): the agent asks at the exec event,
+ * which it handles up to a tick (100 ms) later, when a short job's shell
+ * may have ended and Snakemake has logged the next jobs.  Without a
+ * pending job, or between several with no evidence, the answer is none:
+ * a wrong rule is worse than none.  In
  * cluster or cloud mode (the log says "Provided cluster nodes:") only a
  * localrule's job runs in Snakemake's process, and only evidence counts:
  * its other children submit job scripts (sh -c "sbatch ...snakejob...")
@@ -53,6 +57,7 @@
 
 #define SMKLOG_ENGINES_MAX 64		/* Snakemake processes followed */
 #define SMKLOG_PENDING_MAX 256		/* pending jobs kept per log */
+#define SMKLOG_FINISHED_MAX 32		/* ... of them finished */
 #define SMKLOG_LINE_MAX 16384		/* longer lines are cut */
 #define SMKLOG_READ_MAX (4 << 20)	/* bytes read per lookup */
 
