@@ -47,6 +47,7 @@
 #include "sink.h"
 #include "slurmq.h"
 #include "smklog.h"
+#include "smklogq.h"
 #include "spool.h"
 #include "stages.h"
 #include "tracker.h"
@@ -98,7 +99,8 @@ struct agent {
 	struct containers *cts;		/* what they found */
 	bool docker_failing;		/* the last look-up failed (logged) */
 	struct tracker trk;		/* process table, events -> records */
-	struct smklog *smk;		/* Snakemake job logs (local mode) */
+	struct smklogq *smk;		/* Snakemake job logs (local mode),
+					 * NULL: off */
 	struct idle idle;		/* the node's idle episodes */
 	struct sig_agent sig;		/* stall, io_bound, ... signals */
 	struct spool *spool;
@@ -222,8 +224,19 @@ static bool on_engine_job(void *ctx, const struct jt_proc *engine,
 {
 	struct agent *a = ctx;
 
-	return smklog_job(a->smk, engine->pid, engine->start_ns, engine->uid,
-			  cmd, out);
+	return smklogq_job(a->smk, engine->pid, engine->start_ns, engine->uid,
+			   cmd, out);
+}
+
+/* A workflow engine started: Snakemake's log is looked for at once, so
+ * that it is found before a short run closes it (smklog.h). */
+static void on_engine_seen(void *ctx, const struct jt_proc *engine)
+{
+	struct agent *a = ctx;
+
+	if (!strcmp(engine->tool_name, "snakemake"))
+		smklogq_watch(a->smk, engine->pid, engine->start_ns,
+			      engine->uid);
 }
 
 /* Dispatch one kernel event. */
@@ -458,7 +471,7 @@ static void on_gone(void *ctx, struct jt_proc *p)
 	struct agent *a = ctx;
 
 	if (!strcmp(p->tool_category, "workflow-engine"))
-		smklog_forget(a->smk, p->pid, p->start_ns);
+		smklogq_forget(a->smk, p->pid, p->start_ns);
 	signals_agent_gone(&a->sig, p, p->end_ns ? p->end_ns :
 			   util_now_ns(CLOCK_BOOTTIME));
 }
@@ -470,6 +483,7 @@ static void on_tick(struct agent *a)
 	uint64_t sync_ns = a->cfg.spool_sync_ms * 1000000ull;
 
 	collector_drain(a->col);
+	smklogq_tick(a->smk, now);
 	if (a->rules_reload_at && now >= a->rules_reload_at) {
 		char err[512];
 
@@ -672,8 +686,9 @@ static void on_docker(struct agent *a)
 	}
 }
 
-/* Reply to "status": agent health and counters. */
-static void reply_status(struct agent *a, FILE *out)
+/* Reply to "status": agent health and counters; a privileged peer sees
+ * the paths of users' files too. */
+static void reply_status(struct agent *a, bool privileged, FILE *out)
 {
 	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
 	const char *missing = collector_missing(a->col);
@@ -778,6 +793,11 @@ static void reply_status(struct agent *a, FILE *out)
 	}
 	signals_status(a->sig.counts, signals_slow_skipped(a->sig.slow), out);
 	status_docker(a, out);
+	if (!a->smk && a->cfg.snakemake_log)
+		fprintf(out, "smklog: no reader: it could not start (the"
+			" agent's log says why)\n");
+	else
+		smklogq_status(a->smk, privileged, out);
 	fprintf(out, "excluded_processes: %" PRIu64 "\n", a->trk.excluded);
 	fprintf(out, "excluded_events_in_kernel: %" PRIu64 "\n", a->counters[JT_CNT_EXCLUDED]);
 	fprintf(out, "last_error: %s\n",
@@ -1221,7 +1241,7 @@ static void on_request(void *ctx, struct control_server *srv,
 	if (control_parse(line, &req, &why)) {
 		fprintf(out, "error %s\n", why);
 	} else if (!strcmp(req.cmd, "status")) {
-		reply_status(a, out);
+		reply_status(a, c->privileged, out);
 	} else if (!strcmp(req.cmd, "ps")) {
 		reply_ps(a, &c->peer, out);
 	} else if (!strcmp(req.cmd, "report") || !strcmp(req.cmd, "export") ||
@@ -1383,6 +1403,24 @@ static int own_files(const struct jt_config *c, bool make, char *err,
 	return 0;
 }
 
+/* Start or stop the Snakemake log reader as collector.snakemake_log says;
+ * without a reader the jobs of local mode are not named (logged). */
+static void set_smklog(struct agent *a)
+{
+	struct smklogq_opts o = { .exe = "/proc/self/exe" };
+
+	if (!a->cfg.snakemake_log) {
+		if (a->smk)
+			log_info("smklog: collector.snakemake_log = false:"
+				 " Snakemake logs are not read");
+		smklogq_stop(a->smk);
+		a->smk = NULL;
+	} else if (!a->smk && smklogq_start(&o, &a->smk)) {
+		log_warn("smklog: no log reader: the jobs of Snakemake's local"
+			 " mode are not named");
+	}
+}
+
 /* SIGHUP: re-read the configuration; apply what can change live. */
 static void reload(struct agent *a)
 {
@@ -1440,6 +1478,8 @@ static void reload(struct agent *a)
 	a->cfg.log_level = nc.log_level;
 	a->cfg.rules_deadline_ms = nc.rules_deadline_ms;
 	rules_set_deadline(a->rules, nc.rules_deadline_ms);
+	a->cfg.snakemake_log = nc.snakemake_log;
+	set_smklog(a);
 	a->cfg.store_retention_days = nc.store_retention_days;
 	a->cfg.store_max_mib = nc.store_max_mib;
 	sinks_store_limits(a->sinks, &a->cfg);
@@ -1631,6 +1671,9 @@ int main(int argc, char **argv)
 	/* a child answering a user's report: nothing of the agent */
 	if (argc > 1 && !strcmp(argv[1], QUERY_CHILD_ARG))
 		return query_child_main(argc, argv);
+	/* the Snakemake log reader: nothing of the agent either */
+	if (argc > 1 && !strcmp(argv[1], SMKLOG_READER_ARG))
+		return smklog_reader_main(0);
 	a.config_path = JT_DEFAULT_CONFIG;
 	while ((c = getopt_long(argc, argv, "c:fvhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -1709,7 +1752,6 @@ int main(int argc, char **argv)
 		goto cleanup;
 	rl.deadline_ms = a.cfg.rules_deadline_ms;
 	if (rules_new(&rl, &a.rules) || jobs_new(&a.jobs) ||
-	    smklog_new(&a.smk) ||
 	    tracker_init(&a.trk, a.rules, a.jobs, &a.host,
 			 &(struct tracker_cb){ .record = on_record,
 					       .exclude = on_exclude,
@@ -1717,6 +1759,7 @@ int main(int argc, char **argv)
 					       .gone = on_gone,
 					       .followed = on_followed,
 					       .engine_job = on_engine_job,
+					       .engine_seen = on_engine_seen,
 					       .ctx = &a }))
 		goto cleanup;
 	a.trk.cfg = &a.cfg;
@@ -1736,6 +1779,7 @@ int main(int argc, char **argv)
 	if (open_delivery(&a))
 		goto cleanup;
 	start_rules(&a);
+	set_smklog(&a);
 	watch_rules(&a);
 	co = (struct collector_opts){
 		.ringbuf_kib = a.cfg.ringbuf_kib,
@@ -1799,7 +1843,7 @@ cleanup:
 	spool_close(a.spool);
 	signals_agent_fini(&a.sig);
 	tracker_fini(&a.trk);
-	smklog_free(a.smk);
+	smklogq_stop(a.smk);
 	containers_free(a.cts);
 	jbuf_free(&a.jb);
 	config_free(&a.cfg);
