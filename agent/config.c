@@ -75,6 +75,7 @@ static const struct key_def collector_keys[] = {
 	{ "max_tracked", K_INT, 1024, 4194304, F(max_tracked) },
 	{ "argv_max_bytes", K_INT, 64, 2048, F(argv_max_bytes) },
 	{ "delay_accounting", K_BOOL, 0, 0, F(delay_accounting) },
+	{ "snakemake_log", K_BOOL, 0, 0, F(snakemake_log) },
 	{ NULL, 0, 0, 0, 0 },
 };
 
@@ -1041,6 +1042,7 @@ int config_defaults(struct jt_config *c)
 	c->max_tracked = 131072;
 	c->argv_max_bytes = 2048;
 	c->delay_accounting = true;
+	c->snakemake_log = true;
 	c->sqlite_path = c->state_dir ? join_path(c->state_dir, SQLITE_NAME) :
 					NULL;
 	c->store_enabled = true;
@@ -1432,8 +1434,10 @@ void config_dump(const struct jt_config *c, FILE *out)
 	fprintf(out, "\tringbuf_size_kib = %u;\n", c->ringbuf_kib);
 	fprintf(out, "\tmax_tracked = %u;\n", c->max_tracked);
 	fprintf(out, "\targv_max_bytes = %u;\n", c->argv_max_bytes);
-	fprintf(out, "\tdelay_accounting = %s;\n};\n",
+	fprintf(out, "\tdelay_accounting = %s;\n",
 		c->delay_accounting ? "true" : "false");
+	fprintf(out, "\tsnakemake_log = %s;\n};\n",
+		c->snakemake_log ? "true" : "false");
 
 	fprintf(out, "store = {\n\tenabled = %s;\n\tsqlite_path = ",
 		c->store_enabled ? "true" : "false");

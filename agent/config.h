@@ -66,6 +66,7 @@ struct jt_config {
 	unsigned max_tracked;		/* max_tracked = 131072 */
 	unsigned argv_max_bytes;	/* argv_max_bytes = 2048 */
 	bool delay_accounting;		/* delay_accounting = true */
+	bool snakemake_log;		/* snakemake_log = true (smklogq.h) */
 
 	/* store { } : the embedded SQLite store, itself a sink of the spool */
 	bool store_enabled;		/* enabled = true */

@@ -51,6 +51,7 @@
 #include "slurmq.h"
 #include "smklog.h"
 #include "cgtrust.h"
+#include "smklogq.h"
 #include "spool.h"
 #include "stages.h"
 #include "tracker.h"
@@ -105,7 +106,8 @@ struct agent {
 	bool docker_failing;		/* the last look-up failed (logged) */
 	bool rules_failing;		/* the last load of the rules failed */
 	struct tracker trk;		/* process table, events -> records */
-	struct smklog *smk;		/* Snakemake job logs (local mode) */
+	struct smklogq *smk;		/* Snakemake job logs (local mode),
+					 * NULL: off */
 	struct cgtrust *cgt;		/* whose cgroup folders name jobs */
 	struct idle idle;		/* the node's idle episodes */
 	struct sig_agent sig;		/* stall, io_bound, ... signals */
@@ -237,8 +239,19 @@ static bool on_engine_job(void *ctx, const struct jt_proc *engine,
 {
 	struct agent *a = ctx;
 
-	return smklog_job(a->smk, engine->pid, engine->start_ns, engine->uid,
-			  cmd, out);
+	return smklogq_job(a->smk, engine->pid, engine->start_ns, engine->uid,
+			   cmd, out);
+}
+
+/* A workflow engine started: Snakemake's log is looked for at once, so
+ * that it is found before a short run closes it (smklog.h). */
+static void on_engine_seen(void *ctx, const struct jt_proc *engine)
+{
+	struct agent *a = ctx;
+
+	if (!strcmp(engine->tool_name, "snakemake"))
+		smklogq_watch(a->smk, engine->pid, engine->start_ns,
+			      engine->uid);
 }
 
 /* A Slurm job's or container's cgroup names the job only when root's. */
@@ -536,7 +549,7 @@ static void on_gone(void *ctx, struct jt_proc *p)
 	struct agent *a = ctx;
 
 	if (!strcmp(p->tool_category, "workflow-engine"))
-		smklog_forget(a->smk, p->pid, p->start_ns);
+		smklogq_forget(a->smk, p->pid, p->start_ns);
 	signals_agent_gone(&a->sig, p, p->end_ns ? p->end_ns :
 			   util_now_ns(CLOCK_BOOTTIME));
 }
@@ -581,6 +594,7 @@ static void on_tick(struct agent *a)
 	uint64_t sync_ns = a->cfg.spool_sync_ms * 1000000ull;
 
 	collector_drain(a->col);
+	smklogq_tick(a->smk, now);
 	if (a->rules_reload_at && now >= a->rules_reload_at) {
 		char err[512];
 
@@ -863,6 +877,15 @@ static void status_health(struct agent *a, FILE *out)
 			" docker_last_error)");
 	if (imds_failing(a->imds, why, sizeof(why)))
 		problem(buf, sizeof(buf), &n, "cloud metadata: %s", why);
+	if (a->smk) {
+		struct smklogq_stats sq;
+
+		smklogq_stats(a->smk, &sq);
+		if (sq.stuck)
+			problem(buf, sizeof(buf), &n, "the Snakemake log reader"
+				" waits for a file of uid %u's that does not answer"
+				" (see smklog)", (unsigned)sq.stuck_uid);
+	}
 	if (n)
 		fprintf(out, "status: degraded: %u problem%s: %s\n", n,
 			n == 1 ? "" : "s", buf);
@@ -870,8 +893,9 @@ static void status_health(struct agent *a, FILE *out)
 		fprintf(out, "status: running\n");
 }
 
-/* Reply to "status": agent health and counters. */
-static void reply_status(struct agent *a, FILE *out)
+/* Reply to "status": agent health and counters; a privileged peer sees
+ * the paths of users' files too. */
+static void reply_status(struct agent *a, bool privileged, FILE *out)
 {
 	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
 	const char *missing = collector_missing(a->col);
@@ -992,6 +1016,11 @@ static void reply_status(struct agent *a, FILE *out)
 	}
 	signals_status(a->sig.counts, signals_slow_skipped(a->sig.slow), out);
 	status_docker(a, out);
+	if (!a->smk && a->cfg.snakemake_log)
+		fprintf(out, "smklog: no reader: it could not start (the"
+			" agent's log says why)\n");
+	else
+		smklogq_status(a->smk, privileged, out);
 	fprintf(out, "excluded_processes: %" PRIu64 "\n", a->trk.excluded);
 	fprintf(out, "excluded_events_in_kernel: %" PRIu64 "\n", a->counters[JT_CNT_EXCLUDED]);
 	fprintf(out, "control_busy: %" PRIu64 "\n", a->control_busy);
@@ -1457,7 +1486,7 @@ static void answer(struct agent *a, struct control_server *srv,
 	if (control_parse(line, &req, &why)) {
 		fprintf(out, "error %s\n", why);
 	} else if (!strcmp(req.cmd, "status")) {
-		reply_status(a, out);
+		reply_status(a, c->privileged, out);
 	} else if (!strcmp(req.cmd, "ps")) {
 		reply_ps(a, &c->peer, out);
 	} else if (!strcmp(req.cmd, "flush")) {
@@ -1653,6 +1682,24 @@ static int own_files(const struct jt_config *c, bool make, char *err,
 	return 0;
 }
 
+/* Start or stop the Snakemake log reader as collector.snakemake_log says;
+ * without a reader the jobs of local mode are not named (logged). */
+static void set_smklog(struct agent *a)
+{
+	struct smklogq_opts o = { .exe = "/proc/self/exe" };
+
+	if (!a->cfg.snakemake_log) {
+		if (a->smk)
+			log_info("smklog: collector.snakemake_log = false:"
+				 " Snakemake logs are not read");
+		smklogq_stop(a->smk);
+		a->smk = NULL;
+	} else if (!a->smk && smklogq_start(&o, &a->smk)) {
+		log_warn("smklog: no log reader: the jobs of Snakemake's local"
+			 " mode are not named");
+	}
+}
+
 /* SIGHUP: re-read the configuration; apply what can change live. */
 static void reload(struct agent *a)
 {
@@ -1715,6 +1762,8 @@ static void reload(struct agent *a)
 	a->cfg.log_level = nc.log_level;
 	a->cfg.rules_deadline_ms = nc.rules_deadline_ms;
 	rules_set_deadline(a->rules, nc.rules_deadline_ms);
+	a->cfg.snakemake_log = nc.snakemake_log;
+	set_smklog(a);
 	a->cfg.store_retention_days = nc.store_retention_days;
 	a->cfg.store_max_mib = nc.store_max_mib;
 	sinks_store_limits(a->sinks, &a->cfg);
@@ -1906,6 +1955,9 @@ int main(int argc, char **argv)
 	/* a child answering a user's report: nothing of the agent */
 	if (argc > 1 && !strcmp(argv[1], QUERY_CHILD_ARG))
 		return query_child_main(argc, argv);
+	/* the Snakemake log reader: nothing of the agent either */
+	if (argc > 1 && !strcmp(argv[1], SMKLOG_READER_ARG))
+		return smklog_reader_main(0);
 	a.config_path = JT_DEFAULT_CONFIG;
 	rate_init(&a.rate);
 	while ((c = getopt_long(argc, argv, "c:fvhV", opts, NULL)) != -1) {
@@ -2003,7 +2055,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	rl.deadline_ms = a.cfg.rules_deadline_ms;
 	if (rules_new(&rl, &a.rules) || jobs_new(&a.jobs) ||
-	    smklog_new(&a.smk) || cgtrust_new(NULL, 0, &a.cgt) ||
+	    cgtrust_new(NULL, 0, &a.cgt) ||
 	    tracker_init(&a.trk, a.rules, a.jobs, &a.host,
 			 &(struct tracker_cb){ .record = on_record,
 					       .exclude = on_exclude,
@@ -2012,6 +2064,7 @@ int main(int argc, char **argv)
 					       .followed = on_followed,
 					       .engine_job = on_engine_job,
 					       .cg_root = on_cg_root,
+					       .engine_seen = on_engine_seen,
 					       .ctx = &a }))
 		goto cleanup;
 	a.trk.cfg = &a.cfg;
@@ -2040,6 +2093,7 @@ int main(int argc, char **argv)
 	if (open_delivery(&a))
 		goto cleanup;
 	start_rules(&a);
+	set_smklog(&a);
 	watch_rules(&a);
 	co = (struct collector_opts){
 		.ringbuf_kib = a.cfg.ringbuf_kib,
@@ -2103,7 +2157,7 @@ cleanup:
 	spool_close(a.spool);
 	signals_agent_fini(&a.sig);
 	tracker_fini(&a.trk);
-	smklog_free(a.smk);
+	smklogq_stop(a.smk);
 	cgtrust_free(a.cgt);
 	containers_free(a.cts);
 	jbuf_free(&a.jb);

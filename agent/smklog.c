@@ -2,14 +2,19 @@
 /*
  * smklog.c - the rule of each job Snakemake runs in local mode, from the
  * job log Snakemake keeps open (smklog.h has the format and the rules of
- * the match).
+ * the match), and the reader process that follows the logs for the agent.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +26,8 @@
 #define SHELL_MAX 65536		/* bytes kept of a printed command */
 #define FILES_MAX 16384		/* bytes kept of a job's file names */
 #define RETRY_NS 1000000000ULL	/* between searches for a missing log */
+#define WATCH_NS (SMKLOG_WATCH_MS * 1000000ULL)	/* ... of a watched one */
+#define WATCH_FOR_NS (SMKLOG_WATCH_S * 1000000000ULL)
 #define FDS_MAX 4096		/* open files looked at for the log */
 
 /* One job of the log, from its header to its end. */
@@ -34,6 +41,7 @@ struct entry {
 	size_t shell_len;
 	bool local;		/* a localrule (localcheckpoint) */
 	bool matched;		/* given to a process */
+	bool finished;		/* "Finished job", or its error block, read */
 };
 
 /* Where the parser is. */
@@ -49,8 +57,9 @@ struct smklog_log {
 	size_t len;		/* of the line in progress (cut at the max) */
 	enum pstate st;
 	long cur;		/* the entry being read, -1: none */
-	struct entry *v;	/* pending jobs, oldest first */
+	struct entry *v;	/* jobs not done with, oldest first */
 	size_t n, cap;
+	size_t finished;	/* of them finished, not given to a process */
 	bool remote;		/* cluster or cloud mode: rules run elsewhere */
 };
 
@@ -59,8 +68,11 @@ struct engine {
 	uint32_t pid;
 	uint64_t start_ns;
 	int fd;			/* its log, -1: not found (yet) */
+	char path[4096];	/* the log's, as its magic link reads */
 	char run[JT_STR_MEDIUM];	/* the log's name, its suffix cut */
+	uint32_t uid;		/* its user */
 	uint64_t searched_ns;	/* last search, monotonic */
+	uint64_t watch_until;	/* monotonic: searched for until, 0: not */
 	off_t off;		/* read up to here */
 	struct smklog_log *log;
 	uint64_t used;		/* lookups stamp: the least recent goes */
@@ -70,6 +82,10 @@ struct smklog {
 	struct engine e[SMKLOG_ENGINES_MAX];
 	size_t n;
 	uint64_t clock;
+	/* may be NULL */
+	void (*on_file)(void *ctx, uint32_t pid, uint64_t start_ns,
+			uint32_t uid, const char *path);
+	void *ctx;
 };
 
 /* ---- the parser ------------------------------------------------------------- */
@@ -105,6 +121,8 @@ void smklog_log_free(struct smklog_log *l)
 /* Drop entry i. */
 static void drop(struct smklog_log *l, size_t i)
 {
+	if (l->v[i].finished)
+		l->finished--;
 	entry_free(&l->v[i]);
 	memmove(&l->v[i], &l->v[i + 1], (l->n - i - 1) * sizeof(*l->v));
 	l->n--;
@@ -114,12 +132,30 @@ static void drop(struct smklog_log *l, size_t i)
 		l->cur--;
 }
 
-/* Drop the job with id jobid (finished or failed). */
+/*
+ * The job with id jobid finished (or failed): done with when it was given
+ * to a process, else kept until its shell is asked about (a short job's
+ * shell may end before the agent asks), at most SMKLOG_FINISHED_MAX such.
+ */
 static void finish(struct smklog_log *l, const char *jobid)
 {
-	for (size_t i = 0; i < l->n; i++) {
-		if (!strcmp(l->v[i].jobid, jobid)) {
-			drop(l, i);
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!l->v[i].finished && !strcmp(l->v[i].jobid, jobid))
+			break;
+	if (i == l->n)
+		return;
+	if (l->v[i].matched) {
+		drop(l, i);
+		return;
+	}
+	l->v[i].finished = true;
+	if (++l->finished <= SMKLOG_FINISHED_MAX)
+		return;
+	for (i = 0; i < l->n; i++) {
+		if (l->v[i].finished) {
+			drop(l, i);	/* the oldest */
 			return;
 		}
 	}
@@ -335,7 +371,7 @@ static unsigned files_in(const struct entry *e, const char *cmd)
 	return n;
 }
 
-/* The pending job whose command cmd is (see smklog.h). */
+/* The job whose command cmd is (see smklog.h). */
 bool smklog_log_match(struct smklog_log *l, const char *cmd,
 		      struct rules_engine_job *out)
 {
@@ -349,7 +385,7 @@ bool smklog_log_match(struct smklog_log *l, const char *cmd,
 		/* cluster mode: only local rules run here */
 		if (e->matched || (l->remote && !e->local))
 			continue;
-		pending++;
+		pending++;	/* started, finished or not, not given */
 		only = (long)i;
 		s = files_in(e, cmd);
 		if (e->shell && shell_in(e->shell, e->shell_len, cmd))
@@ -363,11 +399,14 @@ bool smklog_log_match(struct smklog_log *l, const char *cmd,
 		best = only;
 	if (best < 0)
 		return false;
-	l->v[best].matched = true;
 	memset(out, 0, sizeof(*out));
 	util_strlcpy(out->rule, l->v[best].rule, sizeof(out->rule));
 	util_strlcpy(out->jobid, l->v[best].jobid, sizeof(out->jobid));
 	util_strlcpy(out->wildcards, l->v[best].wild, sizeof(out->wildcards));
+	if (l->v[best].finished)
+		drop(l, (size_t)best);	/* done with */
+	else
+		l->v[best].matched = true;
 	return true;
 }
 
@@ -400,6 +439,23 @@ void smklog_free(struct smklog *s)
 	free(s);
 }
 
+/* Name the file about to be touched (see smklog.h). */
+void smklog_on_file(struct smklog *s,
+		    void (*fn)(void *ctx, uint32_t pid, uint64_t start_ns,
+			       uint32_t uid, const char *path),
+		    void *ctx)
+{
+	s->on_file = fn;
+	s->ctx = ctx;
+}
+
+/* Tell the caller which file (e's) the next call may block on. */
+static void touching(struct smklog *s, const struct engine *e)
+{
+	if (s->on_file)
+		s->on_file(s->ctx, e->pid, e->start_ns, e->uid, e->path);
+}
+
 /* Is path a Snakemake log (".../.snakemake/log/NAME.snakemake.log")? */
 static bool log_path(const char *path, size_t len)
 {
@@ -410,53 +466,58 @@ static bool log_path(const char *path, size_t len)
 	       !strcmp(path + len - (sizeof(tail) - 1), tail);
 }
 
-/* The Snakemake log among pid's open files, opened for reading, or -1:
- * a regular file owned by uid; its name without the suffix in run. */
-static int find_log(uint32_t pid, uint32_t uid, char *run, size_t runlen)
+/* The Snakemake log among e's open files, opened for reading into
+ * e->fd (-1: none): a regular file owned by e's user; its path in
+ * e->path, its name without the suffix in e->run. */
+static void find_log(struct smklog *s, struct engine *e)
 {
-	char dir[48], path[4096];
+	char dir[48], *path = e->path;
 	struct dirent *d;
 	unsigned seen = 0;
-	int fd = -1;
 	DIR *fds;
 
-	snprintf(dir, sizeof(dir), "/proc/%u/fd", pid);
+	snprintf(dir, sizeof(dir), "/proc/%u/fd", e->pid);
 	fds = opendir(dir);
 	if (!fds)
-		return -1;
-	while (fd < 0 && seen++ < FDS_MAX && (d = readdir(fds))) {
+		return;
+	while (e->fd < 0 && seen++ < FDS_MAX && (d = readdir(fds))) {
 		struct stat st;
 		ssize_t n;
+		int fd;
 
 		if (d->d_name[0] == '.')
 			continue;
-		n = readlinkat(dirfd(fds), d->d_name, path, sizeof(path) - 1);
-		if (n <= 0 || n >= (ssize_t)sizeof(path) - 1)
+		/* procfs: the link's text, without asking the file system */
+		n = readlinkat(dirfd(fds), d->d_name, path, sizeof(e->path) - 1);
+		if (n <= 0 || n >= (ssize_t)sizeof(e->path) - 1)
 			continue;
 		path[n] = '\0';
 		if (!log_path(path, (size_t)n))
 			continue;
+		/* the open and the fstat go to the file's file system */
+		touching(s, e);
 		fd = openat(dirfd(fds), d->d_name,
 			    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-				st.st_uid != uid)) {
+				st.st_uid != e->uid)) {
 			close(fd);
 			fd = -1;
 		}
 		if (fd >= 0) {
 			const char *b = strrchr(path, '/') + 1;
 
-			snprintf(run, runlen, "%.*s", (int)(strlen(b) - 14), b);
+			snprintf(e->run, sizeof(e->run), "%.*s",
+				 (int)(strlen(b) - 14), b);
+			e->fd = fd;
 		}
 	}
 	closedir(fds);
-	return fd;
 }
 
-/* The engine (pid, start_ns), made when new (the least recently used
- * one goes when all are taken); NULL when out of memory. */
+/* The engine (pid, start_ns) of user uid, made when new (the least
+ * recently used one goes when all are taken); NULL when out of memory. */
 static struct engine *engine_of(struct smklog *s, uint32_t pid,
-				uint64_t start_ns)
+				uint64_t start_ns, uint32_t uid)
 {
 	struct engine *e = NULL;
 
@@ -477,6 +538,7 @@ static struct engine *engine_of(struct smklog *s, uint32_t pid,
 		engine_clear(e);
 		e->pid = pid;
 		e->start_ns = start_ns;
+		e->uid = uid;
 		if (smklog_log_new(&e->log))
 			return NULL;
 	}
@@ -503,24 +565,62 @@ static void read_more(struct engine *e)
 bool smklog_job(struct smklog *s, uint32_t pid, uint64_t start_ns,
 		uint32_t uid, const char *cmd, struct rules_engine_job *out)
 {
-	struct engine *e = engine_of(s, pid, start_ns);
+	struct engine *e = engine_of(s, pid, start_ns, uid);
 	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
 
 	if (!e)
 		return false;
 	if (e->fd < 0 && (!e->searched_ns || now - e->searched_ns >= RETRY_NS)) {
 		e->searched_ns = now;
-		e->fd = find_log(pid, uid, e->run, sizeof(e->run));
-		if (e->fd >= 0)
-			log_debug("snakemake pid %u: following its job log", pid);
+		find_log(s, e);
 	}
 	if (e->fd < 0)
 		return false;
+	touching(s, e);
 	read_more(e);
 	if (!smklog_log_match(e->log, cmd, out))
 		return false;
 	util_strlcpy(out->run, e->run, sizeof(out->run));
 	return true;
+}
+
+/* Look for the log of a new engine until it is found (see smklog.h). */
+void smklog_watch(struct smklog *s, uint32_t pid, uint64_t start_ns,
+		  uint32_t uid)
+{
+	struct engine *e = engine_of(s, pid, start_ns, uid);
+	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+
+	if (!e || e->fd >= 0)
+		return;
+	e->watch_until = now + WATCH_FOR_NS;
+	e->searched_ns = now;
+	find_log(s, e);
+}
+
+/* The searches of watched engines that are due (see smklog.h). */
+int smklog_poll(struct smklog *s)
+{
+	uint64_t now = util_now_ns(CLOCK_MONOTONIC), next = UINT64_MAX;
+
+	for (size_t i = 0; i < s->n; i++) {
+		struct engine *e = &s->e[i];
+
+		if (e->fd >= 0 || now >= e->watch_until) {
+			e->watch_until = 0;
+			continue;
+		}
+		if (now - e->searched_ns >= WATCH_NS) {
+			e->searched_ns = now;
+			find_log(s, e);
+			now = util_now_ns(CLOCK_MONOTONIC);
+		}
+		if (e->fd < 0 && e->searched_ns + WATCH_NS < next)
+			next = e->searched_ns + WATCH_NS;
+	}
+	if (next == UINT64_MAX)
+		return -1;
+	return next <= now ? 0 : (int)((next - now + 999999) / 1000000);
 }
 
 /* Forget the engine (pid, start_ns). */
@@ -533,4 +633,114 @@ void smklog_forget(struct smklog *s, uint32_t pid, uint64_t start_ns)
 		s->e[i] = s->e[--s->n];
 		return;
 	}
+}
+
+/* ---- the reader process ------------------------------------------------------ */
+
+/* The reader's socket, and the file it named last. */
+struct reader {
+	int fd;
+	uint32_t pid;
+	uint64_t start_ns;
+	char path[4096];
+};
+
+/* Send one message; the agent reads them (a full socket waits). */
+static void reader_send(struct reader *r, const struct smklog_msg *m,
+			size_t len)
+{
+	while (send(r->fd, m, len, MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
+}
+
+/* smklog_on_file's callback: name the file unless named last. */
+static void reader_file(void *ctx, uint32_t pid, uint64_t start_ns,
+			uint32_t uid, const char *path)
+{
+	struct reader *r = ctx;
+	static struct smklog_msg m;
+
+	if (pid == r->pid && start_ns == r->start_ns && !strcmp(path, r->path))
+		return;
+	r->pid = pid;
+	r->start_ns = start_ns;
+	util_strlcpy(r->path, path, sizeof(r->path));
+	memset(&m, 0, sizeof(m));
+	m.kind = SMKLOG_MSG_FILE;
+	m.pid = pid;
+	m.start_ns = start_ns;
+	m.uid = uid;
+	util_strlcpy(m.path, path, sizeof(m.path));
+	reader_send(r, &m, offsetof(struct smklog_msg, path) +
+			   strlen(m.path) + 1);
+}
+
+/* Answer one request of n bytes in buf (buf[n] may be written). */
+static void reader_request(struct smklog *s, struct reader *r, char *buf,
+			   size_t n)
+{
+	static struct smklog_msg m;
+	struct smklog_req q;
+
+	if (n < sizeof(q))
+		return;
+	memcpy(&q, buf, sizeof(q));
+	buf[n] = '\0';
+	if (q.op == SMKLOG_OP_FORGET) {
+		smklog_forget(s, q.pid, q.start_ns);
+	} else if (q.op == SMKLOG_OP_WATCH) {
+		smklog_watch(s, q.pid, q.start_ns, q.uid);
+	} else if (q.op == SMKLOG_OP_JOB) {
+		memset(&m, 0, sizeof(m));
+		m.kind = SMKLOG_MSG_ANSWER;
+		m.seq = q.seq;
+		m.found = smklog_job(s, q.pid, q.start_ns, q.uid,
+				     buf + sizeof(q), &m.job);
+		reader_send(r, &m, offsetof(struct smklog_msg, path));
+	}
+}
+
+/* The reader (see smklog.h). */
+int smklog_reader_main(int fd)
+{
+	static char buf[sizeof(struct smklog_req) + SMKLOG_CMD_MAX + 1];
+	struct rlimit rl = { SMKLOG_READER_MEM, SMKLOG_READER_MEM };
+	struct reader r = { .fd = fd };
+	struct smklog *s = NULL;
+	sigset_t none;
+
+	/* the agent's signal mask and descriptors are not the reader's */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		return 0;	/* the agent is gone already */
+	if (fd != 0) {
+		if (dup2(fd, 0) < 0)
+			return 1;
+		r.fd = fd = 0;
+	}
+	/* none of the agent's descriptors stays open in a stuck reader */
+	if (close_range(3, ~0u, 0))
+		return 1;
+	setrlimit(RLIMIT_DATA, &rl);
+	if (smklog_new(&s))
+		return 1;
+	smklog_on_file(s, reader_file, &r);
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		/* the watched engines' searches between the requests */
+		if (poll(&pfd, 1, smklog_poll(s)) <= 0)
+			continue;
+		n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break;
+		reader_request(s, &r, buf, (size_t)n);
+	}
+	smklog_free(s);
+	return 0;
 }

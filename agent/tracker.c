@@ -322,20 +322,26 @@ static bool engine_shell(struct tracker *t, const struct jt_proc *p,
 /* Run the rules on p, with what its workflow engine says of its job. */
 static bool classify(struct tracker *t, struct jt_proc *p)
 {
-	enum stage prev = stages_enter(STAGE_CLASSIFY);
 	const struct rules_engine_job *ejp = NULL;
 	const struct jt_proc *engine;
 	struct rules_engine_job ej;
 	enum classify_verdict v;
+	enum stage prev;
 	const char *cmd;
 
+	/* before the rules' stage: the engine's answer may be waited for
+	 * (smklogq.h), outside their deadline */
 	if (engine_shell(t, p, &engine, &cmd) &&
 	    t->cb.engine_job(t->cb.ctx, engine, cmd, &ej))
 		ejp = &ej;
+	prev = stages_enter(STAGE_CLASSIFY);
 	v = classify_process(t->rules, p, t->procs, ejp);
 
 	stages_leave(prev);
 	p->state &= ~(JT_PS_EXCLUDED | JT_PS_EXCL_TREE);
+	if (v == CLASSIFY_INCLUDE && t->cb.engine_seen &&
+	    !strcmp(p->tool_category, "workflow-engine"))
+		t->cb.engine_seen(t->cb.ctx, p);
 	if (v == CLASSIFY_INCLUDE)
 		return true;
 	exclude(t, p, v == CLASSIFY_EXCLUDE_TREE);

@@ -45,7 +45,8 @@ struct tracker_cb {
 	/* what the workflow engine engine (tool category workflow-engine)
 	 * says of the job of its child `sh -c cmd` that has no task yet
 	 * (Snakemake's local mode, smklog.h): fill *out and return true, or
-	 * false; may be NULL */
+	 * false; called before the rules run, it may wait a bounded time
+	 * (smklogq.h); may be NULL */
 	bool (*engine_job)(void *ctx, const struct jt_proc *engine,
 			   const char *cmd, struct rules_engine_job *out);
 	/* is the cgroup folder dir (a path as in /proc/PID/cgroup) root's?
@@ -54,6 +55,10 @@ struct tracker_cb {
 	 * .../slurmstepd.scope/job_N or .../docker/ID folders of their own;
 	 * may be NULL: every one is (cgtrust.h has the real one) */
 	bool (*cg_root)(void *ctx, const char *dir);
+	/* a process the rules included as a workflow engine (tool category
+	 * workflow-engine), at its exec or when found running; may be
+	 * NULL */
+	void (*engine_seen)(void *ctx, const struct jt_proc *engine);
 	void *ctx;
 };
 

@@ -69,6 +69,16 @@ q() {
 	sqlite3 -batch -noheader -cmd '.timeout 5000' "$DB" "$1" 2>&1
 }
 
+# Wait up to $3 s until SQL $1 answers $2.
+wait_q() {
+	for _ in $(seq 1 $(($3 * 5))); do
+		[ "$(q "$1")" = "$2" ] && return 0
+		sleep 0.2
+	done
+	note "after $3 s: '$(q "$1")', want '$2'"
+	return 1
+}
+
 # Columns COLS of the newest process row for PID (a pid may repeat).
 row() {
 	q "select $2 from process where pid=$1 order by start_time desc, id desc limit 1;"

@@ -135,16 +135,6 @@ need = (p * 6 + 4) // 5
 print(max(s, (need + s - 1) // s * s))' "$1"
 }
 
-# Wait up to $3 s until SQL $1 answers $2.
-wait_q() {
-	for _ in $(seq 1 $(($3 * 5))); do
-		[ "$(q "$1")" = "$2" ] && return 0
-		sleep 0.2
-	done
-	note "after $3 s: '$(q "$1")', want '$2'"
-	return 1
-}
-
 # Check the rightsize JSON $1 of mode $2 (cluster or local) against the
 # rules' known peaks and threads and the outputs' references.
 check_rightsize() {

@@ -56,6 +56,7 @@ static void assert_same_config(const struct jt_config *a,
 	assert_int_equal(a->max_tracked, b->max_tracked);
 	assert_int_equal(a->argv_max_bytes, b->argv_max_bytes);
 	assert_int_equal(a->delay_accounting, b->delay_accounting);
+	assert_int_equal(a->snakemake_log, b->snakemake_log);
 	assert_string_equal(a->sqlite_path, b->sqlite_path);
 	assert_int_equal(a->flush_interval_ms, b->flush_interval_ms);
 	assert_int_equal(a->flush_records, b->flush_records);
@@ -274,6 +275,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.max_tracked, 131072);
 	assert_int_equal(c.argv_max_bytes, 2048);
 	assert_true(c.delay_accounting);
+	assert_true(c.snakemake_log);
 	assert_string_equal(c.sqlite_path,
 			    JT_LOCALSTATEDIR "/lib/jobtrace/jobtrace.db");
 	assert_int_equal(c.flush_interval_ms, 1000);
@@ -326,6 +328,7 @@ static const char full_conf[] =
 	"\tmax_tracked = 4096L;\n"
 	"\targv_max_bytes = 512;\n"
 	"\tdelay_accounting = false;\n"
+	"\tsnakemake_log = false;\n"
 	"};\n"
 	"store = {\n"
 	"\tsqlite_path = \"/data/jt.db\";\n"
@@ -395,6 +398,7 @@ static void test_full_file(void **state)
 	assert_int_equal(c.max_tracked, 4096);
 	assert_int_equal(c.argv_max_bytes, 512);
 	assert_false(c.delay_accounting);
+	assert_false(c.snakemake_log);
 	assert_string_equal(c.sqlite_path, "/data/jt.db");
 	assert_int_equal(c.flush_interval_ms, 2000);
 	assert_int_equal(c.flush_records, 50);
@@ -510,7 +514,7 @@ static void test_unknown_key(void **state)
 		     "};\n", 4,
 		     "unknown key \"collector.sample_intervall\"; valid keys in collector: "
 		     "sample_interval, first_sample, record, ringbuf_size_kib, max_tracked, "
-		     "argv_max_bytes, delay_accounting");
+		     "argv_max_bytes, delay_accounting, snakemake_log");
 	expect_error("nested.conf",
 		     "store = {\n\tsqlite = { path = \"/x\"; };\n};\n", 2,
 		     "unknown key \"store.sqlite\"");

@@ -7,6 +7,8 @@
  *  - --printshellcmds: the printed command decides, with no file named;
  *  - no evidence: the only pending job, else none;
  *  - a failed job's "Error in rule" block ends it;
+ *  - short jobs, finished when their shells are asked about: each to its
+ *    own job, not to the one still running;
  *  - cluster mode: the submitting sh -c and a status command are no job,
  *    a localrule's command is;
  *  - hostile text: bad rule names, endless lines, more jobs than kept;
@@ -113,18 +115,62 @@ static void test_two_jobs(void **state)
 	smklog_log_free(l);
 }
 
-/* No file named: the only pending job, else none; a failed job ends. */
+/* No file named: the only pending job, else none; a failed job given to
+ * its process ends. */
 static void test_no_evidence(void **state)
 {
 	struct smklog_log *l = fed(two_jobs);
 
 	(void)state;
 	assert_string_equal(job_of(l, "set -euo pipefail;  true"), "none");
+	assert_string_equal(job_of(l, "set -euo pipefail;  touchmem 100 >"
+				   " out/a.txt"), "make_data 1 s=a");
 	feed(l, "[Fri Nov 27 14:19:26 2026]\nError in rule make_data:\n"
 	     "    jobid: 1\n    input: ref/genome.fa\n"
 	     "    output: out/a.txt, out/a.idx\n\n");
 	assert_string_equal(job_of(l, "set -euo pipefail;  true"),
 			    "make_data 2 s=b");
+	smklog_log_free(l);
+}
+
+/*
+ * Short jobs: their shells are asked about after Snakemake logged them
+ * finished (and started the next): still each to its own job, never to
+ * the job still running; at most SMKLOG_FINISHED_MAX such kept.
+ */
+static void test_short_jobs(void **state)
+{
+	struct smklog_log *l = fed(two_jobs);
+	char line[128];
+
+	(void)state;
+	feed(l, "[Fri Nov 27 14:19:25 2026]\nFinished job 1.\n"
+	     "1 of 3 steps (33%) done\n"
+	     "[Fri Nov 27 14:19:25 2026]\nError in rule make_data:\n"
+	     "    jobid: 2\n    output: out/b.txt, out/b.idx\n\n"
+	     "[Fri Nov 27 14:19:25 2026]\nrule merge:\n"
+	     "    input: out/a.txt, out/b.txt\n    output: all.txt\n"
+	     "    jobid: 3\n\n");
+	/* three jobs not given: no evidence, no job */
+	assert_string_equal(job_of(l, "set -euo pipefail;  true"), "none");
+	assert_string_equal(job_of(l, "set -euo pipefail;  touchmem 300 >"
+				   " out/b.txt"), "make_data 2 s=b");
+	assert_string_equal(job_of(l, "set -euo pipefail;  touchmem 100 >"
+				   " out/a.txt"), "make_data 1 s=a");
+	/* done with both: the running job is the only one left */
+	assert_string_equal(job_of(l, "set -euo pipefail;  true"), "merge 3 ");
+	/* the merge's shell again: given already, none */
+	assert_string_equal(job_of(l, "cat out/a.txt out/b.txt > all.txt"),
+			    "none");
+	/* finished jobs never asked about: the last 32 are kept */
+	for (int i = 10; i < 10 + SMKLOG_FINISHED_MAX + 8; i++) {
+		snprintf(line, sizeof(line), "rule r%d:\n    output: f%d.out\n"
+			 "    jobid: %d\n\nFinished job %d.\n", i, i, i, i);
+		feed(l, line);
+	}
+	assert_string_equal(job_of(l, "touch f17.out"), "none");
+	assert_string_equal(job_of(l, "touch f18.out"), "r18 18 ");
+	assert_string_equal(job_of(l, "touch f49.out"), "r49 49 ");
 	smklog_log_free(l);
 }
 
@@ -283,6 +329,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_jobs),
 		cmocka_unit_test(test_no_evidence),
+		cmocka_unit_test(test_short_jobs),
 		cmocka_unit_test(test_printed_command),
 		cmocka_unit_test(test_cluster_mode),
 		cmocka_unit_test(test_hostile),
