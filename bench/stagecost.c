@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * bench/stagecost.c - what the always-on stage accounting (agent/stages.h)
+ * bench/stagecost.c - what the always-on stage accounting (agent/daemon/collect/stages.h)
  * costs the agent per traced process: the switches one process makes
  * (fork: decode, track, back; exec: the same and classify in and out;
  * exit: the same and encode and spool in and out, 15 in all), repeated
  * N times (default 2,000,000) on the agent's own clock, or on
  * CLOCK_MONOTONIC (the clock where the TSC is not the kernel's).  With
  * "cputime" it times N reads of CLOCK_THREAD_CPUTIME_ID instead, the
- * clock the rules' deadline reads (a system call: agent/rules.c).
+ * clock the rules' deadline reads (a system call: agent/core/rules.c).
  *
  *   bench/stagecost [N [monotonic|cputime]]
  */

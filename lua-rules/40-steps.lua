@@ -9,7 +9,7 @@
 --              snakemake ... --allowed-rules RULE            step=RULE
 --              local mode: the `bash -c COMMAND` child of snakemake,
 --              whose job the agent finds in Snakemake's own job log
---              (p.engine_job, agent/smklog.h)              step=RULE task=wc=..
+--              (p.engine_job, agent/daemon/track/smklog.h)              step=RULE task=wc=..
 --              run=its log's name unless the job has a run
 --              pipeline = "snakemake"
 --   Nextflow   a task wrapper .command.sh/.command.run (bash -ue .command.sh,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Write the field tables of doc/records.md anew from the schema description
-# (agent/schema.h), as `jobtrace schema markdown` of a build prints them.
+# (agent/core/schema.h), as `jobtrace schema markdown` of a build prints them.
 # Usage: scripts/records-doc.sh BUILD_DIR
 # Each table starts at its "<!-- fields of TYPE: ... -->" line and ends at
 # the first blank line after the table; the text around them is kept.

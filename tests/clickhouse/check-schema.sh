@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# check-schema.sh - the ClickHouse schema and rows (agent/chschema.c) against
+# check-schema.sh - the ClickHouse schema and rows (agent/core/chschema.c) against
 # a real clickhouse-server (Debian's 18.16 here), end to end:
 #
 #   - the DDL (chrow --schema, what `jobtrace schema clickhouse` prints)
@@ -16,7 +16,7 @@
 #     with FINAL, and OPTIMIZE ... FINAL merges the copies away;
 #   - SELECT json ... FORMAT TabSeparatedRaw gives back the records byte
 #     for byte, per table and per job;
-#   - `jobtrace cost --source clickhouse` (agent/chquery.c, costq.c) gives
+#   - `jobtrace cost --source clickhouse` (agent/query/chquery.c, costq.c) gives
 #     what it gives from a SQLite store of the same records
 #     (cost-records.ndjson: three hosts, a job on two of them, two
 #     currencies, a job without a price, a host record in the second of

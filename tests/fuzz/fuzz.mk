@@ -15,10 +15,13 @@ HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
 	json_read schema imds docker prices offer smklog tokscan
 
 # the agent modules the harnesses reach (and what those call)
-AGENT = log util json json_read schema cgroup_parse config control slurmq \
-	jobstate decode spool \
-	chschema store_sqlite report report_html report_signals costq chquery http imds \
-	docker prices_import cost prices tasks smklog tokscan luapat creds fsperm
+AGENT = lib/log lib/util lib/json lib/json_read core/schema \
+	core/cgroup_parse lib/config lib/control daemon/cloud/slurmq core/jobstate \
+	daemon/collect/decode daemon/deliver/spool core/chschema core/store_sqlite \
+	query/report query/report_html query/report_signals query/costq \
+	query/chquery lib/http daemon/cloud/imds daemon/cloud/docker \
+	cli/prices_import core/cost core/prices query/tasks daemon/track/smklog \
+	lib/tokscan lib/luapat lib/creds lib/fsperm lib/netaddr
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
@@ -43,7 +46,7 @@ check-runtime:
 	@touch check-runtime
 
 agent/%.o: $(top_srcdir)/agent/%.c check-runtime
-	@mkdir -p agent
+	@mkdir -p $(dir $@)
 	@echo "  CC (fuzz) $@"
 	@$(CLANG) $(FUZZ_CPPFLAGS) -DJT_VERSION='"$(JT_VERSION)"' \
 		$(DEP_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@

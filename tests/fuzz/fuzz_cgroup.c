@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_cgroup.c - the cgroup parsers (agent/cgroup_parse.c) on one text:
+ * fuzz_cgroup.c - the cgroup parsers (agent/core/cgroup_parse.c) on one text:
  * as a cgroup path (containers, Slurm job and step), as a slurmstepd
  * title, as /proc/PID/cgroup and as /proc/cgroups; and the level of its
  * first line below its second.

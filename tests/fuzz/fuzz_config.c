@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_config.c - jobtrace.conf (agent/config.c over libconfig).  The
+ * fuzz_config.c - jobtrace.conf (agent/lib/config.c over libconfig).  The
  * input is written to a file (config_load reads a path, and reads the
  * file again to catch wrapped integer literals), loaded over the defaults
  * as at start, then loaded again over that result as a SIGHUP reload

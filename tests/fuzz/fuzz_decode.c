@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_decode.c - the ring-buffer event decoder (agent/decode.c) on raw
+ * fuzz_decode.c - the ring-buffer event decoder (agent/daemon/collect/decode.c) on raw
  * record bytes, then what the tracker does with a decoded event: the argv
  * copy, the exit status and CPU split, the cgroup paths and the
  * slurmstepd title.  The input is also read as task-iterator samples and

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * fuzz_docker.c - the allowlist reader of Docker's container answer
- * (agent/docker.c) and the AWS Batch job it names.  The input is one
+ * (agent/daemon/cloud/docker.c) and the AWS Batch job it names.  The input is one
  * answer of GET /containers/{id}/json.  The checks:
  *   - the verdict agrees with json_read.h on the text: valid JSON is
  *     never refused as invalid, invalid JSON is never accepted;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * fuzz_imds.c - the readers of what EC2's instance metadata service
- * answers (agent/imds.c): each input is read as an identity document, a
+ * answers (agent/daemon/cloud/imds.c): each input is read as an identity document, a
  * life cycle, an instance-action notice and a cloud.imds_url.  What is
  * kept is of AWS's form or empty, always terminated, and the same twice.
  */
@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "fuzz.h"
+#include "netaddr.h"
 #include "imds.h"
 
 /* Is s terminated within n bytes and made of a-z, 0-9 and extra only? */
@@ -66,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	url = fuzz_strndup(data, size);
 	if (url) {
-		e = imds_url_addr(url, &ss, why, sizeof(why));
+		e = netaddr_url(url, &ss, why, sizeof(why));
 		FUZZ_CHECK(e == 0 || e == -EINVAL);
 		FUZZ_CHECK(e || (!strncmp(url, "http://", 7) &&
 				 (ss.ss_family == AF_INET ||

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_json_read.c - the JSON reader (agent/json_read.c), which every
+ * fuzz_json_read.c - the JSON reader (agent/lib/json_read.c), which every
  * record goes through on its way to ClickHouse and the SQLite store.  The
  * input is one JSON text.  It is read twice: skipped whole, and copied
  * value by value into a json.h buffer with the typed reads.  The checks:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * fuzz_offer.c - the reader of AWS's Price List offer file for EC2
- * (agent/prices_import.c, `jobtrace prices import`): each input is read
+ * (agent/cli/prices_import.c, `jobtrace prices import`): each input is read
  * as an offer file, with every region and with us-east-1 only.  What is
  * accepted is a table of the form the agent reads (region, instance type,
  * a decimal price above zero, '-', USD), sorted, no region and type twice,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_schema.c - the record reader (schema_read in agent/schema.c), which
+ * fuzz_schema.c - the record reader (schema_read in agent/core/schema.c), which
  * reads the columns of every record the SQLite store keeps.  The input is
  * one JSON text, read as each record type.  The checks:
  *   - its verdict is json_read.h's on the same text (one valid object, or

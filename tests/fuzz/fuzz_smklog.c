@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_smklog.c - the Snakemake job log reader (agent/smklog.c) on one
+ * fuzz_smklog.c - the Snakemake job log reader (agent/daemon/track/smklog.c) on one
  * log text, fed in two pieces (cut at the input's first byte's value),
  * then each of its lines asked as a `bash -c` command: an answer names a
  * rule of word characters, its fields terminated, and each job goes to

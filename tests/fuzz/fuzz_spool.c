@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_spool.c - the spool's recovery (agent/spool.c): the segment files
+ * fuzz_spool.c - the spool's recovery (agent/daemon/deliver/spool.c): the segment files
  * and the acknowledgement file an agent finds at start after a crash, a
  * power loss or a full disk.  spool_open() scans the newest segment and
  * cuts a torn tail; a sink's reader then walks the frames of every

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * fuzz_tokscan.c - the word sets, formats and code readers of
- * agent/tokscan.c on any text (a command line's argument is anyone's).
+ * agent/lib/tokscan.c on any text (a command line's argument is anyone's).
  *
  * Input: lines up to the first empty line are words ("FLAGS WORD[\tPATTERN]",
  * FLAGS a digit 0-7: icase 1, left 2, right 4), the rest is the text.

@@ -3,7 +3,7 @@
 #
 # test_ps_flood.sh - an unprivileged user who keeps 2,000 processes and asks
 # `jobtrace ps` from 8 clients in a loop gets what the agent's per-user
-# budget allows (agent/ratelimit.h), and a clear "busy" for the rest; the
+# budget allows (agent/lib/ratelimit.h), and a clear "busy" for the rest; the
 # agent's CPU stays small and root's hook (job-start --pid, job-end) keeps
 # its latency.  The figures are printed: the agent's CPU from
 # /proc/PID/stat over the flood, the hook's round trips before and during
@@ -28,7 +28,7 @@ NPROC=2000	# the user's sleeping processes: ps lists them all
 CLIENTS=8
 FLOOD_S=10
 ROUNDS=15	# hook round trips before and during the flood
-# the budget of agent/ratelimit.h: RATE_USER_UNITS_S a second, at most
+# the budget of agent/lib/ratelimit.h: RATE_USER_UNITS_S a second, at most
 # RATE_USER_BURST saved, an answer costs 1 + its bytes / RATE_UNIT_BYTES
 RATE=10
 BURST=20

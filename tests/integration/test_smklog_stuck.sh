@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # test_smklog_stuck.sh - a Snakemake log that cannot be read never stalls
-# the agent (agent/smklogq.h).
+# the agent (agent/daemon/track/smklogq.h).
 #
 # A local user (nobody) runs a process named snakemake (a copy of bash)
 # that keeps open, as .snakemake/log/NAME.snakemake.log, the file of a

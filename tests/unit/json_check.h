@@ -3,7 +3,7 @@
  * json_check.h - for tests only: a strict RFC 8259 validator, so a test
  * can check that what a writer produced is one valid JSON text.
  * Included by test_json.c, test_chschema.c, test_json_read.c and
- * tests/fuzz/fuzz_json_read.c, which checks agent/json_read.c against it
+ * tests/fuzz/fuzz_json_read.c, which checks agent/lib/json_read.c against it
  * (static functions: one copy per program).
  */
 #ifndef JOBTRACE_TEST_JSON_CHECK_H

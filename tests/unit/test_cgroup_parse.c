@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_cgroup_parse.c - unit tests for agent/cgroup_parse.c. */
+/* test_cgroup_parse.c - unit tests for agent/core/cgroup_parse.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_chschema.c - unit tests for agent/chschema.c: schema v1 records as
+ * test_chschema.c - unit tests for agent/core/chschema.c: schema v1 records as
  * ClickHouse JSONEachRow rows, and the DDL.
  */
 #include <errno.h>

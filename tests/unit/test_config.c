@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_config.c - cmocka tests of agent/config.c (jobtrace.conf). */
+/* test_config.c - cmocka tests of agent/lib/config.c (jobtrace.conf). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif

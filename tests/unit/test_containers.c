@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_containers.c - cmocka tests of agent/containers.c: when the AWS
+ * test_containers.c - cmocka tests of agent/daemon/cloud/containers.c: when the AWS
  * Batch job of a container starts and ends.  The processes are made here
  * and handed to containers_enter()/containers_leave() as the tracker
  * would; Docker's answers and the cgroup probe are the test's.  Runs
@@ -105,7 +105,7 @@ static struct fx *fixture(size_t max)
 					      .ctx = f }), 0);
 	ops.ctx = f;
 	assert_int_equal(containers_new(max, &ops, &f->cs), 0);
-	f->t.cts = f->cs;
+	f->t.ct = containers_tracker(f->cs);
 	f->populated = 1;
 	return f;
 }

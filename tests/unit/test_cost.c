@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_cost.c - cmocka tests of agent/prices.c (the price table) and
- * agent/cost.c (node price, job cost, efficiency, flags, time limits),
+ * test_cost.c - cmocka tests of agent/core/prices.c (the price table) and
+ * agent/core/cost.c (node price, job cost, efficiency, flags, time limits),
  * every figure against the formula worked out by hand in the test.
  */
 #ifndef _GNU_SOURCE

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_costq.c - `jobtrace cost` (agent/costq.c) on stores of chosen
+ * test_costq.c - `jobtrace cost` (agent/query/costq.c) on stores of chosen
  * records: the split of a job's cost by CPU adds up to the job's cost,
  * the TOTAL is the same for every --by, jobs without a price are listed
  * and never priced, currencies are never added, a node's idle time is the

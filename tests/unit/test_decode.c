@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_decode.c - unit tests for agent/decode.c. */
+/* test_decode.c - unit tests for agent/daemon/collect/decode.c. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_docker.c - cmocka tests of agent/docker.c: the allowlist reader of
+ * test_docker.c - cmocka tests of agent/daemon/cloud/docker.c: the allowlist reader of
  * Docker's container answer and the AWS Batch job it names.  Besides the
  * values it must keep, every test checks that no byte of a value it must
  * skip (the canaries) reaches what is kept or an error message.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_dockerq.c - cmocka tests of agent/dockerq.c (and http.c's Unix
+ * test_dockerq.c - cmocka tests of agent/daemon/cloud/dockerq.c (and http.c's Unix
  * socket client under it) against servers on Unix sockets that this test
  * runs itself: one that answers as dockerd does (a real answer of
  * dockerd 20.10), with 404 or 500, one that accepts and never answers,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_http.c - unit tests for agent/http.c against a one-shot server on
+ * test_http.c - unit tests for agent/lib/http.c against a one-shot server on
  * loopback: libcurl, loaded at the first client, posts and reads back.
  */
 #include <arpa/inet.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_idle.c - unit tests for agent/idle.c: /proc/stat parsing and the
+/* test_idle.c - unit tests for agent/daemon/track/idle.c: /proc/stat parsing and the
  * idle episodes. */
 #include <errno.h>
 #include <setjmp.h>

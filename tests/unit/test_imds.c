@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_imds.c - unit tests for agent/imds.c: the readers of what EC2's
+ * test_imds.c - unit tests for agent/daemon/cloud/imds.c: the readers of what EC2's
  * instance metadata service answers (AWS's documented examples, and odd
  * and hostile answers: nothing but the documented fields is kept, and a
  * field that is not of AWS's form stays empty), the URL check, and the
@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "netaddr.h"
 #include "imds.h"
 #include "test_files.h"
 #include "util.h"
@@ -356,22 +357,22 @@ static void test_url(void **state)
 	};
 
 	(void)state;
-	assert_int_equal(imds_url_addr("http://169.254.169.254", &ss, why,
+	assert_int_equal(netaddr_url("http://169.254.169.254", &ss, why,
 				       sizeof(why)), 0);
 	assert_int_equal(a4->sin_family, AF_INET);
 	assert_int_equal(ntohs(a4->sin_port), 80);
 	assert_int_equal(ntohl(a4->sin_addr.s_addr), 0xa9fea9fe);
-	assert_int_equal(imds_url_addr("http://127.0.0.1:8123/", &ss, why,
+	assert_int_equal(netaddr_url("http://127.0.0.1:8123/", &ss, why,
 				       sizeof(why)), 0);
 	assert_int_equal(ntohs(a4->sin_port), 8123);
-	assert_int_equal(imds_url_addr("http://[fd00:ec2::254]:81", &ss, why,
+	assert_int_equal(netaddr_url("http://[fd00:ec2::254]:81", &ss, why,
 				       sizeof(why)), 0);
 	assert_int_equal(a6->sin6_family, AF_INET6);
 	assert_int_equal(ntohs(a6->sin6_port), 81);
 	assert_int_equal(a6->sin6_addr.s6_addr[0], 0xfd);
 	assert_int_equal(a6->sin6_addr.s6_addr[15], 0x54);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (imds_url_addr(bad[i], NULL, why, sizeof(why)) != -EINVAL)
+		if (netaddr_url(bad[i], NULL, why, sizeof(why)) != -EINVAL)
 			fail_msg("\"%s\" was taken", bad[i]);
 }
 

@@ -79,7 +79,7 @@ static void test_read_proc(void **state)
 	assert_int_equal(pi.ruid, getuid());
 	assert_int_equal(pi.euid, geteuid());
 	assert_true(pi.start_ticks > 0);
-	assert_int_equal(jobtie_read_proc(JOBTIE_PID_MAX + 1, &pi), -ESRCH);
+	assert_int_equal(jobtie_read_proc(JT_PID_MAX + 1, &pi), -ESRCH);
 }
 
 /* ---- the process table and the walk ------------------------------------ */
@@ -286,7 +286,7 @@ static void test_root(void **state)
 	/* excluded alone, its children followed: it can be tied */
 	p->state &= ~JT_PS_EXCL_TREE;
 	assert_ptr_equal(jobtie_root(f->t, me, true, 0, err, sizeof(err)), p);
-	assert_null(jobtie_root(f->t, JOBTIE_PID_MAX + 1, true, 0, err,
+	assert_null(jobtie_root(f->t, JT_PID_MAX + 1, true, 0, err,
 				sizeof(err)));
 	assert_non_null(strstr(err, "no such process"));
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_json.c - unit tests for the JSON writer (agent/json.c). */
+/* test_json.c - unit tests for the JSON writer (agent/lib/json.c). */
 #include <math.h>
 #include <stdio.h>
 #include <setjmp.h>

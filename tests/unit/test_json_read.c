@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_json_read.c - unit tests for the JSON reader (agent/json_read.c)
- * and the RFC 3339 time codec (agent/json.c).
+ * test_json_read.c - unit tests for the JSON reader (agent/lib/json_read.c)
+ * and the RFC 3339 time codec (agent/lib/json.c).
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_luapat.c - our pattern matcher (agent/luapat.c) against the stock
+ * test_luapat.c - our pattern matcher (agent/lib/luapat.c) against the stock
  * Lua 5.4 string library: every case runs in two plain lua_States, one with
  * the stock find/match/gmatch/gsub and one with ours, and the results (or
  * error messages) must be the same.  A table of cases covers every pattern

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_prices_import.c - cmocka tests of agent/prices_import.c, the reader
+ * test_prices_import.c - cmocka tests of agent/cli/prices_import.c, the reader
  * of AWS's Price List offer file for EC2 behind `jobtrace prices import`.
  *
  * The fixtures (tests/fuzz/corpus/offer/ec2-offer.csv and .json, also the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_ringbuf.c - unit tests for agent/ringbuf.c over plain memory. */
+/* test_ringbuf.c - unit tests for agent/daemon/collect/ringbuf.c over plain memory. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_schema.c - the one description of the records (agent/schema.h):
+ * test_schema.c - the one description of the records (agent/core/schema.h):
  * doc/records.md shows it as it is, and the writer follows it.
  */
 #include <errno.h>
@@ -56,7 +56,7 @@ static void test_doc_tables(void **state)
 		fclose(m);
 		if (!strstr(doc, tab)) {
 			print_error("doc/records.md: the table of %s records differs"
-				    " from agent/schema.h\n", sf_records[i].name);
+				    " from agent/core/schema.h\n", sf_records[i].name);
 			stale++;
 		}
 		free(tab);

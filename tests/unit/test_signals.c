@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_signals.c - unit tests for agent/signals.c: stall and io_bound
+/* test_signals.c - unit tests for agent/daemon/track/signals.c: stall and io_bound
  * episodes, memory_near_limit, the median, the store query and the
  * records. */
 #include <errno.h>

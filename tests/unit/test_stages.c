@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* test_stages.c - unit tests for agent/stages.c. */
+/* test_stages.c - unit tests for agent/daemon/collect/stages.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_tracker.c - cmocka tests of agent/tracker.c with synthetic kernel
+ * test_tracker.c - cmocka tests of agent/daemon/track/tracker.c with synthetic kernel
  * events: every event goes through decode_event() as the collector's
  * would, and every record the tracker writes is checked to be valid JSON
  * before its figures are compared with what the events said.
@@ -1643,7 +1643,7 @@ static void setup_containers(struct fx *f, size_t max)
 				      .end_grace_ns = 10000000000ull };
 
 	assert_int_equal(containers_new(max, &ops, &f->cts), 0);
-	f->t.cts = f->cts;
+	f->t.ct = containers_tracker(f->cts);
 }
 
 /* Docker's answer for container id: a Batch job's (job non-NULL, an

@@ -1291,7 +1291,7 @@ static void handle_job(struct agent *a, const struct control_req *r,
 	    !num_if(r, "time_limit", UINT32_MAX, &limit, out) ||
 	    !num_if(r, "exit_code", 255, &code, out) ||
 	    !num_if(r, "signal", 255, &sig, out) ||
-	    !num_if(r, "pid", JOBTIE_PID_MAX, &pid, out))
+	    !num_if(r, "pid", JT_PID_MAX, &pid, out))
 		return;
 	if (state && !jobstate_final(state, strlen(state))) {
 		fprintf(out, "error field state: '%s' is not how a job ends (COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, BOOT_FAIL, DEADLINE)\n",
@@ -2088,7 +2088,7 @@ int main(int argc, char **argv)
 				  &a.dq) ||
 		    containers_new(CONTAINERS_MAX, &ops, &a.cts))
 			goto cleanup;
-		a.trk.cts = a.cts;
+		a.trk.ct = containers_tracker(a.cts);
 	}
 	if (open_delivery(&a))
 		goto cleanup;

@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "record.h"	/* struct idle_signal */
+
 /* The columns of /proc/stat's "cpu" line that idle_parse_stat() reads. */
 enum {
 	IDLE_USER, IDLE_NICE, IDLE_SYSTEM, IDLE_IDLE, IDLE_IOWAIT, IDLE_IRQ,
@@ -69,14 +71,6 @@ struct idle {
 	uint64_t signals;		/* signals so far */
 	uint64_t last_signal_ns;	/* 0: none */
 	uint64_t last_since_ns;		/* the last signal's episode start */
-};
-
-/* What a node_idle signal tells. */
-struct idle_signal {
-	uint64_t since_ns;		/* the episode's start */
-	uint64_t now_ns;		/* when it reached idle.after */
-	double idle_s;			/* now - since */
-	double cpu;			/* busy / total over the episode */
 };
 
 /*

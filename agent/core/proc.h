@@ -55,6 +55,8 @@ struct jt_sigstate {
 };
 
 /* Process lifetime state bits (struct jt_proc.state). */
+#define JT_PID_MAX 4194304	/* the kernel's PID_MAX_LIMIT: the largest pid */
+
 #define JT_PS_EXECED 0x1	/* exe/argv come from an exec event */
 #define JT_PS_EXITED 0x2	/* exit totals are final */
 #define JT_PS_EXE_TRUNC 0x4	/* the kernel cut exe's path */

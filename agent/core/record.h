@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cost.h"
 #include "jobs.h"
 #include "json.h"
 #include "proc.h"
@@ -88,17 +89,6 @@ void record_oom(struct jbuf *b, const struct jt_host *h,
 		const struct jt_proc *p, const struct jt_batch *batch,
 		const struct jt_oom *o, const char *id);
 
-/* What the cloud's instance metadata says of this node (imds.c); an
- * empty string is a fact not known. */
-struct jt_cloud {
-	char provider[8];		/* "aws", "" when there is no IMDS */
-	char instance_id[32];
-	char instance_type[64];
-	char region[32];
-	char zone[48];
-	char lifecycle[16];
-};
-
 /* The host record's cloud object: null when provider is "". */
 void record_cloud_values(struct sv *v, const struct jt_cloud *c);
 /* The host record's price object. */
@@ -115,7 +105,13 @@ struct jt_outside {
 /* The host record's outside_jobs object. */
 void record_outside_values(struct sv *v, const struct jt_outside *o);
 
-struct idle_signal;
+/* What a node_idle signal tells (idle.h finds the episodes). */
+struct idle_signal {
+	uint64_t since_ns;		/* the episode's start */
+	uint64_t now_ns;		/* when it reached idle.after */
+	double idle_s;			/* now - since */
+	double cpu;			/* busy / total over the episode */
+};
 
 /* Encode an idle episode that reached idle.after as a `signal` record of
  * kind node_idle; its cost is p's price over it (null when p has none). */

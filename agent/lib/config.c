@@ -21,7 +21,7 @@
 #include <libconfig.h>
 
 #include "config.h"
-#include "imds.h"
+#include "netaddr.h"
 #include "util.h"
 
 #define SOCKET_NAME "jobtraced.sock"
@@ -548,7 +548,7 @@ static int apply_string(struct parse_ctx *p, const config_setting_t *s,
 	case K_IMDS_URL: {
 		char why[128];
 
-		if (imds_url_addr(v, NULL, why, sizeof(why)))
+		if (netaddr_url(v, NULL, why, sizeof(why)))
 			return bad(p, s, "%s.%s: %s, got \"%s\"", g, k->name,
 				   why, v);
 		break;
@@ -1056,8 +1056,8 @@ int config_defaults(struct jt_config *c)
 	c->spool_segment_kib = 16384;
 	c->spool_sync_ms = 200;
 	c->imds_mode = JT_IMDS_AUTO;
-	c->imds_url = strdup(IMDS_DEFAULT_URL);
-	c->dmi_dir = strdup(IMDS_DEFAULT_DMI_DIR);
+	c->imds_url = strdup(CONFIG_IMDS_URL);
+	c->dmi_dir = strdup(CONFIG_DMI_DIR);
 	c->spot_poll_ms = 5000;
 	c->docker_enabled = true;
 	c->docker_socket = strdup("/var/run/docker.sock");

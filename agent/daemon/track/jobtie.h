@@ -34,7 +34,6 @@
 #include "jobs.h"
 #include "proc_table.h"
 
-#define JOBTIE_PID_MAX 4194304		/* the kernel's PID_MAX_LIMIT */
 #define JOBTIE_USER_JOBS 64		/* jobs one user may hold, ended too */
 #define JOBTIE_DEPTH_MAX 4096		/* parent links followed up */
 #define JOBTIE_USER_NS "user:"		/* the ids of users' own jobs */

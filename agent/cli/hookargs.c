@@ -9,7 +9,7 @@
 #include "cost.h"
 #include "hookargs.h"
 #include "jobstate.h"
-#include "jobtie.h"
+#include "proc.h"
 #include "util.h"
 
 enum { OPT_FIELD = 1, OPT_STRICT, OPT_TIMEOUT, OPT_PID, OPT_EXIT,
@@ -122,9 +122,9 @@ int hookargs_parse(struct hookargs *h, const char *cmd, int argc,
 					    run ? " (run ties itself and its command)" : "");
 				return -EINVAL;
 			}
-			if (!number(optarg, 1, JOBTIE_PID_MAX, &v)) {
+			if (!number(optarg, 1, JT_PID_MAX, &v)) {
 				util_seterr(err, errlen, "--pid '%s': not a process id (1 to %d)",
-					    optarg, JOBTIE_PID_MAX);
+					    optarg, JT_PID_MAX);
 				return -EINVAL;
 			}
 			break;

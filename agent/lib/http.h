@@ -84,4 +84,5 @@ void http_client_cancel(struct http_client *c);
 /* Percent-encode s for a URL query into b (jbuf used as a byte buffer). */
 void http_urlencode(struct jbuf *b, const char *s);
 
+
 #endif

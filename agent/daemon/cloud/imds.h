@@ -27,11 +27,12 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "config.h"
 #include "record.h"
 
-#define IMDS_DEFAULT_URL "http://169.254.169.254"
+#define IMDS_DEFAULT_URL CONFIG_IMDS_URL
 /* where this machine's own facts are (cloud.dmi_dir; the hypervisor's) */
-#define IMDS_DEFAULT_DMI_DIR "/sys/class/dmi/id"
+#define IMDS_DEFAULT_DMI_DIR CONFIG_DMI_DIR
 #define IMDS_HYPERVISOR_UUID "/sys/hypervisor/uuid"
 /* the identity read at start: all of it, and each request */
 #define IMDS_START_BUDGET_MS 1000
@@ -95,13 +96,6 @@ bool imds_local_ec2(const char *dmi_dir, const char *hyp_uuid, char *why,
 
 /* ---- the parsers (unit-tested; no I/O) ------------------------------------ */
 
-/*
- * Check url ("http://" then an IPv4 address or a bracketed IPv6 one, an
- * optional port, nothing after but '/') and put its address in *ss when
- * ss is not NULL.  0, or -EINVAL with the reason in why.
- */
-int imds_url_addr(const char *url, struct sockaddr_storage *ss,
-		  char *why, size_t whylen);
 /*
  * Read the instance identity document doc[0..len) into c: instanceId,
  * instanceType, region and availabilityZone, each only when it is a string

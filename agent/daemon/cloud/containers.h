@@ -49,6 +49,7 @@
 #include <stdint.h>
 
 #include "dockerq.h"
+#include "tracker.h"
 #include "jobs.h"
 #include "proc.h"
 
@@ -91,6 +92,8 @@ void containers_leave(struct containers *cs, struct tracker *t,
  * the container's own usage until Docker's answer, or NULL. */
 struct jt_usage *containers_usage(struct containers *cs,
 				  const struct jt_proc *p);
+/* The tracker's view of cs (tracker.h: struct tracker_containers). */
+struct tracker_containers containers_tracker(struct containers *cs);
 /* Docker's answer about one container. */
 void containers_answer(struct containers *cs, struct tracker *t,
 		       const struct dockerq_result *r);

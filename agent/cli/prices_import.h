@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prices_import.h - `jobtrace prices import`: the price table (the format
- * of agent/prices.h: region, instance type, on-demand and spot USD per
+ * of agent/core/prices.h: region, instance type, on-demand and spot USD per
  * hour) made from AWS's Price List bulk offer file for EC2 (AmazonEC2),
  * so that nothing needs the network when a job's cost is computed.
  *

@@ -530,6 +530,32 @@ int containers_cgroup_populated(void *ctx, const char *cgroup)
 	return 0;
 }
 
+/* containers_enter for the tracker. */
+static void ct_enter(void *cs, struct tracker *t, const struct jt_proc *p)
+{
+	containers_enter(cs, t, p);
+}
+
+/* containers_leave for the tracker. */
+static void ct_leave(void *cs, struct tracker *t, const struct jt_proc *p)
+{
+	containers_leave(cs, t, p);
+}
+
+/* containers_usage for the tracker. */
+static struct jt_usage *ct_usage(void *cs, const struct jt_proc *p)
+{
+	return containers_usage(cs, p);
+}
+
+/* The tracker's view of cs. */
+struct tracker_containers containers_tracker(struct containers *cs)
+{
+	return (struct tracker_containers){ .enter = ct_enter,
+					    .leave = ct_leave,
+					    .usage = ct_usage, .cts = cs };
+}
+
 /* How many entries, jobs, ending jobs, refusals. */
 void containers_stats(const struct containers *cs, struct containers_stats *st)
 {

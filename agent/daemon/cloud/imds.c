@@ -25,6 +25,7 @@
 
 #include "http.h"
 #include "imds.h"
+#include "netaddr.h"
 #include "json_read.h"
 #include "log.h"
 #include "util.h"
@@ -78,89 +79,6 @@ struct imds {
 
 /* ---- the parsers ----------------------------------------------------------- */
 
-/* Check url and put its address into *ss (see imds.h). */
-int imds_url_addr(const char *url, struct sockaddr_storage *ss,
-		  char *why, size_t whylen)
-{
-	struct sockaddr_storage tmp = { 0 };
-	const char *h, *e;
-	char host[64];
-	unsigned long port = 80;
-	size_t n;
-	int af;
-
-	if (strncmp(url, "http://", 7)) {
-		util_seterr(why, whylen, "must start with http:// (IMDS speaks"
-			    " plain HTTP)");
-		return -EINVAL;
-	}
-	h = url + 7;
-	if (*h == '[') {
-		e = strchr(++h, ']');
-		if (!e) {
-			util_seterr(why, whylen, "no ']' after the IPv6 address");
-			return -EINVAL;
-		}
-		n = (size_t)(e++ - h);
-		af = AF_INET6;
-	} else {
-		e = h + strcspn(h, ":/");
-		n = (size_t)(e - h);
-		af = AF_INET;
-	}
-	if (n >= sizeof(host)) {
-		util_seterr(why, whylen, "the host is too long");
-		return -EINVAL;
-	}
-	memcpy(host, h, n);
-	host[n] = '\0';
-	if (*e == ':') {
-		char *end;
-
-		if (e[1] < '0' || e[1] > '9') {
-			util_seterr(why, whylen, "expected a port after ':'");
-			return -EINVAL;
-		}
-		errno = 0;
-		port = strtoul(e + 1, &end, 10);
-		if (errno || !port || port > 65535) {
-			util_seterr(why, whylen, "the port must be 1 to 65535");
-			return -EINVAL;
-		}
-		e = end;
-	}
-	while (*e == '/')
-		e++;
-	if (*e) {
-		util_seterr(why, whylen, "only http://ADDRESS[:PORT]: the"
-			    " agent adds the /latest/... paths");
-		return -EINVAL;
-	}
-	/* an address, never a name: no DNS lookup to wait for */
-	if (af == AF_INET6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&tmp;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)port);
-		if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
-			af = -1;
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)&tmp;
-
-		a->sin_family = AF_INET;
-		a->sin_port = htons((uint16_t)port);
-		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
-			af = -1;
-	}
-	if (af < 0) {
-		util_seterr(why, whylen, "the host must be an IP address, as"
-			    " IMDS's are (169.254.169.254, [fd00:ec2::254])");
-		return -EINVAL;
-	}
-	if (ss)
-		*ss = tmp;
-	return 0;
-}
 
 /* Are the n bytes at s all lower-case letters, digits or chars of extra? */
 static bool only(const char *s, size_t n, const char *extra)
@@ -805,7 +723,7 @@ int imds_start(const struct imds_opts *o, struct imds **out)
 	m->efd = -1;
 	jbuf_init_wipe(&m->ans);	/* it holds the token at times */
 	if (util_strlcpy(m->url, o->url, sizeof(m->url)) >= sizeof(m->url) ||
-	    imds_url_addr(m->url, &m->addr, why, sizeof(why))) {
+	    netaddr_url(m->url, &m->addr, why, sizeof(why))) {
 		log_error("cloud.imds_url: %s", why);
 		free(m);
 		return -EINVAL;

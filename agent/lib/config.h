@@ -29,6 +29,8 @@
 #define JT_DEFAULT_CONFIG JT_SYSCONFDIR "/jobtrace/jobtrace.conf"
 
 enum jt_imds_mode { JT_IMDS_AUTO, JT_IMDS_OFF, JT_IMDS_ON };
+#define CONFIG_IMDS_URL "http://169.254.169.254"	/* cloud.imds_url */
+#define CONFIG_DMI_DIR "/sys/class/dmi/id"	/* cloud.dmi_dir */
 /* collector.record: which processes get a record of their own */
 enum jt_record_mode { JT_RECORD_ALL, JT_RECORD_JOBS };
 /* cost.attribution: a job's share of the node (doc/cost.md) */

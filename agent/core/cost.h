@@ -18,6 +18,17 @@ struct jt_config;
 struct jt_cloud;
 struct jt_jobinfo;
 
+/* What the cloud's instance metadata says of this node (imds.c); an
+ * empty string is a fact not known. */
+struct jt_cloud {
+	char provider[8];		/* "aws", "" when there is no IMDS */
+	char instance_id[32];
+	char instance_type[64];
+	char region[32];
+	char zone[48];
+	char lifecycle[16];
+};
+
 /* The node's price, as the host record's price object shows it. */
 struct cost_price {
 	double per_hour;		/* < 0: not known (note says why) */

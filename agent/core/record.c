@@ -7,7 +7,6 @@
 
 #include "cgroup_parse.h"
 #include "cost.h"
-#include "idle.h"
 #include "jobstate.h"
 #include "record.h"
 #include "schema.h"

@@ -62,7 +62,22 @@ struct tracker_cb {
 	void *ctx;
 };
 
-struct containers;
+struct tracker;
+struct jt_usage;
+
+/*
+ * The containers the processes run in (cloud/containers.h fills it with
+ * containers_tracker()): the tracker tells them who enters and leaves
+ * one, and asks where a finished process of a container without a job
+ * yet counts.  A layer above the tracker's: it calls down, the tracker
+ * only through these.
+ */
+struct tracker_containers {
+	void (*enter)(void *cts, struct tracker *t, const struct jt_proc *p);
+	void (*leave)(void *cts, struct tracker *t, const struct jt_proc *p);
+	struct jt_usage *(*usage)(void *cts, const struct jt_proc *p);
+	void *cts;		/* NULL: containers are not looked up */
+};
 struct cost_price;
 struct jt_config;
 
@@ -70,8 +85,7 @@ struct tracker {
 	struct proc_table *procs;	/* owned */
 	struct rules *rules;		/* borrowed, may be NULL: defaults */
 	struct jobs *jobs;		/* borrowed */
-	struct containers *cts;		/* borrowed, NULL: containers are not
-					 * looked up (see containers.h) */
+	struct tracker_containers ct;	/* borrowed; ct.cts NULL: none */
 	const struct jt_host *host;	/* borrowed */
 	const struct jt_config *cfg;	/* borrowed, NULL: job end records
 					 * carry no cost (see cost.h) */

@@ -17,7 +17,6 @@
 
 #include "cgroup_parse.h"
 #include "classify.h"
-#include "containers.h"
 #include "cost.h"
 #include "exetrust.h"
 #include "log.h"
@@ -173,16 +172,16 @@ static void container_sync(struct tracker *t, struct jt_proc *p, bool want)
 {
 	bool in = p->state & JT_PS_IN_CT;
 
-	want = want && t->cts && p->container[0] &&
+	want = want && t->ct.cts && p->container[0] &&
 	       !(p->state & JT_PS_EXCLUDED);
 	if (want == in)
 		return;
 	if (in) {
-		containers_leave(t->cts, t, p);
+		t->ct.leave(t->ct.cts, t, p);
 		p->state &= ~JT_PS_IN_CT;
 	} else {
 		p->state |= JT_PS_IN_CT;
-		containers_enter(t->cts, t, p);
+		t->ct.enter(t->ct.cts, t, p);
 	}
 }
 
@@ -418,8 +417,8 @@ static void emit_process(struct tracker *t, struct jt_proc *p,
 	if ((p->job.id[0] || p->container[0]) &&
 	    (ji = jobs_fill(t->jobs, &p->job, p->cgroup)))
 		job_account(ji, p, e);
-	else if (t->cts && p->container[0] &&
-		 (cu = containers_usage(t->cts, p)))
+	else if (t->ct.cts && p->container[0] &&
+		 (cu = t->ct.usage(t->ct.cts, p)))
 		usage_add(cu, p, e, p->memcg_job_up);
 	if (t->jobs_only && !p->job.id[0]) {
 		/* counted, not recorded (collector.record = "jobs") */

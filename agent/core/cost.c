@@ -14,7 +14,6 @@
 #include "cost.h"
 #include "jobs.h"
 #include "prices.h"
-#include "record.h"
 #include "util.h"
 
 #define GIB 1073741824.0
