@@ -16,7 +16,7 @@ HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
 
 # the agent modules the harnesses reach (and what those call)
 AGENT = log util json json_read schema cgroup_parse config control slurmq \
-	jobstate decode spool \
+	jobstate jobs decode spool \
 	chschema store_sqlite report report_html report_signals costq chquery http imds \
 	docker prices_import cost prices tasks smklog tokscan luapat creds fsperm
 
