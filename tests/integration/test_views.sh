@@ -81,8 +81,15 @@ m = re.search(r"^Job ID: +\S+ \((\S+)\)", txt, re.M)
 out["txt_sched"] = m.group(1) if m else "?"
 m = re.search(r"^Cost: +([0-9.]+) ", txt, re.M)
 out["txt_cost"] = m.group(1) if m else "-"
-m = re.search(r"^  align +\d+ +\S+ +\S+ +\S+ +(\d+)% ", txt, re.M)
-out["txt_task_cw"] = m.group(1) if m else "-"
+# the by-task table's CPU/WALL column, found by its header (the columns before it
+# are one word each)
+m = re.search(r"^  TASK .*\n(?:  \S.*\n)*?  align .*$", txt, re.M)
+cw = "-"
+if m:
+    hdr, row = m.group(0).split("\n")[0].split(), m.group(0).split("\n")[-1].split()
+    if "CPU/WALL" in hdr and len(row) > hdr.index("CPU/WALL"):
+        cw = row[hdr.index("CPU/WALL")].rstrip("%")
+out["txt_task_cw"] = cw
 j, e = rep["job"], rep["efficiency"]["job"]
 out["json_cpu"] = pct(j["efficiency"]["cpu"] * 100 if j["efficiency"]["cpu"] is not None else None)
 out["json_mem"] = pct(j["efficiency"]["memory"] * 100 if j["efficiency"]["memory"] is not None else None)
