@@ -14,8 +14,9 @@
 #  - polls that hang never slow the event loop (status) nor the stop;
 #  - an identity document with garbage fields leaves those fields null;
 #  - no service (a closed port) and a service that never answers: the
-#    agent starts in the time it takes with cloud.imds = "off", host.cloud
-#    is null and status says absent.
+#    agent starts (its start times beside those with cloud.imds = "off" are
+#    printed, not checked: test_imds.c's test_thread_hangs checks that the
+#    start does not wait), host.cloud is null and status says absent.
 #
 #  - cloud.imds = "auto" (the default) asks only when the machine's own
 #    facts (DMI, cloud.dmi_dir) say EC2: on this machine the fake sees no
@@ -350,13 +351,10 @@ closed=$(median "${times[closed]}")
 hole=$(median "${times[blackhole]}")
 note "start to first status answer, s (5 rounds, alternating): off:${times[off]}  closed:${times[closed]}  blackhole:${times[blackhole]}"
 note "medians: off $off, closed port $closed, never-answering $hole"
-# The bound: off's time + 0.15 s of noise.  The identity is read by the
-# IMDS thread while the BPF programs load and the loop runs; only the start
-# record waits for it (1 s at most), so a service that never answers (0.3 s
-# a request) costs the start nothing.
-check "closed port: the agent starts within off's time + 0.15 s ($closed vs $off)" \
-	awk -v a="$closed" -v b="$off" 'BEGIN { exit !(a <= b + 0.15) }'
-check "never-answering service: the agent starts within off's time + 0.15 s ($hole vs $off)" \
-	awk -v a="$hole" -v b="$off" 'BEGIN { exit !(a <= b + 0.15) }'
+# Not a check: the times are printed to compare by eye.  That the start does
+# not wait for the reader is checked without timing, in
+# tests/unit/test_imds.c's test_thread_hangs (a start that waited would find
+# the identity read over when it returns); here each mode's first status
+# answers and its start record carries the start's time (above).
 stop_fake
 finish

@@ -446,6 +446,73 @@ static void test_thread_absent(void **state)
 	assert_false(imds_take_notice(NULL, &(struct imds_notice){ 0 }));
 }
 
+/* A status text of m. */
+static char *status_text(struct imds *m)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	imds_status(m, out);
+	fclose(out);
+	return text;
+}
+
+/*
+ * A service that takes the connection and never answers: imds_start
+ * returns before the read is over (the identity is still pending when it
+ * returns: a start that waited for the reader would find it over, since
+ * the first request alone waits IMDS_START_REQUEST_MS for an answer that
+ * never comes); the read then ends within its budget as absent, timed
+ * out, and the loop is woken.  This is what lets the agent start in the
+ * time it takes with cloud.imds = "off", without timing the start.
+ */
+static void test_thread_hangs(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct imds *m = NULL;
+	char url[64], *text;
+	uint64_t t0, t1;
+
+	(void)state;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 16), 0);	/* the kernel accepts; nobody reads */
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", ntohs(a.sin_port));
+	t0 = util_now_ns(CLOCK_MONOTONIC);
+	assert_int_equal(imds_start(&(struct imds_opts){ .url = url,
+							 .poll_ms = 1000 }, &m), 0);
+	assert_false(imds_identity_done(m));
+	text = status_text(m);
+	if (!strstr(text, "cloud.imds: pending\n"))
+		fail_msg("status right after the start:\n%s", text);
+	free(text);
+	while (!imds_identity_done(m) &&
+	       util_now_ns(CLOCK_MONOTONIC) - t0 < 5000000000ull)
+		usleep(1000);
+	t1 = util_now_ns(CLOCK_MONOTONIC);
+	assert_true(imds_identity_done(m));
+	/* it did wait for the service (the hang was real) */
+	assert_true(t1 - t0 >= IMDS_START_REQUEST_MS * 1000000ull);
+	{
+		struct pollfd p = { .fd = imds_fd(m), .events = POLLIN };
+
+		assert_int_equal(poll(&p, 1, 1000), 1);
+	}
+	text = status_text(m);
+	if (!strstr(text, "cloud.imds: absent: token: ") ||
+	    !strstr(text, "timed out"))
+		fail_msg("status after the budget:\n%s", text);
+	free(text);
+	imds_stop(m);
+	close(fd);
+}
+
 /* One machine's facts: DMI files (name, text; NULL ends) and the
  * hypervisor UUID (NULL: none); is it EC2, and why contains want. */
 static void local_case(const char *const *dmi, const char *hyp, bool ec2,
@@ -516,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_action),
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_thread_absent),
+		cmocka_unit_test(test_thread_hangs),
 		cmocka_unit_test(test_local_facts),
 	};
 
