@@ -5,7 +5,8 @@
  * flush delivers a young batch, a failed send, add, open or check keeps
  * the records (retried, each stored once, in spool order), a stop drains
  * what is synced, and a stop on a failing backend leaves the records in
- * the spool for the next start.  No root.
+ * the spool for the next start; and the configured SQLite backend over
+ * a real store, made again when deleted under the sink.  No root.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,9 +22,11 @@
 
 #include <cmocka.h>
 
+#include "config.h"
 #include "sink.h"
 #include "sink_backend.h"
 #include "spool.h"
+#include "store.h"
 #include "util.h"
 
 #define MAX_REC 4096
@@ -194,10 +197,10 @@ static int teardown(void **state)
 	return system(cmd);
 }
 
-/* The spool with the one sink "fake". */
-static struct spool *open_spool(void)
+/* The spool with the one sink name. */
+static struct spool *open_spool_for(const char *name)
 {
-	static const char *const names[] = { "fake" };
+	const char *const names[] = { name };
 	struct spool_opts o = { .dir = dir, .max_bytes = 64 << 20,
 				.segment_bytes = 1 << 20 };
 	struct spool *s = NULL;
@@ -206,6 +209,12 @@ static struct spool *open_spool(void)
 	assert_int_equal(spool_open(&o, names, 1, &s, err, sizeof(err)), 0);
 	opened = s;
 	return s;
+}
+
+/* The spool with the one sink "fake". */
+static struct spool *open_spool(void)
+{
+	return open_spool_for("fake");
 }
 
 /* Append records from..to-1 ({"n":N}) and sync them. */
@@ -269,7 +278,8 @@ static size_t wait_stored(size_t n)
 	return got;
 }
 
-/* A status line's value for the sink "fake". */
+/* A status line's value: sink.NAME.KEY for sink "fake" when key has no
+ * dot, else sink.KEY. */
 static uint64_t status_of(struct sinks *ks, const char *key)
 {
 	char want[64], *buf = NULL, *p;
@@ -280,7 +290,8 @@ static uint64_t status_of(struct sinks *ks, const char *key)
 	assert_non_null(f);
 	sinks_status(ks, f);
 	fclose(f);
-	snprintf(want, sizeof(want), "\nsink.fake.%s: ", key);
+	snprintf(want, sizeof(want), "\nsink.%s%s: ", strchr(key, '.') ? "" :
+		 "fake.", key);
 	p = strstr(buf, want);
 	if (p)
 		v = strtoull(p + strlen(want), NULL, 10);
@@ -288,15 +299,23 @@ static uint64_t status_of(struct sinks *ks, const char *key)
 	return v;
 }
 
-/* Wait (at most 10 s) until the engine counted n records delivered (it
- * has acknowledged them then); returns its count. */
-static uint64_t wait_delivered(struct sinks *ks, uint64_t n)
+/* Wait (at most 10 s) until status line key (status_of) reaches n;
+ * returns its value. */
+static uint64_t wait_status(struct sinks *ks, const char *key, uint64_t n)
 {
 	uint64_t v = 0;
 
-	for (int i = 0; i < 10000 && (v = status_of(ks, "delivered")) < n; i++)
+	for (int i = 0; i < 10000 && ((v = status_of(ks, key)) < n ||
+				      v == UINT64_MAX); i++)
 		usleep(1000);
 	return v;
+}
+
+/* Wait until the engine counted n records delivered (it has acknowledged
+ * them then); returns its count. */
+static uint64_t wait_delivered(struct sinks *ks, uint64_t n)
+{
+	return wait_status(ks, "delivered", n);
 }
 
 /* The sink's acknowledged position in s. */
@@ -563,6 +582,84 @@ static void test_stop_failing_keeps(void **state)
 	close_spool(s);
 }
 
+/* Records in the SQLite store at path (its own reader). */
+static int64_t store_count_at(const char *path)
+{
+	struct store *st = NULL;
+	int64_t n;
+
+	assert_int_equal(store_open(path, true, &st), 0);
+	n = store_records(st);
+	store_close(st);
+	return n;
+}
+
+/* Remove the SQLite store at path under the running sink. */
+static void remove_store(const char *path)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	char p[256];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		unlink(p);
+	}
+}
+
+/*
+ * The configured SQLite backend (sink_sqlite.c over a real store): the
+ * records land in the store, one that is no record is skipped, and a
+ * store deleted under the sink is made again with what the spool has.
+ */
+static void test_sqlite_backend(void **state)
+{
+	struct jt_config c;
+	struct spool *s;
+	struct sinks *ks = NULL;
+	const char *names[SINKS_MAX];
+	char err[256], rec[256], path[128];
+	uint64_t ack = 0;
+	bool failing = true;
+
+	(void)state;
+	assert_int_equal(config_defaults(&c), 0);
+	snprintf(path, sizeof(path), "%s/jt.db", dir);
+	free(c.sqlite_path);
+	c.sqlite_path = strdup(path);
+	c.flush_records = 8;
+	c.flush_interval_ms = 20;
+	assert_int_equal(sinks_names(&c, names, SINKS_MAX), 1);
+	assert_string_equal(names[0], "sqlite");
+	s = open_spool_for("sqlite");
+	for (unsigned i = 0; i < 20; i++) {
+		int n = snprintf(rec, sizeof(rec), "{\"type\":\"job\","
+				 "\"schema\":1,\"host\":\"n1\",\"id\":\"j%u\","
+				 "\"phase\":\"start\"}", i);
+
+		assert_int_equal(spool_append(s, rec, (size_t)n), 0);
+	}
+	assert_int_equal(spool_append(s, "{\"x\":1}", 7), 0);
+	assert_int_equal(spool_sync(s), 0);
+	assert_int_equal(sinks_start(&c, s, &ks, err, sizeof(err)), 0);
+	running = ks;
+	assert_int_equal(wait_status(ks, "sqlite.delivered", 21), 21);
+	assert_int_equal(status_of(ks, "sqlite.unencodable_skipped"), 1);
+	assert_true(sinks_store_position(ks, &ack, &failing));
+	assert_int_equal(ack, 21);
+	assert_false(failing);
+	assert_int_equal(store_count_at(path), 20);
+
+	/* deleted under the sink: a new store gets what the spool has */
+	remove_store(path);
+	assert_int_equal(wait_status(ks, "sqlite.store_recreated", 1), 1);
+	assert_int_equal(wait_status(ks, "sqlite.delivered", 42), 42);
+	assert_int_equal(status_of(ks, "sqlite.store_records_lost"), 0);
+	stop(ks, 1000);
+	assert_int_equal(store_count_at(path), 20);
+	close_spool(s);
+	config_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -585,6 +682,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_drains, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_stop_failing_keeps, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_sqlite_backend, setup,
 						teardown),
 	};
 
