@@ -582,6 +582,58 @@ static void test_stop_failing_keeps(void **state)
 	close_spool(s);
 }
 
+/* A status line's text after "sink.fake.KEY: " into out (len bytes);
+ * "" when there is none. */
+static void status_text(struct sinks *ks, const char *key, char *out,
+			size_t len)
+{
+	char want[64], *buf = NULL, *p;
+	size_t blen = 0;
+	FILE *f = open_memstream(&buf, &blen);
+
+	assert_non_null(f);
+	sinks_status(ks, f);
+	fclose(f);
+	snprintf(want, sizeof(want), "\nsink.fake.%s: ", key);
+	p = strstr(buf, want);
+	snprintf(out, len, "%.*s", p ? (int)strcspn(p + strlen(want), "\n") :
+		 0, p ? p + strlen(want) : "");
+	free(buf);
+}
+
+/* Status of a sink that never stored: its URL without secrets, whole
+ * however long, and "never" as its last success (the URL was written
+ * over it). */
+static void test_status_url_and_never(void **state)
+{
+	char url[200], want[200], got[256];
+	struct spool *s = open_spool();
+	struct sink_def d = {
+		.name = "fake", .url = url, .batch_records = 10,
+		.batch_age_ms = 5, .retry_max_ms = 20, .ops = &fake_ops,
+		.ctx = &fk,
+	};
+	struct sinks *ks = NULL;
+
+	(void)state;
+	snprintf(url, sizeof(url), "https://user:secret@collector.example.org"
+		 ":8443/ingest/a-long-path-of-the-collector/v1/records"
+		 "?token=hidden");
+	snprintf(want, sizeof(want), "https://collector.example.org:8443"
+		 "/ingest/a-long-path-of-the-collector/v1/records");
+	fk.send_fail = 1000000;
+	append(s, 0, 3);
+	assert_int_equal(sinks_start_defs(s, &d, 1, &ks, got, sizeof(got)), 0);
+	running = ks;
+	assert_true(wait_status(ks, "retries", 1) >= 1);
+	status_text(ks, "url", got, sizeof(got));
+	assert_string_equal(got, want);
+	status_text(ks, "last_success", got, sizeof(got));
+	assert_string_equal(got, "never");
+	stop(ks, 0);
+	close_spool(s);
+}
+
 /* Records in the SQLite store at path (its own reader). */
 static int64_t store_count_at(const char *path)
 {
@@ -685,6 +737,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sqlite_backend, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_status_url_and_never,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -807,7 +807,7 @@ void sinks_status(struct sinks *ks, FILE *out)
 		struct sink *k = &ks->k[i];
 		struct spool_sink_stats ps;
 		struct sink_stats st;
-		char t1[64], t2[64];
+		char t1[64], t2[64], url[1024];
 		const char *state;
 		uint64_t now = util_now_ns(CLOCK_MONOTONIC);
 
@@ -823,7 +823,7 @@ void sinks_status(struct sinks *ks, FILE *out)
 		/* any user may ask for the status: no userinfo, no query */
 		if (k->url)
 			fprintf(out, "sink.%s.url: %s\n", k->name,
-				util_url_public(k->url, t1, sizeof(t1)));
+				util_url_public(k->url, url, sizeof(url)));
 		fprintf(out, "sink.%s.state: %s\n", k->name, state);
 		fprintf(out, "sink.%s.lag_records: %" PRIu64 "\n", k->name,
 			ss.next_seq > ps.ack_seq ? ss.next_seq - ps.ack_seq : 0);
