@@ -8,7 +8,7 @@
 #
 # Starts Debian's clickhouse-server on loopback (tests/clickhouse/ch-env.sh),
 # applies `jobtrace schema clickhouse`, then runs BUILD/bench/deliver (the
-# agent's own spool.c/sink.c/chschema.c/http.c, driven the way jobtraced
+# agent's own spool.c/sink*.c/chschema.c/http.c, driven the way jobtraced
 # drives them) for DELIVER_N records, without and with gzip, RUNS times
 # each.  Every run's records are then counted in ClickHouse (FINAL), so a
 # rate only counts if every record arrived once.  Prints the table and

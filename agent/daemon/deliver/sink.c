@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sink.c - one thread per sink: read a batch from the spool, store it,
- * acknowledge it; on failure rewind to the acknowledged position and retry
- * after an exponential back-off with jitter.
+ * sink.c - the sink engine: one thread per sink reads a batch from the
+ * spool, has its backend (sink_backend.h) store it and acknowledges it;
+ * on failure it rewinds to the acknowledged position and retries after an
+ * exponential back-off with jitter.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,70 +12,22 @@
 #include <string.h>
 #include <time.h>
 
-#include "chschema.h"
 #include "http.h"
 #include "log.h"
 #include "schema.h"
 #include "sink.h"
-#include "store.h"
+#include "sink_backend.h"
 #include "util.h"
 
 #define MAX_SINKS SINKS_MAX
 #define BATCH_MAX_BYTES (32u << 20)
 #define RETRY_BASE_MS 500
-#define CH_TABLES_MAX 16
-_Static_assert(SF_REC__N <= CH_TABLES_MAX, "a ClickHouse batch per record type");
-/*
- * The store is kept within its limits between batches: a pass every
- * PRUNE_EVERY_MS (PRUNE_AGAIN_MS while work is left) deletes in
- * transactions of PRUNE_ROWS records and starts none after
- * PRUNE_BUDGET_MS, so a batch waits that long and one transaction (a
- * few ms) at most.
- */
-#define PRUNE_ROWS 500
-#define PRUNE_BUDGET_MS 50
-#define PRUNE_EVERY_MS 2000
-#define PRUNE_AGAIN_MS 200
-
-struct sink;
-
-/* A batch's encoded bodies. */
-struct batch {
-	struct jbuf body;			/* http */
-	struct jbuf tbl[CH_TABLES_MAX];		/* clickhouse, per table */
-	size_t n;				/* records */
-	uint64_t end_seq;			/* acknowledged when stored */
-};
-
-/* What differs between sink types. */
-struct sink_ops {
-	int (*open)(struct sink *k, char *err, size_t errlen);
-	/* take one record into the batch being built: 0, SKIP (counted,
-	 * not stored) or -errno (the batch fails) */
-	int (*add)(struct sink *k, const char *rec, size_t len);
-	/* store batch b; 0 or -errno with the reason in err */
-	int (*send)(struct sink *k, struct batch *b, char *err, size_t errlen);
-	void (*close)(struct sink *k);
-	/* between batches, NULL or: is the target still there?  0, or
-	 * -errno with what happened in err (the reader is rewound) */
-	int (*check)(struct sink *k, char *err, size_t errlen);
-	/* network sinks send a batch in a second thread while the next one
-	 * is built, so encoding and the backend's work overlap */
-	bool pipelined;
-	/* between batches, NULL or: the target's housekeeping, bounded in
-	 * time */
-	void (*maintain)(struct sink *k);
-};
-
-#define SKIP 1
 
 struct sink_stats {
 	uint64_t delivered;	/* records stored */
 	uint64_t batches;
 	uint64_t retries;	/* failed attempts */
 	uint64_t skipped;	/* records the sink could not encode */
-	uint64_t recreated;	/* store file deleted under us, made anew */
-	uint64_t recreate_lost;	/* records it held that the spool lacks */
 	unsigned failing;	/* consecutive failures */
 	char last_error[256];
 	uint64_t last_error_ns;	/* CLOCK_REALTIME */
@@ -82,25 +35,22 @@ struct sink_stats {
 	uint64_t retry_at_ns;	/* CLOCK_MONOTONIC, while backing off */
 	uint64_t waiting_since_ns;	/* CLOCK_MONOTONIC: records read and
 					 * not yet stored since; 0: none */
-	uint64_t expired;	/* store: records past the retention deleted */
-	uint64_t pruned_size;	/* store: the oldest deleted for the size cap */
-	struct store_usage usage;	/* store: at the last measure */
-	bool measured;		/* usage is known */
 };
 
 struct sink {
 	struct sinks *all;
 	unsigned idx;		/* spool sink number */
-	enum jt_sink_type type;
-	struct jt_sink_config cfg;	/* strings borrowed from the config */
-	const char *sqlite_path;
-	const struct sink_ops *ops;
+	const char *name;
+	const char *url;	/* or NULL */
+	unsigned retry_max_ms;
+	const struct sink_backend *ops;
+	void *ctx;		/* the backend's */
 	struct spool_reader *reader;
 	pthread_t thread;
 	bool started;
 
 	/* batch being built */
-	struct batch b[2];	/* cur is built, the other may be in flight */
+	struct sink_batch b[2];	/* cur is built, the other may be in flight */
 	unsigned cur;
 	size_t n;
 	size_t bytes;
@@ -115,21 +65,11 @@ struct sink {
 	bool tx_started;
 	pthread_mutex_t tx_lock;
 	pthread_cond_t tx_cond;
-	struct batch *tx;	/* handed over, not yet sent */
+	struct sink_batch *tx;	/* handed over, not yet sent */
 	bool tx_busy;		/* handed over, result not yet taken */
 	bool tx_quit;
 	int tx_err;
 	char tx_errbuf[512];
-
-	/* type state */
-	struct store *store;
-	struct http_client *http;
-	struct jbuf row;			/* clickhouse scratch */
-	struct jbuf query;			/* clickhouse URL suffix */
-	bool logged_skip;
-	struct store_limits limits;	/* sqlite, under all->lock (reload) */
-	uint64_t prune_at_ns;		/* CLOCK_MONOTONIC of the next pass */
-	bool grew;			/* a batch was committed since */
 
 	struct sink_stats st;		/* under all->lock */
 	unsigned seed;
@@ -149,272 +89,37 @@ struct sinks {
 
 #define SINK_STUCK_NS (10ull * 1000000000ull)	/* records waiting: a problem */
 
-static bool past_deadline(struct sinks *ks);
+/* ---- services to the backends (sink_backend.h) ------------------------ */
 
-static const char *const type_names[] = {
-	[JT_SINK_SQLITE] = "sqlite",
-	[JT_SINK_CLICKHOUSE] = "clickhouse",
-	[JT_SINK_HTTP] = "http",
-};
-
-/* ---- sqlite ----------------------------------------------------------- */
-
-static int sqlite_open(struct sink *k, char *err, size_t errlen)
+/* The backend's state. */
+void *sink_ctx(struct sink *k)
 {
-	int e = store_open(k->sqlite_path, false, &k->store);
-
-	if (e)
-		util_seterr(err, errlen, "%s: %s", k->sqlite_path,
-			    log_last_error());
-	return e;
+	return k->ctx;
 }
 
-/*
- * The store's file was deleted or replaced under the agent: what it
- * committed since went where nobody reads it.  Close it, open a new one
- * at the path, and move the sink back to the oldest record the spool
- * still has; what the old file held beyond those is counted as lost.
- * Returns 0 while the file is the one open, else -ESTALE (err says it).
- */
-static int sqlite_check(struct sink *k, char *err, size_t errlen)
+/* The sink's name. */
+const char *sink_name(const struct sink *k)
 {
-	struct sinks *ks = k->all;
-	uint64_t held, again, lost;
-	int64_t n;
-
-	if (!k->store || !store_replaced(k->store))
-		return 0;
-	store_discard(k->store);	/* this batch is read again */
-	n = store_records(k->store);
-	held = n > 0 ? (uint64_t)n : 0;
-	store_close(k->store);
-	k->store = NULL;
-	again = spool_reread(ks->spool, k->idx);
-	lost = held > again ? held - again : 0;
-	pthread_mutex_lock(&ks->lock);
-	k->st.recreated++;
-	k->st.recreate_lost += lost;
-	pthread_mutex_unlock(&ks->lock);
-	util_seterr(err, errlen, "%s was deleted or replaced under the agent:"
-		    " it held %" PRIu64 " records; a new store is made and the"
-		    " %" PRIu64 " the spool still has are stored again, %" PRIu64
-		    " are lost", k->sqlite_path, held, again, lost);
-	if (sqlite_open(k, NULL, 0))
-		log_error("sink %s: %s: %s (retried with the next batch)",
-			  k->cfg.name, k->sqlite_path, log_last_error());
-	return -ESTALE;
+	return k->name;
 }
 
-static int sqlite_add(struct sink *k, const char *rec, size_t len)
+/* True once the agent is stopping and the drain time is over. */
+static bool past_deadline(struct sinks *ks)
 {
-	int e;
-
-	/* a store that could not be made again is retried per batch */
-	if (!k->store && (e = sqlite_open(k, NULL, 0)))
-		return e;
-	e = store_put_json(k->store, rec, len);
-
-	/* a record that can never be stored is skipped (and logged by the
-	 * store); any other failure fails the batch */
-	return e == -EINVAL ? SKIP : e;
+	return ks->deadline_ns && util_now_ns(CLOCK_MONOTONIC) >= ks->deadline_ns;
 }
 
-static int sqlite_send(struct sink *k, struct batch *b, char *err,
-		       size_t errlen)
+/* True once the agent is stopping and the drain time is over. */
+bool sink_past_deadline(const struct sink *k)
 {
-	int n;
-
-	(void)b;
-	n = sqlite_check(k, err, errlen);
-	if (n)
-		return n;
-	n = store_flush(k->store);
-
-	if (n < 0) {
-		util_seterr(err, errlen, "%s: %s", k->sqlite_path,
-			    log_last_error());
-		return n;
-	}
-	k->grew = true;
-	return 0;
+	return past_deadline(k->all);
 }
 
-static void sqlite_close(struct sink *k)
+/* The target lost what it stored: read again from the spool's oldest. */
+uint64_t sink_reread(struct sink *k)
 {
-	store_close(k->store);
-	k->store = NULL;
+	return spool_reread(k->all->spool, k->idx);
 }
-
-/* Measure the store for status; false when that could not be done (status
- * keeps the last measure). */
-static bool sqlite_measure(struct sink *k, struct store_usage *u)
-{
-	struct sinks *ks = k->all;
-
-	if (store_usage(k->store, u))
-		return false;
-	pthread_mutex_lock(&ks->lock);
-	k->st.usage = *u;
-	k->st.measured = true;
-	pthread_mutex_unlock(&ks->lock);
-	return true;
-}
-
-/*
- * Between batches: keep the store within store.retention and
- * store.max_size_mib.  A pass runs when due, or as soon as a committed
- * batch took the store over its cap (measuring is a page count).
- */
-static void sqlite_maintain(struct sink *k)
-{
-	struct sinks *ks = k->all;
-	struct store_pruned got = { 0, 0 };
-	struct store_limits lim;
-	struct store_usage u;
-	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
-	uint64_t end = now + PRUNE_BUDGET_MS * 1000000ull;
-	unsigned steps = 0;
-	int more;
-
-	if (!k->store)
-		return;
-	pthread_mutex_lock(&ks->lock);
-	lim = k->limits;
-	pthread_mutex_unlock(&ks->lock);
-	if (now < k->prune_at_ns) {
-		if (!k->grew || !lim.max_bytes)
-			return;
-		k->grew = false;
-		if (!sqlite_measure(k, &u) || u.used_bytes <= lim.max_bytes)
-			return;
-	}
-	k->grew = false;
-	do {
-		more = store_prune(k->store, &lim,
-				   (double)util_now_ns(CLOCK_REALTIME) / 1e9,
-				   PRUNE_ROWS, &got);
-		steps++;
-	} while (more > 0 && util_now_ns(CLOCK_MONOTONIC) < end);
-	sqlite_measure(k, &u);
-	if (got.expired || got.for_size)
-		log_debug("sink %s: %" PRIu64 " records past the retention and"
-			  " %" PRIu64 " for the size cap deleted in %u steps,"
-			  " %.1f ms; %" PRIu64 " bytes in use", k->cfg.name,
-			  got.expired, got.for_size, steps,
-			  (double)(util_now_ns(CLOCK_MONOTONIC) - now) / 1e6,
-			  u.used_bytes);
-
-	pthread_mutex_lock(&ks->lock);
-	k->st.expired += got.expired;
-	k->st.pruned_size += got.for_size;
-	pthread_mutex_unlock(&ks->lock);
-	/* a batch left open (-EBUSY) is committed or dropped soon */
-	k->prune_at_ns = util_now_ns(CLOCK_MONOTONIC) +
-			 (more == 1 || more == -EBUSY ? PRUNE_AGAIN_MS :
-							PRUNE_EVERY_MS) *
-				 1000000ull;
-}
-
-static const struct sink_ops sqlite_ops = {
-	sqlite_open, sqlite_add, sqlite_send, sqlite_close, sqlite_check,
-	false, sqlite_maintain,
-};
-
-/* ---- http (NDJSON) ---------------------------------------------------- */
-
-static int http_open(struct sink *k, char *err, size_t errlen)
-{
-	return http_client_new(&k->cfg, &k->http, err, errlen);
-}
-
-static int http_add(struct sink *k, const char *rec, size_t len)
-{
-	struct jbuf *body = &k->b[k->cur].body;
-
-	if (jbuf_put(body, rec, len) || jbuf_put(body, "\n", 1))
-		return -ENOMEM;
-	return 0;
-}
-
-static int http_send(struct sink *k, struct batch *b, char *err,
-		     size_t errlen)
-{
-	return http_post(k->http, NULL, "application/x-ndjson", b->body.buf,
-			 b->body.len, k->cfg.gzip, NULL, err, errlen);
-}
-
-static void http_close(struct sink *k)
-{
-	http_client_free(k->http);
-	k->http = NULL;
-}
-
-static const struct sink_ops http_ops = {
-	http_open, http_add, http_send, http_close, NULL, true, NULL,
-};
-
-/* ---- clickhouse (JSONEachRow per table) ------------------------------- */
-
-static int ch_open(struct sink *k, char *err, size_t errlen)
-{
-	return http_client_new(&k->cfg, &k->http, err, errlen);
-}
-
-static int ch_add(struct sink *k, const char *rec, size_t len)
-{
-	const char *table = NULL;
-	int e;
-
-	jbuf_reset(&k->row);
-	e = chschema_row(&k->row, rec, len, &table);
-	if (e == -ENOMEM || k->row.oom)
-		return -ENOMEM;
-	if (e) {
-		if (!k->logged_skip)
-			log_warn("sink %s: a record that is not a schema v1"
-				 " record was skipped: %s (%.60s)", k->cfg.name,
-				 chschema_strerror(), rec);
-		k->logged_skip = true;
-		return SKIP;
-	}
-	for (size_t i = 0; i < SF_REC__N; i++)
-		if (!strcmp(sf_records[i].name, table))
-			return jbuf_put(&k->b[k->cur].tbl[i], k->row.buf,
-					k->row.len);
-	return SKIP;
-}
-
-static int ch_send(struct sink *k, struct batch *b, char *err, size_t errlen)
-{
-	struct jbuf *q = &k->query;
-	int e = 0;
-
-	for (size_t i = 0; i < SF_REC__N && !e; i++) {
-		char sql[256];
-
-		if (!b->tbl[i].len)
-			continue;
-		if (past_deadline(k->all)) {
-			util_seterr(err, errlen, "stopping");
-			return -ETIMEDOUT;
-		}
-		snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT"
-			 " JSONEachRow", k->cfg.database, sf_records[i].name);
-		jbuf_reset(q);
-		jbuf_put(q, "?input_format_skip_unknown_fields=1&query=", 42);
-		http_urlencode(q, sql);
-		if (q->oom)
-			return -ENOMEM;
-		e = http_post(k->http, q->buf, "application/json",
-			      b->tbl[i].buf, b->tbl[i].len, k->cfg.gzip, NULL,
-			      err, errlen);
-	}
-	return e;
-}
-
-static const struct sink_ops ch_ops = {
-	ch_open, ch_add, ch_send, http_close, NULL, true, NULL,
-};
 
 /* ---- the thread ------------------------------------------------------- */
 
@@ -422,13 +127,13 @@ static const struct sink_ops ch_ops = {
 static int take(void *arg, const char *rec, size_t len)
 {
 	struct sink *k = arg;
-	int e = k->ops->add(k, rec, len);
+	int e = k->ops->add(k, &k->b[k->cur], rec, len);
 
 	if (e < 0) {
 		k->add_error = e;
 		return e;	/* stops the read before this record */
 	}
-	if (e == SKIP) {
+	if (e == SINK_SKIP) {
 		pthread_mutex_lock(&k->all->lock);
 		k->st.skipped++;
 		pthread_mutex_unlock(&k->all->lock);
@@ -439,11 +144,10 @@ static int take(void *arg, const char *rec, size_t len)
 }
 
 /* Empty a batch's buffers (their memory stays for the next one). */
-static void batch_reset(struct batch *b)
+static void batch_reset(struct sink_batch *b)
 {
-	jbuf_reset(&b->body);
-	for (size_t t = 0; t < CH_TABLES_MAX; t++)
-		jbuf_reset(&b->tbl[t]);
+	for (size_t t = 0; t < SINK_PARTS; t++)
+		jbuf_reset(&b->part[t]);
 	b->n = 0;
 }
 
@@ -472,9 +176,9 @@ static void failed(struct sink *k, const char *what, const char *err)
 	pthread_mutex_unlock(&ks->lock);
 	if (k->st.failing == 1 || k->st.failing == 100)
 		log_error("sink %s: %s%s (retrying with back-off; records"
-			  " stay in the spool)", k->cfg.name, what, err);
+			  " stay in the spool)", k->name, what, err);
 	else
-		log_debug("sink %s: %s%s", k->cfg.name, what, err);
+		log_debug("sink %s: %s%s", k->name, what, err);
 }
 
 /* Back-off before attempt number failing+1: exponential, full jitter. */
@@ -482,11 +186,11 @@ static uint64_t backoff_ms(struct sink *k)
 {
 	uint64_t d = RETRY_BASE_MS;
 
-	for (unsigned i = 1; i < k->st.failing && d < k->cfg.retry_max_ms;
+	for (unsigned i = 1; i < k->st.failing && d < k->retry_max_ms;
 	     i++)
 		d *= 2;
-	if (d > k->cfg.retry_max_ms)
-		d = k->cfg.retry_max_ms;
+	if (d > k->retry_max_ms)
+		d = k->retry_max_ms;
 	return d / 2 + (uint64_t)rand_r(&k->seed) % (d / 2 + 1);
 }
 
@@ -498,12 +202,6 @@ static void wait_until(struct sinks *ks, uint64_t ns)
 			       (long)(ns % 1000000000ull) };
 
 	pthread_cond_timedwait(&ks->cond, &ks->lock, &ts);
-}
-
-/* True once the agent is stopping and the drain time is over. */
-static bool past_deadline(struct sinks *ks)
-{
-	return ks->deadline_ns && util_now_ns(CLOCK_MONOTONIC) >= ks->deadline_ns;
 }
 
 /* Open the sink's target, retrying with back-off until it works. */
@@ -544,7 +242,7 @@ static void stored(struct sink *k, size_t n, uint64_t end_seq)
 	k->st.batches++;
 	if (k->st.failing)
 		log_info("sink %s: delivering again after %u failed attempts",
-			 k->cfg.name, k->st.failing);
+			 k->name, k->st.failing);
 	k->st.failing = 0;
 	k->st.last_ok_ns = util_now_ns(CLOCK_REALTIME);
 	k->st.waiting_since_ns = 0;
@@ -558,7 +256,7 @@ static void *sender_main(void *arg)
 
 	pthread_mutex_lock(&k->tx_lock);
 	for (;;) {
-		struct batch *b;
+		struct sink_batch *b;
 		int e;
 
 		while (!k->tx && !k->tx_quit)
@@ -585,7 +283,7 @@ static void *sender_main(void *arg)
  */
 static int finish_tx(struct sink *k)
 {
-	struct batch *b = &k->b[k->cur ^ 1];
+	struct sink_batch *b = &k->b[k->cur ^ 1];
 	int e;
 
 	pthread_mutex_lock(&k->tx_lock);
@@ -614,7 +312,7 @@ static int finish_tx(struct sink *k)
  * -errno (the batch is dropped, to be read again). */
 static int deliver(struct sink *k)
 {
-	struct batch *b = &k->b[k->cur];
+	struct sink_batch *b = &k->b[k->cur];
 	char err[512];
 	int e;
 
@@ -762,17 +460,6 @@ static void *sink_main(void *arg)
 
 /* ---- setup and status ------------------------------------------------- */
 
-/* The store's limits in configuration c. */
-static struct store_limits store_limits_of(const struct jt_config *c)
-{
-	struct store_limits l = {
-		.retention_s = c->store_retention_days * 86400.0,
-		.max_bytes = (uint64_t)c->store_max_mib << 20,
-	};
-
-	return l;
-}
-
 /* The spool's sink names for this configuration. */
 size_t sinks_names(const struct jt_config *c, const char **names, size_t max)
 {
@@ -785,72 +472,44 @@ size_t sinks_names(const struct jt_config *c, const char **names, size_t max)
 	return n;
 }
 
-/* Start one thread per sink reading from sp. */
-int sinks_start(const struct jt_config *c, struct spool *sp,
-		struct sinks **out, char *err, size_t errlen)
+/* Close the backends' states of d (n of them) that no sink took. */
+static void close_defs(const struct sink_def *d, size_t n)
 {
-	const char *names[MAX_SINKS];
-	pthread_condattr_t ca;
-	struct sinks *ks;
-	size_t n = sinks_names(c, names, MAX_SINKS);
+	for (size_t i = 0; i < n; i++) {
+		struct sink k = { .name = d[i].name, .ctx = d[i].ctx };
+
+		d[i].ops->close(&k);
+	}
+}
+
+/* Set up sink i of ks from d (no reader, no thread yet). */
+static void sink_init(struct sinks *ks, unsigned i, const struct sink_def *d)
+{
+	struct sink *k = &ks->k[i];
+
+	k->all = ks;
+	k->idx = i;
+	k->name = d->name;
+	k->url = d->url;
+	k->retry_max_ms = d->retry_max_ms;
+	k->batch_records = d->batch_records;
+	k->batch_age_ms = d->batch_age_ms;
+	k->ops = d->ops;
+	k->ctx = d->ctx;
+	k->seed = (unsigned)(util_now_ns(CLOCK_REALTIME) ^ ((uint64_t)i << 16));
+	for (int j = 0; j < 2; j++)
+		for (size_t t = 0; t < SINK_PARTS; t++)
+			jbuf_init(&k->b[j].part[t]);
+	pthread_mutex_init(&k->tx_lock, NULL);
+	pthread_cond_init(&k->tx_cond, NULL);
+	ks->n++;
+}
+
+/* Start each sink's threads. */
+static int sinks_run(struct sinks *ks)
+{
 	int e = 0;
 
-	*out = NULL;
-	if (c->n_sinks + 1 > MAX_SINKS) {
-		util_seterr(err, errlen, "at most %d sinks", MAX_SINKS - 1);
-		return -EINVAL;
-	}
-	if (c->n_sinks && http_global_init()) {
-		util_seterr(err, errlen, "libcurl initialisation failed");
-		return -EIO;
-	}
-	ks = calloc(1, sizeof(*ks));
-	if (!ks)
-		return -ENOMEM;
-	ks->spool = sp;
-	pthread_mutex_init(&ks->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&ks->cond, &ca);
-	pthread_condattr_destroy(&ca);
-
-	for (size_t i = 0; i < n; i++) {
-		struct sink *k = &ks->k[i];
-
-		k->all = ks;
-		k->idx = (unsigned)i;
-		k->seed = (unsigned)(util_now_ns(CLOCK_REALTIME) ^ (i << 16));
-		jbuf_init(&k->row);
-		jbuf_init(&k->query);
-		for (int j = 0; j < 2; j++) {
-			jbuf_init(&k->b[j].body);
-			for (size_t t = 0; t < CH_TABLES_MAX; t++)
-				jbuf_init(&k->b[j].tbl[t]);
-		}
-		pthread_mutex_init(&k->tx_lock, NULL);
-		pthread_cond_init(&k->tx_cond, NULL);
-		if (c->store_enabled && i == 0) {
-			k->type = JT_SINK_SQLITE;
-			k->cfg.name = (char *)"sqlite";
-			k->cfg.retry_max_ms = 30000;
-			k->sqlite_path = c->sqlite_path;
-			k->batch_records = c->flush_records;
-			k->batch_age_ms = c->flush_interval_ms;
-			k->limits = store_limits_of(c);
-			k->ops = &sqlite_ops;
-		} else {
-			k->cfg = c->sinks[i - (c->store_enabled ? 1 : 0)];
-			k->type = k->cfg.type;
-			k->batch_records = k->cfg.batch_records;
-			k->batch_age_ms = k->cfg.batch_age_ms;
-			k->ops = k->type == JT_SINK_CLICKHOUSE ? &ch_ops :
-								 &http_ops;
-		}
-		ks->n++;
-		e = spool_reader_open(sp, k->idx, &k->reader);
-		if (e)
-			break;
-	}
 	for (size_t i = 0; !e && i < ks->n; i++) {
 		struct sink *k = &ks->k[i];
 
@@ -864,6 +523,40 @@ int sinks_start(const struct jt_config *c, struct spool *sp,
 		if (!e)
 			k->started = true;
 	}
+	return e;
+}
+
+/* Start one thread per sink of d reading from sp (sink_backend.h). */
+int sinks_start_defs(struct spool *sp, const struct sink_def *d, size_t n,
+		     struct sinks **out, char *err, size_t errlen)
+{
+	pthread_condattr_t ca;
+	struct sinks *ks;
+	int e = 0;
+
+	*out = NULL;
+	if (n > MAX_SINKS) {
+		close_defs(d, n);
+		util_seterr(err, errlen, "at most %d sinks", MAX_SINKS - 1);
+		return -EINVAL;
+	}
+	ks = calloc(1, sizeof(*ks));
+	if (!ks) {
+		close_defs(d, n);
+		return -ENOMEM;
+	}
+	ks->spool = sp;
+	pthread_mutex_init(&ks->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ks->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	for (size_t i = 0; i < n; i++)
+		sink_init(ks, (unsigned)i, &d[i]);
+	for (size_t i = 0; !e && i < n; i++)
+		e = spool_reader_open(sp, (unsigned)i, &ks->k[i].reader);
+	if (!e)
+		e = sinks_run(ks);
 	if (e) {
 		util_seterr(err, errlen, "starting the sinks: %s", strerror(-e));
 		sinks_stop(ks, 0);
@@ -871,6 +564,68 @@ int sinks_start(const struct jt_config *c, struct spool *sp,
 	}
 	*out = ks;
 	return 0;
+}
+
+/* The SQLite store's and each configured sink's definition in c; n of
+ * them.  Returns 0 or -ENOMEM (the states made are closed). */
+static int config_defs(const struct jt_config *c, struct sink_def *d,
+		       size_t n)
+{
+	size_t i = 0;
+
+	if (c->store_enabled) {
+		d[0] = (struct sink_def){
+			.name = "sqlite", .batch_records = c->flush_records,
+			.batch_age_ms = c->flush_interval_ms,
+			.retry_max_ms = 30000, .ops = &sink_sqlite_backend,
+			.ctx = sink_sqlite_new(c),
+		};
+		i = 1;
+	}
+	for (const struct jt_sink_config *s = c->sinks; i < n; i++, s++) {
+		bool ch = s->type == JT_SINK_CLICKHOUSE;
+
+		d[i] = (struct sink_def){
+			.name = s->name, .url = s->url,
+			.batch_records = s->batch_records,
+			.batch_age_ms = s->batch_age_ms,
+			.retry_max_ms = s->retry_max_ms,
+			.ops = ch ? &sink_clickhouse_backend : &sink_http_backend,
+			.ctx = ch ? sink_clickhouse_new(s) : sink_http_new(s),
+		};
+	}
+	for (i = 0; i < n; i++)
+		if (!d[i].ctx) {
+			close_defs(d, n);
+			return -ENOMEM;
+		}
+	return 0;
+}
+
+/* Start one thread per sink reading from sp. */
+int sinks_start(const struct jt_config *c, struct spool *sp,
+		struct sinks **out, char *err, size_t errlen)
+{
+	struct sink_def d[MAX_SINKS];
+	size_t n;
+	int e;
+
+	*out = NULL;
+	if (c->n_sinks + 1 > MAX_SINKS) {
+		util_seterr(err, errlen, "at most %d sinks", MAX_SINKS - 1);
+		return -EINVAL;
+	}
+	if (c->n_sinks && http_global_init()) {
+		util_seterr(err, errlen, "libcurl initialisation failed");
+		return -EIO;
+	}
+	n = (c->store_enabled ? 1 : 0) + c->n_sinks;
+	e = config_defs(c, d, n);
+	if (e) {
+		util_seterr(err, errlen, "starting the sinks: %s", strerror(-e));
+		return e;
+	}
+	return sinks_start_defs(sp, d, n, out, err, errlen);
 }
 
 /* New records were synced: wake the sinks. */
@@ -904,7 +659,7 @@ bool sinks_store_position(struct sinks *ks, uint64_t *ack, bool *failing)
 		struct sink *k = &ks->k[i];
 		struct spool_sink_stats ps;
 
-		if (k->type != JT_SINK_SQLITE)
+		if (k->ops != &sink_sqlite_backend)
 			continue;
 		spool_get_sink_stats(ks->spool, k->idx, &ps);
 		*ack = ps.ack_seq;
@@ -936,7 +691,7 @@ unsigned sinks_problems(struct sinks *ks, char *out, size_t len)
 		pthread_mutex_unlock(&ks->lock);
 		if (st.failing) {
 			o += snprintf(out + o, len - o, "%ssink %s retrying: %s",
-				      n++ ? "; " : "", k->cfg.name,
+				      n++ ? "; " : "", k->name,
 				      st.last_error);
 		} else if (st.waiting_since_ns &&
 			   now - st.waiting_since_ns > SINK_STUCK_NS) {
@@ -944,13 +699,14 @@ unsigned sinks_problems(struct sinks *ks, char *out, size_t len)
 			 * writer, a collector that does not answer) */
 			o += snprintf(out + o, len - o, "%ssink %s has not stored"
 				      " what it read %.0f s ago",
-				      n++ ? "; " : "", k->cfg.name,
+				      n++ ? "; " : "", k->name,
 				      (now - st.waiting_since_ns) / 1e9);
 		}
-		lost = ps.dropped + ps.corrupt + st.skipped + st.recreate_lost;
+		lost = ps.dropped + ps.corrupt + st.skipped +
+		       (k->ops->lost ? k->ops->lost(k) : 0);
 		if (lost && o < len)
 			o += snprintf(out + o, len - o, "%ssink %s lost %" PRIu64
-				      " records", n++ ? "; " : "", k->cfg.name,
+				      " records", n++ ? "; " : "", k->name,
 				      lost);
 	}
 	return n;
@@ -979,16 +735,11 @@ void sinks_stop(struct sinks *ks, unsigned drain_ms)
 			pthread_mutex_unlock(&k->tx_lock);
 			pthread_join(k->tx_thread, NULL);
 		}
-		if (k->ops)
-			k->ops->close(k);
+		k->ops->close(k);
 		spool_reader_close(k->reader);
-		jbuf_free(&k->row);
-		jbuf_free(&k->query);
-		for (int j = 0; j < 2; j++) {
-			jbuf_free(&k->b[j].body);
-			for (size_t t = 0; t < CH_TABLES_MAX; t++)
-				jbuf_free(&k->b[j].tbl[t]);
-		}
+		for (int j = 0; j < 2; j++)
+			for (size_t t = 0; t < SINK_PARTS; t++)
+				jbuf_free(&k->b[j].part[t]);
 		pthread_cond_destroy(&k->tx_cond);
 		pthread_mutex_destroy(&k->tx_lock);
 	}
@@ -1002,11 +753,9 @@ void sinks_store_limits(struct sinks *ks, const struct jt_config *c)
 {
 	if (!ks)
 		return;
-	pthread_mutex_lock(&ks->lock);
 	for (size_t i = 0; i < ks->n; i++)
-		if (ks->k[i].type == JT_SINK_SQLITE)
-			ks->k[i].limits = store_limits_of(c);
-	pthread_mutex_unlock(&ks->lock);
+		if (ks->k[i].ops == &sink_sqlite_backend)
+			sink_sqlite_limits(ks->k[i].ctx, c);
 }
 
 /* Records the store deleted for its size cap since the start. */
@@ -1016,10 +765,9 @@ uint64_t sinks_store_size_cap(struct sinks *ks)
 
 	if (!ks)
 		return 0;
-	pthread_mutex_lock(&ks->lock);
 	for (size_t i = 0; i < ks->n; i++)
-		n += ks->k[i].st.pruned_size;
-	pthread_mutex_unlock(&ks->lock);
+		if (ks->k[i].ops == &sink_sqlite_backend)
+			n += sink_sqlite_pruned(ks->k[i].ctx);
 	return n;
 }
 
@@ -1033,45 +781,6 @@ static void ago(uint64_t ns, char *out, size_t len)
 	else
 		snprintf(out, len, "%.1f s ago",
 			 now > ns ? (double)(now - ns) / 1e9 : 0.0);
-}
-
-/* The store's status lines: its size, age and what pruning deleted. */
-static void store_status(const char *name, const struct sink_stats *st,
-			 const struct store_limits *lim, FILE *out)
-{
-	const struct store_usage *u = &st->usage;
-	double now = (double)util_now_ns(CLOCK_REALTIME) / 1e9;
-	char when[64] = "none", day[32];
-	time_t t = (time_t)u->oldest;
-	struct tm tm;
-
-	if (!st->measured) {
-		fprintf(out, "sink.%s.store_bytes: unknown (not measured yet)\n",
-			name);
-	} else {
-		fprintf(out, "sink.%s.store_bytes: %" PRIu64, name, u->used_bytes);
-		if (lim->max_bytes)
-			fprintf(out, " of %" PRIu64 " MiB\n", lim->max_bytes >> 20);
-		else
-			fprintf(out, " (no cap)\n");
-		fprintf(out, "sink.%s.store_file_bytes: %" PRIu64 "\n", name,
-			u->file_bytes);
-		if (u->oldest > 0 && gmtime_r(&t, &tm) &&
-		    strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%SZ", &tm))
-			snprintf(when, sizeof(when), "%s (%.1f days ago)", day,
-				 (now - u->oldest) / 86400);
-		fprintf(out, "sink.%s.store_oldest_record: %s\n", name, when);
-	}
-	if (lim->retention_s > 0)
-		fprintf(out, "sink.%s.store_retention_days: %g\n", name,
-			lim->retention_s / 86400);
-	else
-		fprintf(out, "sink.%s.store_retention_days: 0 (for ever)\n",
-			name);
-	fprintf(out, "sink.%s.store_records_expired: %" PRIu64 "\n", name,
-		st->expired);
-	fprintf(out, "sink.%s.store_records_pruned_for_size: %" PRIu64 "\n",
-		name, st->pruned_size);
 }
 
 /* CPU time of a running thread of ours, in ns (0 once it has ended). */
@@ -1097,61 +806,54 @@ void sinks_status(struct sinks *ks, FILE *out)
 	for (size_t i = 0; i < ks->n; i++) {
 		struct sink *k = &ks->k[i];
 		struct spool_sink_stats ps;
-		struct store_limits lim;
 		struct sink_stats st;
-		char t1[64], t2[64];
+		char t1[64], t2[64], url[1024];
 		const char *state;
 		uint64_t now = util_now_ns(CLOCK_MONOTONIC);
 
 		spool_get_sink_stats(ks->spool, k->idx, &ps);
 		pthread_mutex_lock(&ks->lock);
 		st = k->st;
-		lim = k->limits;
 		pthread_mutex_unlock(&ks->lock);
 		state = st.failing ? "retrying" : "ok";
 		ago(st.last_ok_ns, t1, sizeof(t1));
 		ago(st.last_error_ns, t2, sizeof(t2));
-		fprintf(out, "sink.%s.type: %s\n", k->cfg.name,
-			type_names[k->type]);
+		fprintf(out, "sink.%s.type: %s\n", k->name,
+			k->ops->type);
 		/* any user may ask for the status: no userinfo, no query */
-		if (k->cfg.url)
-			fprintf(out, "sink.%s.url: %s\n", k->cfg.name,
-				util_url_public(k->cfg.url, t1, sizeof(t1)));
-		fprintf(out, "sink.%s.state: %s\n", k->cfg.name, state);
-		fprintf(out, "sink.%s.lag_records: %" PRIu64 "\n", k->cfg.name,
+		if (k->url)
+			fprintf(out, "sink.%s.url: %s\n", k->name,
+				util_url_public(k->url, url, sizeof(url)));
+		fprintf(out, "sink.%s.state: %s\n", k->name, state);
+		fprintf(out, "sink.%s.lag_records: %" PRIu64 "\n", k->name,
 			ss.next_seq > ps.ack_seq ? ss.next_seq - ps.ack_seq : 0);
-		fprintf(out, "sink.%s.delivered: %" PRIu64 "\n", k->cfg.name,
+		fprintf(out, "sink.%s.delivered: %" PRIu64 "\n", k->name,
 			st.delivered);
-		fprintf(out, "sink.%s.batches: %" PRIu64 "\n", k->cfg.name,
+		fprintf(out, "sink.%s.batches: %" PRIu64 "\n", k->name,
 			st.batches);
 		/* its threads' work: spool reads, encoding, storing, sending */
-		fprintf(out, "sink.%s.cpu_ns: %" PRIu64 "\n", k->cfg.name,
+		fprintf(out, "sink.%s.cpu_ns: %" PRIu64 "\n", k->name,
 			(k->started ? thread_cpu_ns(k->thread) : 0) +
 			(k->tx_started ? thread_cpu_ns(k->tx_thread) : 0));
-		fprintf(out, "sink.%s.retries: %" PRIu64 "\n", k->cfg.name,
+		fprintf(out, "sink.%s.retries: %" PRIu64 "\n", k->name,
 			st.retries);
-		fprintf(out, "sink.%s.dropped: %" PRIu64 "\n", k->cfg.name,
+		fprintf(out, "sink.%s.dropped: %" PRIu64 "\n", k->name,
 			ps.dropped);
 		fprintf(out, "sink.%s.corrupt_skipped: %" PRIu64 "\n",
-			k->cfg.name, ps.corrupt);
+			k->name, ps.corrupt);
 		fprintf(out, "sink.%s.unencodable_skipped: %" PRIu64 "\n",
-			k->cfg.name, st.skipped);
-		if (k->type == JT_SINK_SQLITE) {
-			fprintf(out, "sink.%s.store_recreated: %" PRIu64 "\n",
-				k->cfg.name, st.recreated);
-			fprintf(out, "sink.%s.store_records_lost: %" PRIu64
-				"\n", k->cfg.name, st.recreate_lost);
-			store_status(k->cfg.name, &st, &lim, out);
-		}
-		fprintf(out, "sink.%s.last_success: %s\n", k->cfg.name, t1);
-		fprintf(out, "sink.%s.last_error: %s%s%s%s\n", k->cfg.name,
+			k->name, st.skipped);
+		if (k->ops->describe)
+			k->ops->describe(k, out);
+		fprintf(out, "sink.%s.last_success: %s\n", k->name, t1);
+		fprintf(out, "sink.%s.last_error: %s%s%s%s\n", k->name,
 			st.last_error[0] ? st.last_error : "none",
 			st.last_error[0] ? " (" : "",
 			st.last_error[0] ? t2 : "",
 			st.last_error[0] ? ")" : "");
 		if (st.retry_at_ns > now)
 			fprintf(out, "sink.%s.next_retry_in: %.1f s\n",
-				k->cfg.name,
+				k->name,
 				(double)(st.retry_at_ns - now) / 1e9);
 	}
 }
@@ -1166,7 +868,7 @@ unsigned sinks_drop_counts(struct sinks *ks, struct sv_count *out,
 		struct spool_sink_stats ps;
 
 		spool_get_sink_stats(ks->spool, ks->k[i].idx, &ps);
-		out[n].name = ks->k[i].cfg.name;
+		out[n].name = ks->k[i].name;
 		out[n++].n = ps.dropped + ps.corrupt;
 	}
 	return n;

@@ -4,7 +4,9 @@
  * store, ClickHouse and any HTTP (NDJSON) collector.  Each runs in its own
  * thread with its own spool reader, batches, retries with exponential
  * back-off and jitter, and acknowledges what it stored; a sink that keeps
- * failing slows neither the event loop nor the other sinks.
+ * failing slows neither the event loop nor the other sinks.  sink.c is
+ * that engine; each backend is a file of its own (sink_sqlite.c,
+ * sink_http.c, sink_clickhouse.c) behind the table of sink_backend.h.
  */
 #ifndef JOBTRACE_SINK_H
 #define JOBTRACE_SINK_H
