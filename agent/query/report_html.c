@@ -879,33 +879,6 @@ static long find_proc(const struct proc_index *pi, const char *host,
 	return found;
 }
 
-/* A text column parsed as RFC 3339 time, else a number; -1 when neither. */
-static double col_when(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t;
-	int64_t secs;
-	uint32_t ns;
-
-	if (sqlite3_column_type(st, i) == SQLITE_INTEGER ||
-	    sqlite3_column_type(st, i) == SQLITE_FLOAT)
-		return sqlite3_column_double(st, i);
-	t = sqlite3_column_text(st, i);
-	if (!t || json_parse_time((const char *)t, strlen((const char *)t), 0,
-				  &secs, &ns))
-		return -1;
-	return (double)secs + ns / 1e9;
-}
-
-/* A number column; 0 for NULL, text or junk. */
-static double col_dbl(sqlite3_stmt *st, int i)
-{
-	int t = sqlite3_column_type(st, i);
-	double v = sqlite3_column_double(st, i);
-
-	return (t == SQLITE_INTEGER || t == SQLITE_FLOAT) && isfinite(v) &&
-	       v > 0 ? v : 0;
-}
-
 /* The jobs the selection's processes belong to, as an SQL set on ?1. */
 static void jobs_of(const struct report_query *q, char *out, size_t len)
 {
@@ -916,17 +889,7 @@ static void jobs_of(const struct report_query *q, char *out, size_t len)
 		snprintf(out, len, "(SELECT job_id FROM process WHERE pid = ?1)");
 	else
 		snprintf(out, len, "(SELECT DISTINCT job_id FROM process"
-			 " WHERE %s)", report_process_where(q));
-}
-
-/* Step to the end; -EIO (logged) unless it ended cleanly. */
-static int done(struct store *st, const char *where, int rc)
-{
-	if (rc == SQLITE_DONE)
-		return 0;
-	log_error("database %s: %s", where,
-		  sqlite3_errmsg(store_handle(st)));
-	return -EIO;
+			 " WHERE %s)", storeq_process_where(q));
 }
 
 #define SJ(path) "json_extract(json, '" path "')"
@@ -1020,12 +983,12 @@ static int load_series(struct store *st, const char *where,
 		 SJ("$.cpu.sys_s") ", " SJ("$.mem.rss_bytes")
 		 " FROM record WHERE type = 'sample' AND job_id IN %s"
 		 " ORDER BY time, 1", jobs);
-	err = report_prepare(st, where, sql, q, &stmt);
+	err = storeq_prepare(st, where, sql, q, &stmt);
 	while (!err && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		const char *host = (const char *)sqlite3_column_text(stmt, 0);
-		double t = col_dbl(stmt, 3);
-		double start = col_when(stmt, 2);
-		double cpu = col_dbl(stmt, 4) + col_dbl(stmt, 5);
+		double t = storeq_col_amount(stmt, 3);
+		double start = storeq_col_time(stmt, 2, -1);
+		double cpu = storeq_col_amount(stmt, 4) + storeq_col_amount(stmt, 5);
 		long k;
 
 		if (start < 0)
@@ -1053,10 +1016,10 @@ static int load_series(struct store *st, const char *where,
 			if (!pass_host)
 				err = -ENOMEM;
 		}
-		pass_sum += col_dbl(stmt, 6);
+		pass_sum += storeq_col_amount(stmt, 6);
 	}
 	if (!err)
-		err = done(st, where, rc);
+		err = storeq_step_done(store_handle(st), where, rc);
 	if (!err && pass_t >= 0)
 		err = pass_done(&ps, s, pass_host, pass_t, pass_sum);
 	/* what each process did after its last sample */
@@ -1133,7 +1096,7 @@ static int load_signals(struct store *st, const char *where,
 			 " WHERE pid = ?1)");
 	else
 		snprintf(hosts, sizeof(hosts), "(SELECT DISTINCT host FROM"
-			 " process WHERE %s)", report_process_where(q));
+			 " process WHERE %s)", storeq_process_where(q));
 	snprintf(sql, sizeof(sql),
 		 "SELECT time, " SJ("$.kind") ", " SJ("$.host") ", "
 		 SJ("$.pid") ", " SJ("$.comm") ", json_extract(json,"
@@ -1143,18 +1106,18 @@ static int load_signals(struct store *st, const char *where,
 		 " AND " SJ("$.host") " IN %s))"
 		 " ORDER BY time, id LIMIT %d", jobs, hosts,
 		 REPORT_HTML_SIGNALS_MAX);
-	err = report_prepare(st, where, sql, q, &stmt);
+	err = storeq_prepare(st, where, sql, q, &stmt);
 	if (!err)
 		g->v = calloc(REPORT_HTML_SIGNALS_MAX, sizeof(*g->v));
 	if (!err && !g->v)
 		err = -ENOMEM;
 	if (!err && (sqlite3_bind_double(stmt, 2, t0) != SQLITE_OK ||
 		     sqlite3_bind_double(stmt, 3, t1) != SQLITE_OK))
-		err = done(st, where, SQLITE_ERROR);
+		err = storeq_step_done(store_handle(st), where, SQLITE_ERROR);
 	while (!err && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct sig *x = &g->v[g->n++];
 
-		x->t = col_dbl(stmt, 0);
+		x->t = storeq_col_amount(stmt, 0);
 		x->kind = col_copy(stmt, 1);
 		x->host = col_copy(stmt, 2);
 		x->comm = col_copy(stmt, 4);
@@ -1167,7 +1130,7 @@ static int load_signals(struct store *st, const char *where,
 			err = -ENOMEM;
 	}
 	if (!err)
-		err = done(st, where, rc);
+		err = storeq_step_done(store_handle(st), where, rc);
 	sqlite3_finalize(stmt);
 	return err;
 }
@@ -1231,8 +1194,8 @@ static int load_extra(struct store *st, const char *where,
 		return 0;
 	snprintf(sql, sizeof(sql), "SELECT COUNT(DISTINCT job_id),"
 		 " MIN(job_id), COUNT(DISTINCT job_pipeline), MIN(job_pipeline)"
-		 " FROM process WHERE %s", report_process_where(q));
-	err = report_prepare(st, where, sql, q, &stmt);
+		 " FROM process WHERE %s", storeq_process_where(q));
+	err = storeq_prepare(st, where, sql, q, &stmt);
 	if (!err && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		x->jobs = (size_t)sqlite3_column_int64(stmt, 0);
 		if (x->jobs == 1)
@@ -1240,7 +1203,7 @@ static int load_extra(struct store *st, const char *where,
 		if (sqlite3_column_int64(stmt, 2) == 1)
 			x->pipeline = col_copy(stmt, 3);
 	} else if (!err) {
-		err = done(st, where, rc);
+		err = storeq_step_done(store_handle(st), where, rc);
 	}
 	sqlite3_finalize(stmt);
 	stmt = NULL;
@@ -1252,14 +1215,14 @@ static int load_extra(struct store *st, const char *where,
 			       " AS m FROM record WHERE type = 'job'"
 			       " AND job_id = ?1 AND m > 0 ORDER BY time DESC"
 			       " LIMIT 1", -1, &stmt, NULL) != SQLITE_OK) {
-		err = done(st, where, SQLITE_ERROR);
+		err = storeq_step_done(store_handle(st), where, SQLITE_ERROR);
 		goto cleanup;
 	}
 	sqlite3_bind_text(stmt, 1, job, -1, SQLITE_STATIC);
 	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		x->mem_req = (uint64_t)col_dbl(stmt, 0);
+		x->mem_req = (uint64_t)storeq_col_amount(stmt, 0);
 	else
-		err = done(st, where, rc);
+		err = storeq_step_done(store_handle(st), where, rc);
 
 cleanup:
 	sqlite3_finalize(stmt);

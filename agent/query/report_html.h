@@ -37,7 +37,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "storeq.h"
 #include "tasks.h"
 
 struct store;
@@ -69,7 +69,7 @@ struct report_html_proc {
 	/* its job's end record on its host: allocation, memory peak; 0:
 	 * unknown (tasks_proc's) */
 	uint64_t job_cpus, job_mem, job_peak;
-	const char *tool;	/* as report_tool_name() names it */
+	const char *tool;	/* as storeq_tool_name() names it */
 	const char *exit;	/* "0", "SIGKILL OOM", "running", ... */
 	const char *argv;	/* one display line, cut */
 	int64_t pid;

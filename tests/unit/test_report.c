@@ -1586,22 +1586,22 @@ static void test_uid_collide(void **state)
 	free(t);
 
 	assert_int_equal(store_open(f->db, true, &s), 0);
-	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_int_equal(storeq_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
 	assert_string_equal(q.job, "user:1000:exp");
 	q.job = "9001";
-	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_int_equal(storeq_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
 	assert_string_equal(q.job, "9001");
 	/* no job of hers by that name either: what she asked for stays */
 	q.job = "none";
-	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_int_equal(storeq_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
 	assert_string_equal(q.job, "none");
 	/* not for root, nor for another user's namespace */
 	q = (struct report_query){ .job = "exp" };
-	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_int_equal(storeq_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
 	assert_string_equal(q.job, "exp");
 	q = (struct report_query){ .job = "user:1001:exp", .uid_only = true,
 				   .uid = 1000 };
-	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_int_equal(storeq_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
 	assert_string_equal(q.job, "user:1001:exp");
 	store_close(s);
 }
