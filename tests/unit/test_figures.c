@@ -94,15 +94,6 @@ static const char *at(double s, char *buf, size_t len)
 	return buf;
 }
 
-/* A JSON string or null. */
-static const char *jstr(const char *s, char *buf, size_t len)
-{
-	if (!s)
-		return "null";
-	snprintf(buf, len, "\"%s\"", s);
-	return buf;
-}
-
 /* Put process p of job 500. */
 static void put_proc(struct store *s, const struct proc *p)
 {
@@ -125,8 +116,8 @@ static void put_proc(struct store *s, const struct proc *p)
 	    "\"blkio_delay_s\":0},\"net\":{\"rx_bytes\":0,\"tx_bytes\":0}}",
 	    p->pid, p->pid, p->ppid, p->ppid, at(p->start, t0, sizeof(t0)),
 	    at(p->end, t1, sizeof(t1)), p->tool, p->tool, p->tool,
-	    jstr(p->task, task, sizeof(task)), p->tool,
-	    jstr(p->category, cat, sizeof(cat)), p->code, p->user, p->sys,
+	    test_jstr(p->task, task, sizeof(task)), p->tool,
+	    test_jstr(p->category, cat, sizeof(cat)), p->code, p->user, p->sys,
 	    p->rss, p->rd, p->wr);
 }
 
@@ -247,18 +238,6 @@ static double jfind(const char *json, const char *arr, const char *key,
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return v;
-}
-
-/* The page's data element (malloc'd). */
-static char *page_data(const char *page)
-{
-	const char *b = strstr(page, "id=\"jt-data\">");
-	const char *e = b ? strstr(b, "</script>") : NULL;
-
-	if (!b || !e)
-		fail_msg("the page has no data element");
-	b += strlen("id=\"jt-data\">");
-	return strndup(b, (size_t)(e - b));
 }
 
 /* The text of the cell at p ("<td ...>...</td>" or th), tags dropped,
@@ -430,7 +409,7 @@ static void views_of(void **state, const struct report_query *q,
 
 	v->report = view(f->db, q, V_REPORT);
 	v->html = view(f->db, q, V_HTML);
-	v->data = page_data(v->html);
+	v->data = test_page_data(v->html);
 	byq.by = "task";
 	v->cost_task = view(f->db, &byq, V_COST);
 	byq.by = "tool";
@@ -456,44 +435,63 @@ static void views_free(struct views *v)
 		fail_msg("%s: %.6f, the reference %.6f", what, g_, w_); \
 } while (0)
 
-/* Check task name's figures in every view against the reference; peak
- * and inst its memory peak and instances. */
-static void check_task(const struct views *v, const char *name,
-		       uint64_t peak, size_t inst)
+/* Check the figures of task (is_task) or tool name in every view
+ * against the reference; a task's memory peak is peak, its instances
+ * inst. */
+static void check_group(const struct views *v, bool is_task,
+			const char *name, uint64_t peak, size_t inst)
 {
-	struct ref r = ref_of(true, name);
+	static const struct { const char *json, *table; } sums[] = {
+		{ "processes", "PROCESSES" }, { "failed", "FAILED" },
+		{ "cpu_s", "CPU TIME" }, { "read_bytes", "READ" },
+		{ "write_bytes", "WRITE" },
+	};
+	struct ref r = ref_of(is_task, name);
+	const double want[] = { r.procs, r.failed, r.cpu, r.rd, r.wr };
 	double share = r.cpu / job_cpu() * JOB_COST;
+	const char *arr = is_task ? "$.by_task" : "$.by_tool";
+	const char *key = is_task ? "task" : "tool";
+	const char *table = is_task ? "by-task" : "by-tool";
+	const char *cost = is_task ? v->cost_task : v->cost_tool;
 	char c[128];
 
-	SAME("report processes", jfind(v->report, "$.by_task", "task", name,
-					"processes"), r.procs);
-	SAME("report failed", jfind(v->report, "$.by_task", "task", name,
-				    "failed"), r.failed);
-	SAME("report cpu", jfind(v->report, "$.by_task", "task", name,
-				 "cpu_s"), r.cpu);
-	SAME("report read", jfind(v->report, "$.by_task", "task", name,
-				  "read_bytes"), r.rd);
-	SAME("report write", jfind(v->report, "$.by_task", "task", name,
-				   "write_bytes"), r.wr);
-	SAME("report instances", jfind(v->report, "$.by_task", "task", name,
-				       "instances"), inst);
-	SAME("report peak", jfind(v->report, "$.by_task", "task", name,
-				  "mem_peak_bytes"), peak);
+	if (!is_task)
+		peak = r.largest;
+	for (size_t i = 0; i < sizeof(sums) / sizeof(sums[0]); i++) {
+		SAME(sums[i].json, jfind(v->report, arr, key, name,
+					 sums[i].json), want[i]);
+		table_cell(v->html, table, name, sums[i].table, c, sizeof(c));
+		if (i < 2)
+			SAME(sums[i].table, atof(c), want[i]);
+		else
+			near_table(want[i], c);
+	}
+	SAME("report peak", jfind(v->report, arr, key, name, is_task ?
+				  "mem_peak_bytes" : "peak_rss_bytes"), peak);
+	table_cell(v->html, table, name, is_task ? "PEAK" : "PEAK RSS", c,
+		   sizeof(c));
+	near_table((double)peak, c);
 
-	SAME("cost processes", jfind(v->cost_task, "$.groups", "name", name,
+	SAME("cost processes", jfind(cost, "$.groups", "name", name,
 				     "processes"), r.procs);
-	SAME("cost cpu", jfind(v->cost_task, "$.groups", "name", name,
-			       "cpu_s"), r.cpu);
-	SAME("cost", jfind(v->cost_task, "$.groups", "name", name, "cost"),
-	     share);
+	SAME("cost cpu", jfind(cost, "$.groups", "name", name, "cpu_s"),
+	     r.cpu);
+	SAME("cost", jfind(cost, "$.groups", "name", name, "cost"), share);
+	table_cell(v->html, table, name, "COST", c, sizeof(c));
+	near_money(share, c);
+	if (!is_task)
+		return;
 
+	SAME("report instances", jfind(v->report, arr, key, name,
+				       "instances"), inst);
+	table_cell(v->html, table, name, "INSTANCES", c, sizeof(c));
+	SAME("table instances", atof(c), inst);
 	if (v->rightsize) {
 		SAME("rightsize instances", jfind(v->rightsize, "$.tasks",
 			"task", name, "instances"), inst);
 		SAME("rightsize peak", jfind(v->rightsize, "$.tasks", "task",
 			name, "used_p95.mem_peak_bytes"), peak);
 	}
-
 	SAME("page lane processes", jfind(v->data, "$.lanes", "n", name, "p"),
 	     r.procs);
 	SAME("page lane failed", jfind(v->data, "$.lanes", "n", name, "f"),
@@ -502,66 +500,6 @@ static void check_task(const struct views *v, const char *name,
 	     r.cpu);
 	SAME("page lane instances", jfind(v->data, "$.lanes", "n", name, "i"),
 	     inst);
-
-	table_cell(v->html, "by-task", name, "INSTANCES", c, sizeof(c));
-	SAME("table instances", atof(c), inst);
-	table_cell(v->html, "by-task", name, "PROCESSES", c, sizeof(c));
-	SAME("table processes", atof(c), r.procs);
-	table_cell(v->html, "by-task", name, "FAILED", c, sizeof(c));
-	SAME("table failed", atof(c), r.failed);
-	table_cell(v->html, "by-task", name, "CPU TIME", c, sizeof(c));
-	near_table(r.cpu, c);
-	table_cell(v->html, "by-task", name, "PEAK", c, sizeof(c));
-	near_table((double)peak, c);
-	table_cell(v->html, "by-task", name, "READ", c, sizeof(c));
-	near_table((double)r.rd, c);
-	table_cell(v->html, "by-task", name, "WRITE", c, sizeof(c));
-	near_table((double)r.wr, c);
-	table_cell(v->html, "by-task", name, "COST", c, sizeof(c));
-	near_money(share, c);
-}
-
-/* Check tool name's figures in every view against the reference. */
-static void check_tool(const struct views *v, const char *name)
-{
-	struct ref r = ref_of(false, name);
-	double share = r.cpu / job_cpu() * JOB_COST;
-	char c[128];
-
-	SAME("report processes", jfind(v->report, "$.by_tool", "tool", name,
-					"processes"), r.procs);
-	SAME("report failed", jfind(v->report, "$.by_tool", "tool", name,
-				    "failed"), r.failed);
-	SAME("report cpu", jfind(v->report, "$.by_tool", "tool", name,
-				 "cpu_s"), r.cpu);
-	SAME("report read", jfind(v->report, "$.by_tool", "tool", name,
-				  "read_bytes"), r.rd);
-	SAME("report write", jfind(v->report, "$.by_tool", "tool", name,
-				   "write_bytes"), r.wr);
-	SAME("report peak", jfind(v->report, "$.by_tool", "tool", name,
-				  "peak_rss_bytes"), r.largest);
-
-	SAME("cost processes", jfind(v->cost_tool, "$.groups", "name", name,
-				     "processes"), r.procs);
-	SAME("cost cpu", jfind(v->cost_tool, "$.groups", "name", name,
-			       "cpu_s"), r.cpu);
-	SAME("cost", jfind(v->cost_tool, "$.groups", "name", name, "cost"),
-	     share);
-
-	table_cell(v->html, "by-tool", name, "PROCESSES", c, sizeof(c));
-	SAME("table processes", atof(c), r.procs);
-	table_cell(v->html, "by-tool", name, "FAILED", c, sizeof(c));
-	SAME("table failed", atof(c), r.failed);
-	table_cell(v->html, "by-tool", name, "CPU TIME", c, sizeof(c));
-	near_table(r.cpu, c);
-	table_cell(v->html, "by-tool", name, "PEAK RSS", c, sizeof(c));
-	near_table((double)r.largest, c);
-	table_cell(v->html, "by-tool", name, "READ", c, sizeof(c));
-	near_table((double)r.rd, c);
-	table_cell(v->html, "by-tool", name, "WRITE", c, sizeof(c));
-	near_table((double)r.wr, c);
-	table_cell(v->html, "by-tool", name, "COST", c, sizeof(c));
-	near_money(share, c);
 }
 
 /* Every task's and tool's figures of one selector. */
@@ -574,10 +512,10 @@ static void check_all(void **state, const struct report_query *q)
 
 	views_of(state, q, &v);
 	/* instance 1: sh + bwa + samtools alive together, python left out */
-	check_task(&v, "align", 500 * MIB + 2 * MIB, 2);
-	check_task(&v, "sort", 50 * MIB, 1);
+	check_group(&v, true, "align", 500 * MIB + 2 * MIB, 2);
+	check_group(&v, true, "sort", 50 * MIB, 1);
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-		check_tool(&v, tools[i]);
+		check_group(&v, false, tools[i], 0, 0);
 	/* the totals: every process once */
 	SAME("cost total", jfind(v.cost_task, "$.totals", "currency", "USD",
 				 "cost"), JOB_COST);
