@@ -2517,6 +2517,29 @@ static char *job_text(const struct report *rp)
 	return text;
 }
 
+/* A summary as the page's table rows (malloc'd; NULL: out of memory). */
+static struct report_html_group *html_groups(const struct groups *g,
+					     bool task)
+{
+	struct report_html_group *v = calloc(g->n ? g->n : 1, sizeof(*v));
+
+	for (size_t i = 0; v && i < g->n; i++) {
+		const struct tally *t = &g->v[i].t;
+
+		v[i] = (struct report_html_group){
+			.name = g->v[i].name, .procs = t->processes,
+			.inst = t->instances, .failed = t->failed,
+			.oom = t->oom, .running = t->running,
+			.cpu = t->cpu_user + t->cpu_sys, .wall = tally_wall(t),
+			.first = t->first_start, .last = t->last_end,
+			.rss = task && g->v[i].name ? g->v[i].mem_peak :
+			       t->peak_rss,
+			.rd = t->read_bytes, .wr = t->write_bytes,
+		};
+	}
+	return v;
+}
+
 /* The page of report_html.c, from the rows and the job (see there). */
 static int print_html(struct store *st, const char *where,
 		      const struct report *rp, FILE *out)
@@ -2584,6 +2607,12 @@ static int print_html(struct store *st, const char *where,
 	}
 	in.job_text = job_text(rp);	/* a job's or an array's tasks' */
 	in.p = p;
+	in.by_task = html_groups(&rp->s->by_task, true);
+	in.by_tool = html_groups(&rp->s->by_tool, false);
+	in.ntasks = rp->s->by_task.n;
+	in.ntools = rp->s->by_tool.n;
+	if (!in.by_task || !in.by_tool)
+		err = -ENOMEM;
 	in.now = util_now_ns(CLOCK_REALTIME) / 1e9;
 	if (!err)
 		err = report_html_print(st, where, rp->q, &in, out);
@@ -2591,6 +2620,8 @@ static int print_html(struct store *st, const char *where,
 		free(text[i]);
 	free(text);
 	free((char *)in.job_text);
+	free((void *)in.by_task);
+	free((void *)in.by_tool);
 	jbuf_free(&data);
 	free(p);
 	return err;

@@ -1275,125 +1275,27 @@ struct tab_row {
 	int color;		/* its lane's colour, -1: none */
 };
 
-/* What orders process indices for a table. */
-struct by_tab {
-	const proc_t *p;
-	const long *top;
-	bool task;
-};
-
-/* A process's key in a table. */
-static const char *tab_key(const struct by_tab *k, long i)
+/* The rows of a table from report.c's summary g[0..n) (most CPU first),
+ * each without a colour yet. */
+static int tab_rows(const struct report_html_group *g, size_t n,
+		    struct tab_row **out, size_t *nout)
 {
-	return k->task ? task_of(&k->p[i]) : k->p[i].tool;
-}
-
-/* Order process indices by key (NULL last), then instance. */
-static int cmp_tab(const void *a, const void *b, void *arg)
-{
-	const struct by_tab *k = arg;
-	long i = *(const long *)a, j = *(const long *)b;
-	const char *x = tab_key(k, i), *y = tab_key(k, j);
-	int c = !x || !y ? !x - !y : strcmp(x, y);
-
-	if (c)
-		return c;
-	if (k->top[i] != k->top[j])
-		return k->top[i] < k->top[j] ? -1 : 1;
-	return (i > j) - (i < j);
-}
-
-/* Most CPU first, then by name. */
-static int cmp_tab_cpu(const void *a, const void *b)
-{
-	const struct tab_row *x = a, *y = b;
-
-	if (x->cpu != y->cpu)
-		return x->cpu > y->cpu ? -1 : 1;
-	if (!x->name || !y->name)
-		return !x->name - !y->name;
-	return strcmp(x->name, y->name);
-}
-
-/*
- * The rows of the table by task (task true; instances as in the
- * timeline, the peak the largest instance's, tasks.h) or by tool (every
- * process alone), most CPU first.
- */
-static int tabulate(const proc_t *p, size_t n, const long *top,
-		    const struct tasks *tk, bool task, struct tab_row **out,
-		    size_t *nout)
-{
-	struct by_tab k = { p, top, task };
-	long *idx = malloc((n ? n : 1) * sizeof(*idx));
 	struct tab_row *v = calloc(n ? n : 1, sizeof(*v));
-	size_t nv = 0;
-	double ia = 0, ib = 0;
 
-	if (!idx || !v) {
-		free(idx);
-		free(v);
+	if (!v)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < n; i++)
-		idx[i] = (long)i;
-	qsort_r(idx, n, sizeof(*idx), cmp_tab, &k);
-	for (size_t i = 0; i < n; i++) {
-		const proc_t *w = &p[idx[i]];
-		const char *key = tab_key(&k, idx[i]);
-		const char *prev = i ? tab_key(&k, idx[i - 1]) : NULL;
-		bool new_row = !i || !prev != !key ||
-			       (key && strcmp(prev, key));
-		struct tab_row *r;
-
-		if (new_row) {
-			if (nv)
-				v[nv - 1].wall += ib - ia;
-			r = &v[nv++];
-			r->name = key;
-			r->first = w->start;
-			r->last = w->end;
-			r->color = -1;
-		}
-		r = &v[nv - 1];
-		/* a new instance: a task's, or each process of a tool */
-		if (new_row || !task || top[idx[i - 1]] != top[idx[i]]) {
-			if (!new_row)
-				r->wall += ib - ia;
-			r->inst++;
-			ia = w->start;
-			ib = w->end;
-		}
-		if (w->start < ia)
-			ia = w->start;
-		if (w->end > ib)
-			ib = w->end;
-		r->procs++;
-		r->failed += !!(w->flags & REPORT_HTML_FAILED);
-		r->oom += !!(w->flags & REPORT_HTML_OOM);
-		r->running += !!(w->flags & REPORT_HTML_RUNNING);
-		r->cpu += w->cpu;
-		if (w->start < r->first)
-			r->first = w->start;
-		if (w->end > r->last)
-			r->last = w->end;
-		if (task && key && tk->of[idx[i]] >= 0) {
-			uint64_t mem = tk->inst[tk->of[idx[i]]].mem;
-
-			if (mem > r->rss)
-				r->rss = mem;
-		} else if (w->peak_rss > r->rss) {
-			r->rss = w->peak_rss;
-		}
-		r->rd += w->read_bytes;
-		r->wr += w->write_bytes;
-	}
-	if (nv)
-		v[nv - 1].wall += ib - ia;
-	free(idx);
-	qsort(v, nv, sizeof(*v), cmp_tab_cpu);
+		v[i] = (struct tab_row){
+			.name = g[i].name, .procs = g[i].procs,
+			.inst = g[i].inst, .failed = g[i].failed,
+			.oom = g[i].oom, .running = g[i].running,
+			.cpu = g[i].cpu, .wall = g[i].wall,
+			.first = g[i].first, .last = g[i].last,
+			.rss = g[i].rss, .rd = g[i].rd, .wr = g[i].wr,
+			.color = -1,
+		};
 	*out = v;
-	*nout = nv;
+	*nout = n;
 	return 0;
 }
 
@@ -1452,8 +1354,10 @@ static void print_table(FILE *out, const char *title, bool task,
 			fprintf(out, "<span class=\"sw c%d\"></span>", r->color);
 		html_cut(out, r->name ? r->name : "(no task)", NAME_MAX_BYTES);
 		fputs("</td>", out);
-		if (task)
+		if (task && r->inst)
 			fprintf(out, "<td>%zu</td>", r->inst);
+		else if (task)
+			fputs("<td>-</td>", out);	/* no task */
 		fprintf(out, "<td>%zu</td><td>%zu", r->procs, r->failed);
 		if (r->oom)
 			fprintf(out, " (%zu OOM)", r->oom);
@@ -1922,11 +1826,9 @@ int report_html_print(struct store *st, const char *where,
 	if (!err)
 		err = load_cost(st, where, q, in->now, &x);
 	if (!err)
-		err = tabulate(in->p, in->n, m->top, &m->tasks, true, &tasks,
-			       &ntasks);
+		err = tab_rows(in->by_task, in->ntasks, &tasks, &ntasks);
 	if (!err)
-		err = tabulate(in->p, in->n, m->top, &m->tasks, false, &tools,
-			       &ntools);
+		err = tab_rows(in->by_tool, in->ntools, &tools, &ntools);
 	if (err)
 		goto cleanup;
 	colour_rows(tasks, ntasks, true, m);

@@ -101,6 +101,22 @@ struct report_html_job {
 	const char *data;
 };
 
+/*
+ * One row of the page's tables by task and by tool: report.c's summary
+ * of the group, the figures report's text and JSON print (the page does
+ * not count them again).
+ */
+struct report_html_group {
+	const char *name;	/* NULL: no task */
+	size_t procs, inst, failed, oom, running;
+	double cpu;		/* user + system seconds */
+	double wall;		/* a task's instances' wall, else processes' */
+	double first, last;	/* first start, last end */
+	uint64_t rss;		/* a task's largest instance's memory peak
+				 * (tasks.h), else the largest process's */
+	uint64_t rd, wr;
+};
+
 /* Everything the page shows that report.c has gathered. */
 struct report_html_input {
 	const char *sel;			/* "job 42", "run r1" */
@@ -112,6 +128,9 @@ struct report_html_input {
 	const char *job_text;	/* the text report's job header and
 				 * efficiency, or NULL */
 	double now;		/* epoch seconds: for the cost of --job/--run */
+	const struct report_html_group *by_task, *by_tool;	/* most CPU
+								 * first */
+	size_t ntasks, ntools;
 };
 
 /* A lane of the timeline. */
