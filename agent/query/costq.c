@@ -307,7 +307,8 @@ static int load_procs(struct calc *c)
 		sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
 		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 			const char *host = (const char *)sqlite3_column_text(st, 0);
-			long k = unit_of(c, first, end, host, storeq_col_num(st, 8, 0));
+			long k = unit_of(c, first, end, host,
+					 storeq_col_num(st, 8, 0));
 			const char *run, *key = NULL;
 			struct unit *u;
 			struct proc *p;

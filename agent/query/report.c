@@ -1496,13 +1496,15 @@ static int load_job(sqlite3 *db, const char *path,
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *phase = sqlite3_column_text(st, 0);
 		bool end = phase && !strcmp((const char *)phase, "end");
-		double t0 = storeq_col_time(st, 10, 0), t1 = storeq_col_time(st, 11, 0);
+		double t0 = storeq_col_time(st, 10, 0);
+		double t1 = storeq_col_time(st, 11, 0);
 
 		storeq_col_text(st, 1, ji->scheduler, sizeof(ji->scheduler));
 		storeq_col_text(st, 2, ji->name, sizeof(ji->name));
 		storeq_col_text(st, 3, ji->user, sizeof(ji->user));
 		storeq_col_text(st, 4, ji->account, sizeof(ji->account));
-		storeq_col_text(st, 5, ji->cost_center, sizeof(ji->cost_center));
+		storeq_col_text(st, 5, ji->cost_center,
+				sizeof(ji->cost_center));
 		storeq_col_text(st, 6, ji->run, sizeof(ji->run));
 		storeq_col_text(st, 7, ji->pipeline, sizeof(ji->pipeline));
 		storeq_col_text(st, 8, ji->partition, sizeof(ji->partition));

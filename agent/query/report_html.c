@@ -988,7 +988,8 @@ static int load_series(struct store *st, const char *where,
 		const char *host = (const char *)sqlite3_column_text(stmt, 0);
 		double t = storeq_col_amount(stmt, 3);
 		double start = storeq_col_time(stmt, 2, -1);
-		double cpu = storeq_col_amount(stmt, 4) + storeq_col_amount(stmt, 5);
+		double cpu = storeq_col_amount(stmt, 4) +
+			     storeq_col_amount(stmt, 5);
 		long k;
 
 		if (start < 0)

@@ -110,7 +110,8 @@ struct report_html_group {
 	const char *name;	/* NULL: no task */
 	size_t procs, inst, failed, oom, running;
 	double cpu;		/* user + system seconds */
-	double wall;		/* a task's instances' wall, else processes' */
+	double wall;		/* a task's instances' wall, else its
+				 * processes' */
 	double first, last;	/* first start, last end */
 	uint64_t rss;		/* a task's largest instance's memory peak
 				 * (tasks.h), else the largest process's */
