@@ -252,7 +252,7 @@ static struct store *clickhouse_store(struct cli *c, const char *cmd,
 /* Parse --since TIME for cmd into *out: 0, or -EINVAL after a message. */
 static int since_parse(const char *cmd, const char *arg, double *out)
 {
-	if (!report_parse_since(arg, util_now_ns(CLOCK_REALTIME) / 1e9, out))
+	if (!storeq_parse_since(arg, util_now_ns(CLOCK_REALTIME) / 1e9, out))
 		return 0;
 	fprintf(stderr, "jobtrace %s: --since '%s': not a time (see jobtrace %s"
 		" --help)\n", cmd, arg, cmd);
@@ -495,7 +495,7 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 			nsel++;
 			break;
 		case 'f':
-			if (report_format_parse(optarg, &fmt) ||
+			if (storeq_format_parse(optarg, &fmt) ||
 			    (export != (fmt == REPORT_NDJSON)) ||
 			    fmt == REPORT_CSV) {
 				fprintf(stderr, "jobtrace %s: --format '%s': expected %s\n",
@@ -538,7 +538,7 @@ static int cmd_report(struct cli *c, int argc, char **argv, bool export)
 		fprintf(stderr, "jobtrace export: --format ndjson is required\n");
 		return EXIT_USAGE;
 	}
-	return answer(c, name, source, &q, report_format_name(fmt));
+	return answer(c, name, source, &q, storeq_format_name(fmt));
 }
 
 /* A process made up for `rules test`: argv, exe and comm. */
@@ -1077,7 +1077,7 @@ static int cmd_cost(struct cli *c, int argc, char **argv)
 			q.by = optarg;
 			break;
 		case 'f':
-			if (report_format_parse(optarg, &fmt) ||
+			if (storeq_format_parse(optarg, &fmt) ||
 			    (fmt != REPORT_TEXT && fmt != REPORT_JSON &&
 			     fmt != REPORT_CSV)) {
 				fprintf(stderr, "jobtrace cost: --format '%s': expected"
@@ -1107,7 +1107,7 @@ static int cmd_cost(struct cli *c, int argc, char **argv)
 			" --run (not empty)\n");
 		return EXIT_USAGE;
 	}
-	return answer(c, "cost", source, &q, report_format_name(fmt));
+	return answer(c, "cost", source, &q, storeq_format_name(fmt));
 }
 
 /* `schema clickhouse`: print the DDL of the ClickHouse tables;

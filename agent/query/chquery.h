@@ -13,7 +13,7 @@
 
 #include "config.h"
 #include "json.h"
-#include "report.h"
+#include "storeq.h"
 #include "store.h"
 
 /*

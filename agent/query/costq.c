@@ -153,88 +153,6 @@ const char *costq_by_name(enum costq_by b)
 	}
 }
 
-/* strdup of a text column; NULL (and -ENOMEM in *err) stays NULL. */
-static char *col_str(sqlite3_stmt *st, int i, int *err)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	char *s;
-
-	if (!t || sqlite3_column_type(st, i) != SQLITE_TEXT)
-		return NULL;
-	s = strdup((const char *)t);
-	if (!s)
-		*err = -ENOMEM;
-	return s;
-}
-
-/* A number column; dflt when NULL, not a number or not finite. */
-static double col_num(sqlite3_stmt *st, int i, double dflt)
-{
-	int t = sqlite3_column_type(st, i);
-	double v;
-
-	if (t != SQLITE_INTEGER && t != SQLITE_FLOAT)
-		return dflt;
-	v = sqlite3_column_double(st, i);
-	return isfinite(v) ? v : dflt;
-}
-
-/* An RFC 3339 text column, or a number, as epoch seconds; 0 if neither. */
-static double col_time(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	int64_t secs;
-	uint32_t ns;
-
-	if (sqlite3_column_type(st, i) != SQLITE_TEXT)
-		return col_num(st, i, 0);
-	if (!t || json_parse_time((const char *)t, strlen((const char *)t),
-				  0, &secs, &ns) || secs < 0)
-		return 0;
-	return (double)secs + ns / 1e9;
-}
-
-/* Copy a currency column (at most COSTQ_CURRENCY_MAX - 1 bytes). */
-static void col_currency(sqlite3_stmt *st, int i, char *out)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	out[0] = '\0';
-	if (t && sqlite3_column_type(st, i) == SQLITE_TEXT)
-		util_strlcpy(out, (const char *)t, COSTQ_CURRENCY_MAX);
-}
-
-/* Prepare sql and bind the selector as ?1. */
-static int prepare(struct calc *c, const char *sql, sqlite3_stmt **st)
-{
-	const struct report_query *q = c->q;
-	int rc;
-
-	rc = sqlite3_prepare_v2(c->db, sql, -1, st, NULL);
-	if (rc == SQLITE_OK) {
-		if (q->job && *q->job)
-			rc = sqlite3_bind_text(*st, 1, q->job, -1, SQLITE_STATIC);
-		else if (q->run && *q->run)
-			rc = sqlite3_bind_text(*st, 1, q->run, -1, SQLITE_STATIC);
-		else if (sqlite3_bind_parameter_count(*st) >= 1)
-			rc = sqlite3_bind_double(*st, 1, q->since);
-	}
-	if (rc != SQLITE_OK) {
-		log_error("database %s: %s", c->where, sqlite3_errmsg(c->db));
-		return -EIO;
-	}
-	return 0;
-}
-
-/* The end of a statement's rows: 0, or -EIO (logged). */
-static int step_done(struct calc *c, int rc)
-{
-	if (rc == SQLITE_DONE)
-		return 0;
-	log_error("database %s: %s", c->where, sqlite3_errmsg(c->db));
-	return -EIO;
-}
-
 /* The job records of the selection: condition on record r (SQL text). */
 #define SEL_JOB REPORT_JOB_SEL_AT("r.job_id")
 #define SEL_RUN "(" JSTR_AT("r.json", "'$.job.run'") " = ?1 OR r.job_id IN" \
@@ -281,7 +199,7 @@ static int load_units(struct calc *c)
 	int rc, err;
 
 	snprintf(sql, sizeof(sql), "%s%s%s", cols, selector(c->q), order);
-	err = prepare(c, sql, &st);
+	err = storeq_prepare_db(c->db, c->where, sql, c->q, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct unit *u = PUSH(c->units);
 		const unsigned char *type;
@@ -290,27 +208,27 @@ static int load_units(struct calc *c)
 			err = -ENOMEM;
 			break;
 		}
-		u->job = col_str(st, 0, &err);
+		err |= storeq_col_dup(st, 0, &u->job);
 		if (!u->job) {
 			c->units.n--;	/* not a text id: no job to name */
 			continue;
 		}
-		u->host = col_str(st, 1, &err);
-		u->user = col_str(st, 2, &err);
-		u->account = col_str(st, 3, &err);
-		u->cost_center = col_str(st, 4, &err);
+		err |= storeq_col_dup(st, 1, &u->host);
+		err |= storeq_col_dup(st, 2, &u->user);
+		err |= storeq_col_dup(st, 3, &u->account);
+		err |= storeq_col_dup(st, 4, &u->cost_center);
 		type = sqlite3_column_text(st, 5);
-		u->amount = col_num(st, 6, NAN);
-		col_currency(st, 7, u->currency);
-		u->note = col_str(st, 8, &err);
-		u->start = col_time(st, 12);
-		u->end = col_time(st, 13);
-		u->elapsed_s = col_num(st, 9, -1);
+		u->amount = storeq_col_num(st, 6, NAN);
+		storeq_col_text(st, 7, u->currency, COSTQ_CURRENCY_MAX);
+		err |= storeq_col_dup(st, 8, &u->note);
+		u->start = storeq_col_time(st, 12, 0);
+		u->end = storeq_col_time(st, 13, 0);
+		u->elapsed_s = storeq_col_num(st, 9, -1);
 		if (u->elapsed_s < 0)
 			u->elapsed_s = u->start > 0 && u->end >= u->start ?
 				       u->end - u->start : 0;
-		u->cpus = col_num(st, 10, 0);
-		u->usage_cpu_s = col_num(st, 11, -1);
+		u->cpus = storeq_col_num(st, 10, 0);
+		u->usage_cpu_s = storeq_col_num(st, 11, -1);
 		u->whole = !c->q->run || sqlite3_column_int(st, 14);
 		u->priced = !isnan(u->amount) && u->amount >= 0 &&
 			    u->currency[0];
@@ -336,7 +254,7 @@ static int load_units(struct calc *c)
 		last = u->job;
 	}
 	if (!err)
-		err = step_done(c, rc);
+		err = storeq_step_done(c->db, c->where, rc);
 	sqlite3_finalize(st);
 	return err;
 }
@@ -389,7 +307,8 @@ static int load_procs(struct calc *c)
 		sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
 		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 			const char *host = (const char *)sqlite3_column_text(st, 0);
-			long k = unit_of(c, first, end, host, col_num(st, 8, 0));
+			long k = unit_of(c, first, end, host,
+					 storeq_col_num(st, 8, 0));
 			const char *run, *key = NULL;
 			struct unit *u;
 			struct proc *p;
@@ -403,8 +322,8 @@ static int load_procs(struct calc *c)
 				break;
 			}
 			p->unit = (size_t)k;
-			p->cpu = fmax(col_num(st, 6, 0), 0) +
-				 fmax(col_num(st, 7, 0), 0);
+			p->cpu = fmax(storeq_col_num(st, 6, 0), 0) +
+				 fmax(storeq_col_num(st, 7, 0), 0);
 			run = (const char *)sqlite3_column_text(st, 1);
 			p->in = u->whole || (run && !strcmp(run, c->q->run));
 			u->cpu_all += p->cpu;
@@ -419,7 +338,7 @@ static int load_procs(struct calc *c)
 						  sqlite3_column_text(st, 9)))
 					key = COSTQ_NONE;
 			} else if (c->by == COSTQ_BY_TOOL) {
-				key = report_tool_name(
+				key = storeq_tool_name(
 					(const char *)sqlite3_column_text(st, 3),
 					(const char *)sqlite3_column_text(st, 4),
 					(const char *)sqlite3_column_text(st, 5));
@@ -428,7 +347,7 @@ static int load_procs(struct calc *c)
 				err = -ENOMEM;
 		}
 		if (!err && rc != SQLITE_DONE)
-			err = step_done(c, rc);
+			err = storeq_step_done(c->db, c->where, rc);
 	}
 	sqlite3_finalize(st);
 	return err;
@@ -708,7 +627,7 @@ static int load_hosts(struct calc *c)
 	sqlite3_stmt *st = NULL;
 	int rc, err;
 
-	err = prepare(c, sql, &st);
+	err = storeq_prepare_db(c->db, c->where, sql, c->q, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct hostrec *h = PUSH(c->hosts);
 
@@ -716,21 +635,21 @@ static int load_hosts(struct calc *c)
 			err = -ENOMEM;
 			break;
 		}
-		h->host = col_str(st, 0, &err);
+		err |= storeq_col_dup(st, 0, &h->host);
 		if (!h->host) {
 			c->hosts.n--;	/* of no host: nothing to say */
 			continue;
 		}
-		h->phase = col_str(st, 1, &err);
-		h->time = col_num(st, 2, 0);
-		h->per_hour = col_num(st, 3, -1);
-		col_currency(st, 4, h->currency);
-		h->note = col_str(st, 5, &err);
+		err |= storeq_col_dup(st, 1, &h->phase);
+		h->time = storeq_col_num(st, 2, 0);
+		h->per_hour = storeq_col_num(st, 3, -1);
+		storeq_col_text(st, 4, h->currency, COSTQ_CURRENCY_MAX);
+		err |= storeq_col_dup(st, 5, &h->note);
 		if (h->per_hour >= 0 && !h->currency[0])
 			h->per_hour = -1;	/* a price in no currency */
 	}
 	if (!err)
-		err = step_done(c, rc);
+		err = storeq_step_done(c->db, c->where, rc);
 	sqlite3_finalize(st);
 	return err;
 }
@@ -777,7 +696,7 @@ static int load_running(struct calc *c)
 	snprintf(sql, sizeof(sql), "%s%s%s", head,
 		 c->q->job || c->q->run ? selector(c->q) : "?1 IS NOT NULL",
 		 tail);
-	err = prepare(c, sql, &st);
+	err = storeq_prepare_db(c->db, c->where, sql, c->q, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct costq_running *x;
 		void *v = realloc(r->running, (r->nrunning + 1) * sizeof(*x));
@@ -788,15 +707,15 @@ static int load_running(struct calc *c)
 		}
 		r->running = v;
 		x = &r->running[r->nrunning++];
-		x->job = col_str(st, 0, &err);
-		x->host = col_str(st, 1, &err);
-		x->start = col_time(st, 2);
+		err |= storeq_col_dup(st, 0, &x->job);
+		err |= storeq_col_dup(st, 1, &x->host);
+		x->start = storeq_col_time(st, 2, 0);
 		if (!err && x->host)
 			err = add_span(c, x->host, x->start > 0 ? x->start :
 				       c->q->since, c->now);
 	}
 	if (!err)
-		err = step_done(c, rc);
+		err = storeq_step_done(c->db, c->where, rc);
 	sqlite3_finalize(st);
 	return err;
 }
@@ -1017,7 +936,7 @@ int costq_compute(struct store *st, const char *where,
 	if (!c.r)
 		return -ENOMEM;
 	c.r->by = c.by;
-	err = report_restrict(st, where, q);
+	err = storeq_restrict(st, where, q);
 	if (!err)
 		err = load_units(&c);
 	if (!err)
@@ -1350,7 +1269,7 @@ static int print_json(const struct costq_result *r,
 	json_obj_open(&b);
 	json_key(&b, "query");
 	json_obj_open(&b);
-	report_json_selector(&b, q);
+	storeq_json_selector(&b, q);
 	json_kv_str(&b, "by", costq_by_name(r->by));
 	json_obj_close(&b);
 	json_key(&b, "totals");

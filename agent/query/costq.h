@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "storeq.h"
 
 struct store;
 

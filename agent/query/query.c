@@ -22,6 +22,7 @@
 #include "costq.h"
 #include "log.h"
 #include "query.h"
+#include "report.h"
 #include "rightsize.h"
 #include "store.h"
 #include "util.h"
@@ -146,7 +147,7 @@ int query_parse(const struct control_req *req, double now,
 			*(k[0] == 'j' ? &q->job : k[0] == 'r' ? &q->run :
 			  &q->pipeline) = v;
 		} else if (!strcmp(k, "since")) {
-			if (report_parse_since(v, now, &q->since) ||
+			if (storeq_parse_since(v, now, &q->since) ||
 			    q->since <= 0) {
 				*why = "since: not a time";
 				return -EINVAL;
@@ -166,7 +167,7 @@ int query_parse(const struct control_req *req, double now,
 			}
 			continue;
 		} else if (!strcmp(k, "format")) {
-			if (report_format_parse(v, fmt) ||
+			if (storeq_format_parse(v, fmt) ||
 			    export != (*fmt == REPORT_NDJSON) ||
 			    (*fmt == REPORT_CSV && !cost) ||
 			    (*fmt == REPORT_HTML && cost)) {
@@ -344,7 +345,7 @@ int query_answer(struct store *st, const char *where, const char *cmd,
 			return -EINVAL;
 		return rightsize_run_store(st, where, q, rfmt, out);
 	}
-	if (format && report_format_parse(format, &fmt))
+	if (format && storeq_format_parse(format, &fmt))
 		return -EINVAL;
 	if (!strcmp(cmd, "cost"))
 		return costq_run_store(st, where, q, fmt,
@@ -419,7 +420,7 @@ int query_child_main(int argc, char **argv)
 		return 1;
 	setvbuf(out, NULL, _IOFBF, 65536);
 	if (store_open(argv[2], true, &st) ||
-	    report_user_job(st, argv[2], &q, own, sizeof(own)))
+	    storeq_user_job(st, argv[2], &q, own, sizeof(own)))
 		status = 1;
 	else
 		status = query_answer(st, argv[2], req.cmd, &q,

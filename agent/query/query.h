@@ -29,7 +29,7 @@
 #include <sys/types.h>
 
 #include "control.h"
-#include "report.h"
+#include "storeq.h"
 
 #define QUERY_CHILD_ARG "--serve-query"	/* argv[1] of an answering child */
 #define QUERY_MAX_CHILDREN 4		/* answering children at once */

@@ -199,141 +199,8 @@ struct summary {
 	" SELECT c.id, c.pid FROM process c JOIN sel" \
 	"  ON c.ppid = sel.pid AND c.parent_id = sel.id) "
 
-static const char *const format_names[] = {
-	[REPORT_TEXT] = "text", [REPORT_JSON] = "json",
-	[REPORT_HTML] = "html", [REPORT_NDJSON] = "ndjson",
-	[REPORT_CSV] = "csv",
-};
 
-/* The word of a format. */
-const char *report_format_name(enum report_format fmt)
-{
-	return (unsigned)fmt < sizeof(format_names) / sizeof(format_names[0]) ?
-	       format_names[fmt] : "text";
-}
 
-/* Parse a --format word. */
-int report_format_parse(const char *s, enum report_format *out)
-{
-	const char *const *names = format_names;
-
-	if (!s)
-		return -EINVAL;
-	for (unsigned i = 0; i < sizeof(format_names) / sizeof(names[0]); i++) {
-		if (strcmp(s, names[i]) == 0) {
-			*out = (enum report_format)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* Parse an absolute date/time (json.h's loose RFC 3339); UTC unless an
- * offset is given; nothing before 1970. */
-static int parse_datetime(const char *s, double *out)
-{
-	int64_t secs;
-	uint32_t ns;
-
-	if (json_parse_time(s, strlen(s), JSON_TIME_LOOSE, &secs, &ns) ||
-	    secs < 0)
-		return -EINVAL;
-	*out = (double)secs + ns / 1e9;
-	return 0;
-}
-
-/* Parse --since: absolute, @epoch or relative to now. */
-int report_parse_since(const char *s, double now, double *out)
-{
-	static const struct { char unit; double secs; } units[] = {
-		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
-	};
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return -EINVAL;
-	if (s[0] == '@') {
-		if (!isdigit((unsigned char)s[1]))
-			return -EINVAL;
-		errno = 0;
-		v = strtod(s + 1, &end);
-		if (errno || *end || !isfinite(v))
-			return -EINVAL;
-		*out = v;
-		return 0;
-	}
-	if (strlen(s) >= 10 && s[4] == '-')
-		return parse_datetime(s, out);
-
-	/* relative: digits and one unit letter */
-	if (!isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	unsigned long long n = strtoull(s, &end, 10);
-
-	if (errno || n > 1000000000ULL || !end[0] || end[1])
-		return -EINVAL;
-	for (unsigned i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (end[0] == units[i].unit) {
-			*out = now - (double)n * units[i].secs;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* strdup of a text column; NULL stays NULL (see report.h). */
-int report_col_dup(struct sqlite3_stmt *st, int i, char **out)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	*out = NULL;
-	if (!t)
-		return 0;
-	*out = strdup((const char *)t);
-	return *out ? 0 : -ENOMEM;
-}
-
-/* A numeric column as a finite, non-negative number; anything else is 0. */
-static double col_num(sqlite3_stmt *st, int i)
-{
-	int t = sqlite3_column_type(st, i);
-	double v;
-
-	if (t != SQLITE_INTEGER && t != SQLITE_FLOAT)
-		return 0;
-	v = sqlite3_column_double(st, i);
-	return isfinite(v) && v > 0 ? v : 0;
-}
-
-/* A count column (bytes): negative, fractional junk and text become 0. */
-static uint64_t col_u64(sqlite3_stmt *st, int i)
-{
-	double v;
-
-	if (sqlite3_column_type(st, i) == SQLITE_INTEGER) {
-		int64_t n = sqlite3_column_int64(st, i);
-
-		return n > 0 ? (uint64_t)n : 0;
-	}
-	v = col_num(st, i);
-	return v < 1.8e19 ? (uint64_t)v : UINT64_MAX;
-}
-
-/* A time column: epoch seconds, or RFC 3339 text; 0 when neither. */
-static double col_time(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t;
-	double v = 0;
-
-	if (sqlite3_column_type(st, i) != SQLITE_TEXT)
-		return col_num(st, i);
-	t = sqlite3_column_text(st, i);
-	if (!t || parse_datetime((const char *)t, &v))
-		return 0;
-	return v;
-}
 
 /* What a finished process's end means for the job (see enum outcome). */
 static enum outcome outcome_of(const struct row *w)
@@ -395,37 +262,37 @@ static int rows_add(struct rows *r, sqlite3_stmt *st)
 	}
 	w = &r->v[r->n++];
 	memset(w, 0, sizeof(*w));
-	err |= report_col_dup(st, 0, &w->id);
-	err |= report_col_dup(st, 1, &w->host);
+	err |= storeq_col_dup(st, 0, &w->id);
+	err |= storeq_col_dup(st, 1, &w->host);
 	w->pid = sqlite3_column_int64(st, 2);
 	w->ppid = sqlite3_column_int64(st, 3);
-	err |= report_col_dup(st, 4, &w->parent_id);
-	w->start = col_time(st, 5);
+	err |= storeq_col_dup(st, 4, &w->parent_id);
+	w->start = storeq_col_time(st, 5, 0);
 	w->running = sqlite3_column_type(st, 6) == SQLITE_NULL;
-	w->end = w->running ? w->start : col_time(st, 6);
-	err |= report_col_dup(st, 7, &w->exe);
-	err |= report_col_dup(st, 8, &w->comm);
-	err |= report_col_dup(st, 9, &w->argv);
-	err |= report_col_dup(st, 10, &w->tool);
+	w->end = w->running ? w->start : storeq_col_time(st, 6, 0);
+	err |= storeq_col_dup(st, 7, &w->exe);
+	err |= storeq_col_dup(st, 8, &w->comm);
+	err |= storeq_col_dup(st, 9, &w->argv);
+	err |= storeq_col_dup(st, 10, &w->tool);
 	w->exit_code = sqlite3_column_int(st, 11);
 	w->exit_signal = sqlite3_column_int(st, 12);
 	w->oom = sqlite3_column_int(st, 13) != 0;
-	w->cpu_user = col_num(st, 14);
-	w->cpu_sys = col_num(st, 15);
-	w->peak_rss = col_u64(st, 16);
-	w->read_bytes = col_u64(st, 17);
-	w->write_bytes = col_u64(st, 18);
-	w->rx = col_u64(st, 19);
-	w->tx = col_u64(st, 20);
-	err |= report_col_dup(st, 21, &w->json);
-	err |= report_col_dup(st, 22, &w->task);
-	err |= report_col_dup(st, 23, &w->step);
-	w->cancelled = col_u64(st, 24);
-	err |= report_col_dup(st, 25, &w->job);
-	err |= report_col_dup(st, 26, &w->category);
+	w->cpu_user = storeq_col_amount(st, 14);
+	w->cpu_sys = storeq_col_amount(st, 15);
+	w->peak_rss = storeq_col_u64(st, 16);
+	w->read_bytes = storeq_col_u64(st, 17);
+	w->write_bytes = storeq_col_u64(st, 18);
+	w->rx = storeq_col_u64(st, 19);
+	w->tx = storeq_col_u64(st, 20);
+	err |= storeq_col_dup(st, 21, &w->json);
+	err |= storeq_col_dup(st, 22, &w->task);
+	err |= storeq_col_dup(st, 23, &w->step);
+	w->cancelled = storeq_col_u64(st, 24);
+	err |= storeq_col_dup(st, 25, &w->job);
+	err |= storeq_col_dup(st, 26, &w->category);
 	if (sqlite3_column_type(st, 27) != SQLITE_NULL) {
 		w->sampled = true;
-		w->end = col_num(st, 27);
+		w->end = storeq_col_amount(st, 27);
 	}
 	if (w->end < w->start)
 		w->end = w->start;
@@ -433,17 +300,6 @@ static int rows_add(struct rows *r, sqlite3_stmt *st)
 	w->parent = w->first_child = w->last_child = w->next_sibling = -1;
 	w->inst = -1;
 	return err ? -ENOMEM : 0;
-}
-
-/* Epoch seconds to realtime ns, rounded; negative (or NaN) becomes 0,
- * beyond 2554 (a record's time can be anything) the largest value. */
-static uint64_t to_ns(double t)
-{
-	if (!(t > 0))
-		return 0;
-	if (t * 1e9 + 0.5 >= 18446744073709551616.0)
-		return UINT64_MAX;
-	return (uint64_t)(t * 1e9 + 0.5);
 }
 
 /* Check the query has exactly one selector. */
@@ -465,188 +321,7 @@ static int query_check(const struct report_query *q)
 	return 0;
 }
 
-/*
- * The one place that restricts what a query sees to a uid (a user asking
- * through the agent): temporary views named `process` and `record`, which
- * SQLite finds before the store's own (temp comes before main), so every
- * statement of report and export reads through them unchanged.
- *
- * A user sees their own processes and samples, the `job` records with
- * their uid, and through a job the records of others in it only when the
- * job is theirs as a scheduler or root stated it: every `job` record of
- * its id that names a uid names theirs (a record without one, a start
- * before the uid was known, goes with its job).  An id whose records name
- * several uids (two jobs that used one id, or a user who registered a
- * scheduler's id before jobs of users got their own namespace) shows each
- * its own records only.  A user's own job ("user:UID:ID", jobtie.h) shows
- * them their own processes and its signals, never another uid's.
- */
-static int restrict_uid(sqlite3 *db, const char *path,
-			const struct report_query *q)
-{
-	static const char fmt[] =
-		"DROP VIEW IF EXISTS temp.process;"
-		"DROP VIEW IF EXISTS temp.record;"
-		"DROP TABLE IF EXISTS temp.visible_job;"
-		"DROP TABLE IF EXISTS temp.own_job;"
-		"CREATE TEMP TABLE visible_job(job_id TEXT PRIMARY KEY);"
-		"INSERT INTO visible_job SELECT job_id FROM main.record"
-		" WHERE type = 'job' AND job_id IS NOT NULL"
-		" AND substr(job_id, 1, 5) != 'user:'"
-		" GROUP BY job_id"
-		" HAVING total(json_extract(json, '$.uid') = %1$u) > 0"
-		" AND total(json_extract(json, '$.uid') != %1$u) = 0;"
-		"CREATE TEMP TABLE own_job(job_id TEXT PRIMARY KEY);"
-		"INSERT OR IGNORE INTO own_job SELECT job_id FROM main.record"
-		" WHERE type = 'job' AND substr(job_id, 1, length('user:%1$u:'))"
-		" = 'user:%1$u:';"
-		"CREATE TEMP VIEW process AS SELECT * FROM main.process"
-		" WHERE uid = %1$u OR job_id IN (SELECT job_id FROM visible_job);"
-		"CREATE TEMP VIEW record AS SELECT * FROM main.record"
-		" WHERE CASE type"
-		" WHEN 'job' THEN COALESCE(json_extract(json, '$.uid') = %1$u,"
-		"  job_id IN (SELECT job_id FROM visible_job))"
-		" WHEN 'sample' THEN json_extract(json, '$.uid') = %1$u"
-		"  OR job_id IN (SELECT job_id FROM visible_job)"
-		" WHEN 'signal' THEN job_id IN (SELECT job_id FROM visible_job)"
-		"  OR job_id IN (SELECT job_id FROM own_job)"
-		" ELSE 0 END;";
-	char sql[sizeof(fmt) + 128], *msg = NULL;
-	int rc;
 
-	if (!q->uid_only)
-		return 0;
-	snprintf(sql, sizeof(sql), fmt, (unsigned)q->uid);
-	rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
-	if (rc != SQLITE_OK) {
-		log_error("database %s: restricting to uid %u: %s", path,
-			  (unsigned)q->uid, msg ? msg : sqlite3_errstr(rc));
-		sqlite3_free(msg);
-		return -EIO;
-	}
-	return 0;
-}
-
-/* Restrict what later statements on st see to q->uid (see report.h). */
-int report_restrict(struct store *st, const char *where,
-		    const struct report_query *q)
-{
-	return restrict_uid(store_handle(st), where, q);
-}
-
-/* The selector as a condition on the process view (see report.h). */
-const char *report_process_where(const struct report_query *q)
-{
-	if (q->job && *q->job)
-		return REPORT_JOB_SEL;
-	if (q->run && *q->run)
-		return "job_run = ?1";
-	if (q->pipeline && *q->pipeline)
-		return "job_pipeline = ?1";
-	if (q->pid)
-		return NULL;
-	return "since_time >= ?1";
-}
-
-/* Describe the selector for messages and headers ("job 42"). */
-void report_query_describe(const struct report_query *q, char *out,
-			   size_t len)
-{
-	char t[40];
-
-	if (q->job && *q->job) {
-		snprintf(out, len, "job %s", q->job);
-	} else if (q->run && *q->run) {
-		snprintf(out, len, "run %s", q->run);
-	} else if (q->pipeline && *q->pipeline) {
-		snprintf(out, len, "pipeline %s", q->pipeline);
-	} else if (q->pid) {
-		snprintf(out, len, "pid %lld", (long long)q->pid);
-	} else {
-		json_format_time(to_ns(q->since), t, sizeof(t));
-		snprintf(out, len, "since %s", t);
-	}
-}
-
-/* Prepare a statement and bind the query's selector as ?1. */
-static int prepare_bound(sqlite3 *db, const char *path, const char *sql,
-			 const struct report_query *q, sqlite3_stmt **out)
-{
-	int rc;
-
-	rc = sqlite3_prepare_v2(db, sql, -1, out, NULL);
-	if (rc != SQLITE_OK) {
-		log_error("database %s: %s", path, sqlite3_errmsg(db));
-		return -EIO;
-	}
-	if (q->job && *q->job)
-		rc = sqlite3_bind_text(*out, 1, q->job, -1, SQLITE_STATIC);
-	else if (q->run && *q->run)
-		rc = sqlite3_bind_text(*out, 1, q->run, -1, SQLITE_STATIC);
-	else if (q->pipeline && *q->pipeline)
-		rc = sqlite3_bind_text(*out, 1, q->pipeline, -1,
-				       SQLITE_STATIC);
-	else if (q->pid)
-		rc = sqlite3_bind_int64(*out, 1, q->pid);
-	else
-		rc = sqlite3_bind_double(*out, 1, q->since);
-	if (rc != SQLITE_OK) {
-		log_error("database %s: %s", path, sqlite3_errmsg(db));
-		return -EIO;
-	}
-	return 0;
-}
-
-/* A user's --job ID that shows them nothing: their own job of that name. */
-int report_user_job(struct store *st, const char *where,
-		    struct report_query *q, char *buf, size_t len)
-{
-	sqlite3_stmt *stmt = NULL;
-	int err, rc;
-
-	if (!q->uid_only || !q->job || !*q->job ||
-	    !strncmp(q->job, "user:", 5) ||
-	    (size_t)snprintf(buf, len, "user:%u:%s", (unsigned)q->uid,
-			     q->job) >= len)
-		return 0;
-	err = report_restrict(st, where, q);
-	if (err)
-		return err;
-	/* ?1 the id as given, ?2 their own */
-	err = report_prepare(st, where, "SELECT NOT (EXISTS(SELECT 1 FROM"
-			     " process WHERE job_id = ?1) OR EXISTS(SELECT 1"
-			     " FROM record WHERE job_id = ?1)) AND"
-			     " EXISTS(SELECT 1 FROM record WHERE job_id = ?2)",
-			     q, &stmt);
-	if (err)
-		return err;
-	if (sqlite3_bind_text(stmt, 2, buf, -1, SQLITE_STATIC) != SQLITE_OK ||
-	    (rc = sqlite3_step(stmt)) != SQLITE_ROW) {
-		log_error("database %s: %s", where,
-			  sqlite3_errmsg(store_handle(st)));
-		err = -EIO;
-	} else if (sqlite3_column_int(stmt, 0)) {
-		q->job = buf;
-	}
-	sqlite3_finalize(stmt);
-	return err;
-}
-
-/* Prepare sql on st with the selector bound as ?1 (see report.h). */
-int report_prepare(struct store *st, const char *where, const char *sql,
-		   const struct report_query *q, struct sqlite3_stmt **out)
-{
-	return prepare_bound(store_handle(st), where, sql, q, out);
-}
-
-/* Step to the end of st; -EIO (logged) unless it ended cleanly. */
-static int step_done(sqlite3 *db, const char *path, int rc)
-{
-	if (rc == SQLITE_DONE)
-		return 0;
-	log_error("database %s: %s", path, sqlite3_errmsg(db));
-	return -EIO;
-}
 
 /* Append the rows that sql (selector bound as ?1) returns. */
 static int add_rows(sqlite3 *db, const char *path, const char *sql,
@@ -655,7 +330,7 @@ static int add_rows(sqlite3 *db, const char *path, const char *sql,
 	sqlite3_stmt *st = NULL;
 	int rc, err;
 
-	err = prepare_bound(db, path, sql, q, &st);
+	err = storeq_prepare_db(db, path, sql, q, &st);
 	if (err)
 		goto cleanup;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -663,7 +338,7 @@ static int add_rows(sqlite3 *db, const char *path, const char *sql,
 		if (err)
 			goto cleanup;
 	}
-	err = step_done(db, path, rc);
+	err = storeq_step_done(db, path, rc);
 
 cleanup:
 	sqlite3_finalize(st);
@@ -706,7 +381,7 @@ static int load_rows(sqlite3 *db, const char *path,
 			 order);
 	else
 		snprintf(sql, sizeof(sql), "SELECT " ROW_COLUMNS
-			 " FROM process WHERE %s%s", report_process_where(q),
+			 " FROM process WHERE %s%s", storeq_process_where(q),
 			 order);
 
 	err = add_rows(db, path, sql, q, r);
@@ -891,7 +566,7 @@ static int collect_hosts(const struct rows *r, struct summary *s)
 /* "HH:MM:SS.mmm" in UTC. */
 static void clock_text(double t, char *out, size_t len)
 {
-	uint64_t ns = to_ns(t);
+	uint64_t ns = storeq_time_ns(t);
 	char ts[28];
 
 	/* rounded to the millisecond: the format cuts */
@@ -905,7 +580,7 @@ static void date_text(double t, char *out, size_t len)
 {
 	char ts[28];
 
-	json_format_time(to_ns(t), ts, sizeof(ts));
+	json_format_time(storeq_time_ns(t), ts, sizeof(ts));
 	snprintf(out, len, "%.10s", ts);
 }
 
@@ -948,25 +623,11 @@ static void duration_text(const struct row *w, char *out, size_t len)
 		snprintf(out, len, "%.3fs", w->end - w->start);
 }
 
-/* A tool's name: rule's tool name, else basename of exe, else comm. */
-const char *report_tool_name(const char *tool, const char *exe,
-			     const char *comm)
-{
-	const char *slash;
 
-	if (tool && *tool)
-		return tool;
-	if (exe && *exe) {
-		slash = strrchr(exe, '/');
-		return slash && slash[1] ? slash + 1 : exe;
-	}
-	return comm && *comm ? comm : "?";
-}
-
-/* Tool column: the row's tool as report_tool_name() names it. */
+/* Tool column: the row's tool as storeq_tool_name() names it. */
 static const char *tool_text(const struct row *w)
 {
-	return report_tool_name(w->tool, w->exe, w->comm);
+	return storeq_tool_name(w->tool, w->exe, w->comm);
 }
 
 /* Add one process's own figures to t. */
@@ -1595,25 +1256,6 @@ static void print_groups(const struct groups *g, const char *title,
 			c.rd, c.wr, c.failed, c.note[0] ? "  " : "", c.note);
 	}
 }
-
-/* Write the selector's member ("job":"42", "since":"...", ...; see
- * report.h). */
-void report_json_selector(struct jbuf *b, const struct report_query *q)
-{
-	if (q->job && *q->job) {
-		json_kv_str(b, "job", q->job);
-	} else if (q->run && *q->run) {
-		json_kv_str(b, "run", q->run);
-	} else if (q->pipeline && *q->pipeline) {
-		json_kv_str(b, "pipeline", q->pipeline);
-	} else if (q->pid) {
-		json_kv_i64(b, "pid", q->pid);
-	} else {
-		json_key(b, "since");
-		json_time(b, to_ns(q->since));
-	}
-}
-
 #define NODES_MAX 64		/* node names kept for the header */
 #define STEPS_MAX 32		/* steps kept for the efficiency summary */
 
@@ -1681,33 +1323,25 @@ struct jobinfo {
 	size_t nsteps;
 };
 
-/* Copy a text column into a fixed field unless it is NULL or empty. */
-static void col_keep(sqlite3_stmt *st, int i, char *out, size_t len)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	if (t && *t && sqlite3_column_type(st, i) == SQLITE_TEXT)
-		util_strlcpy(out, (const char *)t, len);
-}
-
 /* Add the usage columns from i on (cpu, processes, peak, source) to u. */
 static void usage_add(struct usage *u, sqlite3_stmt *st, int i)
 {
-	uint64_t peak = col_u64(st, i + 2);
+	uint64_t peak = storeq_col_u64(st, i + 2);
 
-	u->cpu_s += col_num(st, i);
-	u->processes += (int64_t)col_u64(st, i + 1);
+	u->cpu_s += storeq_col_amount(st, i);
+	u->processes += (int64_t)storeq_col_u64(st, i + 1);
 	if (peak > u->mem_peak) {
 		u->mem_peak = peak;
 		u->source[0] = '\0';
-		col_keep(st, i + 3, u->source, sizeof(u->source));
+		storeq_col_text(st, i + 3, u->source, sizeof(u->source));
 	}
 }
 
-/* A number column, -1 when null. */
+/* An amount column, -1 when null. */
 static double col_opt(sqlite3_stmt *st, int i)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : col_num(st, i);
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
+	       storeq_col_amount(st, i);
 }
 
 /* Add an end record's cost columns from i on (amount ... flags) to c. */
@@ -1732,16 +1366,16 @@ static void cost_add(struct jobcost *c, sqlite3_stmt *st, int i)
 			c->flags |= 1u << k;
 	}
 	if (sqlite3_column_type(st, i) == SQLITE_NULL) {
-		col_keep(st, i + 7, c->note, sizeof(c->note));
+		storeq_col_text(st, i + 7, c->note, sizeof(c->note));
 		return;
 	}
-	col_keep(st, i + 1, cur, sizeof(cur));
+	storeq_col_text(st, i + 1, cur, sizeof(cur));
 	if (c->costed++ && strcmp(cur, c->currency))
 		c->mixed = true;
 	util_strlcpy(c->currency, cur, sizeof(c->currency));
-	c->amount += col_num(st, i);
-	col_keep(st, i + 2, c->source, sizeof(c->source));
-	col_keep(st, i + 3, c->formula, sizeof(c->formula));
+	c->amount += storeq_col_amount(st, i);
+	storeq_col_text(st, i + 2, c->source, sizeof(c->source));
+	storeq_col_text(st, i + 3, c->formula, sizeof(c->formula));
 	c->per_hour = col_opt(st, i + 4);
 	c->share = col_opt(st, i + 5);
 	c->elapsed_s = col_opt(st, i + 6);
@@ -1760,18 +1394,18 @@ static int load_job_nodes(sqlite3 *db, const char *path,
 	sqlite3_stmt *st = NULL;
 	int rc, err;
 
-	err = prepare_bound(db, path, sql, q, &st);
+	err = storeq_prepare_db(db, path, sql, q, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ji->found = true;
 		if (sqlite3_column_int(st, 1) && !sqlite3_column_int(st, 2))
 			ji->running = true;
 		if (ji->nnodes < NODES_MAX)
-			col_keep(st, 0, ji->node[ji->nnodes],
+			storeq_col_text(st, 0, ji->node[ji->nnodes],
 				 sizeof(ji->node[0]));
 		ji->nnodes++;
 	}
 	if (!err)
-		err = step_done(db, path, rc);
+		err = storeq_step_done(db, path, rc);
 	sqlite3_finalize(st);
 	return err;
 }
@@ -1793,7 +1427,7 @@ static int load_job_steps(sqlite3 *db, const char *path,
 	sqlite3_stmt *st = NULL;
 	int rc, err;
 
-	err = prepare_bound(db, path, sql, q, &st);
+	err = storeq_prepare_db(db, path, sql, q, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *t = sqlite3_column_text(st, 0);
 		const char *name = t && *t ? (const char *)t : "-";
@@ -1812,7 +1446,7 @@ static int load_job_steps(sqlite3 *db, const char *path,
 		usage_add(&ji->step[k], st, 1);
 	}
 	if (!err)
-		err = step_done(db, path, rc);
+		err = storeq_step_done(db, path, rc);
 	sqlite3_finalize(st);
 	return err;
 }
@@ -1858,22 +1492,24 @@ static int load_job(sqlite3 *db, const char *path,
 	ji->now = now;
 	err = load_job_nodes(db, path, q, ji);
 	if (!err)
-		err = prepare_bound(db, path, sql, q, &st);
+		err = storeq_prepare_db(db, path, sql, q, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *phase = sqlite3_column_text(st, 0);
 		bool end = phase && !strcmp((const char *)phase, "end");
-		double t0 = col_time(st, 10), t1 = col_time(st, 11);
+		double t0 = storeq_col_time(st, 10, 0);
+		double t1 = storeq_col_time(st, 11, 0);
 
-		col_keep(st, 1, ji->scheduler, sizeof(ji->scheduler));
-		col_keep(st, 2, ji->name, sizeof(ji->name));
-		col_keep(st, 3, ji->user, sizeof(ji->user));
-		col_keep(st, 4, ji->account, sizeof(ji->account));
-		col_keep(st, 5, ji->cost_center, sizeof(ji->cost_center));
-		col_keep(st, 6, ji->run, sizeof(ji->run));
-		col_keep(st, 7, ji->pipeline, sizeof(ji->pipeline));
-		col_keep(st, 8, ji->partition, sizeof(ji->partition));
+		storeq_col_text(st, 1, ji->scheduler, sizeof(ji->scheduler));
+		storeq_col_text(st, 2, ji->name, sizeof(ji->name));
+		storeq_col_text(st, 3, ji->user, sizeof(ji->user));
+		storeq_col_text(st, 4, ji->account, sizeof(ji->account));
+		storeq_col_text(st, 5, ji->cost_center,
+				sizeof(ji->cost_center));
+		storeq_col_text(st, 6, ji->run, sizeof(ji->run));
+		storeq_col_text(st, 7, ji->pipeline, sizeof(ji->pipeline));
+		storeq_col_text(st, 8, ji->partition, sizeof(ji->partition));
 		if (sqlite3_column_type(st, 9) != SQLITE_NULL)
-			ji->uid = (int64_t)col_u64(st, 9);
+			ji->uid = (int64_t)storeq_col_u64(st, 9);
 		if (t0 > 0 && (!ji->start || t0 < ji->start))
 			ji->start = t0;
 		if (t1 > ji->end)
@@ -1888,13 +1524,13 @@ static int load_job(sqlite3 *db, const char *path,
 					  sqlite3_column_int64(st, 34);
 		}
 		if (end && (!ji->state[0] || !strcmp(ji->state, "COMPLETED")))
-			col_keep(st, 33, ji->state, sizeof(ji->state));
-		if (col_u64(st, 13))
-			ji->cpus = col_u64(st, 13);
-		if (col_u64(st, 14))
-			ji->mem_bytes = col_u64(st, 14);
-		if (col_u64(st, 15))
-			ji->gpus = col_u64(st, 15);
+			storeq_col_text(st, 33, ji->state, sizeof(ji->state));
+		if (storeq_col_u64(st, 13))
+			ji->cpus = storeq_col_u64(st, 13);
+		if (storeq_col_u64(st, 14))
+			ji->mem_bytes = storeq_col_u64(st, 14);
+		if (storeq_col_u64(st, 15))
+			ji->gpus = storeq_col_u64(st, 15);
 		if (end && sqlite3_column_int(st, 16)) {
 			ji->have_usage = true;
 			usage_add(&ji->usage, st, 17);
@@ -1903,7 +1539,7 @@ static int load_job(sqlite3 *db, const char *path,
 			cost_add(&ji->cost, st, 21);
 	}
 	if (!err)
-		err = step_done(db, path, rc);
+		err = storeq_step_done(db, path, rc);
 	sqlite3_finalize(st);
 	if (!err && ji->have_usage)
 		err = load_job_steps(db, path, q, ji);
@@ -2032,7 +1668,7 @@ static int load_array_tasks(sqlite3 *db, const char *path,
 
 	memset(t, 0, sizeof(*t));
 	if (!err)
-		err = prepare_bound(db, path, sql, q, &st);
+		err = storeq_prepare_db(db, path, sql, q, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *id = sqlite3_column_text(st, 0);
 		struct report_query one = *q;
@@ -2057,7 +1693,7 @@ static int load_array_tasks(sqlite3 *db, const char *path,
 		}
 	}
 	if (!err)
-		err = step_done(db, path, rc);
+		err = storeq_step_done(db, path, rc);
 	sqlite3_finalize(st);
 	free(ji);
 	return err;
@@ -2232,11 +1868,11 @@ static void print_job(const struct jobinfo *ji, const struct efficiency *ef,
 	fputc('\n', out);
 	if (el >= 0) {
 		elapsed_text(el, a, sizeof(a));
-		json_format_time(to_ns(ji->start), when, sizeof(when));
+		json_format_time(storeq_time_ns(ji->start), when, sizeof(when));
 		fprintf(out, "Elapsed:     %s%s (started %s", a,
 			ji->running ? " so far" : "", when);
 		if (ji->running && t->processes) {
-			json_format_time(to_ns(t->last_end), when,
+			json_format_time(storeq_time_ns(t->last_end), when,
 					 sizeof(when));
 			fprintf(out, "; last record %s", when);
 		}
@@ -2451,9 +2087,9 @@ static void json_job(struct jbuf *b, const struct jobinfo *ji,
 		     ji->exit_signal >= 0))
 		json_i64(b, ji->exit_signal);
 	if (kv_known(b, "start_time", ji->start > 0))
-		json_time(b, to_ns(ji->start));
+		json_time(b, storeq_time_ns(ji->start));
 	if (kv_known(b, "end_time", ji->end > 0 && !ji->running))
-		json_time(b, to_ns(ji->end));
+		json_time(b, storeq_time_ns(ji->end));
 	if (kv_known(b, "elapsed_s", el >= 0))
 		json_double(b, el);
 	json_cost(b, ji, ef);
@@ -2502,9 +2138,9 @@ static void json_array_tasks(struct jbuf *b, const struct array_tasks *t)
 		if (kv_known(b, "exit_signal", x->exit_known && x->sig >= 0))
 			json_i64(b, x->sig);
 		if (kv_known(b, "start_time", x->start > 0))
-			json_time(b, to_ns(x->start));
+			json_time(b, storeq_time_ns(x->start));
 		if (kv_known(b, "end_time", x->end > 0))
-			json_time(b, to_ns(x->end));
+			json_time(b, storeq_time_ns(x->end));
 		kv_opt(b, "elapsed_s", x->elapsed);
 		kv_opt(b, "cpu_s", x->cpu_s);
 		if (kv_known(b, "mem_peak_bytes", x->mem_peak))
@@ -2747,9 +2383,9 @@ static void json_tally(struct jbuf *b, const struct tally *t)
 	json_kv_u64(b, "rx_bytes", t->rx);
 	json_kv_u64(b, "tx_bytes", t->tx);
 	if (kv_known(b, "start_time", t->processes))
-		json_time(b, to_ns(t->first_start));
+		json_time(b, storeq_time_ns(t->first_start));
 	if (kv_known(b, "end_time", t->processes))
-		json_time(b, to_ns(t->last_end));
+		json_time(b, storeq_time_ns(t->last_end));
 }
 
 /* A summary table in JSON: [{"task": name, figures...}, ...]; a task
@@ -2812,7 +2448,7 @@ static int print_json(const struct report *rp, FILE *out)
 	json_obj_open(&b);
 	json_key(&b, "query");
 	json_obj_open(&b);
-	report_json_selector(&b, rp->q);
+	storeq_json_selector(&b, rp->q);
 	json_obj_close(&b);
 	json_key(&b, "summary");
 	json_obj_open(&b);
@@ -2883,6 +2519,29 @@ static char *job_text(const struct report *rp)
 	return text;
 }
 
+/* A summary as the page's table rows (malloc'd; NULL: out of memory). */
+static struct report_html_group *html_groups(const struct groups *g,
+					     bool task)
+{
+	struct report_html_group *v = calloc(g->n ? g->n : 1, sizeof(*v));
+
+	for (size_t i = 0; v && i < g->n; i++) {
+		const struct tally *t = &g->v[i].t;
+
+		v[i] = (struct report_html_group){
+			.name = g->v[i].name, .procs = t->processes,
+			.inst = t->instances, .failed = t->failed,
+			.oom = t->oom, .running = t->running,
+			.cpu = t->cpu_user + t->cpu_sys, .wall = tally_wall(t),
+			.first = t->first_start, .last = t->last_end,
+			.rss = task && g->v[i].name ? g->v[i].mem_peak :
+			       t->peak_rss,
+			.rd = t->read_bytes, .wr = t->write_bytes,
+		};
+	}
+	return v;
+}
+
 /* The page of report_html.c, from the rows and the job (see there). */
 static int print_html(struct store *st, const char *where,
 		      const struct report *rp, FILE *out)
@@ -2950,6 +2609,12 @@ static int print_html(struct store *st, const char *where,
 	}
 	in.job_text = job_text(rp);	/* a job's or an array's tasks' */
 	in.p = p;
+	in.by_task = html_groups(&rp->s->by_task, true);
+	in.by_tool = html_groups(&rp->s->by_tool, false);
+	in.ntasks = rp->s->by_task.n;
+	in.ntools = rp->s->by_tool.n;
+	if (!in.by_task || !in.by_tool)
+		err = -ENOMEM;
 	in.now = util_now_ns(CLOCK_REALTIME) / 1e9;
 	if (!err)
 		err = report_html_print(st, where, rp->q, &in, out);
@@ -2957,6 +2622,8 @@ static int print_html(struct store *st, const char *where,
 		free(text[i]);
 	free(text);
 	free((char *)in.job_text);
+	free((void *)in.by_task);
+	free((void *)in.by_tool);
 	jbuf_free(&data);
 	free(p);
 	return err;
@@ -3002,7 +2669,7 @@ int report_run_store(struct store *st, const char *where,
 
 	err = query_check(q);
 	if (!err)
-		err = restrict_uid(db, where, q);
+		err = storeq_restrict(st, where, q);
 	if (err)
 		return err;
 	err = load_rows(db, where, q, &r);
@@ -3023,7 +2690,7 @@ int report_run_store(struct store *st, const char *where,
 	if (err)
 		goto cleanup;
 
-	report_query_describe(q, sel, sizeof(sel));
+	storeq_describe(q, sel, sizeof(sel));
 	rp.sel = sel;
 	if (r.n == 0 && !(ji && ji->found) && !(tasks && tasks->n)) {
 		fprintf(stderr, "jobtrace: no records for %s in %s\n", sel,
@@ -3106,7 +2773,7 @@ int report_export_store(struct store *s, const char *where,
 
 	err = query_check(q);
 	if (!err)
-		err = restrict_uid(db, where, q);
+		err = storeq_restrict(s, where, q);
 	if (err)
 		return err;
 
@@ -3122,7 +2789,7 @@ int report_export_store(struct store *s, const char *where,
 			 " WHERE %1$s UNION ALL"
 			 " SELECT json, time, id FROM record WHERE job_id IN"
 			 " (SELECT DISTINCT job_id FROM process"
-			 " WHERE %1$s)%2$s", report_process_where(q), order);
+			 " WHERE %1$s)%2$s", storeq_process_where(q), order);
 	else if (q->pid)
 		snprintf(sql, sizeof(sql), PID_SUBTREE
 			 "SELECT json, start_time AS t, id FROM process"
@@ -3134,18 +2801,18 @@ int report_export_store(struct store *s, const char *where,
 			 " SELECT json, time, id FROM record"
 			 " WHERE time >= ?1%s", order);
 
-	err = prepare_bound(db, where, sql, q, &st);
+	err = storeq_prepare_db(db, where, sql, q, &st);
 	if (err)
 		goto cleanup;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		fprintf(out, "%s\n", (const char *)sqlite3_column_text(st, 0));
 		n++;
 	}
-	err = step_done(db, where, rc);
+	err = storeq_step_done(db, where, rc);
 	if (err)
 		goto cleanup;
 	if (n == 0) {
-		report_query_describe(q, sel, sizeof(sel));
+		storeq_describe(q, sel, sizeof(sel));
 		fprintf(stderr, "jobtrace: no records for %s in %s\n", sel,
 			where);
 		err = -ENOENT;

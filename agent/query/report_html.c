@@ -879,33 +879,6 @@ static long find_proc(const struct proc_index *pi, const char *host,
 	return found;
 }
 
-/* A text column parsed as RFC 3339 time, else a number; -1 when neither. */
-static double col_when(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t;
-	int64_t secs;
-	uint32_t ns;
-
-	if (sqlite3_column_type(st, i) == SQLITE_INTEGER ||
-	    sqlite3_column_type(st, i) == SQLITE_FLOAT)
-		return sqlite3_column_double(st, i);
-	t = sqlite3_column_text(st, i);
-	if (!t || json_parse_time((const char *)t, strlen((const char *)t), 0,
-				  &secs, &ns))
-		return -1;
-	return (double)secs + ns / 1e9;
-}
-
-/* A number column; 0 for NULL, text or junk. */
-static double col_dbl(sqlite3_stmt *st, int i)
-{
-	int t = sqlite3_column_type(st, i);
-	double v = sqlite3_column_double(st, i);
-
-	return (t == SQLITE_INTEGER || t == SQLITE_FLOAT) && isfinite(v) &&
-	       v > 0 ? v : 0;
-}
-
 /* The jobs the selection's processes belong to, as an SQL set on ?1. */
 static void jobs_of(const struct report_query *q, char *out, size_t len)
 {
@@ -916,17 +889,7 @@ static void jobs_of(const struct report_query *q, char *out, size_t len)
 		snprintf(out, len, "(SELECT job_id FROM process WHERE pid = ?1)");
 	else
 		snprintf(out, len, "(SELECT DISTINCT job_id FROM process"
-			 " WHERE %s)", report_process_where(q));
-}
-
-/* Step to the end; -EIO (logged) unless it ended cleanly. */
-static int done(struct store *st, const char *where, int rc)
-{
-	if (rc == SQLITE_DONE)
-		return 0;
-	log_error("database %s: %s", where,
-		  sqlite3_errmsg(store_handle(st)));
-	return -EIO;
+			 " WHERE %s)", storeq_process_where(q));
 }
 
 #define SJ(path) "json_extract(json, '" path "')"
@@ -1020,12 +983,13 @@ static int load_series(struct store *st, const char *where,
 		 SJ("$.cpu.sys_s") ", " SJ("$.mem.rss_bytes")
 		 " FROM record WHERE type = 'sample' AND job_id IN %s"
 		 " ORDER BY time, 1", jobs);
-	err = report_prepare(st, where, sql, q, &stmt);
+	err = storeq_prepare(st, where, sql, q, &stmt);
 	while (!err && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		const char *host = (const char *)sqlite3_column_text(stmt, 0);
-		double t = col_dbl(stmt, 3);
-		double start = col_when(stmt, 2);
-		double cpu = col_dbl(stmt, 4) + col_dbl(stmt, 5);
+		double t = storeq_col_amount(stmt, 3);
+		double start = storeq_col_time(stmt, 2, -1);
+		double cpu = storeq_col_amount(stmt, 4) +
+			     storeq_col_amount(stmt, 5);
 		long k;
 
 		if (start < 0)
@@ -1053,10 +1017,10 @@ static int load_series(struct store *st, const char *where,
 			if (!pass_host)
 				err = -ENOMEM;
 		}
-		pass_sum += col_dbl(stmt, 6);
+		pass_sum += storeq_col_amount(stmt, 6);
 	}
 	if (!err)
-		err = done(st, where, rc);
+		err = storeq_step_done(store_handle(st), where, rc);
 	if (!err && pass_t >= 0)
 		err = pass_done(&ps, s, pass_host, pass_t, pass_sum);
 	/* what each process did after its last sample */
@@ -1133,7 +1097,7 @@ static int load_signals(struct store *st, const char *where,
 			 " WHERE pid = ?1)");
 	else
 		snprintf(hosts, sizeof(hosts), "(SELECT DISTINCT host FROM"
-			 " process WHERE %s)", report_process_where(q));
+			 " process WHERE %s)", storeq_process_where(q));
 	snprintf(sql, sizeof(sql),
 		 "SELECT time, " SJ("$.kind") ", " SJ("$.host") ", "
 		 SJ("$.pid") ", " SJ("$.comm") ", json_extract(json,"
@@ -1143,18 +1107,18 @@ static int load_signals(struct store *st, const char *where,
 		 " AND " SJ("$.host") " IN %s))"
 		 " ORDER BY time, id LIMIT %d", jobs, hosts,
 		 REPORT_HTML_SIGNALS_MAX);
-	err = report_prepare(st, where, sql, q, &stmt);
+	err = storeq_prepare(st, where, sql, q, &stmt);
 	if (!err)
 		g->v = calloc(REPORT_HTML_SIGNALS_MAX, sizeof(*g->v));
 	if (!err && !g->v)
 		err = -ENOMEM;
 	if (!err && (sqlite3_bind_double(stmt, 2, t0) != SQLITE_OK ||
 		     sqlite3_bind_double(stmt, 3, t1) != SQLITE_OK))
-		err = done(st, where, SQLITE_ERROR);
+		err = storeq_step_done(store_handle(st), where, SQLITE_ERROR);
 	while (!err && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct sig *x = &g->v[g->n++];
 
-		x->t = col_dbl(stmt, 0);
+		x->t = storeq_col_amount(stmt, 0);
 		x->kind = col_copy(stmt, 1);
 		x->host = col_copy(stmt, 2);
 		x->comm = col_copy(stmt, 4);
@@ -1167,7 +1131,7 @@ static int load_signals(struct store *st, const char *where,
 			err = -ENOMEM;
 	}
 	if (!err)
-		err = done(st, where, rc);
+		err = storeq_step_done(store_handle(st), where, rc);
 	sqlite3_finalize(stmt);
 	return err;
 }
@@ -1231,8 +1195,8 @@ static int load_extra(struct store *st, const char *where,
 		return 0;
 	snprintf(sql, sizeof(sql), "SELECT COUNT(DISTINCT job_id),"
 		 " MIN(job_id), COUNT(DISTINCT job_pipeline), MIN(job_pipeline)"
-		 " FROM process WHERE %s", report_process_where(q));
-	err = report_prepare(st, where, sql, q, &stmt);
+		 " FROM process WHERE %s", storeq_process_where(q));
+	err = storeq_prepare(st, where, sql, q, &stmt);
 	if (!err && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		x->jobs = (size_t)sqlite3_column_int64(stmt, 0);
 		if (x->jobs == 1)
@@ -1240,7 +1204,7 @@ static int load_extra(struct store *st, const char *where,
 		if (sqlite3_column_int64(stmt, 2) == 1)
 			x->pipeline = col_copy(stmt, 3);
 	} else if (!err) {
-		err = done(st, where, rc);
+		err = storeq_step_done(store_handle(st), where, rc);
 	}
 	sqlite3_finalize(stmt);
 	stmt = NULL;
@@ -1252,14 +1216,14 @@ static int load_extra(struct store *st, const char *where,
 			       " AS m FROM record WHERE type = 'job'"
 			       " AND job_id = ?1 AND m > 0 ORDER BY time DESC"
 			       " LIMIT 1", -1, &stmt, NULL) != SQLITE_OK) {
-		err = done(st, where, SQLITE_ERROR);
+		err = storeq_step_done(store_handle(st), where, SQLITE_ERROR);
 		goto cleanup;
 	}
 	sqlite3_bind_text(stmt, 1, job, -1, SQLITE_STATIC);
 	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		x->mem_req = (uint64_t)col_dbl(stmt, 0);
+		x->mem_req = (uint64_t)storeq_col_amount(stmt, 0);
 	else
-		err = done(st, where, rc);
+		err = storeq_step_done(store_handle(st), where, rc);
 
 cleanup:
 	sqlite3_finalize(stmt);
@@ -1312,125 +1276,27 @@ struct tab_row {
 	int color;		/* its lane's colour, -1: none */
 };
 
-/* What orders process indices for a table. */
-struct by_tab {
-	const proc_t *p;
-	const long *top;
-	bool task;
-};
-
-/* A process's key in a table. */
-static const char *tab_key(const struct by_tab *k, long i)
+/* The rows of a table from report.c's summary g[0..n) (most CPU first),
+ * each without a colour yet. */
+static int tab_rows(const struct report_html_group *g, size_t n,
+		    struct tab_row **out, size_t *nout)
 {
-	return k->task ? task_of(&k->p[i]) : k->p[i].tool;
-}
-
-/* Order process indices by key (NULL last), then instance. */
-static int cmp_tab(const void *a, const void *b, void *arg)
-{
-	const struct by_tab *k = arg;
-	long i = *(const long *)a, j = *(const long *)b;
-	const char *x = tab_key(k, i), *y = tab_key(k, j);
-	int c = !x || !y ? !x - !y : strcmp(x, y);
-
-	if (c)
-		return c;
-	if (k->top[i] != k->top[j])
-		return k->top[i] < k->top[j] ? -1 : 1;
-	return (i > j) - (i < j);
-}
-
-/* Most CPU first, then by name. */
-static int cmp_tab_cpu(const void *a, const void *b)
-{
-	const struct tab_row *x = a, *y = b;
-
-	if (x->cpu != y->cpu)
-		return x->cpu > y->cpu ? -1 : 1;
-	if (!x->name || !y->name)
-		return !x->name - !y->name;
-	return strcmp(x->name, y->name);
-}
-
-/*
- * The rows of the table by task (task true; instances as in the
- * timeline, the peak the largest instance's, tasks.h) or by tool (every
- * process alone), most CPU first.
- */
-static int tabulate(const proc_t *p, size_t n, const long *top,
-		    const struct tasks *tk, bool task, struct tab_row **out,
-		    size_t *nout)
-{
-	struct by_tab k = { p, top, task };
-	long *idx = malloc((n ? n : 1) * sizeof(*idx));
 	struct tab_row *v = calloc(n ? n : 1, sizeof(*v));
-	size_t nv = 0;
-	double ia = 0, ib = 0;
 
-	if (!idx || !v) {
-		free(idx);
-		free(v);
+	if (!v)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < n; i++)
-		idx[i] = (long)i;
-	qsort_r(idx, n, sizeof(*idx), cmp_tab, &k);
-	for (size_t i = 0; i < n; i++) {
-		const proc_t *w = &p[idx[i]];
-		const char *key = tab_key(&k, idx[i]);
-		const char *prev = i ? tab_key(&k, idx[i - 1]) : NULL;
-		bool new_row = !i || !prev != !key ||
-			       (key && strcmp(prev, key));
-		struct tab_row *r;
-
-		if (new_row) {
-			if (nv)
-				v[nv - 1].wall += ib - ia;
-			r = &v[nv++];
-			r->name = key;
-			r->first = w->start;
-			r->last = w->end;
-			r->color = -1;
-		}
-		r = &v[nv - 1];
-		/* a new instance: a task's, or each process of a tool */
-		if (new_row || !task || top[idx[i - 1]] != top[idx[i]]) {
-			if (!new_row)
-				r->wall += ib - ia;
-			r->inst++;
-			ia = w->start;
-			ib = w->end;
-		}
-		if (w->start < ia)
-			ia = w->start;
-		if (w->end > ib)
-			ib = w->end;
-		r->procs++;
-		r->failed += !!(w->flags & REPORT_HTML_FAILED);
-		r->oom += !!(w->flags & REPORT_HTML_OOM);
-		r->running += !!(w->flags & REPORT_HTML_RUNNING);
-		r->cpu += w->cpu;
-		if (w->start < r->first)
-			r->first = w->start;
-		if (w->end > r->last)
-			r->last = w->end;
-		if (task && key && tk->of[idx[i]] >= 0) {
-			uint64_t mem = tk->inst[tk->of[idx[i]]].mem;
-
-			if (mem > r->rss)
-				r->rss = mem;
-		} else if (w->peak_rss > r->rss) {
-			r->rss = w->peak_rss;
-		}
-		r->rd += w->read_bytes;
-		r->wr += w->write_bytes;
-	}
-	if (nv)
-		v[nv - 1].wall += ib - ia;
-	free(idx);
-	qsort(v, nv, sizeof(*v), cmp_tab_cpu);
+		v[i] = (struct tab_row){
+			.name = g[i].name, .procs = g[i].procs,
+			.inst = g[i].inst, .failed = g[i].failed,
+			.oom = g[i].oom, .running = g[i].running,
+			.cpu = g[i].cpu, .wall = g[i].wall,
+			.first = g[i].first, .last = g[i].last,
+			.rss = g[i].rss, .rd = g[i].rd, .wr = g[i].wr,
+			.color = -1,
+		};
 	*out = v;
-	*nout = nv;
+	*nout = n;
 	return 0;
 }
 
@@ -1489,8 +1355,10 @@ static void print_table(FILE *out, const char *title, bool task,
 			fprintf(out, "<span class=\"sw c%d\"></span>", r->color);
 		html_cut(out, r->name ? r->name : "(no task)", NAME_MAX_BYTES);
 		fputs("</td>", out);
-		if (task)
+		if (task && r->inst)
 			fprintf(out, "<td>%zu</td>", r->inst);
+		else if (task)
+			fputs("<td>-</td>", out);	/* no task */
 		fprintf(out, "<td>%zu</td><td>%zu", r->procs, r->failed);
 		if (r->oom)
 			fprintf(out, " (%zu OOM)", r->oom);
@@ -1959,11 +1827,9 @@ int report_html_print(struct store *st, const char *where,
 	if (!err)
 		err = load_cost(st, where, q, in->now, &x);
 	if (!err)
-		err = tabulate(in->p, in->n, m->top, &m->tasks, true, &tasks,
-			       &ntasks);
+		err = tab_rows(in->by_task, in->ntasks, &tasks, &ntasks);
 	if (!err)
-		err = tabulate(in->p, in->n, m->top, &m->tasks, false, &tools,
-			       &ntools);
+		err = tab_rows(in->by_tool, in->ntools, &tools, &ntools);
 	if (err)
 		goto cleanup;
 	colour_rows(tasks, ntasks, true, m);

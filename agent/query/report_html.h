@@ -37,7 +37,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "storeq.h"
 #include "tasks.h"
 
 struct store;
@@ -69,7 +69,7 @@ struct report_html_proc {
 	/* its job's end record on its host: allocation, memory peak; 0:
 	 * unknown (tasks_proc's) */
 	uint64_t job_cpus, job_mem, job_peak;
-	const char *tool;	/* as report_tool_name() names it */
+	const char *tool;	/* as storeq_tool_name() names it */
 	const char *exit;	/* "0", "SIGKILL OOM", "running", ... */
 	const char *argv;	/* one display line, cut */
 	int64_t pid;
@@ -101,6 +101,23 @@ struct report_html_job {
 	const char *data;
 };
 
+/*
+ * One row of the page's tables by task and by tool: report.c's summary
+ * of the group, the figures report's text and JSON print (the page does
+ * not count them again).
+ */
+struct report_html_group {
+	const char *name;	/* NULL: no task */
+	size_t procs, inst, failed, oom, running;
+	double cpu;		/* user + system seconds */
+	double wall;		/* a task's instances' wall, else its
+				 * processes' */
+	double first, last;	/* first start, last end */
+	uint64_t rss;		/* a task's largest instance's memory peak
+				 * (tasks.h), else the largest process's */
+	uint64_t rd, wr;
+};
+
 /* Everything the page shows that report.c has gathered. */
 struct report_html_input {
 	const char *sel;			/* "job 42", "run r1" */
@@ -112,6 +129,9 @@ struct report_html_input {
 	const char *job_text;	/* the text report's job header and
 				 * efficiency, or NULL */
 	double now;		/* epoch seconds: for the cost of --job/--run */
+	const struct report_html_group *by_task, *by_tool;	/* most CPU
+								 * first */
+	size_t ntasks, ntools;
 };
 
 /* A lane of the timeline. */

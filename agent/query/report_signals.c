@@ -11,6 +11,7 @@
 
 #include "json.h"
 #include "report_signals.h"
+#include "store.h"
 #include "util.h"
 
 /* Columns: time, kind, job id, pid, comm, then the evidence. */
@@ -45,16 +46,16 @@ static int prepare(struct store *st, const char *where,
 		/* the process's own signals */
 		snprintf(sql, sizeof(sql), "%s%s = ?1 ORDER BY time, id", head,
 			 JNUM("$.pid"));
-	else if (report_process_where(q) && strcmp(report_process_where(q),
+	else if (storeq_process_where(q) && strcmp(storeq_process_where(q),
 						   "since_time >= ?1"))
 		snprintf(sql, sizeof(sql),
 			 "%sjob_id IN (SELECT DISTINCT job_id FROM process"
 			 " WHERE %s) ORDER BY time, id", head,
-			 report_process_where(q));
+			 storeq_process_where(q));
 	else
 		snprintf(sql, sizeof(sql), "%stime >= ?1 ORDER BY time, id",
 			 head);
-	return report_prepare(st, where, sql, q, out);
+	return storeq_prepare(st, where, sql, q, out);
 }
 
 /* Text column i, or def when NULL. */
@@ -156,8 +157,9 @@ static int each(struct store *s, const char *where,
 		return err;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		row(st, (*n)++, out);
+	err = storeq_step_done(store_handle(s), where, rc);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -EIO;
+	return err;
 }
 
 /* The Signals section in text. */

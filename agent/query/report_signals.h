@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "report.h"
+#include "storeq.h"
 
 struct store;
 

@@ -177,18 +177,6 @@ double rightsize_percentile(double *v, size_t n, unsigned pct)
 
 /* ---- loading ------------------------------------------------------------- */
 
-/* A number column as double; def when NULL or not a finite number. */
-static double col_num(sqlite3_stmt *st, int i, double def)
-{
-	int t = sqlite3_column_type(st, i);
-	double d;
-
-	if (t != SQLITE_INTEGER && t != SQLITE_FLOAT)
-		return def;
-	d = sqlite3_column_double(st, i);
-	return d == d && d > -1e18 && d < 1e18 ? d : def;
-}
-
 /* Free the rows, instances and tasks. */
 static void rs_free(struct rs *r)
 {
@@ -239,22 +227,22 @@ static int row_add(struct rs *r, sqlite3_stmt *st)
 	p = &r->proc[r->nrow++];
 	memset(w, 0, sizeof(*w));
 	memset(p, 0, sizeof(*p));
-	err |= report_col_dup(st, 0, &w->id);
-	err |= report_col_dup(st, 1, &w->parent_id);
-	err |= report_col_dup(st, 2, &w->host);
-	err |= report_col_dup(st, 3, &w->job);
-	err |= report_col_dup(st, 4, &w->run);
-	err |= report_col_dup(st, 5, &w->task);
-	err |= report_col_dup(st, 6, &w->category);
-	p->start = col_num(st, 7, 0);
-	p->end = col_num(st, 8, p->start);
+	err |= storeq_col_dup(st, 0, &w->id);
+	err |= storeq_col_dup(st, 1, &w->parent_id);
+	err |= storeq_col_dup(st, 2, &w->host);
+	err |= storeq_col_dup(st, 3, &w->job);
+	err |= storeq_col_dup(st, 4, &w->run);
+	err |= storeq_col_dup(st, 5, &w->task);
+	err |= storeq_col_dup(st, 6, &w->category);
+	p->start = storeq_col_num(st, 7, 0);
+	p->end = storeq_col_num(st, 8, p->start);
 	if (p->end < p->start)
 		p->end = p->start;
-	err |= report_col_dup(st, 9, &w->step);
-	p->cpu = col_num(st, 10, 0);
+	err |= storeq_col_dup(st, 9, &w->step);
+	p->cpu = storeq_col_num(st, 10, 0);
 	if (p->cpu < 0)
 		p->cpu = 0;
-	rss = col_num(st, 11, 0);
+	rss = storeq_col_num(st, 11, 0);
 	p->rss = rss > 0 && rss < 1.8e19 ? (uint64_t)rss : 0;
 	p->parent = -1;
 	if (!w->id || !w->task)
@@ -271,14 +259,12 @@ static int load_rows(struct store *st, const char *where,
 	char sql[sizeof(ROWS_SQL) + sizeof(REPORT_JOB_SEL)];
 	int rc, err;
 
-	snprintf(sql, sizeof(sql), ROWS_SQL, report_process_where(q));
-	err = report_prepare(st, where, sql, q, &stmt);
+	snprintf(sql, sizeof(sql), ROWS_SQL, storeq_process_where(q));
+	err = storeq_prepare(st, where, sql, q, &stmt);
 	while (!err && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
 		err = row_add(r, stmt);
-	if (!err && rc != SQLITE_DONE) {
-		log_error("database %s: %s", where, sqlite3_errmsg(db));
-		err = -EIO;
-	}
+	if (!err)
+		err = storeq_step_done(db, where, rc);
 	sqlite3_finalize(stmt);
 	return err;
 }
@@ -729,7 +715,7 @@ static int print_json(const struct rs *r, const struct report_query *q,
 	json_obj_open(&b);
 	json_key(&b, "selection");
 	json_obj_open(&b);
-	report_json_selector(&b, q);
+	storeq_json_selector(&b, q);
 	json_obj_close(&b);
 	json_kv_u64(&b, "runs", r->runs);
 	json_kv_u64(&b, "runs_needed", RIGHTSIZE_MIN_RUNS);
@@ -799,12 +785,12 @@ int rightsize_run_store(struct store *st, const char *where,
 			  " --job, --since");
 		return -EINVAL;
 	}
-	err = report_restrict(st, where, q);
+	err = storeq_restrict(st, where, q);
 	if (!err)
 		err = load_rows(st, where, q, &r);
 	if (err)
 		goto out;
-	report_query_describe(q, r.sel, sizeof(r.sel));
+	storeq_describe(q, r.sel, sizeof(r.sel));
 	if (!err)
 		err = build_instances(&r, st, where);
 	if (err)

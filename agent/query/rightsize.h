@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "storeq.h"
 
 #define RIGHTSIZE_MIN_RUNS 3		/* fewer: no recommendation */
 #define RIGHTSIZE_MEM_STEP (100ULL << 20)	/* memory granularity */

@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "log.h"
+#include "storeq.h"
 #include "tasks.h"
 
 /* Is a process with this task and tool category one of a task's? */
@@ -334,23 +335,6 @@ double tasks_cores(const struct tasks_inst *in)
 	return wall > 0 ? in->cpu / wall : 0;
 }
 
-/* A number column as bytes or a count; 0 when NULL, negative or junk. */
-static uint64_t col_count(sqlite3_stmt *st, int i)
-{
-	int t = sqlite3_column_type(st, i);
-	double d;
-
-	if (t == SQLITE_INTEGER) {
-		sqlite3_int64 v = sqlite3_column_int64(st, i);
-
-		return v > 0 ? (uint64_t)v : 0;
-	}
-	if (t != SQLITE_FLOAT)
-		return 0;
-	d = sqlite3_column_double(st, i);
-	return d > 0 && d < 1.8e19 ? (uint64_t)d : 0;
-}
-
 /* Order process indices by job id (NULL first). */
 static int cmp_jobid(const void *x, const void *y, void *arg)
 {
@@ -376,15 +360,12 @@ static int fill_job(sqlite3 *db, const char *where, sqlite3_stmt *st,
 
 			if (cmp_nstr(w->host, host))
 				continue;
-			w->job_cpus = col_count(st, 1);
-			w->job_mem = col_count(st, 2);
-			w->job_peak = col_count(st, 3);
+			w->job_cpus = storeq_col_u64(st, 1);
+			w->job_mem = storeq_col_u64(st, 2);
+			w->job_peak = storeq_col_u64(st, 3);
 		}
 	}
-	if (rc == SQLITE_DONE)
-		return 0;
-	log_error("database %s: %s", where, sqlite3_errmsg(db));
-	return -EIO;
+	return storeq_step_done(db, where, rc);
 }
 
 /* Fill the task processes' job figures from their job end records. */

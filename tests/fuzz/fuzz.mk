@@ -19,7 +19,8 @@ AGENT = lib/log lib/util lib/json lib/json_read core/schema \
 	core/cgroup_parse lib/config lib/control daemon/cloud/slurmq core/jobstate \
 	core/jobs \
 	daemon/collect/decode daemon/deliver/spool core/chschema core/store_sqlite \
-	query/report query/report_html query/report_signals query/costq \
+	query/storeq query/report query/report_html query/report_signals \
+	query/costq \
 	query/chquery lib/http daemon/cloud/imds daemon/cloud/docker \
 	cli/prices_import core/cost core/prices query/tasks daemon/track/smklog \
 	lib/tokscan lib/luapat lib/creds lib/fsperm lib/netaddr

@@ -29,6 +29,7 @@
 #include "json_check.h"
 #include "log.h"
 #include "store.h"
+#include "test_files.h"
 
 #define T0 1772359200.0		/* 2026-03-01T10:00:00Z */
 #define NOTE_NO_PRICE "no price configured (cost.node_hour," \
@@ -82,15 +83,6 @@ static const char *when(double off, char *buf, size_t len)
 	return buf;
 }
 
-/* A JSON string or null. */
-static const char *jstr(const char *s, char *buf, size_t len)
-{
-	if (!s)
-		return "null";
-	snprintf(buf, len, "\"%s\"", s);
-	return buf;
-}
-
 /* Put a job's start record, and its end record unless j->end is NAN. */
 static void put_job(struct store *s, const struct job *j)
 {
@@ -139,10 +131,10 @@ static void put_job(struct store *s, const struct job *j)
 		    "\"start_time\":%s,\"end_time\":%s,\"allocation\":%s,"
 		    "\"exit_code\":%s,\"cost\":%s%s}",
 		    j->host, id, phase ? "end" : "start", j->id,
-		    jstr(j->run, run, sizeof(run)),
-		    jstr(j->user, user, sizeof(user)),
-		    jstr(j->account, acc, sizeof(acc)),
-		    jstr(j->cost_center, cc, sizeof(cc)), j->host, j->uid,
+		    test_jstr(j->run, run, sizeof(run)),
+		    test_jstr(j->user, user, sizeof(user)),
+		    test_jstr(j->account, acc, sizeof(acc)),
+		    test_jstr(j->cost_center, cc, sizeof(cc)), j->host, j->uid,
 		    when(j->start, st, sizeof(st)),
 		    phase ? when(j->end, en, sizeof(en)) : "null", alloc,
 		    phase ? "0" : "null", cost, usage);
@@ -168,10 +160,10 @@ static void put_proc_cat(struct store *s, const struct proc *p,
 	    "\"sys_s\":%.17g},\"mem\":{\"peak_rss_bytes\":1},\"io\":"
 	    "{\"read_bytes\":0,\"write_bytes\":0},\"net\":{\"rx_bytes\":0,"
 	    "\"tx_bytes\":0}}", p->host, n, 1000 + n,
-	    when(p->start, st, sizeof(st)), jstr(p->exe, exe, sizeof(exe)),
-	    p->job, jstr(p->run, run, sizeof(run)),
-	    jstr(p->task, task, sizeof(task)),
-	    jstr(p->tool, tool, sizeof(tool)), jstr(cat, c, sizeof(c)),
+	    when(p->start, st, sizeof(st)), test_jstr(p->exe, exe, sizeof(exe)),
+	    p->job, test_jstr(p->run, run, sizeof(run)),
+	    test_jstr(p->task, task, sizeof(task)),
+	    test_jstr(p->tool, tool, sizeof(tool)), test_jstr(cat, c, sizeof(c)),
 	    when(p->start + 1, en, sizeof(en)), p->user, p->sys);
 }
 

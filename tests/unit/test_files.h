@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -126,6 +127,28 @@ static inline void test_put_json(struct store *s, const char *fmt, ...)
 	assert_true(n > 0 && (size_t)n < sizeof(buf));
 	if (store_put_json(s, buf, (size_t)n))
 		fail_msg("refused: %s", buf);
+}
+
+/* s as a JSON string in buf, or "null" for NULL (s holds nothing to
+ * escape). */
+static inline const char *test_jstr(const char *s, char *buf, size_t len)
+{
+	if (!s)
+		return "null";
+	snprintf(buf, len, "\"%s\"", s);
+	return buf;
+}
+
+/* The HTML page's data element (malloc'd); fails without one. */
+static inline char *test_page_data(const char *page)
+{
+	const char *b = strstr(page, "id=\"jt-data\">");
+	const char *e = b ? strstr(b, "</script>") : NULL;
+
+	if (!b || !e)
+		fail_msg("the page has no data element");
+	b += strlen("id=\"jt-data\">");
+	return strndup(b, (size_t)(e - b));
 }
 
 #endif

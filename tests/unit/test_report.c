@@ -80,15 +80,6 @@ static const struct proc job100[] = {
 /* The uid of the process and sample records put_proc() writes. */
 static int proc_uid = 1000;
 
-/* A JSON string or null. */
-static const char *jstr(char *buf, size_t len, const char *s)
-{
-	if (!s)
-		return "null";
-	snprintf(buf, len, "\"%s\"", s);
-	return buf;
-}
-
 /* Put a process record; with sample_time, a sample of it instead. */
 static void put_proc(struct store *s, const struct proc *p,
 		     const char *sample_time, const char *sample_id)
@@ -129,7 +120,8 @@ static void put_proc(struct store *s, const struct proc *p,
 	    p->pid, times, p->pid, p->ppid, p->host, p->ppid, p->start,
 	    sample_time ? "" : "\"end_time\":", sample_time ? "" : end,
 	    sample_time ? "" : ",", p->tool, p->tool, p->tool, proc_uid, p->job,
-	    jstr(step, sizeof(step), p->step), jstr(task, sizeof(task), p->task),
+	    test_jstr(p->step, step, sizeof(step)),
+	    test_jstr(p->task, task, sizeof(task)),
 	    p->tool, sample_time ? "" : "\"exit\":", sample_time ? "" : ex,
 	    sample_time ? "" : ",", p->user, p->sys, p->rss, p->rss, p->rd,
 	    p->wr, p->cancelled);
@@ -520,18 +512,6 @@ static void test_json(void **state)
 	free(t);
 }
 
-/* The JSON data of an HTML page (malloc'd); fails when missing. */
-static char *page_data(const char *page)
-{
-	const char *b = strstr(page, "id=\"jt-data\">");
-	const char *e = b ? strstr(b, "</script>") : NULL;
-
-	if (!b || !e)
-		fail_msg("the page has no data element");
-	b += strlen("id=\"jt-data\">");
-	return strndup(b, (size_t)(e - b));
-}
-
 /* The sum of the numbers of a JSON array at path. */
 static double jsum(const char *json, const char *path)
 {
@@ -594,7 +574,7 @@ static void test_html(void **state)
 		{ "$.report.efficiency.job.memory_efficiency_pct", "40" },
 	};
 	struct report_query q = { .job = "100" };
-	char *t = report(state, &q, REPORT_HTML), *d = page_data(t);
+	char *t = report(state, &q, REPORT_HTML), *d = test_page_data(t);
 
 	assert_true(strncmp(t, "<!DOCTYPE html>", 15) == 0);
 	pos(t, "COMPLETED</b>, exit code 0, elapsed 1m41s, job name"
@@ -634,7 +614,7 @@ static void test_html(void **state)
 	/* --no-tree: the timeline without processes on demand */
 	q.no_tree = true;
 	t = report(state, &q, REPORT_HTML);
-	d = page_data(t);
+	d = test_page_data(t);
 	jq_all(d, (const struct want[]){ { "$.lanes[2].x", "[]" } }, 1);
 	free(d);
 	free(t);
@@ -686,7 +666,7 @@ static void test_html_usage(void **state)
 	store_close(s);
 
 	t = report(state, &q, REPORT_HTML);
-	d = page_data(t);
+	d = test_page_data(t);
 	jq_all(d, want, N(want));
 	pos(t, "2 signals: 1 oom_kill, 1 spot_interruption</li>");
 	/* every CPU second once: cores x bin width adds up to the CPU */
@@ -725,7 +705,7 @@ static void test_html_running(void **state)
 		{ "$.use.passes", "3" },
 	};
 	struct report_query q = { .job = "200" };
-	char *t = report(state, &q, REPORT_HTML), *d = page_data(t);
+	char *t = report(state, &q, REPORT_HTML), *d = test_page_data(t);
 
 	jq_all(d, want, N(want));
 	pos(t, "<b class=\"state s-RUNNING\">RUNNING</b>");
@@ -1586,22 +1566,22 @@ static void test_uid_collide(void **state)
 	free(t);
 
 	assert_int_equal(store_open(f->db, true, &s), 0);
-	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_int_equal(storeq_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
 	assert_string_equal(q.job, "user:1000:exp");
 	q.job = "9001";
-	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_int_equal(storeq_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
 	assert_string_equal(q.job, "9001");
 	/* no job of hers by that name either: what she asked for stays */
 	q.job = "none";
-	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_int_equal(storeq_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
 	assert_string_equal(q.job, "none");
 	/* not for root, nor for another user's namespace */
 	q = (struct report_query){ .job = "exp" };
-	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_int_equal(storeq_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
 	assert_string_equal(q.job, "exp");
 	q = (struct report_query){ .job = "user:1001:exp", .uid_only = true,
 				   .uid = 1000 };
-	assert_int_equal(report_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
+	assert_int_equal(storeq_user_job(s, f->db, &q, buf, sizeof(buf)), 0);
 	assert_string_equal(q.job, "user:1001:exp");
 	store_close(s);
 }

@@ -610,7 +610,7 @@ static void test_report_pipeline(void **state)
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
-	assert_string_equal(report_process_where(&q), "job_pipeline = ?1");
+	assert_string_equal(storeq_process_where(&q), "job_pipeline = ?1");
 	assert_int_equal(report_export(f->db, &q, out), 0);
 	fclose(out);
 	/* 3 x 7 align, qc and sbatch, 3 x 2 merge, 2 x 3 sort, 3 odd names;

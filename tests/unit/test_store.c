@@ -1356,17 +1356,17 @@ static void test_format_parse(void **state)
 	enum report_format fmt;
 
 	(void)state;
-	assert_int_equal(report_format_parse("text", &fmt), 0);
+	assert_int_equal(storeq_format_parse("text", &fmt), 0);
 	assert_int_equal(fmt, REPORT_TEXT);
-	assert_int_equal(report_format_parse("json", &fmt), 0);
+	assert_int_equal(storeq_format_parse("json", &fmt), 0);
 	assert_int_equal(fmt, REPORT_JSON);
-	assert_int_equal(report_format_parse("html", &fmt), 0);
+	assert_int_equal(storeq_format_parse("html", &fmt), 0);
 	assert_int_equal(fmt, REPORT_HTML);
-	assert_int_equal(report_format_parse("ndjson", &fmt), 0);
+	assert_int_equal(storeq_format_parse("ndjson", &fmt), 0);
 	assert_int_equal(fmt, REPORT_NDJSON);
-	assert_int_equal(report_format_parse("xml", &fmt), -EINVAL);
-	assert_int_equal(report_format_parse("", &fmt), -EINVAL);
-	assert_int_equal(report_format_parse("TEXT ", &fmt), -EINVAL);
+	assert_int_equal(storeq_format_parse("xml", &fmt), -EINVAL);
+	assert_int_equal(storeq_format_parse("", &fmt), -EINVAL);
+	assert_int_equal(storeq_format_parse("TEXT ", &fmt), -EINVAL);
 }
 
 /* Parse one --since form and compare exactly. */
@@ -1374,7 +1374,7 @@ static void since_is(const char *s, double now, double want)
 {
 	double v = -1;
 
-	if (report_parse_since(s, now, &v) != 0)
+	if (storeq_parse_since(s, now, &v) != 0)
 		fail_msg("\"%s\" rejected", s);
 	if (v != want)
 		fail_msg("\"%s\": got %.6f, want %.6f", s, v, want);
@@ -1414,10 +1414,10 @@ static void test_parse_since(void **state)
 	since_is("0s", now, now);
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (report_parse_since(bad[i], now, &v) != -EINVAL)
+		if (storeq_parse_since(bad[i], now, &v) != -EINVAL)
 			fail_msg("\"%s\" accepted", bad[i]);
 	}
-	assert_int_equal(report_parse_since(NULL, now, &v), -EINVAL);
+	assert_int_equal(storeq_parse_since(NULL, now, &v), -EINVAL);
 }
 
 /* Run every store and report test. */

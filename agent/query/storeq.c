@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * storeq.c - the one reader of stored records (storeq.h): the query's
+ * selector as SQL, its statements, column readers and the stored time
+ * rule, and the uid restriction every query of a user goes through.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>	/* isfinite only: no libm needed */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "json.h"
+#include "log.h"
+#include "store.h"
+#include "storeq.h"
+#include "util.h"
+
+static const char *const format_names[] = {
+	[REPORT_TEXT] = "text", [REPORT_JSON] = "json",
+	[REPORT_HTML] = "html", [REPORT_NDJSON] = "ndjson",
+	[REPORT_CSV] = "csv",
+};
+
+/* The word of a format. */
+const char *storeq_format_name(enum report_format fmt)
+{
+	return (unsigned)fmt < sizeof(format_names) / sizeof(format_names[0]) ?
+	       format_names[fmt] : "text";
+}
+
+/* Parse a --format word. */
+int storeq_format_parse(const char *s, enum report_format *out)
+{
+	const char *const *names = format_names;
+
+	if (!s)
+		return -EINVAL;
+	for (unsigned i = 0; i < sizeof(format_names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum report_format)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Parse an absolute date/time (json.h's loose RFC 3339); UTC unless an
+ * offset is given; nothing before 1970. */
+static int parse_datetime(const char *s, double *out)
+{
+	int64_t secs;
+	uint32_t ns;
+
+	if (json_parse_time(s, strlen(s), JSON_TIME_LOOSE, &secs, &ns) ||
+	    secs < 0)
+		return -EINVAL;
+	*out = (double)secs + ns / 1e9;
+	return 0;
+}
+
+/* Parse --since: absolute, @epoch or relative to now. */
+int storeq_parse_since(const char *s, double now, double *out)
+{
+	static const struct { char unit; double secs; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
+	};
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	if (s[0] == '@') {
+		if (!isdigit((unsigned char)s[1]))
+			return -EINVAL;
+		errno = 0;
+		v = strtod(s + 1, &end);
+		if (errno || *end || !isfinite(v))
+			return -EINVAL;
+		*out = v;
+		return 0;
+	}
+	if (strlen(s) >= 10 && s[4] == '-')
+		return parse_datetime(s, out);
+
+	/* relative: digits and one unit letter */
+	if (!isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	unsigned long long n = strtoull(s, &end, 10);
+
+	if (errno || n > 1000000000ULL || !end[0] || end[1])
+		return -EINVAL;
+	for (unsigned i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (end[0] == units[i].unit) {
+			*out = now - (double)n * units[i].secs;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* A stored time: strict RFC 3339 (see storeq.h). */
+int storeq_parse_time(const char *s, double *out)
+{
+	int64_t secs;
+	uint32_t ns;
+
+	if (!s || json_parse_time(s, strlen(s), 0, &secs, &ns) || secs < 0)
+		return -EINVAL;
+	*out = (double)secs + ns / 1e9;
+	return 0;
+}
+
+/* Epoch seconds to realtime ns, rounded; negative (or NaN) becomes 0,
+ * beyond 2554 (a record's time can be anything) the largest value. */
+uint64_t storeq_time_ns(double t)
+{
+	if (!(t > 0))
+		return 0;
+	if (t * 1e9 + 0.5 >= 18446744073709551616.0)
+		return UINT64_MAX;
+	return (uint64_t)(t * 1e9 + 0.5);
+}
+
+/* A number column; dflt when NULL, not a number or not finite. */
+double storeq_col_num(sqlite3_stmt *st, int i, double dflt)
+{
+	int t = sqlite3_column_type(st, i);
+	double v;
+
+	if (t != SQLITE_INTEGER && t != SQLITE_FLOAT)
+		return dflt;
+	v = sqlite3_column_double(st, i);
+	return isfinite(v) ? v : dflt;
+}
+
+/* A numeric column as a finite amount above 0; anything else is 0. */
+double storeq_col_amount(sqlite3_stmt *st, int i)
+{
+	double v = storeq_col_num(st, i, 0);
+
+	return v > 0 ? v : 0;
+}
+
+/* A count column: negative, fractional junk and text become 0. */
+uint64_t storeq_col_u64(sqlite3_stmt *st, int i)
+{
+	double v;
+
+	if (sqlite3_column_type(st, i) == SQLITE_INTEGER) {
+		int64_t n = sqlite3_column_int64(st, i);
+
+		return n > 0 ? (uint64_t)n : 0;
+	}
+	v = storeq_col_amount(st, i);
+	return v < 1.8e19 ? (uint64_t)v : UINT64_MAX;
+}
+
+/* A time column: epoch seconds, or RFC 3339 text; dflt when neither. */
+double storeq_col_time(sqlite3_stmt *st, int i, double dflt)
+{
+	double v;
+
+	if (sqlite3_column_type(st, i) != SQLITE_TEXT)
+		return storeq_col_num(st, i, dflt);
+	if (storeq_parse_time((const char *)sqlite3_column_text(st, i), &v))
+		return dflt;
+	return v;
+}
+
+/* strdup of a text column; NULL and other types stay NULL (storeq.h). */
+int storeq_col_dup(sqlite3_stmt *st, int i, char **out)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	*out = NULL;
+	if (!t || sqlite3_column_type(st, i) != SQLITE_TEXT)
+		return 0;
+	*out = strdup((const char *)t);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* Copy a text column into a fixed field unless it is NULL or empty. */
+bool storeq_col_text(sqlite3_stmt *st, int i, char *out, size_t len)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	if (!t || !*t || sqlite3_column_type(st, i) != SQLITE_TEXT)
+		return false;
+	util_strlcpy(out, (const char *)t, len);
+	return true;
+}
+
+/*
+ * The one place that restricts what a query sees to a uid (a user asking
+ * through the agent): temporary views named `process` and `record`, which
+ * SQLite finds before the store's own (temp comes before main), so every
+ * statement of report and export reads through them unchanged.
+ *
+ * A user sees their own processes and samples, the `job` records with
+ * their uid, and through a job the records of others in it only when the
+ * job is theirs as a scheduler or root stated it: every `job` record of
+ * its id that names a uid names theirs (a record without one, a start
+ * before the uid was known, goes with its job).  An id whose records name
+ * several uids (two jobs that used one id, or a user who registered a
+ * scheduler's id before jobs of users got their own namespace) shows each
+ * its own records only.  A user's own job ("user:UID:ID", jobtie.h) shows
+ * them their own processes and its signals, never another uid's.
+ */
+static int restrict_uid(sqlite3 *db, const char *path,
+			const struct report_query *q)
+{
+	static const char fmt[] =
+		"DROP VIEW IF EXISTS temp.process;"
+		"DROP VIEW IF EXISTS temp.record;"
+		"DROP TABLE IF EXISTS temp.visible_job;"
+		"DROP TABLE IF EXISTS temp.own_job;"
+		"CREATE TEMP TABLE visible_job(job_id TEXT PRIMARY KEY);"
+		"INSERT INTO visible_job SELECT job_id FROM main.record"
+		" WHERE type = 'job' AND job_id IS NOT NULL"
+		" AND substr(job_id, 1, 5) != 'user:'"
+		" GROUP BY job_id"
+		" HAVING total(json_extract(json, '$.uid') = %1$u) > 0"
+		" AND total(json_extract(json, '$.uid') != %1$u) = 0;"
+		"CREATE TEMP TABLE own_job(job_id TEXT PRIMARY KEY);"
+		"INSERT OR IGNORE INTO own_job SELECT job_id FROM main.record"
+		" WHERE type = 'job' AND substr(job_id, 1, length('user:%1$u:'))"
+		" = 'user:%1$u:';"
+		"CREATE TEMP VIEW process AS SELECT * FROM main.process"
+		" WHERE uid = %1$u OR job_id IN (SELECT job_id FROM visible_job);"
+		"CREATE TEMP VIEW record AS SELECT * FROM main.record"
+		" WHERE CASE type"
+		" WHEN 'job' THEN COALESCE(json_extract(json, '$.uid') = %1$u,"
+		"  job_id IN (SELECT job_id FROM visible_job))"
+		" WHEN 'sample' THEN json_extract(json, '$.uid') = %1$u"
+		"  OR job_id IN (SELECT job_id FROM visible_job)"
+		" WHEN 'signal' THEN job_id IN (SELECT job_id FROM visible_job)"
+		"  OR job_id IN (SELECT job_id FROM own_job)"
+		" ELSE 0 END;";
+	char sql[sizeof(fmt) + 128], *msg = NULL;
+	int rc;
+
+	if (!q->uid_only)
+		return 0;
+	snprintf(sql, sizeof(sql), fmt, (unsigned)q->uid);
+	rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		log_error("database %s: restricting to uid %u: %s", path,
+			  (unsigned)q->uid, msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Restrict what later statements on st see to q->uid (see storeq.h). */
+int storeq_restrict(struct store *st, const char *where,
+		    const struct report_query *q)
+{
+	return restrict_uid(store_handle(st), where, q);
+}
+
+/* The selector as a condition on the process view (see storeq.h). */
+const char *storeq_process_where(const struct report_query *q)
+{
+	if (q->job && *q->job)
+		return REPORT_JOB_SEL;
+	if (q->run && *q->run)
+		return "job_run = ?1";
+	if (q->pipeline && *q->pipeline)
+		return "job_pipeline = ?1";
+	if (q->pid)
+		return NULL;
+	return "since_time >= ?1";
+}
+
+/* Describe the selector for messages and headers ("job 42"). */
+void storeq_describe(const struct report_query *q, char *out,
+			   size_t len)
+{
+	char t[40];
+
+	if (q->job && *q->job) {
+		snprintf(out, len, "job %s", q->job);
+	} else if (q->run && *q->run) {
+		snprintf(out, len, "run %s", q->run);
+	} else if (q->pipeline && *q->pipeline) {
+		snprintf(out, len, "pipeline %s", q->pipeline);
+	} else if (q->pid) {
+		snprintf(out, len, "pid %lld", (long long)q->pid);
+	} else {
+		json_format_time(storeq_time_ns(q->since), t, sizeof(t));
+		snprintf(out, len, "since %s", t);
+	}
+}
+
+/* Prepare a statement and bind the query's selector as ?1 (storeq.h). */
+int storeq_prepare_db(sqlite3 *db, const char *where, const char *sql,
+		      const struct report_query *q, sqlite3_stmt **out)
+{
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, sql, -1, out, NULL);
+	if (rc != SQLITE_OK) {
+		log_error("database %s: %s", where, sqlite3_errmsg(db));
+		return -EIO;
+	}
+	if (sqlite3_bind_parameter_count(*out) < 1)
+		rc = SQLITE_OK;
+	else if (q->job && *q->job)
+		rc = sqlite3_bind_text(*out, 1, q->job, -1, SQLITE_STATIC);
+	else if (q->run && *q->run)
+		rc = sqlite3_bind_text(*out, 1, q->run, -1, SQLITE_STATIC);
+	else if (q->pipeline && *q->pipeline)
+		rc = sqlite3_bind_text(*out, 1, q->pipeline, -1,
+				       SQLITE_STATIC);
+	else if (q->pid)
+		rc = sqlite3_bind_int64(*out, 1, q->pid);
+	else
+		rc = sqlite3_bind_double(*out, 1, q->since);
+	if (rc != SQLITE_OK) {
+		log_error("database %s: %s", where, sqlite3_errmsg(db));
+		sqlite3_finalize(*out);
+		*out = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The end of a statement's rows: 0, or -EIO (logged). */
+int storeq_step_done(sqlite3 *db, const char *where, int rc)
+{
+	if (rc == SQLITE_DONE)
+		return 0;
+	log_error("database %s: %s", where, sqlite3_errmsg(db));
+	return -EIO;
+}
+
+/* A user's --job ID that shows them nothing: their own job of that name. */
+int storeq_user_job(struct store *st, const char *where,
+		    struct report_query *q, char *buf, size_t len)
+{
+	sqlite3_stmt *stmt = NULL;
+	int err, rc;
+
+	if (!q->uid_only || !q->job || !*q->job ||
+	    !strncmp(q->job, "user:", 5) ||
+	    (size_t)snprintf(buf, len, "user:%u:%s", (unsigned)q->uid,
+			     q->job) >= len)
+		return 0;
+	err = storeq_restrict(st, where, q);
+	if (err)
+		return err;
+	/* ?1 the id as given, ?2 their own */
+	err = storeq_prepare(st, where, "SELECT NOT (EXISTS(SELECT 1 FROM"
+			     " process WHERE job_id = ?1) OR EXISTS(SELECT 1"
+			     " FROM record WHERE job_id = ?1)) AND"
+			     " EXISTS(SELECT 1 FROM record WHERE job_id = ?2)",
+			     q, &stmt);
+	if (err)
+		return err;
+	if (sqlite3_bind_text(stmt, 2, buf, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    (rc = sqlite3_step(stmt)) != SQLITE_ROW) {
+		log_error("database %s: %s", where,
+			  sqlite3_errmsg(store_handle(st)));
+		err = -EIO;
+	} else if (sqlite3_column_int(stmt, 0)) {
+		q->job = buf;
+	}
+	sqlite3_finalize(stmt);
+	return err;
+}
+
+/* Prepare sql on st with the selector bound as ?1 (see storeq.h). */
+int storeq_prepare(struct store *st, const char *where, const char *sql,
+		   const struct report_query *q, struct sqlite3_stmt **out)
+{
+	return storeq_prepare_db(store_handle(st), where, sql, q, out);
+}
+
+/* A tool's name: rule's tool name, else basename of exe, else comm. */
+const char *storeq_tool_name(const char *tool, const char *exe,
+			     const char *comm)
+{
+	const char *slash;
+
+	if (tool && *tool)
+		return tool;
+	if (exe && *exe) {
+		slash = strrchr(exe, '/');
+		return slash && slash[1] ? slash + 1 : exe;
+	}
+	return comm && *comm ? comm : "?";
+}
+
+/* Write the selector's member ("job":"42", "since":"...", ...; see
+ * report.h). */
+void storeq_json_selector(struct jbuf *b, const struct report_query *q)
+{
+	if (q->job && *q->job) {
+		json_kv_str(b, "job", q->job);
+	} else if (q->run && *q->run) {
+		json_kv_str(b, "run", q->run);
+	} else if (q->pipeline && *q->pipeline) {
+		json_kv_str(b, "pipeline", q->pipeline);
+	} else if (q->pid) {
+		json_kv_i64(b, "pid", q->pid);
+	} else {
+		json_key(b, "since");
+		json_time(b, storeq_time_ns(q->since));
+	}
+}

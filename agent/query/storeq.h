@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * storeq.h - the one reader of stored records: what report, export, cost,
+ * rightsize, the HTML page and the signals list share to read the SQLite
+ * store (the agent's, or a temporary one loaded from ClickHouse).
+ *
+ *  - The query (struct report_query: exactly one selector) and the output
+ *    formats; the selector as SQL, bound as ?1 by storeq_prepare().
+ *  - Column readers.  A stored field of the wrong type reads as "not
+ *    known" (the caller's default), never as a wrong number: text is no
+ *    number, NaN and infinity are none, a count is never negative.
+ *  - Time: one rule for a stored time (storeq_parse_time): what record.c
+ *    writes and the schema states, RFC 3339 with a zone ('Z' or an
+ *    offset), or epoch seconds as a number (the store's time columns);
+ *    nothing before 1970.  A loose form ("2026-11-22", no zone) is what a
+ *    person types, and only --since reads it (storeq_parse_since): a
+ *    stored value in that form is not one record.c wrote, so it reads as
+ *    not known, as junk does.
+ *  - uid restriction (a user asking through the agent) as temporary views
+ *    every later statement reads through.
+ */
+#ifndef JOBTRACE_STOREQ_H
+#define JOBTRACE_STOREQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct jbuf;
+struct store;
+struct sqlite3;
+struct sqlite3_stmt;
+
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_HTML, REPORT_NDJSON,
+		     REPORT_CSV /* jobtrace cost only */ };
+
+/* Which records (exactly one selector is set), and how to show them. */
+struct report_query {
+	const char *job;	/* --job ID: with its array's tasks (REPORT_JOB_SEL) */
+	const char *run;	/* --run ID */
+	const char *pipeline;	/* --pipeline P: processes whose job.pipeline is P */
+	double since;		/* --since, epoch seconds (0: unset) */
+	int64_t pid;		/* --pid PID (0: unset): that process and descendants */
+	bool no_tree;		/* --no-tree: the summaries without the tree */
+	const char *by;		/* jobtrace cost --by (NULL: job), costq.h */
+	/*
+	 * Only what uid may see: its processes, the `job` records that name
+	 * it, and every process, sample and signal of those jobs.  Host
+	 * records and other users' records are left out.
+	 */
+	bool uid_only;
+	uint32_t uid;
+};
+
+/*
+ * A field of the record in column c at path expression p, when it is a
+ * string (JSTR_AT) or a number (JNUM_AT); NULL when missing or of another
+ * type, so a stored record of the wrong shape reads as "not known".
+ */
+#define JSTR_AT(c, p) "(CASE json_type(" c ", " p ") WHEN 'text'" \
+	" THEN json_extract(" c ", " p ") END)"
+#define JNUM_AT(c, p) "(CASE WHEN json_type(" c ", " p ")" \
+	" IN ('integer', 'real') THEN json_extract(" c ", " p ") END)"
+#define JSTR(path) JSTR_AT("json", "'" path "'")
+#define JNUM(path) JNUM_AT("json", "'" path "'")
+
+/*
+ * The condition of --job on the job id column c, ?1 the id given: that
+ * job, and when it is a Slurm array's or heterogeneous job's id, its
+ * tasks "ID_N" and components "ID+N" (the ids that start "ID_" or "ID+":
+ * '`' and ',' follow '_' and '+', so these are ranges of an index).
+ */
+#define REPORT_JOB_SEL_AT(c) "(" c " = ?1 OR (" c " > ?1 || '_' AND " c \
+	" < ?1 || '`') OR (" c " > ?1 || '+' AND " c " < ?1 || ','))"
+#define REPORT_JOB_SEL REPORT_JOB_SEL_AT("job_id")
+
+/* Parse a --format word; returns -EINVAL if unknown. */
+int storeq_format_parse(const char *s, enum report_format *out);
+/* The --format word of fmt. */
+const char *storeq_format_name(enum report_format fmt);
+/*
+ * Parse --since: RFC 3339 ("2026-11-22T10:00:00Z", fractional seconds and
+ * offsets allowed), "YYYY-MM-DD[ hh:mm[:ss]]" (UTC), epoch seconds
+ * ("@1700000000"), or a relative "90s", "15m", "2h", "3d" before now.
+ */
+int storeq_parse_since(const char *s, double now, double *out);
+/*
+ * A stored time (the rule above): RFC 3339 text with its zone as epoch
+ * seconds in *out; 0, or -EINVAL (junk, a loose form, before 1970).
+ */
+int storeq_parse_time(const char *s, double *out);
+/* Epoch seconds as realtime ns, rounded; not positive (or NaN) is 0,
+ * beyond 2554 the largest value. */
+uint64_t storeq_time_ns(double t);
+
+/* Number column i: a finite number, else dflt (NULL, text, NaN). */
+double storeq_col_num(struct sqlite3_stmt *st, int i, double dflt);
+/* An amount (seconds, bytes): a finite number above 0, else 0. */
+double storeq_col_amount(struct sqlite3_stmt *st, int i);
+/* A count (bytes, processes): negative, junk and text are 0, beyond
+ * UINT64_MAX the largest. */
+uint64_t storeq_col_u64(struct sqlite3_stmt *st, int i);
+/* A time column: a number as epoch seconds, text by storeq_parse_time();
+ * dflt when neither. */
+double storeq_col_time(struct sqlite3_stmt *st, int i, double dflt);
+/* A copy of text column i in *out (NULL for NULL or another type);
+ * -ENOMEM. */
+int storeq_col_dup(struct sqlite3_stmt *st, int i, char **out);
+/* Copy text column i into out[len) when it is text and not empty (out is
+ * left as it is otherwise); whether it did. */
+bool storeq_col_text(struct sqlite3_stmt *st, int i, char *out, size_t len);
+
+/*
+ * The selector of q as an SQL condition on the `process` view (job, run,
+ * pipeline or since: ?1; NULL for --pid), and its words for messages
+ * ("run R1", "pipeline rnaseq").
+ */
+const char *storeq_process_where(const struct report_query *q);
+void storeq_describe(const struct report_query *q, char *out, size_t len);
+/*
+ * Prepare sql on st (or on the handle db) with q's selector bound as ?1
+ * when sql has a parameter; -EIO, logged with where.
+ */
+int storeq_prepare(struct store *st, const char *where, const char *sql,
+		   const struct report_query *q, struct sqlite3_stmt **out);
+int storeq_prepare_db(struct sqlite3 *db, const char *where, const char *sql,
+		      const struct report_query *q, struct sqlite3_stmt **out);
+/* The end of a statement's rows (rc the last sqlite3_step()): 0 when it
+ * ended cleanly, else -EIO, logged with where. */
+int storeq_step_done(struct sqlite3 *db, const char *where, int rc);
+/*
+ * When q->uid_only, make every later statement on st see only what q->uid
+ * may (temporary views over `process` and `record`).  Returns 0 or -EIO.
+ */
+int storeq_restrict(struct store *st, const char *where,
+		    const struct report_query *q);
+/*
+ * For a user (q->uid_only) whose --job ID shows them nothing, their own job
+ * of that name, "user:UID:ID" (`jobtrace run` as that user, jobtie.h),
+ * when it has records: q->job then points to it in buf (else it stays, and
+ * messages name what they asked for).  Returns 0 or -EIO.
+ */
+int storeq_user_job(struct store *st, const char *where,
+		    struct report_query *q, char *buf, size_t len);
+/* Write q's selector as one member of an open JSON object: "job": ID,
+ * "run", "pipeline", "pid" or "since" (RFC 3339); report, cost and
+ * rightsize name their query with it. */
+void storeq_json_selector(struct jbuf *b, const struct report_query *q);
+/* A process's tool as reports name it: the rules' tool name, else the
+ * base name of exe, else comm, else "?". */
+const char *storeq_tool_name(const char *tool, const char *exe,
+			     const char *comm);
+
+#endif
