@@ -19,10 +19,9 @@
 
 #include "child.h"
 #include "config.h"
-#include "costq.h"
 #include "log.h"
 #include "query.h"
-#include "rightsize.h"
+#include "qcmd.h"
 #include "store.h"
 #include "util.h"
 
@@ -113,94 +112,32 @@ static const char *req_field(const struct control_req *req, const char *key)
 }
 
 /* Check a report, export, rightsize or cost request and turn it into a
- * query. */
+ * query, by the command table (qcmd.h). */
 int query_parse(const struct control_req *req, double now,
 		struct report_query *q, enum report_format *fmt,
 		const char **why)
 {
-	bool export = !strcmp(req->cmd, "export");
-	bool rightsize = !strcmp(req->cmd, "rightsize");
-	bool cost = !strcmp(req->cmd, "cost");
-	enum rightsize_format rfmt;
-	enum costq_by by;
-	const char *v;
-	int nsel = 0;
-	char *end;
+	static char msg[256];
+	const struct qcmd *c = qcmd_find(req->cmd);
+	struct qcmd_args a = { 0 };
 
 	memset(q, 0, sizeof(*q));
-	*fmt = export ? REPORT_NDJSON : REPORT_TEXT;
-	if (!export && !rightsize && !cost && strcmp(req->cmd, "report")) {
-		*why = "not a report, export, rightsize or cost request";
+	*fmt = REPORT_TEXT;
+	*why = msg;
+	if (!c) {
+		snprintf(msg, sizeof(msg), "not a report, export, rightsize or"
+			 " cost request");
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < req->n; i++) {
-		const char *k = req->f[i].key;
-
-		v = req->f[i].val;
-		if (!strcmp(k, "job") || !strcmp(k, "run") ||
-		    (!strcmp(k, "pipeline") && !cost)) {
-			if (!*v) {
-				*why = "empty job, run or pipeline";
-				return -EINVAL;
-			}
-			*(k[0] == 'j' ? &q->job : k[0] == 'r' ? &q->run :
-			  &q->pipeline) = v;
-		} else if (!strcmp(k, "since")) {
-			if (report_parse_since(v, now, &q->since) ||
-			    q->since <= 0) {
-				*why = "since: not a time";
-				return -EINVAL;
-			}
-		} else if (!strcmp(k, "pid") && !export && !rightsize && !cost) {
-			errno = 0;
-			q->pid = strtoll(v, &end, 10);
-			if (errno || *end || q->pid <= 0 || q->pid > 4194304) {
-				*why = "pid: not a process id";
-				return -EINVAL;
-			}
-		} else if (!strcmp(k, "format") && rightsize) {
-			if (rightsize_format_parse(v, &rfmt)) {
-				*why = "format: expected text, nextflow,"
-				       " snakemake, slurm or json";
-				return -EINVAL;
-			}
-			continue;
-		} else if (!strcmp(k, "format")) {
-			if (report_format_parse(v, fmt) ||
-			    export != (*fmt == REPORT_NDJSON) ||
-			    (*fmt == REPORT_CSV && !cost) ||
-			    (*fmt == REPORT_HTML && cost)) {
-				*why = export ? "format: expected ndjson" :
-				       cost ? "format: expected text, json or csv" :
-					      "format: expected text, json or html";
-				return -EINVAL;
-			}
-			continue;
-		} else if (!strcmp(k, "by") && cost) {
-			if (costq_by_parse(v, &by)) {
-				*why = "by: expected job, task, tool, user,"
-				       " account or cost-center";
-				return -EINVAL;
-			}
-			q->by = v;
-			continue;
-		} else if (!strcmp(k, "no_tree") && !export && !rightsize &&
-			   !cost) {
-			q->no_tree = !strcmp(v, "1");
-			continue;
-		} else {
-			*why = "unknown field";
+	for (size_t i = 0; i < req->n; i++)
+		if (qcmd_arg(c, QCMD_SOCKET, req->f[i].key, req->f[i].val, now,
+			     &a, msg, sizeof(msg)))
 			return -EINVAL;
-		}
-		nsel++;
-	}
-	if (nsel != 1) {
-		*why = rightsize ? "give exactly one of pipeline, run, since" :
-		       cost ? "give exactly one of job, run, since" :
-			      "give exactly one of job, run, pipeline,"
-			      " since, pid";
+	if (qcmd_done(c, QCMD_SOCKET, &a, msg, sizeof(msg)))
 		return -EINVAL;
-	}
+	*q = a.q;
+	if (report_format_parse(a.format, fmt))
+		*fmt = REPORT_TEXT;	/* rightsize's own words */
 	return 0;
 }
 
@@ -335,23 +272,11 @@ static void close_from_3(void)
 int query_answer(struct store *st, const char *where, const char *cmd,
 		 const struct report_query *q, const char *format, FILE *out)
 {
-	enum report_format fmt = strcmp(cmd, "export") ? REPORT_TEXT :
-							  REPORT_NDJSON;
-	enum rightsize_format rfmt = RIGHTSIZE_TEXT;
+	const struct qcmd *c = qcmd_find(cmd);
 
-	if (!strcmp(cmd, "rightsize")) {
-		if (format && rightsize_format_parse(format, &rfmt))
-			return -EINVAL;
-		return rightsize_run_store(st, where, q, rfmt, out);
-	}
-	if (format && report_format_parse(format, &fmt))
+	if (!c)
 		return -EINVAL;
-	if (!strcmp(cmd, "cost"))
-		return costq_run_store(st, where, q, fmt,
-				       util_now_ns(CLOCK_REALTIME) / 1e9, out);
-	if (!strcmp(cmd, "export"))
-		return report_export_store(st, where, q, out);
-	return report_run_store(st, where, q, fmt, out);
+	return c->run(st, where, q, format ? format : c->formats[0], out);
 }
 
 /* The answering child: run the report, export, rightsize or cost, framed
