@@ -71,11 +71,11 @@ void query_server_reap(struct query_server *qs, uint64_t now_ns);
 
 /*
  * Check a report, export, rightsize or cost request and turn it into a
- * query: fields job, run, pipeline, since (any --since form; now for
- * relative ones), pid, format, no_tree (rightsize: pipeline, run or since,
- * and a rightsize format, left in req for the child; cost: job, run or
- * since, format text, json or csv, and by).  Returns 0, or -EINVAL with
- * *why set.  q keeps pointers into req.
+ * query by the command table (qcmd.h, the CLI's check too): fields job,
+ * run, pipeline, since (any --since form; now for relative ones), pid,
+ * format, no_tree, by, as the command's entry allows; exactly one
+ * selector.  Returns 0, or -EINVAL with *why set (a static message).
+ * q keeps pointers into req.
  */
 int query_parse(const struct control_req *req, double now,
 		struct report_query *q, enum report_format *fmt,
