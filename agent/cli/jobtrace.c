@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "log.h"
+#include "query.h"
 
 /*
  * The global options before the command: argv's index of the command, or
@@ -92,6 +93,9 @@ int main(int argc, char **argv)
 	char err[512];
 	int i, rc;
 
+	/* a child answering a user's report for the agent (queryproto.h) */
+	if (argc > 1 && !strcmp(argv[1], QUERY_CHILD_ARG))
+		return query_child_main(argc, argv);
 	log_init("jobtrace", 0, LOG_LVL_WARN);
 	i = global_opts(&c, argc, argv, &rc);
 	if (i < 0)
