@@ -1491,8 +1491,7 @@ static void answer(struct agent *a, struct control_server *srv,
 		reply_ps(a, &c->peer, out);
 	} else if (!strcmp(req.cmd, "flush")) {
 		reply_flush(a, out);
-	} else if (!strcmp(req.cmd, "report") || !strcmp(req.cmd, "export") ||
-		   !strcmp(req.cmd, "rightsize") || !strcmp(req.cmd, "cost")) {
+	} else if (query_server_takes(req.cmd)) {
 		if (!query_server_serve(a->qs, c->fd, &c->peer, &req, out))
 			close(control_server_take(srv, c)); /* the child's now */
 	} else if (!strcmp(req.cmd, "job-start") || !strcmp(req.cmd, "job-end") ||

@@ -97,7 +97,7 @@ bool query_server_sees_all(const struct query_server *qs,
 }
 
 /* Is cmd a request a child answers? */
-static bool is_query(const char *cmd)
+bool query_server_takes(const char *cmd)
 {
 	static const char *const cmds[] = QUERY_COMMANDS;
 
@@ -185,7 +185,7 @@ int query_server_serve(struct query_server *qs, int fd,
 	pid_t pid;
 	int err;
 
-	if (!is_query(req->cmd)) {
+	if (!query_server_takes(req->cmd)) {
 		fprintf(out, "error %s: not a report, export, rightsize or cost"
 			" request\n", req->cmd);
 		return -EINVAL;

@@ -47,6 +47,8 @@ bool query_server_sees_all(const struct query_server *qs,
  */
 int query_server_find_cli(const char *self, const char *bindir, char *out,
 			  size_t len, char *why, size_t wlen);
+/* Is cmd a request a child answers (QUERY_COMMANDS)? */
+bool query_server_takes(const char *cmd);
 /*
  * Answer a "report", "export", "rightsize" or "cost" request on fd from
  * a child (the jobtrace command checks the request).  Returns 0 when the

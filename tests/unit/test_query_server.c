@@ -175,8 +175,12 @@ static void test_commands(void **state)
 	for (; cmds[n]; n++) {
 		assert_true(n < qcmd_count);
 		assert_string_equal(cmds[n], qcmd_table[n].name);
+		assert_true(query_server_takes(qcmd_table[n].name));
 	}
 	assert_int_equal(n, qcmd_count);
+	assert_false(query_server_takes("status"));
+	assert_false(query_server_takes("job-start"));
+	assert_false(query_server_takes("reports"));
 }
 
 int main(void)
