@@ -4,7 +4,9 @@
  * a user's report: beside it, in ../bin, or in the configured bindir; one
  * that root should not run (writable by others, not a file, not
  * executable, in a folder others can change) is refused, and none at all
- * is an error that names where it looked.
+ * is an error that names where it looked.  A request on a socket is
+ * answered by the built jobtrace command (this test's JT_BINDIR is the
+ * build folder), which checks it by its table.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,12 +16,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "config.h"
 #include "qcmd.h"
+#include "query.h"
+#include "store.h"
+#include "test_files.h"
 #include "query_server.h"
 
 /* A scratch tree: D/sbin (the agent's folder), D/bin, D/usr/bin. */
@@ -183,6 +191,96 @@ static void test_commands(void **state)
 	assert_false(query_server_takes("reports"));
 }
 
+/* Serve request (its text) for uid on a socket pair with a child; the
+ * decoded reply: its status, output and messages (the caller frees). */
+static int serve(struct query_server *qs, const char *request, uid_t uid,
+		 char **out, char **err)
+{
+	struct control_peer peer = { .uid = uid, .gid = uid, .pid = 1 };
+	size_t olen = 0, elen = 0, rlen = 0;
+	FILE *o = open_memstream(out, &olen), *e = open_memstream(err, &elen);
+	char line[512], buf[4096], *reply = NULL;
+	FILE *r = open_memstream(&reply, &rlen);
+	struct query_reply dec;
+	struct control_req req;
+	const char *why;
+	int sv[2], rc, st;
+	ssize_t n;
+
+	snprintf(line, sizeof(line), "%s", request);
+	assert_int_equal(control_parse(line, &req, &why), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	rc = query_server_serve(qs, sv[1], &peer, &req, r);
+	fclose(r);
+	if (rc)
+		fail_msg("not served: %d, '%s'", rc, reply);
+	free(reply);
+	close(sv[1]);
+	query_reply_init(&dec, o, e);
+	while ((n = read(sv[0], buf, sizeof(buf))) > 0)
+		query_reply_feed(&dec, buf, (size_t)n);
+	close(sv[0]);
+	while (waitpid(-1, &st, 0) > 0)
+		;
+	fclose(o);
+	fclose(e);
+	rc = query_reply_end(&dec);
+	if (rc < 0) {
+		free(*err);
+		*err = strdup(dec.error);
+	}
+	return rc;
+}
+
+/* The jobtrace command answers for the agent, and checks the request. */
+static void test_serve(void **state)
+{
+	struct tree *t = *state;
+	struct query_server *qs = NULL;
+	struct jt_config cfg;
+	struct store *st = NULL;
+	char db[128], *o, *e;
+
+	snprintf(db, sizeof(db), "%s/jobtrace.db", t->d);
+	assert_int_equal(store_open(db, false, &st), 0);
+	test_put_json(st, "{\"type\":\"process\",\"id\":\"b1\",\"host\":"
+		      "\"n1\",\"pid\":12,\"uid\":1001,\"comm\":\"c12\","
+		      "\"job\":null,\"start_time\":\"2026-03-01T10:00:00Z\","
+		      "\"end_time\":\"2026-03-01T10:00:02Z\"}");
+	assert_int_equal(store_flush(st), 1);
+	store_close(st);
+	assert_int_equal(config_defaults(&cfg), 0);
+	free(cfg.sqlite_path);
+	cfg.sqlite_path = strdup(db);
+	assert_int_equal(query_server_new(&qs), 0);
+	assert_int_equal(query_server_configure(qs, &cfg), 0);
+
+	/* uid 1001's record, as the store has it */
+	if (serve(qs, "export\tsince=@1\tformat=ndjson", 1001, &o, &e))
+		fail_msg("export: '%s' '%s'", o, e);
+	assert_non_null(strstr(o, "\"id\":\"b1\""));
+	assert_string_equal(e, "");
+	free(o);
+	free(e);
+	/* none of uid 1002's: the store's message and status */
+	assert_int_equal(serve(qs, "export\tsince=@1\tformat=ndjson", 1002,
+			       &o, &e), 1);
+	assert_string_equal(o, "");
+	assert_non_null(strstr(e, "no records for since"));
+	free(o);
+	free(e);
+	/* only the command's table says what is wrong */
+	assert_int_equal(serve(qs, "report\tjob=1\trun=2", 1001, &o, &e),
+			 -EPERM);
+	assert_string_equal(e, "report: give exactly one of job, run, pipeline,"
+			    " since, pid (not empty)");
+	free(o);
+	free(e);
+	query_server_free(qs);
+	config_free(&cfg);
+	/* the tree goes in teardown */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_commands),
+		cmocka_unit_test(test_serve),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
