@@ -12,8 +12,10 @@ const struct cli_cmd cli_cmds[] = {
 	  cli_help_status, cli_run_agent },
 	{ "ps", "ps", "tracked processes running now", 0, cli_help_ps,
 	  cli_run_agent },
-	{ "report", NULL, NULL, 0, cli_help_report, cli_run_query },
-	{ "export", NULL, NULL, 0, cli_help_export, cli_run_query },
+	{ "report", NULL, "what the processes did: summaries by task and tool,"
+	  " the tree", 0, cli_help_report, cli_run_query },
+	{ "export", NULL, "the records, one JSON object per line", 0,
+	  cli_help_export, cli_run_query },
 	{ "rightsize", NULL, "resources to ask for, per workflow task", 0,
 	  cli_help_rightsize, cli_run_query },
 	{ "cost", NULL, "what the jobs cost, with idle allocation and idle"
