@@ -42,7 +42,7 @@
 #include "json.h"
 #include "log.h"
 #include "proc_table.h"
-#include "query.h"
+#include "query_server.h"
 #include "ratelimit.h"
 #include "record.h"
 #include "schema.h"
@@ -1491,9 +1491,8 @@ static void answer(struct agent *a, struct control_server *srv,
 		reply_ps(a, &c->peer, out);
 	} else if (!strcmp(req.cmd, "flush")) {
 		reply_flush(a, out);
-	} else if (!strcmp(req.cmd, "report") || !strcmp(req.cmd, "export") ||
-		   !strcmp(req.cmd, "rightsize") || !strcmp(req.cmd, "cost")) {
-		if (!query_serve(a->qs, c->fd, &c->peer, &req, out))
+	} else if (query_server_takes(req.cmd)) {
+		if (!query_server_serve(a->qs, c->fd, &c->peer, &req, out))
 			close(control_server_take(srv, c)); /* the child's now */
 	} else if (!strcmp(req.cmd, "job-start") || !strcmp(req.cmd, "job-end") ||
 		   !strcmp(req.cmd, "job-update")) {
@@ -1952,9 +1951,6 @@ int main(int argc, char **argv)
 	char err[512];
 	int c, rc = 1, ferr;
 
-	/* a child answering a user's report: nothing of the agent */
-	if (argc > 1 && !strcmp(argv[1], QUERY_CHILD_ARG))
-		return query_child_main(argc, argv);
 	/* the Snakemake log reader: nothing of the agent either */
 	if (argc > 1 && !strcmp(argv[1], SMKLOG_READER_ARG))
 		return smklog_reader_main(0);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * query.c - report and export for users who may not read the store: the
- * agent's side (who sees what, a bounded set of answering children), the
- * child's side (the report code writing framed output to the socket) and
- * the CLI's (the request and the decoding of the framed reply).
+ * query.c - report, export, rightsize and cost for users who may not read
+ * the store (queryproto.h): the answering child's side (the report code
+ * writing framed output to the socket) and the CLI's (the request and the
+ * decoding of the framed reply).  The agent's side is query_server.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,90 +19,15 @@
 
 #include "child.h"
 #include "config.h"
-#include "costq.h"
 #include "log.h"
 #include "query.h"
-#include "report.h"
-#include "rightsize.h"
+#include "qcmd.h"
 #include "store.h"
 #include "util.h"
 
 #define FRAME_MAX (1u << 20)	/* the largest frame a reader accepts */
 
 extern char **environ;
-
-struct query_server {
-	char *store_path;
-	gid_t control_gid, reader_gid;
-	bool control_set, reader_set;
-	struct children kids;
-};
-
-/* A server with no groups and no children. */
-int query_server_new(struct query_server **out)
-{
-	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
-}
-
-/* Free; children still running finish on their own. */
-void query_server_free(struct query_server *qs)
-{
-	if (!qs)
-		return;
-	free(qs->store_path);
-	free(qs);
-}
-
-/* The gid of a configured group name; false (and a warning) if none. */
-static bool group_of(const char *key, const char *name, gid_t *out)
-{
-	struct group *g;
-
-	if (!name || !*name)
-		return false;
-	g = getgrnam(name);
-	if (!g) {
-		log_warn("agent.%s \"%s\" is not a group here: it grants nothing",
-			 key, name);
-		return false;
-	}
-	*out = g->gr_gid;
-	return true;
-}
-
-/* Take the store path and the groups that see everything from cfg. */
-int query_server_configure(struct query_server *qs,
-			   const struct jt_config *cfg)
-{
-	char *path = strdup(cfg->sqlite_path);
-
-	if (!path)
-		return -ENOMEM;
-	free(qs->store_path);
-	qs->store_path = path;
-	qs->control_set = group_of("control_group", cfg->control_group,
-				   &qs->control_gid);
-	qs->reader_set = group_of("reader_group", cfg->reader_group,
-				  &qs->reader_gid);
-	return 0;
-}
-
-/* Root and the control group may change jobs and reload. */
-bool query_server_may_control(const struct query_server *qs,
-			      const struct control_peer *p)
-{
-	return p->uid == 0 ||
-	       (qs->control_set && control_peer_in(p, qs->control_gid));
-}
-
-/* Root, the control group and the reader group see every record. */
-bool query_server_sees_all(const struct query_server *qs,
-			   const struct control_peer *p)
-{
-	return query_server_may_control(qs, p) ||
-	       (qs->reader_set && control_peer_in(p, qs->reader_gid));
-}
 
 /* The value of field key of req, or NULL. */
 static const char *req_field(const struct control_req *req, const char *key)
@@ -114,167 +39,33 @@ static const char *req_field(const struct control_req *req, const char *key)
 }
 
 /* Check a report, export, rightsize or cost request and turn it into a
- * query. */
+ * query, by the command table (qcmd.h). */
 int query_parse(const struct control_req *req, double now,
 		struct report_query *q, enum report_format *fmt,
 		const char **why)
 {
-	bool export = !strcmp(req->cmd, "export");
-	bool rightsize = !strcmp(req->cmd, "rightsize");
-	bool cost = !strcmp(req->cmd, "cost");
-	enum rightsize_format rfmt;
-	enum costq_by by;
-	const char *v;
-	int nsel = 0;
-	char *end;
+	static char msg[256];
+	const struct qcmd *c = qcmd_find(req->cmd);
+	struct qcmd_args a = { 0 };
 
 	memset(q, 0, sizeof(*q));
-	*fmt = export ? REPORT_NDJSON : REPORT_TEXT;
-	if (!export && !rightsize && !cost && strcmp(req->cmd, "report")) {
-		*why = "not a report, export, rightsize or cost request";
+	*fmt = REPORT_TEXT;
+	*why = msg;
+	if (!c) {
+		snprintf(msg, sizeof(msg), "not a report, export, rightsize or"
+			 " cost request");
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < req->n; i++) {
-		const char *k = req->f[i].key;
-
-		v = req->f[i].val;
-		if (!strcmp(k, "job") || !strcmp(k, "run") ||
-		    (!strcmp(k, "pipeline") && !cost)) {
-			if (!*v) {
-				*why = "empty job, run or pipeline";
-				return -EINVAL;
-			}
-			*(k[0] == 'j' ? &q->job : k[0] == 'r' ? &q->run :
-			  &q->pipeline) = v;
-		} else if (!strcmp(k, "since")) {
-			if (storeq_parse_since(v, now, &q->since) ||
-			    q->since <= 0) {
-				*why = "since: not a time";
-				return -EINVAL;
-			}
-		} else if (!strcmp(k, "pid") && !export && !rightsize && !cost) {
-			errno = 0;
-			q->pid = strtoll(v, &end, 10);
-			if (errno || *end || q->pid <= 0 || q->pid > 4194304) {
-				*why = "pid: not a process id";
-				return -EINVAL;
-			}
-		} else if (!strcmp(k, "format") && rightsize) {
-			if (rightsize_format_parse(v, &rfmt)) {
-				*why = "format: expected text, nextflow,"
-				       " snakemake, slurm or json";
-				return -EINVAL;
-			}
-			continue;
-		} else if (!strcmp(k, "format")) {
-			if (storeq_format_parse(v, fmt) ||
-			    export != (*fmt == REPORT_NDJSON) ||
-			    (*fmt == REPORT_CSV && !cost) ||
-			    (*fmt == REPORT_HTML && cost)) {
-				*why = export ? "format: expected ndjson" :
-				       cost ? "format: expected text, json or csv" :
-					      "format: expected text, json or html";
-				return -EINVAL;
-			}
-			continue;
-		} else if (!strcmp(k, "by") && cost) {
-			if (costq_by_parse(v, &by)) {
-				*why = "by: expected job, task, tool, user,"
-				       " account or cost-center";
-				return -EINVAL;
-			}
-			q->by = v;
-			continue;
-		} else if (!strcmp(k, "no_tree") && !export && !rightsize &&
-			   !cost) {
-			q->no_tree = !strcmp(v, "1");
-			continue;
-		} else {
-			*why = "unknown field";
+	for (size_t i = 0; i < req->n; i++)
+		if (qcmd_arg(c, QCMD_SOCKET, req->f[i].key, req->f[i].val, now,
+			     &a, msg, sizeof(msg)))
 			return -EINVAL;
-		}
-		nsel++;
-	}
-	if (nsel != 1) {
-		*why = rightsize ? "give exactly one of pipeline, run, since" :
-		       cost ? "give exactly one of job, run, since" :
-			      "give exactly one of job, run, pipeline,"
-			      " since, pid";
+	if (qcmd_done(c, QCMD_SOCKET, &a, msg, sizeof(msg)))
 		return -EINVAL;
-	}
+	*q = a.q;
+	if (storeq_format_parse(a.format, fmt))
+		*fmt = REPORT_TEXT;	/* rightsize's own words */
 	return 0;
-}
-
-/* Answer a report, export, rightsize or cost request on fd from a child. */
-int query_serve(struct query_server *qs, int fd, const struct control_peer *p,
-		const struct control_req *req, FILE *out)
-{
-	char *argv[CONTROL_MAX_FIELDS + 6], who[32], what[64];
-	char fields[CONTROL_MAX_FIELDS][CONTROL_MAX_VALUE + 40];
-	posix_spawn_file_actions_t fa;
-	struct report_query q;
-	enum report_format fmt;
-	const char *why;
-	size_t n = 0;
-	pid_t pid;
-	int err;
-
-	if (query_parse(req, util_now_ns(CLOCK_REALTIME) / 1e9, &q, &fmt,
-			&why)) {
-		fprintf(out, "error %s: %s\n", req->cmd, why);
-		return -EINVAL;
-	}
-	/* children that answered and ended since the last tick do not count */
-	children_reap(&qs->kids, util_now_ns(CLOCK_MONOTONIC));
-	if (children_count(&qs->kids, true, 0) >= QUERY_MAX_CHILDREN ||
-	    children_count(&qs->kids, false, p->uid) >= QUERY_MAX_PER_UID) {
-		fprintf(out, "error busy: %zu reports being answered (at most"
-			" %d, %d per user): try again in a moment\n",
-			children_count(&qs->kids, true, 0), QUERY_MAX_CHILDREN,
-			QUERY_MAX_PER_UID);
-		return -EBUSY;
-	}
-	if (query_server_sees_all(qs, p))
-		snprintf(who, sizeof(who), "all");
-	else
-		snprintf(who, sizeof(who), "%u", (unsigned)p->uid);
-	argv[n++] = "jobtraced";
-	argv[n++] = QUERY_CHILD_ARG;
-	argv[n++] = qs->store_path;
-	argv[n++] = who;
-	argv[n++] = (char *)req->cmd;
-	for (size_t i = 0; i < req->n; i++) {
-		snprintf(fields[i], sizeof(fields[i]), "%s=%s", req->f[i].key,
-			 req->f[i].val);
-		argv[n++] = fields[i];
-	}
-	argv[n] = NULL;
-
-	/* the connection becomes the child's stdin; exec closes the rest */
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	err = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (err) {
-		log_error("control: cannot start a child for %s: %s", req->cmd,
-			  strerror(err));
-		fprintf(out, "error cannot start a child: %s\n", strerror(err));
-		return -err;
-	}
-	snprintf(what, sizeof(what), "%s child for uid %u", req->cmd,
-		 (unsigned)p->uid);
-	children_add(&qs->kids, pid, p->uid, util_now_ns(CLOCK_MONOTONIC) +
-		     QUERY_TIMEOUT_S * 1000000000ull, what);
-	log_debug("control: %s for uid %u (pid %d, sees %s): child %d",
-		  req->cmd, (unsigned)p->uid, (int)p->pid, who, (int)pid);
-	return 0;
-}
-
-/* Reap the children that ended, kill those past their time. */
-void query_server_reap(struct query_server *qs, uint64_t now_ns)
-{
-	children_reap(&qs->kids, now_ns);
 }
 
 /* ---- the answering child ---------------------------------------------- */
@@ -336,23 +127,11 @@ static void close_from_3(void)
 int query_answer(struct store *st, const char *where, const char *cmd,
 		 const struct report_query *q, const char *format, FILE *out)
 {
-	enum report_format fmt = strcmp(cmd, "export") ? REPORT_TEXT :
-							  REPORT_NDJSON;
-	enum rightsize_format rfmt = RIGHTSIZE_TEXT;
+	const struct qcmd *c = qcmd_find(cmd);
 
-	if (!strcmp(cmd, "rightsize")) {
-		if (format && rightsize_format_parse(format, &rfmt))
-			return -EINVAL;
-		return rightsize_run_store(st, where, q, rfmt, out);
-	}
-	if (format && storeq_format_parse(format, &fmt))
+	if (!c)
 		return -EINVAL;
-	if (!strcmp(cmd, "cost"))
-		return costq_run_store(st, where, q, fmt,
-				       util_now_ns(CLOCK_REALTIME) / 1e9, out);
-	if (!strcmp(cmd, "export"))
-		return report_export_store(st, where, q, out);
-	return report_run_store(st, where, q, fmt, out);
+	return c->run(st, where, q, format ? format : c->formats[0], out);
 }
 
 /* The answering child: run the report, export, rightsize or cost, framed
@@ -401,7 +180,7 @@ int query_child_main(int argc, char **argv)
 	}
 	if (query_parse(&req, util_now_ns(CLOCK_REALTIME) / 1e9, &q, &fmt,
 			&why)) {
-		snprintf(buf, sizeof(buf), "error %s\n", why);
+		snprintf(buf, sizeof(buf), "error %s: %s\n", req.cmd, why);
 		send_all(sock, buf, strlen(buf));
 		return 2;
 	}

@@ -1429,37 +1429,20 @@ static void print_hosts(FILE *out, const struct report_html_input *in)
 	fputs(in->nhosts > HOSTS_SHOWN ? ", ...)" : ")", out);
 }
 
-/* The first lines: what ran, failures, the largest, cost, signals. */
-static void print_answer(FILE *out, const struct report_html_input *in,
-			 const struct report_html_model *m,
-			 const struct tab_row *tasks, size_t ntasks,
-			 const struct tab_row *tools, size_t ntools,
-			 const struct extra *x, const struct sigs *g)
+/* What the answer's lines count over the processes. */
+struct answer_counts {
+	size_t failed, oom, running, ninst, nt;
+	size_t big;		/* the largest peak RSS's, or SIZE_MAX */
+	double cpu;
+};
+
+/* The answer's first line: the job's state, or how many jobs. */
+static void answer_job(FILE *out, const struct report_html_input *in,
+		       const struct extra *x)
 {
 	const struct report_html_job *j = in->job;
-	size_t failed = 0, oom = 0, running = 0, ninst = 0, big = SIZE_MAX;
-	size_t nt = 0, ntop;
-	const struct tab_row *top;
-	double cpu = 0;
-	char a[64], b[64], c[64];
+	char a[64];
 
-	for (size_t i = 0; i < in->n; i++) {
-		failed += !!(in->p[i].flags & REPORT_HTML_FAILED);
-		oom += !!(in->p[i].flags & REPORT_HTML_OOM);
-		running += !!(in->p[i].flags & REPORT_HTML_RUNNING);
-		cpu += in->p[i].cpu;
-		if (big == SIZE_MAX || in->p[i].peak_rss > in->p[big].peak_rss)
-			big = i;
-	}
-	for (size_t k = 0; k < m->nlanes; k++)
-		ninst += m->lane[k].ninst;
-	for (size_t i = 0; i < ntasks; i++)
-		nt += tasks[i].name != NULL;
-	/* the largest CPU: by task when there are tasks */
-	top = nt ? tasks : tools;
-	ntop = nt ? ntasks : ntools;
-
-	fputs("<ul class=\"answer\">\n<li>", out);
 	if (j && j->recorded) {
 		fprintf(out, "<b class=\"state s-%s\">%s</b>",
 			j->state ? j->state : "UNKNOWN",
@@ -1491,28 +1474,44 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 		fputs(", pipeline ", out);
 		html_cut(out, x->pipeline, ARGV_MAX_BYTES);
 	}
-	fputs("</li>\n<li>", out);
+}
+
+/* The answer's line of processes, tasks, hosts and time. */
+static void answer_procs(FILE *out, const struct report_html_input *in,
+			 const struct report_html_model *m,
+			 const struct answer_counts *k, size_t ntools)
+{
+	char a[64], b[64];
+
 	if (in->n) {
 		when_text(m->t0, a, sizeof(a));
 		dur_text(m->t1 - m->t0, b, sizeof(b));
 		fprintf(out, "<b>%zu processes</b>", in->n);
-		if (nt)
-			fprintf(out, " in %zu task%s", nt, nt == 1 ? "" : "s");
-		fprintf(out, " (%zu instances, %zu tools) on ", ninst, ntools);
+		if (k->nt)
+			fprintf(out, " in %zu task%s", k->nt,
+				k->nt == 1 ? "" : "s");
+		fprintf(out, " (%zu instances, %zu tools) on ", k->ninst,
+			ntools);
 		print_hosts(out, in);
 		fprintf(out, ", from %s UTC for <b>%s</b>", a, b);
-		if (running)
-			fprintf(out, ", %zu still running", running);
+		if (k->running)
+			fprintf(out, ", %zu still running", k->running);
 	} else {
 		fputs("no processes recorded", out);
 	}
-	fputs("</li>\n", out);
-	if (failed || oom) {
+}
+
+/* The answer's line of failures, or that none failed. */
+static void answer_failed(FILE *out, const struct report_html_input *in,
+			  const struct answer_counts *k,
+			  const struct tab_row *tools, size_t ntools)
+{
+	if (k->failed || k->oom) {
 		size_t shown = 0;
 
-		fprintf(out, "<li class=\"bad\"><b>%zu failed</b>", failed);
-		if (oom)
-			fprintf(out, ", <b>%zu OOM-killed</b>", oom);
+		fprintf(out, "<li class=\"bad\"><b>%zu failed</b>", k->failed);
+		if (k->oom)
+			fprintf(out, ", <b>%zu OOM-killed</b>", k->oom);
 		fputs(": ", out);
 		for (size_t i = 0; i < ntools && shown < TOP_SHOWN; i++) {
 			if (!tools[i].failed)
@@ -1526,14 +1525,25 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 		fputs("<li class=\"good\">no process failed, none was"
 		      " OOM-killed</li>\n", out);
 	}
-	if (in->n && cpu > 0) {
-		dur_text(cpu, a, sizeof(a));
+}
+
+/* The answer's lines of CPU and memory. */
+static void answer_usage(FILE *out, const struct report_html_input *in,
+			 const struct answer_counts *k,
+			 const struct tab_row *top, size_t ntop,
+			 const struct extra *x)
+{
+	const struct report_html_job *j = in->job;
+	char a[64], c[64];
+
+	if (in->n && k->cpu > 0) {
+		dur_text(k->cpu, a, sizeof(a));
 		fprintf(out, "<li>CPU <b>%s</b>: ", a);
 		for (size_t i = 0; i < ntop && i < TOP_SHOWN; i++) {
 			fputs(i ? ", " : "", out);
 			html_cut(out, top[i].name ? top[i].name : "(no task)",
 				 NAME_MAX_BYTES);
-			fprintf(out, " %.0f%%", 100 * top[i].cpu / cpu);
+			fprintf(out, " %.0f%%", 100 * top[i].cpu / k->cpu);
 		}
 		fputs("</li>\n", out);
 	}
@@ -1550,8 +1560,8 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 		}
 		fputs("</li>\n", out);
 	}
-	if (big != SIZE_MAX && in->p[big].peak_rss) {
-		const proc_t *w = &in->p[big];
+	if (k->big != SIZE_MAX && in->p[k->big].peak_rss) {
+		const proc_t *w = &in->p[k->big];
 
 		util_human_bytes(w->peak_rss, a, sizeof(a));
 		fprintf(out, "<li>largest process: <b>%s</b> peak RSS, ", a);
@@ -1571,6 +1581,12 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 		}
 		fputs("</li>\n", out);
 	}
+}
+
+/* The answer's lines of cost and signals. */
+static void answer_cost_signals(FILE *out, const struct extra *x,
+				const struct sigs *g)
+{
 	for (size_t i = 0; x->cost_task && i < x->cost_task->ntotals; i++) {
 		const struct costq_total *t = &x->cost_task->totals[i];
 
@@ -1608,6 +1624,40 @@ static void print_answer(FILE *out, const struct report_html_input *in,
 		}
 		fputs("</li>\n", out);
 	}
+}
+
+/* The first lines: what ran, failures, the largest, cost, signals. */
+static void print_answer(FILE *out, const struct report_html_input *in,
+			 const struct report_html_model *m,
+			 const struct tab_row *tasks, size_t ntasks,
+			 const struct tab_row *tools, size_t ntools,
+			 const struct extra *x, const struct sigs *g)
+{
+	struct answer_counts k = { .big = SIZE_MAX };
+
+	for (size_t i = 0; i < in->n; i++) {
+		k.failed += !!(in->p[i].flags & REPORT_HTML_FAILED);
+		k.oom += !!(in->p[i].flags & REPORT_HTML_OOM);
+		k.running += !!(in->p[i].flags & REPORT_HTML_RUNNING);
+		k.cpu += in->p[i].cpu;
+		if (k.big == SIZE_MAX ||
+		    in->p[i].peak_rss > in->p[k.big].peak_rss)
+			k.big = i;
+	}
+	for (size_t l = 0; l < m->nlanes; l++)
+		k.ninst += m->lane[l].ninst;
+	for (size_t i = 0; i < ntasks; i++)
+		k.nt += tasks[i].name != NULL;
+	fputs("<ul class=\"answer\">\n<li>", out);
+	answer_job(out, in, x);
+	fputs("</li>\n<li>", out);
+	answer_procs(out, in, m, &k, ntools);
+	fputs("</li>\n", out);
+	answer_failed(out, in, &k, tools, ntools);
+	/* the largest CPU: by task when there are tasks */
+	answer_usage(out, in, &k, k.nt ? tasks : tools,
+		     k.nt ? ntasks : ntools, x);
+	answer_cost_signals(out, x, g);
 	fputs("</ul>\n", out);
 }
 

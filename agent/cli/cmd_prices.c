@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cmd_prices.c - `jobtrace prices import`: the price table from AWS's EC2
+ * offer file (prices_import.h).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "prices_import.h"
+#include "util.h"
+
+/* Usage of prices. */
+void cli_help_prices(FILE *out)
+{
+	fputs("Usage: jobtrace prices import [--region R]... [--output FILE] OFFER_FILE\n"
+	      "\n"
+	      "Make the price table that cost.prices_file names from AWS's Price List\n"
+	      "bulk offer file for EC2 (AmazonEC2), CSV or JSON, told apart by its\n"
+	      "content.  All regions' (or index.json in its place):\n"
+	      "  https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/index.csv\n"
+	      "one region's: its URL in .../AmazonEC2/current/region_index.json.\n"
+	      "Nothing needs the network at run time.\n"
+	      "It keeps each instance type's on-demand price in each region: term\n"
+	      "OnDemand, usage type BoxUsage, Linux, shared tenancy, no pre-installed\n"
+	      "software, capacity status Used, USD per hour.  One price per region and\n"
+	      "type: two different ones are an error naming both SKUs.\n"
+	      "\n"
+	      "  --region R     only region R (a code: us-east-1); repeat for more\n"
+	      "  --output FILE  write the table to FILE (a new file renamed over it:\n"
+	      "                 readers never see half a table); default stdout\n"
+	      "\n"
+	      "The table: '#' comments, then one line per region and instance type,\n"
+	      "TAB separated: region instance_type on_demand_per_hour spot_per_hour\n"
+	      "currency.  spot_per_hour is '-' (unknown): AWS's bulk offer file has no\n"
+	      "spot prices.  An admin may fill it in (or edit any line); while it is\n"
+	      "'-', a spot instance's cost stays null, never the on-demand price.\n"
+	      "A summary goes to stderr: rows read, prices kept, regions, types.\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 the offer file is unusable (the message says\n"
+	      "where: FILE:LINE for CSV, the JSON path) or the output cannot be\n"
+	      "written, 2 bad usage.\n", out);
+}
+
+/* `prices import`: the price table from AWS's EC2 offer file. */
+int cli_run_prices(struct cli *c, const struct cli_cmd *cmd, int argc,
+		   char **argv)
+{
+	static const struct option opts[] = {
+		{ "region", required_argument, NULL, 'r' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *who = "jobtrace prices import", *output = NULL, *path;
+	struct prices_table t = { 0 };
+	const char **regions;
+	size_t nregions = 0;
+	char err[1024];
+	int opt, rc = EXIT_USAGE;
+
+	(void)c;
+	if (cli_help_asked(cmd, argc, argv))
+		return 0;
+	if (argc < 2 || strcmp(argv[1], "import") != 0) {
+		if (argc >= 2)
+			fprintf(stderr, "jobtrace prices: unknown command '%s'\n",
+				util_printable(argv[1]));
+		cli_help_prices(stderr);
+		return EXIT_USAGE;
+	}
+	argc--;
+	argv++;
+	regions = calloc((size_t)argc, sizeof(*regions));
+	if (!regions)
+		return 1;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			if (!prices_import_region_ok(optarg)) {
+				fprintf(stderr, "%s: --region '%s': not a region code"
+					" (like us-east-1)\n", who,
+					util_printable(optarg));
+				goto out;
+			}
+			regions[nregions++] = optarg;
+			break;
+		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "%s: --output: empty file name\n", who);
+				goto out;
+			}
+			output = optarg;
+			break;
+		case 'h':
+			cli_help_prices(stdout);
+			rc = 0;
+			goto out;
+		default:
+			cli_help_prices(stderr);
+			goto out;
+		}
+	}
+	if (optind != argc - 1) {
+		if (optind < argc)
+			fprintf(stderr, "%s: unexpected argument '%s'\n", who,
+				util_printable(argv[optind + 1]));
+		else
+			fprintf(stderr, "%s: which offer file? (OFFER_FILE)\n", who);
+		goto out;
+	}
+	path = argv[optind];
+	rc = 1;
+	if (prices_import_file(&t, path, regions, nregions, err, sizeof(err)) ||
+	    (output && prices_import_save(&t, output, err, sizeof(err)))) {
+		fprintf(stderr, "%s: %s\n", who, util_printable(err));
+		goto out;
+	}
+	if (!output) {
+		prices_import_write(&t, stdout);
+		if (cli_stdout_done(who))
+			goto out;
+	}
+	fprintf(stderr, "%s: %s (%s, %s version %s, published %s): %zu %s read,"
+		" %zu prices kept (%zu of zero left out), %zu regions, %zu"
+		" instance types -> %s\n", who, util_printable((char *)path),
+		t.json ? "JSON" : "CSV", t.offer, t.version, t.published, t.read,
+		t.json ? "products" : "rows", t.n, t.zero, t.regions, t.types,
+		output ? util_printable((char *)output) : "stdout");
+	rc = 0;
+out:
+	prices_import_free(&t);
+	free(regions);
+	return rc;
+}

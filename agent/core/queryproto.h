@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * queryproto.h - a user's report, export, rightsize and cost through the
+ * agent: what the agent (query_server.h) and the jobtrace command (the
+ * answering child and the asking CLI, query.h) agree on.
+ *
+ * The store is root's alone.  A user's `jobtrace report`, `export`,
+ * `rightsize` and `cost` send their selector and format to the agent
+ * ("report<TAB>job=42<TAB>format=text", "cost<TAB>run=r1<TAB>format=csv
+ * <TAB>by=task"); the agent checks who asks (struct control_peer, read at
+ * accept) and starts a child that answers on the connection: the jobtrace
+ * command beside it (jobtrace --serve-query STORE WHO CMD FIELD=VALUE...),
+ * so that nothing of the agent (BPF maps, ring buffer, spool, sink threads
+ * and their locks) lives on in it and the agent links no report code.  The
+ * child checks the request by the command table (qcmd.h), opens the store
+ * read-only, answers with the user's uid restriction
+ * (struct report_query.uid_only) and exits.  Root, agent.control_group and
+ * agent.reader_group see every record.
+ *
+ * The reply is "ok\n", then frames: "o LEN\n" and LEN bytes of output,
+ * "e LEN\n" and LEN bytes of messages, and last "x STATUS\n", the exit
+ * status the CLI would have had reading the store itself; or one line
+ * "error CMD: WHY" for a bad request, "error busy: ..." over the bounds
+ * (QUERY_MAX_CHILDREN, QUERY_MAX_PER_UID).
+ */
+#ifndef JOBTRACE_QUERYPROTO_H
+#define JOBTRACE_QUERYPROTO_H
+
+#define QUERY_CHILD_ARG "--serve-query"	/* argv[1] of an answering child */
+#define QUERY_CLI_NAME "jobtrace"	/* the program that answers */
+#define QUERY_MAX_CHILDREN 4		/* answering children at once */
+#define QUERY_MAX_PER_UID 2		/* of them for one user */
+#define QUERY_TIMEOUT_S 600		/* a child's life; then it is killed */
+#define QUERY_SEND_TIMEOUT_S 60		/* a reader that stops reading */
+#define QUERY_WAIT_MS 620000		/* the CLI's wait for the next bytes */
+
+/* The requests a child answers (qcmd.h's table has each, in this order). */
+#define QUERY_COMMANDS { "report", "export", "rightsize", "cost", NULL }
+
+#endif
