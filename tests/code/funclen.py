@@ -25,7 +25,6 @@ PENDING = {
     "reply_status": "jobtraced's status: a module of its own",
     "cmd_rules": "the command table",
     "print_answer": "the HTML report's answer",
-    "config_dump": "the configuration key table",
 }
 NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
