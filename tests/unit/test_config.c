@@ -1195,6 +1195,10 @@ static void test_dump_idempotent(void **state)
 
 			assert_non_null(ch);
 			assert_non_null(h);
+			assert_non_null(ch->tls_ca_file);
+			assert_non_null(ch->tls_cert);
+			assert_non_null(ch->tls_key);
+			assert_non_null(h->credentials_file);
 			assert_string_equal(ch->tls_ca_file, "/etc/ca.pem");
 			assert_string_equal(ch->tls_cert, "/etc/c.pem");
 			assert_string_equal(ch->tls_key, "/etc/k.pem");
@@ -1327,6 +1331,42 @@ static void test_man_keys(void **state)
 			 stale, path);
 }
 
+/* dist/jobtrace.conf.sample shows every key of a group of the table,
+ * commented out, in its group (test_sample_file: with its default). */
+static void test_sample_keys(void **state)
+{
+	const char *top = getenv("top_srcdir");
+	struct config_key_text t;
+	char path[PATH_MAX], *sample;
+	unsigned missing = 0;
+
+	(void)state;
+	if (!top)
+		skip();
+	snprintf(path, sizeof(path), "%s/dist/jobtrace.conf.sample", top);
+	sample = test_read_file(path, NULL);
+	for (size_t i = 0; config_key_text(i, &t) == 0; i++) {
+		char open[64], key[128];
+		const char *g, *end;
+
+		if (t.sink_type)
+			continue;
+		snprintf(open, sizeof(open), "\n%s = {\n", t.group);
+		snprintf(key, sizeof(key), "\t#%s = ", t.name);
+		g = strstr(sample, open);
+		end = g ? strstr(g, "\n};\n") : NULL;
+		if (!g || !end || !memmem(g, (size_t)(end - g), key,
+					   strlen(key))) {
+			print_error("%s: no \"#%s = \" in %s { }\n", path,
+				    t.name, t.group);
+			missing++;
+		}
+	}
+	free(sample);
+	if (missing)
+		fail_msg("%u key(s) of the table are not in the sample", missing);
+}
+
 /* Run every config test in one scratch folder. */
 int main(void)
 {
@@ -1361,6 +1401,7 @@ int main(void)
 		cmocka_unit_test(test_table_ranges),
 		cmocka_unit_test(test_dump_idempotent),
 		cmocka_unit_test(test_man_keys),
+		cmocka_unit_test(test_sample_keys),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
