@@ -2,6 +2,12 @@
 /*
  * config.c - jobtrace.conf (libconfig syntax).
  *
+ * Every key is one row of one table (groups[] below, sink_keys[] for the
+ * sinks list): its group, name, kind, bounds, default, field and the
+ * comment its dump carries.  The parser, the defaults, the copy, free and
+ * reload, config_dump (what --check-config prints) and the key list of
+ * jobtrace.conf(5) (config_print_man, checked by test_config) all walk it.
+ *
  * The file is parsed into a copy of the caller's struct and swapped in only
  * when every key is valid, so a bad file (or a bad reload) never leaves a
  * half-applied configuration behind.
@@ -30,85 +36,91 @@
 #define SINK_NAME_MAX 32
 #define HOSTNAME_MAX 253
 
-/* What one key accepts; lo/hi bound ints and floats (seconds). */
-enum key_kind { K_INT, K_POW2, K_SECONDS, K_DAYS, K_BOOL, K_PATH, K_LEVEL,
-		K_HOST, K_IMDS_MODE, K_IMDS_URL, K_FLOAT, K_CURRENCY, K_OPTPATH,
-		K_ATTRIBUTION, K_RECORD };
+/* What one key accepts; the kind decides its C type (field_size()). */
+enum key_kind {
+	K_INT,		/* unsigned, lo..hi */
+	K_POW2,		/* unsigned, lo..hi, a power of two */
+	K_SECONDS,	/* unsigned milliseconds, written as lo..hi seconds */
+	K_DAYS,		/* double, 0 or lo..hi */
+	K_FLOAT,	/* double, lo..hi (unit: what it counts) */
+	K_BOOL,		/* bool */
+	K_LEVEL,	/* enum log_level */
+	K_WORD,		/* an enum: the index of one of words */
+	K_PATH,		/* char *, absolute */
+	K_OPTPATH,	/* char *, absolute or empty */
+	K_HOST,		/* char *, no spaces or control characters */
+	K_IMDS_URL,	/* char *, http://ADDRESS[:PORT] (netaddr.h) */
+	K_CURRENCY,	/* char *, 1 to 7 letters */
+	K_SINK_TYPE,	/* enum jt_sink_type: "clickhouse" or "http" */
+	K_SINK_NAME,	/* char *, [A-Za-z0-9_-], 1 to SINK_NAME_MAX */
+	K_SINK_URL,	/* char *, http:// or https:// */
+	K_SINK_DB,	/* char *, [A-Za-z0-9_], 1 to 64 */
+	K_HEADERS,	/* char **headers, n_headers: "Name: value" */
+};
 
+/* What a kind stores, and its type in jobtrace.conf(5) (NULL: its words). */
+static const struct kind_def {
+	size_t size;
+	const char *man;
+} kinds[] = {
+	[K_INT] = { sizeof(unsigned), "integer" },
+	[K_POW2] = { sizeof(unsigned), "integer" },
+	[K_SECONDS] = { sizeof(unsigned), "seconds" },
+	[K_DAYS] = { sizeof(double), "days" },
+	[K_FLOAT] = { sizeof(double), "number" },
+	[K_BOOL] = { sizeof(bool), "boolean" },
+	[K_LEVEL] = { sizeof(int), NULL },
+	[K_WORD] = { sizeof(int), NULL },
+	[K_PATH] = { sizeof(char *), "path" },
+	[K_OPTPATH] = { sizeof(char *), "path" },
+	[K_HOST] = { sizeof(char *), "string" },
+	[K_IMDS_URL] = { sizeof(char *), "string" },
+	[K_CURRENCY] = { sizeof(char *), "string" },
+	[K_SINK_TYPE] = { sizeof(int), NULL },
+	[K_SINK_NAME] = { sizeof(char *), "string" },
+	[K_SINK_URL] = { sizeof(char *), "string" },
+	[K_SINK_DB] = { sizeof(char *), "string" },
+	[K_HEADERS] = { sizeof(char **),
+			"array of \\(dqName: value\\(dq strings" },
+};
+
+/* One key: how it is read, checked, defaulted, printed and documented. */
 struct key_def {
 	const char *name;
 	enum key_kind kind;
-	double lo, hi;
-	size_t off;		/* offset of the field in struct jt_config */
+	double lo, hi;		/* bounds of a number, as written */
+	size_t off;		/* of the field in struct jt_config, or in
+				 * struct jt_sink_config for a sink's key */
+	double num;		/* default of a number (seconds for K_SECONDS),
+				 * a boolean or a word (its index) */
+	const char *str;	/* default of a string; NULL: none or derived */
+	const char *const *words;	/* K_WORD: NULL-terminated */
+	const char *unit;	/* K_FLOAT: "seconds", "minutes" */
+	const char *zero;	/* dump's comment when the value is 0 or "" */
+	const char *doc_default;	/* jobtrace.conf(5)'s default when it is
+					 * not a constant, in roff ("required") */
+	unsigned types;		/* a sink's key: bit per enum jt_sink_type */
 };
 
+/* One group of keys: its name and the section of jobtrace.conf(5). */
 struct group_def {
 	const char *name;
 	const struct key_def *keys;
+	const char *man;
 };
 
+/* offsetof a field, refused at build time unless it has type t */
+#define TYPED(s, f, t) (offsetof(s, f) + 0 * sizeof(char[1 - 2 * \
+	!__builtin_types_compatible_p(__typeof__(((s *)0)->f), t)]))
+/* offsetof an enum field, refused at build time unless it is an int's size */
+#define ENUMOFF(s, f) (offsetof(s, f) + 0 * sizeof(char[1 - 2 * \
+	(sizeof(((s *)0)->f) != sizeof(int))]))
 #define F(field) offsetof(struct jt_config, field)
-
-static const struct key_def log_keys[] = {
-	{ "level", K_LEVEL, 0, 0, F(log_level) },
-	{ "syslog", K_BOOL, 0, 0, F(log_syslog) },
-	{ NULL, 0, 0, 0, 0 },
-};
-
-static const struct key_def agent_keys[] = {
-	{ "state_dir", K_PATH, 0, 0, F(state_dir) },
-	{ "run_dir", K_PATH, 0, 0, F(run_dir) },
-	{ "rules_dir", K_PATH, 0, 0, F(rules_dir) },
-	{ "hostname", K_HOST, 0, 0, F(hostname) },
-	{ "control_group", K_HOST, 0, 0, F(control_group) },
-	{ "reader_group", K_HOST, 0, 0, F(reader_group) },
-	{ "max_connections_per_user", K_INT, 1, 4096, F(max_conn_per_user) },
-	{ "max_connections", K_INT, 1, 4096, F(max_connections) },
-	{ NULL, 0, 0, 0, 0 },
-};
-
-static const struct key_def collector_keys[] = {
-	{ "sample_interval", K_SECONDS, 0.1, 3600, F(sample_interval_ms) },
-	{ "first_sample", K_SECONDS, 0, 3600, F(first_sample_ms) },
-	{ "record", K_RECORD, 0, 0, F(record_mode) },
-	{ "ringbuf_size_kib", K_POW2, 256, 1048576, F(ringbuf_kib) },
-	{ "max_tracked", K_INT, 1024, 4194304, F(max_tracked) },
-	{ "argv_max_bytes", K_INT, 64, 2048, F(argv_max_bytes) },
-	{ "delay_accounting", K_BOOL, 0, 0, F(delay_accounting) },
-	{ "snakemake_log", K_BOOL, 0, 0, F(snakemake_log) },
-	{ NULL, 0, 0, 0, 0 },
-};
-
-static const struct key_def store_keys[] = {
-	{ "enabled", K_BOOL, 0, 0, F(store_enabled) },
-	{ "sqlite_path", K_PATH, 0, 0, F(sqlite_path) },
-	{ "flush_interval", K_SECONDS, 0.05, 60, F(flush_interval_ms) },
-	{ "flush_records", K_INT, 1, 100000, F(flush_records) },
-	{ "retention", K_DAYS, 0.001, 36500, F(store_retention_days) },
-	{ "max_size_mib", K_INT, 0, 1048576, F(store_max_mib) },
-	{ NULL, 0, 0, 0, 0 },
-};
-
-static const struct key_def spool_keys[] = {
-	{ "dir", K_PATH, 0, 0, F(spool_dir) },
-	{ "max_size_mib", K_INT, 1, 1048576, F(spool_max_mib) },
-	{ "segment_size_kib", K_INT, 64, 1048576, F(spool_segment_kib) },
-	{ "sync_interval", K_SECONDS, 0.01, 10, F(spool_sync_ms) },
-	{ NULL, 0, 0, 0, 0 },
-};
-
-static const struct key_def docker_keys[] = {
-	{ "enabled", K_BOOL, 0, 0, F(docker_enabled) },
-	{ "socket", K_PATH, 0, 0, F(docker_socket) },
-	{ "timeout", K_SECONDS, 0.1, 60, F(docker_timeout_ms) },
-	{ "end_grace", K_SECONDS, 0.5, 3600, F(docker_end_grace_ms) },
-	{ NULL, 0, 0, 0, 0 },
-};
-
-static const struct key_def rules_keys[] = {
-	{ "deadline_ms", K_INT, 1, 1000, F(rules_deadline_ms) },
-	{ NULL, 0, 0, 0, 0 },
-};
+#define U(f) TYPED(struct jt_config, f, unsigned)
+#define D(f) TYPED(struct jt_config, f, double)
+#define B(f) TYPED(struct jt_config, f, bool)
+#define S(f) TYPED(struct jt_config, f, char *)
+#define E(f) ENUMOFF(struct jt_config, f)
 
 static const char *const record_modes[] = {
 	[JT_RECORD_ALL] = "all", [JT_RECORD_JOBS] = "jobs", NULL
@@ -119,116 +131,218 @@ static const char *const imds_modes[] = {
 	NULL
 };
 
-static const struct key_def cloud_keys[] = {
-	{ "imds", K_IMDS_MODE, 0, 0, F(imds_mode) },
-	{ "imds_url", K_IMDS_URL, 0, 0, F(imds_url) },
-	{ "dmi_dir", K_PATH, 0, 0, F(dmi_dir) },
-	{ "spot_poll_interval", K_SECONDS, 1, 3600, F(spot_poll_ms) },
-	{ NULL, 0, 0, 0, 0 },
-};
-
 static const char *const attributions[] = {
 	[JT_ATTR_ALLOCATION] = "allocation", [JT_ATTR_USAGE] = "usage", NULL
 };
 
-/* Prices: up to a million a node-hour; 0 is unset (doc/cost.md). */
-static const struct key_def cost_keys[] = {
-	{ "currency", K_CURRENCY, 0, 0, F(cost_currency) },
-	{ "node_hour", K_FLOAT, 0, 1e6, F(cost_node_hour) },
-	{ "core_hour", K_FLOAT, 0, 1e6, F(cost_core_hour) },
-	{ "gib_hour", K_FLOAT, 0, 1e6, F(cost_gib_hour) },
-	{ "gpu_hour", K_FLOAT, 0, 1e6, F(cost_gpu_hour) },
-	{ "prices_file", K_OPTPATH, 0, 0, F(cost_prices_file) },
-	{ "attribution", K_ATTRIBUTION, 0, 0, F(cost_attribution) },
-	{ "node_cpus", K_INT, 0, 1048576, F(cost_node_cpus) },
-	{ "node_mem_gib", K_FLOAT, 0, 1048576, F(cost_node_mem_gib) },
-	{ "node_gpus", K_INT, 0, 4096, F(cost_node_gpus) },
-	{ NULL, 0, 0, 0, 0 },
-};
-
-static const struct key_def waste_keys[] = {
-	{ "cpu_efficiency_below", K_FLOAT, 0, 1, F(waste_cpu_below) },
-	{ "memory_used_below", K_FLOAT, 0, 1, F(waste_mem_below) },
-	{ "time_used_below", K_FLOAT, 0, 1, F(waste_time_below) },
-	{ "time_min_elapsed", K_FLOAT, 0, 31622400, F(waste_time_min_s) },
-	{ NULL, 0, 0, 0, 0 },
-};
-
-static const struct key_def idle_keys[] = {
-	{ "after", K_FLOAT, 0.01, 527040, F(idle_after_min) },
-	{ "cpu_below", K_FLOAT, 0, 1, F(idle_cpu_below) },
-	{ NULL, 0, 0, 0, 0 },
-};
-
-static const struct key_def signals_keys[] = {
-	{ "stall_after", K_SECONDS, 1, 604800, F(signals_stall_after_ms) },
-	{ "io_window", K_SECONDS, 1, 86400, F(signals_io_window_ms) },
-	{ "io_above", K_FLOAT, 0.01, 1, F(signals_io_above) },
-	{ "slower_factor", K_FLOAT, 1, 1000, F(signals_slower_factor) },
-	{ "slower_min_runs", K_INT, 1, 1000, F(signals_slower_min_runs) },
-	{ "memory_near", K_FLOAT, 0.01, 1, F(signals_memory_near) },
-	{ NULL, 0, 0, 0, 0 },
-};
-
-static const struct group_def groups[] = {
-	{ "log", log_keys },
-	{ "agent", agent_keys },
-	{ "rules", rules_keys },
-	{ "collector", collector_keys },
-	{ "store", store_keys },
-	{ "spool", spool_keys },
-	{ "cloud", cloud_keys },
-	{ "docker", docker_keys },
-	{ "cost", cost_keys },
-	{ "waste", waste_keys },
-	{ "idle", idle_keys },
-	{ "signals", signals_keys },
-	{ "sinks", NULL },	/* a list of sink groups, see apply_sinks() */
-	{ NULL, NULL },
-};
-
-/* Keys of one sink group; off is into struct jt_sink_config. */
-enum sink_key_kind { S_TYPE, S_NAME, S_URL, S_DB, S_FILE, S_HEADERS,
-		     S_INT, S_SECONDS, S_BOOL };
-
-struct sink_key_def {
-	const char *name;
-	enum sink_key_kind kind;
-	double lo, hi;
-	size_t off;
-	unsigned types;		/* bit per enum jt_sink_type that accepts it */
-};
-
-#define SF(field) offsetof(struct jt_sink_config, field)
-#define T_CH (1u << JT_SINK_CLICKHOUSE)
-#define T_HTTP (1u << JT_SINK_HTTP)
-#define T_NET (T_CH | T_HTTP)
-
-static const struct sink_key_def sink_keys[] = {
-	{ "type", S_TYPE, 0, 0, SF(type), T_NET },
-	{ "name", S_NAME, 0, 0, SF(name), T_NET },
-	{ "url", S_URL, 0, 0, SF(url), T_NET },
-	{ "database", S_DB, 0, 0, SF(database), T_CH },
-	{ "credentials_file", S_FILE, 0, 0, SF(credentials_file), T_NET },
-	{ "headers", S_HEADERS, 0, 0, SF(headers), T_HTTP },
-	{ "batch_records", S_INT, 1, 1000000, SF(batch_records), T_NET },
-	{ "batch_age", S_SECONDS, 0.01, 3600, SF(batch_age_ms), T_NET },
-	{ "timeout", S_SECONDS, 0.1, 600, SF(timeout_ms), T_NET },
-	{ "retry_max", S_SECONDS, 0.1, 3600, SF(retry_max_ms), T_NET },
-	{ "gzip", S_BOOL, 0, 0, SF(gzip), T_NET },
-	{ "tls_verify", S_BOOL, 0, 0, SF(tls_verify), T_NET },
-	{ "tls_ca_file", S_FILE, 0, 0, SF(tls_ca_file), T_NET },
-	{ "tls_cert", S_FILE, 0, 0, SF(tls_cert), T_NET },
-	{ "tls_key", S_FILE, 0, 0, SF(tls_key), T_NET },
-	{ NULL, 0, 0, 0, 0, 0 },
+static const char *const log_levels[] = {
+	[LOG_LVL_ERROR] = "error", [LOG_LVL_WARN] = "warn",
+	[LOG_LVL_INFO] = "info", [LOG_LVL_DEBUG] = "debug", NULL
 };
 
 static const char *const sink_type_names[] = {
 	[JT_SINK_SQLITE] = "sqlite",
 	[JT_SINK_CLICKHOUSE] = "clickhouse",
 	[JT_SINK_HTTP] = "http",
+	NULL
 };
 
+static const struct key_def log_keys[] = {
+	{ "level", K_LEVEL, .off = E(log_level), .num = LOG_LVL_INFO,
+	  .words = log_levels },
+	{ "syslog", K_BOOL, .off = B(log_syslog), .num = false },
+	{ .name = NULL },
+};
+
+static const struct key_def agent_keys[] = {
+	{ "state_dir", K_PATH, .off = S(state_dir),
+	  .str = JT_LOCALSTATEDIR "/lib/jobtrace" },
+	{ "run_dir", K_PATH, .off = S(run_dir), .str = JT_RUNSTATEDIR "/jobtrace" },
+	{ "rules_dir", K_PATH, .off = S(rules_dir),
+	  .str = JT_PKGDATADIR "/lua-rules" },
+	{ "hostname", K_HOST, .off = S(hostname), .str = "",
+	  .zero = "empty: gethostname()" },
+	{ "control_group", K_HOST, .off = S(control_group), .str = "",
+	  .zero = "empty: root only" },
+	{ "reader_group", K_HOST, .off = S(reader_group), .str = "",
+	  .zero = "empty: none" },
+	{ "max_connections_per_user", K_INT, 1, 4096, U(max_conn_per_user),
+	  .num = 8 },
+	{ "max_connections", K_INT, 1, 4096, U(max_connections), .num = 64 },
+	{ .name = NULL },
+};
+
+static const struct key_def rules_keys[] = {
+	{ "deadline_ms", K_INT, 1, 1000, U(rules_deadline_ms), .num = 5 },
+	{ .name = NULL },
+};
+
+static const struct key_def collector_keys[] = {
+	{ "sample_interval", K_SECONDS, 0.1, 3600, U(sample_interval_ms),
+	  .num = 10 },
+	{ "first_sample", K_SECONDS, 0, 3600, U(first_sample_ms), .num = 1,
+	  .zero = "0: off" },
+	{ "record", K_WORD, .off = E(record_mode), .num = JT_RECORD_ALL,
+	  .words = record_modes },
+	{ "ringbuf_size_kib", K_POW2, 256, 1048576, U(ringbuf_kib),
+	  .num = 8192 },
+	{ "max_tracked", K_INT, 1024, 4194304, U(max_tracked), .num = 131072 },
+	{ "argv_max_bytes", K_INT, 64, 2048, U(argv_max_bytes), .num = 2048 },
+	{ "delay_accounting", K_BOOL, .off = B(delay_accounting), .num = true },
+	{ "snakemake_log", K_BOOL, .off = B(snakemake_log), .num = true },
+	{ .name = NULL },
+};
+
+static const struct key_def store_keys[] = {
+	{ "enabled", K_BOOL, .off = B(store_enabled), .num = true },
+	{ "sqlite_path", K_PATH, .off = S(sqlite_path),
+	  .doc_default = "default \\fISTATE_DIR\\fP/" SQLITE_NAME },
+	{ "flush_interval", K_SECONDS, 0.05, 60, U(flush_interval_ms),
+	  .num = 1 },
+	{ "flush_records", K_INT, 1, 100000, U(flush_records), .num = 1000 },
+	{ "retention", K_DAYS, 0.001, 36500, D(store_retention_days),
+	  .num = 30, .zero = "0: for ever" },
+	{ "max_size_mib", K_INT, 0, 1048576, U(store_max_mib), .num = 1024,
+	  .zero = "0: no cap" },
+	{ .name = NULL },
+};
+
+static const struct key_def spool_keys[] = {
+	{ "dir", K_PATH, .off = S(spool_dir),
+	  .doc_default = "default \\fISTATE_DIR\\fP/" SPOOL_NAME },
+	{ "max_size_mib", K_INT, 1, 1048576, U(spool_max_mib), .num = 1024 },
+	{ "segment_size_kib", K_INT, 64, 1048576, U(spool_segment_kib),
+	  .num = 16384 },
+	{ "sync_interval", K_SECONDS, 0.01, 10, U(spool_sync_ms), .num = 0.2 },
+	{ .name = NULL },
+};
+
+static const struct key_def cloud_keys[] = {
+	{ "imds", K_WORD, .off = E(imds_mode), .num = JT_IMDS_AUTO,
+	  .words = imds_modes },
+	{ "imds_url", K_IMDS_URL, .off = S(imds_url), .str = CONFIG_IMDS_URL },
+	{ "dmi_dir", K_PATH, .off = S(dmi_dir), .str = CONFIG_DMI_DIR },
+	{ "spot_poll_interval", K_SECONDS, 1, 3600, U(spot_poll_ms), .num = 5 },
+	{ .name = NULL },
+};
+
+static const struct key_def docker_keys[] = {
+	{ "enabled", K_BOOL, .off = B(docker_enabled), .num = true },
+	{ "socket", K_PATH, .off = S(docker_socket),
+	  .str = "/var/run/docker.sock" },
+	{ "timeout", K_SECONDS, 0.1, 60, U(docker_timeout_ms), .num = 2 },
+	{ "end_grace", K_SECONDS, 0.5, 3600, U(docker_end_grace_ms),
+	  .num = 10 },
+	{ .name = NULL },
+};
+
+/* Prices: up to a million a node-hour; 0 is unset (doc/cost.md). */
+static const struct key_def cost_keys[] = {
+	{ "currency", K_CURRENCY, .off = S(cost_currency), .str = "USD" },
+	{ "node_hour", K_FLOAT, 0, 1e6, D(cost_node_hour), .zero = "0: unset" },
+	{ "core_hour", K_FLOAT, 0, 1e6, D(cost_core_hour), .zero = "0: unset" },
+	{ "gib_hour", K_FLOAT, 0, 1e6, D(cost_gib_hour), .zero = "0: unset" },
+	{ "gpu_hour", K_FLOAT, 0, 1e6, D(cost_gpu_hour), .zero = "0: unset" },
+	{ "prices_file", K_OPTPATH, .off = S(cost_prices_file), .str = "",
+	  .zero = "empty: none" },
+	{ "attribution", K_WORD, .off = E(cost_attribution),
+	  .num = JT_ATTR_ALLOCATION, .words = attributions },
+	{ "node_cpus", K_INT, 0, 1048576, U(cost_node_cpus),
+	  .zero = "0: the online CPUs" },
+	{ "node_mem_gib", K_FLOAT, 0, 1048576, D(cost_node_mem_gib),
+	  .zero = "0: MemTotal" },
+	{ "node_gpus", K_INT, 0, 4096, U(cost_node_gpus), .num = 0 },
+	{ .name = NULL },
+};
+
+static const struct key_def waste_keys[] = {
+	{ "cpu_efficiency_below", K_FLOAT, 0, 1, D(waste_cpu_below),
+	  .num = 0.65 },
+	{ "memory_used_below", K_FLOAT, 0, 1, D(waste_mem_below), .num = 0.70 },
+	{ "time_used_below", K_FLOAT, 0, 1, D(waste_time_below), .num = 0.60 },
+	{ "time_min_elapsed", K_FLOAT, 0, 31622400, D(waste_time_min_s),
+	  .num = 300, .unit = "seconds" },
+	{ .name = NULL },
+};
+
+static const struct key_def idle_keys[] = {
+	{ "after", K_FLOAT, 0.01, 527040, D(idle_after_min), .num = 30,
+	  .unit = "minutes" },
+	{ "cpu_below", K_FLOAT, 0, 1, D(idle_cpu_below), .num = 0.05 },
+	{ .name = NULL },
+};
+
+static const struct key_def signals_keys[] = {
+	{ "stall_after", K_SECONDS, 1, 604800, U(signals_stall_after_ms),
+	  .num = 120 },
+	{ "io_window", K_SECONDS, 1, 86400, U(signals_io_window_ms), .num = 60 },
+	{ "io_above", K_FLOAT, 0.01, 1, D(signals_io_above), .num = 0.5 },
+	{ "slower_factor", K_FLOAT, 1, 1000, D(signals_slower_factor),
+	  .num = 2 },
+	{ "slower_min_runs", K_INT, 1, 1000, U(signals_slower_min_runs),
+	  .num = 3 },
+	{ "memory_near", K_FLOAT, 0.01, 1, D(signals_memory_near), .num = 0.9 },
+	{ .name = NULL },
+};
+
+#define SU(f) TYPED(struct jt_sink_config, f, unsigned)
+#define SB(f) TYPED(struct jt_sink_config, f, bool)
+#define SS(f) TYPED(struct jt_sink_config, f, char *)
+#define T_CH (1u << JT_SINK_CLICKHOUSE)
+#define T_HTTP (1u << JT_SINK_HTTP)
+#define T_NET (T_CH | T_HTTP)
+
+/* Keys of one sink group; name, url and database are set after the
+ * group is read (sink_finish()); a file left out stays NULL. */
+static const struct key_def sink_keys[] = {
+	{ "type", K_SINK_TYPE, .off = ENUMOFF(struct jt_sink_config, type),
+	  .num = JT_SINK_HTTP, .words = sink_type_names, .types = T_NET,
+	  .doc_default = "required" },
+	{ "name", K_SINK_NAME, .off = SS(name), .types = T_NET,
+	  .doc_default = "default: the type" },
+	{ "url", K_SINK_URL, .off = SS(url), .types = T_NET,
+	  .doc_default = "required" },
+	{ "database", K_SINK_DB, .off = SS(database), .types = T_CH,
+	  .doc_default = "default \\(dqjobtrace\\(dq" },
+	{ "credentials_file", K_OPTPATH, .off = SS(credentials_file),
+	  .types = T_NET },
+	{ "headers", K_HEADERS, .off = TYPED(struct jt_sink_config, headers,
+					    char **), .types = T_HTTP,
+	  .doc_default = "none by default" },
+	{ "batch_records", K_INT, 1, 1000000, SU(batch_records), .num = 5000,
+	  .types = T_NET },
+	{ "batch_age", K_SECONDS, 0.01, 3600, SU(batch_age_ms), .num = 1,
+	  .types = T_NET },
+	{ "timeout", K_SECONDS, 0.1, 600, SU(timeout_ms), .num = 10,
+	  .types = T_NET },
+	{ "retry_max", K_SECONDS, 0.1, 3600, SU(retry_max_ms), .num = 60,
+	  .types = T_NET },
+	{ "gzip", K_BOOL, .off = SB(gzip), .num = false, .types = T_NET },
+	{ "tls_verify", K_BOOL, .off = SB(tls_verify), .num = true,
+	  .types = T_NET },
+	{ "tls_ca_file", K_OPTPATH, .off = SS(tls_ca_file), .types = T_NET },
+	{ "tls_cert", K_OPTPATH, .off = SS(tls_cert), .types = T_NET },
+	{ "tls_key", K_OPTPATH, .off = SS(tls_key), .types = T_NET },
+	{ .name = NULL },
+};
+
+static const struct group_def groups[] = {
+	{ "log", log_keys, "LOG GROUP" },
+	{ "agent", agent_keys, "AGENT GROUP" },
+	{ "rules", rules_keys, "RULES GROUP" },
+	{ "collector", collector_keys, "COLLECTOR GROUP" },
+	{ "store", store_keys, "STORE GROUP" },
+	{ "spool", spool_keys, "SPOOL GROUP" },
+	{ "cloud", cloud_keys, "CLOUD GROUP" },
+	{ "docker", docker_keys, "DOCKER GROUP" },
+	{ "cost", cost_keys, "COST GROUP" },
+	{ "waste", waste_keys, "WASTE GROUP" },
+	{ "idle", idle_keys, "IDLE GROUP" },
+	{ "signals", signals_keys, "SIGNALS GROUP" },
+	{ "sinks", sink_keys, "SINKS LIST" },	/* a list of sink groups */
+	{ .name = NULL },
+};
+#define SINKS_GROUP (&groups[sizeof(groups) / sizeof(groups[0]) - 2])
 /* Parsing state shared by the helpers below. */
 struct parse_ctx {
 	const char *path;
@@ -291,15 +405,18 @@ static const char *type_name(int type)
 	}
 }
 
-/* Write the names of a key table, comma separated, into buf. */
-static void key_list(const struct key_def *keys, char *buf, size_t len)
+/* Write the names of a key table that a sink of types takes (every key
+ * of a group: ~0u), comma separated, into buf. */
+static void key_list(const struct key_def *keys, unsigned types, char *buf,
+		     size_t len)
 {
 	size_t used = 0;
 
 	buf[0] = '\0';
 	for (; keys->name && used < len; keys++)
-		used += snprintf(buf + used, len - used, "%s%s",
-				 used ? ", " : "", keys->name);
+		if (!keys->types || (keys->types & types))
+			used += snprintf(buf + used, len - used, "%s%s",
+					 used ? ", " : "", keys->name);
 }
 
 /* Write the names of the groups, comma separated, into buf. */
@@ -476,19 +593,13 @@ static int apply_float(struct parse_ctx *p, const config_setting_t *s,
 	return 0;
 }
 
-/* The words an enumerated key accepts, NULL-terminated. */
-static const char *const *words_of(enum key_kind kind)
-{
-	return kind == K_IMDS_MODE ? imds_modes :
-	       kind == K_RECORD ? record_modes : attributions;
-}
 
 /* Store the index of word v of k's words; a bad() error if none. */
 static int apply_word(struct parse_ctx *p, const config_setting_t *s,
 		      const char *g, const struct key_def *k, const char *v,
 		      int *out)
 {
-	const char *const *w = words_of(k->kind);
+	const char *const *w = k->words;
 	char list[128];
 	size_t used = 0, n = 0;
 
@@ -506,13 +617,94 @@ static int apply_word(struct parse_ctx *p, const config_setting_t *s,
 	return bad(p, s, "%s.%s: must be %s, got \"%s\"", g, k->name, list, v);
 }
 
-/* Check and store a string-valued key (path, level or hostname). */
-static int apply_string(struct parse_ctx *p, const config_setting_t *s,
-			const char *g, const struct key_def *k,
-			struct jt_config *c)
+/* Refuse v if it has a space or a control character. */
+static int check_printable(struct parse_ctx *p, const config_setting_t *s,
+			   const char *g, const struct key_def *k,
+			   const char *v)
 {
-	char **slot = (char **)((char *)c + k->off);
+	for (const char *q = v; *q; q++)
+		if ((unsigned char)*q <= ' ' || *q == 0x7f)
+			return bad(p, s, "%s.%s: must not contain spaces or control characters",
+				   g, k->name);
+	return 0;
+}
+
+/* Refuse v unless every character is alphanumeric or in extra. */
+static int check_chars(struct parse_ctx *p, const config_setting_t *s,
+		       const char *g, const struct key_def *k, const char *v,
+		       const char *extra, const char *what)
+{
+	for (const char *q = v; *q; q++)
+		if (!isalnum((unsigned char)*q) && !strchr(extra, *q))
+			return bad(p, s, "%s.%s: only %s, got \"%s\"", g,
+				   k->name, what, v);
+	return 0;
+}
+
+/* Check a string value of key k; returns 0 or a bad() error. */
+static int check_string(struct parse_ctx *p, const config_setting_t *s,
+			const char *g, const struct key_def *k, const char *v)
+{
+	size_t n = strlen(v);
+	char why[128];
+
+	switch (k->kind) {
+	case K_CURRENCY:
+		if (!n || n >= JT_CURRENCY_MAX)
+			return bad(p, s, "%s.%s: 1 to %d letters (\"USD\"), got \"%s\"",
+				   g, k->name, JT_CURRENCY_MAX - 1, v);
+		return check_chars(p, s, g, k, v, "", "letters (\"USD\")");
+	case K_IMDS_URL:
+		if (netaddr_url(v, NULL, why, sizeof(why)))
+			return bad(p, s, "%s.%s: %s, got \"%s\"", g, k->name,
+				   why, v);
+		return 0;
+	case K_OPTPATH:
+		if (!n)
+			return 0;
+		/* fall through */
+	case K_PATH:
+		if (v[0] != '/')
+			return bad(p, s, "%s.%s: must be an absolute path, got \"%s\"",
+				   g, k->name, v);
+		if (n >= PATH_MAX)
+			return bad(p, s, "%s.%s: path is longer than %d bytes",
+				   g, k->name, PATH_MAX - 1);
+		return 0;
+	case K_HOST:
+		if (n > HOSTNAME_MAX)
+			return bad(p, s, "%s.%s: longer than %d characters",
+				   g, k->name, HOSTNAME_MAX);
+		return check_printable(p, s, g, k, v);
+	case K_SINK_NAME:
+		if (!n || n > SINK_NAME_MAX)
+			return bad(p, s, "%s.%s: 1 to %d characters, got \"%s\"",
+				   g, k->name, SINK_NAME_MAX, v);
+		return check_chars(p, s, g, k, v, "_-",
+				   "letters, digits, '_' and '-'");
+	case K_SINK_URL:
+		if (strncmp(v, "http://", 7) != 0 &&
+		    strncmp(v, "https://", 8) != 0)
+			return bad(p, s, "%s.%s: must start with http:// or https://, got \"%s\"",
+				   g, k->name, v);
+		return check_printable(p, s, g, k, v);
+	case K_SINK_DB:
+		if (!n || n > 64)
+			return bad(p, s, "%s.%s: 1 to 64 characters", g,
+				   k->name);
+		return check_chars(p, s, g, k, v, "_",
+				   "letters, digits and '_'");
+	default:
+		return 0;
+	}
+}
+
+/* Check and store a string-valued key (a word, a path, a name...). */
+static int apply_string(struct parse_ctx *p, const config_setting_t *s,
+			const char *g, const struct key_def *k, void *field)
+{
 	const char *v;
+	int err;
 
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
 		return bad(p, s, "%s.%s: expected a string, got %s", g, k->name,
@@ -520,219 +712,29 @@ static int apply_string(struct parse_ctx *p, const config_setting_t *s,
 	v = config_setting_get_string(s);
 
 	switch (k->kind) {
-	case K_IMDS_MODE:
-	case K_RECORD:
-	case K_ATTRIBUTION: {
-		int i = 0, err = apply_word(p, s, g, k, v, &i);
-
-		if (!err && k->kind == K_IMDS_MODE)
-			c->imds_mode = i;
-		else if (!err && k->kind == K_RECORD)
-			c->record_mode = i;
-		else if (!err)
-			c->cost_attribution = i;
-		return err;
-	}
-	case K_CURRENCY: {
-		size_t n = strlen(v);
-
-		if (!n || n >= JT_CURRENCY_MAX)
-			return bad(p, s, "%s.%s: 1 to %d letters (\"USD\"), got \"%s\"",
-				   g, k->name, JT_CURRENCY_MAX - 1, v);
-		for (const char *q = v; *q; q++)
-			if (!isalpha((unsigned char)*q))
-				return bad(p, s, "%s.%s: only letters (\"USD\"), got \"%s\"",
-					   g, k->name, v);
-		break;
-	}
-	case K_IMDS_URL: {
-		char why[128];
-
-		if (netaddr_url(v, NULL, why, sizeof(why)))
-			return bad(p, s, "%s.%s: %s, got \"%s\"", g, k->name,
-				   why, v);
-		break;
-	}
+	case K_WORD:
+		return apply_word(p, s, g, k, v, field);
 	case K_LEVEL:
-		if (log_level_parse(v, &c->log_level) < 0)
+		if (log_level_parse(v, field) < 0)
 			return bad(p, s,
 				   "%s.%s: must be one of error, warn, info, debug, got \"%s\"",
 				   g, k->name, v);
 		return 0;
-	case K_OPTPATH:
-		if (!v[0])
-			break;
-		/* fall through */
-	case K_PATH:
-		if (v[0] != '/')
-			return bad(p, s, "%s.%s: must be an absolute path, got \"%s\"",
-				   g, k->name, v);
-		if (strlen(v) >= PATH_MAX)
-			return bad(p, s, "%s.%s: path is longer than %d bytes",
-				   g, k->name, PATH_MAX - 1);
-		break;
-	case K_HOST:
-		if (strlen(v) > HOSTNAME_MAX)
-			return bad(p, s, "%s.%s: longer than %d characters",
-				   g, k->name, HOSTNAME_MAX);
-		for (const char *q = v; *q; q++)
-			if ((unsigned char)*q <= ' ' || *q == 0x7f)
-				return bad(p, s,
-					   "%s.%s: must not contain spaces or control characters",
-					   g, k->name);
-		break;
+	case K_SINK_TYPE:
+		if (!strcmp(v, "clickhouse") || !strcmp(v, "http"))
+			return apply_word(p, s, g, k, v, field);
+		return bad(p, s, "%s.type: must be \"clickhouse\" or \"http\", got \"%s\"%s",
+			   g, v, !strcmp(v, "sqlite") ?
+			   " (the SQLite store is set up in store { })" : "");
 	default:
 		break;
 	}
+	err = check_string(p, s, g, k, v);
+	if (err)
+		return err;
 	/* the URL's trailing '/' goes too: paths are appended to it */
-	return set_string(slot, v, k->kind == K_PATH || k->kind == K_OPTPATH ||
-			  k->kind == K_IMDS_URL);
-}
-
-/* Check and store one key of a group into *c. */
-static int apply_key(struct parse_ctx *p, const config_setting_t *s,
-		     const char *g, const struct key_def *k,
-		     struct jt_config *c)
-{
-	void *field = (char *)c + k->off;
-
-	switch (k->kind) {
-	case K_INT:
-	case K_POW2:
-		return apply_int(p, s, g, k, field);
-	case K_SECONDS:
-		return apply_seconds(p, s, g, k, field);
-	case K_DAYS:
-		return apply_days(p, s, g, k, field);
-	case K_FLOAT:
-		return apply_float(p, s, g, k, field);
-	case K_BOOL:
-		if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-			return bad(p, s, "%s.%s: expected a boolean (true or false), got %s",
-				   g, k->name, type_name(config_setting_type(s)));
-		*(bool *)field = config_setting_get_bool(s);
-		return 0;
-	default:
-		return apply_string(p, s, g, k, c);
-	}
-}
-
-/* Check every key of one group and store it into *c. */
-static int apply_group(struct parse_ctx *p, const config_setting_t *gs,
-		       const struct group_def *g, struct jt_config *c)
-{
-	int n = config_setting_length(gs);
-
-	if (config_setting_type(gs) != CONFIG_TYPE_GROUP)
-		return bad(p, gs, "%s: expected a group { ... }, got %s",
-			   g->name, type_name(config_setting_type(gs)));
-
-	for (int i = 0; i < n; i++) {
-		const config_setting_t *s = config_setting_get_elem(gs, i);
-		const char *name = config_setting_name(s);
-		const struct key_def *k;
-		char valid[256];
-		int err;
-
-		for (k = g->keys; k->name; k++)
-			if (name && strcmp(k->name, name) == 0)
-				break;
-		if (!k->name) {
-			key_list(g->keys, valid, sizeof(valid));
-			return bad(p, s, "unknown key \"%s.%s\"; valid keys in %s: %s",
-				   g->name, name ? name : "?", g->name, valid);
-		}
-		err = apply_key(p, s, g->name, k, c);
-		if (err < 0)
-			return err;
-		if (k->off == F(sqlite_path))
-			p->sqlite_set = true;
-		if (k->off == F(spool_dir))
-			p->spool_set = true;
-	}
-	return 0;
-}
-
-/* Release one sink's strings. */
-static void sink_free(struct jt_sink_config *s)
-{
-	free(s->name);
-	free(s->url);
-	free(s->database);
-	free(s->credentials_file);
-	free(s->tls_ca_file);
-	free(s->tls_cert);
-	free(s->tls_key);
-	for (size_t i = 0; i < s->n_headers; i++)
-		free(s->headers[i]);
-	free(s->headers);
-	memset(s, 0, sizeof(*s));
-}
-
-/* Release every sink of c. */
-static void sinks_free(struct jt_config *c)
-{
-	for (size_t i = 0; i < c->n_sinks; i++)
-		sink_free(&c->sinks[i]);
-	free(c->sinks);
-	c->sinks = NULL;
-	c->n_sinks = 0;
-}
-
-/* A sink's defaults (strings allocated later, when set or at the end). */
-static void sink_defaults(struct jt_sink_config *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->type = JT_SINK_HTTP;
-	s->batch_records = 5000;
-	s->batch_age_ms = 1000;
-	s->timeout_ms = 10000;
-	s->retry_max_ms = 60000;
-	s->tls_verify = true;
-}
-
-/* Check a sink string key's value; returns 0 or a bad() error. */
-static int check_sink_string(struct parse_ctx *p, const config_setting_t *s,
-			     const struct sink_key_def *k, const char *v)
-{
-	size_t n = strlen(v);
-
-	switch (k->kind) {
-	case S_NAME:
-		if (!n || n > SINK_NAME_MAX)
-			return bad(p, s, "sinks.name: 1 to %d characters, got \"%s\"",
-				   SINK_NAME_MAX, v);
-		for (const char *q = v; *q; q++)
-			if (!isalnum((unsigned char)*q) && *q != '_' &&
-			    *q != '-')
-				return bad(p, s, "sinks.name: only letters, digits, '_' and '-', got \"%s\"",
-					   v);
-		return 0;
-	case S_URL:
-		if (strncmp(v, "http://", 7) != 0 &&
-		    strncmp(v, "https://", 8) != 0)
-			return bad(p, s, "sinks.url: must start with http:// or https://, got \"%s\"",
-				   v);
-		for (const char *q = v; *q; q++)
-			if ((unsigned char)*q <= ' ' || *q == 0x7f)
-				return bad(p, s, "sinks.url: must not contain spaces or control characters");
-		return 0;
-	case S_DB:
-		if (!n || n > 64)
-			return bad(p, s, "sinks.database: 1 to 64 characters");
-		for (const char *q = v; *q; q++)
-			if (!isalnum((unsigned char)*q) && *q != '_')
-				return bad(p, s, "sinks.database: only letters, digits and '_', got \"%s\"",
-					   v);
-		return 0;
-	case S_FILE:
-		if (n && v[0] != '/')
-			return bad(p, s, "sinks.%s: must be an absolute path, got \"%s\"",
-				   k->name, v);
-		return 0;
-	default:
-		return 0;
-	}
+	return set_string(field, v, k->kind == K_PATH ||
+			  k->kind == K_OPTPATH || k->kind == K_IMDS_URL);
 }
 
 /* Parse headers = [ "Name: value", ... ] into sink d. */
@@ -766,51 +768,172 @@ static int apply_headers(struct parse_ctx *p, const config_setting_t *s,
 	return 0;
 }
 
-/* Parse one key of a sink group into d. */
-static int apply_sink_key(struct parse_ctx *p, const config_setting_t *s,
-			  const struct sink_key_def *k,
-			  struct jt_sink_config *d)
+/* Check and store one key of group g into the struct at base. */
+static int apply_key(struct parse_ctx *p, const config_setting_t *s,
+		     const char *g, const struct key_def *k, void *base)
 {
-	struct key_def kd = { k->name, K_INT, k->lo, k->hi, 0 };
-	void *field = (char *)d + k->off;
-	const char *v;
-	int err;
+	void *field = (char *)base + k->off;
 
 	switch (k->kind) {
-	case S_INT:
-		return apply_int(p, s, "sinks", &kd, field);
-	case S_SECONDS:
-		return apply_seconds(p, s, "sinks", &kd, field);
-	case S_BOOL:
+	case K_INT:
+	case K_POW2:
+		return apply_int(p, s, g, k, field);
+	case K_SECONDS:
+		return apply_seconds(p, s, g, k, field);
+	case K_DAYS:
+		return apply_days(p, s, g, k, field);
+	case K_FLOAT:
+		return apply_float(p, s, g, k, field);
+	case K_BOOL:
 		if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-			return bad(p, s, "sinks.%s: expected a boolean (true or false), got %s",
-				   k->name, type_name(config_setting_type(s)));
+			return bad(p, s, "%s.%s: expected a boolean (true or false), got %s",
+				   g, k->name, type_name(config_setting_type(s)));
 		*(bool *)field = config_setting_get_bool(s);
 		return 0;
-	case S_HEADERS:
-		return apply_headers(p, s, d);
+	case K_HEADERS:
+		return apply_headers(p, s, base);
 	default:
-		break;
+		return apply_string(p, s, g, k, field);
 	}
-	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return bad(p, s, "sinks.%s: expected a string, got %s", k->name,
-			   type_name(config_setting_type(s)));
-	v = config_setting_get_string(s);
-	if (k->kind == S_TYPE) {
-		if (!strcmp(v, "clickhouse"))
-			d->type = JT_SINK_CLICKHOUSE;
-		else if (!strcmp(v, "http"))
-			d->type = JT_SINK_HTTP;
-		else
-			return bad(p, s, "sinks.type: must be \"clickhouse\" or \"http\", got \"%s\"%s",
-				   v, !strcmp(v, "sqlite") ?
-				   " (the SQLite store is set up in store { })" : "");
-		return 0;
+}
+
+/* Whether key k holds a string (char *) that the struct owns. */
+static bool is_string(const struct key_def *k)
+{
+	return k->kind >= K_PATH && k->kind != K_SINK_TYPE &&
+	       k->kind != K_HEADERS;
+}
+
+/* Bytes of the field a key of kind k sets (its string: a pointer). */
+static size_t field_size(const struct key_def *k)
+{
+	return kinds[k->kind].size;
+}
+
+/* Set every key of keys in the struct at base to its default (strings
+ * allocated; a NULL default stays NULL). Returns 0 or -ENOMEM. */
+static int set_defaults(const struct key_def *keys, void *base)
+{
+	for (const struct key_def *k = keys; k->name; k++) {
+		void *field = (char *)base + k->off;
+
+		switch (k->kind) {
+		case K_INT:
+		case K_POW2:
+			*(unsigned *)field = (unsigned)k->num;
+			break;
+		case K_SECONDS:
+			*(unsigned *)field = (unsigned)(k->num * 1000.0 + 0.5);
+			break;
+		case K_DAYS:
+		case K_FLOAT:
+			*(double *)field = k->num;
+			break;
+		case K_BOOL:
+			*(bool *)field = k->num != 0;
+			break;
+		case K_LEVEL:
+		case K_WORD:
+		case K_SINK_TYPE:
+			*(int *)field = (int)k->num;
+			break;
+		case K_HEADERS:
+			break;
+		default:
+			if (k->str && !(*(char **)field = strdup(k->str)))
+				return -ENOMEM;
+			break;
+		}
 	}
-	err = check_sink_string(p, s, k, v);
-	if (err)
-		return err;
-	return set_string((char **)field, v, k->kind == S_FILE);
+	return 0;
+}
+
+/* Free every string of keys in the struct at base and NULL it. */
+static void free_strings(const struct key_def *keys, void *base)
+{
+	for (const struct key_def *k = keys; k->name; k++) {
+		char **slot = (char **)((char *)base + k->off);
+
+		if (!is_string(k))
+			continue;
+		free(*slot);
+		*slot = NULL;
+	}
+}
+
+/* Replace every string of keys in the struct at base by a copy of it;
+ * on ENOMEM the ones not copied yet are NULL. Returns 0 or -ENOMEM. */
+static int dup_strings(const struct key_def *keys, void *base)
+{
+	int ret = 0;
+
+	for (const struct key_def *k = keys; k->name; k++) {
+		char **slot = (char **)((char *)base + k->off);
+
+		if (!is_string(k) || !*slot)
+			continue;
+		if (ret || !(*slot = strdup(*slot))) {
+			*slot = NULL;
+			ret = -ENOMEM;
+		}
+	}
+	return ret;
+}
+
+/* Check every key of one group and store it into *c. */
+static int apply_group(struct parse_ctx *p, const config_setting_t *gs,
+		       const struct group_def *g, struct jt_config *c)
+{
+	int n = config_setting_length(gs);
+
+	if (config_setting_type(gs) != CONFIG_TYPE_GROUP)
+		return bad(p, gs, "%s: expected a group { ... }, got %s",
+			   g->name, type_name(config_setting_type(gs)));
+
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *s = config_setting_get_elem(gs, i);
+		const char *name = config_setting_name(s);
+		const struct key_def *k;
+		char valid[256];
+		int err;
+
+		for (k = g->keys; k->name; k++)
+			if (name && strcmp(k->name, name) == 0)
+				break;
+		if (!k->name) {
+			key_list(g->keys, ~0u, valid, sizeof(valid));
+			return bad(p, s, "unknown key \"%s.%s\"; valid keys in %s: %s",
+				   g->name, name ? name : "?", g->name, valid);
+		}
+		err = apply_key(p, s, g->name, k, c);
+		if (err < 0)
+			return err;
+		if (k->off == F(sqlite_path))
+			p->sqlite_set = true;
+		if (k->off == F(spool_dir))
+			p->spool_set = true;
+	}
+	return 0;
+}
+
+/* Release one sink's strings. */
+static void sink_free(struct jt_sink_config *s)
+{
+	free_strings(sink_keys, s);
+	for (size_t i = 0; i < s->n_headers; i++)
+		free(s->headers[i]);
+	free(s->headers);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Release every sink of c. */
+static void sinks_free(struct jt_config *c)
+{
+	for (size_t i = 0; i < c->n_sinks; i++)
+		sink_free(&c->sinks[i]);
+	free(c->sinks);
+	c->sinks = NULL;
+	c->n_sinks = 0;
 }
 
 /* Parse one sink group into d (defaults first, type read first). */
@@ -821,40 +944,33 @@ static int apply_sink(struct parse_ctx *p, const config_setting_t *gs,
 	int n = config_setting_length(gs);
 	int err;
 
-	sink_defaults(d);
+	memset(d, 0, sizeof(*d));
+	if (set_defaults(sink_keys, d))
+		return -ENOMEM;
 	d->line = (int)config_setting_source_line(gs);
 	if (!ts)
 		return bad(p, gs, "sinks: every sink needs type = \"clickhouse\" or \"http\"");
-	err = apply_sink_key(p, ts, &sink_keys[0], d);
+	err = apply_key(p, ts, "sinks", &sink_keys[0], d);
 	if (err)
 		return err;
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *s = config_setting_get_elem(gs, i);
 		const char *name = config_setting_name(s);
-		const struct sink_key_def *k;
+		const struct key_def *k;
 		char valid[512];
-		size_t used = 0;
 
 		for (k = sink_keys; k->name; k++)
 			if (name && !strcmp(k->name, name))
 				break;
 		if (!k->name || !(k->types & (1u << d->type))) {
-			valid[0] = '\0';
-			for (k = sink_keys; k->name && used < sizeof(valid);
-			     k++)
-				if (k->types & (1u << d->type))
-					used += snprintf(valid + used,
-							 sizeof(valid) - used,
-							 "%s%s",
-							 used ? ", " : "",
-							 k->name);
+			key_list(sink_keys, 1u << d->type, valid, sizeof(valid));
 			return bad(p, s, "unknown key \"%s\" for a %s sink; valid keys: %s",
 				   name ? name : "?",
 				   sink_type_names[d->type], valid);
 		}
-		if (k->kind == S_TYPE)
+		if (k->kind == K_SINK_TYPE)
 			continue;
-		err = apply_sink_key(p, s, k, d);
+		err = apply_key(p, s, "sinks", k, d);
 		if (err)
 			return err;
 	}
@@ -903,13 +1019,6 @@ static int apply_sinks(struct parse_ctx *p, const config_setting_t *ls,
 	return 0;
 }
 
-/* strdup that keeps NULL; false on ENOMEM. */
-static bool dup_opt(char **slot, const char *v)
-{
-	*slot = v ? strdup(v) : NULL;
-	return !v || *slot;
-}
-
 /* Deep-copy the sinks of src into dst (dst->sinks points at src's). */
 static int copy_sinks(struct jt_config *dst, const struct jt_config *src)
 {
@@ -923,23 +1032,18 @@ static int copy_sinks(struct jt_config *dst, const struct jt_config *src)
 	for (size_t i = 0; i < src->n_sinks; i++) {
 		const struct jt_sink_config *a = &src->sinks[i];
 		struct jt_sink_config *b = &dst->sinks[i];
-		bool ok;
 
 		*b = *a;
-		b->headers = a->n_headers ? calloc(a->n_headers,
-						   sizeof(char *)) : NULL;
+		b->headers = NULL;
 		b->n_headers = 0;
 		dst->n_sinks++;
-		ok = dup_opt(&b->name, a->name) & dup_opt(&b->url, a->url) &
-		     dup_opt(&b->database, a->database) &
-		     dup_opt(&b->credentials_file, a->credentials_file) &
-		     dup_opt(&b->tls_ca_file, a->tls_ca_file) &
-		     dup_opt(&b->tls_cert, a->tls_cert) &
-		     dup_opt(&b->tls_key, a->tls_key);
-		if (!ok || (a->n_headers && !b->headers))
+		if (dup_strings(sink_keys, b))
+			return -ENOMEM;
+		if (a->n_headers &&
+		    !(b->headers = calloc(a->n_headers, sizeof(char *))))
 			return -ENOMEM;
 		for (size_t k = 0; k < a->n_headers; k++) {
-			if (!dup_opt(&b->headers[k], a->headers[k]))
+			if (!(b->headers[k] = strdup(a->headers[k])))
 				return -ENOMEM;
 			b->n_headers++;
 		}
@@ -983,7 +1087,7 @@ static int apply_root(struct parse_ctx *p, const config_t *cfg,
 			return bad(p, gs, "unknown group \"%s\"; valid groups: %s",
 				   name ? name : "?", valid);
 		}
-		if (!g->keys)
+		if (g == SINKS_GROUP)
 			err = apply_sinks(p, gs, c);
 		else
 			err = apply_group(p, gs, g, c);
@@ -996,96 +1100,39 @@ static int apply_root(struct parse_ctx *p, const config_t *cfg,
 /* Copy src into dst, duplicating every string; dst is zeroed on failure. */
 static int copy_config(struct jt_config *dst, const struct jt_config *src)
 {
-	char **dstr[] = { &dst->source, &dst->state_dir, &dst->run_dir,
-			  &dst->rules_dir, &dst->hostname, &dst->sqlite_path,
-			  &dst->control_group, &dst->reader_group,
-			  &dst->spool_dir, &dst->imds_url, &dst->dmi_dir,
-			  &dst->docker_socket, &dst->cost_currency,
-			  &dst->cost_prices_file };
+	int ret;
 
 	*dst = *src;
-	if (copy_sinks(dst, src) < 0) {
-		for (size_t j = 0; j < sizeof(dstr) / sizeof(dstr[0]); j++)
-			*dstr[j] = NULL;
+	dst->source = NULL;
+	ret = copy_sinks(dst, src);
+	for (const struct group_def *g = groups; g != SINKS_GROUP; g++)
+		if (dup_strings(g->keys, dst))
+			ret = -ENOMEM;
+	if (!ret && src->source && !(dst->source = strdup(src->source)))
+		ret = -ENOMEM;
+	if (ret) {
 		config_free(dst);
-		return -ENOMEM;
+		memset(dst, 0, sizeof(*dst));
 	}
-	for (size_t i = 0; i < sizeof(dstr) / sizeof(dstr[0]); i++) {
-		if (*dstr[i] && !(*dstr[i] = strdup(*dstr[i]))) {
-			for (size_t j = i; j < sizeof(dstr) / sizeof(dstr[0]); j++)
-				*dstr[j] = NULL;
-			config_free(dst);
-			return -ENOMEM;
-		}
-	}
-	return 0;
+	return ret;
 }
 
 /* Fill *c with every default (allocates strings). */
 int config_defaults(struct jt_config *c)
 {
+	int ret = 0;
+
 	memset(c, 0, sizeof(*c));
-	c->log_level = LOG_LVL_INFO;
-	c->log_syslog = false;
-	c->state_dir = strdup(JT_LOCALSTATEDIR "/lib/jobtrace");
-	c->run_dir = strdup(JT_RUNSTATEDIR "/jobtrace");
-	c->rules_dir = strdup(JT_PKGDATADIR "/lua-rules");
-	c->hostname = strdup("");
-	c->control_group = strdup("");
-	c->reader_group = strdup("");
-	c->max_conn_per_user = 8;
-	c->max_connections = 64;
-	c->rules_deadline_ms = 5;
-	c->sample_interval_ms = 10000;
-	c->first_sample_ms = 1000;
-	c->ringbuf_kib = 8192;
-	c->max_tracked = 131072;
-	c->argv_max_bytes = 2048;
-	c->delay_accounting = true;
-	c->snakemake_log = true;
-	c->sqlite_path = c->state_dir ? join_path(c->state_dir, SQLITE_NAME) :
-					NULL;
-	c->store_enabled = true;
-	c->flush_interval_ms = 1000;
-	c->flush_records = 1000;
-	c->store_retention_days = 30;
-	c->store_max_mib = 1024;
-	c->spool_dir = c->state_dir ? join_path(c->state_dir, SPOOL_NAME) :
-				      NULL;
-	c->spool_max_mib = 1024;
-	c->spool_segment_kib = 16384;
-	c->spool_sync_ms = 200;
-	c->imds_mode = JT_IMDS_AUTO;
-	c->imds_url = strdup(CONFIG_IMDS_URL);
-	c->dmi_dir = strdup(CONFIG_DMI_DIR);
-	c->spot_poll_ms = 5000;
-	c->docker_enabled = true;
-	c->docker_socket = strdup("/var/run/docker.sock");
-	c->docker_timeout_ms = 2000;
-	c->docker_end_grace_ms = 10000;
-	c->cost_currency = strdup("USD");
-	c->cost_prices_file = strdup("");
-	c->cost_attribution = JT_ATTR_ALLOCATION;
-	c->waste_cpu_below = 0.65;
-	c->waste_mem_below = 0.70;
-	c->waste_time_below = 0.60;
-	c->waste_time_min_s = 300;
-	c->idle_after_min = 30;
-	c->idle_cpu_below = 0.05;
-	c->signals_stall_after_ms = 120000;
-	c->signals_io_window_ms = 60000;
-	c->signals_io_above = 0.5;
-	c->signals_slower_factor = 2;
-	c->signals_slower_min_runs = 3;
-	c->signals_memory_near = 0.9;
-	if (!c->state_dir || !c->run_dir || !c->rules_dir || !c->hostname ||
-	    !c->sqlite_path || !c->control_group || !c->reader_group ||
-	    !c->spool_dir || !c->imds_url || !c->dmi_dir || !c->docker_socket ||
-	    !c->cost_currency || !c->cost_prices_file) {
+	for (const struct group_def *g = groups; g != SINKS_GROUP; g++)
+		if (set_defaults(g->keys, c))
+			ret = -ENOMEM;
+	/* store.sqlite_path and spool.dir follow agent.state_dir */
+	if (!ret && (!(c->sqlite_path = join_path(c->state_dir, SQLITE_NAME)) ||
+		     !(c->spool_dir = join_path(c->state_dir, SPOOL_NAME))))
+		ret = -ENOMEM;
+	if (ret)
 		config_free(c);
-		return -ENOMEM;
-	}
-	return 0;
+	return ret;
 }
 
 /* Check that the file can be opened for reading; returns 0 or -errno. */
@@ -1253,70 +1300,37 @@ nomem:
 	return -ENOMEM;
 }
 
+
 /* Release the strings of *c; accepts a zeroed struct. */
 void config_free(struct jt_config *c)
 {
 	if (!c)
 		return;
 	free(c->source);
-	free(c->state_dir);
-	free(c->run_dir);
-	free(c->rules_dir);
-	free(c->hostname);
-	free(c->control_group);
-	free(c->reader_group);
-	free(c->sqlite_path);
-	free(c->spool_dir);
-	free(c->imds_url);
-	free(c->dmi_dir);
-	free(c->docker_socket);
-	free(c->cost_currency);
-	free(c->cost_prices_file);
-	c->cost_currency = NULL;
-	c->cost_prices_file = NULL;
-	sinks_free(c);
-	c->docker_socket = NULL;
-	c->spool_dir = NULL;
 	c->source = NULL;
-	c->state_dir = NULL;
-	c->run_dir = NULL;
-	c->rules_dir = NULL;
-	c->hostname = NULL;
-	c->control_group = NULL;
-	c->reader_group = NULL;
-	c->sqlite_path = NULL;
-	c->imds_url = NULL;
-	c->dmi_dir = NULL;
+	for (const struct group_def *g = groups; g != SINKS_GROUP; g++)
+		free_strings(g->keys, c);
+	sinks_free(c);
 }
 
-/* Move the cost, waste and idle groups of src into dst. */
+/* Move the cost, waste, idle and signals groups of src into dst. */
 void config_take_cost(struct jt_config *dst, struct jt_config *src)
 {
-	free(dst->cost_currency);
-	free(dst->cost_prices_file);
-	dst->cost_currency = src->cost_currency;
-	dst->cost_prices_file = src->cost_prices_file;
-	src->cost_currency = src->cost_prices_file = NULL;
-	dst->cost_node_hour = src->cost_node_hour;
-	dst->cost_core_hour = src->cost_core_hour;
-	dst->cost_gib_hour = src->cost_gib_hour;
-	dst->cost_gpu_hour = src->cost_gpu_hour;
-	dst->cost_attribution = src->cost_attribution;
-	dst->cost_node_cpus = src->cost_node_cpus;
-	dst->cost_node_mem_gib = src->cost_node_mem_gib;
-	dst->cost_node_gpus = src->cost_node_gpus;
-	dst->waste_cpu_below = src->waste_cpu_below;
-	dst->waste_mem_below = src->waste_mem_below;
-	dst->waste_time_below = src->waste_time_below;
-	dst->waste_time_min_s = src->waste_time_min_s;
-	dst->idle_after_min = src->idle_after_min;
-	dst->idle_cpu_below = src->idle_cpu_below;
-	dst->signals_stall_after_ms = src->signals_stall_after_ms;
-	dst->signals_io_window_ms = src->signals_io_window_ms;
-	dst->signals_io_above = src->signals_io_above;
-	dst->signals_slower_factor = src->signals_slower_factor;
-	dst->signals_slower_min_runs = src->signals_slower_min_runs;
-	dst->signals_memory_near = src->signals_memory_near;
+	for (const struct group_def *g = groups; g != SINKS_GROUP; g++) {
+		if (strcmp(g->name, "cost") && strcmp(g->name, "waste") &&
+		    strcmp(g->name, "idle") && strcmp(g->name, "signals"))
+			continue;
+		for (const struct key_def *k = g->keys; k->name; k++) {
+			char *to = (char *)dst + k->off;
+			char *from = (char *)src + k->off;
+
+			if (is_string(k))
+				free(*(char **)to);
+			memcpy(to, from, field_size(k));
+			if (is_string(k))
+				*(char **)from = NULL;
+		}
+	}
 }
 
 /* Path of the control socket derived from run_dir (static buffer). */
@@ -1364,6 +1378,7 @@ void config_warn_secrets(const struct jt_config *c)
 	}
 }
 
+
 /* Print s as a libconfig string literal, escaping what the lexer needs. */
 static void dump_string(FILE *out, const char *s)
 {
@@ -1392,162 +1407,316 @@ static void dump_number(FILE *out, double v)
 	fputs(buf, out);
 }
 
+/* The word the enum field of k holds (a value out of range: words[0],
+ * or info for the log level). */
+static const char *word_of(const struct key_def *k, const void *field)
+{
+	unsigned i = (unsigned)*(const int *)field, n = 0;
+
+	while (k->words[n])
+		n++;
+	if (i < n)
+		return k->words[i];
+	return k->kind == K_LEVEL ? k->words[LOG_LVL_INFO] : k->words[0];
+}
+
+/* Print the value of key k of the struct at base, in libconfig syntax. */
+static void dump_value(FILE *out, const struct key_def *k, const void *base)
+{
+	const void *field = (const char *)base + k->off;
+	const unsigned *u = field;
+
+	switch (k->kind) {
+	case K_INT:
+	case K_POW2:
+		fprintf(out, "%u", *u);
+		break;
+	case K_SECONDS:
+		fprintf(out, "%u.%03u", *u / 1000, *u % 1000);
+		break;
+	case K_DAYS:
+	case K_FLOAT:
+		dump_number(out, *(const double *)field);
+		break;
+	case K_BOOL:
+		fputs(*(const bool *)field ? "true" : "false", out);
+		break;
+	case K_LEVEL:
+	case K_WORD:
+	case K_SINK_TYPE:
+		fprintf(out, "\"%s\"", word_of(k, field));
+		break;
+	default:
+		dump_string(out, *(char *const *)field);
+		break;
+	}
+}
+
+/* Whether the value of key k of the struct at base is 0 or empty. */
+static bool is_zero(const struct key_def *k, const void *base)
+{
+	const void *field = (const char *)base + k->off;
+
+	switch (k->kind) {
+	case K_INT:
+	case K_POW2:
+	case K_SECONDS:
+		return *(const unsigned *)field == 0;
+	case K_DAYS:
+	case K_FLOAT:
+		return *(const double *)field == 0;
+	default:
+		return is_string(k) && !(*(char *const *)field &&
+					 **(char *const *)field);
+	}
+}
+
+/* Print "key = value;" for every key of keys that a sink of types takes
+ * (a group: ~0u), with the comment of a 0 or empty value or the unit;
+ * a sink's file that is not set, and its headers' values, are not shown. */
+static void dump_keys(FILE *out, const struct key_def *keys, unsigned types,
+		      const void *base, const char *indent)
+{
+	for (const struct key_def *k = keys; k->name; k++) {
+		if (k->types && !(k->types & types))
+			continue;
+		if (k->kind == K_HEADERS) {
+			const struct jt_sink_config *s = base;
+
+			for (size_t h = 0; h < s->n_headers; h++)
+				fprintf(out, "%s# header: %.*s: (value not shown)\n",
+					indent, (int)strcspn(s->headers[h], ":"),
+					s->headers[h]);
+			continue;
+		}
+		if (is_string(k) && !*(char *const *)((const char *)base + k->off))
+			continue;
+		fprintf(out, "%s%s = ", indent, k->name);
+		dump_value(out, k, base);
+		if (k->zero && is_zero(k, base))
+			fprintf(out, ";\t# %s\n", k->zero);
+		else if (k->unit)
+			fprintf(out, ";\t# %s\n", k->unit);
+		else
+			fputs(";\n", out);
+	}
+}
+
 /* Print every effective key = value, in libconfig syntax. */
 void config_dump(const struct jt_config *c, FILE *out)
 {
-	static const char *levels[] = { "error", "warn", "info", "debug" };
-	unsigned lvl = c->log_level <= LOG_LVL_DEBUG ? c->log_level :
-						       LOG_LVL_INFO;
-
 	fprintf(out, "# jobtrace effective configuration (from %s)\n",
 		c->source ? c->source : "built-in defaults");
-	fprintf(out, "log = {\n\tlevel = \"%s\";\n\tsyslog = %s;\n};\n",
-		levels[lvl], c->log_syslog ? "true" : "false");
-
-	fprintf(out, "agent = {\n\tstate_dir = ");
-	dump_string(out, c->state_dir);
-	fprintf(out, ";\n\trun_dir = ");
-	dump_string(out, c->run_dir);
-	fprintf(out, ";\n\trules_dir = ");
-	dump_string(out, c->rules_dir);
-	fprintf(out, ";\n\thostname = ");
-	dump_string(out, c->hostname);
-	fprintf(out, ";%s\n\tcontrol_group = ",
-		c->hostname && c->hostname[0] ? "" : "\t# empty: gethostname()");
-	dump_string(out, c->control_group);
-	fprintf(out, ";%s\n\treader_group = ",
-		c->control_group && c->control_group[0] ? "" : "\t# empty: root only");
-	dump_string(out, c->reader_group);
-	fprintf(out, ";%s\n",
-		c->reader_group && c->reader_group[0] ? "" : "\t# empty: none");
-	fprintf(out, "\tmax_connections_per_user = %u;\n", c->max_conn_per_user);
-	fprintf(out, "\tmax_connections = %u;\n};\n", c->max_connections);
-
-	fprintf(out, "rules = {\n\tdeadline_ms = %u;\n};\n", c->rules_deadline_ms);
-
-	fprintf(out, "collector = {\n");
-	fprintf(out, "\tsample_interval = %u.%03u;\n",
-		c->sample_interval_ms / 1000, c->sample_interval_ms % 1000);
-	fprintf(out, "\tfirst_sample = %u.%03u;\n",
-		c->first_sample_ms / 1000, c->first_sample_ms % 1000);
-	fprintf(out, "\trecord = \"%s\";\n", record_modes[c->record_mode]);
-	fprintf(out, "\tringbuf_size_kib = %u;\n", c->ringbuf_kib);
-	fprintf(out, "\tmax_tracked = %u;\n", c->max_tracked);
-	fprintf(out, "\targv_max_bytes = %u;\n", c->argv_max_bytes);
-	fprintf(out, "\tdelay_accounting = %s;\n",
-		c->delay_accounting ? "true" : "false");
-	fprintf(out, "\tsnakemake_log = %s;\n};\n",
-		c->snakemake_log ? "true" : "false");
-
-	fprintf(out, "store = {\n\tenabled = %s;\n\tsqlite_path = ",
-		c->store_enabled ? "true" : "false");
-	dump_string(out, c->sqlite_path);
-	fprintf(out, ";\n\tflush_interval = %u.%03u;\n",
-		c->flush_interval_ms / 1000, c->flush_interval_ms % 1000);
-	fprintf(out, "\tflush_records = %u;\n", c->flush_records);
-	fprintf(out, "\tretention = ");
-	dump_number(out, c->store_retention_days);
-	fprintf(out, ";%s\n", c->store_retention_days ? "" : "\t# 0: for ever");
-	fprintf(out, "\tmax_size_mib = %u;%s\n};\n", c->store_max_mib,
-		c->store_max_mib ? "" : "\t# 0: no cap");
-
-	fprintf(out, "spool = {\n\tdir = ");
-	dump_string(out, c->spool_dir);
-	fprintf(out, ";\n\tmax_size_mib = %u;\n", c->spool_max_mib);
-	fprintf(out, "\tsegment_size_kib = %u;\n", c->spool_segment_kib);
-	fprintf(out, "\tsync_interval = %u.%03u;\n};\n",
-		c->spool_sync_ms / 1000, c->spool_sync_ms % 1000);
-
-	fprintf(out, "cloud = {\n\timds = \"%s\";\n\timds_url = ",
-		imds_modes[c->imds_mode]);
-	dump_string(out, c->imds_url);
-	fprintf(out, ";\n\tdmi_dir = ");
-	dump_string(out, c->dmi_dir);
-	fprintf(out, ";\n\tspot_poll_interval = %u.%03u;\n};\n",
-		c->spot_poll_ms / 1000, c->spot_poll_ms % 1000);
-	fprintf(out, "docker = {\n\tenabled = %s;\n\tsocket = ",
-		c->docker_enabled ? "true" : "false");
-	dump_string(out, c->docker_socket);
-	fprintf(out, ";\n\ttimeout = %u.%03u;\n\tend_grace = %u.%03u;\n};\n",
-		c->docker_timeout_ms / 1000, c->docker_timeout_ms % 1000,
-		c->docker_end_grace_ms / 1000, c->docker_end_grace_ms % 1000);
-
-	fprintf(out, "cost = {\n\tcurrency = ");
-	dump_string(out, c->cost_currency);
-	fprintf(out, ";\n\tnode_hour = ");
-	dump_number(out, c->cost_node_hour);
-	fprintf(out, ";\n\tcore_hour = ");
-	dump_number(out, c->cost_core_hour);
-	fprintf(out, ";\n\tgib_hour = ");
-	dump_number(out, c->cost_gib_hour);
-	fprintf(out, ";\n\tgpu_hour = ");
-	dump_number(out, c->cost_gpu_hour);
-	fprintf(out, ";\t# 0: unset\n\tprices_file = ");
-	dump_string(out, c->cost_prices_file);
-	fprintf(out, ";%s\n\tattribution = \"%s\";\n",
-		c->cost_prices_file && c->cost_prices_file[0] ? "" :
-		"\t# empty: none", attributions[c->cost_attribution]);
-	fprintf(out, "\tnode_cpus = %u;\n\tnode_mem_gib = ", c->cost_node_cpus);
-	dump_number(out, c->cost_node_mem_gib);
-	fprintf(out, ";\n\tnode_gpus = %u;\t# 0 CPUs, 0 GiB: what the machine has\n};\n",
-		c->cost_node_gpus);
-	fprintf(out, "waste = {\n\tcpu_efficiency_below = ");
-	dump_number(out, c->waste_cpu_below);
-	fprintf(out, ";\n\tmemory_used_below = ");
-	dump_number(out, c->waste_mem_below);
-	fprintf(out, ";\n\ttime_used_below = ");
-	dump_number(out, c->waste_time_below);
-	fprintf(out, ";\n\ttime_min_elapsed = ");
-	dump_number(out, c->waste_time_min_s);
-	fprintf(out, ";\t# seconds\n};\nidle = {\n\tafter = ");
-	dump_number(out, c->idle_after_min);
-	fprintf(out, ";\t# minutes\n\tcpu_below = ");
-	dump_number(out, c->idle_cpu_below);
-	fprintf(out, ";\n};\nsignals = {\n\tstall_after = ");
-	dump_number(out, c->signals_stall_after_ms / 1000.0);
-	fprintf(out, ";\t# seconds\n\tio_window = ");
-	dump_number(out, c->signals_io_window_ms / 1000.0);
-	fprintf(out, ";\t# seconds\n\tio_above = ");
-	dump_number(out, c->signals_io_above);
-	fprintf(out, ";\n\tslower_factor = ");
-	dump_number(out, c->signals_slower_factor);
-	fprintf(out, ";\n\tslower_min_runs = %u;\n\tmemory_near = ",
-		c->signals_slower_min_runs);
-	dump_number(out, c->signals_memory_near);
-	fprintf(out, ";\n};\n");
-
-	fprintf(out, "sinks = (");
+	for (const struct group_def *g = groups; g != SINKS_GROUP; g++) {
+		fprintf(out, "%s = {\n", g->name);
+		dump_keys(out, g->keys, ~0u, c, "\t");
+		fputs("};\n", out);
+	}
+	fprintf(out, "%s = (", SINKS_GROUP->name);
 	for (size_t i = 0; i < c->n_sinks; i++) {
-		const struct jt_sink_config *k = &c->sinks[i];
-
-		fprintf(out, "%s\n\t{\n\t\ttype = \"%s\";\n\t\tname = ",
-			i ? "," : "", sink_type_names[k->type]);
-		dump_string(out, k->name);
-		fprintf(out, ";\n\t\turl = ");
-		dump_string(out, k->url);
-		fprintf(out, ";\n");
-		if (k->type == JT_SINK_CLICKHOUSE) {
-			fprintf(out, "\t\tdatabase = ");
-			dump_string(out, k->database);
-			fprintf(out, ";\n\t\tcredentials_file = ");
-			dump_string(out, k->credentials_file);
-			fprintf(out, ";\n");
-		}
-		/* header values may be secrets: names only */
-		for (size_t h = 0; h < k->n_headers; h++)
-			fprintf(out, "\t\t# header: %.*s: (value not shown)\n",
-				(int)strcspn(k->headers[h], ":"),
-				k->headers[h]);
-		fprintf(out, "\t\tbatch_records = %u;\n", k->batch_records);
-		fprintf(out, "\t\tbatch_age = %u.%03u;\n",
-			k->batch_age_ms / 1000, k->batch_age_ms % 1000);
-		fprintf(out, "\t\ttimeout = %u.%03u;\n", k->timeout_ms / 1000,
-			k->timeout_ms % 1000);
-		fprintf(out, "\t\tretry_max = %u.%03u;\n",
-			k->retry_max_ms / 1000, k->retry_max_ms % 1000);
-		fprintf(out, "\t\tgzip = %s;\n\t\ttls_verify = %s;\n\t}",
-			k->gzip ? "true" : "false",
-			k->tls_verify ? "true" : "false");
+		fprintf(out, "%s\n\t{\n", i ? "," : "");
+		dump_keys(out, sink_keys, 1u << c->sinks[i].type, &c->sinks[i],
+			  "\t\t");
+		fputs("\t}", out);
 	}
 	fprintf(out, "%s);\n", c->n_sinks ? "\n" : "");
+}
+
+/* Print s for roff: '-' and '\' escaped. */
+static void man_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-' || *s == '\\')
+			fputc('\\', out);
+		fputc(*s, out);
+	}
+}
+
+/* Print a number of the manual: an integer as one, else shortest. */
+static void man_number(FILE *out, double v)
+{
+	if (v > -1e15 && v < 1e15 && v == (double)(long long)v)
+		fprintf(out, "%.0f", v);
+	else
+		fprintf(out, "%g", v);
+}
+
+/* Print a default path as installed with the usual prefixes (the
+ * longest of the build's that it starts with). */
+static void man_path(FILE *out, const char *path)
+{
+	static const struct { const char *built, *usual; } pre[] = {
+		{ JT_LOCALSTATEDIR, "/var" },
+		{ JT_RUNSTATEDIR, "/run" },
+		{ JT_PKGDATADIR, "/usr/share/jobtrace" },
+	};
+	size_t best = 0, n;
+	const char *usual = "";
+
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		n = strlen(pre[i].built);
+		if (n > best && !strncmp(path, pre[i].built, n) &&
+		    path[n] == '/') {
+			best = n;
+			usual = pre[i].usual;
+		}
+	}
+	man_text(out, usual);
+	man_text(out, path + best);
+}
+
+/* Print the kind of key k as jobtrace.conf(5) names it. */
+static void man_type(FILE *out, const struct key_def *k)
+{
+	if (k->unit || kinds[k->kind].man) {
+		fputs(k->unit ? k->unit : kinds[k->kind].man, out);
+		return;
+	}
+	for (unsigned i = k->kind == K_SINK_TYPE, n = i; k->words[i]; i++)
+		fprintf(out, "%s\\(dq%s\\(dq", i == n ? "" : !k->words[i + 1] ?
+			" or " : ", ", k->words[i]);
+}
+
+/* Print the default of key k as jobtrace.conf(5) shows it. */
+static void man_default(FILE *out, const struct key_def *k)
+{
+	switch (k->kind) {
+	case K_INT:
+	case K_POW2:
+	case K_SECONDS:
+	case K_DAYS:
+	case K_FLOAT:
+		man_number(out, k->num);
+		return;
+	case K_BOOL:
+		fputs(k->num ? "true" : "false", out);
+		return;
+	case K_LEVEL:
+	case K_WORD:
+	case K_SINK_TYPE:
+		fprintf(out, "\\(dq%s\\(dq", k->words[(int)k->num]);
+		return;
+	case K_PATH:
+		if (k->str && k->str[0]) {
+			man_path(out, k->str);
+			return;
+		}
+		/* fall through */
+	default:
+		fputs("\\(dq", out);
+		man_text(out, k->str ? k->str : "");
+		fputs("\\(dq", out);
+		return;
+	}
+}
+
+/* Print the head line of key k in jobtrace.conf(5), as .BR arguments:
+ * NAME " (TYPE[, SINKS], default " VALUE ", range LO to HI)". */
+static void man_head(FILE *out, const struct key_def *k)
+{
+	bool range = k->kind <= K_FLOAT && k->kind != K_DAYS;
+
+	fprintf(out, ".BR %s \" (", k->name);
+	man_type(out, k);
+	if (k->types && k->types != T_NET)
+		fprintf(out, ", %s sinks", k->types == T_CH ? "clickhouse" :
+			"http");
+	if (k->doc_default) {
+		fprintf(out, ", %s)\"\n", k->doc_default);
+		return;
+	}
+	fputs(", default \" ", out);
+	man_default(out, k);
+	if (k->kind == K_DAYS) {
+		fputs(" \", 0 or ", out);
+	} else if (range) {
+		fputs(" \", range ", out);
+	} else {
+		fputs(" )\n", out);
+		return;
+	}
+	man_number(out, k->lo);
+	fputs(" to ", out);
+	man_number(out, k->hi);
+	fputs(")\"\n", out);
+}
+
+/* Print the key list of jobtrace.conf(5): each group's section title,
+ * then ".TP" and the head line of each of its keys. */
+void config_print_man(FILE *out)
+{
+	for (const struct group_def *g = groups; g->name; g++) {
+		fprintf(out, ".SH %s\n", g->man);
+		for (const struct key_def *k = g->keys; k->name; k++) {
+			fputs(".TP\n", out);
+			man_head(out, k);
+		}
+	}
+}
+
+/* Print into buf a number just past bound v of key k, on side dir. */
+static void past(char *buf, size_t len, const struct key_def *k, double v,
+		 int dir)
+{
+	double step = k->kind == K_INT || k->kind == K_POW2 ? 1 :
+		      v > 0 ? v / 1024 : v < 0 ? -v / 1024 : 1.0 / 1024;
+
+	snprintf(buf, len, "%.17g", v + dir * step);
+	/* a float must stay one, or libconfig reads an integer */
+	if (k->kind != K_INT && k->kind != K_POW2 && !strpbrk(buf, ".e"))
+		strncat(buf, ".0", len - strlen(buf) - 1);
+}
+
+/* Fill *t for the i-th key (the groups' in order, then a sink's). */
+int config_key_text(size_t i, struct config_key_text *t)
+{
+	struct jt_config c;
+	struct jt_sink_config sink = { 0 };
+	const struct group_def *g;
+	const struct key_def *k = NULL;
+	const void *base = &c;
+	FILE *m;
+	int ret = 0;
+
+	for (g = groups; g->name; g++) {
+		size_t n = 0;
+
+		while (g->keys[n].name)
+			n++;
+		if (i < n) {
+			k = &g->keys[i];
+			break;
+		}
+		i -= n;
+	}
+	if (!k)
+		return -ENOENT;
+	memset(t, 0, sizeof(*t));
+	t->group = g->name;
+	t->name = k->name;
+	if (k->types)
+		t->sink_type = sink_type_names[k->types & T_HTTP ?
+					       JT_SINK_HTTP : JT_SINK_CLICKHOUSE];
+	if (k->kind <= K_FLOAT) {
+		past(t->below, sizeof(t->below), k, k->lo, -1);
+		past(t->above, sizeof(t->above), k, k->hi, 1);
+	}
+	if (config_defaults(&c))
+		return -ENOMEM;
+	if (g == SINKS_GROUP) {
+		base = &sink;
+		if (set_defaults(sink_keys, &sink))
+			ret = -ENOMEM;
+	}
+	m = fmemopen(t->def, sizeof(t->def) - 1, "w");
+	if (!m)
+		ret = -errno;
+	if (!ret && k->kind != K_HEADERS &&
+	    !(is_string(k) && !*(char *const *)((const char *)base + k->off)))
+		dump_value(m, k, base);
+	if (m)
+		fclose(m);
+	free_strings(sink_keys, &sink);
+	config_free(&c);
+	return ret;
 }

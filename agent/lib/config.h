@@ -7,6 +7,7 @@
 #ifndef JOBTRACE_CONFIG_H
 #define JOBTRACE_CONFIG_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -182,5 +183,23 @@ void config_take_cost(struct jt_config *dst, struct jt_config *src);
 void config_warn_secrets(const struct jt_config *c);
 /* Print every effective key = value, in libconfig syntax. */
 void config_dump(const struct jt_config *c, FILE *out);
+/*
+ * Print the key list of jobtrace.conf(5) as the table of config.c says it:
+ * ".SH GROUP" of each group, then ".TP" and one ".BR" line per key (name,
+ * type, default, range); test_config checks that doc/jobtrace.conf.5 has it.
+ */
+void config_print_man(FILE *out);
+
+/* One key of the table, as text for tests and tools (libconfig syntax). */
+struct config_key_text {
+	const char *group;		/* "collector", or "sinks" */
+	const char *name;		/* "max_tracked" */
+	const char *sink_type;		/* a sink's key: a type that takes it */
+	char def[PATH_MAX + 8];		/* its default; "" when it has none */
+	char below[40], above[40];	/* just out of its range; "" if none */
+};
+/* Fill *t for the i-th key (the groups' in order, then a sink's).
+ * Returns 0, -ENOENT past the last key, or -ENOMEM. */
+int config_key_text(size_t i, struct config_key_text *t);
 
 #endif

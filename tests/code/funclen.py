@@ -23,7 +23,6 @@ PENDING = {
     "main": "jobtraced's: the loop's modules",
     "handle_job": "jobtraced's job control: a module of its own",
     "reply_status": "jobtraced's status: a module of its own",
-    "config_dump": "the configuration key table",
 }
 NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 

@@ -1051,6 +1051,322 @@ static void test_sample_file(void **state)
 	config_free(&d);
 }
 
+/* config_dump of c into a malloc'd string, without its first line (the
+ * file it came from). */
+static char *dump_text(const struct jt_config *c)
+{
+	char *buf = NULL, *body;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	config_dump(c, m);
+	assert_int_equal(fclose(m), 0);
+	body = strdup(strchr(buf, '\n') + 1);
+	free(buf);
+	assert_non_null(body);
+	return body;
+}
+
+/* Load text (written as name) over the defaults; fails on an error. */
+static void load_text(struct jt_config *c, const char *name, const char *text)
+{
+	assert_int_equal(config_defaults(c), 0);
+	if (config_load(c, test_write_file(tmpdir, name, text), false, err,
+			sizeof(err)))
+		fail_msg("%s: %s", name, err);
+}
+
+/* Write key = value of t as a file: in its group, or in a sink of a type
+ * that takes it (with the url a sink needs), the key on line 3. */
+static void key_file(char *buf, size_t len, const struct config_key_text *t,
+		     const char *value)
+{
+	if (!t->sink_type)
+		snprintf(buf, len, "%s = {\n\n\t%s = %s;\n};\n", t->group,
+			 t->name, value);
+	else if (!strcmp(t->name, "type"))
+		snprintf(buf, len, "sinks = (\n { url = \"http://x/\";\n"
+			 " type = %s; }\n);\n", value);
+	else
+		snprintf(buf, len, "sinks = (\n { type = \"%s\"; url = \"http://x/\";\n"
+			 " %s = %s; }\n);\n", t->sink_type, t->name, value);
+}
+
+/* Every key of the table reads its own default back as the default: the
+ * effective settings are those of a file without the key. */
+static void test_table_defaults(void **state)
+{
+	struct config_key_text t;
+	char text[PATH_MAX + 256], without[256];
+	unsigned n = 0, none = 0;
+
+	(void)state;
+	for (size_t i = 0; config_key_text(i, &t) == 0; i++, n++) {
+		struct jt_config a, b;
+		char *da, *db;
+
+		if (!t.def[0]) {	/* url, the sink's files: no default */
+			assert_non_null(t.sink_type);
+			none++;
+			continue;
+		}
+		key_file(text, sizeof(text), &t, t.def);
+		load_text(&a, "key-default.conf", text);
+		if (t.sink_type)
+			snprintf(without, sizeof(without), "sinks = (\n { type ="
+				 " \"%s\"; url = \"http://x/\"; }\n);\n",
+				 t.sink_type);
+		else
+			snprintf(without, sizeof(without), "%s = { };\n",
+				 t.group);
+		load_text(&b, "key-without.conf", without);
+		da = dump_text(&a);
+		db = dump_text(&b);
+		if (strcmp(da, db))
+			fail_msg("%s.%s = %s; reads as another value:\n%s\nnot\n%s",
+				 t.group, t.name, t.def, da, db);
+		free(da);
+		free(db);
+		config_free(&a);
+		config_free(&b);
+	}
+	assert_int_equal(config_key_text(n, &t), -ENOENT);
+	/* 59 keys in 12 groups, 15 of a sink; 8 of these have no default */
+	assert_int_equal(n, 74);
+	assert_int_equal(none, 8);
+}
+
+/* A value just below or above a key's range is refused, and the message
+ * names the file, the line and the key. */
+static void test_table_ranges(void **state)
+{
+	struct config_key_text t;
+	char text[256], want[128];
+	unsigned n = 0;
+
+	(void)state;
+	for (size_t i = 0; config_key_text(i, &t) == 0; i++) {
+		const char *v[] = { t.below, t.above };
+
+		if (!t.below[0])
+			continue;
+		for (size_t j = 0; j < 2; j++, n++) {
+			key_file(text, sizeof(text), &t, v[j]);
+			snprintf(want, sizeof(want), "%s.%s: must be", t.group,
+				 t.name);
+			expect_error("key-range.conf", text, 3, want);
+		}
+	}
+	assert_int_equal(n, 2 * 41);
+}
+
+/* What --check-config prints reads back to the same print, and to the
+ * same values: a sink's TLS files too (they were not printed). */
+static void test_dump_idempotent(void **state)
+{
+	static const char sinks[] =
+		"sinks = (\n"
+		" { type = \"clickhouse\"; name = \"fleet\"; url = \"https://ch/\";"
+		" database = \"jt\"; credentials_file = \"/etc/ch.cred\";"
+		" tls_ca_file = \"/etc/ca.pem\"; tls_cert = \"/etc/c.pem\";"
+		" tls_key = \"/etc/k.pem\"; gzip = true; batch_age = 0.25; },\n"
+		" { type = \"http\"; url = \"http://127.0.0.1:8686/x\";"
+		" credentials_file = \"/etc/h.cred\"; tls_verify = false; }\n"
+		");\n";
+	const char *texts[] = { "", full_conf, sinks };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct jt_config a, b;
+		char *da, *db;
+
+		load_text(&a, "idem.conf", texts[i]);
+		da = dump_text(&a);
+		load_text(&b, "idem-dump.conf", da);
+		db = dump_text(&b);
+		assert_string_equal(da, db);
+		assert_same_config(&a, &b);
+		if (i == 2) {
+			const struct jt_sink_config *ch =
+				config_find_sink(&b, JT_SINK_CLICKHOUSE, NULL);
+			const struct jt_sink_config *h =
+				config_find_sink(&b, JT_SINK_HTTP, NULL);
+
+			assert_non_null(ch);
+			assert_non_null(h);
+			assert_non_null(ch->tls_ca_file);
+			assert_non_null(ch->tls_cert);
+			assert_non_null(ch->tls_key);
+			assert_non_null(h->credentials_file);
+			assert_string_equal(ch->tls_ca_file, "/etc/ca.pem");
+			assert_string_equal(ch->tls_cert, "/etc/c.pem");
+			assert_string_equal(ch->tls_key, "/etc/k.pem");
+			assert_string_equal(ch->credentials_file, "/etc/ch.cred");
+			assert_string_equal(h->credentials_file, "/etc/h.cred");
+			assert_false(h->tls_verify);
+			assert_null(h->tls_ca_file);
+		}
+		free(da);
+		free(db);
+		config_free(&a);
+		config_free(&b);
+	}
+}
+
+/* The man page's section of title (from its .SH line to the next),
+ * in doc (NULL if it has none). */
+static char *man_section(const char *doc, const char *title)
+{
+	char head[128];
+	const char *at, *end;
+
+	snprintf(head, sizeof(head), "\n%s\n", title);
+	at = strstr(doc, head);
+	if (!at)
+		return NULL;
+	at++;
+	end = strstr(at + 1, "\n.SH ");
+	return strndup(at, end ? (size_t)(end - at) + 1 : strlen(at));
+}
+
+/* Check one section of the man page against the head lines the table
+ * prints for it (each ending in "\n"); returns how many differ. */
+static unsigned check_man_section(const char *sect, const char *title,
+				  const char *heads)
+{
+	unsigned bad = 0;
+
+	/* every key of the table is there, once */
+	for (const char *h = heads; *h;) {
+		const char *eol = strchr(h, '\n');
+		char want[512], name[128];
+		const char *at;
+
+		snprintf(want, sizeof(want), "\n.TP\n%.*s\n", (int)(eol - h), h);
+		snprintf(name, sizeof(name), "\n.TP\n%.*s",
+			 (int)(strchr(h + 4, ' ') - h + 1), h);
+		at = strstr(sect, want);
+		if (!at)
+			print_error("%s: want the line\n%s", title, want + 5);
+		else if (strstr(at + 1, name))
+			print_error("%s: %s is there twice\n", title, name + 5);
+		bad += !at || strstr(at + 1, name);
+		h = eol + 1;
+	}
+	/* and every key of the section is one of the table's */
+	for (const char *k = strstr(sect, "\n.TP\n.BR "); k;
+	     k = strstr(k + 1, "\n.TP\n.BR ")) {
+		const char *eol = strchr(k + 5, '\n');
+		char line[512];
+
+		snprintf(line, sizeof(line), "%.*s\n",
+			 (int)(eol ? eol - k - 5 : 0), k + 5);
+		if (!strstr(heads, line)) {
+			print_error("%s: not a key of the table: %s", title, line);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* doc/jobtrace.conf.5 names every key of the table, in its group's
+ * section, with its type, default and range as the table has them, and
+ * no key the table does not have. */
+static void test_man_keys(void **state)
+{
+	const char *top = getenv("top_srcdir");
+	char path[PATH_MAX], *doc, *gen = NULL;
+	size_t len = 0;
+	unsigned stale = 0, keys = 0;
+	FILE *m;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/doc/jobtrace.conf.5", top ? top : ".");
+	doc = test_read_file(path, NULL);
+	if (!doc)
+		fail_msg("cannot read %s (top_srcdir is set by make check)", path);
+	m = open_memstream(&gen, &len);
+	assert_non_null(m);
+	config_print_man(m);
+	assert_int_equal(fclose(m), 0);
+	/* gen: ".SH TITLE\n" then ".TP\n.BR ...\n" per key */
+	for (char *sh = strstr(gen, ".SH "); sh;) {
+		char *title_end = strchr(sh, '\n');
+		char *next = strstr(title_end, "\n.SH ");
+		char *title = strndup(sh, (size_t)(title_end - sh));
+		char *heads = NULL, *sect;
+		size_t hl = 0;
+		FILE *h = open_memstream(&heads, &hl);
+
+		assert_non_null(h);
+		for (char *l = title_end + 1; l && *l && (!next || l <= next);) {
+			char *eol = strchr(l, '\n');
+
+			if (strncmp(l, ".TP\n", 4) && strncmp(l, ".SH ", 4)) {
+				fprintf(h, "%.*s\n", (int)(eol - l), l);
+				keys++;
+			}
+			l = eol ? eol + 1 : NULL;
+		}
+		assert_int_equal(fclose(h), 0);
+		sect = man_section(doc, title);
+		if (!sect) {
+			print_error("%s: no section \"%s\"\n", path, title);
+			stale++;
+		} else {
+			stale += check_man_section(sect, title, heads);
+		}
+		free(sect);
+		free(heads);
+		free(title);
+		sh = next ? next + 1 : NULL;
+	}
+	assert_int_equal(keys, 74);
+	free(gen);
+	free(doc);
+	if (stale)
+		fail_msg("%u key line(s) of %s differ from the table of"
+			 " agent/lib/config.c (config_print_man prints them)",
+			 stale, path);
+}
+
+/* dist/jobtrace.conf.sample shows every key of a group of the table,
+ * commented out, in its group (test_sample_file: with its default). */
+static void test_sample_keys(void **state)
+{
+	const char *top = getenv("top_srcdir");
+	struct config_key_text t;
+	char path[PATH_MAX], *sample;
+	unsigned missing = 0;
+
+	(void)state;
+	if (!top)
+		skip();
+	snprintf(path, sizeof(path), "%s/dist/jobtrace.conf.sample", top);
+	sample = test_read_file(path, NULL);
+	for (size_t i = 0; config_key_text(i, &t) == 0; i++) {
+		char open[64], key[128];
+		const char *g, *end;
+
+		if (t.sink_type)
+			continue;
+		snprintf(open, sizeof(open), "\n%s = {\n", t.group);
+		snprintf(key, sizeof(key), "\t#%s = ", t.name);
+		g = strstr(sample, open);
+		end = g ? strstr(g, "\n};\n") : NULL;
+		if (!g || !end || !memmem(g, (size_t)(end - g), key,
+					   strlen(key))) {
+			print_error("%s: no \"#%s = \" in %s { }\n", path,
+				    t.name, t.group);
+			missing++;
+		}
+	}
+	free(sample);
+	if (missing)
+		fail_msg("%u key(s) of the table are not in the sample", missing);
+}
+
 /* Run every config test in one scratch folder. */
 int main(void)
 {
@@ -1081,6 +1397,11 @@ int main(void)
 		cmocka_unit_test(test_sample_file),
 		cmocka_unit_test(test_sinks),
 		cmocka_unit_test(test_sink_errors),
+		cmocka_unit_test(test_table_defaults),
+		cmocka_unit_test(test_table_ranges),
+		cmocka_unit_test(test_dump_idempotent),
+		cmocka_unit_test(test_man_keys),
+		cmocka_unit_test(test_sample_keys),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
