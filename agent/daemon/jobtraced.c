@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "cgroup_parse.h"
-#include "child.h"
 #include "classify.h"
 #include "collector.h"
 #include "config.h"
@@ -36,9 +35,8 @@
 #include "idle.h"
 #include "signals.h"
 #include "imds.h"
+#include "jobctl.h"
 #include "jobs.h"
-#include "jobstate.h"
-#include "jobtie.h"
 #include "json.h"
 #include "log.h"
 #include "proc_table.h"
@@ -48,7 +46,6 @@
 #include "schema.h"
 #include "rules.h"
 #include "sink.h"
-#include "slurmq.h"
 #include "smklog.h"
 #include "cgtrust.h"
 #include "smklogq.h"
@@ -62,15 +59,6 @@
 #define RULES_INSTRUCTIONS 1000000ul	/* per classification */
 #define RULES_SETTLE_NS 200000000ull	/* wait after the last file event */
 #define JOB_KEEP_NS (3600ull * 1000000000ull)	/* ended jobs kept an hour */
-#define MAX_QUERIES 16			/* scontrol queries at once */
-#define QUERY_TIMEOUT_NS (10ull * 1000000000ull)
-/* a Slurm job's start record waits for scontrol's answer (name,
- * allocation, array task: at most QUERY_TIMEOUT_NS); its end record at
- * most END_WAIT_NS for its state, which slurmctld says once every epilog
- * ran (asked again after REQUERY_NS, then less often) */
-#define END_WAIT_NS (60ull * 1000000000ull)
-#define REQUERY_NS 100000000ull
-#define REQUERY_MAX_NS 2000000000ull
 #define DRAIN_MS 5000			/* sinks' last delivery at stop */
 #define SETTLE_MS 200			/* a job's held exits, at its end */
 #define HOST_SUMMARY_NS (3600ull * 1000000000ull)	/* outside jobs */
@@ -78,16 +66,6 @@
  * (the IMDS thread bounds its own read by IMDS_START_BUDGET_MS) */
 #define IMDS_WAIT_NS ((IMDS_START_BUDGET_MS + 500) * 1000000ull)
 #define CONTAINERS_MAX 1024		/* containers followed at once */
-
-/* A background `scontrol show job` and what it printed so far. */
-struct query {
-	pid_t pid;
-	int fd;
-	char job[JT_STR_SMALL];
-	char out[8192];
-	size_t len;
-	uint64_t deadline_ns;	/* CLOCK_MONOTONIC */
-};
 
 struct agent {
 	struct jt_config cfg;
@@ -98,8 +76,7 @@ struct agent {
 	struct collector *col;
 	struct rules *rules;
 	struct jobs *jobs;
-	struct query queries[MAX_QUERIES];
-	struct children kids;		/* the queries' scontrol processes */
+	struct jobctl *jc;		/* job-start, job-end, job-update */
 	struct query_server *qs;	/* users' report and export, groups */
 	struct dockerq *dq;		/* container look-ups, NULL: off */
 	struct containers *cts;		/* what they found */
@@ -174,7 +151,6 @@ static int open_delivery(struct agent *a)
 	return 0;
 }
 static void reload(struct agent *a);
-static void check_queries(struct agent *a, uint64_t now);
 
 /* Sum of ring-buffer losses of every kind. */
 static uint64_t dropped(const struct agent *a)
@@ -600,7 +576,8 @@ static void on_tick(struct agent *a)
 
 		reload_rules(a, err, sizeof(err));
 	}
-	check_queries(a, now);
+	jobctl_tick(a->jc, now);
+	query_server_reap(a->qs, now);
 	if (a->cts)
 		containers_tick(a->cts, &a->trk, now);
 	control_server_expire(a->ctl, now);
@@ -1041,430 +1018,39 @@ static void on_imds(struct agent *a)
 					      .seen_ns = n.seen_ns });
 }
 
-/* The id slurmctld knows a job by: its JobId. */
-static const char *slurm_id(const struct jt_jobinfo *ji)
+/* Job control's drain: the kernel's events so far. */
+static void jc_drain(void *ctx)
 {
-	return ji->raw_id[0] ? ji->raw_id : ji->job.id;
+	struct agent *a = ctx;
+
+	collector_drain(a->col);
 }
 
-/* The query about ji that runs now, or NULL. */
-static struct query *query_of(struct agent *a, const struct jt_jobinfo *ji)
+/* Job control's settle: a job's exits the kernel holds, at its end. */
+static void jc_settle(void *ctx, unsigned ms)
 {
-	for (int i = 0; i < MAX_QUERIES; i++)
-		if (a->queries[i].pid && !strcmp(a->queries[i].job, slurm_id(ji)))
-			return &a->queries[i];
-	return NULL;
+	struct agent *a = ctx;
+
+	collector_settle(a->col, ms);
 }
 
-/* Ask slurmctld in the background for what the hooks could not pass;
- * 0, or -EBUSY (too many at once) or the error of starting it. */
-static int query_slurm(struct agent *a, const struct jt_jobinfo *ji)
+/* A job's end record is written: the signals of its end, the store
+ * flushed (its report may be asked for now). */
+static void jc_ended(void *ctx, struct jt_jobinfo *ji)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct query *q = NULL;
-	int err;
-
-	for (int i = 0; i < MAX_QUERIES; i++)
-		if (!a->queries[i].pid)
-			q = &a->queries[i];
-	if (!q) {
-		log_debug("too many scontrol queries at once: job %s not asked",
-			  ji->job.id);
-		return -EBUSY;
-	}
-	err = slurmq_start(slurm_id(ji), &q->pid, &q->fd);
-	if (err) {
-		log_debug("scontrol show job %s: %s", ji->job.id, strerror(-err));
-		q->pid = 0;
-		return err;
-	}
-	util_strlcpy(q->job, slurm_id(ji), sizeof(q->job));
-	q->len = 0;
-	q->deadline_ns = util_now_ns(CLOCK_MONOTONIC) + QUERY_TIMEOUT_NS;
-	/* MAX_QUERIES < CHILD_MAX: there is always a slot */
-	children_add(&a->kids, q->pid, 0, q->deadline_ns + QUERY_TIMEOUT_NS,
-		     "scontrol show job");
-	ev.data.fd = q->fd;
-	epoll_ctl(a->epfd, EPOLL_CTL_ADD, q->fd, &ev);
-	return 0;
-}
-
-/* The job has ended: its state when slurmctld said none (its Reason=,
- * else the record's from its exit), its end record, the signals of its
- * end. */
-static void end_record(struct agent *a, struct jt_jobinfo *ji)
-{
+	struct agent *a = ctx;
 	struct sig_params sp = sig_params_of(&a->cfg);
-	const char *st = jobstate_of_reason(ji->reason);
 
-	ji->end_pending = false;
-	/* else the record says what its exit tells */
-	if (!ji->state[0] && st)
-		util_strlcpy(ji->state, st, sizeof(ji->state));
-	tracker_job_record(&a->trk, ji, "end");
 	signals_agent_job_end(&a->sig, &sp, ji, a->cfg.store_enabled ?
 			      a->cfg.sqlite_path : NULL,
 			      util_now_ns(CLOCK_BOOTTIME));
-	flush_now(a);	/* its report may be asked for now */
+	flush_now(a);
 }
 
-/*
- * Write what waited for slurmctld: the start record; the end record once
- * slurmctld says the final state, or when it can say no more (more is
- * false: the job is not known to it, no scontrol) or the wait is over.
- */
-static void records_due(struct agent *a, struct jt_jobinfo *ji, bool more)
+/* Job control's flush: what ended so far to the sinks now. */
+static void jc_flush(void *ctx)
 {
-	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
-	uint64_t waited = now + END_WAIT_NS - ji->pending_until_ns, gap;
-
-	if (ji->start_pending) {
-		ji->start_pending = false;
-		tracker_job_record(&a->trk, ji, "start");
-	}
-	if (!ji->end_pending)
-		return;
-	if (ji->state[0] || !more || now >= ji->pending_until_ns) {
-		if (!ji->state[0])
-			log_info("job %s:%s: no end state from slurmctld after %.1f s: from its %s",
-				 ji->job.scheduler, ji->job.id, waited / 1e9,
-				 jobstate_of_reason(ji->reason) ? "reason" : "exit");
-		end_record(a, ji);
-		return;
-	}
-	/* COMPLETING: an epilog still runs; ask again, less often */
-	gap = waited / 4;
-	gap = gap < REQUERY_NS ? REQUERY_NS : gap > REQUERY_MAX_NS ?
-	      REQUERY_MAX_NS : gap;
-	ji->next_query_ns = now + gap;
-}
-
-/* Finish a query: parse what it printed, reap it, free the slot; write
- * the job's records that waited for it. */
-static void query_done(struct agent *a, struct query *q, bool timed_out)
-{
-	struct jt_jobinfo *ji = jobs_get(a->jobs, "slurm", q->job, false);
-	int n = -EINVAL;
-
-	epoll_ctl(a->epfd, EPOLL_CTL_DEL, q->fd, NULL);
-	close(q->fd);
-	/* reaped by check_queries(), never waited for here */
-	if (timed_out)
-		children_kill(&a->kids, q->pid);
-	q->out[q->len] = '\0';
-	if (!timed_out && ji) {
-		n = slurmq_parse(q->out, ji);
-		log_debug("scontrol show job %s: %d fields learnt", q->job, n);
-	} else if (timed_out && !a->stop) {
-		log_warn("scontrol show job %s did not answer in time", q->job);
-	}
-	memset(q, 0, sizeof(*q));
-	/* a controller that hangs is asked again until the wait is over */
-	if (ji)
-		records_due(a, ji, !a->stop && (timed_out || n >= 0));
-}
-
-/* A job whose record waits: ask again when due, or write it. */
-static void poll_pending(struct jt_jobinfo *ji, void *arg)
-{
-	struct agent *a = arg;
-	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
-	int err;
-
-	if (query_of(a, ji))
-		return;
-	if (a->stop || now >= ji->pending_until_ns) {
-		records_due(a, ji, false);
-	} else if (now >= ji->next_query_ns) {
-		err = query_slurm(a, ji);
-		/* too many at once: the next tick */
-		if (err && err != -EBUSY)
-			records_due(a, ji, false);
-	}
-}
-
-/* Data from a query's pipe; returns false if fd is no query's. */
-static bool on_query(struct agent *a, int fd)
-{
-	for (int i = 0; i < MAX_QUERIES; i++) {
-		struct query *q = &a->queries[i];
-		ssize_t n;
-
-		if (!q->pid || q->fd != fd)
-			continue;
-		n = read(fd, q->out + q->len, sizeof(q->out) - 1 - q->len);
-		if (n > 0)
-			q->len += n;
-		if (n == 0 || (n < 0 && errno != EAGAIN) ||
-		    q->len == sizeof(q->out) - 1)
-			query_done(a, q, false);
-		return true;
-	}
-	return false;
-}
-
-/* Stop queries that hang (slurmctld down); reap background children. */
-static void check_queries(struct agent *a, uint64_t now)
-{
-	for (int i = 0; i < MAX_QUERIES; i++)
-		if (a->queries[i].pid && now > a->queries[i].deadline_ns)
-			query_done(a, &a->queries[i], true);
-	jobs_foreach_pending(a->jobs, poll_pending, a);
-	children_reap(&a->kids, now);
-	query_server_reap(a->qs, now);
-}
-
-/* Copy a request field into a registry string when given. */
-static void set_if(const struct control_req *r, const char *key, char *dst,
-		   size_t len)
-{
-	const char *v = control_get(r, key);
-
-	if (v && *v)
-		util_strlcpy(dst, v, len);
-}
-
-/* Parse an unsigned field; false (and a reply) if it is not a number. */
-static bool num_if(const struct control_req *r, const char *key,
-		   uint64_t max, uint64_t *out, FILE *reply)
-{
-	const char *v = control_get(r, key);
-	char *end;
-
-	if (!v)
-		return true;
-	errno = 0;
-	*out = strtoull(v, &end, 10);
-	if (errno || end == v || *end || *out > max || *v == '-') {
-		fprintf(reply, "error field %s: '%s' is not a number up to %llu\n",
-			key, v, (unsigned long long)max);
-		return false;
-	}
-	return true;
-}
-
-/* job-start, job-end, job-update: change the registry, write job records;
- * a job-start with pid= ties that process tree to the job. */
-static void handle_job(struct agent *a, const struct control_req *r,
-		       const struct control_conn *c, FILE *out)
-{
-	static const char *const allowed[] = {
-		"job", "scheduler", "step", "user", "uid", "account",
-		"partition", "run", "pipeline", "task", "cost_center", "cpus",
-		"mem_mb", "gpus", "node", "cgroup", "name", "exit_code", "pid",
-		"time_limit", "signal", "state", NULL,
-	};
-	const char *given = control_get(r, "job");
-	char sched[sizeof(((struct jt_job *)0)->scheduler)];
-	char id[JT_STR_SMALL], kerr[256];
-	bool start = !strcmp(r->cmd, "job-start");
-	bool end = !strcmp(r->cmd, "job-end");
-	uint64_t uid = UINT64_MAX, cpus = 0, mem_mb = 0, gpus = 0, code = 0;
-	uint64_t limit = 0, sig = 0;
-	const char *state = control_get(r, "state");
-	uint64_t pid = 0;
-	struct jt_jobinfo *ji;
-	struct jt_proc *root = NULL;
-	bool have_code, join = false, slurm;
-	size_t tied = 0;
-	const char *why;
-
-	for (size_t i = 0; i < r->n; i++) {
-		const char *const *k = allowed;
-
-		while (*k && strcmp(*k, r->f[i].key))
-			k++;
-		if (!*k) {
-			fprintf(out, "error unknown field '%s'\n", r->f[i].key);
-			return;
-		}
-	}
-	if (!given || !*given || strlen(given) >= JT_STR_SMALL) {
-		fprintf(out, "error %s needs job=ID (at most %d bytes)\n", r->cmd,
-			JT_STR_SMALL - 1);
-		return;
-	}
-	if (!num_if(r, "uid", UINT32_MAX - 1, &uid, out) ||
-	    !num_if(r, "cpus", 1u << 20, &cpus, out) ||
-	    !num_if(r, "mem_mb", 1ull << 40, &mem_mb, out) ||
-	    !num_if(r, "gpus", 4096, &gpus, out) ||
-	    !num_if(r, "time_limit", UINT32_MAX, &limit, out) ||
-	    !num_if(r, "exit_code", 255, &code, out) ||
-	    !num_if(r, "signal", 255, &sig, out) ||
-	    !num_if(r, "pid", JT_PID_MAX, &pid, out))
-		return;
-	if (state && !jobstate_final(state, strlen(state))) {
-		fprintf(out, "error field state: '%s' is not how a job ends (COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, BOOT_FAIL, DEADLINE)\n",
-			state);
-		return;
-	}
-	if ((state || control_get(r, "signal")) && !end) {
-		fprintf(out, "error fields signal and state are for job-end only\n");
-		return;
-	}
-	if (control_get(r, "pid") && (!start || !pid)) {
-		fprintf(out, "error --pid: a process id from 1, for job-start only\n");
-		return;
-	}
-	have_code = control_get(r, "exit_code") || control_get(r, "signal");
-	/* a user's jobs live in their own namespace (jobtie.h); a hook that
-	 * names no scheduler means the running job of that id, else a
-	 * process tree tied by pid is local, else a Slurm epilog's */
-	if (jobtie_job_key(r, c->privileged, c->peer.uid,
-			   jobs_default_scheduler(a->jobs, given,
-						  control_get(r, "pid") != NULL),
-			   sched, sizeof(sched), id, sizeof(id), kerr, sizeof(kerr))) {
-		log_warn("control: %s refused for uid %u (pid %d): %s", r->cmd,
-			 (unsigned)c->peer.uid, (int)c->peer.pid, kerr);
-		fprintf(out, "error %s\n", kerr);
-		return;
-	}
-	ji = jobs_get(a->jobs, sched, id, false);
-	if (!c->privileged &&
-	    jobtie_permit(r, c->peer.uid, ji,
-			  jobs_count_by_user(a->jobs, c->peer.uid), &why)) {
-		log_warn("control: %s refused for uid %u (pid %d): %s", r->cmd,
-			 (unsigned)c->peer.uid, (int)c->peer.pid, why);
-		fprintf(out, "error permission denied: %s needs root%s%s (%s)\n",
-			r->cmd, *a->cfg.control_group ? " or group " : "",
-			a->cfg.control_group, why);
-		return;
-	}
-	if (pid) {
-		char err[320];
-
-		/* its fork or exec may still wait in the ring buffer */
-		collector_drain(a->col);
-		root = jobtie_root(a->trk.procs, (uint32_t)pid, c->privileged,
-				   c->peer.uid, err, sizeof(err));
-		if (!root) {
-			fprintf(out, "error %s\n", err);
-			return;
-		}
-	}
-	if (!ji)
-		ji = jobs_get(a->jobs, sched, id, true);
-	if (!ji) {
-		fprintf(out, "error out of memory\n");
-		return;
-	}
-	if (end && ji->end_ns) {
-		/* an epilog run again, a second hook: the job has its end
-		 * record, a second one would count its cost twice */
-		log_warn("job-end job %s:%s: already ended %.3f s ago, no second end record",
-			 ji->job.scheduler, ji->job.id,
-			 (double)(util_now_ns(CLOCK_REALTIME) - ji->end_ns) / 1e9);
-		fprintf(out, "ok\njob: %s:%s already closed\n", ji->job.scheduler,
-			ji->job.id);
-		return;
-	}
-	/* a pid joins a running job: no new start */
-	join = root && ji->start_ns && !ji->end_ns;
-	/* an id used again once its job ended (a scheduler that reuses ids,
-	 * a wrapper run again): a new job, nothing of the one before */
-	if (start && ji->end_ns)
-		jobs_reset(ji);
-	if (start && !join && root && uid == UINT64_MAX) {
-		/* the job's owner is the process's, not whoever asks later */
-		uid = root->uid;
-		if (!control_get(r, "user"))
-			jobtie_user_name(root->uid, ji->job.user,
-					 sizeof(ji->job.user));
-	}
-	/* a hook's step names the workflow's step: Slurm's own step comes
-	 * from each process's cgroup or slurmstepd */
-	set_if(r, "step", ji->job.task, sizeof(ji->job.task));
-	set_if(r, "user", ji->job.user, sizeof(ji->job.user));
-	set_if(r, "account", ji->job.account, sizeof(ji->job.account));
-	set_if(r, "run", ji->job.run, sizeof(ji->job.run));
-	set_if(r, "pipeline", ji->job.pipeline, sizeof(ji->job.pipeline));
-	set_if(r, "task", ji->job.task, sizeof(ji->job.task));
-	set_if(r, "cost_center", ji->job.cost_center, sizeof(ji->job.cost_center));
-	set_if(r, "partition", ji->partition, sizeof(ji->partition));
-	set_if(r, "node", ji->node, sizeof(ji->node));
-	set_if(r, "cgroup", ji->cgroup, sizeof(ji->cgroup));
-	set_if(r, "name", ji->name, sizeof(ji->name));
-	if (uid != UINT64_MAX) {
-		ji->uid = uid;
-		ji->uid_known = true;
-	}
-	if (!c->privileged) {
-		/* a user's own job, whatever the request said */
-		ji->uid = c->peer.uid;
-		ji->uid_known = true;
-		ji->by_user = true;
-		jobtie_user_name(c->peer.uid, ji->job.user, sizeof(ji->job.user));
-	}
-	if (cpus)
-		ji->cpus = cpus;
-	if (mem_mb)
-		ji->mem_bytes = mem_mb << 20;
-	if (gpus)
-		ji->gpus = gpus;
-	if (limit)
-		ji->time_limit_s = (uint32_t)limit;
-	ji->touched_ns = util_now_ns(CLOCK_MONOTONIC);
-	/* a Slurm job a hook registered: its start record waits (bounded)
-	 * for slurmctld's name, allocation and array task id, its end
-	 * record for slurmctld's final state */
-	slurm = c->privileged && !ji->by_user &&
-		!strcmp(ji->job.scheduler, "slurm");
-	if (start && !join) {
-		ji->start_ns = util_now_ns(CLOCK_REALTIME);
-		ji->end_ns = 0;
-		if (slurm && (!ji->job.account[0] || !ji->name[0] ||
-			      !ji->cpus || !ji->time_limit_s)) {
-			ji->start_pending = true;
-			if (query_slurm(a, ji))
-				records_due(a, ji, false);
-		} else {
-			tracker_job_record(&a->trk, ji, "start");
-		}
-	} else if (end) {
-		uint64_t now = util_now_ns(CLOCK_REALTIME);
-
-		/* the job's last events may still wait in the ring buffer,
-		 * its last exits in the kernel for their task's last switch:
-		 * taken while the job still runs, so that a process found by
-		 * the job's cgroup at its exec finds the job */
-		collector_settle(a->col, SETTLE_MS);
-		ji->end_ns = now;
-		if (have_code) {
-			ji->exit_code = (int)code;
-			ji->exit_signal = (int)sig;
-			ji->exit_known = true;
-		}
-		if (state)
-			util_strlcpy(ji->state, state, sizeof(ji->state));
-		if (slurm && !ji->state[0]) {
-			ji->end_pending = true;
-			ji->pending_until_ns = util_now_ns(CLOCK_MONOTONIC) +
-					       END_WAIT_NS;
-			ji->next_query_ns = 0;	/* at once: poll_pending() */
-			poll_pending(ji, a);
-		} else {
-			records_due(a, ji, false);	/* a start that waits */
-			end_record(a, ji);
-		}
-	}
-	if (root)
-		tied = jobtie_tree(a->trk.procs, a->jobs, root, ji,
-				   !c->privileged, c->peer.uid);
-	/* its report is asked for next: the store has it in milliseconds */
-	if (end)
-		flush_now(a);
-	log_info("%s job %s:%s (user %s, account %s, run %s)%s", r->cmd,
-		 ji->job.scheduler, ji->job.id, *ji->job.user ? ji->job.user : "-",
-		 *ji->job.account ? ji->job.account : "-",
-		 *ji->job.run ? ji->job.run : "-", join ? " joined" : "");
-	fprintf(out, "ok\njob: %s:%s %s\n", ji->job.scheduler, ji->job.id,
-		join ? "joined" : start ? "registered" : end ? "closed" : "updated");
-	if (root) {
-		log_info("job %s:%s: pid %u and %zu descendants tied", ji->job.scheduler,
-			 ji->job.id, root->pid, tied - 1);
-		fprintf(out, "tied: %zu processes (pid %u and its descendants)\n",
-			tied, root->pid);
-	}
+	flush_now(ctx);
 }
 
 /* May the peer change jobs and reload?  Root, or a member of control_group
@@ -1497,7 +1083,8 @@ static void answer(struct agent *a, struct control_server *srv,
 			close(control_server_take(srv, c)); /* the child's now */
 	} else if (!strcmp(req.cmd, "job-start") || !strcmp(req.cmd, "job-end") ||
 		   !strcmp(req.cmd, "job-update")) {
-		handle_job(a, &req, c, out);	/* who may: there */
+		/* who may: there */
+		jobctl_request(a->jc, &req, c->privileged, &c->peer, out);
 	} else if (!strcmp(req.cmd, "reload") || !strncmp(req.cmd, "job-", 4)) {
 		if (!c->privileged) {
 			log_warn("control: %s refused for uid %u (pid %d)",
@@ -1904,7 +1491,7 @@ static void run(struct agent *a)
 				on_imds(a);
 			} else if (a->dq && fd == dockerq_fd(a->dq)) {
 				on_docker(a);
-			} else if (on_query(a, fd)) {
+			} else if (jobctl_on_fd(a->jc, fd)) {
 				/* scontrol's answer */
 			} else {
 				collector_drain(a->col);
@@ -2103,7 +1690,13 @@ int main(int argc, char **argv)
 	};
 	if (collector_open(&co, &cb, &a.col))
 		goto cleanup;
-	if (setup_loop(&a))
+	if (setup_loop(&a) ||
+	    jobctl_new(a.jobs, &a.trk, &a.cfg, a.epfd,
+		       &(struct jobctl_ops){ .drain = jc_drain,
+					     .settle = jc_settle,
+					     .ended = jc_ended,
+					     .flush = jc_flush, .ctx = &a },
+		       &a.jc))
 		goto cleanup;
 	/* programs are attached: whatever runs already is found now */
 	collector_sample(a.col, true);
@@ -2120,10 +1713,7 @@ int main(int argc, char **argv)
 	run(&a);
 	collector_drain(a.col);
 	/* what waits for slurmctld is written as it is known now */
-	for (int i = 0; i < MAX_QUERIES; i++)
-		if (a.queries[i].pid)
-			query_done(&a, &a.queries[i], true);
-	jobs_foreach_pending(a.jobs, poll_pending, &a);
+	jobctl_stop(a.jc);
 	check_drops(&a);
 	host_start_when_ready(&a, true);
 	emit_host(&a, "stop", util_now_ns(CLOCK_BOOTTIME));
@@ -2147,9 +1737,7 @@ cleanup:
 	collector_close(a.col);
 	dockerq_stop(a.dq);
 	rules_free(a.rules);
-	for (int i = 0; i < MAX_QUERIES; i++)
-		if (a.queries[i].pid)
-			query_done(&a, &a.queries[i], true);
+	jobctl_free(a.jc);
 	jobs_free(a.jobs);
 	query_server_free(a.qs);
 	/* the sinks store what they can of the synced records, then stop */
