@@ -10,7 +10,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +50,7 @@
 #include "smklogq.h"
 #include "spool.h"
 #include "stages.h"
+#include "status.h"
 #include "tracker.h"
 #include "util.h"
 
@@ -151,15 +151,6 @@ static int open_delivery(struct agent *a)
 	return 0;
 }
 static void reload(struct agent *a);
-
-/* Sum of ring-buffer losses of every kind. */
-static uint64_t dropped(const struct agent *a)
-{
-	return a->counters[JT_CNT_RB_DROP_FORK] +
-	       a->counters[JT_CNT_RB_DROP_EXEC] +
-	       a->counters[JT_CNT_RB_DROP_EXIT] +
-	       a->counters[JT_CNT_RB_DROP_OOM];
-}
 
 /* Hand one record to the spool; every sink reads it from there. */
 static void put_record(struct agent *a, struct jbuf *b)
@@ -454,7 +445,7 @@ static void check_drops(struct agent *a)
 
 	if (collector_counters(a->col, a->counters))
 		return;
-	d = dropped(a);
+	d = status_dropped(a->counters);
 	if (d > a->drops_reported) {
 		log_warn("ring buffer full: %" PRIu64 " events lost so far "
 			 "(raise collector.ringbuf_size_kib)", d);
@@ -590,115 +581,6 @@ static void on_tick(struct agent *a)
 		flush(a);
 }
 
-/* Human-readable bytes into buf, returned for use in printf. */
-static const char *human(uint64_t v, char *buf, size_t len)
-{
-	util_human_bytes(v, buf, len);
-	return buf;
-}
-
-/* ps context: who asks, and a sorted snapshot of what they may see. */
-struct ps_ctx {
-	struct jt_proc **v;
-	size_t n, cap;
-	struct jobs *jobs;
-	bool all;		/* else uid's processes and jobs only */
-	uid_t uid;
-};
-
-/* Collect running processes for ps. */
-static void ps_collect(struct jt_proc *p, void *arg)
-{
-	struct ps_ctx *c = arg;
-
-	if (p->state & JT_PS_EXCLUDED)
-		return;
-	if (!c->all && p->uid != c->uid) {
-		struct jt_jobinfo *ji = p->job.id[0] ?
-			jobs_get(c->jobs, p->job.scheduler, p->job.id, false) : NULL;
-
-		/* a job shows its owner as root stated it the processes of
-		 * others in it; a user's own job only their own */
-		if (!ji || ji->by_user || !ji->uid_known || ji->uid != c->uid)
-			return;
-	}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct jt_proc **v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return;
-		c->v = v;
-		c->cap = cap;
-	}
-	c->v[c->n++] = p;
-}
-
-/* Order ps rows by pid. */
-static int by_pid(const void *x, const void *y)
-{
-	const struct jt_proc *const *a = x, *const *b = y;
-
-	return (*a)->pid < (*b)->pid ? -1 : (*a)->pid > (*b)->pid;
-}
-
-/*
- * Reply to "ps": tracked processes running now with rates; for a peer
- * who does not see everything, its own and its jobs'.
- */
-static void reply_ps(struct agent *a, const struct control_peer *peer,
-		     FILE *out)
-{
-	struct ps_ctx c = { .jobs = a->jobs, .uid = peer->uid,
-			    .all = query_server_sees_all(a->qs, peer) };
-	char r1[16], r2[16], r3[16];
-
-	proc_table_foreach(a->trk.procs, ps_collect, &c);
-	if (c.n > 1)
-		qsort(c.v, c.n, sizeof(*c.v), by_pid);
-	fprintf(out, "ok\n%-8s %-8s %-20s %-16s %6s %9s %10s %10s %s\n", "PID",
-		"PPID", "TOOL", "JOB", "CPU%", "RSS", "READ/s", "WRITE/s",
-		"CMD");
-	for (size_t i = 0; i < c.n; i++) {
-		struct jt_proc *p = c.v[i];
-		double dt = (p->sample_ns - p->prev_sample_ns) / 1e9;
-		bool rate = p->prev_sample_ns && dt > 0;
-		char job[160], cpu[16] = "-", tool[JT_STR_SMALL], cmd[64];
-		uint64_t rd = 0, wr = 0;
-		size_t k;
-
-		if (rate) {
-			double cs = p->c.cpu_user_s + p->c.cpu_sys_s -
-				    p->prev.cpu_user_s - p->prev.cpu_sys_s;
-
-			snprintf(cpu, sizeof(cpu), "%.1f", 100.0 * cs / dt);
-			if (p->c.read_bytes >= p->prev.read_bytes)
-				rd = (p->c.read_bytes - p->prev.read_bytes) / dt;
-			if (p->c.write_bytes >= p->prev.write_bytes)
-				wr = (p->c.write_bytes - p->prev.write_bytes) / dt;
-		}
-		if (p->job.id[0])
-			snprintf(job, sizeof(job), "%s%s%s", p->job.id,
-				 p->job.step[0] ? "." : "", p->job.step);
-		else
-			snprintf(job, sizeof(job), "-");
-		/* names and arguments are whatever the program chose */
-		util_strlcpy(tool, p->tool_name[0] ? p->tool_name : p->comm,
-			     sizeof(tool));
-		for (k = 0; p->argv && k < p->argv_len && k < 60; k++)
-			cmd[k] = p->argv[k] ? p->argv[k] : ' ';
-		cmd[k] = '\0';
-		fprintf(out, "%-8u %-8u %-20.20s %-16.16s %6s %9s %10s %10s %s\n",
-			p->pid, p->ppid, util_printable(tool),
-			util_printable(job), cpu,
-			p->sample_ns ? human(p->c.rss_bytes, r1, sizeof(r1)) : "-",
-			rate ? human(rd, r2, sizeof(r2)) : "-",
-			rate ? human(wr, r3, sizeof(r3)) : "-",
-			util_printable(cmd));
-	}
-	free(c.v);
-}
-
 /*
  * Reply to "flush" (anyone may ask: a report about to read the store):
  * what ended is sent to the sinks now; the reply says how far the spool
@@ -726,40 +608,6 @@ static void reply_flush(struct agent *a, FILE *out)
 	if (sinks_store_position(a->sinks, &stored, &failing))
 		fprintf(out, "stored: %" PRIu64 "\nstore_state: %s\n", stored,
 			failing ? "retrying" : ss.error ? "spool failing" : "ok");
-}
-
-/* The docker_* lines of "status": how the container look-ups went. */
-static void status_docker(struct agent *a, FILE *out)
-{
-	struct containers_stats cs;
-	struct dockerq_stats st;
-	char when[32] = "";
-
-	if (!a->dq) {
-		fprintf(out, "docker: off\n");
-		return;
-	}
-	dockerq_stats(a->dq, &st);
-	containers_stats(a->cts, &cs);
-	fprintf(out, "docker: %s\n", a->cfg.docker_socket);
-	for (int i = 0; i < DOCKER_STATE__N; i++)
-		fprintf(out, "docker_lookups_%s: %" PRIu64 "\n",
-			docker_state_names[i], st.answers[i]);
-	fprintf(out, "docker_lookups_refused: %" PRIu64 "\n", st.refused);
-	fprintf(out, "docker_containers: %zu\n", cs.entries);
-	fprintf(out, "docker_batch_jobs: %zu\n", cs.jobs);
-	fprintf(out, "docker_batch_jobs_ending: %zu\n", cs.ending);
-	fprintf(out, "docker_containers_not_followed: %" PRIu64 "\n", cs.full);
-	if (st.last_error_ns) {
-		time_t t = (time_t)(st.last_error_ns / 1000000000ull);
-		struct tm tm;
-
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
-			 gmtime_r(&t, &tm));
-	}
-	fprintf(out, "docker_last_error: %s%s%s\n",
-		st.last_error[0] ? st.last_error : "none", when[0] ? " at " : "",
-		when);
 }
 
 /* Queue a container look-up (containers.h's ask). */
@@ -793,216 +641,30 @@ static void on_docker(struct agent *a)
 	}
 }
 
-/* Add one problem to the list in buf (len bytes); count it in *n. */
-__attribute__((format(printf, 4, 5)))
-static void problem(char *buf, size_t len, unsigned *n, const char *fmt, ...)
-{
-	size_t o = strlen(buf);
-	va_list ap;
-
-	if (o + 3 >= len)
-		return;
-	if (*n)
-		o += snprintf(buf + o, len - o, "; ");
-	va_start(ap, fmt);
-	vsnprintf(buf + o, len - o, fmt, ap);
-	va_end(ap);
-	(*n)++;
-}
-
-/*
- * The first line of "status", like `systemctl is-system-running`:
- * "status: running" when nothing needs a look, else "status: degraded"
- * and each problem: kernel events or records lost, the spool failing, a
- * sink retrying or losing records, the rules not loaded, container
- * look-ups or the cloud's metadata failing.
- */
-static void status_health(struct agent *a, FILE *out)
-{
-	char buf[2048] = "", sinks[1024], why[256];
-	struct rules_stats rs;
-	struct spool_stats ss;
-	unsigned n = 0;
-
-	if (dropped(a))
-		problem(buf, sizeof(buf), &n, "%" PRIu64 " kernel events lost"
-			" (ring buffer full: raise collector.ringbuf_size_kib)",
-			dropped(a));
-	if (a->counters[JT_CNT_TRACK_FULL])
-		problem(buf, sizeof(buf), &n, "tracked-process map full %" PRIu64
-			" times (raise collector.max_tracked)",
-			a->counters[JT_CNT_TRACK_FULL]);
-	spool_get_stats(a->spool, &ss);
-	if (ss.error)
-		problem(buf, sizeof(buf), &n, "spool %s failing: %s",
-			a->cfg.spool_dir, strerror(ss.error));
-	if (a->records_unspooled)
-		problem(buf, sizeof(buf), &n, "%" PRIu64 " records lost before"
-			" the spool", a->records_unspooled);
-	if (sinks_problems(a->sinks, sinks, sizeof(sinks)))
-		problem(buf, sizeof(buf), &n, "%s", sinks);
-	rules_get_stats(a->rules, &rs);
-	if (!rs.files)
-		problem(buf, sizeof(buf), &n, "no rules loaded from %s: every"
-			" process is recorded, no argument redacted",
-			a->cfg.rules_dir);
-	else if (a->rules_failing)
-		problem(buf, sizeof(buf), &n, "rules did not load: %s (the"
-			" previous rules are in force)", rs.last_error);
-	if (a->docker_failing)
-		problem(buf, sizeof(buf), &n, "docker look-ups failing (see"
-			" docker_last_error)");
-	if (imds_failing(a->imds, why, sizeof(why)))
-		problem(buf, sizeof(buf), &n, "cloud metadata: %s", why);
-	if (a->smk) {
-		struct smklogq_stats sq;
-
-		smklogq_stats(a->smk, &sq);
-		if (sq.stuck)
-			problem(buf, sizeof(buf), &n, "the Snakemake log reader"
-				" waits for a file of uid %u's that does not answer"
-				" (see smklog)", (unsigned)sq.stuck_uid);
-	}
-	if (n)
-		fprintf(out, "status: degraded: %u problem%s: %s\n", n,
-			n == 1 ? "" : "s", buf);
-	else
-		fprintf(out, "status: running\n");
-}
-
-/* Reply to "status": agent health and counters; a privileged peer sees
- * the paths of users' files too. */
+/* Reply to "status": what the loop's parts say now (status.h). */
 static void reply_status(struct agent *a, bool privileged, FILE *out)
 {
-	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
-	const char *missing = collector_missing(a->col);
+	struct status_src s = {
+		.cfg = &a->cfg, .host = &a->host, .trk = &a->trk,
+		.jobs = a->jobs, .spool = a->spool, .sinks = a->sinks,
+		.rules = a->rules, .imds = a->imds, .imds_why = a->imds_why,
+		.idle = &a->idle, .idle_params = idle_params_of(&a->cfg),
+		.sig = &a->sig, .dq = a->dq, .cts = a->cts, .smk = a->smk,
+		.counters = a->counters,
+		.missing = collector_missing(a->col),
+		.records_spooled = a->records_spooled,
+		.records_unspooled = a->records_unspooled,
+		.control_busy = a->control_busy,
+		.rules_failing = a->rules_failing,
+		.docker_failing = a->docker_failing,
+	};
 
 	/* the counters as of the request: what ended before it is counted */
 	collector_drain(a->col);
 	collector_counters(a->col, a->counters);
-	fprintf(out, "ok\n");
-	status_health(a, out);
-	fprintf(out, "version: %s\n", JT_VERSION);
-	fprintf(out, "pid: %d\n", (int)getpid());
-	fprintf(out, "host: %s\n", a->host.name);
-	fprintf(out, "config: %s\n", a->cfg.source ? a->cfg.source : "(defaults)");
-	fprintf(out, "uptime_s: %.1f\n", (now - a->started_ns) / 1e9);
-	fprintf(out, "events_seen: %" PRIu64 "\n", a->trk.events_seen);
-	fprintf(out, "events_dropped: %" PRIu64 "\n", dropped(a));
-	fprintf(out, "dropped_fork: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_FORK]);
-	fprintf(out, "dropped_exec: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_EXEC]);
-	fprintf(out, "dropped_exit: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_EXIT]);
-	fprintf(out, "dropped_oom: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_OOM]);
-	fprintf(out, "tracked_map_full: %" PRIu64 "\n", a->counters[JT_CNT_TRACK_FULL]);
-	fprintf(out, "exits_before_last_switch: %" PRIu64 "\n",
-		a->counters[JT_CNT_EXIT_EARLY]);
-	fprintf(out, "exits_lost: %" PRIu64 "\n", a->trk.exits_lost);
-	fprintf(out, "oom_kills: %" PRIu64 "\n", a->trk.oom_kills);
-	fprintf(out, "tracked: %zu\n", proc_table_count(a->trk.procs));
-	fprintf(out, "records_spooled: %" PRIu64 "\n", a->records_spooled);
-	fprintf(out, "record: %s\n", a->trk.jobs_only ?
-		"jobs (collector.record: processes outside jobs are counted,"
-		" not recorded)" : "all");
-	if (a->trk.jobs_only) {
-		fprintf(out, "outside_jobs_processes: %" PRIu64 "\n",
-			a->trk.outside.processes);
-		fprintf(out, "outside_jobs_cpu_s: %.3f\n", a->trk.outside.cpu_s);
-	}
-	stages_status(out);
-	fprintf(out, "store: %s%s\n", a->cfg.store_enabled ? "sqlite " : "none",
-		a->cfg.store_enabled ? a->cfg.sqlite_path : "");
-	{
-		struct spool_stats ss;
-
-		spool_get_stats(a->spool, &ss);
-		fprintf(out, "spool: %s\n", a->cfg.spool_dir);
-		fprintf(out, "spool_bytes: %" PRIu64 " of %u MiB\n", ss.bytes,
-			a->cfg.spool_max_mib);
-		fprintf(out, "spool_segments: %u\n", ss.segments);
-		fprintf(out, "spool_records: %" PRIu64 "\n",
-			ss.next_seq - ss.first_seq);
-		fprintf(out, "spool_unsynced: %u\n", spool_unsynced(a->spool));
-		if (ss.error)
-			fprintf(out, "spool_state: failing: %s: %s%s\n",
-				a->cfg.spool_dir, strerror(ss.error),
-				ss.error == ENOSPC || ss.error == EDQUOT ?
-				" (filesystem full)" : "");
-		else
-			fprintf(out, "spool_state: ok\n");
-		/* records never spooled: failed writes, encoding, too large */
-		fprintf(out, "spool_records_lost: %" PRIu64 "\n",
-			a->records_unspooled);
-		fprintf(out, "spool_records_lost_disk_full: %" PRIu64 "\n",
-			ss.lost_disk_full);
-		/* attempts: a sync retried ten times counts ten */
-		fprintf(out, "spool_write_errors: %" PRIu64 "\n",
-			ss.write_errors);
-		fprintf(out, "spool_torn_tail_cut_bytes: %" PRIu64 "\n",
-			ss.tail_cut_bytes);
-		fprintf(out, "spool_ack_bad: %" PRIu64 "\n", ss.ack_bad);
-		fprintf(out, "spool_foreign: %" PRIu64 "\n", ss.foreign);
-		sinks_status(a->sinks, out);
-	}
-	fprintf(out, "signals_missing: %s\n", *missing ? missing : "none");
-	if (a->imds)
-		imds_status(a->imds, out);
-	else
-		fprintf(out, "cloud.imds: %s\n", a->imds_why);
-	{
-		const struct cost_price *p = node_price(a);
-
-		if (p->per_hour >= 0)
-			fprintf(out, "cost.node_price: %g %s an hour (%s)\n",
-				p->per_hour, p->currency, p->source);
-		else
-			fprintf(out, "cost.node_price: none (%s)\n", p->note);
-	}
-	{
-		struct rules_stats st;
-
-		rules_get_stats(a->rules, &st);
-		fprintf(out, "rules: %s\n", st.files ? st.dir : "none loaded (every process included, tool = program name, arguments withheld)");
-		fprintf(out, "rules_state: %s\n",
-			!st.files ? "none: arguments withheld"
-			: st.builtin ? "built-in: the rules folder did not load, arguments withheld"
-				     : "ok");
-		fprintf(out, "rules_args_withheld: %llu\n",
-			(unsigned long long)st.args_withheld);
-		fprintf(out, "rules_files: %u\n", st.files);
-		fprintf(out, "rules_count: %u\n", st.rules);
-		fprintf(out, "rules_selftests: %u\n", st.selftests);
-		fprintf(out, "rules_calls: %llu\n", (unsigned long long)st.calls);
-		fprintf(out, "rules_errors: %llu\n", (unsigned long long)st.runtime_errors);
-		fprintf(out, "rules_failed_closed: %llu\n", (unsigned long long)st.failed_closed);
-		fprintf(out, "rules_reloads: %llu ok, %llu failed\n",
-			(unsigned long long)st.reloads_ok,
-			(unsigned long long)st.reloads_failed);
-		fprintf(out, "rules_last_error: %s\n", *st.last_error ? st.last_error : "none");
-	}
-	{
-		size_t running, known = jobs_count(a->jobs, &running);
-
-		fprintf(out, "jobs_running: %zu\n", running);
-		fprintf(out, "jobs_known: %zu\n", known);
-	}
-	{
-		struct idle_params ip = idle_params_of(&a->cfg);
-
-		idle_status(&a->idle, &ip, util_now_ns(CLOCK_BOOTTIME),
-			    a->host.boot_to_real_ns, out);
-	}
-	signals_status(a->sig.counts, signals_slow_skipped(a->sig.slow), out);
-	status_docker(a, out);
-	if (!a->smk && a->cfg.snakemake_log)
-		fprintf(out, "smklog: no reader: it could not start (the"
-			" agent's log says why)\n");
-	else
-		smklogq_status(a->smk, privileged, out);
-	fprintf(out, "excluded_processes: %" PRIu64 "\n", a->trk.excluded);
-	fprintf(out, "excluded_events_in_kernel: %" PRIu64 "\n", a->counters[JT_CNT_EXCLUDED]);
-	fprintf(out, "control_busy: %" PRIu64 "\n", a->control_busy);
-	fprintf(out, "last_error: %s\n",
-		*log_last_error() ? log_last_error() : "none");
+	s.uptime_ns = util_now_ns(CLOCK_MONOTONIC) - a->started_ns;
+	s.price = node_price(a);
+	status_reply(&s, privileged, out);
 }
 
 /* The IMDS thread has news: the identity read, a spot interruption notice. */
@@ -1074,7 +736,9 @@ static void answer(struct agent *a, struct control_server *srv,
 	} else if (!strcmp(req.cmd, "status")) {
 		reply_status(a, c->privileged, out);
 	} else if (!strcmp(req.cmd, "ps")) {
-		reply_ps(a, &c->peer, out);
+		status_ps(a->trk.procs, a->jobs,
+			  query_server_sees_all(a->qs, &c->peer), c->peer.uid,
+			  out);
 	} else if (!strcmp(req.cmd, "flush")) {
 		reply_flush(a, out);
 	} else if (!strcmp(req.cmd, "report") || !strcmp(req.cmd, "export") ||
@@ -1719,7 +1383,7 @@ int main(int argc, char **argv)
 	emit_host(&a, "stop", util_now_ns(CLOCK_BOOTTIME));
 	flush(&a);
 	log_info("stopped: %" PRIu64 " events, %" PRIu64 " records spooled, %"
-		 PRIu64 " dropped", a.trk.events_seen, a.records_spooled, dropped(&a));
+		 PRIu64 " dropped", a.trk.events_seen, a.records_spooled, status_dropped(a.counters));
 	rc = 0;
 cleanup:
 	imds_stop(a.imds);

@@ -21,7 +21,6 @@ ALLOWED = {
 # still to be split (issue 25): they must be, or be allowed above
 PENDING = {
     "main": "jobtraced's: the loop's modules",
-    "reply_status": "jobtraced's status: a module of its own",
     "cmd_rules": "the command table",
     "print_answer": "the HTML report's answer",
     "config_dump": "the configuration key table",
