@@ -1181,8 +1181,10 @@ static void usage(FILE *out)
 		JT_DEFAULT_CONFIG);
 }
 
-/* Entry point: parse options, load config, start and run the agent. */
-int main(int argc, char **argv)
+/* The options: a.config_path, verbose, *foreground, *check; -1 to go on,
+ * else the exit status (usage, --help, --version). */
+static int parse_args(struct agent *a, int argc, char **argv,
+		      bool *foreground, bool *check)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -1193,38 +1195,23 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	struct agent a = { .epfd = -1, .sigfd = -1, .tickfd = -1, .inofd = -1 };
-	struct rules_limits rl = { .mem_bytes = RULES_MEM_BYTES,
-				   .instructions = RULES_INSTRUCTIONS };
-	struct collector_cb cb = { .event = on_event, .samples = on_samples,
-				   .ctx = &a };
-	struct collector_opts co;
-	bool foreground = false, check = false;
-	char err[512];
-	int c, rc = 1, ferr;
+	int c;
 
-	/* a child answering a user's report: nothing of the agent */
-	if (argc > 1 && !strcmp(argv[1], QUERY_CHILD_ARG))
-		return query_child_main(argc, argv);
-	/* the Snakemake log reader: nothing of the agent either */
-	if (argc > 1 && !strcmp(argv[1], SMKLOG_READER_ARG))
-		return smklog_reader_main(0);
-	a.config_path = JT_DEFAULT_CONFIG;
-	rate_init(&a.rate);
+	a->config_path = JT_DEFAULT_CONFIG;
 	while ((c = getopt_long(argc, argv, "c:fvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			a.config_path = optarg;
-			a.config_explicit = true;
+			a->config_path = optarg;
+			a->config_explicit = true;
 			break;
 		case 'f':
-			foreground = true;
+			*foreground = true;
 			break;
 		case 'v':
-			a.verbose = true;
+			a->verbose = true;
 			break;
 		case 'C':
-			check = true;
+			*check = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1242,6 +1229,221 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	return -1;
+}
+
+/* --check-config: the loaded configuration checked and printed; the exit
+ * status. */
+static int check_config(struct agent *a)
+{
+	char err[512];
+
+	config_warn_secrets(&a->cfg);
+	if (creds_check_config(&a->cfg, err, sizeof(err))) {
+		fprintf(stderr, "jobtraced: %s\n", err);
+		return 2;
+	}
+	printf("# %s: configuration ok\n",
+	       a->cfg.source ? a->cfg.source : "(defaults, no file)");
+	config_dump(&a->cfg, stdout);
+	return 0;
+}
+
+/* The folders and secrets checked, the cloud's reader started; -1 to go
+ * on, else the exit status. */
+static int check_files(struct agent *a)
+{
+	char err[512];
+	int ferr;
+
+	ferr = own_files(&a->cfg, true, err, sizeof(err));
+	if (ferr) {
+		log_error("%s", err);
+		return ferr == -EPERM ? 2 : 1;
+	}
+	/* the sinks' secrets: root's alone, checked before anything runs */
+	ferr = creds_check_config(&a->cfg, err, sizeof(err));
+	if (ferr) {
+		log_error("%s", err);
+		return ferr == -ENOMEM ? 1 : 2;
+	}
+	config_warn_secrets(&a->cfg);
+	if (a->cfg.delay_accounting)
+		enable_delayacct();
+	/* the cloud's identity is read beside the start: only the start
+	 * record waits for it */
+	if (cloud_asked(a) &&
+	    imds_start(&(struct imds_opts){ .url = a->cfg.imds_url,
+					    .poll_ms = a->cfg.spot_poll_ms },
+		       &a->imds)) {
+		log_warn("cloud: cannot start the instance metadata reader:"
+			 " no cloud facts");
+		snprintf(a->imds_why, sizeof(a->imds_why), "error: the reader"
+			 " could not start (see the log)");
+	}
+	return -1;
+}
+
+/* The rules, the job registry, the tracker and what it calls, the
+ * signals; 0 or an error (logged). */
+static int start_tracking(struct agent *a)
+{
+	struct rules_limits rl = { .mem_bytes = RULES_MEM_BYTES,
+				   .instructions = RULES_INSTRUCTIONS,
+				   .deadline_ms = a->cfg.rules_deadline_ms };
+
+	if (rules_new(&rl, &a->rules) || jobs_new(&a->jobs) ||
+	    cgtrust_new(NULL, 0, &a->cgt) ||
+	    tracker_init(&a->trk, a->rules, a->jobs, &a->host,
+			 &(struct tracker_cb){ .record = on_record,
+					       .exclude = on_exclude,
+					       .price = node_price,
+					       .gone = on_gone,
+					       .followed = on_followed,
+					       .engine_job = on_engine_job,
+					       .cg_root = on_cg_root,
+					       .engine_seen = on_engine_seen,
+					       .ctx = a }))
+		return -1;
+	a->trk.cfg = &a->cfg;
+	a->trk.young_ns = a->cfg.first_sample_ms * 1000000ull;
+	a->trk.jobs_only = a->cfg.record_mode == JT_RECORD_JOBS;
+	a->sig.host = &a->host;
+	a->sig.jobs = a->jobs;
+	a->sig.put = on_record;
+	a->sig.ctx = a;
+	return signals_agent_init(&a->sig);
+}
+
+/* Container look-ups, when docker.enabled; 0 or an error. */
+static int start_docker(struct agent *a)
+{
+	struct containers_ops ops = {
+		.ask = ask_docker,
+		.populated = containers_cgroup_populated,
+		.ctx = a,
+		.end_grace_ns = a->cfg.docker_end_grace_ms * 1000000ull,
+	};
+
+	if (!a->cfg.docker_enabled)
+		return 0;
+	if (dockerq_start(a->cfg.docker_socket, a->cfg.docker_timeout_ms,
+			  &a->dq) ||
+	    containers_new(CONTAINERS_MAX, &ops, &a->cts))
+		return -1;
+	a->trk.ct = containers_tracker(a->cts);
+	return 0;
+}
+
+/* Everything up to the loop: the parts, the BPF programs attached, the
+ * processes that run already found, the start record; 0 or an error. */
+static int start(struct agent *a)
+{
+	struct collector_cb cb = { .event = on_event, .samples = on_samples,
+				   .ctx = a };
+	struct collector_opts co = {
+		.ringbuf_kib = a->cfg.ringbuf_kib,
+		.max_tracked = a->cfg.max_tracked,
+		.argv_max = a->cfg.argv_max_bytes,
+		.verbose = a->verbose,
+	};
+
+	if (query_server_new(&a->qs) || query_server_configure(a->qs, &a->cfg) ||
+	    start_tracking(a) || start_docker(a) || open_delivery(a))
+		return -1;
+	start_rules(a);
+	set_smklog(a);
+	watch_rules(a);
+	if (collector_open(&co, &cb, &a->col) || setup_loop(a) ||
+	    jobctl_new(a->jobs, &a->trk, &a->cfg, a->epfd,
+		       &(struct jobctl_ops){ .drain = jc_drain,
+					     .settle = jc_settle,
+					     .ended = jc_ended,
+					     .flush = jc_flush, .ctx = a },
+		       &a->jc))
+		return -1;
+	/* programs are attached: whatever runs already is found now */
+	collector_sample(a->col, true);
+	collector_drain(a->col);
+	a->next_sample_ns = util_now_ns(CLOCK_MONOTONIC) +
+			    a->cfg.sample_interval_ms * 1000000ull;
+	a->last_sync_ns = util_now_ns(CLOCK_MONOTONIC);
+	a->host_start_ns = util_now_ns(CLOCK_BOOTTIME);
+	host_start_when_ready(a, !a->imds);
+	flush(a);
+	log_info("jobtraced %s started: %zu processes tracked, spool %s, %zu sinks, socket %s",
+		 JT_VERSION, proc_table_count(a->trk.procs), a->cfg.spool_dir,
+		 spool_sinks(a->spool), config_socket_path(&a->cfg));
+	return 0;
+}
+
+/* After the loop: what the kernel and slurmctld have written, the stop
+ * record, the spool synced. */
+static void stop(struct agent *a)
+{
+	collector_drain(a->col);
+	/* what waits for slurmctld is written as it is known now */
+	jobctl_stop(a->jc);
+	check_drops(a);
+	host_start_when_ready(a, true);
+	emit_host(a, "stop", util_now_ns(CLOCK_BOOTTIME));
+	flush(a);
+	log_info("stopped: %" PRIu64 " events, %" PRIu64 " records spooled, %"
+		 PRIu64 " dropped", a->trk.events_seen, a->records_spooled,
+		 status_dropped(a->counters));
+}
+
+/* Free every part, in the order they may call each other. */
+static void cleanup(struct agent *a)
+{
+	jobctl_free(a->jc);	/* writes what waits: every part still there */
+	imds_stop(a->imds);
+	control_server_free(a->ctl);
+	if (a->sock_bound)
+		unlink(config_socket_path(&a->cfg));
+	if (a->epfd >= 0)
+		close(a->epfd);
+	if (a->sigfd >= 0)
+		close(a->sigfd);
+	if (a->tickfd >= 0)
+		close(a->tickfd);
+	if (a->inofd >= 0)
+		close(a->inofd);
+	collector_close(a->col);
+	dockerq_stop(a->dq);
+	rules_free(a->rules);
+	jobs_free(a->jobs);
+	query_server_free(a->qs);
+	/* the sinks store what they can of the synced records, then stop */
+	sinks_stop(a->sinks, DRAIN_MS);
+	spool_close(a->spool);
+	signals_agent_fini(&a->sig);
+	tracker_fini(&a->trk);
+	smklogq_stop(a->smk);
+	cgtrust_free(a->cgt);
+	containers_free(a->cts);
+	jbuf_free(&a->jb);
+	config_free(&a->cfg);
+}
+
+/* Entry point: parse options, load config, start and run the agent. */
+int main(int argc, char **argv)
+{
+	struct agent a = { .epfd = -1, .sigfd = -1, .tickfd = -1, .inofd = -1 };
+	bool foreground = false, check = false;
+	char err[512];
+	int rc;
+
+	/* a child answering a user's report: nothing of the agent */
+	if (argc > 1 && !strcmp(argv[1], QUERY_CHILD_ARG))
+		return query_child_main(argc, argv);
+	/* the Snakemake log reader: nothing of the agent either */
+	if (argc > 1 && !strcmp(argv[1], SMKLOG_READER_ARG))
+		return smklog_reader_main(0);
+	rate_init(&a.rate);
+	rc = parse_args(&a, argc, argv, &foreground, &check);
+	if (rc >= 0)
+		return rc;
 	log_init("jobtraced", 0, LOG_LVL_INFO);
 	stages_init();
 	if (config_defaults(&a.cfg)) {
@@ -1255,17 +1457,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (check) {
-		config_warn_secrets(&a.cfg);
-		if (creds_check_config(&a.cfg, err, sizeof(err))) {
-			fprintf(stderr, "jobtraced: %s\n", err);
-			config_free(&a.cfg);
-			return 2;
-		}
-		printf("# %s: configuration ok\n",
-		       a.cfg.source ? a.cfg.source : "(defaults, no file)");
-		config_dump(&a.cfg, stdout);
+		rc = check_config(&a);
 		config_free(&a.cfg);
-		return 0;
+		return rc;
 	}
 	log_init("jobtraced", a.cfg.log_syslog && !foreground,
 		 a.verbose ? LOG_LVL_DEBUG : a.cfg.log_level);
@@ -1275,144 +1469,15 @@ int main(int argc, char **argv)
 	a.last_summary_ns = a.started_ns;
 	record_host_init(&a.host, a.cfg.hostname);
 	jbuf_init(&a.jb);
-	ferr = own_files(&a.cfg, true, err, sizeof(err));
-	if (ferr) {
-		log_error("%s", err);
-		rc = ferr == -EPERM ? 2 : 1;
-		goto cleanup;
+	rc = check_files(&a);
+	if (rc < 0) {
+		rc = 1;
+		if (!start(&a)) {
+			run(&a);
+			stop(&a);
+			rc = 0;
+		}
 	}
-	/* the sinks' secrets: root's alone, checked before anything runs */
-	ferr = creds_check_config(&a.cfg, err, sizeof(err));
-	if (ferr) {
-		log_error("%s", err);
-		rc = ferr == -ENOMEM ? 1 : 2;
-		goto cleanup;
-	}
-	config_warn_secrets(&a.cfg);
-	if (a.cfg.delay_accounting)
-		enable_delayacct();
-	/* the cloud's identity is read beside the start: only the start
-	 * record waits for it */
-	if (cloud_asked(&a) &&
-	    imds_start(&(struct imds_opts){ .url = a.cfg.imds_url,
-					    .poll_ms = a.cfg.spot_poll_ms },
-		       &a.imds)) {
-		log_warn("cloud: cannot start the instance metadata reader:"
-			 " no cloud facts");
-		snprintf(a.imds_why, sizeof(a.imds_why), "error: the reader"
-			 " could not start (see the log)");
-	}
-	if (query_server_new(&a.qs) || query_server_configure(a.qs, &a.cfg))
-		goto cleanup;
-	rl.deadline_ms = a.cfg.rules_deadline_ms;
-	if (rules_new(&rl, &a.rules) || jobs_new(&a.jobs) ||
-	    cgtrust_new(NULL, 0, &a.cgt) ||
-	    tracker_init(&a.trk, a.rules, a.jobs, &a.host,
-			 &(struct tracker_cb){ .record = on_record,
-					       .exclude = on_exclude,
-					       .price = node_price,
-					       .gone = on_gone,
-					       .followed = on_followed,
-					       .engine_job = on_engine_job,
-					       .cg_root = on_cg_root,
-					       .engine_seen = on_engine_seen,
-					       .ctx = &a }))
-		goto cleanup;
-	a.trk.cfg = &a.cfg;
-	a.trk.young_ns = a.cfg.first_sample_ms * 1000000ull;
-	a.trk.jobs_only = a.cfg.record_mode == JT_RECORD_JOBS;
-	a.sig.host = &a.host;
-	a.sig.jobs = a.jobs;
-	a.sig.put = on_record;
-	a.sig.ctx = &a;
-	if (signals_agent_init(&a.sig))
-		goto cleanup;
-	if (a.cfg.docker_enabled) {
-		struct containers_ops ops = {
-			.ask = ask_docker,
-			.populated = containers_cgroup_populated,
-			.ctx = &a,
-			.end_grace_ns = a.cfg.docker_end_grace_ms * 1000000ull,
-		};
-
-		if (dockerq_start(a.cfg.docker_socket, a.cfg.docker_timeout_ms,
-				  &a.dq) ||
-		    containers_new(CONTAINERS_MAX, &ops, &a.cts))
-			goto cleanup;
-		a.trk.ct = containers_tracker(a.cts);
-	}
-	if (open_delivery(&a))
-		goto cleanup;
-	start_rules(&a);
-	set_smklog(&a);
-	watch_rules(&a);
-	co = (struct collector_opts){
-		.ringbuf_kib = a.cfg.ringbuf_kib,
-		.max_tracked = a.cfg.max_tracked,
-		.argv_max = a.cfg.argv_max_bytes,
-		.verbose = a.verbose,
-	};
-	if (collector_open(&co, &cb, &a.col))
-		goto cleanup;
-	if (setup_loop(&a) ||
-	    jobctl_new(a.jobs, &a.trk, &a.cfg, a.epfd,
-		       &(struct jobctl_ops){ .drain = jc_drain,
-					     .settle = jc_settle,
-					     .ended = jc_ended,
-					     .flush = jc_flush, .ctx = &a },
-		       &a.jc))
-		goto cleanup;
-	/* programs are attached: whatever runs already is found now */
-	collector_sample(a.col, true);
-	collector_drain(a.col);
-	a.next_sample_ns = util_now_ns(CLOCK_MONOTONIC) +
-			   a.cfg.sample_interval_ms * 1000000ull;
-	a.last_sync_ns = util_now_ns(CLOCK_MONOTONIC);
-	a.host_start_ns = util_now_ns(CLOCK_BOOTTIME);
-	host_start_when_ready(&a, !a.imds);
-	flush(&a);
-	log_info("jobtraced %s started: %zu processes tracked, spool %s, %zu sinks, socket %s",
-		 JT_VERSION, proc_table_count(a.trk.procs), a.cfg.spool_dir,
-		 spool_sinks(a.spool), config_socket_path(&a.cfg));
-	run(&a);
-	collector_drain(a.col);
-	/* what waits for slurmctld is written as it is known now */
-	jobctl_stop(a.jc);
-	check_drops(&a);
-	host_start_when_ready(&a, true);
-	emit_host(&a, "stop", util_now_ns(CLOCK_BOOTTIME));
-	flush(&a);
-	log_info("stopped: %" PRIu64 " events, %" PRIu64 " records spooled, %"
-		 PRIu64 " dropped", a.trk.events_seen, a.records_spooled, status_dropped(a.counters));
-	rc = 0;
-cleanup:
-	imds_stop(a.imds);
-	control_server_free(a.ctl);
-	if (a.sock_bound)
-		unlink(config_socket_path(&a.cfg));
-	if (a.epfd >= 0)
-		close(a.epfd);
-	if (a.sigfd >= 0)
-		close(a.sigfd);
-	if (a.tickfd >= 0)
-		close(a.tickfd);
-	if (a.inofd >= 0)
-		close(a.inofd);
-	collector_close(a.col);
-	dockerq_stop(a.dq);
-	rules_free(a.rules);
-	jobctl_free(a.jc);
-	jobs_free(a.jobs);
-	query_server_free(a.qs);
-	/* the sinks store what they can of the synced records, then stop */
-	sinks_stop(a.sinks, DRAIN_MS);
-	spool_close(a.spool);
-	signals_agent_fini(&a.sig);
-	tracker_fini(&a.trk);
-	smklogq_stop(a.smk);
-	cgtrust_free(a.cgt);
-	containers_free(a.cts);
-	jbuf_free(&a.jb);
-	config_free(&a.cfg);
+	cleanup(&a);
 	return rc;
 }

@@ -20,7 +20,6 @@ ALLOWED = {
 }
 # still to be split (issue 25): they must be, or be allowed above
 PENDING = {
-    "main": "jobtraced's: the loop's modules",
     "cmd_rules": "the command table",
     "print_answer": "the HTML report's answer",
     "config_dump": "the configuration key table",
