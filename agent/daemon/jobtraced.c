@@ -31,6 +31,7 @@
 #include "decode.h"
 #include "fsperm.h"
 #include "cost.h"
+#include "hostrec.h"
 #include "idle.h"
 #include "signals.h"
 #include "imds.h"
@@ -97,9 +98,8 @@ struct agent {
 					 * that waits for the cloud, 0: none */
 	struct jt_host host;
 	struct jbuf jb;
-	struct cost_price price;	/* the node's, for host and job records */
-	struct jt_cloud price_cloud;	/* the identity it was computed for */
-	bool price_known;		/* false: compute it again */
+	struct hostrec_price price;	/* the node's, for host and job
+					 * records */
 
 	struct control_server *ctl;
 	struct rate_limiter rate;	/* users' share of the loop's answers */
@@ -296,71 +296,36 @@ static const struct cost_price *node_price(void *ctx)
 	struct jt_cloud cloud;
 
 	imds_identity(a->imds, &cloud);
-	if (a->price_known && !memcmp(&cloud, &a->price_cloud, sizeof(cloud)))
-		return &a->price;
-	cost_node_price(&a->cfg, &cloud, &a->price);
-	a->price_cloud = cloud;
-	a->price_known = true;
-	if (a->price.per_hour >= 0)
-		log_info("cost: the node costs %g %s an hour (%s; %u CPUs, %.1f GiB)",
-			 a->price.per_hour, a->price.currency, a->price.source,
-			 a->price.node_cpus,
-			 a->price.node_mem_bytes / 1073741824.0);
-	else if (a->price.source[0])	/* the prices file: its error */
-		log_warn("cost: %s: job costs are null", a->price.note);
-	else
-		log_info("cost: %s: job costs are null", a->price.note);
-	return &a->price;
+	return hostrec_price(&a->price, &a->cfg, &cloud);
 }
 
 /* A `host` record of time `now` (CLOCK_BOOTTIME): identity, cloud,
  * agent version and the drop counters. */
 static void emit_host(struct agent *a, const char *phase, uint64_t now)
 {
-	struct jbuf *b = &a->jb;
-	struct sv v[V__N] = { 0 };
 	struct sv_count spool[SINKS_MAX];
 	struct spool_stats ss;
 	struct jt_cloud cloud;
-	char id[37];
+	struct hostrec_src s = {
+		.host = &a->host, .counters = a->counters,
+		.events_seen = a->trk.events_seen,
+		.exits_lost = a->trk.exits_lost,
+		.records_unspooled = a->records_unspooled,
+		.spool_drops = spool,
+		.n_spool_drops = sinks_drop_counts(a->sinks, spool, SINKS_MAX),
+		.store_size_cap = sinks_store_size_cap(a->sinks),
+		.cloud = &cloud, .price = node_price(a),
+		.outside = a->trk.jobs_only ? &a->trk.outside : NULL,
+	};
 
-	record_make_id(&a->host, "host", phase, now, id);
-	record_head_values(v, &a->host, id);
-	sv_u64(&v[V_TIME], record_realtime(&a->host, now));
-	sv_str(&v[V_HOST_PHASE], phase);
-	sv_str(&v[V_BOOT_ID], a->host.boot_id);
-	sv_str(&v[V_AGENT_VERSION], JT_VERSION);
-	sv_u64(&v[V_EVENTS_SEEN], a->trk.events_seen);
-	v[V_DROPS].st = SV_SET;
-	sv_u64(&v[V_DROP_RINGBUF_FORK], a->counters[JT_CNT_RB_DROP_FORK]);
-	sv_u64(&v[V_DROP_RINGBUF_EXEC], a->counters[JT_CNT_RB_DROP_EXEC]);
-	sv_u64(&v[V_DROP_RINGBUF_EXIT], a->counters[JT_CNT_RB_DROP_EXIT]);
-	sv_u64(&v[V_DROP_RINGBUF_OOM], a->counters[JT_CNT_RB_DROP_OOM]);
-	sv_u64(&v[V_DROP_TRACKED_MAP_FULL], a->counters[JT_CNT_TRACK_FULL]);
-	sv_u64(&v[V_DROP_EXITS_BEFORE_LAST_SWITCH],
-	       a->counters[JT_CNT_EXIT_EARLY]);
-	sv_u64(&v[V_DROP_EXITS_LOST], a->trk.exits_lost);
-	/* apart, so that a sum over drops counts each record once: the
-	 * full-disk losses are among those never spooled */
 	spool_get_stats(a->spool, &ss);
-	sv_u64(&v[V_DROP_SPOOL_WRITE_ERRORS],
-	       a->records_unspooled - ss.lost_disk_full);
-	sv_u64(&v[V_DROP_SPOOL_DISK_FULL], ss.lost_disk_full);
-	v[V_DROP_SPOOL].st = SV_SET;
-	v[V_DROP_SPOOL].n = sinks_drop_counts(a->sinks, spool, SINKS_MAX);
-	v[V_DROP_SPOOL].counts = spool;
-	a->size_cap_reported = sinks_store_size_cap(a->sinks);
-	sv_u64(&v[V_DROP_STORE_SIZE_CAP], a->size_cap_reported);
+	s.lost_disk_full = ss.lost_disk_full;
 	imds_identity(a->imds, &cloud);
-	record_cloud_values(v, &cloud);
-	record_price_values(v, node_price(a));
-	if (a->trk.jobs_only)
-		record_outside_values(v, &a->trk.outside);
+	a->size_cap_reported = s.store_size_cap;
 	a->outside_reported = a->trk.outside.processes;
-	jbuf_reset(b);
-	schema_write(b, &sf_records[SF_REC_HOST], v);
+	hostrec_write(&a->jb, &s, phase, now);
 	a->lost_reported = sinks_lost_total(a->sinks);
-	put_record(a, b);
+	put_record(a, &a->jb);
 }
 
 /* Spool housekeeping: release acknowledged segments; report new drops
@@ -408,35 +373,6 @@ static void host_start_when_ready(struct agent *a, bool now)
 	a->host_start_ns = 0;
 }
 
-/*
- * Is the instance metadata service to be asked?  "on": yes; "off": no;
- * "auto": when this machine's own facts say EC2 (cloud-init's
- * ds-identify decides so), so that a node elsewhere sends nothing to
- * 169.254.169.254.  Why not is kept for status.
- */
-static bool cloud_asked(struct agent *a)
-{
-	char why[256];
-
-	if (a->cfg.imds_mode == JT_IMDS_ON)
-		return true;
-	if (a->cfg.imds_mode == JT_IMDS_OFF) {
-		snprintf(a->imds_why, sizeof(a->imds_why),
-			 "off (cloud.imds = \"off\")");
-		return false;
-	}
-	if (imds_local_ec2(a->cfg.dmi_dir, IMDS_HYPERVISOR_UUID, why,
-			   sizeof(why))) {
-		log_info("cloud: an EC2 instance (%s): asking %s", why,
-			 a->cfg.imds_url);
-		return true;
-	}
-	snprintf(a->imds_why, sizeof(a->imds_why), "not asked: not EC2 by"
-		 " this machine's own facts (%s); cloud.imds = \"on\" asks"
-		 " all the same", why);
-	log_info("cloud: %s", a->imds_why);
-	return false;
-}
 
 /* Read the kernel's drop counters and warn when they grow. */
 static void check_drops(struct agent *a)
@@ -1020,7 +956,7 @@ static void reload(struct agent *a)
 	sinks_store_limits(a->sinks, &a->cfg);
 	/* prices, waste thresholds and idle settings apply to what comes */
 	config_take_cost(&a->cfg, &nc);
-	a->price_known = false;
+	a->price.known = false;
 	node_price(a);
 	log_info("configuration reloaded from %s",
 		 nc.source ? nc.source : "(defaults)");
@@ -1272,7 +1208,7 @@ static int check_files(struct agent *a)
 		enable_delayacct();
 	/* the cloud's identity is read beside the start: only the start
 	 * record waits for it */
-	if (cloud_asked(a) &&
+	if (hostrec_cloud_asked(&a->cfg, a->imds_why, sizeof(a->imds_why)) &&
 	    imds_start(&(struct imds_opts){ .url = a->cfg.imds_url,
 					    .poll_ms = a->cfg.spot_poll_ms },
 		       &a->imds)) {
