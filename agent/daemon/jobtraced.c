@@ -24,10 +24,9 @@
 #include "classify.h"
 #include "collector.h"
 #include "config.h"
-#include "containers.h"
 #include "control.h"
 #include "creds.h"
-#include "dockerq.h"
+#include "dockjobs.h"
 #include "decode.h"
 #include "fsperm.h"
 #include "cost.h"
@@ -79,9 +78,7 @@ struct agent {
 	struct jobs *jobs;
 	struct jobctl *jc;		/* job-start, job-end, job-update */
 	struct query_server *qs;	/* users' report and export, groups */
-	struct dockerq *dq;		/* container look-ups, NULL: off */
-	struct containers *cts;		/* what they found */
-	bool docker_failing;		/* the last look-up failed (logged) */
+	struct dockjobs *dj;		/* container look-ups, NULL: off */
 	bool rules_failing;		/* the last load of the rules failed */
 	struct tracker trk;		/* process table, events -> records */
 	struct smklogq *smk;		/* Snakemake job logs (local mode),
@@ -505,8 +502,7 @@ static void on_tick(struct agent *a)
 	}
 	jobctl_tick(a->jc, now);
 	query_server_reap(a->qs, now);
-	if (a->cts)
-		containers_tick(a->cts, &a->trk, now);
+	dockjobs_tick(a->dj, &a->trk, now);
 	control_server_expire(a->ctl, now);
 	host_start_when_ready(a, false);
 	if (now >= a->next_sample_ns || young_pass_due(a, now))
@@ -546,37 +542,6 @@ static void reply_flush(struct agent *a, FILE *out)
 			failing ? "retrying" : ss.error ? "spool failing" : "ok");
 }
 
-/* Queue a container look-up (containers.h's ask). */
-static int ask_docker(void *ctx, const char *id)
-{
-	struct agent *a = ctx;
-
-	return dockerq_ask(a->dq, id);
-}
-
-/* Docker's answers: to the containers, which make the jobs. */
-static void on_docker(struct agent *a)
-{
-	static struct dockerq_result r;	/* large: not on the stack */
-
-	while (dockerq_take(a->dq, &r)) {
-		if (r.state != DOCKER_OK && !a->docker_failing) {
-			struct dockerq_stats st;
-
-			dockerq_stats(a->dq, &st);
-			log_warn("docker: look-up %s: %s (job fields of its"
-				 " processes stay null; asked again later)",
-				 docker_state_names[r.state], st.last_error);
-		} else if (r.state == DOCKER_OK && a->docker_failing) {
-			log_info("docker: %s answers again",
-				 a->cfg.docker_socket);
-		}
-		a->docker_failing = r.state != DOCKER_OK &&
-				    r.state != DOCKER_NOT_FOUND;
-		containers_answer(a->cts, &a->trk, &r);
-	}
-}
-
 /* Reply to "status": what the loop's parts say now (status.h). */
 static void reply_status(struct agent *a, bool privileged, FILE *out)
 {
@@ -585,14 +550,13 @@ static void reply_status(struct agent *a, bool privileged, FILE *out)
 		.jobs = a->jobs, .spool = a->spool, .sinks = a->sinks,
 		.rules = a->rules, .imds = a->imds, .imds_why = a->imds_why,
 		.idle = &a->idle, .idle_params = idle_params_of(&a->cfg),
-		.sig = &a->sig, .dq = a->dq, .cts = a->cts, .smk = a->smk,
+		.sig = &a->sig, .dj = a->dj, .smk = a->smk,
 		.counters = a->counters,
 		.missing = collector_missing(a->col),
 		.records_spooled = a->records_spooled,
 		.records_unspooled = a->records_unspooled,
 		.control_busy = a->control_busy,
 		.rules_failing = a->rules_failing,
-		.docker_failing = a->docker_failing,
 	};
 
 	/* the counters as of the request: what ended before it is counted */
@@ -1057,7 +1021,7 @@ static int setup_loop(struct agent *a)
 	    (err = watch(a, control_server_fd(a->ctl))) ||
 	    (a->inofd >= 0 && (err = watch(a, a->inofd))) ||
 	    (a->imds && (err = watch(a, imds_fd(a->imds)))) ||
-	    (a->dq && (err = watch(a, dockerq_fd(a->dq)))) ||
+	    (a->dj && (err = watch(a, dockjobs_fd(a->dj)))) ||
 	    (err = watch(a, collector_fd(a->col)))) {
 		log_error("epoll: %s", strerror(-err));
 		return err;
@@ -1089,8 +1053,8 @@ static void run(struct agent *a)
 				on_rules_changed(a);
 			} else if (a->imds && fd == imds_fd(a->imds)) {
 				on_imds(a);
-			} else if (a->dq && fd == dockerq_fd(a->dq)) {
-				on_docker(a);
+			} else if (a->dj && fd == dockjobs_fd(a->dj)) {
+				dockjobs_take(a->dj, &a->trk);
 			} else if (jobctl_on_fd(a->jc, fd)) {
 				/* scontrol's answer */
 			} else {
@@ -1251,25 +1215,6 @@ static int start_tracking(struct agent *a)
 	return signals_agent_init(&a->sig);
 }
 
-/* Container look-ups, when docker.enabled; 0 or an error. */
-static int start_docker(struct agent *a)
-{
-	struct containers_ops ops = {
-		.ask = ask_docker,
-		.populated = containers_cgroup_populated,
-		.ctx = a,
-		.end_grace_ns = a->cfg.docker_end_grace_ms * 1000000ull,
-	};
-
-	if (!a->cfg.docker_enabled)
-		return 0;
-	if (dockerq_start(a->cfg.docker_socket, a->cfg.docker_timeout_ms,
-			  &a->dq) ||
-	    containers_new(CONTAINERS_MAX, &ops, &a->cts))
-		return -1;
-	a->trk.ct = containers_tracker(a->cts);
-	return 0;
-}
 
 /* Everything up to the loop: the parts, the BPF programs attached, the
  * processes that run already found, the start record; 0 or an error. */
@@ -1285,7 +1230,10 @@ static int start(struct agent *a)
 	};
 
 	if (query_server_new(&a->qs) || query_server_configure(a->qs, &a->cfg) ||
-	    start_tracking(a) || start_docker(a) || open_delivery(a))
+	    start_tracking(a) ||
+	    (a->cfg.docker_enabled &&
+	     dockjobs_start(&a->cfg, CONTAINERS_MAX, &a->trk, &a->dj)) ||
+	    open_delivery(a))
 		return -1;
 	start_rules(a);
 	set_smklog(a);
@@ -1346,7 +1294,7 @@ static void cleanup(struct agent *a)
 	if (a->inofd >= 0)
 		close(a->inofd);
 	collector_close(a->col);
-	dockerq_stop(a->dq);
+	dockjobs_free(a->dj);
 	rules_free(a->rules);
 	jobs_free(a->jobs);
 	query_server_free(a->qs);
@@ -1357,7 +1305,6 @@ static void cleanup(struct agent *a)
 	tracker_fini(&a->trk);
 	smklogq_stop(a->smk);
 	cgtrust_free(a->cgt);
-	containers_free(a->cts);
 	jbuf_free(&a->jb);
 	config_free(&a->cfg);
 }

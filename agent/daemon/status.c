@@ -10,9 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "containers.h"
-#include "docker.h"
-#include "dockerq.h"
+#include "dockjobs.h"
 #include "imds.h"
 #include "jobs.h"
 #include "log.h"
@@ -66,7 +64,7 @@ static void health_parts(const struct status_src *s, char *buf, size_t len,
 	else if (s->rules_failing)
 		problem(buf, len, n, "rules did not load: %s (the"
 			" previous rules are in force)", rs.last_error);
-	if (s->docker_failing)
+	if (dockjobs_failing(s->dj))
 		problem(buf, len, n, "docker look-ups failing (see"
 			" docker_last_error)");
 	if (imds_failing(s->imds, why, sizeof(why)))
@@ -207,40 +205,6 @@ static void status_rules(const struct status_src *s, FILE *out)
 	fprintf(out, "rules_last_error: %s\n", *st.last_error ? st.last_error : "none");
 }
 
-/* The docker_* lines of "status": how the container look-ups went. */
-static void status_docker(const struct status_src *s, FILE *out)
-{
-	struct containers_stats cs;
-	struct dockerq_stats st;
-	char when[32] = "";
-
-	if (!s->dq) {
-		fprintf(out, "docker: off\n");
-		return;
-	}
-	dockerq_stats(s->dq, &st);
-	containers_stats(s->cts, &cs);
-	fprintf(out, "docker: %s\n", s->cfg->docker_socket);
-	for (int i = 0; i < DOCKER_STATE__N; i++)
-		fprintf(out, "docker_lookups_%s: %" PRIu64 "\n",
-			docker_state_names[i], st.answers[i]);
-	fprintf(out, "docker_lookups_refused: %" PRIu64 "\n", st.refused);
-	fprintf(out, "docker_containers: %zu\n", cs.entries);
-	fprintf(out, "docker_batch_jobs: %zu\n", cs.jobs);
-	fprintf(out, "docker_batch_jobs_ending: %zu\n", cs.ending);
-	fprintf(out, "docker_containers_not_followed: %" PRIu64 "\n", cs.full);
-	if (st.last_error_ns) {
-		time_t t = (time_t)(st.last_error_ns / 1000000000ull);
-		struct tm tm;
-
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
-			 gmtime_r(&t, &tm));
-	}
-	fprintf(out, "docker_last_error: %s%s%s\n",
-		st.last_error[0] ? st.last_error : "none", when[0] ? " at " : "",
-		when);
-}
-
 /* Reply to "status": agent health and counters; a privileged peer sees
  * the paths of users' files too. */
 void status_reply(const struct status_src *s, bool privileged, FILE *out)
@@ -277,7 +241,7 @@ void status_reply(const struct status_src *s, bool privileged, FILE *out)
 	idle_status(s->idle, &s->idle_params, util_now_ns(CLOCK_BOOTTIME),
 		    s->host->boot_to_real_ns, out);
 	signals_status(s->sig->counts, signals_slow_skipped(s->sig->slow), out);
-	status_docker(s, out);
+	dockjobs_status(s->dj, out);
 	if (!s->smk && cfg->snakemake_log)
 		fprintf(out, "smklog: no reader: it could not start (the"
 			" agent's log says why)\n");

@@ -25,8 +25,7 @@ struct sinks;
 struct rules;
 struct imds;
 struct sig_agent;
-struct dockerq;
-struct containers;
+struct dockjobs;
 struct smklogq;
 
 /* What "status" reports: the agent's parts (borrowed) and counters. */
@@ -44,8 +43,7 @@ struct status_src {
 	const struct idle *idle;
 	struct idle_params idle_params;
 	const struct sig_agent *sig;
-	struct dockerq *dq;		/* NULL: docker off */
-	struct containers *cts;
+	const struct dockjobs *dj;	/* NULL: docker off */
 	struct smklogq *smk;		/* NULL: no Snakemake log reader */
 	const uint64_t *counters;	/* the kernel's, JT_CNT_NR of them */
 	const char *missing;		/* signals not attached, "": none */
@@ -54,7 +52,6 @@ struct status_src {
 	uint64_t records_unspooled;	/* never reached the spool: lost */
 	uint64_t control_busy;		/* users' requests refused as busy */
 	bool rules_failing;		/* the last load of the rules failed */
-	bool docker_failing;		/* the last container look-up failed */
 };
 
 /* Kernel events lost of every kind (the ring buffer's drops). */
