@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -44,6 +43,7 @@
 #include "record.h"
 #include "schema.h"
 #include "rules.h"
+#include "rulesctl.h"
 #include "sink.h"
 #include "smklog.h"
 #include "cgtrust.h"
@@ -57,7 +57,6 @@
 #define TICK_MS 100
 #define RULES_MEM_BYTES (64u << 20)	/* cap on the Lua state */
 #define RULES_INSTRUCTIONS 1000000ul	/* per classification */
-#define RULES_SETTLE_NS 200000000ull	/* wait after the last file event */
 #define JOB_KEEP_NS (3600ull * 1000000000ull)	/* ended jobs kept an hour */
 #define DRAIN_MS 5000			/* sinks' last delivery at stop */
 #define SETTLE_MS 200			/* a job's held exits, at its end */
@@ -79,7 +78,7 @@ struct agent {
 	struct jobctl *jc;		/* job-start, job-end, job-update */
 	struct query_server *qs;	/* users' report and export, groups */
 	struct dockjobs *dj;		/* container look-ups, NULL: off */
-	bool rules_failing;		/* the last load of the rules failed */
+	struct rulesctl rc;		/* the rules loaded, watched */
 	struct tracker trk;		/* process table, events -> records */
 	struct smklogq *smk;		/* Snakemake job logs (local mode),
 					 * NULL: off */
@@ -102,8 +101,7 @@ struct agent {
 	struct rate_limiter rate;	/* users' share of the loop's answers */
 	uint64_t control_busy;		/* requests refused over it */
 	bool sock_bound;		/* the socket file is ours to unlink */
-	int epfd, sigfd, tickfd, inofd;
-	uint64_t rules_reload_at;	/* CLOCK_MONOTONIC, 0: none due */
+	int epfd, sigfd, tickfd;
 	uint64_t started_ns;		/* CLOCK_MONOTONIC */
 	uint64_t next_sample_ns;	/* CLOCK_MONOTONIC */
 	uint64_t last_pass_ns;		/* CLOCK_MONOTONIC */
@@ -122,7 +120,6 @@ struct agent {
 	bool stop;
 };
 
-static int reload_rules(struct agent *a, char *err, size_t errlen);
 
 /* Open the spool and start its sinks. */
 static int open_delivery(struct agent *a)
@@ -495,11 +492,7 @@ static void on_tick(struct agent *a)
 
 	collector_drain(a->col);
 	smklogq_tick(a->smk, now);
-	if (a->rules_reload_at && now >= a->rules_reload_at) {
-		char err[512];
-
-		reload_rules(a, err, sizeof(err));
-	}
+	rulesctl_tick(&a->rc, now);
 	jobctl_tick(a->jc, now);
 	query_server_reap(a->qs, now);
 	dockjobs_tick(a->dj, &a->trk, now);
@@ -556,7 +549,7 @@ static void reply_status(struct agent *a, bool privileged, FILE *out)
 		.records_spooled = a->records_spooled,
 		.records_unspooled = a->records_unspooled,
 		.control_busy = a->control_busy,
-		.rules_failing = a->rules_failing,
+		.rules_failing = a->rc.failing,
 	};
 
 	/* the counters as of the request: what ended before it is counted */
@@ -662,7 +655,7 @@ static void answer(struct agent *a, struct control_server *srv,
 			struct rules_stats st;
 
 			reload(a);
-			if (reload_rules(a, err, sizeof(err))) {
+			if (rulesctl_reload(&a->rc, err, sizeof(err))) {
 				fprintf(out, "error %s\n", err);
 			} else {
 				rules_get_stats(a->rules, &st);
@@ -708,89 +701,9 @@ static void on_request(void *ctx, struct control_server *srv,
 		rate_charge(&a->rate, c->peer.uid, (size_t)ftell(out), now);
 }
 
-/* Rebuild the rules from rules_dir; on failure the running rules stay. */
-static int reload_rules(struct agent *a, char *err, size_t errlen)
-{
-	struct rules_stats st;
-	bool was_builtin;
-	int rc;
 
-	a->rules_reload_at = 0;
-	rules_get_stats(a->rules, &st);
-	was_builtin = st.builtin;
-	rc = rules_load_dir(a->rules, a->cfg.rules_dir, err, errlen);
-	a->rules_failing = rc != 0;
-	if (rc) {
-		log_error("rules: %s (%s)", err,
-			  !st.files ? "no rules are loaded: every argument is withheld"
-			  : was_builtin ? "the built-in rules stay in force, every argument withheld"
-					: "the previous rules stay in force");
-		return rc;
-	}
-	rules_get_stats(a->rules, &st);
-	log_info("rules loaded from %s: %u files, %u rules, %u self-tests passed%s",
-		 a->cfg.rules_dir, st.files, st.rules, st.selftests,
-		 was_builtin ? "; the built-in rules no longer stand in, arguments are recorded again" : "");
-	return 0;
-}
 
-/*
- * The rules at start: the folder's, or when they do not load (a syntax
- * error, a failing self-test), the built-in copies of the default rules
- * with every argument withheld, so that a broken file never switches
- * redaction off; the folder is loaded again when a file in it changes.
- */
-static void start_rules(struct agent *a)
-{
-	char err[512], berr[512];
 
-	if (!reload_rules(a, err, sizeof(err)))
-		return;
-	if (rules_load_builtin(a->rules, berr, sizeof(berr))) {
-		log_error("rules: the built-in rules do not load either (%s): every "
-			  "process is recorded under its program's name with its "
-			  "arguments withheld until %s loads", berr, a->cfg.rules_dir);
-		return;
-	}
-	log_warn("rules: %s did not load: the built-in default rules stand in and "
-		 "every argument after the program's name is recorded as [REDACTED] "
-		 "until it loads (a saved fix is loaded at once, or run `jobtrace reload`)",
-		 a->cfg.rules_dir);
-}
-
-/* Watch the rules folder so a saved file takes effect within a second. */
-static void watch_rules(struct agent *a)
-{
-	a->inofd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (a->inofd < 0 ||
-	    inotify_add_watch(a->inofd, a->cfg.rules_dir,
-			      IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |
-			      IN_DELETE | IN_CREATE | IN_ATTRIB) < 0)
-		log_warn("cannot watch %s (%s): rules change on SIGHUP or `jobtrace reload` only",
-			 a->cfg.rules_dir, strerror(errno));
-}
-
-/* A file in the rules folder changed: reload once things settle. */
-static void on_rules_changed(struct agent *a)
-{
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	bool relevant = false;
-	ssize_t n;
-
-	while ((n = read(a->inofd, buf, sizeof(buf))) > 0) {
-		for (char *q = buf; q < buf + n;) {
-			const struct inotify_event *ev = (const void *)q;
-			size_t l = ev->len ? strlen(ev->name) : 0;
-
-			/* editors' swap and backup files are not rules */
-			if (l > 4 && strcmp(ev->name + l - 4, ".lua") == 0)
-				relevant = true;
-			q += sizeof(*ev) + ev->len;
-		}
-	}
-	if (relevant)
-		a->rules_reload_at = util_now_ns(CLOCK_MONOTONIC) + RULES_SETTLE_NS;
-}
 
 /*
  * The state, run, spool and store folders: created (make) and checked to
@@ -943,7 +856,7 @@ static void on_signal(struct agent *a)
 			char err[512];
 
 			reload(a);
-			reload_rules(a, err, sizeof(err));
+			rulesctl_reload(&a->rc, err, sizeof(err));
 			break;
 		}
 		}
@@ -1019,7 +932,7 @@ static int setup_loop(struct agent *a)
 		return err;
 	if ((err = watch(a, a->sigfd)) || (err = watch(a, a->tickfd)) ||
 	    (err = watch(a, control_server_fd(a->ctl))) ||
-	    (a->inofd >= 0 && (err = watch(a, a->inofd))) ||
+	    (a->rc.fd >= 0 && (err = watch(a, a->rc.fd))) ||
 	    (a->imds && (err = watch(a, imds_fd(a->imds)))) ||
 	    (a->dj && (err = watch(a, dockjobs_fd(a->dj)))) ||
 	    (err = watch(a, collector_fd(a->col)))) {
@@ -1049,8 +962,9 @@ static void run(struct agent *a)
 					on_tick(a);
 			} else if (fd == control_server_fd(a->ctl)) {
 				control_server_dispatch(a->ctl);
-			} else if (fd == a->inofd) {
-				on_rules_changed(a);
+			} else if (fd == a->rc.fd) {
+				rulesctl_changed(&a->rc,
+						 util_now_ns(CLOCK_MONOTONIC));
 			} else if (a->imds && fd == imds_fd(a->imds)) {
 				on_imds(a);
 			} else if (a->dj && fd == dockjobs_fd(a->dj)) {
@@ -1235,9 +1149,9 @@ static int start(struct agent *a)
 	     dockjobs_start(&a->cfg, CONTAINERS_MAX, &a->trk, &a->dj)) ||
 	    open_delivery(a))
 		return -1;
-	start_rules(a);
+	rulesctl_init(&a->rc, a->rules, a->cfg.rules_dir);
+	rulesctl_start(&a->rc);
 	set_smklog(a);
-	watch_rules(a);
 	if (collector_open(&co, &cb, &a->col) || setup_loop(a) ||
 	    jobctl_new(a->jobs, &a->trk, &a->cfg, a->epfd,
 		       &(struct jobctl_ops){ .drain = jc_drain,
@@ -1291,8 +1205,7 @@ static void cleanup(struct agent *a)
 		close(a->sigfd);
 	if (a->tickfd >= 0)
 		close(a->tickfd);
-	if (a->inofd >= 0)
-		close(a->inofd);
+	rulesctl_fini(&a->rc);
 	collector_close(a->col);
 	dockjobs_free(a->dj);
 	rules_free(a->rules);
@@ -1312,7 +1225,8 @@ static void cleanup(struct agent *a)
 /* Entry point: parse options, load config, start and run the agent. */
 int main(int argc, char **argv)
 {
-	struct agent a = { .epfd = -1, .sigfd = -1, .tickfd = -1, .inofd = -1 };
+	struct agent a = { .epfd = -1, .sigfd = -1, .tickfd = -1,
+			   .rc = { .fd = -1 } };
 	bool foreground = false, check = false;
 	char err[512];
 	int rc;
