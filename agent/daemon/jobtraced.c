@@ -10,35 +10,31 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "cgroup_parse.h"
-#include "child.h"
 #include "classify.h"
 #include "collector.h"
 #include "config.h"
-#include "containers.h"
 #include "control.h"
 #include "creds.h"
-#include "dockerq.h"
+#include "dockjobs.h"
 #include "decode.h"
 #include "fsperm.h"
 #include "cost.h"
+#include "hostrec.h"
 #include "idle.h"
 #include "signals.h"
 #include "imds.h"
+#include "jobctl.h"
 #include "jobs.h"
-#include "jobstate.h"
-#include "jobtie.h"
 #include "json.h"
 #include "log.h"
 #include "proc_table.h"
@@ -47,30 +43,21 @@
 #include "record.h"
 #include "schema.h"
 #include "rules.h"
+#include "rulesctl.h"
 #include "sink.h"
-#include "slurmq.h"
 #include "smklog.h"
 #include "cgtrust.h"
 #include "smklogq.h"
 #include "spool.h"
 #include "stages.h"
+#include "status.h"
 #include "tracker.h"
 #include "util.h"
 
 #define TICK_MS 100
 #define RULES_MEM_BYTES (64u << 20)	/* cap on the Lua state */
 #define RULES_INSTRUCTIONS 1000000ul	/* per classification */
-#define RULES_SETTLE_NS 200000000ull	/* wait after the last file event */
 #define JOB_KEEP_NS (3600ull * 1000000000ull)	/* ended jobs kept an hour */
-#define MAX_QUERIES 16			/* scontrol queries at once */
-#define QUERY_TIMEOUT_NS (10ull * 1000000000ull)
-/* a Slurm job's start record waits for scontrol's answer (name,
- * allocation, array task: at most QUERY_TIMEOUT_NS); its end record at
- * most END_WAIT_NS for its state, which slurmctld says once every epilog
- * ran (asked again after REQUERY_NS, then less often) */
-#define END_WAIT_NS (60ull * 1000000000ull)
-#define REQUERY_NS 100000000ull
-#define REQUERY_MAX_NS 2000000000ull
 #define DRAIN_MS 5000			/* sinks' last delivery at stop */
 #define SETTLE_MS 200			/* a job's held exits, at its end */
 #define HOST_SUMMARY_NS (3600ull * 1000000000ull)	/* outside jobs */
@@ -78,16 +65,6 @@
  * (the IMDS thread bounds its own read by IMDS_START_BUDGET_MS) */
 #define IMDS_WAIT_NS ((IMDS_START_BUDGET_MS + 500) * 1000000ull)
 #define CONTAINERS_MAX 1024		/* containers followed at once */
-
-/* A background `scontrol show job` and what it printed so far. */
-struct query {
-	pid_t pid;
-	int fd;
-	char job[JT_STR_SMALL];
-	char out[8192];
-	size_t len;
-	uint64_t deadline_ns;	/* CLOCK_MONOTONIC */
-};
 
 struct agent {
 	struct jt_config cfg;
@@ -98,13 +75,10 @@ struct agent {
 	struct collector *col;
 	struct rules *rules;
 	struct jobs *jobs;
-	struct query queries[MAX_QUERIES];
-	struct children kids;		/* the queries' scontrol processes */
+	struct jobctl *jc;		/* job-start, job-end, job-update */
 	struct query_server *qs;	/* users' report and export, groups */
-	struct dockerq *dq;		/* container look-ups, NULL: off */
-	struct containers *cts;		/* what they found */
-	bool docker_failing;		/* the last look-up failed (logged) */
-	bool rules_failing;		/* the last load of the rules failed */
+	struct dockjobs *dj;		/* container look-ups, NULL: off */
+	struct rulesctl rc;		/* the rules loaded, watched */
 	struct tracker trk;		/* process table, events -> records */
 	struct smklogq *smk;		/* Snakemake job logs (local mode),
 					 * NULL: off */
@@ -120,16 +94,14 @@ struct agent {
 					 * that waits for the cloud, 0: none */
 	struct jt_host host;
 	struct jbuf jb;
-	struct cost_price price;	/* the node's, for host and job records */
-	struct jt_cloud price_cloud;	/* the identity it was computed for */
-	bool price_known;		/* false: compute it again */
+	struct hostrec_price price;	/* the node's, for host and job
+					 * records */
 
 	struct control_server *ctl;
 	struct rate_limiter rate;	/* users' share of the loop's answers */
 	uint64_t control_busy;		/* requests refused over it */
 	bool sock_bound;		/* the socket file is ours to unlink */
-	int epfd, sigfd, tickfd, inofd;
-	uint64_t rules_reload_at;	/* CLOCK_MONOTONIC, 0: none due */
+	int epfd, sigfd, tickfd;
 	uint64_t started_ns;		/* CLOCK_MONOTONIC */
 	uint64_t next_sample_ns;	/* CLOCK_MONOTONIC */
 	uint64_t last_pass_ns;		/* CLOCK_MONOTONIC */
@@ -148,7 +120,6 @@ struct agent {
 	bool stop;
 };
 
-static int reload_rules(struct agent *a, char *err, size_t errlen);
 
 /* Open the spool and start its sinks. */
 static int open_delivery(struct agent *a)
@@ -174,16 +145,6 @@ static int open_delivery(struct agent *a)
 	return 0;
 }
 static void reload(struct agent *a);
-static void check_queries(struct agent *a, uint64_t now);
-
-/* Sum of ring-buffer losses of every kind. */
-static uint64_t dropped(const struct agent *a)
-{
-	return a->counters[JT_CNT_RB_DROP_FORK] +
-	       a->counters[JT_CNT_RB_DROP_EXEC] +
-	       a->counters[JT_CNT_RB_DROP_EXIT] +
-	       a->counters[JT_CNT_RB_DROP_OOM];
-}
 
 /* Hand one record to the spool; every sink reads it from there. */
 static void put_record(struct agent *a, struct jbuf *b)
@@ -329,71 +290,36 @@ static const struct cost_price *node_price(void *ctx)
 	struct jt_cloud cloud;
 
 	imds_identity(a->imds, &cloud);
-	if (a->price_known && !memcmp(&cloud, &a->price_cloud, sizeof(cloud)))
-		return &a->price;
-	cost_node_price(&a->cfg, &cloud, &a->price);
-	a->price_cloud = cloud;
-	a->price_known = true;
-	if (a->price.per_hour >= 0)
-		log_info("cost: the node costs %g %s an hour (%s; %u CPUs, %.1f GiB)",
-			 a->price.per_hour, a->price.currency, a->price.source,
-			 a->price.node_cpus,
-			 a->price.node_mem_bytes / 1073741824.0);
-	else if (a->price.source[0])	/* the prices file: its error */
-		log_warn("cost: %s: job costs are null", a->price.note);
-	else
-		log_info("cost: %s: job costs are null", a->price.note);
-	return &a->price;
+	return hostrec_price(&a->price, &a->cfg, &cloud);
 }
 
 /* A `host` record of time `now` (CLOCK_BOOTTIME): identity, cloud,
  * agent version and the drop counters. */
 static void emit_host(struct agent *a, const char *phase, uint64_t now)
 {
-	struct jbuf *b = &a->jb;
-	struct sv v[V__N] = { 0 };
 	struct sv_count spool[SINKS_MAX];
 	struct spool_stats ss;
 	struct jt_cloud cloud;
-	char id[37];
+	struct hostrec_src s = {
+		.host = &a->host, .counters = a->counters,
+		.events_seen = a->trk.events_seen,
+		.exits_lost = a->trk.exits_lost,
+		.records_unspooled = a->records_unspooled,
+		.spool_drops = spool,
+		.n_spool_drops = sinks_drop_counts(a->sinks, spool, SINKS_MAX),
+		.store_size_cap = sinks_store_size_cap(a->sinks),
+		.cloud = &cloud, .price = node_price(a),
+		.outside = a->trk.jobs_only ? &a->trk.outside : NULL,
+	};
 
-	record_make_id(&a->host, "host", phase, now, id);
-	record_head_values(v, &a->host, id);
-	sv_u64(&v[V_TIME], record_realtime(&a->host, now));
-	sv_str(&v[V_HOST_PHASE], phase);
-	sv_str(&v[V_BOOT_ID], a->host.boot_id);
-	sv_str(&v[V_AGENT_VERSION], JT_VERSION);
-	sv_u64(&v[V_EVENTS_SEEN], a->trk.events_seen);
-	v[V_DROPS].st = SV_SET;
-	sv_u64(&v[V_DROP_RINGBUF_FORK], a->counters[JT_CNT_RB_DROP_FORK]);
-	sv_u64(&v[V_DROP_RINGBUF_EXEC], a->counters[JT_CNT_RB_DROP_EXEC]);
-	sv_u64(&v[V_DROP_RINGBUF_EXIT], a->counters[JT_CNT_RB_DROP_EXIT]);
-	sv_u64(&v[V_DROP_RINGBUF_OOM], a->counters[JT_CNT_RB_DROP_OOM]);
-	sv_u64(&v[V_DROP_TRACKED_MAP_FULL], a->counters[JT_CNT_TRACK_FULL]);
-	sv_u64(&v[V_DROP_EXITS_BEFORE_LAST_SWITCH],
-	       a->counters[JT_CNT_EXIT_EARLY]);
-	sv_u64(&v[V_DROP_EXITS_LOST], a->trk.exits_lost);
-	/* apart, so that a sum over drops counts each record once: the
-	 * full-disk losses are among those never spooled */
 	spool_get_stats(a->spool, &ss);
-	sv_u64(&v[V_DROP_SPOOL_WRITE_ERRORS],
-	       a->records_unspooled - ss.lost_disk_full);
-	sv_u64(&v[V_DROP_SPOOL_DISK_FULL], ss.lost_disk_full);
-	v[V_DROP_SPOOL].st = SV_SET;
-	v[V_DROP_SPOOL].n = sinks_drop_counts(a->sinks, spool, SINKS_MAX);
-	v[V_DROP_SPOOL].counts = spool;
-	a->size_cap_reported = sinks_store_size_cap(a->sinks);
-	sv_u64(&v[V_DROP_STORE_SIZE_CAP], a->size_cap_reported);
+	s.lost_disk_full = ss.lost_disk_full;
 	imds_identity(a->imds, &cloud);
-	record_cloud_values(v, &cloud);
-	record_price_values(v, node_price(a));
-	if (a->trk.jobs_only)
-		record_outside_values(v, &a->trk.outside);
+	a->size_cap_reported = s.store_size_cap;
 	a->outside_reported = a->trk.outside.processes;
-	jbuf_reset(b);
-	schema_write(b, &sf_records[SF_REC_HOST], v);
+	hostrec_write(&a->jb, &s, phase, now);
 	a->lost_reported = sinks_lost_total(a->sinks);
-	put_record(a, b);
+	put_record(a, &a->jb);
 }
 
 /* Spool housekeeping: release acknowledged segments; report new drops
@@ -441,35 +367,6 @@ static void host_start_when_ready(struct agent *a, bool now)
 	a->host_start_ns = 0;
 }
 
-/*
- * Is the instance metadata service to be asked?  "on": yes; "off": no;
- * "auto": when this machine's own facts say EC2 (cloud-init's
- * ds-identify decides so), so that a node elsewhere sends nothing to
- * 169.254.169.254.  Why not is kept for status.
- */
-static bool cloud_asked(struct agent *a)
-{
-	char why[256];
-
-	if (a->cfg.imds_mode == JT_IMDS_ON)
-		return true;
-	if (a->cfg.imds_mode == JT_IMDS_OFF) {
-		snprintf(a->imds_why, sizeof(a->imds_why),
-			 "off (cloud.imds = \"off\")");
-		return false;
-	}
-	if (imds_local_ec2(a->cfg.dmi_dir, IMDS_HYPERVISOR_UUID, why,
-			   sizeof(why))) {
-		log_info("cloud: an EC2 instance (%s): asking %s", why,
-			 a->cfg.imds_url);
-		return true;
-	}
-	snprintf(a->imds_why, sizeof(a->imds_why), "not asked: not EC2 by"
-		 " this machine's own facts (%s); cloud.imds = \"on\" asks"
-		 " all the same", why);
-	log_info("cloud: %s", a->imds_why);
-	return false;
-}
 
 /* Read the kernel's drop counters and warn when they grow. */
 static void check_drops(struct agent *a)
@@ -478,7 +375,7 @@ static void check_drops(struct agent *a)
 
 	if (collector_counters(a->col, a->counters))
 		return;
-	d = dropped(a);
+	d = status_dropped(a->counters);
 	if (d > a->drops_reported) {
 		log_warn("ring buffer full: %" PRIu64 " events lost so far "
 			 "(raise collector.ringbuf_size_kib)", d);
@@ -595,14 +492,10 @@ static void on_tick(struct agent *a)
 
 	collector_drain(a->col);
 	smklogq_tick(a->smk, now);
-	if (a->rules_reload_at && now >= a->rules_reload_at) {
-		char err[512];
-
-		reload_rules(a, err, sizeof(err));
-	}
-	check_queries(a, now);
-	if (a->cts)
-		containers_tick(a->cts, &a->trk, now);
+	rulesctl_tick(&a->rc, now);
+	jobctl_tick(a->jc, now);
+	query_server_reap(a->qs, now);
+	dockjobs_tick(a->dj, &a->trk, now);
 	control_server_expire(a->ctl, now);
 	host_start_when_ready(a, false);
 	if (now >= a->next_sample_ns || young_pass_due(a, now))
@@ -611,115 +504,6 @@ static void on_tick(struct agent *a)
 	spool_housekeeping(a, now);
 	if (spool_unsynced(a->spool) && now - a->last_sync_ns >= sync_ns)
 		flush(a);
-}
-
-/* Human-readable bytes into buf, returned for use in printf. */
-static const char *human(uint64_t v, char *buf, size_t len)
-{
-	util_human_bytes(v, buf, len);
-	return buf;
-}
-
-/* ps context: who asks, and a sorted snapshot of what they may see. */
-struct ps_ctx {
-	struct jt_proc **v;
-	size_t n, cap;
-	struct jobs *jobs;
-	bool all;		/* else uid's processes and jobs only */
-	uid_t uid;
-};
-
-/* Collect running processes for ps. */
-static void ps_collect(struct jt_proc *p, void *arg)
-{
-	struct ps_ctx *c = arg;
-
-	if (p->state & JT_PS_EXCLUDED)
-		return;
-	if (!c->all && p->uid != c->uid) {
-		struct jt_jobinfo *ji = p->job.id[0] ?
-			jobs_get(c->jobs, p->job.scheduler, p->job.id, false) : NULL;
-
-		/* a job shows its owner as root stated it the processes of
-		 * others in it; a user's own job only their own */
-		if (!ji || ji->by_user || !ji->uid_known || ji->uid != c->uid)
-			return;
-	}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct jt_proc **v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return;
-		c->v = v;
-		c->cap = cap;
-	}
-	c->v[c->n++] = p;
-}
-
-/* Order ps rows by pid. */
-static int by_pid(const void *x, const void *y)
-{
-	const struct jt_proc *const *a = x, *const *b = y;
-
-	return (*a)->pid < (*b)->pid ? -1 : (*a)->pid > (*b)->pid;
-}
-
-/*
- * Reply to "ps": tracked processes running now with rates; for a peer
- * who does not see everything, its own and its jobs'.
- */
-static void reply_ps(struct agent *a, const struct control_peer *peer,
-		     FILE *out)
-{
-	struct ps_ctx c = { .jobs = a->jobs, .uid = peer->uid,
-			    .all = query_server_sees_all(a->qs, peer) };
-	char r1[16], r2[16], r3[16];
-
-	proc_table_foreach(a->trk.procs, ps_collect, &c);
-	if (c.n > 1)
-		qsort(c.v, c.n, sizeof(*c.v), by_pid);
-	fprintf(out, "ok\n%-8s %-8s %-20s %-16s %6s %9s %10s %10s %s\n", "PID",
-		"PPID", "TOOL", "JOB", "CPU%", "RSS", "READ/s", "WRITE/s",
-		"CMD");
-	for (size_t i = 0; i < c.n; i++) {
-		struct jt_proc *p = c.v[i];
-		double dt = (p->sample_ns - p->prev_sample_ns) / 1e9;
-		bool rate = p->prev_sample_ns && dt > 0;
-		char job[160], cpu[16] = "-", tool[JT_STR_SMALL], cmd[64];
-		uint64_t rd = 0, wr = 0;
-		size_t k;
-
-		if (rate) {
-			double cs = p->c.cpu_user_s + p->c.cpu_sys_s -
-				    p->prev.cpu_user_s - p->prev.cpu_sys_s;
-
-			snprintf(cpu, sizeof(cpu), "%.1f", 100.0 * cs / dt);
-			if (p->c.read_bytes >= p->prev.read_bytes)
-				rd = (p->c.read_bytes - p->prev.read_bytes) / dt;
-			if (p->c.write_bytes >= p->prev.write_bytes)
-				wr = (p->c.write_bytes - p->prev.write_bytes) / dt;
-		}
-		if (p->job.id[0])
-			snprintf(job, sizeof(job), "%s%s%s", p->job.id,
-				 p->job.step[0] ? "." : "", p->job.step);
-		else
-			snprintf(job, sizeof(job), "-");
-		/* names and arguments are whatever the program chose */
-		util_strlcpy(tool, p->tool_name[0] ? p->tool_name : p->comm,
-			     sizeof(tool));
-		for (k = 0; p->argv && k < p->argv_len && k < 60; k++)
-			cmd[k] = p->argv[k] ? p->argv[k] : ' ';
-		cmd[k] = '\0';
-		fprintf(out, "%-8u %-8u %-20.20s %-16.16s %6s %9s %10s %10s %s\n",
-			p->pid, p->ppid, util_printable(tool),
-			util_printable(job), cpu,
-			p->sample_ns ? human(p->c.rss_bytes, r1, sizeof(r1)) : "-",
-			rate ? human(rd, r2, sizeof(r2)) : "-",
-			rate ? human(wr, r3, sizeof(r3)) : "-",
-			util_printable(cmd));
-	}
-	free(c.v);
 }
 
 /*
@@ -751,281 +535,29 @@ static void reply_flush(struct agent *a, FILE *out)
 			failing ? "retrying" : ss.error ? "spool failing" : "ok");
 }
 
-/* The docker_* lines of "status": how the container look-ups went. */
-static void status_docker(struct agent *a, FILE *out)
-{
-	struct containers_stats cs;
-	struct dockerq_stats st;
-	char when[32] = "";
-
-	if (!a->dq) {
-		fprintf(out, "docker: off\n");
-		return;
-	}
-	dockerq_stats(a->dq, &st);
-	containers_stats(a->cts, &cs);
-	fprintf(out, "docker: %s\n", a->cfg.docker_socket);
-	for (int i = 0; i < DOCKER_STATE__N; i++)
-		fprintf(out, "docker_lookups_%s: %" PRIu64 "\n",
-			docker_state_names[i], st.answers[i]);
-	fprintf(out, "docker_lookups_refused: %" PRIu64 "\n", st.refused);
-	fprintf(out, "docker_containers: %zu\n", cs.entries);
-	fprintf(out, "docker_batch_jobs: %zu\n", cs.jobs);
-	fprintf(out, "docker_batch_jobs_ending: %zu\n", cs.ending);
-	fprintf(out, "docker_containers_not_followed: %" PRIu64 "\n", cs.full);
-	if (st.last_error_ns) {
-		time_t t = (time_t)(st.last_error_ns / 1000000000ull);
-		struct tm tm;
-
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
-			 gmtime_r(&t, &tm));
-	}
-	fprintf(out, "docker_last_error: %s%s%s\n",
-		st.last_error[0] ? st.last_error : "none", when[0] ? " at " : "",
-		when);
-}
-
-/* Queue a container look-up (containers.h's ask). */
-static int ask_docker(void *ctx, const char *id)
-{
-	struct agent *a = ctx;
-
-	return dockerq_ask(a->dq, id);
-}
-
-/* Docker's answers: to the containers, which make the jobs. */
-static void on_docker(struct agent *a)
-{
-	static struct dockerq_result r;	/* large: not on the stack */
-
-	while (dockerq_take(a->dq, &r)) {
-		if (r.state != DOCKER_OK && !a->docker_failing) {
-			struct dockerq_stats st;
-
-			dockerq_stats(a->dq, &st);
-			log_warn("docker: look-up %s: %s (job fields of its"
-				 " processes stay null; asked again later)",
-				 docker_state_names[r.state], st.last_error);
-		} else if (r.state == DOCKER_OK && a->docker_failing) {
-			log_info("docker: %s answers again",
-				 a->cfg.docker_socket);
-		}
-		a->docker_failing = r.state != DOCKER_OK &&
-				    r.state != DOCKER_NOT_FOUND;
-		containers_answer(a->cts, &a->trk, &r);
-	}
-}
-
-/* Add one problem to the list in buf (len bytes); count it in *n. */
-__attribute__((format(printf, 4, 5)))
-static void problem(char *buf, size_t len, unsigned *n, const char *fmt, ...)
-{
-	size_t o = strlen(buf);
-	va_list ap;
-
-	if (o + 3 >= len)
-		return;
-	if (*n)
-		o += snprintf(buf + o, len - o, "; ");
-	va_start(ap, fmt);
-	vsnprintf(buf + o, len - o, fmt, ap);
-	va_end(ap);
-	(*n)++;
-}
-
-/*
- * The first line of "status", like `systemctl is-system-running`:
- * "status: running" when nothing needs a look, else "status: degraded"
- * and each problem: kernel events or records lost, the spool failing, a
- * sink retrying or losing records, the rules not loaded, container
- * look-ups or the cloud's metadata failing.
- */
-static void status_health(struct agent *a, FILE *out)
-{
-	char buf[2048] = "", sinks[1024], why[256];
-	struct rules_stats rs;
-	struct spool_stats ss;
-	unsigned n = 0;
-
-	if (dropped(a))
-		problem(buf, sizeof(buf), &n, "%" PRIu64 " kernel events lost"
-			" (ring buffer full: raise collector.ringbuf_size_kib)",
-			dropped(a));
-	if (a->counters[JT_CNT_TRACK_FULL])
-		problem(buf, sizeof(buf), &n, "tracked-process map full %" PRIu64
-			" times (raise collector.max_tracked)",
-			a->counters[JT_CNT_TRACK_FULL]);
-	spool_get_stats(a->spool, &ss);
-	if (ss.error)
-		problem(buf, sizeof(buf), &n, "spool %s failing: %s",
-			a->cfg.spool_dir, strerror(ss.error));
-	if (a->records_unspooled)
-		problem(buf, sizeof(buf), &n, "%" PRIu64 " records lost before"
-			" the spool", a->records_unspooled);
-	if (sinks_problems(a->sinks, sinks, sizeof(sinks)))
-		problem(buf, sizeof(buf), &n, "%s", sinks);
-	rules_get_stats(a->rules, &rs);
-	if (!rs.files)
-		problem(buf, sizeof(buf), &n, "no rules loaded from %s: every"
-			" process is recorded, no argument redacted",
-			a->cfg.rules_dir);
-	else if (a->rules_failing)
-		problem(buf, sizeof(buf), &n, "rules did not load: %s (the"
-			" previous rules are in force)", rs.last_error);
-	if (a->docker_failing)
-		problem(buf, sizeof(buf), &n, "docker look-ups failing (see"
-			" docker_last_error)");
-	if (imds_failing(a->imds, why, sizeof(why)))
-		problem(buf, sizeof(buf), &n, "cloud metadata: %s", why);
-	if (a->smk) {
-		struct smklogq_stats sq;
-
-		smklogq_stats(a->smk, &sq);
-		if (sq.stuck)
-			problem(buf, sizeof(buf), &n, "the Snakemake log reader"
-				" waits for a file of uid %u's that does not answer"
-				" (see smklog)", (unsigned)sq.stuck_uid);
-	}
-	if (n)
-		fprintf(out, "status: degraded: %u problem%s: %s\n", n,
-			n == 1 ? "" : "s", buf);
-	else
-		fprintf(out, "status: running\n");
-}
-
-/* Reply to "status": agent health and counters; a privileged peer sees
- * the paths of users' files too. */
+/* Reply to "status": what the loop's parts say now (status.h). */
 static void reply_status(struct agent *a, bool privileged, FILE *out)
 {
-	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
-	const char *missing = collector_missing(a->col);
+	struct status_src s = {
+		.cfg = &a->cfg, .host = &a->host, .trk = &a->trk,
+		.jobs = a->jobs, .spool = a->spool, .sinks = a->sinks,
+		.rules = a->rules, .imds = a->imds, .imds_why = a->imds_why,
+		.idle = &a->idle, .idle_params = idle_params_of(&a->cfg),
+		.sig = &a->sig, .dj = a->dj, .smk = a->smk,
+		.counters = a->counters,
+		.missing = collector_missing(a->col),
+		.records_spooled = a->records_spooled,
+		.records_unspooled = a->records_unspooled,
+		.control_busy = a->control_busy,
+		.rules_failing = a->rc.failing,
+	};
 
 	/* the counters as of the request: what ended before it is counted */
 	collector_drain(a->col);
 	collector_counters(a->col, a->counters);
-	fprintf(out, "ok\n");
-	status_health(a, out);
-	fprintf(out, "version: %s\n", JT_VERSION);
-	fprintf(out, "pid: %d\n", (int)getpid());
-	fprintf(out, "host: %s\n", a->host.name);
-	fprintf(out, "config: %s\n", a->cfg.source ? a->cfg.source : "(defaults)");
-	fprintf(out, "uptime_s: %.1f\n", (now - a->started_ns) / 1e9);
-	fprintf(out, "events_seen: %" PRIu64 "\n", a->trk.events_seen);
-	fprintf(out, "events_dropped: %" PRIu64 "\n", dropped(a));
-	fprintf(out, "dropped_fork: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_FORK]);
-	fprintf(out, "dropped_exec: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_EXEC]);
-	fprintf(out, "dropped_exit: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_EXIT]);
-	fprintf(out, "dropped_oom: %" PRIu64 "\n", a->counters[JT_CNT_RB_DROP_OOM]);
-	fprintf(out, "tracked_map_full: %" PRIu64 "\n", a->counters[JT_CNT_TRACK_FULL]);
-	fprintf(out, "exits_before_last_switch: %" PRIu64 "\n",
-		a->counters[JT_CNT_EXIT_EARLY]);
-	fprintf(out, "exits_lost: %" PRIu64 "\n", a->trk.exits_lost);
-	fprintf(out, "oom_kills: %" PRIu64 "\n", a->trk.oom_kills);
-	fprintf(out, "tracked: %zu\n", proc_table_count(a->trk.procs));
-	fprintf(out, "records_spooled: %" PRIu64 "\n", a->records_spooled);
-	fprintf(out, "record: %s\n", a->trk.jobs_only ?
-		"jobs (collector.record: processes outside jobs are counted,"
-		" not recorded)" : "all");
-	if (a->trk.jobs_only) {
-		fprintf(out, "outside_jobs_processes: %" PRIu64 "\n",
-			a->trk.outside.processes);
-		fprintf(out, "outside_jobs_cpu_s: %.3f\n", a->trk.outside.cpu_s);
-	}
-	stages_status(out);
-	fprintf(out, "store: %s%s\n", a->cfg.store_enabled ? "sqlite " : "none",
-		a->cfg.store_enabled ? a->cfg.sqlite_path : "");
-	{
-		struct spool_stats ss;
-
-		spool_get_stats(a->spool, &ss);
-		fprintf(out, "spool: %s\n", a->cfg.spool_dir);
-		fprintf(out, "spool_bytes: %" PRIu64 " of %u MiB\n", ss.bytes,
-			a->cfg.spool_max_mib);
-		fprintf(out, "spool_segments: %u\n", ss.segments);
-		fprintf(out, "spool_records: %" PRIu64 "\n",
-			ss.next_seq - ss.first_seq);
-		fprintf(out, "spool_unsynced: %u\n", spool_unsynced(a->spool));
-		if (ss.error)
-			fprintf(out, "spool_state: failing: %s: %s%s\n",
-				a->cfg.spool_dir, strerror(ss.error),
-				ss.error == ENOSPC || ss.error == EDQUOT ?
-				" (filesystem full)" : "");
-		else
-			fprintf(out, "spool_state: ok\n");
-		/* records never spooled: failed writes, encoding, too large */
-		fprintf(out, "spool_records_lost: %" PRIu64 "\n",
-			a->records_unspooled);
-		fprintf(out, "spool_records_lost_disk_full: %" PRIu64 "\n",
-			ss.lost_disk_full);
-		/* attempts: a sync retried ten times counts ten */
-		fprintf(out, "spool_write_errors: %" PRIu64 "\n",
-			ss.write_errors);
-		fprintf(out, "spool_torn_tail_cut_bytes: %" PRIu64 "\n",
-			ss.tail_cut_bytes);
-		fprintf(out, "spool_ack_bad: %" PRIu64 "\n", ss.ack_bad);
-		fprintf(out, "spool_foreign: %" PRIu64 "\n", ss.foreign);
-		sinks_status(a->sinks, out);
-	}
-	fprintf(out, "signals_missing: %s\n", *missing ? missing : "none");
-	if (a->imds)
-		imds_status(a->imds, out);
-	else
-		fprintf(out, "cloud.imds: %s\n", a->imds_why);
-	{
-		const struct cost_price *p = node_price(a);
-
-		if (p->per_hour >= 0)
-			fprintf(out, "cost.node_price: %g %s an hour (%s)\n",
-				p->per_hour, p->currency, p->source);
-		else
-			fprintf(out, "cost.node_price: none (%s)\n", p->note);
-	}
-	{
-		struct rules_stats st;
-
-		rules_get_stats(a->rules, &st);
-		fprintf(out, "rules: %s\n", st.files ? st.dir : "none loaded (every process included, tool = program name, arguments withheld)");
-		fprintf(out, "rules_state: %s\n",
-			!st.files ? "none: arguments withheld"
-			: st.builtin ? "built-in: the rules folder did not load, arguments withheld"
-				     : "ok");
-		fprintf(out, "rules_args_withheld: %llu\n",
-			(unsigned long long)st.args_withheld);
-		fprintf(out, "rules_files: %u\n", st.files);
-		fprintf(out, "rules_count: %u\n", st.rules);
-		fprintf(out, "rules_selftests: %u\n", st.selftests);
-		fprintf(out, "rules_calls: %llu\n", (unsigned long long)st.calls);
-		fprintf(out, "rules_errors: %llu\n", (unsigned long long)st.runtime_errors);
-		fprintf(out, "rules_failed_closed: %llu\n", (unsigned long long)st.failed_closed);
-		fprintf(out, "rules_reloads: %llu ok, %llu failed\n",
-			(unsigned long long)st.reloads_ok,
-			(unsigned long long)st.reloads_failed);
-		fprintf(out, "rules_last_error: %s\n", *st.last_error ? st.last_error : "none");
-	}
-	{
-		size_t running, known = jobs_count(a->jobs, &running);
-
-		fprintf(out, "jobs_running: %zu\n", running);
-		fprintf(out, "jobs_known: %zu\n", known);
-	}
-	{
-		struct idle_params ip = idle_params_of(&a->cfg);
-
-		idle_status(&a->idle, &ip, util_now_ns(CLOCK_BOOTTIME),
-			    a->host.boot_to_real_ns, out);
-	}
-	signals_status(a->sig.counts, signals_slow_skipped(a->sig.slow), out);
-	status_docker(a, out);
-	if (!a->smk && a->cfg.snakemake_log)
-		fprintf(out, "smklog: no reader: it could not start (the"
-			" agent's log says why)\n");
-	else
-		smklogq_status(a->smk, privileged, out);
-	fprintf(out, "excluded_processes: %" PRIu64 "\n", a->trk.excluded);
-	fprintf(out, "excluded_events_in_kernel: %" PRIu64 "\n", a->counters[JT_CNT_EXCLUDED]);
-	fprintf(out, "control_busy: %" PRIu64 "\n", a->control_busy);
-	fprintf(out, "last_error: %s\n",
-		*log_last_error() ? log_last_error() : "none");
+	s.uptime_ns = util_now_ns(CLOCK_MONOTONIC) - a->started_ns;
+	s.price = node_price(a);
+	status_reply(&s, privileged, out);
 }
 
 /* The IMDS thread has news: the identity read, a spot interruption notice. */
@@ -1041,430 +573,39 @@ static void on_imds(struct agent *a)
 					      .seen_ns = n.seen_ns });
 }
 
-/* The id slurmctld knows a job by: its JobId. */
-static const char *slurm_id(const struct jt_jobinfo *ji)
+/* Job control's drain: the kernel's events so far. */
+static void jc_drain(void *ctx)
 {
-	return ji->raw_id[0] ? ji->raw_id : ji->job.id;
+	struct agent *a = ctx;
+
+	collector_drain(a->col);
 }
 
-/* The query about ji that runs now, or NULL. */
-static struct query *query_of(struct agent *a, const struct jt_jobinfo *ji)
+/* Job control's settle: a job's exits the kernel holds, at its end. */
+static void jc_settle(void *ctx, unsigned ms)
 {
-	for (int i = 0; i < MAX_QUERIES; i++)
-		if (a->queries[i].pid && !strcmp(a->queries[i].job, slurm_id(ji)))
-			return &a->queries[i];
-	return NULL;
+	struct agent *a = ctx;
+
+	collector_settle(a->col, ms);
 }
 
-/* Ask slurmctld in the background for what the hooks could not pass;
- * 0, or -EBUSY (too many at once) or the error of starting it. */
-static int query_slurm(struct agent *a, const struct jt_jobinfo *ji)
+/* A job's end record is written: the signals of its end, the store
+ * flushed (its report may be asked for now). */
+static void jc_ended(void *ctx, struct jt_jobinfo *ji)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct query *q = NULL;
-	int err;
-
-	for (int i = 0; i < MAX_QUERIES; i++)
-		if (!a->queries[i].pid)
-			q = &a->queries[i];
-	if (!q) {
-		log_debug("too many scontrol queries at once: job %s not asked",
-			  ji->job.id);
-		return -EBUSY;
-	}
-	err = slurmq_start(slurm_id(ji), &q->pid, &q->fd);
-	if (err) {
-		log_debug("scontrol show job %s: %s", ji->job.id, strerror(-err));
-		q->pid = 0;
-		return err;
-	}
-	util_strlcpy(q->job, slurm_id(ji), sizeof(q->job));
-	q->len = 0;
-	q->deadline_ns = util_now_ns(CLOCK_MONOTONIC) + QUERY_TIMEOUT_NS;
-	/* MAX_QUERIES < CHILD_MAX: there is always a slot */
-	children_add(&a->kids, q->pid, 0, q->deadline_ns + QUERY_TIMEOUT_NS,
-		     "scontrol show job");
-	ev.data.fd = q->fd;
-	epoll_ctl(a->epfd, EPOLL_CTL_ADD, q->fd, &ev);
-	return 0;
-}
-
-/* The job has ended: its state when slurmctld said none (its Reason=,
- * else the record's from its exit), its end record, the signals of its
- * end. */
-static void end_record(struct agent *a, struct jt_jobinfo *ji)
-{
+	struct agent *a = ctx;
 	struct sig_params sp = sig_params_of(&a->cfg);
-	const char *st = jobstate_of_reason(ji->reason);
 
-	ji->end_pending = false;
-	/* else the record says what its exit tells */
-	if (!ji->state[0] && st)
-		util_strlcpy(ji->state, st, sizeof(ji->state));
-	tracker_job_record(&a->trk, ji, "end");
 	signals_agent_job_end(&a->sig, &sp, ji, a->cfg.store_enabled ?
 			      a->cfg.sqlite_path : NULL,
 			      util_now_ns(CLOCK_BOOTTIME));
-	flush_now(a);	/* its report may be asked for now */
+	flush_now(a);
 }
 
-/*
- * Write what waited for slurmctld: the start record; the end record once
- * slurmctld says the final state, or when it can say no more (more is
- * false: the job is not known to it, no scontrol) or the wait is over.
- */
-static void records_due(struct agent *a, struct jt_jobinfo *ji, bool more)
+/* Job control's flush: what ended so far to the sinks now. */
+static void jc_flush(void *ctx)
 {
-	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
-	uint64_t waited = now + END_WAIT_NS - ji->pending_until_ns, gap;
-
-	if (ji->start_pending) {
-		ji->start_pending = false;
-		tracker_job_record(&a->trk, ji, "start");
-	}
-	if (!ji->end_pending)
-		return;
-	if (ji->state[0] || !more || now >= ji->pending_until_ns) {
-		if (!ji->state[0])
-			log_info("job %s:%s: no end state from slurmctld after %.1f s: from its %s",
-				 ji->job.scheduler, ji->job.id, waited / 1e9,
-				 jobstate_of_reason(ji->reason) ? "reason" : "exit");
-		end_record(a, ji);
-		return;
-	}
-	/* COMPLETING: an epilog still runs; ask again, less often */
-	gap = waited / 4;
-	gap = gap < REQUERY_NS ? REQUERY_NS : gap > REQUERY_MAX_NS ?
-	      REQUERY_MAX_NS : gap;
-	ji->next_query_ns = now + gap;
-}
-
-/* Finish a query: parse what it printed, reap it, free the slot; write
- * the job's records that waited for it. */
-static void query_done(struct agent *a, struct query *q, bool timed_out)
-{
-	struct jt_jobinfo *ji = jobs_get(a->jobs, "slurm", q->job, false);
-	int n = -EINVAL;
-
-	epoll_ctl(a->epfd, EPOLL_CTL_DEL, q->fd, NULL);
-	close(q->fd);
-	/* reaped by check_queries(), never waited for here */
-	if (timed_out)
-		children_kill(&a->kids, q->pid);
-	q->out[q->len] = '\0';
-	if (!timed_out && ji) {
-		n = slurmq_parse(q->out, ji);
-		log_debug("scontrol show job %s: %d fields learnt", q->job, n);
-	} else if (timed_out && !a->stop) {
-		log_warn("scontrol show job %s did not answer in time", q->job);
-	}
-	memset(q, 0, sizeof(*q));
-	/* a controller that hangs is asked again until the wait is over */
-	if (ji)
-		records_due(a, ji, !a->stop && (timed_out || n >= 0));
-}
-
-/* A job whose record waits: ask again when due, or write it. */
-static void poll_pending(struct jt_jobinfo *ji, void *arg)
-{
-	struct agent *a = arg;
-	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
-	int err;
-
-	if (query_of(a, ji))
-		return;
-	if (a->stop || now >= ji->pending_until_ns) {
-		records_due(a, ji, false);
-	} else if (now >= ji->next_query_ns) {
-		err = query_slurm(a, ji);
-		/* too many at once: the next tick */
-		if (err && err != -EBUSY)
-			records_due(a, ji, false);
-	}
-}
-
-/* Data from a query's pipe; returns false if fd is no query's. */
-static bool on_query(struct agent *a, int fd)
-{
-	for (int i = 0; i < MAX_QUERIES; i++) {
-		struct query *q = &a->queries[i];
-		ssize_t n;
-
-		if (!q->pid || q->fd != fd)
-			continue;
-		n = read(fd, q->out + q->len, sizeof(q->out) - 1 - q->len);
-		if (n > 0)
-			q->len += n;
-		if (n == 0 || (n < 0 && errno != EAGAIN) ||
-		    q->len == sizeof(q->out) - 1)
-			query_done(a, q, false);
-		return true;
-	}
-	return false;
-}
-
-/* Stop queries that hang (slurmctld down); reap background children. */
-static void check_queries(struct agent *a, uint64_t now)
-{
-	for (int i = 0; i < MAX_QUERIES; i++)
-		if (a->queries[i].pid && now > a->queries[i].deadline_ns)
-			query_done(a, &a->queries[i], true);
-	jobs_foreach_pending(a->jobs, poll_pending, a);
-	children_reap(&a->kids, now);
-	query_server_reap(a->qs, now);
-}
-
-/* Copy a request field into a registry string when given. */
-static void set_if(const struct control_req *r, const char *key, char *dst,
-		   size_t len)
-{
-	const char *v = control_get(r, key);
-
-	if (v && *v)
-		util_strlcpy(dst, v, len);
-}
-
-/* Parse an unsigned field; false (and a reply) if it is not a number. */
-static bool num_if(const struct control_req *r, const char *key,
-		   uint64_t max, uint64_t *out, FILE *reply)
-{
-	const char *v = control_get(r, key);
-	char *end;
-
-	if (!v)
-		return true;
-	errno = 0;
-	*out = strtoull(v, &end, 10);
-	if (errno || end == v || *end || *out > max || *v == '-') {
-		fprintf(reply, "error field %s: '%s' is not a number up to %llu\n",
-			key, v, (unsigned long long)max);
-		return false;
-	}
-	return true;
-}
-
-/* job-start, job-end, job-update: change the registry, write job records;
- * a job-start with pid= ties that process tree to the job. */
-static void handle_job(struct agent *a, const struct control_req *r,
-		       const struct control_conn *c, FILE *out)
-{
-	static const char *const allowed[] = {
-		"job", "scheduler", "step", "user", "uid", "account",
-		"partition", "run", "pipeline", "task", "cost_center", "cpus",
-		"mem_mb", "gpus", "node", "cgroup", "name", "exit_code", "pid",
-		"time_limit", "signal", "state", NULL,
-	};
-	const char *given = control_get(r, "job");
-	char sched[sizeof(((struct jt_job *)0)->scheduler)];
-	char id[JT_STR_SMALL], kerr[256];
-	bool start = !strcmp(r->cmd, "job-start");
-	bool end = !strcmp(r->cmd, "job-end");
-	uint64_t uid = UINT64_MAX, cpus = 0, mem_mb = 0, gpus = 0, code = 0;
-	uint64_t limit = 0, sig = 0;
-	const char *state = control_get(r, "state");
-	uint64_t pid = 0;
-	struct jt_jobinfo *ji;
-	struct jt_proc *root = NULL;
-	bool have_code, join = false, slurm;
-	size_t tied = 0;
-	const char *why;
-
-	for (size_t i = 0; i < r->n; i++) {
-		const char *const *k = allowed;
-
-		while (*k && strcmp(*k, r->f[i].key))
-			k++;
-		if (!*k) {
-			fprintf(out, "error unknown field '%s'\n", r->f[i].key);
-			return;
-		}
-	}
-	if (!given || !*given || strlen(given) >= JT_STR_SMALL) {
-		fprintf(out, "error %s needs job=ID (at most %d bytes)\n", r->cmd,
-			JT_STR_SMALL - 1);
-		return;
-	}
-	if (!num_if(r, "uid", UINT32_MAX - 1, &uid, out) ||
-	    !num_if(r, "cpus", 1u << 20, &cpus, out) ||
-	    !num_if(r, "mem_mb", 1ull << 40, &mem_mb, out) ||
-	    !num_if(r, "gpus", 4096, &gpus, out) ||
-	    !num_if(r, "time_limit", UINT32_MAX, &limit, out) ||
-	    !num_if(r, "exit_code", 255, &code, out) ||
-	    !num_if(r, "signal", 255, &sig, out) ||
-	    !num_if(r, "pid", JT_PID_MAX, &pid, out))
-		return;
-	if (state && !jobstate_final(state, strlen(state))) {
-		fprintf(out, "error field state: '%s' is not how a job ends (COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, BOOT_FAIL, DEADLINE)\n",
-			state);
-		return;
-	}
-	if ((state || control_get(r, "signal")) && !end) {
-		fprintf(out, "error fields signal and state are for job-end only\n");
-		return;
-	}
-	if (control_get(r, "pid") && (!start || !pid)) {
-		fprintf(out, "error --pid: a process id from 1, for job-start only\n");
-		return;
-	}
-	have_code = control_get(r, "exit_code") || control_get(r, "signal");
-	/* a user's jobs live in their own namespace (jobtie.h); a hook that
-	 * names no scheduler means the running job of that id, else a
-	 * process tree tied by pid is local, else a Slurm epilog's */
-	if (jobtie_job_key(r, c->privileged, c->peer.uid,
-			   jobs_default_scheduler(a->jobs, given,
-						  control_get(r, "pid") != NULL),
-			   sched, sizeof(sched), id, sizeof(id), kerr, sizeof(kerr))) {
-		log_warn("control: %s refused for uid %u (pid %d): %s", r->cmd,
-			 (unsigned)c->peer.uid, (int)c->peer.pid, kerr);
-		fprintf(out, "error %s\n", kerr);
-		return;
-	}
-	ji = jobs_get(a->jobs, sched, id, false);
-	if (!c->privileged &&
-	    jobtie_permit(r, c->peer.uid, ji,
-			  jobs_count_by_user(a->jobs, c->peer.uid), &why)) {
-		log_warn("control: %s refused for uid %u (pid %d): %s", r->cmd,
-			 (unsigned)c->peer.uid, (int)c->peer.pid, why);
-		fprintf(out, "error permission denied: %s needs root%s%s (%s)\n",
-			r->cmd, *a->cfg.control_group ? " or group " : "",
-			a->cfg.control_group, why);
-		return;
-	}
-	if (pid) {
-		char err[320];
-
-		/* its fork or exec may still wait in the ring buffer */
-		collector_drain(a->col);
-		root = jobtie_root(a->trk.procs, (uint32_t)pid, c->privileged,
-				   c->peer.uid, err, sizeof(err));
-		if (!root) {
-			fprintf(out, "error %s\n", err);
-			return;
-		}
-	}
-	if (!ji)
-		ji = jobs_get(a->jobs, sched, id, true);
-	if (!ji) {
-		fprintf(out, "error out of memory\n");
-		return;
-	}
-	if (end && ji->end_ns) {
-		/* an epilog run again, a second hook: the job has its end
-		 * record, a second one would count its cost twice */
-		log_warn("job-end job %s:%s: already ended %.3f s ago, no second end record",
-			 ji->job.scheduler, ji->job.id,
-			 (double)(util_now_ns(CLOCK_REALTIME) - ji->end_ns) / 1e9);
-		fprintf(out, "ok\njob: %s:%s already closed\n", ji->job.scheduler,
-			ji->job.id);
-		return;
-	}
-	/* a pid joins a running job: no new start */
-	join = root && ji->start_ns && !ji->end_ns;
-	/* an id used again once its job ended (a scheduler that reuses ids,
-	 * a wrapper run again): a new job, nothing of the one before */
-	if (start && ji->end_ns)
-		jobs_reset(ji);
-	if (start && !join && root && uid == UINT64_MAX) {
-		/* the job's owner is the process's, not whoever asks later */
-		uid = root->uid;
-		if (!control_get(r, "user"))
-			jobtie_user_name(root->uid, ji->job.user,
-					 sizeof(ji->job.user));
-	}
-	/* a hook's step names the workflow's step: Slurm's own step comes
-	 * from each process's cgroup or slurmstepd */
-	set_if(r, "step", ji->job.task, sizeof(ji->job.task));
-	set_if(r, "user", ji->job.user, sizeof(ji->job.user));
-	set_if(r, "account", ji->job.account, sizeof(ji->job.account));
-	set_if(r, "run", ji->job.run, sizeof(ji->job.run));
-	set_if(r, "pipeline", ji->job.pipeline, sizeof(ji->job.pipeline));
-	set_if(r, "task", ji->job.task, sizeof(ji->job.task));
-	set_if(r, "cost_center", ji->job.cost_center, sizeof(ji->job.cost_center));
-	set_if(r, "partition", ji->partition, sizeof(ji->partition));
-	set_if(r, "node", ji->node, sizeof(ji->node));
-	set_if(r, "cgroup", ji->cgroup, sizeof(ji->cgroup));
-	set_if(r, "name", ji->name, sizeof(ji->name));
-	if (uid != UINT64_MAX) {
-		ji->uid = uid;
-		ji->uid_known = true;
-	}
-	if (!c->privileged) {
-		/* a user's own job, whatever the request said */
-		ji->uid = c->peer.uid;
-		ji->uid_known = true;
-		ji->by_user = true;
-		jobtie_user_name(c->peer.uid, ji->job.user, sizeof(ji->job.user));
-	}
-	if (cpus)
-		ji->cpus = cpus;
-	if (mem_mb)
-		ji->mem_bytes = mem_mb << 20;
-	if (gpus)
-		ji->gpus = gpus;
-	if (limit)
-		ji->time_limit_s = (uint32_t)limit;
-	ji->touched_ns = util_now_ns(CLOCK_MONOTONIC);
-	/* a Slurm job a hook registered: its start record waits (bounded)
-	 * for slurmctld's name, allocation and array task id, its end
-	 * record for slurmctld's final state */
-	slurm = c->privileged && !ji->by_user &&
-		!strcmp(ji->job.scheduler, "slurm");
-	if (start && !join) {
-		ji->start_ns = util_now_ns(CLOCK_REALTIME);
-		ji->end_ns = 0;
-		if (slurm && (!ji->job.account[0] || !ji->name[0] ||
-			      !ji->cpus || !ji->time_limit_s)) {
-			ji->start_pending = true;
-			if (query_slurm(a, ji))
-				records_due(a, ji, false);
-		} else {
-			tracker_job_record(&a->trk, ji, "start");
-		}
-	} else if (end) {
-		uint64_t now = util_now_ns(CLOCK_REALTIME);
-
-		/* the job's last events may still wait in the ring buffer,
-		 * its last exits in the kernel for their task's last switch:
-		 * taken while the job still runs, so that a process found by
-		 * the job's cgroup at its exec finds the job */
-		collector_settle(a->col, SETTLE_MS);
-		ji->end_ns = now;
-		if (have_code) {
-			ji->exit_code = (int)code;
-			ji->exit_signal = (int)sig;
-			ji->exit_known = true;
-		}
-		if (state)
-			util_strlcpy(ji->state, state, sizeof(ji->state));
-		if (slurm && !ji->state[0]) {
-			ji->end_pending = true;
-			ji->pending_until_ns = util_now_ns(CLOCK_MONOTONIC) +
-					       END_WAIT_NS;
-			ji->next_query_ns = 0;	/* at once: poll_pending() */
-			poll_pending(ji, a);
-		} else {
-			records_due(a, ji, false);	/* a start that waits */
-			end_record(a, ji);
-		}
-	}
-	if (root)
-		tied = jobtie_tree(a->trk.procs, a->jobs, root, ji,
-				   !c->privileged, c->peer.uid);
-	/* its report is asked for next: the store has it in milliseconds */
-	if (end)
-		flush_now(a);
-	log_info("%s job %s:%s (user %s, account %s, run %s)%s", r->cmd,
-		 ji->job.scheduler, ji->job.id, *ji->job.user ? ji->job.user : "-",
-		 *ji->job.account ? ji->job.account : "-",
-		 *ji->job.run ? ji->job.run : "-", join ? " joined" : "");
-	fprintf(out, "ok\njob: %s:%s %s\n", ji->job.scheduler, ji->job.id,
-		join ? "joined" : start ? "registered" : end ? "closed" : "updated");
-	if (root) {
-		log_info("job %s:%s: pid %u and %zu descendants tied", ji->job.scheduler,
-			 ji->job.id, root->pid, tied - 1);
-		fprintf(out, "tied: %zu processes (pid %u and its descendants)\n",
-			tied, root->pid);
-	}
+	flush_now(ctx);
 }
 
 /* May the peer change jobs and reload?  Root, or a member of control_group
@@ -1488,7 +629,9 @@ static void answer(struct agent *a, struct control_server *srv,
 	} else if (!strcmp(req.cmd, "status")) {
 		reply_status(a, c->privileged, out);
 	} else if (!strcmp(req.cmd, "ps")) {
-		reply_ps(a, &c->peer, out);
+		status_ps(a->trk.procs, a->jobs,
+			  query_server_sees_all(a->qs, &c->peer), c->peer.uid,
+			  out);
 	} else if (!strcmp(req.cmd, "flush")) {
 		reply_flush(a, out);
 	} else if (query_server_takes(req.cmd)) {
@@ -1496,7 +639,8 @@ static void answer(struct agent *a, struct control_server *srv,
 			close(control_server_take(srv, c)); /* the child's now */
 	} else if (!strcmp(req.cmd, "job-start") || !strcmp(req.cmd, "job-end") ||
 		   !strcmp(req.cmd, "job-update")) {
-		handle_job(a, &req, c, out);	/* who may: there */
+		/* who may: there */
+		jobctl_request(a->jc, &req, c->privileged, &c->peer, out);
 	} else if (!strcmp(req.cmd, "reload") || !strncmp(req.cmd, "job-", 4)) {
 		if (!c->privileged) {
 			log_warn("control: %s refused for uid %u (pid %d)",
@@ -1510,7 +654,7 @@ static void answer(struct agent *a, struct control_server *srv,
 			struct rules_stats st;
 
 			reload(a);
-			if (reload_rules(a, err, sizeof(err))) {
+			if (rulesctl_reload(&a->rc, err, sizeof(err))) {
 				fprintf(out, "error %s\n", err);
 			} else {
 				rules_get_stats(a->rules, &st);
@@ -1556,89 +700,9 @@ static void on_request(void *ctx, struct control_server *srv,
 		rate_charge(&a->rate, c->peer.uid, (size_t)ftell(out), now);
 }
 
-/* Rebuild the rules from rules_dir; on failure the running rules stay. */
-static int reload_rules(struct agent *a, char *err, size_t errlen)
-{
-	struct rules_stats st;
-	bool was_builtin;
-	int rc;
 
-	a->rules_reload_at = 0;
-	rules_get_stats(a->rules, &st);
-	was_builtin = st.builtin;
-	rc = rules_load_dir(a->rules, a->cfg.rules_dir, err, errlen);
-	a->rules_failing = rc != 0;
-	if (rc) {
-		log_error("rules: %s (%s)", err,
-			  !st.files ? "no rules are loaded: every argument is withheld"
-			  : was_builtin ? "the built-in rules stay in force, every argument withheld"
-					: "the previous rules stay in force");
-		return rc;
-	}
-	rules_get_stats(a->rules, &st);
-	log_info("rules loaded from %s: %u files, %u rules, %u self-tests passed%s",
-		 a->cfg.rules_dir, st.files, st.rules, st.selftests,
-		 was_builtin ? "; the built-in rules no longer stand in, arguments are recorded again" : "");
-	return 0;
-}
 
-/*
- * The rules at start: the folder's, or when they do not load (a syntax
- * error, a failing self-test), the built-in copies of the default rules
- * with every argument withheld, so that a broken file never switches
- * redaction off; the folder is loaded again when a file in it changes.
- */
-static void start_rules(struct agent *a)
-{
-	char err[512], berr[512];
 
-	if (!reload_rules(a, err, sizeof(err)))
-		return;
-	if (rules_load_builtin(a->rules, berr, sizeof(berr))) {
-		log_error("rules: the built-in rules do not load either (%s): every "
-			  "process is recorded under its program's name with its "
-			  "arguments withheld until %s loads", berr, a->cfg.rules_dir);
-		return;
-	}
-	log_warn("rules: %s did not load: the built-in default rules stand in and "
-		 "every argument after the program's name is recorded as [REDACTED] "
-		 "until it loads (a saved fix is loaded at once, or run `jobtrace reload`)",
-		 a->cfg.rules_dir);
-}
-
-/* Watch the rules folder so a saved file takes effect within a second. */
-static void watch_rules(struct agent *a)
-{
-	a->inofd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (a->inofd < 0 ||
-	    inotify_add_watch(a->inofd, a->cfg.rules_dir,
-			      IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |
-			      IN_DELETE | IN_CREATE | IN_ATTRIB) < 0)
-		log_warn("cannot watch %s (%s): rules change on SIGHUP or `jobtrace reload` only",
-			 a->cfg.rules_dir, strerror(errno));
-}
-
-/* A file in the rules folder changed: reload once things settle. */
-static void on_rules_changed(struct agent *a)
-{
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	bool relevant = false;
-	ssize_t n;
-
-	while ((n = read(a->inofd, buf, sizeof(buf))) > 0) {
-		for (char *q = buf; q < buf + n;) {
-			const struct inotify_event *ev = (const void *)q;
-			size_t l = ev->len ? strlen(ev->name) : 0;
-
-			/* editors' swap and backup files are not rules */
-			if (l > 4 && strcmp(ev->name + l - 4, ".lua") == 0)
-				relevant = true;
-			q += sizeof(*ev) + ev->len;
-		}
-	}
-	if (relevant)
-		a->rules_reload_at = util_now_ns(CLOCK_MONOTONIC) + RULES_SETTLE_NS;
-}
 
 /*
  * The state, run, spool and store folders: created (make) and checked to
@@ -1768,7 +832,7 @@ static void reload(struct agent *a)
 	sinks_store_limits(a->sinks, &a->cfg);
 	/* prices, waste thresholds and idle settings apply to what comes */
 	config_take_cost(&a->cfg, &nc);
-	a->price_known = false;
+	a->price.known = false;
 	node_price(a);
 	log_info("configuration reloaded from %s",
 		 nc.source ? nc.source : "(defaults)");
@@ -1791,7 +855,7 @@ static void on_signal(struct agent *a)
 			char err[512];
 
 			reload(a);
-			reload_rules(a, err, sizeof(err));
+			rulesctl_reload(&a->rc, err, sizeof(err));
 			break;
 		}
 		}
@@ -1867,9 +931,9 @@ static int setup_loop(struct agent *a)
 		return err;
 	if ((err = watch(a, a->sigfd)) || (err = watch(a, a->tickfd)) ||
 	    (err = watch(a, control_server_fd(a->ctl))) ||
-	    (a->inofd >= 0 && (err = watch(a, a->inofd))) ||
+	    (a->rc.fd >= 0 && (err = watch(a, a->rc.fd))) ||
 	    (a->imds && (err = watch(a, imds_fd(a->imds)))) ||
-	    (a->dq && (err = watch(a, dockerq_fd(a->dq)))) ||
+	    (a->dj && (err = watch(a, dockjobs_fd(a->dj)))) ||
 	    (err = watch(a, collector_fd(a->col)))) {
 		log_error("epoll: %s", strerror(-err));
 		return err;
@@ -1897,13 +961,14 @@ static void run(struct agent *a)
 					on_tick(a);
 			} else if (fd == control_server_fd(a->ctl)) {
 				control_server_dispatch(a->ctl);
-			} else if (fd == a->inofd) {
-				on_rules_changed(a);
+			} else if (fd == a->rc.fd) {
+				rulesctl_changed(&a->rc,
+						 util_now_ns(CLOCK_MONOTONIC));
 			} else if (a->imds && fd == imds_fd(a->imds)) {
 				on_imds(a);
-			} else if (a->dq && fd == dockerq_fd(a->dq)) {
-				on_docker(a);
-			} else if (on_query(a, fd)) {
+			} else if (a->dj && fd == dockjobs_fd(a->dj)) {
+				dockjobs_take(a->dj, &a->trk);
+			} else if (jobctl_on_fd(a->jc, fd)) {
 				/* scontrol's answer */
 			} else {
 				collector_drain(a->col);
@@ -1929,8 +994,10 @@ static void usage(FILE *out)
 		JT_DEFAULT_CONFIG);
 }
 
-/* Entry point: parse options, load config, start and run the agent. */
-int main(int argc, char **argv)
+/* The options: a.config_path, verbose, *foreground, *check; -1 to go on,
+ * else the exit status (usage, --help, --version). */
+static int parse_args(struct agent *a, int argc, char **argv,
+		      bool *foreground, bool *check)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -1941,35 +1008,23 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	struct agent a = { .epfd = -1, .sigfd = -1, .tickfd = -1, .inofd = -1 };
-	struct rules_limits rl = { .mem_bytes = RULES_MEM_BYTES,
-				   .instructions = RULES_INSTRUCTIONS };
-	struct collector_cb cb = { .event = on_event, .samples = on_samples,
-				   .ctx = &a };
-	struct collector_opts co;
-	bool foreground = false, check = false;
-	char err[512];
-	int c, rc = 1, ferr;
+	int c;
 
-	/* the Snakemake log reader: nothing of the agent either */
-	if (argc > 1 && !strcmp(argv[1], SMKLOG_READER_ARG))
-		return smklog_reader_main(0);
-	a.config_path = JT_DEFAULT_CONFIG;
-	rate_init(&a.rate);
+	a->config_path = JT_DEFAULT_CONFIG;
 	while ((c = getopt_long(argc, argv, "c:fvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			a.config_path = optarg;
-			a.config_explicit = true;
+			a->config_path = optarg;
+			a->config_explicit = true;
 			break;
 		case 'f':
-			foreground = true;
+			*foreground = true;
 			break;
 		case 'v':
-			a.verbose = true;
+			a->verbose = true;
 			break;
 		case 'C':
-			check = true;
+			*check = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1987,6 +1042,201 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	return -1;
+}
+
+/* --check-config: the loaded configuration checked and printed; the exit
+ * status. */
+static int check_config(struct agent *a)
+{
+	char err[512];
+
+	config_warn_secrets(&a->cfg);
+	if (creds_check_config(&a->cfg, err, sizeof(err))) {
+		fprintf(stderr, "jobtraced: %s\n", err);
+		return 2;
+	}
+	printf("# %s: configuration ok\n",
+	       a->cfg.source ? a->cfg.source : "(defaults, no file)");
+	config_dump(&a->cfg, stdout);
+	return 0;
+}
+
+/* The folders and secrets checked, the cloud's reader started; -1 to go
+ * on, else the exit status. */
+static int check_files(struct agent *a)
+{
+	char err[512];
+	int ferr;
+
+	ferr = own_files(&a->cfg, true, err, sizeof(err));
+	if (ferr) {
+		log_error("%s", err);
+		return ferr == -EPERM ? 2 : 1;
+	}
+	/* the sinks' secrets: root's alone, checked before anything runs */
+	ferr = creds_check_config(&a->cfg, err, sizeof(err));
+	if (ferr) {
+		log_error("%s", err);
+		return ferr == -ENOMEM ? 1 : 2;
+	}
+	config_warn_secrets(&a->cfg);
+	if (a->cfg.delay_accounting)
+		enable_delayacct();
+	/* the cloud's identity is read beside the start: only the start
+	 * record waits for it */
+	if (hostrec_cloud_asked(&a->cfg, a->imds_why, sizeof(a->imds_why)) &&
+	    imds_start(&(struct imds_opts){ .url = a->cfg.imds_url,
+					    .poll_ms = a->cfg.spot_poll_ms },
+		       &a->imds)) {
+		log_warn("cloud: cannot start the instance metadata reader:"
+			 " no cloud facts");
+		snprintf(a->imds_why, sizeof(a->imds_why), "error: the reader"
+			 " could not start (see the log)");
+	}
+	return -1;
+}
+
+/* The rules, the job registry, the tracker and what it calls, the
+ * signals; 0 or an error (logged). */
+static int start_tracking(struct agent *a)
+{
+	struct rules_limits rl = { .mem_bytes = RULES_MEM_BYTES,
+				   .instructions = RULES_INSTRUCTIONS,
+				   .deadline_ms = a->cfg.rules_deadline_ms };
+
+	if (rules_new(&rl, &a->rules) || jobs_new(&a->jobs) ||
+	    cgtrust_new(NULL, 0, &a->cgt) ||
+	    tracker_init(&a->trk, a->rules, a->jobs, &a->host,
+			 &(struct tracker_cb){ .record = on_record,
+					       .exclude = on_exclude,
+					       .price = node_price,
+					       .gone = on_gone,
+					       .followed = on_followed,
+					       .engine_job = on_engine_job,
+					       .cg_root = on_cg_root,
+					       .engine_seen = on_engine_seen,
+					       .ctx = a }))
+		return -1;
+	a->trk.cfg = &a->cfg;
+	a->trk.young_ns = a->cfg.first_sample_ms * 1000000ull;
+	a->trk.jobs_only = a->cfg.record_mode == JT_RECORD_JOBS;
+	a->sig.host = &a->host;
+	a->sig.jobs = a->jobs;
+	a->sig.put = on_record;
+	a->sig.ctx = a;
+	return signals_agent_init(&a->sig);
+}
+
+
+/* Everything up to the loop: the parts, the BPF programs attached, the
+ * processes that run already found, the start record; 0 or an error. */
+static int start(struct agent *a)
+{
+	struct collector_cb cb = { .event = on_event, .samples = on_samples,
+				   .ctx = a };
+	struct collector_opts co = {
+		.ringbuf_kib = a->cfg.ringbuf_kib,
+		.max_tracked = a->cfg.max_tracked,
+		.argv_max = a->cfg.argv_max_bytes,
+		.verbose = a->verbose,
+	};
+
+	if (query_server_new(&a->qs) || query_server_configure(a->qs, &a->cfg) ||
+	    start_tracking(a) ||
+	    (a->cfg.docker_enabled &&
+	     dockjobs_start(&a->cfg, CONTAINERS_MAX, &a->trk, &a->dj)) ||
+	    open_delivery(a))
+		return -1;
+	rulesctl_init(&a->rc, a->rules, a->cfg.rules_dir);
+	rulesctl_start(&a->rc);
+	set_smklog(a);
+	if (collector_open(&co, &cb, &a->col) || setup_loop(a) ||
+	    jobctl_new(a->jobs, &a->trk, &a->cfg, a->epfd,
+		       &(struct jobctl_ops){ .drain = jc_drain,
+					     .settle = jc_settle,
+					     .ended = jc_ended,
+					     .flush = jc_flush, .ctx = a },
+		       &a->jc))
+		return -1;
+	/* programs are attached: whatever runs already is found now */
+	collector_sample(a->col, true);
+	collector_drain(a->col);
+	a->next_sample_ns = util_now_ns(CLOCK_MONOTONIC) +
+			    a->cfg.sample_interval_ms * 1000000ull;
+	a->last_sync_ns = util_now_ns(CLOCK_MONOTONIC);
+	a->host_start_ns = util_now_ns(CLOCK_BOOTTIME);
+	host_start_when_ready(a, !a->imds);
+	flush(a);
+	log_info("jobtraced %s started: %zu processes tracked, spool %s, %zu sinks, socket %s",
+		 JT_VERSION, proc_table_count(a->trk.procs), a->cfg.spool_dir,
+		 spool_sinks(a->spool), config_socket_path(&a->cfg));
+	return 0;
+}
+
+/* After the loop: what the kernel and slurmctld have written, the stop
+ * record, the spool synced. */
+static void stop(struct agent *a)
+{
+	collector_drain(a->col);
+	/* what waits for slurmctld is written as it is known now */
+	jobctl_stop(a->jc);
+	check_drops(a);
+	host_start_when_ready(a, true);
+	emit_host(a, "stop", util_now_ns(CLOCK_BOOTTIME));
+	flush(a);
+	log_info("stopped: %" PRIu64 " events, %" PRIu64 " records spooled, %"
+		 PRIu64 " dropped", a->trk.events_seen, a->records_spooled,
+		 status_dropped(a->counters));
+}
+
+/* Free every part, in the order they may call each other. */
+static void cleanup(struct agent *a)
+{
+	jobctl_free(a->jc);	/* writes what waits: every part still there */
+	imds_stop(a->imds);
+	control_server_free(a->ctl);
+	if (a->sock_bound)
+		unlink(config_socket_path(&a->cfg));
+	if (a->epfd >= 0)
+		close(a->epfd);
+	if (a->sigfd >= 0)
+		close(a->sigfd);
+	if (a->tickfd >= 0)
+		close(a->tickfd);
+	rulesctl_fini(&a->rc);
+	collector_close(a->col);
+	dockjobs_free(a->dj);
+	rules_free(a->rules);
+	jobs_free(a->jobs);
+	query_server_free(a->qs);
+	/* the sinks store what they can of the synced records, then stop */
+	sinks_stop(a->sinks, DRAIN_MS);
+	spool_close(a->spool);
+	signals_agent_fini(&a->sig);
+	tracker_fini(&a->trk);
+	smklogq_stop(a->smk);
+	cgtrust_free(a->cgt);
+	jbuf_free(&a->jb);
+	config_free(&a->cfg);
+}
+
+/* Entry point: parse options, load config, start and run the agent. */
+int main(int argc, char **argv)
+{
+	struct agent a = { .epfd = -1, .sigfd = -1, .tickfd = -1,
+			   .rc = { .fd = -1 } };
+	bool foreground = false, check = false;
+	char err[512];
+	int rc;
+
+	/* the Snakemake log reader: nothing of the agent either */
+	if (argc > 1 && !strcmp(argv[1], SMKLOG_READER_ARG))
+		return smklog_reader_main(0);
+	rate_init(&a.rate);
+	rc = parse_args(&a, argc, argv, &foreground, &check);
+	if (rc >= 0)
+		return rc;
 	log_init("jobtraced", 0, LOG_LVL_INFO);
 	stages_init();
 	if (config_defaults(&a.cfg)) {
@@ -2000,17 +1250,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (check) {
-		config_warn_secrets(&a.cfg);
-		if (creds_check_config(&a.cfg, err, sizeof(err))) {
-			fprintf(stderr, "jobtraced: %s\n", err);
-			config_free(&a.cfg);
-			return 2;
-		}
-		printf("# %s: configuration ok\n",
-		       a.cfg.source ? a.cfg.source : "(defaults, no file)");
-		config_dump(&a.cfg, stdout);
+		rc = check_config(&a);
 		config_free(&a.cfg);
-		return 0;
+		return rc;
 	}
 	log_init("jobtraced", a.cfg.log_syslog && !foreground,
 		 a.verbose ? LOG_LVL_DEBUG : a.cfg.log_level);
@@ -2020,143 +1262,15 @@ int main(int argc, char **argv)
 	a.last_summary_ns = a.started_ns;
 	record_host_init(&a.host, a.cfg.hostname);
 	jbuf_init(&a.jb);
-	ferr = own_files(&a.cfg, true, err, sizeof(err));
-	if (ferr) {
-		log_error("%s", err);
-		rc = ferr == -EPERM ? 2 : 1;
-		goto cleanup;
+	rc = check_files(&a);
+	if (rc < 0) {
+		rc = 1;
+		if (!start(&a)) {
+			run(&a);
+			stop(&a);
+			rc = 0;
+		}
 	}
-	/* the sinks' secrets: root's alone, checked before anything runs */
-	ferr = creds_check_config(&a.cfg, err, sizeof(err));
-	if (ferr) {
-		log_error("%s", err);
-		rc = ferr == -ENOMEM ? 1 : 2;
-		goto cleanup;
-	}
-	config_warn_secrets(&a.cfg);
-	if (a.cfg.delay_accounting)
-		enable_delayacct();
-	/* the cloud's identity is read beside the start: only the start
-	 * record waits for it */
-	if (cloud_asked(&a) &&
-	    imds_start(&(struct imds_opts){ .url = a.cfg.imds_url,
-					    .poll_ms = a.cfg.spot_poll_ms },
-		       &a.imds)) {
-		log_warn("cloud: cannot start the instance metadata reader:"
-			 " no cloud facts");
-		snprintf(a.imds_why, sizeof(a.imds_why), "error: the reader"
-			 " could not start (see the log)");
-	}
-	if (query_server_new(&a.qs) || query_server_configure(a.qs, &a.cfg))
-		goto cleanup;
-	rl.deadline_ms = a.cfg.rules_deadline_ms;
-	if (rules_new(&rl, &a.rules) || jobs_new(&a.jobs) ||
-	    cgtrust_new(NULL, 0, &a.cgt) ||
-	    tracker_init(&a.trk, a.rules, a.jobs, &a.host,
-			 &(struct tracker_cb){ .record = on_record,
-					       .exclude = on_exclude,
-					       .price = node_price,
-					       .gone = on_gone,
-					       .followed = on_followed,
-					       .engine_job = on_engine_job,
-					       .cg_root = on_cg_root,
-					       .engine_seen = on_engine_seen,
-					       .ctx = &a }))
-		goto cleanup;
-	a.trk.cfg = &a.cfg;
-	a.trk.young_ns = a.cfg.first_sample_ms * 1000000ull;
-	a.trk.jobs_only = a.cfg.record_mode == JT_RECORD_JOBS;
-	a.sig.host = &a.host;
-	a.sig.jobs = a.jobs;
-	a.sig.put = on_record;
-	a.sig.ctx = &a;
-	if (signals_agent_init(&a.sig))
-		goto cleanup;
-	if (a.cfg.docker_enabled) {
-		struct containers_ops ops = {
-			.ask = ask_docker,
-			.populated = containers_cgroup_populated,
-			.ctx = &a,
-			.end_grace_ns = a.cfg.docker_end_grace_ms * 1000000ull,
-		};
-
-		if (dockerq_start(a.cfg.docker_socket, a.cfg.docker_timeout_ms,
-				  &a.dq) ||
-		    containers_new(CONTAINERS_MAX, &ops, &a.cts))
-			goto cleanup;
-		a.trk.ct = containers_tracker(a.cts);
-	}
-	if (open_delivery(&a))
-		goto cleanup;
-	start_rules(&a);
-	set_smklog(&a);
-	watch_rules(&a);
-	co = (struct collector_opts){
-		.ringbuf_kib = a.cfg.ringbuf_kib,
-		.max_tracked = a.cfg.max_tracked,
-		.argv_max = a.cfg.argv_max_bytes,
-		.verbose = a.verbose,
-	};
-	if (collector_open(&co, &cb, &a.col))
-		goto cleanup;
-	if (setup_loop(&a))
-		goto cleanup;
-	/* programs are attached: whatever runs already is found now */
-	collector_sample(a.col, true);
-	collector_drain(a.col);
-	a.next_sample_ns = util_now_ns(CLOCK_MONOTONIC) +
-			   a.cfg.sample_interval_ms * 1000000ull;
-	a.last_sync_ns = util_now_ns(CLOCK_MONOTONIC);
-	a.host_start_ns = util_now_ns(CLOCK_BOOTTIME);
-	host_start_when_ready(&a, !a.imds);
-	flush(&a);
-	log_info("jobtraced %s started: %zu processes tracked, spool %s, %zu sinks, socket %s",
-		 JT_VERSION, proc_table_count(a.trk.procs), a.cfg.spool_dir,
-		 spool_sinks(a.spool), config_socket_path(&a.cfg));
-	run(&a);
-	collector_drain(a.col);
-	/* what waits for slurmctld is written as it is known now */
-	for (int i = 0; i < MAX_QUERIES; i++)
-		if (a.queries[i].pid)
-			query_done(&a, &a.queries[i], true);
-	jobs_foreach_pending(a.jobs, poll_pending, &a);
-	check_drops(&a);
-	host_start_when_ready(&a, true);
-	emit_host(&a, "stop", util_now_ns(CLOCK_BOOTTIME));
-	flush(&a);
-	log_info("stopped: %" PRIu64 " events, %" PRIu64 " records spooled, %"
-		 PRIu64 " dropped", a.trk.events_seen, a.records_spooled, dropped(&a));
-	rc = 0;
-cleanup:
-	imds_stop(a.imds);
-	control_server_free(a.ctl);
-	if (a.sock_bound)
-		unlink(config_socket_path(&a.cfg));
-	if (a.epfd >= 0)
-		close(a.epfd);
-	if (a.sigfd >= 0)
-		close(a.sigfd);
-	if (a.tickfd >= 0)
-		close(a.tickfd);
-	if (a.inofd >= 0)
-		close(a.inofd);
-	collector_close(a.col);
-	dockerq_stop(a.dq);
-	rules_free(a.rules);
-	for (int i = 0; i < MAX_QUERIES; i++)
-		if (a.queries[i].pid)
-			query_done(&a, &a.queries[i], true);
-	jobs_free(a.jobs);
-	query_server_free(a.qs);
-	/* the sinks store what they can of the synced records, then stop */
-	sinks_stop(a.sinks, DRAIN_MS);
-	spool_close(a.spool);
-	signals_agent_fini(&a.sig);
-	tracker_fini(&a.trk);
-	smklogq_stop(a.smk);
-	cgtrust_free(a.cgt);
-	containers_free(a.cts);
-	jbuf_free(&a.jb);
-	config_free(&a.cfg);
+	cleanup(&a);
 	return rc;
 }

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_status.c - cmocka tests of agent/daemon/status.c without root: the
+ * replies to "ps" (which processes a user sees, their figures) and
+ * "status" (its first line, the counters and the spool's lines) from a
+ * real tracker, job registry, rules engine and spool.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "jobs.h"
+#include "proc_table.h"
+#include "record.h"
+#include "rules.h"
+#include "signals.h"
+#include "spool.h"
+#include "status.h"
+#include "tracker.h"
+
+struct fx {
+	struct jt_config cfg;
+	struct jobs *jobs;
+	struct jt_host host;
+	struct tracker t;
+	struct rules *rules;
+	struct spool *spool;
+	struct idle idle;
+	struct sig_agent sig;
+	struct cost_price price;
+	uint64_t counters[JT_CNT_NR];
+	struct status_src src;
+	char dir[64];
+	char out[16384];
+};
+
+/* Records are not what these tests look at. */
+static void on_record(void *ctx, struct jbuf *b)
+{
+	(void)ctx;
+	(void)b;
+}
+
+/* A tracker, a registry, the built-in rules and a spool in a folder of
+ * its own, as the agent has them, and the status source over them. */
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct rules_limits rl = { .mem_bytes = 64u << 20,
+				   .instructions = 1000000ul };
+	struct spool_opts so = { .max_bytes = 1u << 20,
+				 .segment_bytes = 64u << 10 };
+	char err[512];
+
+	if (!f || config_defaults(&f->cfg) || jobs_new(&f->jobs))
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/test_status.XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	free(f->cfg.spool_dir);
+	if (asprintf(&f->cfg.spool_dir, "%s/spool", f->dir) < 0)
+		return -1;
+	f->cfg.store_enabled = false;
+	so.dir = f->cfg.spool_dir;
+	snprintf(f->host.name, sizeof(f->host.name), "node1");
+	if (tracker_init(&f->t, NULL, f->jobs, &f->host,
+			 &(struct tracker_cb){ .record = on_record, .ctx = f }) ||
+	    rules_new(&rl, &f->rules) ||
+	    rules_load_builtin(f->rules, err, sizeof(err)) ||
+	    spool_open(&so, NULL, 0, &f->spool, err, sizeof(err)))
+		return -1;
+	f->price.per_hour = -1;
+	snprintf(f->price.note, sizeof(f->price.note), "no price known");
+	f->src = (struct status_src){
+		.cfg = &f->cfg, .host = &f->host, .trk = &f->t,
+		.jobs = f->jobs, .spool = f->spool, .rules = f->rules,
+		.imds_why = "off (cloud.imds = \"off\")", .price = &f->price,
+		.idle = &f->idle, .sig = &f->sig, .counters = f->counters,
+		.missing = "",
+	};
+	*state = f;
+	return 0;
+}
+
+/* Free it all, the spool's folder too. */
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char cmd[128];
+
+	spool_close(f->spool);
+	rules_free(f->rules);
+	tracker_fini(&f->t);
+	jobs_free(f->jobs);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	config_free(&f->cfg);
+	free(f);
+	return 0;
+}
+
+/* A running process in the tracker's table: pid, of uid, in job (NULL:
+ * none, else "scheduler:id"), running comm with argv "comm arg". */
+static struct jt_proc *proc(struct fx *f, uint32_t pid, uint32_t uid,
+			    const char *job, const char *comm)
+{
+	struct jt_proc *p = proc_table_get(f->t.procs, pid, pid * 1000ull, NULL);
+	char argv[64];
+	int n;
+
+	assert_non_null(p);
+	p->ppid = 1;
+	p->uid = uid;
+	snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	n = snprintf(argv, sizeof(argv), "%s%carg", comm, '\0');
+	assert_int_equal(proc_set_str(&p->argv, argv, (size_t)n + 1), 0);
+	p->argv_len = (size_t)n + 1;
+	if (job) {
+		const char *colon = strchr(job, ':');
+
+		snprintf(p->job.scheduler, sizeof(p->job.scheduler), "%.*s",
+			 (int)(colon - job), job);
+		snprintf(p->job.id, sizeof(p->job.id), "%s", colon + 1);
+	}
+	return p;
+}
+
+/* The reply to "ps" into f->out. */
+static const char *ps(struct fx *f, bool all, uid_t uid)
+{
+	FILE *out = fmemopen(f->out, sizeof(f->out), "w");
+
+	assert_non_null(out);
+	status_ps(f->t.procs, f->jobs, all, uid, out);
+	fclose(out);
+	return f->out;
+}
+
+/* Does the ps reply have a row for pid? */
+static bool has_row(const char *reply, uint32_t pid)
+{
+	char head[16];
+
+	for (const char *l = strchr(reply, '\n'); l; l = strchr(l, '\n')) {
+		l++;
+		snprintf(head, sizeof(head), "%-8u ", pid);
+		if (!strncmp(l, head, strlen(head)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A user sees their own processes and those of a job root said is theirs
+ * (the processes of others in it too), never a job a user registered as
+ * theirs nor another user's; root sees all; excluded processes no one.
+ * Rows are by pid, with the rates of the last two samples.
+ */
+static void test_ps(void **state)
+{
+	struct fx *f = *state;
+	struct jt_jobinfo *root_said = jobs_get(f->jobs, "slurm", "77", true);
+	struct jt_jobinfo *user_said = jobs_get(f->jobs, "local", "u5", true);
+	struct jt_proc *p;
+	const char *r;
+
+	root_said->uid = 1000;
+	root_said->uid_known = true;
+	user_said->uid = 1000;
+	user_said->uid_known = user_said->by_user = true;
+	p = proc(f, 300, 1000, NULL, "bwa");		/* own */
+	proc(f, 100, 2000, "slurm:77", "helper");	/* in 1000's job */
+	proc(f, 200, 2000, "local:u5", "other");	/* a user's claim */
+	proc(f, 400, 2000, NULL, "theirs");		/* another user's */
+	proc(f, 500, 1000, NULL, "hidden")->state |= JT_PS_EXCLUDED;
+	/* two samples a second apart: 0.5 s CPU, 4 MiB read, 1 MiB written */
+	p->prev_sample_ns = 1000000000ull;
+	p->sample_ns = 2000000000ull;
+	p->prev.cpu_user_s = 1.0;
+	p->c.cpu_user_s = 1.25;
+	p->c.cpu_sys_s = 0.25;
+	p->prev.read_bytes = 1u << 20;
+	p->c.read_bytes = 5u << 20;
+	p->c.write_bytes = 1u << 20;
+	p->c.rss_bytes = 3u << 20;
+
+	r = ps(f, false, 1000);
+	assert_true(has_row(r, 300));
+	assert_true(has_row(r, 100));
+	assert_false(has_row(r, 200));
+	assert_false(has_row(r, 400));
+	assert_false(has_row(r, 500));
+	/* by pid: 100 before 300 */
+	assert_true(strstr(r, "\n100 ") < strstr(r, "\n300 "));
+	assert_non_null(strstr(r, "\n100      1        helper               77"
+			       "                    -         -          -          -"
+			       " helper arg \n"));
+	assert_non_null(strstr(r, "\n300      1        bwa                  -                  50.0"
+			       "   3.0 MiB    4.0 MiB    1.0 MiB bwa arg \n"));
+	r = ps(f, true, 0);
+	for (uint32_t pid = 100; pid <= 400; pid += 100)
+		assert_true(has_row(r, pid));
+	assert_false(has_row(r, 500));
+}
+
+/* The reply to "status" into f->out. */
+static const char *status(struct fx *f)
+{
+	FILE *out = fmemopen(f->out, sizeof(f->out), "w");
+
+	assert_non_null(out);
+	status_reply(&f->src, true, out);
+	fclose(out);
+	return f->out;
+}
+
+/* The value of "key: " in a status reply ("" when absent). */
+static const char *line_of(const char *reply, const char *key, char *buf,
+			   size_t len)
+{
+	char k[64];
+	const char *at;
+
+	snprintf(k, sizeof(k), "\n%s: ", key);
+	at = strstr(reply, k);
+	if (!at)
+		return "";
+	at += strlen(k);
+	snprintf(buf, len, "%.*s", (int)strcspn(at, "\n"), at);
+	return buf;
+}
+
+/*
+ * "status" opens with "running" while nothing needs a look, and with each
+ * problem once something does; its counters are the kernel's, the
+ * tracker's and the spool's.
+ */
+static void test_status(void **state)
+{
+	struct fx *f = *state;
+	char b[512];
+	const char *r;
+
+	r = status(f);
+	assert_true(!strncmp(r, "ok\nstatus: running\n", 19));
+	assert_string_equal(line_of(r, "spool_records", b, sizeof(b)), "0");
+	assert_string_equal(line_of(r, "cloud.imds", b, sizeof(b)),
+			    "off (cloud.imds = \"off\")");
+	assert_string_equal(line_of(r, "cost.node_price", b, sizeof(b)),
+			    "none (no price known)");
+	assert_string_equal(line_of(r, "docker", b, sizeof(b)), "off");
+	assert_string_equal(line_of(r, "store", b, sizeof(b)), "none");
+
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(spool_append(f->spool, "{\"a\":1}", 7), 0);
+	f->counters[JT_CNT_RB_DROP_EXEC] = 4;
+	f->counters[JT_CNT_RB_DROP_EXIT] = 1;
+	f->src.records_unspooled = 2;
+	f->src.records_spooled = 3;
+	f->t.events_seen = 1234;
+	proc(f, 10, 0, NULL, "init");
+	jobs_get(f->jobs, "slurm", "1", true);
+	r = status(f);
+	assert_true(!strncmp(r, "ok\nstatus: degraded: 2 problems: 5 kernel"
+			     " events lost (ring buffer full: raise"
+			     " collector.ringbuf_size_kib); 2 records lost"
+			     " before the spool\n", 139));
+	assert_string_equal(line_of(r, "spool_records", b, sizeof(b)), "3");
+	assert_string_equal(line_of(r, "spool_records_lost", b, sizeof(b)), "2");
+	assert_string_equal(line_of(r, "records_spooled", b, sizeof(b)), "3");
+	assert_string_equal(line_of(r, "events_seen", b, sizeof(b)), "1234");
+	assert_string_equal(line_of(r, "events_dropped", b, sizeof(b)), "5");
+	assert_string_equal(line_of(r, "dropped_exec", b, sizeof(b)), "4");
+	assert_string_equal(line_of(r, "tracked", b, sizeof(b)), "1");
+	assert_string_equal(line_of(r, "jobs_known", b, sizeof(b)), "1");
+	assert_string_equal(line_of(r, "rules", b, sizeof(b)), RULES_BUILTIN_DIR);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_ps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
