@@ -1458,10 +1458,7 @@ int costq_print(const struct costq_result *r, const struct report_query *q,
 	default:
 		return -EINVAL;
 	}
-	if (!err && ferror(out)) {
-		log_error("cost: write failed");
-		err = -EIO;
-	}
+	err = storeq_written(out, "cost", err);
 	return err;
 }
 

@@ -2726,10 +2726,7 @@ int report_run_store(struct store *st, const char *where,
 	default:
 		err = -EINVAL;
 	}
-	if (!err && ferror(out)) {
-		log_error("report: write failed");
-		err = -EIO;
-	}
+	err = storeq_written(out, "report", err);
 
 cleanup:
 	summary_free(&s);
@@ -2816,9 +2813,8 @@ int report_export_store(struct store *s, const char *where,
 		fprintf(stderr, "jobtrace: no records for %s in %s\n", sel,
 			where);
 		err = -ENOENT;
-	} else if (ferror(out)) {
-		log_error("export: write failed");
-		err = -EIO;
+	} else {
+		err = storeq_written(out, "export", err);
 	}
 
 cleanup:

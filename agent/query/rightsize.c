@@ -825,10 +825,7 @@ int rightsize_run_store(struct store *st, const char *where,
 	default:
 		err = -EINVAL;
 	}
-	if (!err && ferror(out)) {
-		log_error("rightsize: write failed");
-		err = -EIO;
-	}
+	err = storeq_written(out, "rightsize", err);
 out:
 	rs_free(&r);
 	return err;

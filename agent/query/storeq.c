@@ -342,6 +342,16 @@ int storeq_step_done(sqlite3 *db, const char *where, int rc)
 	return -EIO;
 }
 
+/* After printing (see storeq.h). */
+int storeq_written(FILE *out, const char *cmd, int err)
+{
+	if (!err && ferror(out)) {
+		log_error("%s: write failed", cmd);
+		return -EIO;
+	}
+	return err;
+}
+
 /* A user's --job ID that shows them nothing: their own job of that name. */
 int storeq_user_job(struct store *st, const char *where,
 		    struct report_query *q, char *buf, size_t len)

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct jbuf;
 struct store;
@@ -128,6 +129,9 @@ int storeq_prepare_db(struct sqlite3 *db, const char *where, const char *sql,
 /* The end of a statement's rows (rc the last sqlite3_step()): 0 when it
  * ended cleanly, else -EIO, logged with where. */
 int storeq_step_done(struct sqlite3 *db, const char *where, int rc);
+/* After printing to out: err, or -EIO (logged as "CMD: write failed")
+ * when out failed and err did not. */
+int storeq_written(FILE *out, const char *cmd, int err);
 /*
  * When q->uid_only, make every later statement on st see only what q->uid
  * may (temporary views over `process` and `record`).  Returns 0 or -EIO.
