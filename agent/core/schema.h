@@ -484,7 +484,7 @@ enum sv_state {
 	SV_SET,
 	SV_OMIT,	/* leave the member out (SF_OPT) */
 	SV_RAW,		/* schema_read(): SFT_STRARR, SFT_COUNTS, SFT_OBJARR as
-			 * their JSON text (s, n) */
+			 * their JSON text (s, n); schema_write() copies it */
 };
 
 struct sv_count {
@@ -564,7 +564,8 @@ const struct sf_record *sf_record_find(const char *type, size_t n);
  * the object stands for (SF_OLDSTR), or NULL. */
 const struct sf_field *sf_old_member(const struct sf_field *f);
 
-/* Write one record: "type", then its members from the values v[V__N]. */
+/* Write one record: "type", then its members from the values v[V__N]
+ * (an SV_RAW array or counts as its text). */
 void schema_write(struct jbuf *b, const struct sf_record *r,
 		  const struct sv *v);
 

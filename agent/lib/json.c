@@ -386,6 +386,12 @@ static void scalar(struct jbuf *b, const char *tok, size_t n)
 	done(b);
 }
 
+/* A value given as its checked JSON text: copied as it is. */
+void json_raw(struct jbuf *b, const char *text, size_t n)
+{
+	scalar(b, text, n);
+}
+
 /* String value from len bytes (may contain NUL and invalid UTF-8). */
 void json_strn(struct jbuf *b, const char *s, size_t len)
 {

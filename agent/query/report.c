@@ -153,7 +153,8 @@ struct summary {
 	"id, host, pid, ppid, parent_id, start_time," \
 	" end_time, exe, comm, argv, tool_name, exit_code, exit_signal," \
 	" oom_killed, cpu_user_s, cpu_sys_s, peak_rss_bytes, read_bytes," \
-	" write_bytes, rx_bytes, tx_bytes, json, job_task, job_step," \
+	" write_bytes, rx_bytes, tx_bytes, jobtrace_json(id), job_task," \
+	" job_step," \
 	" cancelled_write_bytes, job_id, tool_category, NULL"
 
 /* A field of a live process's latest sample (s.json). */
@@ -186,7 +187,7 @@ struct summary {
 	"  json_extract(json, '$.start_time')) s" \
 	" WHERE NOT EXISTS (SELECT 1 FROM process p" \
 	"  WHERE p.pid = " SJ("$.pid") \
-	"  AND json_extract(p.json, '$.host') IS " SJ("$.host") \
+	"  AND p.host IS " SJ("$.host") \
 	"  AND abs(p.start_time - (julianday(" SJ("$.start_time") ")" \
 	"   - 2440587.5) * 86400.0) < 0.002)"
 
@@ -3112,24 +3113,24 @@ int report_export_store(struct store *s, const char *where,
 
 	if (q->job && *q->job)
 		snprintf(sql, sizeof(sql),
-			 "SELECT json, start_time AS t, id FROM process"
+			 "SELECT jobtrace_json(id), start_time AS t, id FROM process"
 			 " WHERE " REPORT_JOB_SEL " UNION ALL"
 			 " SELECT json, time, id FROM record"
 			 " WHERE " REPORT_JOB_SEL "%s", order);
 	else if ((q->run && *q->run) || (q->pipeline && *q->pipeline))
 		snprintf(sql, sizeof(sql),
-			 "SELECT json, start_time AS t, id FROM process"
+			 "SELECT jobtrace_json(id), start_time AS t, id FROM process"
 			 " WHERE %1$s UNION ALL"
 			 " SELECT json, time, id FROM record WHERE job_id IN"
 			 " (SELECT DISTINCT job_id FROM process"
 			 " WHERE %1$s)%2$s", report_process_where(q), order);
 	else if (q->pid)
 		snprintf(sql, sizeof(sql), PID_SUBTREE
-			 "SELECT json, start_time AS t, id FROM process"
+			 "SELECT jobtrace_json(id), start_time AS t, id FROM process"
 			 " WHERE id IN (SELECT id FROM sel)%s", order);
 	else
 		snprintf(sql, sizeof(sql),
-			 "SELECT json, start_time AS t, id FROM process"
+			 "SELECT jobtrace_json(id), start_time AS t, id FROM process"
 			 " WHERE since_time >= ?1 UNION ALL"
 			 " SELECT json, time, id FROM record"
 			 " WHERE time >= ?1%s", order);
