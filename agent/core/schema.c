@@ -282,7 +282,7 @@ static int read_str(struct sread *s, struct sv *v)
 		return 0;
 	}
 	v->s = s->room;
-	v->n = (uint32_t)jr_str_decode(&str, s->room, 0);
+	v->n = (uint32_t)jr_str_decode(&str, s->room, JR_BYTES);
 	s->room += v->n;
 	return 0;
 }

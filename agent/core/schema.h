@@ -572,7 +572,8 @@ void schema_write(struct jbuf *b, const struct sf_record *r,
 /*
  * Read a record of type r from json[0..len) into v[V__N] (zeroed first):
  * members of the description get values (strings point into json, or into
- * scratch when they had escapes; times are realtime ns; arrays and counts
+ * scratch when they had escapes, \u0000-\u00ff decoded as that byte: the
+ * bytes json_strn() was given; times are realtime ns; arrays and counts
  * are SV_RAW), a member of another type than described stays null, other
  * members are checked and skipped.  0, -ENOMEM, or -EINVAL when the text
  * is not one valid JSON object (*why says what, when why is not NULL).

@@ -1230,6 +1230,40 @@ static void test_job_null_or_nulls(void **state)
 	jbuf_free(&scratch);
 }
 
+/*
+ * A path that is not UTF-8: the agent writes its bytes as \u00XX, and the
+ * record made again from the columns says so too (the columns hold the
+ * bytes themselves), not the characters U+00XX.
+ */
+static void test_bytes_round_trip(void **state)
+{
+	static const char from[] = "\"exe\":\"/usr/bin/bash\"";
+	static const char to[] = "\"exe\":\"/tmp/a\\u00ffb\\u001bc\\u00e9\"";
+	struct fixture *f = *state;
+	struct store *s = NULL;
+	const char *at = strstr(f->json[0], from), *json;
+	char rec[4096], id[37], *hex;
+	size_t len;
+
+	assert_non_null(at);
+	snprintf(rec, sizeof(rec), "%.*s%s%s", (int)(at - f->json[0]),
+		 f->json[0], to, at + strlen(from));
+	memcpy(id, f->id[0], sizeof(id));
+	memcpy(id, "bytes-id", 8);
+	memcpy(strstr(rec, f->id[0]), id, 8);
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	assert_int_equal(store_put_json(s, rec, strlen(rec)), 0);
+	assert_int_equal(store_flush(s), 1);
+	assert_int_equal(store_process_json(s, id, strlen(id), &json, &len),
+			 0);
+	assert_string_equal(json, rec);
+	store_close(s);
+	hex = query1(f->db, "SELECT hex(exe) FROM process_rec WHERE id = ?1",
+		     id);
+	assert_string_equal(hex, "2F746D702F61FF621B63E9");
+	free(hex);
+}
+
 /* The text of the file at top_srcdir/rel (malloc'd). */
 static char *read_src(const char *rel)
 {
@@ -1627,6 +1661,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_job_null_or_nulls, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_upgrade_from_6, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bytes_round_trip, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_report_pid, setup,
 						teardown),
