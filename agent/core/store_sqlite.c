@@ -683,8 +683,9 @@ int store_open(const char *path, bool readonly, struct store **out)
 	 * record up to 200k records (bench/README.md); 8 MiB was 6 MB of
 	 * RSS.  A new file gets 16 KiB pages and auto_vacuum=INCREMENTAL
 	 * (both no-ops on one with tables), so that store_prune() can give
-	 * pages back; a record of about 1.5 KiB (its JSON and its columns)
-	 * cost the sink 20-30 % less CPU in 16 KiB pages than in 4 KiB ones
+	 * pages back; a record of about 1.5 KiB (store schema 6: its JSON
+	 * and its columns) cost the sink 20-30 % less CPU in 16 KiB pages
+	 * than in 4 KiB ones
 	 * (bench/deliver, 30k records, three alternating runs: 11.4-13.9 vs
 	 * 14.7-19.1 us), 64 KiB pages no less than 4 KiB.  The automatic
 	 * checkpoint comes at 4 MiB of WAL (256 pages), and a WAL that grew
