@@ -123,9 +123,12 @@ static const char schema_tail_sql[] =
 
 /*
  * The view `process`, around its json (view_members()): made again by
- * every writer, so that its json has a member added since it was made.
+ * every writer, so that its json has a member added since it was made;
+ * in a savepoint (a transaction of its own, or nested in an upgrade's),
+ * so that a reader never finds it missing.
  */
 static const char view_head_sql[] =
+	"SAVEPOINT process_view;"
 	"DROP VIEW IF EXISTS process;"
 	"CREATE VIEW process AS SELECT id, ";
 static const char view_tail_sql[] =
@@ -145,7 +148,8 @@ static const char view_tail_sql[] =
 	" COALESCE(io_cancelled_write_bytes, 0) AS cancelled_write_bytes,"
 	" io_rchar AS rchar, io_wchar AS wchar,"
 	" io_blkio_delay_s AS blkio_delay_s, net_rx_bytes AS rx_bytes,"
-	" net_tx_bytes AS tx_bytes FROM process_rec;";
+	" net_tx_bytes AS tx_bytes FROM process_rec;"
+	"RELEASE process_view;";
 
 /* a known id is a replay: ignored */
 static const char ins_record_sql[] =
