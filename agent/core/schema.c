@@ -148,6 +148,12 @@ static void write_value(struct jbuf *b, const struct sf_field *f,
 {
 	const char *a, *end;
 
+	/* an array or counts as schema_read() left them: their text */
+	if (v->st == SV_RAW && (f->type == SFT_STRARR ||
+				f->type == SFT_COUNTS || f->type == SFT_OBJARR)) {
+		json_raw(b, v->s, v->n);
+		return;
+	}
 	if (v->st != SV_SET) {
 		json_null(b);
 		return;
@@ -276,7 +282,7 @@ static int read_str(struct sread *s, struct sv *v)
 		return 0;
 	}
 	v->s = s->room;
-	v->n = (uint32_t)jr_str_decode(&str, s->room, 0);
+	v->n = (uint32_t)jr_str_decode(&str, s->room, JR_BYTES);
 	s->room += v->n;
 	return 0;
 }

@@ -484,7 +484,7 @@ enum sv_state {
 	SV_SET,
 	SV_OMIT,	/* leave the member out (SF_OPT) */
 	SV_RAW,		/* schema_read(): SFT_STRARR, SFT_COUNTS, SFT_OBJARR as
-			 * their JSON text (s, n) */
+			 * their JSON text (s, n); schema_write() copies it */
 };
 
 struct sv_count {
@@ -564,14 +564,16 @@ const struct sf_record *sf_record_find(const char *type, size_t n);
  * the object stands for (SF_OLDSTR), or NULL. */
 const struct sf_field *sf_old_member(const struct sf_field *f);
 
-/* Write one record: "type", then its members from the values v[V__N]. */
+/* Write one record: "type", then its members from the values v[V__N]
+ * (an SV_RAW array or counts as its text). */
 void schema_write(struct jbuf *b, const struct sf_record *r,
 		  const struct sv *v);
 
 /*
  * Read a record of type r from json[0..len) into v[V__N] (zeroed first):
  * members of the description get values (strings point into json, or into
- * scratch when they had escapes; times are realtime ns; arrays and counts
+ * scratch when they had escapes, \u0000-\u00ff decoded as that byte: the
+ * bytes json_strn() was given; times are realtime ns; arrays and counts
  * are SV_RAW), a member of another type than described stays null, other
  * members are checked and skipped.  0, -ENOMEM, or -EINVAL when the text
  * is not one valid JSON object (*why says what, when why is not NULL).

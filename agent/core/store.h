@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * store.h - the embedded SQLite store: schema v1 records kept as their
- * JSON, with the columns reports query generated from it, written in
- * batched transactions.
+ * store.h - the embedded SQLite store: schema v1 records kept as the
+ * columns reports query (process records: only those, their JSON made
+ * again from them; other records: with their JSON), written in batched
+ * transactions.
  */
 #ifndef JOBTRACE_STORE_H
 #define JOBTRACE_STORE_H
@@ -39,6 +40,15 @@ int store_flush(struct store *s);
 uint64_t store_count(const struct store *s);
 /* Records waiting in the open transaction. */
 unsigned store_pending(const struct store *s);
+/*
+ * The JSON of process record id (idlen bytes), made again from its
+ * columns by schema_write(): the text the agent stored, byte for byte.
+ * *json stays valid until the next call or store_close().  0, -ENOENT
+ * for no such record, or -errno.  SQL on this store's handle can call it
+ * as jobtrace_json(id).
+ */
+int store_process_json(struct store *s, const char *id, size_t idlen,
+		       const char **json, size_t *len);
 /* The SQLite handle, for readers (report, export). */
 struct sqlite3 *store_handle(struct store *s);
 /* The path given to store_open(), for messages. */

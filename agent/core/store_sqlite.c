@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * store_sqlite.c - the embedded SQLite store.  Every record keeps its
- * schema v1 JSON verbatim.  Process records have their own table whose
- * columns are the process record's members as schema.h describes them,
- * read from the JSON in C (schema_read) and bound: SQLite parses no JSON
- * at insert.  The other types share one table with their type, time and
- * job.  Writes are batched: the first put opens a transaction,
- * store_flush() commits it.
+ * store_sqlite.c - the embedded SQLite store.  Process records are stored
+ * once, as columns: one for every member of the process record as
+ * schema.h describes them, read from the JSON in C (schema_read) and
+ * bound (SQLite parses no JSON at insert), plus one for each object that
+ * may be null, so that null and an object of nulls stay apart.  Their
+ * JSON is made again from the columns by the same schema_write() that
+ * wrote it (jobtrace_json(id), store_process_json()).  The other types
+ * share one table with their JSON, type, time and job.  Writes are
+ * batched: the first put opens a transaction, store_flush() commits it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,15 +21,17 @@
 
 #include <sqlite3.h>
 
+#include "json_read.h"
 #include "log.h"
 #include "schema.h"
 #include "store.h"
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 /*
- * Stores of versions 3 to 5 keep every record's JSON in process_rec and
- * record too, with generated columns: a writer upgrades them in place by
- * reading every record back in (upgrade_from_json).
+ * Stores of versions 3 to 6 keep every record's JSON in process_rec and
+ * record too (3 to 5 with generated columns, 6 with the columns bound
+ * beside it): a writer upgrades them in place by reading every record
+ * back in (upgrade_from_json).
  */
 #define STORE_SCHEMA_JSON 3
 #define STORE_STR_(x) #x
@@ -59,6 +63,9 @@ struct store {
 	sqlite3_stmt *rollback;
 	struct sv v[V__N];	/* the record being stored */
 	struct jbuf scratch;	/* its decoded strings */
+	sqlite3_stmt *sel_process;	/* jobtrace_json(): a process's columns */
+	struct sv rv[V__N];	/* ... as values */
+	struct jbuf out;	/* ... and as JSON */
 	bool watch;		/* a writer's file: dev/ino of the one opened */
 	dev_t dev;
 	ino_t ino;
@@ -70,11 +77,14 @@ struct store {
 };
 
 /*
- * process_rec: id, json, since_time (the end, else the start: --since) and
- * a column for every member of the process record (schema.h's column
- * names), made by process_columns().  The view `process` gives them the
- * names of store schemas 3 to 5, which jobtrace report and sqlite3(1)
- * users query; it reads columns, no JSON.
+ * process_rec: id, since_time (the end, else the start: --since) and a
+ * column for every member of the process record (schema.h's column
+ * names) and for every object that may be null (KEY_obj), made by
+ * process_sql().  The view `process` gives them the names of store
+ * schemas 3 to 5, which jobtrace report and sqlite3(1) users query, and
+ * its `json` made again in SQL (view_members()): the same members and
+ * values, numbers in SQLite's notation.  jobtrace_json(id) gives the
+ * record's own text.
  */
 static const char schema_head_sql[] =
 	"CREATE TABLE IF NOT EXISTS meta("
@@ -97,7 +107,32 @@ static const char schema_tail_sql[] =
 	 */
 	"CREATE INDEX IF NOT EXISTS process_pid ON process_rec(pid);"
 	"CREATE INDEX IF NOT EXISTS process_ppid ON process_rec(ppid);"
-	"CREATE VIEW IF NOT EXISTS process AS SELECT id, json, job_id,"
+	/*
+	 * Other record types: time is the record's own (a job's end, else
+	 * its start), job_id its job.id; both from the JSON, in C.
+	 */
+	"CREATE TABLE IF NOT EXISTS record("
+	" id TEXT PRIMARY KEY NOT NULL,"
+	" json TEXT NOT NULL,"
+	" type TEXT NOT NULL,"
+	" time REAL,"
+	" job_id TEXT);"
+	"CREATE INDEX IF NOT EXISTS record_job_id ON record(job_id)"
+	" WHERE job_id IS NOT NULL;"
+	"CREATE INDEX IF NOT EXISTS record_time ON record(time);";
+
+/*
+ * The view `process`, around its json (view_members()): made again by
+ * every writer, so that its json has a member added since it was made;
+ * in a savepoint (a transaction of its own, or nested in an upgrade's),
+ * so that a reader never finds it missing.
+ */
+static const char view_head_sql[] =
+	"SAVEPOINT process_view;"
+	"DROP VIEW IF EXISTS process;"
+	"CREATE VIEW process AS SELECT id, ";
+static const char view_tail_sql[] =
+	" AS json, job_id,"
 	" job_run, pid, ppid, since_time, host, parent_id, start_time,"
 	" end_time, exe, COALESCE(exe_truncated, 0) AS exe_truncated,"
 	" NULLIF(comm, '') AS comm, argv, uid,"
@@ -114,19 +149,7 @@ static const char schema_tail_sql[] =
 	" io_rchar AS rchar, io_wchar AS wchar,"
 	" io_blkio_delay_s AS blkio_delay_s, net_rx_bytes AS rx_bytes,"
 	" net_tx_bytes AS tx_bytes FROM process_rec;"
-	/*
-	 * Other record types: time is the record's own (a job's end, else
-	 * its start), job_id its job.id; both from the JSON, in C.
-	 */
-	"CREATE TABLE IF NOT EXISTS record("
-	" id TEXT PRIMARY KEY NOT NULL,"
-	" json TEXT NOT NULL,"
-	" type TEXT NOT NULL,"
-	" time REAL,"
-	" job_id TEXT);"
-	"CREATE INDEX IF NOT EXISTS record_job_id ON record(job_id)"
-	" WHERE job_id IS NOT NULL;"
-	"CREATE INDEX IF NOT EXISTS record_time ON record(time);";
+	"RELEASE process_view;";
 
 /* a known id is a replay: ignored */
 static const char ins_record_sql[] =
@@ -151,6 +174,22 @@ static const char *sql_type(const struct sf_field *f)
 
 enum col_text { COL_DEF, COL_NAME, COL_PARAM };
 
+/*
+ * The column of member f, or NULL for none: its own, or for an object that
+ * may be null or left out KEY_obj in buf (NULL: null, 1: the object, 0:
+ * left out).  The record's id is column 1, not a member column.
+ */
+static const char *col_of(const struct sf_field *f, char *buf, size_t len)
+{
+	if (f->type == SFT_OBJ && (f->flags & (SF_NULL | SF_OPT))) {
+		snprintf(buf, len, "%s_obj", f->key);
+		return buf;
+	}
+	if (!f->col || f->slot == V_ID || f->type == SFT_RECTIME)
+		return NULL;
+	return f->col;
+}
+
 /* Append s to the statement being made. */
 static void sql_put(struct jbuf *sql, const char *s)
 {
@@ -165,52 +204,126 @@ static void sql_put(struct jbuf *sql, const char *s)
 static void columns(struct jbuf *sql, const struct sf_field *f, size_t n,
 		    enum col_text what, unsigned *ncols)
 {
-	char buf[160];
+	char buf[160], name[64];
 
 	for (size_t i = 0; i < n; i++, f++) {
+		const char *col = col_of(f, name, sizeof(name));
+
+		if (col) {
+			(*ncols)++;
+			if (what == COL_DEF)
+				snprintf(buf, sizeof(buf), ", %s %s", col,
+					 sql_type(f));
+			else if (what == COL_NAME)
+				snprintf(buf, sizeof(buf), ", %s", col);
+			else
+				snprintf(buf, sizeof(buf), ", ?%u", *ncols + 2);
+			sql_put(sql, buf);
+		}
 		if (f->type == SFT_OBJ)
 			columns(sql, f->sub, f->nsub, what, ncols);
-		if (!f->col || f->slot == V_ID || f->type == SFT_RECTIME)
+	}
+}
+
+/*
+ * Append, for the members f[0..n) of an object, "'key', VALUE" in SQL:
+ * the record's JSON made again from process_rec's columns for the view.
+ * Times as RFC 3339 with microseconds, booleans as true and false.
+ */
+static void view_members(struct jbuf *sql, const struct sf_field *f, size_t n)
+{
+	if (!n)
+		return;
+	char buf[512], name[64];
+	bool first = true;
+
+	for (size_t i = 0; i < n; i++, f++) {
+		const char *col = f->slot == V_ID ? "id" :
+				  col_of(f, name, sizeof(name));
+
+		if (f->type == SFT_RECTIME)
 			continue;
-		(*ncols)++;
-		if (what == COL_DEF)
-			snprintf(buf, sizeof(buf), ", %s %s", f->col, sql_type(f));
-		else if (what == COL_NAME)
-			snprintf(buf, sizeof(buf), ", %s", f->col);
-		else
-			snprintf(buf, sizeof(buf), ", ?%u", *ncols + 3);
+		snprintf(buf, sizeof(buf), "%s'%s', ", first ? "" : ", ",
+			 f->key);
+		first = false;
+		sql_put(sql, buf);
+		switch (f->type) {
+		case SFT_OBJ:
+			if (col) {
+				snprintf(buf, sizeof(buf),
+					 "json(CASE WHEN %s THEN ", col);
+				sql_put(sql, buf);
+			}
+			sql_put(sql, "json_object(");
+			view_members(sql, f->sub, f->nsub);
+			sql_put(sql, ")");
+			if (col)
+				sql_put(sql, " ELSE 'null' END)");
+			continue;
+		case SFT_BOOL:
+			snprintf(buf, sizeof(buf), "json(CASE WHEN %1$s IS NULL"
+				 " THEN 'null' WHEN %1$s THEN 'true'"
+				 " ELSE 'false' END)", col);
+			break;
+		case SFT_TIME:
+			snprintf(buf, sizeof(buf), "strftime('%%Y-%%m-%%dT%%H:"
+				 "%%M:%%S', CAST(round(%1$s * 1e6) AS INTEGER)"
+				 " / 1000000, 'unixepoch') || printf('.%%06dZ',"
+				 " CAST(round(%1$s * 1e6) AS INTEGER) %% 1000000)",
+				 col);
+			break;
+		case SFT_STRARR:
+		case SFT_COUNTS:
+			snprintf(buf, sizeof(buf), "json(%s)", col);
+			break;
+		default:
+			snprintf(buf, sizeof(buf), "%s", col);
+			break;
+		}
 		sql_put(sql, buf);
 	}
 }
 
-/* The statements that make process_rec and insert into it (malloc'd). */
-static int process_sql(char **create, char **insert)
+/*
+ * The statements that make process_rec, insert into it and make the view
+ * `process` (malloc'd).
+ */
+static int process_sql(char **create, char **insert, char **view)
 {
 	const struct sf_record *r = &sf_records[SF_REC_PROCESS];
-	struct jbuf c, i;
+	struct jbuf c, i, w;
 	unsigned n = 0;
 
 	jbuf_init(&c);
 	jbuf_init(&i);
+	jbuf_init(&w);
 	sql_put(&c, "CREATE TABLE IF NOT EXISTS process_rec("
-		" id TEXT PRIMARY KEY NOT NULL, json TEXT NOT NULL,"
-		" since_time REAL");
+		" id TEXT PRIMARY KEY NOT NULL, since_time REAL");
 	columns(&c, r->f, r->n, COL_DEF, &n);
 	sql_put(&c, ");");
-	sql_put(&i, "INSERT INTO process_rec(id, json, since_time");
+	sql_put(&w, view_head_sql);
+	sql_put(&w, "json_object('type', '");
+	sql_put(&w, r->name);
+	sql_put(&w, "', ");
+	view_members(&w, r->f, r->n);
+	sql_put(&w, ")");
+	sql_put(&w, view_tail_sql);
+	sql_put(&i, "INSERT INTO process_rec(id, since_time");
 	n = 0;
 	columns(&i, r->f, r->n, COL_NAME, &n);
-	sql_put(&i, ") VALUES(?1, ?2, ?3");
+	sql_put(&i, ") VALUES(?1, ?2");
 	n = 0;
 	columns(&i, r->f, r->n, COL_PARAM, &n);
 	sql_put(&i, ") ON CONFLICT(id) DO NOTHING");
-	if (c.oom || i.oom) {
+	if (c.oom || i.oom || w.oom || !jbuf_str(&w)) {
 		jbuf_free(&c);
 		jbuf_free(&i);
+		jbuf_free(&w);
 		return -ENOMEM;
 	}
 	*create = c.buf;
 	*insert = i.buf;
+	*view = w.buf;
 	return 0;
 }
 
@@ -329,10 +442,10 @@ static int add_new_columns(struct store *s)
 /* Create tables and prepare the statements a writer needs. */
 static int setup_writer(struct store *s)
 {
-	char *create = NULL, *insert = NULL;
+	char *create = NULL, *insert = NULL, *view = NULL;
 	int rc, err;
 
-	err = process_sql(&create, &insert);
+	err = process_sql(&create, &insert, &view);
 	if (err)
 		return err;
 	err = exec_sql(s, "creating schema", schema_head_sql);
@@ -342,6 +455,8 @@ static int setup_writer(struct store *s)
 		err = add_new_columns(s);
 	if (!err)
 		err = exec_sql(s, "creating schema", schema_tail_sql);
+	if (!err)
+		err = exec_sql(s, "creating schema", view);
 	if (err)
 		goto out;
 
@@ -361,6 +476,7 @@ static int setup_writer(struct store *s)
 out:
 	free(create);
 	free(insert);
+	free(view);
 	return err;
 }
 
@@ -463,6 +579,8 @@ static int check_version(struct store *s, int *old)
 }
 
 static int put_json(struct store *s, const char *json, size_t len);
+static void sql_jobtrace_json(sqlite3_context *ctx, int argc,
+			      sqlite3_value **argv);
 
 /*
  * Store schemas 3 to 5 keep every record's JSON: after check_version()
@@ -555,6 +673,13 @@ int store_open(const char *path, bool readonly, struct store **out)
 	}
 	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
 	sqlite3_extended_result_codes(s->db, 0);
+	rc = sqlite3_create_function_v2(s->db, "jobtrace_json", 1,
+					SQLITE_UTF8, s, sql_jobtrace_json,
+					NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		err = fail(s, "adding jobtrace_json()", rc);
+		goto cleanup;
+	}
 
 	/*
 	 * 2 MiB of page cache: ids that begin with the time put each insert
@@ -562,8 +687,9 @@ int store_open(const char *path, bool readonly, struct store **out)
 	 * record up to 200k records (bench/README.md); 8 MiB was 6 MB of
 	 * RSS.  A new file gets 16 KiB pages and auto_vacuum=INCREMENTAL
 	 * (both no-ops on one with tables), so that store_prune() can give
-	 * pages back; a record of about 1.5 KiB (its JSON and its columns)
-	 * cost the sink 20-30 % less CPU in 16 KiB pages than in 4 KiB ones
+	 * pages back; a record of about 1.5 KiB (store schema 6: its JSON
+	 * and its columns) cost the sink 20-30 % less CPU in 16 KiB pages
+	 * than in 4 KiB ones
 	 * (bench/deliver, 30k records, three alternating runs: 11.4-13.9 vs
 	 * 14.7-19.1 us), 64 KiB pages no less than 4 KiB.  The automatic
 	 * checkpoint comes at 4 MiB of WAL (256 pages), and a WAL that grew
@@ -608,6 +734,7 @@ void store_close(struct store *s)
 	if (s->in_txn)
 		store_flush(s);
 	sqlite3_finalize(s->ins_process);
+	sqlite3_finalize(s->sel_process);
 	sqlite3_finalize(s->ins_record);
 	sqlite3_finalize(s->begin);
 	sqlite3_finalize(s->commit);
@@ -616,6 +743,7 @@ void store_close(struct store *s)
 		sqlite3_finalize(s->pr[i]);
 	sqlite3_close(s->db);
 	jbuf_free(&s->scratch);
+	jbuf_free(&s->out);
 	free(s->path);
 	free(s);
 }
@@ -654,6 +782,8 @@ static double epoch(const struct sv *v)
 static int bind_value(sqlite3_stmt *st, int i, const struct sf_field *f,
 		      const struct sv *v)
 {
+	if (f->type == SFT_OBJ && v->st != SV_NULL)
+		return sqlite3_bind_int(st, i, v->st != SV_OMIT);
 	if (v->st == SV_NULL || v->st == SV_OMIT)
 		return sqlite3_bind_null(st, i);
 	switch (f->type) {
@@ -677,21 +807,104 @@ static int bind_value(sqlite3_stmt *st, int i, const struct sf_field *f,
 	}
 }
 
-/* Bind the column members of f[0..n) in columns() order from 4 on. */
+/* Bind the column members of f[0..n) in columns() order from *i on. */
 static int bind_columns(sqlite3_stmt *st, const struct sf_field *f, size_t n,
 			const struct sv *v, int *i)
 {
+	char name[64];
 	int rc = SQLITE_OK;
 
 	for (size_t k = 0; rc == SQLITE_OK && k < n; k++, f++) {
-		if (f->type == SFT_OBJ)
+		if (col_of(f, name, sizeof(name)))
+			rc = bind_value(st, (*i)++, f, &v[f->slot]);
+		if (rc == SQLITE_OK && f->type == SFT_OBJ)
 			rc = bind_columns(st, f->sub, f->nsub, v, i);
-		if (rc != SQLITE_OK || !f->col || f->slot == V_ID ||
-		    f->type == SFT_RECTIME)
-			continue;
-		rc = bind_value(st, (*i)++, f, &v[f->slot]);
 	}
 	return rc;
+}
+
+/*
+ * True when text[0..n) is one JSON array (SFT_STRARR, SFT_OBJARR) or object
+ * (SFT_COUNTS) that json_read.h accepts: a column another program wrote
+ * is never copied into a record as it is unless it is.
+ */
+static bool raw_ok(const struct sf_field *f, const char *text, size_t n)
+{
+	struct jr r;
+
+	if (!text)
+		return false;
+	jr_init(&r, text, n);
+	if (jr_peek(&r) != (f->type == SFT_COUNTS ? JR_OBJ : JR_ARR))
+		return false;
+	return !jr_skip(&r) && !jr_end(&r);
+}
+
+/* The value of member f from column i of a row (bind_value() undone). */
+static void column_value(sqlite3_stmt *st, int i, const struct sf_field *f,
+			 struct sv *v)
+{
+	double d;
+
+	if (sqlite3_column_type(st, i) == SQLITE_NULL) {
+		v->st = SV_NULL;
+		return;
+	}
+	switch (f->type) {
+	case SFT_OBJ:
+		v->st = sqlite3_column_int(st, i) ? SV_SET : SV_OMIT;
+		break;
+	case SFT_STR:
+	case SFT_STRARR:
+	case SFT_COUNTS:
+		v->s = (const char *)sqlite3_column_text(st, i);
+		v->n = (uint32_t)sqlite3_column_bytes(st, i);
+		v->st = f->type == SFT_STR ? SV_SET :
+			raw_ok(f, v->s, v->n) ? SV_RAW : SV_NULL;
+		break;
+	case SFT_F64:
+		sv_f64(v, sqlite3_column_double(st, i));
+		break;
+	case SFT_TIME:
+		/* µs since the epoch are exact in a double's 53 bits, and
+		 * one rounding each way stays within 0.25 µs */
+		sv_u64(v, (uint64_t)llround(sqlite3_column_double(st, i) * 1e6) *
+			  1000);
+		break;
+	case SFT_I32:
+		sv_i64(v, sqlite3_column_int64(st, i));
+		break;
+	case SFT_U64:
+		if (sqlite3_column_type(st, i) == SQLITE_FLOAT) {
+			d = sqlite3_column_double(st, i);
+			sv_u64(v, d >= 18446744073709551615.0 ? UINT64_MAX :
+				  (uint64_t)d);
+			break;
+		}
+		/* fall through */
+	default:
+		sv_u64(v, (uint64_t)sqlite3_column_int64(st, i));
+		break;
+	}
+}
+
+/*
+ * The values of the members f[0..n) from a row in columns() order from *i
+ * on; an object that cannot be null is always there.
+ */
+static void column_values(sqlite3_stmt *st, const struct sf_field *f,
+			  size_t n, struct sv *v, int *i)
+{
+	char name[64];
+
+	for (size_t k = 0; k < n; k++, f++) {
+		if (col_of(f, name, sizeof(name)))
+			column_value(st, (*i)++, f, &v[f->slot]);
+		else if (f->type == SFT_OBJ)
+			v[f->slot].st = SV_SET;
+		if (f->type == SFT_OBJ)
+			column_values(st, f->sub, f->nsub, v, i);
+	}
 }
 
 /* Bind a record of another type: type, its own time, its job's id. */
@@ -732,7 +945,7 @@ static int put_json(struct store *s, const char *json, size_t len)
 	struct sv *v = s->v;
 	const char *why = NULL;
 	sqlite3_stmt *st;
-	int rc, err, i = 4;
+	int rc, err, i = 3;
 
 	r = json && len <= INT_MAX ? schema_type_of(json, len) : NULL;
 	if (!r) {
@@ -756,19 +969,19 @@ static int put_json(struct store *s, const char *json, size_t len)
 
 	st = r == &sf_records[SF_REC_PROCESS] ? s->ins_process : s->ins_record;
 	rc = sqlite3_bind_text(st, 1, v[V_ID].s, (int)v[V_ID].n, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 2, json, (int)len, SQLITE_STATIC);
 	if (rc == SQLITE_OK && st == s->ins_process) {
 		/* --since: started or ended since, and the end is never earlier */
 		const struct sv *t = v[V_END_TIME].st == SV_SET ?
 				     &v[V_END_TIME] : &v[V_START_TIME];
 
-		rc = t->st == SV_SET ? sqlite3_bind_double(st, 3, epoch(t)) :
-				       sqlite3_bind_null(st, 3);
+		rc = t->st == SV_SET ? sqlite3_bind_double(st, 2, epoch(t)) :
+				       sqlite3_bind_null(st, 2);
 		if (rc == SQLITE_OK)
 			rc = bind_columns(st, r->f, r->n, v, &i);
 	} else if (rc == SQLITE_OK) {
-		rc = bind_record(st, r, v);
+		rc = sqlite3_bind_text(st, 2, json, (int)len, SQLITE_STATIC);
+		if (rc == SQLITE_OK)
+			rc = bind_record(st, r, v);
 	}
 	/* every parameter is bound again for the next record: no
 	 * sqlite3_clear_bindings() per record */
@@ -791,6 +1004,90 @@ static int put_json(struct store *s, const char *json, size_t len)
 	default:
 		return fail(s, "inserting record", rc);
 	}
+}
+
+/* Prepare the statement that reads one process's columns by id. */
+static int prepare_select(struct store *s)
+{
+	const struct sf_record *r = &sf_records[SF_REC_PROCESS];
+	struct jbuf sql;
+	unsigned n = 0;
+	int rc;
+
+	if (s->sel_process)
+		return 0;
+	jbuf_init(&sql);
+	sql_put(&sql, "SELECT id");
+	columns(&sql, r->f, r->n, COL_NAME, &n);
+	sql_put(&sql, " FROM process_rec WHERE id = ?1");
+	if (sql.oom || !jbuf_str(&sql)) {
+		jbuf_free(&sql);
+		return -ENOMEM;
+	}
+	rc = sqlite3_prepare_v2(s->db, sql.buf, -1, &s->sel_process, NULL);
+	jbuf_free(&sql);
+	return rc == SQLITE_OK ? 0 : fail(s, "preparing the process reader", rc);
+}
+
+/* The JSON of the process record id, made again from its columns. */
+int store_process_json(struct store *s, const char *id, size_t idlen,
+		       const char **json, size_t *len)
+{
+	const struct sf_record *r = &sf_records[SF_REC_PROCESS];
+	sqlite3_stmt *st;
+	int rc, i = 1, err = prepare_select(s);
+
+	if (err)
+		return err;
+	st = s->sel_process;
+	sqlite3_bind_text(st, 1, id, (int)idlen, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		memset(s->rv, 0, sizeof(s->rv));
+		s->rv[V_ID].st = SV_SET;
+		s->rv[V_ID].s = (const char *)sqlite3_column_text(st, 0);
+		s->rv[V_ID].n = (uint32_t)sqlite3_column_bytes(st, 0);
+		column_values(st, r->f, r->n, s->rv, &i);
+		jbuf_reset(&s->out);
+		schema_write(&s->out, r, s->rv);
+		err = s->out.oom || !jbuf_str(&s->out) ? -ENOMEM : 0;
+	} else {
+		err = rc == SQLITE_DONE ? -ENOENT :
+		      fail(s, "reading a process record", rc);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	*json = err ? NULL : s->out.buf;
+	*len = err ? 0 : s->out.len;
+	return err;
+}
+
+/* SQL jobtrace_json(id): a process record's JSON, NULL when none. */
+static void sql_jobtrace_json(sqlite3_context *ctx, int argc,
+			      sqlite3_value **argv)
+{
+	struct store *s = sqlite3_user_data(ctx);
+	const char *id = (const char *)sqlite3_value_text(argv[0]);
+	const char *json;
+	size_t len;
+	int err;
+
+	(void)argc;
+	if (!id) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	err = store_process_json(s, id, (size_t)sqlite3_value_bytes(argv[0]),
+				 &json, &len);
+	if (!err)
+		sqlite3_result_text(ctx, json, (int)len, SQLITE_TRANSIENT);
+	else if (err == -ENOENT)
+		sqlite3_result_null(ctx);
+	else if (err == -ENOMEM)
+		sqlite3_result_error_nomem(ctx);
+	else
+		sqlite3_result_error(ctx, "jobtrace_json: reading the record",
+				     -1);
 }
 
 /* Queue one record given as schema v1 JSON; committed by store_flush(). */

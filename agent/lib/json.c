@@ -275,35 +275,7 @@ size_t json_utf8_put(char *o, uint32_t cp)
 /* Length of the valid UTF-8 sequence at s (RFC 3629), 0 if invalid. */
 size_t json_utf8_len(const unsigned char *s, size_t n)
 {
-	unsigned char c = s[0];
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0;	/* overlong */
-		else if (c == 0xed)
-			hi = 0x9f;	/* UTF-16 surrogates */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90;	/* overlong */
-		else if (c == 0xf4)
-			hi = 0x8f;	/* above U+10FFFF */
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
+	return util_utf8_len(s, n);
 }
 
 /* Write s[0..len) as the body of a JSON string, escaped. */
@@ -384,6 +356,12 @@ static void scalar(struct jbuf *b, const char *tok, size_t n)
 	sep(b);
 	put(b, tok, n);
 	done(b);
+}
+
+/* A value given as its checked JSON text: copied as it is. */
+void json_raw(struct jbuf *b, const char *text, size_t n)
+{
+	scalar(b, text, n);
 }
 
 /* String value from len bytes (may contain NUL and invalid UTF-8). */

@@ -112,6 +112,8 @@ void json_str_plain(struct jbuf *b, const char *s, size_t n);
  * json_strn() it leaves DEL as it is.
  */
 void json_str_text(struct jbuf *b, const char *text, size_t n);
+/* A value given as its JSON text, which json_read.h accepted: copied. */
+void json_raw(struct jbuf *b, const char *text, size_t n);
 
 /* Write code point cp (< 0x110000) as UTF-8 at o (room for 4 bytes);
  * returns the length. */

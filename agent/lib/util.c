@@ -26,18 +26,64 @@ size_t util_strlcpy(char *dst, const char *src, size_t size)
 	return n;
 }
 
-/* Replace control characters of s by '?' in place; returns s. */
+/* Length of the valid UTF-8 sequence at s (RFC 3629), 0 if invalid. */
+size_t util_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		if (c == 0xe0)
+			lo = 0xa0;	/* overlong */
+		else if (c == 0xed)
+			hi = 0x9f;	/* UTF-16 surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		if (c == 0xf0)
+			lo = 0x90;	/* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f;	/* above U+10FFFF */
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/*
+ * Replace control characters and bytes that are not part of valid UTF-8
+ * of s by '?' in place; returns s.
+ */
 char *util_printable(char *s)
 {
 	unsigned char *r = (unsigned char *)s, *w = r;
+	size_t left = strlen(s), n;
 
-	for (; *r; r++) {
-		if (r[0] == 0xc2 && r[1] >= 0x80 && r[1] <= 0x9f) {
+	while (*r) {
+		n = *r < 0x80 ? 1 : util_utf8_len(r, left);
+		if (n == 2 && r[0] == 0xc2 && r[1] <= 0x9f) {
 			*w++ = '?';	/* a C1 control: two bytes, one '?' */
-			r++;
-		} else {
+		} else if (n == 0) {
+			*w++ = '?';	/* a stray byte (an 8-bit C1 too) */
+			n = 1;
+		} else if (n == 1) {
 			*w++ = *r < 0x20 || *r == 0x7f ? '?' : *r;
+		} else {
+			memmove(w, r, n);
+			w += n;
 		}
+		r += n;
+		left -= n;
 	}
 	*w = '\0';
 	return s;

@@ -27,11 +27,15 @@ void util_human_bytes(uint64_t v, char *out, size_t len);
 /*
  * Make text that a program or a user chose (a process name, arguments, a
  * job's fields, an agent's reply) safe to print on a terminal, in place:
- * C0 control characters, DEL and the C1 controls written as UTF-8
- * (U+0080..U+009F, CSI among them) become '?'.  Every text output of the
+ * C0 control characters, DEL, the C1 controls written as UTF-8
+ * (U+0080..U+009F, CSI among them) and every byte that is not part of
+ * valid UTF-8 (an 8-bit C1 such as 0x9b among them) become '?'.  Every text output of the
  * CLI and the agent's text replies go through it.  Returns s.
  */
 char *util_printable(char *s);
+/* Length of the valid UTF-8 sequence at s (n > 0 bytes available, RFC
+ * 3629), 0 if it is not one. */
+size_t util_utf8_len(const unsigned char *s, size_t n);
 /*
  * url as it may be shown to anyone (status, messages): without userinfo
  * ("user:password@"), query string and fragment, which may hold secrets:

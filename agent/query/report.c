@@ -149,11 +149,13 @@ struct summary {
 
 #define HOST_WIDTH_MAX 24	/* longer host names overflow the column */
 
+/* A process row, the record's JSON (%s: made again from the columns only
+ * for the formats that print it) in the middle. */
 #define ROW_COLUMNS \
 	"id, host, pid, ppid, parent_id, start_time," \
 	" end_time, exe, comm, argv, tool_name, exit_code, exit_signal," \
 	" oom_killed, cpu_user_s, cpu_sys_s, peak_rss_bytes, read_bytes," \
-	" write_bytes, rx_bytes, tx_bytes, json, job_task, job_step," \
+	" write_bytes, rx_bytes, tx_bytes, %s, job_task, job_step," \
 	" cancelled_write_bytes, job_id, tool_category, NULL"
 
 /* A field of a live process's latest sample (s.json). */
@@ -186,7 +188,7 @@ struct summary {
 	"  json_extract(json, '$.start_time')) s" \
 	" WHERE NOT EXISTS (SELECT 1 FROM process p" \
 	"  WHERE p.pid = " SJ("$.pid") \
-	"  AND json_extract(p.json, '$.host') IS " SJ("$.host") \
+	"  AND p.host IS " SJ("$.host") \
 	"  AND abs(p.start_time - (julianday(" SJ("$.start_time") ")" \
 	"   - 2440587.5) * 86400.0) < 0.002)"
 
@@ -368,9 +370,10 @@ static int cmp_start(const void *a, const void *b)
  * sample (what `sstat` would show).
  */
 static int load_rows(sqlite3 *db, const char *path,
-		     const struct report_query *q, struct rows *r)
+		     const struct report_query *q, bool json, struct rows *r)
 {
 	static const char order[] = " ORDER BY start_time, host, pid, id";
+	const char *rec = json ? "jobtrace_json(id)" : "NULL";
 	char sql[1024];
 	size_t n;
 	int err;
@@ -378,11 +381,11 @@ static int load_rows(sqlite3 *db, const char *path,
 	if (q->pid)
 		snprintf(sql, sizeof(sql), PID_SUBTREE "SELECT " ROW_COLUMNS
 			 " FROM process WHERE id IN (SELECT id FROM sel)%s",
-			 order);
+			 rec, order);
 	else
 		snprintf(sql, sizeof(sql), "SELECT " ROW_COLUMNS
-			 " FROM process WHERE %s%s", storeq_process_where(q),
-			 order);
+			 " FROM process WHERE %s%s", rec,
+			 storeq_process_where(q), order);
 
 	err = add_rows(db, path, sql, q, r);
 	if (err || !q->job || !*q->job)
@@ -2672,7 +2675,8 @@ int report_run_store(struct store *st, const char *where,
 		err = storeq_restrict(st, where, q);
 	if (err)
 		return err;
-	err = load_rows(db, where, q, &r);
+	err = load_rows(db, where, q,
+			fmt == REPORT_JSON || fmt == REPORT_NDJSON, &r);
 	if (!err && q->job && *q->job) {
 		/* an array's id: its tasks; else the one job */
 		tasks = calloc(1, sizeof(*tasks));
@@ -2776,24 +2780,24 @@ int report_export_store(struct store *s, const char *where,
 
 	if (q->job && *q->job)
 		snprintf(sql, sizeof(sql),
-			 "SELECT json, start_time AS t, id FROM process"
+			 "SELECT jobtrace_json(id), start_time AS t, id FROM process"
 			 " WHERE " REPORT_JOB_SEL " UNION ALL"
 			 " SELECT json, time, id FROM record"
 			 " WHERE " REPORT_JOB_SEL "%s", order);
 	else if ((q->run && *q->run) || (q->pipeline && *q->pipeline))
 		snprintf(sql, sizeof(sql),
-			 "SELECT json, start_time AS t, id FROM process"
+			 "SELECT jobtrace_json(id), start_time AS t, id FROM process"
 			 " WHERE %1$s UNION ALL"
 			 " SELECT json, time, id FROM record WHERE job_id IN"
 			 " (SELECT DISTINCT job_id FROM process"
 			 " WHERE %1$s)%2$s", storeq_process_where(q), order);
 	else if (q->pid)
 		snprintf(sql, sizeof(sql), PID_SUBTREE
-			 "SELECT json, start_time AS t, id FROM process"
+			 "SELECT jobtrace_json(id), start_time AS t, id FROM process"
 			 " WHERE id IN (SELECT id FROM sel)%s", order);
 	else
 		snprintf(sql, sizeof(sql),
-			 "SELECT json, start_time AS t, id FROM process"
+			 "SELECT jobtrace_json(id), start_time AS t, id FROM process"
 			 " WHERE since_time >= ?1 UNION ALL"
 			 " SELECT json, time, id FROM record"
 			 " WHERE time >= ?1%s", order);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "json.h"
+#include "util.h"
 
 #include "json_check.h"
 
@@ -592,12 +593,42 @@ static void test_plain_appends(void **state)
 	jbuf_free(&b);
 }
 
+/*
+ * util_printable: controls, C1 in UTF-8 and bytes that are not part of
+ * valid UTF-8 (a store's column holds a path's own bytes) become '?';
+ * valid UTF-8 stays.
+ */
+static void test_printable(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain", "plain" },
+		{ "a\x1b[2Jb\x7f", "a?[2Jb?" },
+		{ "\xc2\x9b" "2J", "?2J" },		/* U+009B CSI */
+		{ "\x9b" "2J", "?2J" },		/* 8-bit CSI alone */
+		{ "/tmp/a\xff" "b\xe9", "/tmp/a?b?" },	/* not UTF-8 */
+		{ "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82",
+		  "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82" },
+		{ "\xe2\x82", "??" },			/* cut short */
+		{ "\xed\xa0\x80", "???" },		/* a surrogate */
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s", cases[i].in);
+		assert_string_equal(util_printable(buf), cases[i].out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_double_fast_path),
 		cmocka_unit_test(test_validator),
 		cmocka_unit_test(test_utf8_put),
+		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_nesting_commas),
 		cmocka_unit_test(test_depth_limit),

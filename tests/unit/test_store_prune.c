@@ -290,7 +290,7 @@ static void test_size_cap_old_store(void **state)
 	assert_int_equal(sqlite3_exec(db, "CREATE TABLE meta(key TEXT"
 				      " PRIMARY KEY, value TEXT);"
 				      "INSERT INTO meta VALUES"
-				      "('schema_version', '6');",
+				      "('schema_version', '7');",
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(f->db, false, &s), 0);
