@@ -7,7 +7,7 @@
 #   1. a store seeded (with the store's own writer, tests/integration/
 #      store-put) with 2000 records of 40 days ago and 300 of 29 days ago:
 #      the first pass deletes exactly the 2000, none of the 300;
-#   2. three storms of 700 processes push the store over 2 MiB, while
+#   2. three storms of 1800 processes push the store over 2 MiB, while
 #      1000 more records of 40 days ago are put in beside the agent: the
 #      records deleted for retention are exactly the 3000 old ones; those
 #      deleted for size are exactly what the store lacks of what it was
@@ -28,8 +28,9 @@ need_built "$AGENT" "$CLI" "$WL/spawnstorm" "$PUT"
 start_watchdog 120
 
 CAP=2
-# about 1.2 KiB a process record: two storms fit under the cap, three not
-STORM=700
+# about 470 bytes of pages a process record (store schema 7, columns
+# only): two storms of 1800 fit under the cap, three not
+STORM=1800
 DAY=86400
 
 # N records of type process, sample and job start in turn, ids PREFIX-i,
@@ -71,7 +72,7 @@ select 'left=' || ((select count(*) from process_rec) + (select count(*) from re
 select 'seed_keep=' || ((select count(*) from process_rec where id like 'seed-keep-%')
 	+ (select count(*) from record where id like 'seed-keep-%'));
 select 'storm' || p || '=' || (select count(*) from process_rec
-	where json_extract(json, '\$.ppid') = p)
+	where ppid = p)
 	from (select $1 p union all select $2 union all select $3);
 select 'used=' || ((page_count - freelist_count) * page_size)
 	from pragma_page_count, pragma_freelist_count, pragma_page_size;
