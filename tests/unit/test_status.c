@@ -31,7 +31,7 @@ struct fx {
 	struct jt_config cfg;
 	struct jobs *jobs;
 	struct jt_host host;
-	struct tracker t;
+	struct tracker *t;
 	struct rules *rules;
 	struct spool *spool;
 	struct idle idle;
@@ -72,8 +72,9 @@ static int setup(void **state)
 	f->cfg.store_enabled = false;
 	so.dir = f->cfg.spool_dir;
 	snprintf(f->host.name, sizeof(f->host.name), "node1");
-	if (tracker_init(&f->t, NULL, f->jobs, &f->host,
-			 &(struct tracker_cb){ .record = on_record, .ctx = f }) ||
+	if (tracker_new(NULL, f->jobs, &f->host,
+			&(struct tracker_cb){ .record = on_record, .ctx = f },
+			&f->t) ||
 	    rules_new(&rl, &f->rules) ||
 	    rules_load_builtin(f->rules, err, sizeof(err)) ||
 	    spool_open(&so, NULL, 0, &f->spool, err, sizeof(err)))
@@ -81,7 +82,7 @@ static int setup(void **state)
 	f->price.per_hour = -1;
 	snprintf(f->price.note, sizeof(f->price.note), "no price known");
 	f->src = (struct status_src){
-		.cfg = &f->cfg, .host = &f->host, .trk = &f->t,
+		.cfg = &f->cfg, .host = &f->host, .trk = f->t,
 		.jobs = f->jobs, .spool = f->spool, .rules = f->rules,
 		.imds_why = "off (cloud.imds = \"off\")", .price = &f->price,
 		.idle = &f->idle, .sig = &f->sig, .counters = f->counters,
@@ -99,7 +100,7 @@ static int teardown(void **state)
 
 	spool_close(f->spool);
 	rules_free(f->rules);
-	tracker_fini(&f->t);
+	tracker_free(f->t);
 	jobs_free(f->jobs);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	assert_int_equal(system(cmd), 0);
@@ -113,7 +114,8 @@ static int teardown(void **state)
 static struct jt_proc *proc(struct fx *f, uint32_t pid, uint32_t uid,
 			    const char *job, const char *comm)
 {
-	struct jt_proc *p = proc_table_get(f->t.procs, pid, pid * 1000ull, NULL);
+	struct jt_proc *p = proc_table_get(tracker_procs(f->t), pid,
+					   pid * 1000ull, NULL);
 	char argv[64];
 	int n;
 
@@ -134,13 +136,30 @@ static struct jt_proc *proc(struct fx *f, uint32_t pid, uint32_t uid,
 	return p;
 }
 
+/* n kernel events through the tracker: processes of an exec and an exit
+ * each, gone from its table at their exit. */
+static void events(struct fx *f, unsigned n)
+{
+	static union jt_event ev;	/* large */
+
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t pid = 20000 + i / 2;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.hdr = (struct jt_ev_hdr){ i % 2 ? JT_EV_EXIT : JT_EV_EXEC,
+					     pid, pid * 1000ull + i,
+					     pid * 1000ull };
+		tracker_event(f->t, &ev);
+	}
+}
+
 /* The reply to "ps" into f->out. */
 static const char *ps(struct fx *f, bool all, uid_t uid)
 {
 	FILE *out = fmemopen(f->out, sizeof(f->out), "w");
 
 	assert_non_null(out);
-	status_ps(f->t.procs, f->jobs, all, uid, out);
+	status_ps(tracker_procs(f->t), f->jobs, all, uid, out);
 	fclose(out);
 	return f->out;
 }
@@ -266,7 +285,7 @@ static void test_status(void **state)
 	f->counters[JT_CNT_RB_DROP_EXIT] = 1;
 	f->src.records_unspooled = 2;
 	f->src.records_spooled = 3;
-	f->t.events_seen = 1234;
+	events(f, 1234);
 	proc(f, 10, 0, NULL, "init");
 	jobs_get(f->jobs, "slurm", "1", true);
 	r = status(f);
