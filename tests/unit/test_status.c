@@ -137,7 +137,7 @@ static struct jt_proc *proc(struct fx *f, uint32_t pid, uint32_t uid,
 }
 
 /* n kernel events through the tracker: processes of an exec and an exit
- * each, gone from its table at their exit. */
+ * (1 ms of CPU) each, in no job, gone from its table at their exit. */
 static void events(struct fx *f, unsigned n)
 {
 	static union jt_event ev;	/* large */
@@ -149,6 +149,8 @@ static void events(struct fx *f, unsigned n)
 		ev.hdr = (struct jt_ev_hdr){ i % 2 ? JT_EV_EXIT : JT_EV_EXEC,
 					     pid, pid * 1000ull + i,
 					     pid * 1000ull };
+		if (i % 2)
+			ev.exit.runtime_ns = 1000000;
 		tracker_event(f->t, &ev);
 	}
 }
@@ -258,6 +260,14 @@ static const char *line_of(const char *reply, const char *key, char *buf,
 	return buf;
 }
 
+/* The line "key: value" of reply has the value want. */
+static void assert_line(const char *reply, const char *key, const char *want)
+{
+	char buf[512];
+
+	assert_string_equal(line_of(reply, key, buf, sizeof(buf)), want);
+}
+
 /*
  * "status" opens with "running" while nothing needs a look, and with each
  * problem once something does; its counters are the kernel's, the
@@ -266,18 +276,15 @@ static const char *line_of(const char *reply, const char *key, char *buf,
 static void test_status(void **state)
 {
 	struct fx *f = *state;
-	char b[512];
 	const char *r;
 
 	r = status(f);
 	assert_true(!strncmp(r, "ok\nstatus: running\n", 19));
-	assert_string_equal(line_of(r, "spool_records", b, sizeof(b)), "0");
-	assert_string_equal(line_of(r, "cloud.imds", b, sizeof(b)),
-			    "off (cloud.imds = \"off\")");
-	assert_string_equal(line_of(r, "cost.node_price", b, sizeof(b)),
-			    "none (no price known)");
-	assert_string_equal(line_of(r, "docker", b, sizeof(b)), "off");
-	assert_string_equal(line_of(r, "store", b, sizeof(b)), "none");
+	assert_line(r, "spool_records", "0");
+	assert_line(r, "cloud.imds", "off (cloud.imds = \"off\")");
+	assert_line(r, "cost.node_price", "none (no price known)");
+	assert_line(r, "docker", "off");
+	assert_line(r, "store", "none");
 
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(spool_append(f->spool, "{\"a\":1}", 7), 0);
@@ -293,15 +300,40 @@ static void test_status(void **state)
 			     " events lost (ring buffer full: raise"
 			     " collector.ringbuf_size_kib); 2 records lost"
 			     " before the spool\n", 139));
-	assert_string_equal(line_of(r, "spool_records", b, sizeof(b)), "3");
-	assert_string_equal(line_of(r, "spool_records_lost", b, sizeof(b)), "2");
-	assert_string_equal(line_of(r, "records_spooled", b, sizeof(b)), "3");
-	assert_string_equal(line_of(r, "events_seen", b, sizeof(b)), "1234");
-	assert_string_equal(line_of(r, "events_dropped", b, sizeof(b)), "5");
-	assert_string_equal(line_of(r, "dropped_exec", b, sizeof(b)), "4");
-	assert_string_equal(line_of(r, "tracked", b, sizeof(b)), "1");
-	assert_string_equal(line_of(r, "jobs_known", b, sizeof(b)), "1");
-	assert_string_equal(line_of(r, "rules", b, sizeof(b)), RULES_BUILTIN_DIR);
+	assert_line(r, "spool_records", "3");
+	assert_line(r, "spool_records_lost", "2");
+	assert_line(r, "records_spooled", "3");
+	assert_line(r, "events_seen", "1234");
+	assert_line(r, "events_dropped", "5");
+	assert_line(r, "dropped_exec", "4");
+	assert_line(r, "tracked", "1");
+	assert_line(r, "jobs_known", "1");
+	assert_line(r, "rules", RULES_BUILTIN_DIR);
+}
+
+/*
+ * collector.record = "jobs" in the tracker's configuration: status says
+ * so and shows what ran outside jobs as the tracker counted it (5
+ * processes of 1 ms).
+ */
+static void test_status_outside_jobs(void **state)
+{
+	struct fx *f = *state;
+	const char *r = status(f);
+	char b[256];
+
+	assert_line(r, "record", "all");
+	assert_null(strstr(r, "\noutside_jobs_processes: "));
+	f->cfg.record_mode = JT_RECORD_JOBS;
+	tracker_configure(f->t, &f->cfg);
+	events(f, 10);
+	r = status(f);
+	assert_int_equal(strncmp(line_of(r, "record", b, sizeof(b)), "jobs (",
+				 6), 0);
+	assert_line(r, "outside_jobs_processes", "5");
+	assert_line(r, "outside_jobs_cpu_s", "0.005");
+	assert_line(r, "events_seen", "10");
+	assert_line(r, "tracked", "0");
 }
 
 int main(void)
@@ -309,6 +341,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_outside_jobs, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

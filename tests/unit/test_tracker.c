@@ -652,6 +652,7 @@ static void test_lost_exit(void **state)
 	tracker_samples(f->t, NULL, 0, false, 9000000);
 	tracker_after_pass(f->t, 8000000);
 	assert_int_equal(tracker_stats(f->t).exits_lost, 2);
+	assert_int_equal(tracker_stats(f->t).passes, 2);
 	assert_jraw(proc_rec(f, 402, 4400000), "exit.lost", "true");
 	assert_int_equal(count_type(f, "process"), 3);
 	assert_int_equal(proc_table_count(tracker_procs(f->t)), 0);
