@@ -123,9 +123,9 @@ void status_health(const struct status_src *s, FILE *out)
 static void status_counters(const struct status_src *s, FILE *out)
 {
 	const uint64_t *c = s->counters;
-	const struct tracker *t = s->trk;
+	struct tracker_stats t = tracker_stats(s->trk);
 
-	fprintf(out, "events_seen: %" PRIu64 "\n", t->events_seen);
+	fprintf(out, "events_seen: %" PRIu64 "\n", t.events_seen);
 	fprintf(out, "events_dropped: %" PRIu64 "\n", status_dropped(c));
 	fprintf(out, "dropped_fork: %" PRIu64 "\n", c[JT_CNT_RB_DROP_FORK]);
 	fprintf(out, "dropped_exec: %" PRIu64 "\n", c[JT_CNT_RB_DROP_EXEC]);
@@ -134,17 +134,17 @@ static void status_counters(const struct status_src *s, FILE *out)
 	fprintf(out, "tracked_map_full: %" PRIu64 "\n", c[JT_CNT_TRACK_FULL]);
 	fprintf(out, "exits_before_last_switch: %" PRIu64 "\n",
 		c[JT_CNT_EXIT_EARLY]);
-	fprintf(out, "exits_lost: %" PRIu64 "\n", t->exits_lost);
-	fprintf(out, "oom_kills: %" PRIu64 "\n", t->oom_kills);
-	fprintf(out, "tracked: %zu\n", proc_table_count(t->procs));
+	fprintf(out, "exits_lost: %" PRIu64 "\n", t.exits_lost);
+	fprintf(out, "oom_kills: %" PRIu64 "\n", t.oom_kills);
+	fprintf(out, "tracked: %zu\n", t.tracked);
 	fprintf(out, "records_spooled: %" PRIu64 "\n", s->records_spooled);
-	fprintf(out, "record: %s\n", t->jobs_only ?
+	fprintf(out, "record: %s\n", t.jobs_only ?
 		"jobs (collector.record: processes outside jobs are counted,"
 		" not recorded)" : "all");
-	if (t->jobs_only) {
+	if (t.jobs_only) {
 		fprintf(out, "outside_jobs_processes: %" PRIu64 "\n",
-			t->outside.processes);
-		fprintf(out, "outside_jobs_cpu_s: %.3f\n", t->outside.cpu_s);
+			t.outside.processes);
+		fprintf(out, "outside_jobs_cpu_s: %.3f\n", t.outside.cpu_s);
 	}
 }
 
@@ -247,7 +247,8 @@ void status_reply(const struct status_src *s, bool privileged, FILE *out)
 			" agent's log says why)\n");
 	else
 		smklogq_status(s->smk, privileged, out);
-	fprintf(out, "excluded_processes: %" PRIu64 "\n", s->trk->excluded);
+	fprintf(out, "excluded_processes: %" PRIu64 "\n",
+		tracker_stats(s->trk).excluded);
 	fprintf(out, "excluded_events_in_kernel: %" PRIu64 "\n",
 		s->counters[JT_CNT_EXCLUDED]);
 	fprintf(out, "control_busy: %" PRIu64 "\n", s->control_busy);

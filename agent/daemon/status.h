@@ -32,7 +32,7 @@ struct smklogq;
 struct status_src {
 	const struct jt_config *cfg;
 	const struct jt_host *host;
-	struct tracker *trk;
+	const struct tracker *trk;
 	struct jobs *jobs;
 	struct spool *spool;
 	struct sinks *sinks;
