@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * cmd_prices.c - `jobtrace prices import`: the price table from AWS's EC2
- * offer file (prices_import.h).
+ * offer file (prices_import.h); `jobtrace prices import-spot`: spot prices
+ * into it (spot_import.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -10,12 +11,14 @@
 
 #include "cli.h"
 #include "prices_import.h"
+#include "spot_import.h"
 #include "util.h"
 
 /* Usage of prices. */
 void cli_help_prices(FILE *out)
 {
 	fputs("Usage: jobtrace prices import [--region R]... [--output FILE] OFFER_FILE\n"
+	      "       jobtrace prices import-spot --table TABLE [--output FILE] SPOT_FILE\n"
 	      "\n"
 	      "Make the price table that cost.prices_file names from AWS's Price List\n"
 	      "bulk offer file for EC2 (AmazonEC2), CSV or JSON, told apart by its\n"
@@ -26,7 +29,10 @@ void cli_help_prices(FILE *out)
 	      "It keeps each instance type's on-demand price in each region: term\n"
 	      "OnDemand, usage type BoxUsage, Linux, shared tenancy, no pre-installed\n"
 	      "software, capacity status Used, USD per hour.  One price per region and\n"
-	      "type: two different ones are an error naming both SKUs.\n"
+	      "type: two different ones are an error naming both SKUs.  Beside it, the\n"
+	      "type's vCPUs, memory (GiB), GPUs, family (general-purpose, compute-\n"
+	      "optimized, memory-optimized, ...) and architecture (arm64 when the\n"
+	      "processor is AWS Graviton, x86_64 when Intel or AMD, '-' otherwise).\n"
 	      "\n"
 	      "  --region R     only region R (a code: us-east-1); repeat for more\n"
 	      "  --output FILE  write the table to FILE (a new file renamed over it:\n"
@@ -34,14 +40,104 @@ void cli_help_prices(FILE *out)
 	      "\n"
 	      "The table: '#' comments, then one line per region and instance type,\n"
 	      "TAB separated: region instance_type on_demand_per_hour spot_per_hour\n"
-	      "currency.  spot_per_hour is '-' (unknown): AWS's bulk offer file has no\n"
-	      "spot prices.  An admin may fill it in (or edit any line); while it is\n"
-	      "'-', a spot instance's cost stays null, never the on-demand price.\n"
+	      "currency vcpus memory_gib gpus gpu_model family arch ('-': not known;\n"
+	      "AWS's offer file names no GPU model).  spot_per_hour is '-': AWS's\n"
+	      "bulk offer file has no spot prices.  An admin may fill it in (or edit\n"
+	      "any line); while it is '-', a spot instance's cost stays null, never\n"
+	      "the on-demand price.\n"
 	      "A summary goes to stderr: rows read, prices kept, regions, types.\n"
+	      "\n"
+	      "import-spot puts the spot prices of SPOT_FILE, what\n"
+	      "  aws ec2 describe-spot-price-history --product-descriptions Linux/UNIX\n"
+	      "prints (JSON), into the table TABLE: the latest price of each zone and\n"
+	      "type gets a line of its own (region: the zone, us-east-1a), and each\n"
+	      "region's line the lowest of its zones'.  A price for a region or type\n"
+	      "the table has no line for is left out and counted.  TABLE is replaced\n"
+	      "(a new file renamed over it) unless --output names another file.\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 the offer file is unusable (the message says\n"
 	      "where: FILE:LINE for CSV, the JSON path) or the output cannot be\n"
 	      "written, 2 bad usage.\n", out);
+}
+
+/* `prices import-spot`: spot prices into the table. */
+static int run_import_spot(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "table", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *who = "jobtrace prices import-spot", *table = NULL;
+	const char *output = NULL, *path;
+	struct prices_set set = { 0 };
+	struct spot_set spot = { 0 };
+	struct spot_out o;
+	char err[1024];
+	int opt, rc = EXIT_USAGE;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "%s: --%s: empty file name\n", who,
+					opt == 't' ? "table" : "output");
+				return EXIT_USAGE;
+			}
+			*(opt == 't' ? &table : &output) = optarg;
+			break;
+		case 'h':
+			cli_help_prices(stdout);
+			return 0;
+		default:
+			cli_help_prices(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!table) {
+		fprintf(stderr, "%s: which price table? (--table TABLE, made by"
+			" `jobtrace prices import`)\n", who);
+		return EXIT_USAGE;
+	}
+	if (optind != argc - 1) {
+		if (optind < argc)
+			fprintf(stderr, "%s: unexpected argument '%s'\n", who,
+				util_printable(argv[optind + 1]));
+		else
+			fprintf(stderr, "%s: which spot file? (SPOT_FILE)\n", who);
+		return EXIT_USAGE;
+	}
+	path = argv[optind];
+	output = output ? output : table;
+	rc = 1;
+	if (prices_load(table, &set, err, sizeof(err)) ||
+	    spot_import_file(&spot, path, err, sizeof(err)))
+		goto fail;
+	if (spot_import_merge(&spot, &set)) {
+		util_seterr(err, sizeof(err), "%s: out of memory", path);
+		goto fail;
+	}
+	o = (struct spot_out){ .table = table, .spot_file = path, .set = &set,
+			       .spot = &spot };
+	if (prices_import_save_with(output, spot_import_write, &o, err,
+				    sizeof(err)))
+		goto fail;
+	fprintf(stderr, "%s: %s: %zu prices read, %zu of other systems left"
+		" out, %zu zone and type prices kept, %zu for a region or type"
+		" not in %s left out -> %s\n", who, util_printable((char *)path),
+		spot.read, spot.other_os, spot.merged, spot.not_in_table,
+		util_printable((char *)table), util_printable((char *)output));
+	rc = 0;
+	goto out;
+fail:
+	fprintf(stderr, "%s: %s\n", who, util_printable(err));
+out:
+	prices_set_free(&set);
+	spot_import_free(&spot);
+	return rc;
 }
 
 /* `prices import`: the price table from AWS's EC2 offer file. */
@@ -64,6 +160,8 @@ int cli_run_prices(struct cli *c, const struct cli_cmd *cmd, int argc,
 	(void)c;
 	if (cli_help_asked(cmd, argc, argv))
 		return 0;
+	if (argc >= 2 && !strcmp(argv[1], "import-spot"))
+		return run_import_spot(argc - 1, argv + 1);
 	if (argc < 2 || strcmp(argv[1], "import") != 0) {
 		if (argc >= 2)
 			fprintf(stderr, "jobtrace prices: unknown command '%s'\n",
