@@ -1486,18 +1486,3 @@ int costq_run_store(struct store *st, const char *where,
 	costq_result_free(r);
 	return err;
 }
-
-/* Compute and print over the store at db_path. */
-int costq_run(const char *db_path, const struct report_query *q,
-	      enum report_format fmt, double now, FILE *out)
-{
-	struct store *st = NULL;
-	int err;
-
-	err = store_open(db_path, true, &st);
-	if (err)
-		return err;
-	err = costq_run_store(st, db_path, q, fmt, now, out);
-	store_close(st);
-	return err;
-}

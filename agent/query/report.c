@@ -2743,24 +2743,6 @@ cleanup:
 	return err;
 }
 
-/* Print the process tree and totals selected by q. */
-int report_run(const char *db_path, const struct report_query *q,
-	       enum report_format fmt, FILE *out)
-{
-	struct store *st = NULL;
-	int err;
-
-	err = query_check(q);
-	if (err)
-		return err;
-	err = store_open(db_path, true, &st);
-	if (err)
-		return err;
-	err = report_run_store(st, db_path, q, fmt, out);
-	store_close(st);
-	return err;
-}
-
 /* Print the records selected by q from an open store as NDJSON. */
 int report_export_store(struct store *s, const char *where,
 			const struct report_query *q, FILE *out)
@@ -2823,23 +2805,5 @@ int report_export_store(struct store *s, const char *where,
 
 cleanup:
 	sqlite3_finalize(st);
-	return err;
-}
-
-/* Print the selected records as schema v1 NDJSON, one per line. */
-int report_export(const char *db_path, const struct report_query *q,
-		  FILE *out)
-{
-	struct store *st = NULL;
-	int err;
-
-	err = query_check(q);
-	if (err)
-		return err;
-	err = store_open(db_path, true, &st);
-	if (err)
-		return err;
-	err = report_export_store(st, db_path, q, out);
-	store_close(st);
 	return err;
 }

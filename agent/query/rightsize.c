@@ -830,17 +830,3 @@ out:
 	rs_free(&r);
 	return err;
 }
-
-/* Print the rightsizing of what q selects from the store at db_path. */
-int rightsize_run(const char *db_path, const struct report_query *q,
-		  enum rightsize_format fmt, FILE *out)
-{
-	struct store *st = NULL;
-	int err = store_open(db_path, true, &st);
-
-	if (err)
-		return err;
-	err = rightsize_run_store(st, db_path, q, fmt, out);
-	store_close(st);
-	return err;
-}

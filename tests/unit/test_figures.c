@@ -37,6 +37,7 @@
 
 #include "costq.h"
 #include "log.h"
+#include "qcmd.h"
 #include "report.h"
 #include "rightsize.h"
 #include "store.h"
@@ -198,13 +199,14 @@ static char *view(const char *db, const struct report_query *q,
 
 	assert_non_null(out);
 	if (kind == V_REPORT)
-		err = report_run(db, q, REPORT_JSON, out);
+		err = qcmd_run_path(qcmd_find("report"), db, q, "json", out);
 	else if (kind == V_HTML)
-		err = report_run(db, q, REPORT_HTML, out);
+		err = qcmd_run_path(qcmd_find("report"), db, q, "html", out);
 	else if (kind == V_COST)
-		err = costq_run(db, q, REPORT_JSON, 0, out);
+		err = qcmd_run_path(qcmd_find("cost"), db, q, "json", out);
 	else if (kind == V_RIGHTSIZE)
-		err = rightsize_run(db, q, RIGHTSIZE_JSON, out);
+		err = qcmd_run_path(qcmd_find("rightsize"), db, q, "json",
+				    out);
 	assert_int_equal(err, 0);
 	fclose(out);
 	if (getenv("TEST_FIGURES_SHOW"))
