@@ -1267,11 +1267,7 @@ static int print_json(const struct costq_result *r,
 
 	jbuf_init(&b);
 	json_obj_open(&b);
-	json_key(&b, "query");
-	json_obj_open(&b);
-	storeq_json_selector(&b, q);
-	json_kv_str(&b, "by", costq_by_name(r->by));
-	json_obj_close(&b);
+	storeq_json_query(&b, "query", q, costq_by_name(r->by));
 	json_key(&b, "totals");
 	json_arr_open(&b);
 	for (size_t i = 0; i < r->ntotals; i++) {

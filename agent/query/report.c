@@ -2449,10 +2449,7 @@ static int print_json(const struct report *rp, FILE *out)
 
 	jbuf_init(&b);
 	json_obj_open(&b);
-	json_key(&b, "query");
-	json_obj_open(&b);
-	storeq_json_selector(&b, rp->q);
-	json_obj_close(&b);
+	storeq_json_query(&b, "query", rp->q, NULL);
 	json_key(&b, "summary");
 	json_obj_open(&b);
 	json_tally(&b, &s->t);

@@ -713,10 +713,7 @@ static int print_json(const struct rs *r, const struct report_query *q,
 
 	jbuf_init(&b);
 	json_obj_open(&b);
-	json_key(&b, "selection");
-	json_obj_open(&b);
-	storeq_json_selector(&b, q);
-	json_obj_close(&b);
+	storeq_json_query(&b, "selection", q, NULL);
 	json_kv_u64(&b, "runs", r->runs);
 	json_kv_u64(&b, "runs_needed", RIGHTSIZE_MIN_RUNS);
 	json_kv_u64(&b, "percentile", P95);

@@ -409,10 +409,12 @@ const char *storeq_tool_name(const char *tool, const char *exe,
 	return comm && *comm ? comm : "?";
 }
 
-/* Write the selector's member ("job":"42", "since":"...", ...; see
- * report.h). */
-void storeq_json_selector(struct jbuf *b, const struct report_query *q)
+/* Write the query's object as member key (see storeq.h). */
+void storeq_json_query(struct jbuf *b, const char *key,
+		       const struct report_query *q, const char *by)
 {
+	json_key(b, key);
+	json_obj_open(b);
 	if (q->job && *q->job) {
 		json_kv_str(b, "job", q->job);
 	} else if (q->run && *q->run) {
@@ -425,4 +427,7 @@ void storeq_json_selector(struct jbuf *b, const struct report_query *q)
 		json_key(b, "since");
 		json_time(b, storeq_time_ns(q->since));
 	}
+	if (by)
+		json_kv_str(b, "by", by);
+	json_obj_close(b);
 }

@@ -146,10 +146,14 @@ int storeq_restrict(struct store *st, const char *where,
  */
 int storeq_user_job(struct store *st, const char *where,
 		    struct report_query *q, char *buf, size_t len);
-/* Write q's selector as one member of an open JSON object: "job": ID,
- * "run", "pipeline", "pid" or "since" (RFC 3339); report, cost and
- * rightsize name their query with it. */
-void storeq_json_selector(struct jbuf *b, const struct report_query *q);
+/*
+ * Write the member key (report, cost: "query"; rightsize: "selection")
+ * of an open JSON object: an object with q's selector, "job": ID, "run",
+ * "pipeline", "pid" or "since" (RFC 3339), and "by": by unless by is
+ * NULL (cost's grouping); how report, cost and rightsize name their query.
+ */
+void storeq_json_query(struct jbuf *b, const char *key,
+		       const struct report_query *q, const char *by);
 /* A process's tool as reports name it: the rules' tool name, else the
  * base name of exe, else comm, else "?". */
 const char *storeq_tool_name(const char *tool, const char *exe,

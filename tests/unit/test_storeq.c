@@ -4,7 +4,7 @@
  * (RFC 3339 with its zone, or epoch seconds; a loose form and junk are
  * not known), the column readers on values of every SQLite type, and the
  * selector bound by storeq_prepare_db() (also into a statement that takes
- * no parameter).
+ * no parameter), and the query's object in a JSON answer.
  */
 #include <errno.h>
 #include <math.h>
@@ -20,6 +20,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "json.h"
 #include "log.h"
 #include "storeq.h"
 
@@ -187,6 +188,42 @@ static void test_prepare(void **state)
 	sqlite3_close(db);
 }
 
+/* {"K": the query's object} of q with by (NULL: none), as text. */
+static void query_json(const struct report_query *q, const char *key,
+		       const char *by, const char *want)
+{
+	struct jbuf b;
+
+	jbuf_init(&b);
+	json_obj_open(&b);
+	storeq_json_query(&b, key, q, by);
+	json_obj_close(&b);
+	assert_false(b.oom);
+	assert_string_equal(jbuf_str(&b), want);
+	jbuf_free(&b);
+}
+
+/* Each selector names itself, the one that is set; by follows it. */
+static void test_json_query(void **state)
+{
+	struct report_query job = { .job = "4\"2" }, run = { .run = "r1" };
+	struct report_query pipe = { .pipeline = "p" }, pid = { .pid = 7 };
+	struct report_query since = { .since = 1767225600.5 };
+	struct report_query empty = { .job = "", .run = "r2" };
+
+	(void)state;
+	query_json(&job, "query", NULL, "{\"query\":{\"job\":\"4\\\"2\"}}");
+	query_json(&run, "selection", NULL,
+		   "{\"selection\":{\"run\":\"r1\"}}");
+	query_json(&pipe, "query", "task",
+		   "{\"query\":{\"pipeline\":\"p\",\"by\":\"task\"}}");
+	query_json(&pid, "query", NULL, "{\"query\":{\"pid\":7}}");
+	query_json(&since, "query", "job", "{\"query\":{\"since\":"
+		   "\"2026-01-01T00:00:00.500000Z\",\"by\":\"job\"}}");
+	/* an empty --job is no selector */
+	query_json(&empty, "query", NULL, "{\"query\":{\"run\":\"r2\"}}");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_col_numbers),
 		cmocka_unit_test(test_col_text),
 		cmocka_unit_test(test_prepare),
+		cmocka_unit_test(test_json_query),
 	};
 
 	log_init("test_storeq", 0, LOG_LVL_ERROR);
