@@ -1263,7 +1263,6 @@ static int print_json(const struct costq_result *r,
 		      const struct report_query *q, FILE *out)
 {
 	struct jbuf b;
-	int err = 0;
 
 	jbuf_init(&b);
 	json_obj_open(&b);
@@ -1340,12 +1339,7 @@ static int print_json(const struct costq_result *r,
 	json_kv_bool(&b, "node_idle", r->node_idle);
 	json_kv_bool(&b, "node_idle_hidden", r->node_idle_hidden);
 	json_obj_close(&b);
-	if (b.oom)
-		err = -ENOMEM;
-	else
-		fprintf(out, "%s\n", jbuf_str(&b));
-	jbuf_free(&b);
-	return err;
+	return storeq_json_print(&b, out);
 }
 
 /* Write s as a CSV field (RFC 4180: quoted when it needs to be). */

@@ -553,7 +553,6 @@ static int print_json(const struct rs *r, const struct report_query *q,
 {
 	struct jbuf b;
 	char why[64];
-	int err = 0;
 
 	jbuf_init(&b);
 	json_obj_open(&b);
@@ -602,12 +601,7 @@ static int print_json(const struct rs *r, const struct report_query *q,
 	}
 	json_arr_close(&b);
 	json_obj_close(&b);
-	if (b.oom)
-		err = -ENOMEM;
-	else
-		fprintf(out, "%s\n", jbuf_str(&b));
-	jbuf_free(&b);
-	return err;
+	return storeq_json_print(&b, out);
 }
 
 /* ---- entry points -------------------------------------------------------- */

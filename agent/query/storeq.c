@@ -432,6 +432,17 @@ void storeq_json_query(struct jbuf *b, const char *key,
 	json_obj_close(b);
 }
 
+/* Print a finished JSON answer and free it (see storeq.h). */
+int storeq_json_print(struct jbuf *b, FILE *out)
+{
+	int err = b->oom ? -ENOMEM : 0;
+
+	if (!err)
+		fprintf(out, "%s\n", jbuf_str(b));
+	jbuf_free(b);
+	return err;
+}
+
 /* A process row, the record's JSON (%s: made again from the columns only
  * when asked for) in the middle. */
 #define PROC_COLUMNS \

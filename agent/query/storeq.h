@@ -232,6 +232,9 @@ void storeq_procs_free(struct storeq_proc *v, size_t n);
  */
 void storeq_json_query(struct jbuf *b, const char *key,
 		       const struct report_query *q, const char *by);
+/* Print the JSON answer b with a newline on out, then free b: 0, or
+ * -ENOMEM (nothing printed) when b ran out of memory. */
+int storeq_json_print(struct jbuf *b, FILE *out);
 /* A process's tool as reports name it: the rules' tool name, else the
  * base name of exe, else comm, else "?". */
 const char *storeq_tool_name(const char *tool, const char *exe,

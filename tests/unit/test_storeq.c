@@ -228,6 +228,31 @@ static void test_json_query(void **state)
 	query_json(&empty, "query", NULL, "{\"query\":{\"run\":\"r2\"}}");
 }
 
+/* An answer is printed with a newline; one that ran out of memory is
+ * not printed at all. */
+static void test_json_print(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct jbuf b;
+
+	(void)state;
+	assert_non_null(out);
+	jbuf_init(&b);
+	json_obj_open(&b);
+	json_kv_u64(&b, "n", 1);
+	json_obj_close(&b);
+	assert_int_equal(storeq_json_print(&b, out), 0);
+	jbuf_init(&b);
+	json_obj_open(&b);
+	b.oom = true;
+	assert_int_equal(storeq_json_print(&b, out), -ENOMEM);
+	fclose(out);
+	assert_string_equal(text, "{\"n\":1}\n");
+	free(text);
+}
+
 /* Put a process (type "process") or a live one's sample ("sample") of
  * job J1 on host h1; times in seconds after 2026-03-01T10:00:00Z. */
 static void put(struct store *s, const char *type, int pid, int ppid,
@@ -336,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_col_text),
 		cmocka_unit_test(test_prepare),
 		cmocka_unit_test(test_json_query),
+		cmocka_unit_test(test_json_print),
 		cmocka_unit_test(test_procs),
 	};
 
