@@ -133,7 +133,7 @@ struct storeq_proc {
 };
 
 /* What storeq_procs_load() reads besides the process records of q. */
-#define STOREQ_PROC_JSON	0x1	/* each record's JSON (storeq_proc.json) */
+#define STOREQ_PROC_JSON	0x1	/* each record's JSON (.json) */
 #define STOREQ_PROC_SAMPLES	0x2	/* --job: its live processes without a
 					 * process record, from their latest
 					 * sample (running, sampled) */
