@@ -559,16 +559,18 @@ static int l_proxy_pairs(lua_State *L)
  * pairs and ipairs go through; writes raise an error). */
 static void push_readonly(lua_State *L)
 {
+	static const luaL_Reg meta[] = {
+		{ "__newindex", l_readonly },
+		{ "__len", l_proxy_len },
+		{ "__pairs", l_proxy_pairs },
+		{ NULL, NULL },
+	};
+
 	lua_createtable(L, 0, 0);
 	lua_createtable(L, 0, 5);
 	lua_pushvalue(L, -3);
 	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_readonly);
-	lua_setfield(L, -2, "__newindex");
-	lua_pushcfunction(L, l_proxy_len);
-	lua_setfield(L, -2, "__len");
-	lua_pushcfunction(L, l_proxy_pairs);
-	lua_setfield(L, -2, "__pairs");
+	luaL_setfuncs(L, meta, 0);
 	lua_pushboolean(L, 0);
 	lua_setfield(L, -2, "__metatable");
 	lua_setmetatable(L, -2);

@@ -22,6 +22,7 @@
 #include "chquery.h"
 #include "json.h"
 #include "log.h"
+#include "qcmd.h"
 #include "proc.h"
 #include "record.h"
 #include "schema.h"
@@ -293,7 +294,8 @@ static int run_report(const char *db, const struct report_query *q,
 	int err;
 
 	assert_non_null(out);
-	err = report_run(db, q, fmt, out);
+	err = qcmd_run_path(qcmd_find("report"), db, q,
+			    storeq_format_name(fmt), out);
 	fclose(out);
 	return err;
 }
@@ -568,7 +570,8 @@ static void test_export(void **state)
 	size_t len = 0, n = 0;
 	FILE *out = open_memstream(&t, &len);
 
-	assert_int_equal(report_export(f->db, &q, out), 0);
+	assert_int_equal(qcmd_run_path(qcmd_find("export"), f->db, &q,
+				       NULL, out), 0);
 	fclose(out);
 	assert_true(ends_with(t, "\n"));
 	for (line = strtok_r(t, "\n", &save); line;
