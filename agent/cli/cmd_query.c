@@ -143,6 +143,14 @@ void cli_help_rightsize(FILE *out)
 		"             MB (1000000 bytes), rounded up\n"
 		"  slurm      TASK: sbatch --cpus-per-task=N --mem=NM --time=MIN (M: MiB)\n"
 		"  json       every figure, recommendation null with a note when too few\n"
+		"  instances  instance types, priced by cost.prices_file: where each task\n"
+		"             ran and its cost a month, the cheapest types that fit the\n"
+		"             recommendation per region (on-demand, spot), the family\n"
+		"             (GiB per vCPU: compute <= 2.83 < general < 5.66 <= memory),\n"
+		"             arm64 only for a task seen on arm64 only, the saving a\n"
+		"             month (30 days of the period's volume), AWS Batch\n"
+		"             instanceTypes per compute environment\n"
+		"  instances-json  the same as JSON\n"
 		"\n--pipeline P  processes whose job.pipeline is P: the job's (jobtrace run\n"
 		"              --pipeline, a hook's, SPANK's --trace-pipeline); without\n"
 		"              one the rules name Snakemake's \"snakemake\", Nextflow's\n"
@@ -408,5 +416,6 @@ int cli_run_query(struct cli *c, const struct cli_cmd *cmd, int argc,
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	a.q.prices_file = c->cfg.cost_prices_file;
 	return answer(c, cli_cmd_query(cmd), source, &a.q, a.format);
 }

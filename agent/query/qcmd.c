@@ -73,7 +73,8 @@ static const char *const sel_cost[] = { "since", "job", "run", NULL };
 static const char *const fmt_report[] = { "text", "json", "html", NULL };
 static const char *const fmt_export[] = { "ndjson", NULL };
 static const char *const fmt_rightsize[] = {
-	"text", "nextflow", "snakemake", "slurm", "json", NULL
+	"text", "nextflow", "snakemake", "slurm", "json", "instances",
+	"instances-json", NULL
 };
 static const char *const fmt_cost[] = { "text", "json", "csv", NULL };
 static const char *const by_words[] = {

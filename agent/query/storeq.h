@@ -47,6 +47,8 @@ struct report_query {
 	int64_t pid;		/* --pid PID (0: unset): that process and descendants */
 	bool no_tree;		/* --no-tree: the summaries without the tree */
 	const char *by;		/* jobtrace cost --by (NULL: job), costq.h */
+	const char *prices_file;	/* cost.prices_file, for rightsize
+					 * --format instances (NULL: none) */
 	/*
 	 * Only what uid may see: its processes, the `job` records that name
 	 * it, and every process, sample and signal of those jobs.  Host
