@@ -11,7 +11,8 @@
  * (report, export, rightsize, cost) take their selectors and formats from
  * the query layer's table (qcmd.h), which the agent's socket reads too.
  * The commands live one file per command or close group: cmd_agent.c
- * (status, ps, reload), cmd_query.c, cmd_rules.c, cmd_schema.c,
+ * (status, ps, reload), cmd_query.c, cmd_rules.c, cmd_rules_fleet.c
+ * (rules push and status), cmd_schema.c,
  * cmd_prices.c, cmd_job.c (the hooks and run).
  */
 #ifndef JOBTRACE_CLI_H
@@ -97,6 +98,8 @@ int cli_run_query(struct cli *c, const struct cli_cmd *cmd, int argc,
 		  char **argv);
 int cli_run_rules(struct cli *c, const struct cli_cmd *cmd, int argc,
 		  char **argv);
+/* `rules push` and `rules status` (argv[0]): the exit status. */
+int cli_run_rules_fleet(struct cli *c, int argc, char **argv);
 int cli_run_schema(struct cli *c, const struct cli_cmd *cmd, int argc,
 		   char **argv);
 int cli_run_prices(struct cli *c, const struct cli_cmd *cmd, int argc,
@@ -114,6 +117,7 @@ void cli_help_export(FILE *out);
 void cli_help_rightsize(FILE *out);
 void cli_help_cost(FILE *out);
 void cli_help_rules(FILE *out);
+void cli_help_rules_fleet(FILE *out);
 void cli_help_schema(FILE *out);
 void cli_help_prices(FILE *out);
 void cli_help_job(FILE *out);

@@ -291,8 +291,9 @@ void cli_help_rules(FILE *out)
 	      "stdin), each a command line in shell words; blank lines and lines that\n"
 	      "begin with # are skipped.  The process runs as UID (default: yours),\n"
 	      "in job ID (default: none), and its program is a system file (root's, in\n"
-	      "root's folders: p.exe_system) unless --not-system says it is a user's.\n",
+	      "root's folders: p.exe_system) unless --not-system says it is a user's.\n\n",
 	      out);
+	cli_help_rules_fleet(out);
 }
 
 /* The options of `rules test`. */
@@ -431,6 +432,9 @@ int cli_run_rules(struct cli *c, const struct cli_cmd *cmd, int argc,
 
 	if (cli_help_asked(cmd, argc, argv))
 		return 0;
+	if (argc >= 2 && (!strcmp(argv[1], "push") ||
+			  !strcmp(argv[1], "status")))
+		return cli_run_rules_fleet(c, argc - 1, argv + 1);
 	if (argc < 2 || strcmp(argv[1], "test") != 0) {
 		cli_help_rules(stderr);
 		return EXIT_USAGE;
