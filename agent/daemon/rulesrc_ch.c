@@ -97,6 +97,34 @@ void rulesrc_clickhouse_free(struct rulesrc_ch *c)
 	free(c);
 }
 
+/* The source over cfg's first clickhouse sink (see rulesrc_ch.h). */
+int rulesrc_clickhouse_open(const struct jt_config *cfg, void **ctx,
+			    char *err, size_t errlen)
+{
+	const struct jt_sink_config *s;
+	struct rulesrc_ch *c = NULL;
+	int e;
+
+	*ctx = NULL;
+	s = config_find_sink(cfg, JT_SINK_CLICKHOUSE, NULL);
+	if (!s) {
+		util_seterr(err, errlen, "rules.source = \"clickhouse\": %s has"
+			    " no clickhouse sink (sinks = ( { type ="
+			    " \"clickhouse\"; url = ...; } ))",
+			    cfg->source ? cfg->source : "the configuration");
+		return -EINVAL;
+	}
+	e = rulesrc_clickhouse_new(s, &c, err, errlen);
+	*ctx = c;
+	return e;
+}
+
+/* Release a source that open made. */
+void rulesrc_clickhouse_close(void *ctx)
+{
+	rulesrc_clickhouse_free(ctx);
+}
+
 /* Start c->sql with "SELECT cols FROM db.rules ". */
 static void select_rules(struct rulesrc_ch *c, const char *cols)
 {

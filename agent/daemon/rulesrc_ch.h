@@ -6,7 +6,8 @@
  * version and sha256 only (one small query); the bundle itself is fetched
  * only when its sha256 differs from the one in force.  The bundle is
  * handed back unchecked: the rules source's caller verifies, unpacks and
- * loads it (rulebundle.h, rulesctl.h).
+ * loads it (rulebundle.h, rulesctl.h).  One row of rulesrc.c's sources'
+ * table (rulesrc.h): open, fetch, close, all on the fetcher's thread.
  */
 #ifndef JOBTRACE_RULESRC_CH_H
 #define JOBTRACE_RULESRC_CH_H
@@ -41,9 +42,20 @@ int rulesrc_clickhouse_new_query(const char *db, rulesrc_ch_query_fn q,
 void rulesrc_clickhouse_free(struct rulesrc_ch *c);
 
 /*
+ * The source over the first clickhouse sink of cfg (rules.source =
+ * "clickhouse") in *ctx, a struct rulesrc_ch: 0, or -errno with err
+ * naming what is wrong (no such sink, its credentials file).
+ */
+int rulesrc_clickhouse_open(const struct jt_config *cfg, void **ctx,
+			    char *err, size_t errlen);
+/* Release a source that open made; accepts NULL. */
+void rulesrc_clickhouse_close(void *ctx);
+
+/*
  * The rules source's fetch (rulesrc.h's rulesrc_fetch_fn; ctx a struct
  * rulesrc_ch): 0 with the latest bundle appended to out and its sha256 in
- * tag; 1 when the latest push's sha256 is have_tag (nothing else is
+ * tag; 1 when the latest push's sha256 is have_tag ("" or NULL: none
+ * held) (nothing else is
  * fetched; tag is set too); -ENOENT when nothing was pushed yet;
  * -EBADMSG when the row's bundle is not the size it says; another -errno
  * when ClickHouse cannot be asked.  err gets one line on failure.

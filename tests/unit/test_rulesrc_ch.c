@@ -159,11 +159,41 @@ static void test_fetch_errors(void **state)
 	jbuf_free(&out);
 }
 
+/* rules.source = "clickhouse" without a clickhouse sink: refused,
+ * naming the file; with one, the source opens (nothing is asked yet). */
+static void test_open(void **state)
+{
+	struct jt_sink_config sink = { .type = JT_SINK_CLICKHOUSE,
+				       .name = "fleet",
+				       .url = "http://127.0.0.1:9/",
+				       .database = "jt", .credentials_file = "",
+				       .timeout_ms = 1000, .tls_verify = true,
+				       .tls_ca_file = "", .tls_cert = "",
+				       .tls_key = "" };
+	struct jt_config cfg = { .source = "/etc/jt.conf" };
+	char err[256];
+	void *ctx = (void *)1;
+
+	(void)state;
+	assert_int_equal(rulesrc_clickhouse_open(&cfg, &ctx, err, sizeof(err)),
+			 -EINVAL);
+	assert_null(ctx);
+	assert_non_null(strstr(err, "/etc/jt.conf has no clickhouse sink"));
+	cfg.sinks = &sink;
+	cfg.n_sinks = 1;
+	assert_int_equal(rulesrc_clickhouse_open(&cfg, &ctx, err, sizeof(err)),
+			 0);
+	assert_non_null(ctx);
+	rulesrc_clickhouse_close(ctx);
+	rulesrc_clickhouse_close(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fetch_new_then_unchanged),
 		cmocka_unit_test(test_fetch_errors),
+		cmocka_unit_test(test_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
