@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "log.h"
 #include "rulebundle.h"
 #include "rules.h"
 #include "rulesq.h"
@@ -88,19 +89,22 @@ static int rm_entry(const char *path, const struct stat *st, int flag,
 }
 
 /*
- * Print a rules load error, the unpacked folder's name replaced by the
+ * Print a rules load error, the unpacked folder's name (wherever it
+ * appears: a self-test may quote another file's error) replaced by the
  * folder the user gave.
  */
 static void print_load_error(const char *tmp, const char *dir,
 			     const char *err)
 {
 	size_t n = strlen(tmp);
+	const char *p;
 
-	if (!strncmp(err, tmp, n) && err[n] == '/')
-		fprintf(stderr, "jobtrace rules push: refused: %s/%s\n", dir,
-			err + n + 1);
-	else
-		fprintf(stderr, "jobtrace rules push: refused: %s\n", err);
+	fputs("jobtrace rules push: refused: ", stderr);
+	while ((p = strstr(err, tmp)) && p[n] == '/') {
+		fprintf(stderr, "%.*s%s", (int)(p - err), err, dir);
+		err = p + n;
+	}
+	fprintf(stderr, "%s\n", err);
 }
 
 /* Classify a plain command line: 0, or -EINVAL when a rule failed. */
@@ -137,6 +141,7 @@ static int check_bundle(struct cli *c, const char *dir, const struct jbuf *tar,
 	struct rules_limits lim = { 64u << 20, 1000000ul,
 				    c->cfg.rules_deadline_ms };
 	char tmp[] = "/tmp/jobtrace-push.XXXXXX", sub[64], err[1024];
+	enum log_level level = log_get_level();
 	struct rules *r = NULL;
 	int rc = EXIT_USAGE;
 
@@ -159,6 +164,10 @@ static int check_bundle(struct cli *c, const char *dir, const struct jbuf *tar,
 		rc = 1;
 		goto cleanup;
 	}
+	/* the refusal says it all, naming the user's folder: the engine's
+	 * own warnings would name the unpacked one */
+	level = log_get_level();
+	log_set_level(LOG_LVL_ERROR);
 	if (rules_load_dir(r, sub, err, sizeof(err)) ||
 	    plain_exec(r, err, sizeof(err))) {
 		print_load_error(sub, dir, err);
@@ -166,6 +175,7 @@ static int check_bundle(struct cli *c, const char *dir, const struct jbuf *tar,
 	}
 	rc = 0;
 cleanup:
+	log_set_level(level);
 	rules_free(r);
 	nftw(tmp, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 	return rc;
