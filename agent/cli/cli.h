@@ -114,6 +114,14 @@ void cli_help_export(FILE *out);
 void cli_help_rightsize(FILE *out);
 void cli_help_cost(FILE *out);
 void cli_help_rules(FILE *out);
+struct rules;
+/* Load dir's rules and self-tests into a new *out (free it, also after a
+ * failure): 0, 1, or EXIT_USAGE after "jobtrace rules CMD WHY FILE:LINE:
+ * what" on stderr. */
+int cli_rules_load(const struct cli *c, const char *dir, const char *cmd,
+		   const char *why, struct rules **out);
+/* `rules bundle` (argv[0] is "bundle"): an exit status. */
+int cli_rules_bundle(struct cli *c, int argc, char **argv);
 void cli_help_schema(FILE *out);
 void cli_help_prices(FILE *out);
 void cli_help_job(FILE *out);
