@@ -118,6 +118,28 @@ void cli_help_rightsize(FILE *out);
 void cli_help_cost(FILE *out);
 void cli_help_rules(FILE *out);
 void cli_help_rules_fleet(FILE *out);
+struct rules;
+/* Load dir's rules and self-tests into a new *out (free it, also after a
+ * failure): 0, 1, or EXIT_USAGE after "jobtrace rules CMD WHY FILE:LINE:
+ * what" on stderr. */
+int cli_rules_load(const struct cli *c, const char *dir, const char *cmd,
+		   const char *why, struct rules **out);
+struct jbuf;
+struct rulebundle;
+/*
+ * Load dir's rules and self-tests and classify `sh -c true` (a rule that
+ * fails there fails on every shell), make the bundle of dir (version,
+ * signed with the key in the PEM file sign when not NULL) into t, then
+ * open, extract and load that bundle as an agent will, *b describing it
+ * (free it with rulebundle_free, also after a failure): 0, or an exit
+ * status after "jobtrace rules CMD..." on stderr (EXIT_USAGE: the folder
+ * is refused, naming the file and line).  cmd: "bundle: ", "push: ".
+ */
+int cli_rules_bundle_make(const struct cli *c, const char *cmd,
+			  const char *dir, const char *version,
+			  const char *sign, struct jbuf *t, struct rulebundle *b);
+/* `rules bundle` (argv[0] is "bundle"): an exit status. */
+int cli_rules_bundle(struct cli *c, int argc, char **argv);
 void cli_help_schema(FILE *out);
 void cli_help_prices(FILE *out);
 void cli_help_job(FILE *out);

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * cmd_rules_fleet.c - `jobtrace rules push` and `jobtrace rules status`:
- * the fleet's rules in its ClickHouse store.  A push makes the bundle of
- * a folder, checks that very bundle as an agent would load it (every
- * file loads, every self-test passes, a plain exec is classified without
- * a rule failing) and only then inserts it; the status shows the latest
- * push and each node's rules from its latest host record.
+ * the fleet's rules in its ClickHouse store.  A push makes and checks the
+ * bundle as `rules bundle` does (cli_rules_bundle_make: the folder and
+ * then the bundle unpacked as an agent takes it load, every self-test
+ * passes, a plain exec is classified without a rule failing) and only
+ * then inserts it; the status shows the latest push and each node's rules
+ * from its latest host record.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -18,9 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "log.h"
 #include "rulebundle.h"
-#include "rules.h"
 #include "rulesq.h"
 #include "util.h"
 
@@ -76,109 +74,6 @@ static const struct jt_sink_config *fleet_sink(struct cli *c,
 			name ? name : "", name ? "'" : "",
 			c->cfg.source ? c->cfg.source : "the configuration (no file)");
 	return s;
-}
-
-/* nftw callback: remove one entry. */
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/*
- * Print a rules load error, the unpacked folder's name (wherever it
- * appears: a self-test may quote another file's error) replaced by the
- * folder the user gave.
- */
-static void print_load_error(const char *tmp, const char *dir,
-			     const char *err)
-{
-	size_t n = strlen(tmp);
-	const char *p;
-
-	fputs("jobtrace rules push: refused: ", stderr);
-	while ((p = strstr(err, tmp)) && p[n] == '/') {
-		fprintf(stderr, "%.*s%s", (int)(p - err), err, dir);
-		err = p + n;
-	}
-	fprintf(stderr, "%s\n", err);
-}
-
-/* Classify a plain command line: 0, or -EINVAL when a rule failed. */
-static int plain_exec(struct rules *r, char *err, size_t errlen)
-{
-	static char argv[] = "sh\0-c\0true";
-	struct jt_proc p = { .exe = "/bin/sh", .argv = argv,
-			     .argv_len = sizeof(argv), .comm = "sh",
-			     .state = JT_PS_EXE_SYSTEM };
-	struct rules_input in = { .p = &p };
-	struct rules_decision d;
-	struct rules_stats st;
-	unsigned errors;
-
-	rules_classify(r, &in, &d);
-	errors = d.errors;
-	rules_decision_free(&d);
-	if (!errors)
-		return 0;
-	rules_get_stats(r, &st);
-	util_seterr(err, errlen, "classifying /bin/sh -c true: %s",
-		    st.last_error);
-	return -EINVAL;
-}
-
-/*
- * Check the bundle tar as an agent loads it: open it, unpack it into a
- * folder of its own, load that (files and self-tests) and classify a
- * plain exec.  0, or EXIT_USAGE after a message naming the file and line.
- */
-static int check_bundle(struct cli *c, const char *dir, const struct jbuf *tar,
-			struct rulebundle *b)
-{
-	struct rules_limits lim = { 64u << 20, 1000000ul,
-				    c->cfg.rules_deadline_ms };
-	char tmp[] = "/tmp/jobtrace-push.XXXXXX", sub[64], err[1024];
-	enum log_level level = log_get_level();
-	struct rules *r = NULL;
-	int rc = EXIT_USAGE;
-
-	if (rulebundle_open(tar->buf, tar->len, NULL, b, err, sizeof(err))) {
-		fprintf(stderr, "jobtrace rules push: refused: %s\n", err);
-		return EXIT_USAGE;
-	}
-	if (!mkdtemp(tmp)) {
-		fprintf(stderr, "jobtrace rules push: %s: %s\n", tmp,
-			strerror(errno));
-		return 1;
-	}
-	snprintf(sub, sizeof(sub), "%s/rules", tmp);
-	if (rulebundle_extract(b, sub, err, sizeof(err))) {
-		fprintf(stderr, "jobtrace rules push: %s\n", err);
-		rc = 1;
-		goto cleanup;
-	}
-	if (rules_new(&lim, &r)) {
-		rc = 1;
-		goto cleanup;
-	}
-	/* the refusal says it all, naming the user's folder: the engine's
-	 * own warnings would name the unpacked one */
-	level = log_get_level();
-	log_set_level(LOG_LVL_ERROR);
-	if (rules_load_dir(r, sub, err, sizeof(err)) ||
-	    plain_exec(r, err, sizeof(err))) {
-		print_load_error(sub, dir, err);
-		goto cleanup;
-	}
-	rc = 0;
-cleanup:
-	log_set_level(level);
-	rules_free(r);
-	nftw(tmp, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
-	return rc;
 }
 
 /* The options of push and status. */
@@ -275,13 +170,8 @@ static int rules_push(struct cli *c, const struct fleet_opts *o)
 	jbuf_init(&tar);
 	gmtime_r(&t, &tm);
 	strftime(version, sizeof(version), "%Y%m%dT%H%M%SZ", &tm);
-	if (rulebundle_make(o->dir, o->version ? o->version : version, o->sign,
-			    &tar, err, sizeof(err))) {
-		fprintf(stderr, "jobtrace rules push: %s\n", err);
-		rc = EXIT_USAGE;
-		goto cleanup;
-	}
-	rc = check_bundle(c, o->dir, &tar, &b);
+	rc = cli_rules_bundle_make(c, "push: ", o->dir, o->version ?
+				   o->version : version, o->sign, &tar, &b);
 	if (rc)
 		goto cleanup;
 	pusher(c, by, sizeof(by), host, sizeof(host));

@@ -23,10 +23,12 @@ const struct cli_cmd cli_cmds[] = {
 	{ "rules", "rules test [--rules DIR] [--exe PATH] [--parent CMD]"
 	  " [--repeat N] -- ARGV...\n"
 	  "rules test [OPTIONS] --lines FILE\n"
+	  "rules bundle DIR -o FILE [--version V] [--sign KEY.pem]\n"
 	  "rules push DIR --source clickhouse[:NAME] [--version V]"
 	  " [--sign KEY.pem]\n"
 	  "rules status --source clickhouse[:NAME] [--format text|json]",
-	  "what the rules decide for a command line; the fleet's rules", 0,
+	  "what the rules decide for a command line; a bundle of them; the"
+	  " fleet's rules", 0,
 	  cli_help_rules,
 	  cli_run_rules },
 	{ "reload", "reload", "make the agent re-read its configuration and"
