@@ -79,6 +79,7 @@ struct agent {
 	struct query_server *qs;	/* users' report and export, groups */
 	struct dockjobs *dj;		/* container look-ups, NULL: off */
 	struct rulesctl rc;		/* the rules loaded, watched */
+	unsigned rules_reported;	/* rc.changes in the last host record */
 	struct tracker trk;		/* process table, events -> records */
 	struct smklogq *smk;		/* Snakemake job logs (local mode),
 					 * NULL: off */
@@ -300,6 +301,7 @@ static void emit_host(struct agent *a, const char *phase, uint64_t now)
 	struct sv_count spool[SINKS_MAX];
 	struct spool_stats ss;
 	struct jt_cloud cloud;
+	struct rulesctl_host rh;
 	struct hostrec_src s = {
 		.host = &a->host, .counters = a->counters,
 		.events_seen = a->trk.events_seen,
@@ -314,6 +316,12 @@ static void emit_host(struct agent *a, const char *phase, uint64_t now)
 
 	spool_get_stats(a->spool, &ss);
 	s.lost_disk_full = ss.lost_disk_full;
+	rulesctl_host(&a->rc, &rh);
+	s.rules_version = rh.version;
+	s.rules_sha256 = rh.sha256;
+	s.rules_source = rh.source;
+	s.rules_error = rh.error;
+	a->rules_reported = a->rc.changes;
 	imds_identity(a->imds, &cloud);
 	a->size_cap_reported = s.store_size_cap;
 	a->outside_reported = a->trk.outside.processes;
@@ -493,6 +501,9 @@ static void on_tick(struct agent *a)
 	collector_drain(a->col);
 	smklogq_tick(a->smk, now);
 	rulesctl_tick(&a->rc, now);
+	/* after the start record: each change of the rules in force */
+	if (!a->host_start_ns && a->rc.changes != a->rules_reported)
+		emit_host(a, "rules", util_now_ns(CLOCK_BOOTTIME));
 	jobctl_tick(a->jc, now);
 	query_server_reap(a->qs, now);
 	dockjobs_tick(a->dj, &a->trk, now);
@@ -549,7 +560,7 @@ static void reply_status(struct agent *a, bool privileged, FILE *out)
 		.records_spooled = a->records_spooled,
 		.records_unspooled = a->records_unspooled,
 		.control_busy = a->control_busy,
-		.rules_failing = a->rc.failing,
+		.rules_failing = a->rc.failing, .rc = &a->rc,
 	};
 
 	/* the counters as of the request: what ended before it is counted */
@@ -1149,6 +1160,7 @@ static int start(struct agent *a)
 	    open_delivery(a))
 		return -1;
 	rulesctl_init(&a->rc, a->rules, a->cfg.rules_dir);
+	rulesctl_source(&a->rc, &a->cfg);
 	rulesctl_start(&a->rc);
 	set_smklog(a);
 	if (collector_open(&co, &cb, &a->col) || setup_loop(a) ||

@@ -58,6 +58,9 @@ struct rulesrc_ops {
 		    size_t errlen);
 	rulesrc_fetch_fn fetch;
 	void (*close)(void *ctx);	/* accepts NULL */
+	/* end a running fetch soon, from another thread; NULL: none (the
+	 * fetch's own timeout bounds the agent's stop) */
+	void (*cancel)(void *ctx);
 };
 
 /* The kind of source of a rules.source value. */
@@ -98,11 +101,30 @@ struct rulesrc;
  */
 int rulesrc_start(const struct jt_config *cfg, const struct rulesrc_bundle *have,
 		  struct rulesrc **out, char *err, size_t errlen);
-/* On the loop: true and *b filled when a checked bundle waits to load. */
-bool rulesrc_take(struct rulesrc *s, struct rulesrc_bundle *b);
+/* On the loop: true and *b filled (its tar into tar when not NULL) when a
+ * checked bundle waits to load. */
+bool rulesrc_take(struct rulesrc *s, struct rulesrc_bundle *b,
+		  struct jbuf *tar);
+/* On the loop: the bundle sha256 is in force (its folder is kept). */
+void rulesrc_loaded(struct rulesrc *s, const char *sha256);
 /* Copy the source's status. */
 void rulesrc_get_status(struct rulesrc *s, struct rulesrc_status *st);
 /* Stop the thread (an ongoing fetch is cancelled) and free; accepts NULL. */
 void rulesrc_stop(struct rulesrc *s);
+
+/* Extract checked bundle b into STATE/rules/<sha256>/ (kept when it is
+ * there), its path into dir: 0 or -errno with err filled. */
+int rulesrc_install(const char *state, const struct rulebundle *b,
+		    char *dir, size_t dirlen, char *err, size_t errlen);
+/* The bundle of tar t, tagged tag, loaded: it is kept as
+ * STATE/rules/current.tar, the one an agent starts with.  0 or -errno. */
+int rulesrc_keep(const char *state, const struct jbuf *t, const char *tag);
+/*
+ * The last bundle that loaded, checked again with cfg's rules.public_key
+ * and installed: 0 with *out filled; -ENOENT when there is none; -errno
+ * with err filled.
+ */
+int rulesrc_last_good(const struct jt_config *cfg, struct rulesrc_bundle *out,
+		      char *err, size_t errlen);
 
 #endif

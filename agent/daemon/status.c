@@ -16,6 +16,7 @@
 #include "log.h"
 #include "proc_table.h"
 #include "rules.h"
+#include "rulesctl.h"
 #include "signals.h"
 #include "sink.h"
 #include "smklogq.h"
@@ -203,6 +204,8 @@ static void status_rules(const struct status_src *s, FILE *out)
 		(unsigned long long)st.reloads_ok,
 		(unsigned long long)st.reloads_failed);
 	fprintf(out, "rules_last_error: %s\n", *st.last_error ? st.last_error : "none");
+	if (s->rc)
+		rulesctl_print(s->rc, out);
 }
 
 /* Reply to "status": agent health and counters; a privileged peer sees
