@@ -441,7 +441,10 @@ int http_request(struct http_client *c, const struct http_req *rq,
 		rq->etag[0] = '\0';
 	cu.easy_setopt(c->curl, CURLOPT_HEADERFUNCTION,
 		       rq->etag && rq->etag_len ? on_header : NULL);
-	cu.easy_setopt(c->curl, CURLOPT_HEADERDATA, (void *)rq);
+	/* no header function: curl would hand the headers to on_data with
+	 * HEADERDATA as its buffer, unless HEADERDATA is NULL */
+	cu.easy_setopt(c->curl, CURLOPT_HEADERDATA, rq->etag && rq->etag_len ?
+		       (void *)rq : NULL);
 	rc = cu.easy_perform(c->curl);
 	free_request_headers(c, own);
 	if (rc != CURLE_OK) {
