@@ -103,7 +103,8 @@ static const struct rulesrc_ops sources[] = {
 	[RULESRC_URL] = { "url", url_open, url_fetch, url_close, url_cancel },
 	[RULESRC_CLICKHOUSE] = { "clickhouse", rulesrc_clickhouse_open,
 				 rulesrc_clickhouse_fetch,
-				 rulesrc_clickhouse_close, NULL },
+				 rulesrc_clickhouse_close,
+				 rulesrc_clickhouse_cancel },
 };
 
 /* The kind of source of a rules.source value. */

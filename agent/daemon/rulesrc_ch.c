@@ -125,6 +125,15 @@ void rulesrc_clickhouse_close(void *ctx)
 	rulesrc_clickhouse_free(ctx);
 }
 
+/* Cancel the source's queries (see rulesrc_ch.h). */
+void rulesrc_clickhouse_cancel(void *ctx)
+{
+	struct rulesrc_ch *c = ctx;
+
+	if (c && c->http)
+		http_client_cancel(c->http);
+}
+
 /* Start c->sql with "SELECT cols FROM db.rules ". */
 static void select_rules(struct rulesrc_ch *c, const char *cols)
 {

@@ -50,6 +50,9 @@ int rulesrc_clickhouse_open(const struct jt_config *cfg, void **ctx,
 			    char *err, size_t errlen);
 /* Release a source that open made; accepts NULL. */
 void rulesrc_clickhouse_close(void *ctx);
+/* Make the running query, and every later one, end with -ECANCELED
+ * (the agent stops); safe from any thread. */
+void rulesrc_clickhouse_cancel(void *ctx);
 
 /*
  * The rules source's fetch (rulesrc.h's rulesrc_fetch_fn; ctx a struct
