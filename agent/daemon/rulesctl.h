@@ -47,6 +47,8 @@ struct rulesctl {
 	char load_error[512];	/* the last handed-over bundle's load, "" ok */
 	uint64_t loaded_at;	/* CLOCK_REALTIME ns of the last good load */
 	unsigned changes;	/* the rules in force changed (host records) */
+	char fetch_error[512];	/* the fetcher's error when last looked at:
+				 * a new one is news for the fleet too */
 };
 
 /* The engine rules over folder dir, nothing loaded or watched yet. */
