@@ -278,4 +278,18 @@ stop_agent
 check "agent node-a stops cleanly" eq "$?" 0
 stop_b
 check "agent node-b stops cleanly" eq "$?" 0
+
+# ---- 7. usage errors and a server that is down --------------------------------------------
+rules_cli status --source clickhouse --format yaml
+check "status --format yaml: exit 2 naming it ($ST)" \
+	eq "$ST|$(printf '%s\n' "$OUT" | grep -c -- "--format 'yaml'")" "2|1"
+rules_cli push "$T/good1" --source clickhouse --format json
+check "push --format: exit 2, an option of status only ($ST)" eq "$ST|$(rows)" "2|3"
+ch_stop
+rules_cli push "$T/good1" --source clickhouse --version v4
+check "push with ClickHouse down: exit 1 naming its URL ($ST: $OUT)" \
+	eq "$ST|$(printf '%s\n' "$OUT" | grep -c "^jobtrace rules push: clickhouse ${CH_URL}: ")" "1|1"
+rules_cli status --source clickhouse
+check "status with ClickHouse down: exit 1 naming its URL ($ST)" \
+	eq "$ST|$(printf '%s\n' "$OUT" | grep -c "^jobtrace rules status: clickhouse ${CH_URL}: ")" "1|1"
 finish
