@@ -817,6 +817,11 @@ static void reload(struct agent *a)
 	    nc.docker_timeout_ms != a->cfg.docker_timeout_ms ||
 	    nc.docker_end_grace_ms != a->cfg.docker_end_grace_ms)
 		log_warn("reload: store, spool, sinks, run_dir, collector sizes, collector.record, cloud and docker change only at restart");
+	if (strcmp(nc.rules_source, a->cfg.rules_source) ||
+	    strcmp(nc.rules_public_key, a->cfg.rules_public_key) ||
+	    nc.rules_poll_ms != a->cfg.rules_poll_ms ||
+	    nc.rules_inotify != a->cfg.rules_inotify)
+		log_warn("reload: rules.source, poll_interval, public_key and inotify change only at restart");
 	free(a->cfg.control_group);
 	a->cfg.control_group = nc.control_group;
 	nc.control_group = NULL;

@@ -190,7 +190,7 @@ static void status_rules(const struct status_src *s, FILE *out)
 	fprintf(out, "rules: %s\n", st.files ? st.dir : "none loaded (every process included, tool = program name, arguments withheld)");
 	fprintf(out, "rules_state: %s\n",
 		!st.files ? "none: arguments withheld"
-		: st.builtin ? "built-in: the rules folder did not load, arguments withheld"
+		: st.builtin ? "built-in: the rules of rules.source did not load, arguments withheld"
 			     : "ok");
 	fprintf(out, "rules_args_withheld: %llu\n",
 		(unsigned long long)st.args_withheld);
