@@ -1271,6 +1271,10 @@ static int check_rules(struct parse_ctx *p, const config_t *cfg,
 			   "whose files are not signed: a key applies to bundles "
 			   "(rules.source an https:// URL or \"clickhouse\")");
 	}
+	if (!strcmp(v, "clickhouse") &&
+	    !config_find_sink(c, JT_SINK_CLICKHOUSE, NULL))
+		return bad(p, s, "rules.source: \"clickhouse\" reads the rules "
+			   "table of the first clickhouse sink, and sinks has none");
 	return 0;
 }
 

@@ -111,6 +111,8 @@ bad "--apt-key without signed-by" "names no [signed-by=/PATH]" \
 	--apt-key https://apt.example.org/key.asc --sink-url "$SINK"
 bad "--rules-source that is not a bundle's URL" "--rules-source 'ftp://x/b.tar'" \
 	--package "$DEB_URL" --sink-url "$SINK" --rules-source ftp://x/b.tar
+bad "--rules-source clickhouse with an http sink" "the rules are read from the clickhouse sink" \
+	--package "$DEB_URL" --sink-url "$SINK" --sink-type http --rules-source clickhouse
 bad "--rules-source with --rules" "exclude each other" --package "$DEB_URL" \
 	--sink-url "$SINK" --rules-source https://x/b.tar --rules "$T/in/25-ok.lua"
 bad "--rules-source and --set rules.source" "exclude each other" --package "$DEB_URL" \

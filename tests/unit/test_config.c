@@ -128,13 +128,15 @@ static void test_rules_source(void **state)
 		"http://localhost/b.tar",
 	};
 	struct jt_config c;
-	char text[256];
+	char text[512];
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		snprintf(text, sizeof(text), "rules = { source = \"%s\"; "
-			 "poll_interval = 2; inotify = false; };\n", ok[i]);
+			 "poll_interval = 2; inotify = false; };\nsinks = ( {"
+			 " type = \"clickhouse\"; url = \"http://127.0.0.1:8123/\";"
+			 " } );\n", ok[i]);
 		assert_int_equal(config_defaults(&c), 0);
 		if (config_load(&c, test_write_file(tmpdir, "rs.conf", text),
 				false, err, sizeof(err)))
@@ -161,6 +163,11 @@ static void test_rules_source(void **state)
 		     "rules.public_key: the rules come from a folder");
 	expect_error("rs8.conf", "rules = {\n public_key = \"/k.pub\";\n};\n", 2,
 		     "rules.public_key: the rules come from a folder");
+	/* the fleet store's rules need a fleet store; an http sink is not one */
+	expect_error("rs10.conf", "rules = {\n source = \"clickhouse\";\n};\n"
+		     "sinks = ( { type = \"http\"; url = \"http://127.0.0.1:9/\"; } );\n",
+		     2, "rules.source: \"clickhouse\" reads the rules table of the"
+		     " first clickhouse sink, and sinks has none");
 	/* with a key, plain http to anywhere: the signature is the check */
 	assert_int_equal(config_defaults(&c), 0);
 	assert_int_equal(config_load(&c, test_write_file(tmpdir, "rs9.conf",
