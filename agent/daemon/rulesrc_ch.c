@@ -167,6 +167,31 @@ static bool is_sha256(const char *s)
 	return n == 64 && !s[n];
 }
 
+/*
+ * Whether the bundle tar[0..len) is the one its row names: its id (its
+ * MANIFEST's SHA-256) is sha.  A row that lies would be fetched again at
+ * every poll (the agent holds the real id), so it is refused: -EBADMSG.
+ * The caller checks the rest (files, signature) before loading it.
+ */
+static int same_id(const void *tar, size_t len, const char *sha, char *err,
+		   size_t errlen)
+{
+	struct rulebundle b = { 0 };
+	char why[256];
+	int e;
+
+	e = rulebundle_open(tar, len, NULL, &b, why, sizeof(why));
+	if (e) {
+		util_seterr(err, errlen, "the bundle %.12s: %s", sha, why);
+	} else if (strcmp(b.sha256, sha)) {
+		util_seterr(err, errlen, "the bundle of row %.12s is %.12s:"
+			    " its sha256 column is wrong", sha, b.sha256);
+		e = -EBADMSG;
+	}
+	rulebundle_free(&b);
+	return e == -ENOMEM ? e : e ? -EBADMSG : 0;
+}
+
 /* The latest push's bundle, or 1 when have_tag is its id (rulesrc_ch.h). */
 int rulesrc_clickhouse_fetch(void *ctx, const char *have_tag,
 			     struct jbuf *out, char *tag, size_t taglen,
@@ -219,6 +244,9 @@ int rulesrc_clickhouse_fetch(void *ctx, const char *have_tag,
 			    CHSCHEMA_RULES_TABLE, len, size);
 		return -EBADMSG;
 	}
+	e = same_id(c->resp.buf, len, sha, err, errlen);
+	if (e)
+		return e;
 	if (jbuf_put(out, c->resp.buf, len)) {
 		util_seterr(err, errlen, "out of memory");
 		return -ENOMEM;

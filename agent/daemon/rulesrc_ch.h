@@ -60,7 +60,9 @@ void rulesrc_clickhouse_cancel(void *ctx);
  * tag; 1 when the latest push's sha256 is have_tag ("" or NULL: none
  * held) (nothing else is
  * fetched; tag is set too); -ENOENT when nothing was pushed yet;
- * -EBADMSG when the row's bundle is not the size it says; another -errno
+ * -EBADMSG when the row's bundle is not the size it says, not a bundle, or
+ * not the one its sha256 names (the rest, its files and signature, is the
+ * caller's to check); another -errno
  * when ClickHouse cannot be asked.  err gets one line on failure.
  */
 int rulesrc_clickhouse_fetch(void *ctx, const char *have_tag,

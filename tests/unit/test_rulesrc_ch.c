@@ -3,8 +3,9 @@
  * test_rulesrc_ch.c - cmocka tests of agent/daemon/rulesrc_ch.c without
  * root or ClickHouse: its queries go to a fake that answers as
  * ClickHouse's TabSeparated does and counts them.  An unchanged bundle
- * costs the one small query; a new one is fetched byte for byte (any
- * bytes); nothing pushed, a cut bundle and a failing server are errors.
+ * costs the one small query; a new one is fetched byte for byte (a real
+ * bundle: a tar, NULs and all); nothing pushed, a cut bundle, a row whose
+ * sha256 is not its bundle's and a failing server are errors.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,7 +20,9 @@
 #include <cmocka.h>
 
 #include "chsql.h"
+#include "rulebundle.h"
 #include "rulesrc_ch.h"
+#include "test_files.h"
 
 #define SHA_A "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
@@ -69,36 +72,58 @@ static int fake_query(void *qctx, const char *sql, size_t max_answer,
 	return 0;
 }
 
+/* A bundle of one rule file whose text says n, in t; its id in sha. */
+static void make_bundle(struct jbuf *t, int n, char sha[65])
+{
+	char dir[] = "/tmp/test_rulesrc_ch.XXXXXX", text[128], err[256];
+	struct rulebundle b = { 0 };
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(text, sizeof(text), "-- bundle %d\tof the test\\\n"
+		 "jobtrace.rule(\"r\", function(p, d) end)\n", n);
+	test_write_file(dir, "10-a.lua", text);
+	jbuf_init(t);
+	assert_int_equal(rulebundle_make(dir, "v1", NULL, t, err, sizeof(err)),
+			 0);
+	assert_int_equal(rulebundle_open(t->buf, t->len, NULL, &b, err,
+					 sizeof(err)), 0);
+	memcpy(sha, b.sha256, 65);
+	rulebundle_free(&b);
+	test_remove_tree(dir);
+}
+
 /* A new bundle is fetched whole; the same one again costs one small
  * query and is not fetched. */
 static void test_fetch_new_then_unchanged(void **state)
 {
-	unsigned char bytes[600];
-	struct fake f = { .version = "v1", .sha = SHA_A, .bundle = bytes,
-			  .len = sizeof(bytes), .size = sizeof(bytes) };
+	char sha1[65], sha2[65], tag[80], err[256];
+	struct jbuf t1, t2, out;
+	struct fake f = { .version = "v1" };
 	struct rulesrc_ch *c;
-	char tag[80], err[256];
-	struct jbuf out;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bytes); i++)
-		bytes[i] = (unsigned char)(i * 7);	/* NULs, tabs, '\\' */
+	make_bundle(&t1, 1, sha1);
+	make_bundle(&t2, 2, sha2);
+	assert_non_null(memchr(t1.buf, '\0', t1.len));	/* a tar: NULs */
+	f.sha = sha1;
+	f.bundle = (const unsigned char *)t1.buf;
+	f.len = f.size = t1.len;
 	jbuf_init(&out);
 	assert_int_equal(rulesrc_clickhouse_new_query("jt", fake_query, &f,
 						      &c), 0);
 	assert_int_equal(rulesrc_clickhouse_fetch(c, NULL, &out, tag,
 						  sizeof(tag), err,
 						  sizeof(err)), 0);
-	assert_string_equal(tag, SHA_A);
-	assert_int_equal(out.len, sizeof(bytes));
-	assert_memory_equal(out.buf, bytes, sizeof(bytes));
+	assert_string_equal(tag, sha1);
+	assert_int_equal(out.len, t1.len);
+	assert_memory_equal(out.buf, t1.buf, t1.len);
 	assert_int_equal(f.latest_queries, 1);
 	assert_int_equal(f.bundle_queries, 1);
 
 	/* unchanged: one small query, nothing appended */
 	jbuf_reset(&out);
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(rulesrc_clickhouse_fetch(c, SHA_A, &out, tag,
+		assert_int_equal(rulesrc_clickhouse_fetch(c, sha1, &out, tag,
 							  sizeof(tag), err,
 							  sizeof(err)), 1);
 	assert_int_equal(out.len, 0);
@@ -106,14 +131,28 @@ static void test_fetch_new_then_unchanged(void **state)
 	assert_int_equal(f.bundle_queries, 1);
 
 	/* another push: fetched */
-	f.sha = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
-	assert_int_equal(rulesrc_clickhouse_fetch(c, SHA_A, &out, tag,
+	f.sha = sha2;
+	f.bundle = (const unsigned char *)t2.buf;
+	f.len = f.size = t2.len;
+	assert_int_equal(rulesrc_clickhouse_fetch(c, sha1, &out, tag,
 						  sizeof(tag), err,
 						  sizeof(err)), 0);
-	assert_string_equal(tag, f.sha);
+	assert_string_equal(tag, sha2);
 	assert_int_equal(f.bundle_queries, 2);
+	assert_memory_equal(out.buf, t2.buf, t2.len);
+
+	/* a row whose sha256 is not its bundle's: refused, not loaded */
+	jbuf_reset(&out);
+	f.sha = sha1;
+	assert_int_equal(rulesrc_clickhouse_fetch(c, sha2, &out, tag,
+						  sizeof(tag), err,
+						  sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "its sha256 column is wrong"));
+	assert_int_equal(out.len, 0);
 	rulesrc_clickhouse_free(c);
 	jbuf_free(&out);
+	jbuf_free(&t1);
+	jbuf_free(&t2);
 }
 
 /* Nothing pushed, a bundle cut short, a sha256 that is not one, and a
@@ -143,11 +182,16 @@ static void test_fetch_errors(void **state)
 						  sizeof(err)), -EBADMSG);
 	assert_non_null(strstr(err, "has 6 bytes, its row says 7"));
 
+	f.size = 6;	/* the right size, but not a bundle */
+	assert_int_equal(rulesrc_clickhouse_fetch(c, NULL, &out, tag,
+						  sizeof(tag), err,
+						  sizeof(err)), -EBADMSG);
+
 	f.sha = "0123' OR 1 = 1 --";
 	assert_int_equal(rulesrc_clickhouse_fetch(c, NULL, &out, tag,
 						  sizeof(tag), err,
 						  sizeof(err)), -EBADMSG);
-	assert_int_equal(f.bundle_queries, 1);
+	assert_int_equal(f.bundle_queries, 2);
 
 	f.fail = -ECONNREFUSED;
 	assert_int_equal(rulesrc_clickhouse_fetch(c, SHA_A, &out, tag,
