@@ -254,7 +254,16 @@ void rulesctl_tick(struct rulesctl *rc, uint64_t now)
 	char err[512];
 
 	if (rc->src) {
+		struct rulesrc_status st;
+
 		take_bundle(rc);
+		/* a refused bundle or a failing source is news for the fleet
+		 * (a host record) when it starts and when it ends */
+		rulesrc_get_status(rc->src, &st);
+		if (strcmp(st.last_error, rc->fetch_error)) {
+			memcpy(rc->fetch_error, st.last_error, sizeof(rc->fetch_error));
+			rc->changes++;
+		}
 		return;
 	}
 	if (rc->poll_ns && now >= rc->next_poll) {
