@@ -285,7 +285,8 @@ void cli_help_rules(FILE *out)
 	      "       jobtrace rules bundle DIR -o FILE [--version V] [--sign KEY.pem]\n"
 	      "\nShow what the rules decide for a command line, without the agent:\n"
 	      "include or exclude, tool, category, version, redacted argv, job fields.\n"
-	      "--rules tries a folder before it is installed (default: agent.rules_dir),\n"
+	      "--rules tries a folder before it is installed (default: rules.source when\n"
+	      "it is a folder, else agent.rules_dir),\n"
 	      "--parent gives the parent's command line, --repeat N times the decision,\n"
 	      "--argv-truncated shows the command line as one the kernel cut (the last\n"
 	      "argument is the cut one).  --lines decides for every line of FILE (- for\n"
@@ -449,7 +450,9 @@ int cli_rules_load(const struct cli *c, const char *dir, const char *cmd,
 int cli_run_rules(struct cli *c, const struct cli_cmd *cmd, int argc,
 		  char **argv)
 {
-	struct rules_opts o = { .dir = c->cfg.rules_dir, .uid = -1 };
+	/* the folder the agent follows: rules.source when it is one */
+	struct rules_opts o = { .dir = c->cfg.rules_source[0] == '/' ?
+				c->cfg.rules_source : c->cfg.rules_dir, .uid = -1 };
 	struct made_proc *m = NULL;
 	struct rules_input in = { 0 };
 	struct rules *r = NULL;

@@ -216,22 +216,6 @@ void rulesctl_changed(struct rulesctl *rc, uint64_t now)
 		rc->reload_at = now + RULESCTL_SETTLE_NS;
 }
 
-/*
- * A fetch refused (a signature, a manifest) or failing, or its error gone:
- * a change the host records tell the fleet (rules status), once per
- * error, not once per poll.
- */
-static void fetch_error_news(struct rulesctl *rc)
-{
-	struct rulesrc_status st;
-
-	rulesrc_get_status(rc->src, &st);
-	if (!strcmp(st.last_error, rc->fetch_error))
-		return;
-	util_strlcpy(rc->fetch_error, st.last_error, sizeof(rc->fetch_error));
-	rc->changes++;
-}
-
 /* Load a bundle the fetcher handed over; keep it when it loads. */
 static void take_bundle(struct rulesctl *rc)
 {
@@ -270,8 +254,16 @@ void rulesctl_tick(struct rulesctl *rc, uint64_t now)
 	char err[512];
 
 	if (rc->src) {
+		struct rulesrc_status st;
+
 		take_bundle(rc);
-		fetch_error_news(rc);
+		/* a refused bundle or a failing source is news for the fleet
+		 * (a host record) when it starts and when it ends */
+		rulesrc_get_status(rc->src, &st);
+		if (strcmp(st.last_error, rc->fetch_error)) {
+			memcpy(rc->fetch_error, st.last_error, sizeof(rc->fetch_error));
+			rc->changes++;
+		}
 		return;
 	}
 	if (rc->poll_ns && now >= rc->next_poll) {

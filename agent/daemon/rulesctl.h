@@ -45,10 +45,9 @@ struct rulesctl {
 	struct rulesrc_bundle cur;	/* in force when cur.sha256[0] */
 	bool from_state;	/* cur is the one kept in STATE at start */
 	char load_error[512];	/* the last handed-over bundle's load, "" ok */
+	char fetch_error[512];	/* the fetcher's error as last seen */
 	uint64_t loaded_at;	/* CLOCK_REALTIME ns of the last good load */
 	unsigned changes;	/* the rules in force changed (host records) */
-	char fetch_error[512];	/* the fetcher's error when last looked at:
-				 * a new one is news for the fleet too */
 };
 
 /* The engine rules over folder dir, nothing loaded or watched yet. */

@@ -98,6 +98,8 @@ done
 check "the two agents have two control sockets" test -S "$T/run/jobtraced.sock" -a -S "$T/b/run/jobtraced.sock"
 
 next_exec_named nap-v1 "at start"
+check "jobtrace rules test tries the followed folder (rules.source), not rules_dir" \
+	eq "$(cli rules test -- sleep 1 | sed -n 's/^tool: *//p')" nap-v1
 
 # ---- one edit, both agents -------------------------------------------------------
 r1=$(status_n 1 rules_reloads | cut -d' ' -f1)

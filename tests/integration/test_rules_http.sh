@@ -180,6 +180,12 @@ check "a bundle whose file does not match its MANIFEST is refused, the URL, line
 	wait_error "$URL: MANIFEST line 3: sha256 of 10-site.lua does not match" 5
 check "the version in force stays v2" eq "$(status_of rules_version)" v2
 next_named web-v2 "after the corrupt bundle"
+# the fleet store hears of it: a host record of phase rules with the error
+check "a host record says v2 is in force and the corrupt bundle was refused" \
+	wait_q "select count(*) from record where type = 'host'
+		and json_extract(json, '$.phase') = 'rules'
+		and json_extract(json, '$.rules.version') = 'v2'
+		and json_extract(json, '$.rules.error') like '%sha256 of 10-site.lua does not match%';" 1 5
 
 # a rule with a syntax error
 mkdir -p "$T/syntax" && site_rule web-v4 >"$T/syntax/10-site.lua"
