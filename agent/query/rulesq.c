@@ -227,14 +227,17 @@ void rulesq_fleet_finish(struct rulesq_fleet *f)
 {
 	if (f->n)
 		qsort(f->nodes, f->n, sizeof(*f->nodes), by_host);
-	f->behind = f->refused = 0;
+	f->behind = f->refused = f->elsewhere = 0;
 	for (size_t i = 0; i < f->n; i++) {
 		struct rulesq_node *n = &f->nodes[i];
 
-		n->behind = f->pushed && strcmp(n->sha256, f->sha256);
+		n->following = !strcmp(n->source, "clickhouse");
+		n->behind = n->following && f->pushed &&
+			    strcmp(n->sha256, f->sha256);
 		n->refused = n->error[0] != '\0';
 		f->behind += n->behind;
 		f->refused += n->refused;
+		f->elsewhere += !n->following;
 	}
 }
 
@@ -329,6 +332,8 @@ int rulesq_fleet_load(const struct jt_sink_config *s, struct rulesq_fleet *f,
 static const char *node_state(const struct rulesq_fleet *f,
 			      const struct rulesq_node *n)
 {
+	if (!n->following)
+		return n->source[0] ? "another source" : "no rules source said";
 	if (n->refused)
 		return n->behind ? "refused" : "current, refused a later bundle";
 	if (!n->sha256[0])
@@ -357,6 +362,7 @@ static void print_json(const struct rulesq_fleet *f, struct jbuf *b)
 	json_kv_u64(b, "nodes_total", f->n);
 	json_kv_u64(b, "nodes_behind", f->behind);
 	json_kv_u64(b, "nodes_refused", f->refused);
+	json_kv_u64(b, "nodes_elsewhere", f->elsewhere);
 	json_key(b, "nodes");
 	json_arr_open(b);
 	for (size_t i = 0; i < f->n; i++) {
@@ -369,6 +375,7 @@ static void print_json(const struct rulesq_fleet *f, struct jbuf *b)
 		json_kv_str(b, "source", n->source);
 		json_kv_str(b, "error", n->error);
 		json_kv_str(b, "time", n->time);
+		json_kv_bool(b, "following", n->following);
 		json_kv_bool(b, "behind", n->behind);
 		json_kv_bool(b, "refused", n->refused);
 		json_obj_close(b);
@@ -419,8 +426,9 @@ int rulesq_fleet_print(const struct rulesq_fleet *f, FILE *out, bool json)
 			util_printable(c.pushed_from));
 	else
 		fputs("latest push: none (the rules table is empty)\n", out);
-	fprintf(out, "nodes: %zu, %zu behind, %zu refused a bundle\n\n",
-		f->n, f->behind, f->refused);
+	fprintf(out, "nodes: %zu, %zu behind, %zu refused a bundle, %zu on"
+		" another rules source\n\n", f->n, f->behind, f->refused,
+		f->elsewhere);
 	if (f->n)
 		fprintf(out, "%-20s %-24s %-12s %-28s %s\n", "NODE", "VERSION",
 			"SHA256", "RECORDED", "STATE");

@@ -44,7 +44,8 @@ struct rulesq_node {
 	char source[RULESQ_TEXT];	/* rules.source */
 	char error[RULESQ_ERROR];	/* rules.error: the last refusal */
 	char time[40];			/* the record's time, RFC 3339 */
-	bool behind;			/* not on the latest push */
+	bool following;			/* its rules.source is clickhouse */
+	bool behind;			/* following, not on the latest push */
 	bool refused;			/* error set */
 };
 
@@ -59,6 +60,7 @@ struct rulesq_fleet {
 	struct rulesq_node *nodes;	/* by host name, after _finish */
 	size_t n, cap;
 	size_t behind, refused;		/* counts, after _finish */
+	size_t elsewhere;		/* nodes on another rules.source */
 };
 
 /*
@@ -69,7 +71,8 @@ struct rulesq_fleet {
  */
 int rulesq_fleet_add_host(struct rulesq_fleet *f, const char *json,
 			  size_t len);
-/* Sort the nodes by name and mark those behind the push and refused. */
+/* Sort the nodes by name and mark those that follow the store, those
+ * behind the push and those that refused a bundle. */
 void rulesq_fleet_finish(struct rulesq_fleet *f);
 /*
  * Fill f from the ClickHouse sink s: the latest row of the rules table and

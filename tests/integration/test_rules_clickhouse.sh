@@ -244,12 +244,12 @@ for _ in $(seq 1 50); do
 done
 note "$st_json"
 check "rules status --format json: latest v2, node-a and node-b on v2's sha256, none behind, none refused" \
-	eq "$(printf '%s' "$st_json" | grep -c '"latest":{"version":"v2","sha256":"'"$SHA2"'"')|$(printf '%s' "$st_json" | grep -o '"node":"node-[ab]","version":"v2","sha256":"'"$SHA2"'"' | wc -l)|$(printf '%s' "$st_json" | grep -o '"nodes_behind":0,"nodes_refused":0')" \
-	'1|2|"nodes_behind":0,"nodes_refused":0'
+	eq "$(printf '%s' "$st_json" | grep -c '"latest":{"version":"v2","sha256":"'"$SHA2"'"')|$(printf '%s' "$st_json" | grep -o '"node":"node-[ab]","version":"v2","sha256":"'"$SHA2"'"' | wc -l)|$(printf '%s' "$st_json" | grep -o '"nodes_behind":0,"nodes_refused":0,"nodes_elsewhere":0')" \
+	'1|2|"nodes_behind":0,"nodes_refused":0,"nodes_elsewhere":0'
 rules_cli status --source clickhouse
 note "$OUT"
 check "rules status (text): two nodes, none behind, both current" \
-	eq "$(printf '%s\n' "$OUT" | grep -c '^nodes: 2, 0 behind, 0 refused')|$(printf '%s\n' "$OUT" | grep -c '^node-[ab] .* current$')" "1|2"
+	eq "$(printf '%s\n' "$OUT" | grep -c '^nodes: 2, 0 behind, 0 refused a bundle, 0 on another rules source')|$(printf '%s\n' "$OUT" | grep -c '^node-[ab] .* current$')" "1|2"
 
 # ---- 6. an unsigned push: node-a loads it, node-b refuses it and says so ------------------
 make_rules "$T/good3" fleet-v3
@@ -267,7 +267,7 @@ for _ in $(seq 1 50); do
 done
 note "$OUT"
 check "rules status --format json: node-a on v3; node-b on v2, behind and refused, with the reason" \
-	eq "$(printf '%s' "$OUT" | grep -o '"node":"node-a","version":"v3","sha256":"'"$SHA3"'","source":"clickhouse","error":"","time":"[^"]*","behind":false,"refused":false' | wc -l)|$(printf '%s' "$OUT" | grep -o '"node":"node-b","version":"v2","sha256":"'"$SHA2"'","source":"clickhouse","error":"[^"]*sig[^"]*","time":"[^"]*","behind":true,"refused":true' | wc -l)|$(printf '%s' "$OUT" | grep -o '"nodes_total":2,"nodes_behind":1,"nodes_refused":1')" \
+	eq "$(printf '%s' "$OUT" | grep -o '"node":"node-a","version":"v3","sha256":"'"$SHA3"'","source":"clickhouse","error":"","time":"[^"]*","following":true,"behind":false,"refused":false' | wc -l)|$(printf '%s' "$OUT" | grep -o '"node":"node-b","version":"v2","sha256":"'"$SHA2"'","source":"clickhouse","error":"[^"]*sig[^"]*","time":"[^"]*","following":true,"behind":true,"refused":true' | wc -l)|$(printf '%s' "$OUT" | grep -o '"nodes_total":2,"nodes_behind":1,"nodes_refused":1')" \
 	'1|1|"nodes_total":2,"nodes_behind":1,"nodes_refused":1'
 rules_cli status --source clickhouse
 note "$OUT"

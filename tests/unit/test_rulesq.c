@@ -45,10 +45,15 @@ static void add(struct rulesq_fleet *f, const char *node, const char *t,
 	assert_int_equal(rulesq_fleet_add_host(f, rec, strlen(rec)), 0);
 }
 
-/* Four nodes against a push of B: one current, one behind on A, one
- * refused (error, still on A), one whose later record moved it to B. */
+/* Five nodes against a push of B: one current, one behind on A, one
+ * refused (error, still on A), one whose later record moved it to B, one
+ * that follows a folder (not behind: elsewhere). */
 static void test_fleet_status(void **state)
 {
+	const char *folder = "{\"type\":\"host\",\"host\":\"n5\",\"time\":"
+			     "\"2026-11-27T10:00:00.000000Z\",\"rules\":{"
+			     "\"version\":null,\"sha256\":null,\"source\":"
+			     "\"/shared/rules\",\"error\":null}}";
 	struct rulesq_fleet f = { .pushed = true };
 	char *text = NULL;
 	size_t len = 0;
@@ -64,9 +69,15 @@ static void test_fleet_status(void **state)
 	add(&f, "n4", "2026-11-27T10:00:05.000000Z", "v2", SHA_B, "null");
 	/* an older record of n4 comes later in the answer: it is not kept */
 	add(&f, "n4", "2026-11-27T09:59:00.000000Z", "v1", SHA_A, "null");
+	/* a node that follows a folder: not behind, on another source */
+	assert_int_equal(rulesq_fleet_add_host(&f, folder, strlen(folder)), 0);
 	rulesq_fleet_finish(&f);
 
-	assert_int_equal(f.n, 4);
+	assert_int_equal(f.n, 5);
+	assert_string_equal(f.nodes[4].host, "n5");
+	assert_false(f.nodes[4].following);
+	assert_false(f.nodes[4].behind);
+	assert_int_equal(f.elsewhere, 1);
 	assert_string_equal(f.nodes[0].host, "n1");
 	assert_string_equal(f.nodes[3].host, "n4");
 	assert_false(f.nodes[0].behind);
@@ -87,14 +98,16 @@ static void test_fleet_status(void **state)
 	fclose(m);
 	assert_true(json_valid(text));
 	assert_non_null(strstr(text, "\"nodes_behind\":2"));
-	assert_non_null(strstr(text, "\"nodes_refused\":1"));
+	assert_non_null(strstr(text, "\"nodes_refused\":1,\"nodes_elsewhere\":1"));
 	assert_non_null(strstr(text, "{\"node\":\"n2\",\"version\":\"v1\""));
 	free(text);
 
 	m = open_memstream(&text, &len);
 	assert_int_equal(rulesq_fleet_print(&f, m, false), 0);
 	fclose(m);
-	assert_non_null(strstr(text, "nodes: 4, 2 behind, 1 refused"));
+	assert_non_null(strstr(text, "nodes: 5, 2 behind, 1 refused a bundle,"
+				     " 1 on another rules source"));
+	assert_non_null(strstr(text, "another source"));
 	assert_non_null(strstr(text, "error:  MANIFEST.sig: no signature"));
 	free(text);
 	rulesq_fleet_free(&f);
@@ -133,7 +146,7 @@ static void test_fleet_odd(void **state)
 	assert_int_equal(rulesq_fleet_print(&f, m, false), 0);
 	fclose(m);
 	assert_non_null(strstr(text, "latest push: none"));
-	assert_non_null(strstr(text, "no bundle"));
+	assert_non_null(strstr(text, "no rules source said"));
 	assert_null(strchr(text, '\033'));
 	free(text);
 	rulesq_fleet_free(&f);
