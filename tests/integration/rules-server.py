@@ -6,14 +6,16 @@ rules-server.py DIR PORTFILE: serves the files of DIR on 127.0.0.1 (a free
 port, written to PORTFILE) with an ETag (the content's SHA-256) and answers
 304 to a GET whose If-None-Match is the file's ETag, as a web server or an
 object store does.  GET /counts answers the requests seen per path and
-status as JSON ({"/b.tar": {"200": 1, "304": 4}}), so the test can count
-what each poll cost.
+status as JSON ({"/b.tar": {"200": 1, "304": 4, "t200": T}}), T the epoch
+time of the last 200 answer, so the test can count what each poll cost and
+tell when the agent fetched a new bundle by the server's own clock.
 """
 import hashlib
 import json
 import os
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ROOT = sys.argv[1]
@@ -25,6 +27,8 @@ def count(path, status):
     with LOCK:
         c = COUNTS.setdefault(path, {})
         c[str(status)] = c.get(str(status), 0) + 1
+        if status == 200:
+            c["t200"] = time.time()
 
 
 class Handler(BaseHTTPRequestHandler):

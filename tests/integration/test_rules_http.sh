@@ -164,10 +164,16 @@ check "and at least 3 ($b)" between "$b" 3 100
 # ---- a new bundle --------------------------------------------------------------------
 site_rule web-v2 >"$R/10-site.lua"
 cli rules bundle "$R" -o "$T/v2.tar" --version v2 >/dev/null
+t_pub=$(now)
 publish "$T/v2.tar"
 check "bundle v2 in force within the poll interval and its jitter ($POLL s + 10%)" wait_status rules_version v2 4
-note "v2 in force $ELAPSED s after it was published (poll_interval $POLL s)"
-check "within $POLL.2 s + 0.5 s of load ($ELAPSED s)" between "$ELAPSED" 0 2.7
+# when the agent asked is the server's clock (its poll timer: the interval,
+# the jitter and a thread's wake-up); the load after it is printed, not
+# bounded, as it depends on what else the node runs
+fetched=$(awk -v a="$t_pub" -v b="$(served t200)" 'BEGIN { printf "%.2f", b - a }')
+note "v2 fetched $fetched s and in force $ELAPSED s after it was published (poll_interval $POLL s)"
+check "fetched within $POLL s + 10% jitter (+0.1 s for the thread's wake-up) of its publication ($fetched s)" \
+	between "$fetched" 0 "$(awk -v p="$POLL" 'BEGIN { print p * 1.1 + 0.1 }')"
 next_named web-v2 "bundle v2"
 
 # ---- refused bundles keep the last good -------------------------------------------
