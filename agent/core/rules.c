@@ -1397,6 +1397,14 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
+/* The rule files of dir, as loaded: their count or -errno. */
+int rules_dir_files(const char *dir, struct dirent ***names)
+{
+	int n = scandir(dir, names, lua_file, by_name);
+
+	return n < 0 ? -errno : n;
+}
+
 /* Number of globals: a file that adds one (a library) registers something. */
 static size_t count_globals(lua_State *L)
 {
@@ -1466,10 +1474,10 @@ static int load_files(struct rules *r, struct rstate *rs, const char *dir,
 	int n = 0, rc = 0;
 
 	if (dir) {
-		n = scandir(dir, &names, lua_file, by_name);
+		n = rules_dir_files(dir, &names);
 		if (n < 0) {
-			rc = -errno;
-			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+			rc = n;
+			snprintf(err, errlen, "%s: %s", dir, strerror(-rc));
 			return rc;
 		}
 		if (n > MAX_FILES) {

@@ -40,6 +40,7 @@ static const struct sf_field sf_cost_fields[] = { SF_COST(SF_ROW) };
 static const struct sf_field sf_efficiency_fields[] = { SF_EFFICIENCY(SF_ROW) };
 static const struct sf_field sf_price_fields[] = { SF_PRICE(SF_ROW) };
 static const struct sf_field sf_outside_fields[] = { SF_OUTSIDE(SF_ROW) };
+static const struct sf_field sf_rules_fields[] = { SF_RULES(SF_ROW) };
 
 static const struct sf_field process_fields[] = {
 	SF_HEAD(SF_ROW)

@@ -79,6 +79,7 @@ struct agent {
 	struct query_server *qs;	/* users' report and export, groups */
 	struct dockjobs *dj;		/* container look-ups, NULL: off */
 	struct rulesctl rc;		/* the rules loaded, watched */
+	unsigned rules_reported;	/* rc.changes in the last host record */
 	struct tracker *trk;		/* process table, events -> records */
 	struct smklogq *smk;		/* Snakemake job logs (local mode),
 					 * NULL: off */
@@ -301,6 +302,7 @@ static void emit_host(struct agent *a, const char *phase, uint64_t now)
 	struct spool_stats ss;
 	struct jt_cloud cloud;
 	struct tracker_stats ts = tracker_stats(a->trk);
+	struct rulesctl_host rh;
 	struct hostrec_src s = {
 		.host = &a->host, .counters = a->counters,
 		.events_seen = ts.events_seen,
@@ -315,6 +317,12 @@ static void emit_host(struct agent *a, const char *phase, uint64_t now)
 
 	spool_get_stats(a->spool, &ss);
 	s.lost_disk_full = ss.lost_disk_full;
+	rulesctl_host(&a->rc, &rh);
+	s.rules_version = rh.version;
+	s.rules_sha256 = rh.sha256;
+	s.rules_source = rh.source;
+	s.rules_error = rh.error;
+	a->rules_reported = a->rc.changes;
 	imds_identity(a->imds, &cloud);
 	a->size_cap_reported = s.store_size_cap;
 	a->outside_reported = ts.outside.processes;
@@ -494,6 +502,9 @@ static void on_tick(struct agent *a)
 	collector_drain(a->col);
 	smklogq_tick(a->smk, now);
 	rulesctl_tick(&a->rc, now);
+	/* after the start record: each change of the rules in force */
+	if (!a->host_start_ns && a->rc.changes != a->rules_reported)
+		emit_host(a, "rules", util_now_ns(CLOCK_BOOTTIME));
 	jobctl_tick(a->jc, now);
 	query_server_reap(a->qs, now);
 	dockjobs_tick(a->dj, now);
@@ -550,7 +561,7 @@ static void reply_status(struct agent *a, bool privileged, FILE *out)
 		.records_spooled = a->records_spooled,
 		.records_unspooled = a->records_unspooled,
 		.control_busy = a->control_busy,
-		.rules_failing = a->rc.failing,
+		.rules_failing = a->rc.failing, .rc = &a->rc,
 	};
 
 	/* the counters as of the request: what ended before it is counted */
@@ -807,6 +818,11 @@ static void reload(struct agent *a)
 	    nc.docker_timeout_ms != a->cfg.docker_timeout_ms ||
 	    nc.docker_end_grace_ms != a->cfg.docker_end_grace_ms)
 		log_warn("reload: store, spool, sinks, run_dir, collector sizes, collector.record, cloud and docker change only at restart");
+	if (strcmp(nc.rules_source, a->cfg.rules_source) ||
+	    strcmp(nc.rules_public_key, a->cfg.rules_public_key) ||
+	    nc.rules_poll_ms != a->cfg.rules_poll_ms ||
+	    nc.rules_inotify != a->cfg.rules_inotify)
+		log_warn("reload: rules.source, poll_interval, public_key and inotify change only at restart");
 	free(a->cfg.control_group);
 	a->cfg.control_group = nc.control_group;
 	nc.control_group = NULL;
@@ -1149,6 +1165,7 @@ static int start(struct agent *a)
 	    open_delivery(a))
 		return -1;
 	rulesctl_init(&a->rc, a->rules, a->cfg.rules_dir);
+	rulesctl_source(&a->rc, &a->cfg);
 	rulesctl_start(&a->rc);
 	set_smklog(a);
 	if (collector_open(&co, &cb, &a->col) || setup_loop(a) ||

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "proc_table.h"
 #include "rules.h"
+#include "rulesctl.h"
 #include "signals.h"
 #include "sink.h"
 #include "smklogq.h"
@@ -189,7 +190,7 @@ static void status_rules(const struct status_src *s, FILE *out)
 	fprintf(out, "rules: %s\n", st.files ? st.dir : "none loaded (every process included, tool = program name, arguments withheld)");
 	fprintf(out, "rules_state: %s\n",
 		!st.files ? "none: arguments withheld"
-		: st.builtin ? "built-in: the rules folder did not load, arguments withheld"
+		: st.builtin ? "built-in: the rules of rules.source did not load, arguments withheld"
 			     : "ok");
 	fprintf(out, "rules_args_withheld: %llu\n",
 		(unsigned long long)st.args_withheld);
@@ -203,6 +204,8 @@ static void status_rules(const struct status_src *s, FILE *out)
 		(unsigned long long)st.reloads_ok,
 		(unsigned long long)st.reloads_failed);
 	fprintf(out, "rules_last_error: %s\n", *st.last_error ? st.last_error : "none");
+	if (s->rc)
+		rulesctl_print(s->rc, out);
 }
 
 /* Reply to "status": agent health and counters; a privileged peer sees

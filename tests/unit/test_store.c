@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "chquery.h"
+#include "chsql.h"
 #include "json.h"
 #include "log.h"
 #include "qcmd.h"
@@ -1496,7 +1497,7 @@ static void test_put_json_cost(void **state)
 }
 
 /* Selector values become safe ClickHouse literals and identifiers. */
-static void test_chquery_quote(void **state)
+static void test_chsql_quote(void **state)
 {
 	static const struct {
 		const char *in, *want;
@@ -1521,16 +1522,16 @@ static void test_chquery_quote(void **state)
 	jbuf_init(&b);
 	for (size_t i = 0; i < sizeof(lit) / sizeof(lit[0]); i++) {
 		jbuf_reset(&b);
-		assert_int_equal(chquery_quote(&b, lit[i].in), 0);
+		assert_int_equal(chsql_quote(&b, lit[i].in), 0);
 		assert_string_equal(jbuf_str(&b), lit[i].want);
 	}
 	jbuf_reset(&b);
-	assert_int_equal(chquery_quote(&b, "a\nb"), -EINVAL);
-	assert_int_equal(chquery_quote(&b, "tab\there"), -EINVAL);
-	assert_int_equal(chquery_quote(&b, "del\x7f"), -EINVAL);
+	assert_int_equal(chsql_quote(&b, "a\nb"), -EINVAL);
+	assert_int_equal(chsql_quote(&b, "tab\there"), -EINVAL);
+	assert_int_equal(chsql_quote(&b, "del\x7f"), -EINVAL);
 	for (size_t i = 0; i < sizeof(id) / sizeof(id[0]); i++) {
 		jbuf_reset(&b);
-		chquery_ident(&b, id[i].in);
+		chsql_ident(&b, id[i].in);
 		assert_string_equal(jbuf_str(&b), id[i].want);
 	}
 	jbuf_free(&b);
@@ -1696,7 +1697,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_put_json_cost, setup,
 						teardown),
-		cmocka_unit_test(test_chquery_quote),
+		cmocka_unit_test(test_chsql_quote),
 		cmocka_unit_test_setup_teardown(test_chquery_tsv, setup,
 						teardown),
 	};
