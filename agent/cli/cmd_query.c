@@ -110,6 +110,27 @@ void cli_help_cost(FILE *out)
 		"See doc/cost.md for the formulas.\n");
 }
 
+/* Usage of sweep after its synopsis. */
+void cli_help_sweep(FILE *out)
+{
+	fprintf(out,
+		"\nWhat the fleet paid for that did no work in [TIME, now], from the\n"
+		"stored records (every host's, so it needs to read the store):\n"
+		"  nodes     per host, by idle time: the time its agent was up and no job\n"
+		"            ran, priced at its host records' price.per_hour (as\n"
+		"            jobtrace cost's idle nodes), and its node_idle signals\n"
+		"  low CPU   hosts whose CPU over the period (the CPU of the process\n"
+		"            records that ended in it, each clipped to it, over the up\n"
+		"            time x price.node_cpus) stayed below 5 %%: a mean, not a peak\n"
+		"  stuck     per host and job, the union of its processes' stalls (stall\n"
+		"            signals: no CPU, I/O or network progress) from their last\n"
+		"            progress to their end record (none: now), at the host's price\n"
+		"  saved     per currency, idle nodes plus stuck jobs (a low-CPU host's\n"
+		"            cost is shown, not added: its idle time is in it)\n"
+		"\n--format text, json or csv (a header row; numbers unformatted).\n"
+		"TIME and --source: as for jobtrace cost.\n");
+}
+
 /* Usage of rightsize after its synopsis. */
 void cli_help_rightsize(FILE *out)
 {

@@ -12,6 +12,7 @@
 #include "qcmd.h"
 #include "rightsize.h"
 #include "store.h"
+#include "sweep.h"
 #include "util.h"
 
 /* `report`: the summaries and the process tree. */
@@ -60,6 +61,19 @@ static int run_cost(struct store *st, const char *where,
 			       util_now_ns(CLOCK_REALTIME) / 1e9, out);
 }
 
+/* `sweep`: idle nodes, low-CPU instances and stuck jobs of the fleet. */
+static int run_sweep(struct store *st, const char *where,
+		     const struct report_query *q, const char *format,
+		     FILE *out)
+{
+	enum report_format fmt;
+
+	if (storeq_format_parse(format, &fmt))
+		return -EINVAL;
+	return sweep_run_store(st, where, q, fmt,
+			       util_now_ns(CLOCK_REALTIME) / 1e9, out);
+}
+
 static const char *const sel_report[] = {
 	"job", "run", "pipeline", "since", "pid", NULL
 };
@@ -70,6 +84,7 @@ static const char *const sel_rightsize[] = {
 	"pipeline", "run", "job", "since", NULL
 };
 static const char *const sel_cost[] = { "since", "job", "run", NULL };
+static const char *const sel_sweep[] = { "since", NULL };
 static const char *const fmt_report[] = { "text", "json", "html", NULL };
 static const char *const fmt_export[] = { "ndjson", NULL };
 static const char *const fmt_rightsize[] = {
@@ -94,6 +109,8 @@ const struct qcmd qcmd_table[] = {
 	{ .name = "cost", .selectors = sel_cost, .formats = fmt_cost,
 	  .by = true, .clickhouse = true, .what = CHQ_COST,
 	  .run = run_cost },
+	{ .name = "sweep", .selectors = sel_sweep, .formats = fmt_cost,
+	  .clickhouse = true, .what = CHQ_SWEEP, .run = run_sweep },
 };
 const size_t qcmd_count = sizeof(qcmd_table) / sizeof(qcmd_table[0]);
 

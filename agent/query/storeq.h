@@ -241,5 +241,7 @@ int storeq_json_print(struct jbuf *b, FILE *out);
  * base name of exe, else comm, else "?". */
 const char *storeq_tool_name(const char *tool, const char *exe,
 			     const char *comm);
+/* Write s as a CSV field (RFC 4180: quoted when it needs to be). */
+void storeq_csv_field(FILE *out, const char *s);
 
 #endif
