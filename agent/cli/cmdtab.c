@@ -51,8 +51,10 @@ const struct cli_cmd cli_cmds[] = {
 	  "the ClickHouse tables the clickhouse sinks fill; the record"
 	  " fields", 0, cli_help_schema, cli_run_schema },
 	{ "prices", "prices import [--region R]... [--output FILE]"
-	  " OFFER_FILE | import-spot --table TABLE [--output FILE] SPOT_FILE",
-	  "the price table from AWS's EC2 offer file; spot prices into it",
+	  " OFFER_FILE | import-spot --table TABLE [--output FILE] SPOT_FILE"
+	  " | import-gcp [--table TABLE] [--output FILE] GCP_FILE",
+	  "the price table from AWS's EC2 offer file; spot prices or GCP"
+	  " machine types into it",
 	  CLI_NO_CONFIG, cli_help_prices, cli_run_prices },
 };
 const size_t cli_ncmds = sizeof(cli_cmds) / sizeof(cli_cmds[0]);

@@ -264,15 +264,16 @@ int spot_import_buf(struct spot_set *s, const char *name, const char *buf,
 	return rc;
 }
 
-/* Read the spot file at path into s. */
-int spot_import_file(struct spot_set *s, const char *path, char *err,
+/* Read the regular file at path (at most SPOT_FILE_MAX bytes) into *buf
+ * (malloc'd, NUL-terminated), its size in *len (spot_import.h). */
+int spot_import_read(const char *path, char **buf, size_t *len, char *err,
 		     size_t errlen)
 {
-	char *buf = NULL;
 	struct stat st;
 	ssize_t got;
-	int fd, rc;
+	int fd, rc = 0;
 
+	*buf = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		rc = -errno;
@@ -285,23 +286,41 @@ int spot_import_file(struct spot_set *s, const char *path, char *err,
 		rc = -EINVAL;
 		goto out;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
+	*buf = malloc((size_t)st.st_size + 1);
+	if (!*buf) {
 		util_seterr(err, errlen, "%s: out of memory", path);
 		rc = -ENOMEM;
 		goto out;
 	}
-	got = read(fd, buf, (size_t)st.st_size);
+	got = read(fd, *buf, (size_t)st.st_size);
 	if (got != st.st_size) {
 		rc = got < 0 ? -errno : -EIO;
 		util_seterr(err, errlen, "%s: %s", path, strerror(-rc));
 		goto out;
 	}
-	rc = spot_import_buf(s, path, buf, (size_t)got, err, errlen);
+	(*buf)[got] = '\0';
+	*len = (size_t)got;
 out:
-	free(buf);
+	if (rc) {
+		free(*buf);
+		*buf = NULL;
+	}
 	if (fd >= 0)
 		close(fd);
+	return rc;
+}
+
+/* Read the spot file at path into s. */
+int spot_import_file(struct spot_set *s, const char *path, char *err,
+		     size_t errlen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = spot_import_read(path, &buf, &len, err, errlen);
+
+	if (!rc)
+		rc = spot_import_buf(s, path, buf, len, err, errlen);
+	free(buf);
 	return rc;
 }
 
@@ -404,7 +423,7 @@ int spot_import_write(const void *arg, FILE *out)
 {
 	const struct spot_out *o = arg;
 	char *line = NULL, when[32] = "-";
-	time_t latest = (time_t)o->spot->latest;
+	time_t latest = o->spot ? (time_t)o->spot->latest : 0;
 	size_t cap = 0;
 	struct tm tm;
 	FILE *f;
@@ -417,11 +436,14 @@ int spot_import_write(const void *arg, FILE *out)
 	if (f)
 		fclose(f);
 	free(line);
-	if (o->spot->latest && gmtime_r(&latest, &tm))
+	if (latest && gmtime_r(&latest, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fprintf(out, "# spot prices from %s (latest %s): Linux/UNIX, the"
-		" latest of each zone; a region's is the lowest of its zones'\n",
-		o->spot_file, when);
+	if (o->note)
+		fprintf(out, "# %s\n", o->note);
+	else
+		fprintf(out, "# spot prices from %s (latest %s): Linux/UNIX,"
+			" the latest of each zone; a region's is the lowest of"
+			" its zones'\n", o->spot_file, when);
 	fputs("# region\tinstance_type\ton_demand_per_hour\tspot_per_hour"
 	      "\tcurrency\tvcpus\tmemory_gib\tgpus\tgpu_model\tfamily\tarch\n",
 	      out);

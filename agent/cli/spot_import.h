@@ -54,6 +54,10 @@ struct spot_set {
  */
 int spot_import_buf(struct spot_set *s, const char *name, const char *buf,
 		    size_t len, char *err, size_t errlen);
+/* Read the regular file at path (at most 256 MiB) into *buf (malloc'd,
+ * NUL-terminated) and *len: 0, or -errno with err naming the file. */
+int spot_import_read(const char *path, char **buf, size_t *len, char *err,
+		     size_t errlen);
 /* The same from the file at path: also -errno. */
 int spot_import_file(struct spot_set *s, const char *path, char *err,
 		     size_t errlen);
@@ -66,6 +70,8 @@ int spot_import_merge(struct spot_set *s, struct prices_set *set);
 struct spot_out {
 	const char *table;		/* the table read: its comments kept */
 	const char *spot_file;		/* named in a comment */
+	const char *note;		/* not NULL: this comment instead (a
+					 * GCP import: spot is NULL then) */
 	const struct prices_set *set;
 	const struct spot_set *spot;
 };

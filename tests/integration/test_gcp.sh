@@ -36,10 +36,11 @@ fi
 FAKE=$top_srcdir/tests/integration/fake-gce.py
 WANT='{"provider":"gcp","instance_id":"4520031799277581759","instance_type":"e2-standard-4","region":"us-central1","zone":"us-central1-a","lifecycle":"spot"}'
 
-# Start the agent with cloud { $1 } at the fake.
+# Start the agent with cloud { $1 } at the fake (and more config $2).
 launch() {
 	echo "---- launch: cloud = { $1 }" >>"$T/agent.log"
-	start_agent "" "cloud = { imds_url = \"http://127.0.0.1:$FAKE_PORT\"; $1 };"
+	start_agent "" "cloud = { imds_url = \"http://127.0.0.1:$FAKE_PORT\"; $1 };
+${2:-}"
 }
 
 # Member $1 of the host start record, once it is stored (10 s).
@@ -59,10 +60,17 @@ reset() {
 
 start_watchdog 300
 
-# ---- gcp: every attribute ---------------------------------------------------------------
+# ---- gcp: every attribute, priced by a table of `prices import-gcp` -------------------------
+cat >"$T/gcp.csv" <<'CSV'
+machine_type,region,vcpus,memory_gib,gpus,gpu_model,on_demand_per_hour,spot_per_hour,currency
+e2-standard-4,us-central1,4,16,0,-,0.134012,0.040204,USD
+e2-standard-4,europe-west4,4,16,0,-,0.147,0.0441,USD
+CSV
+"$CLI" prices import-gcp --output "$T/gcp.tsv" "$T/gcp.csv" 2>"$T/import.err"
+check "prices import-gcp makes the table ($(cat "$T/import.err"))" eq "$?" 0
 F=$T/fake
 start_fake "$F" || finish
-launch 'provider = "gcp";' || finish
+launch 'provider = "gcp";' "cost = { prices_file = \"$T/gcp.tsv\"; };" || finish
 cloud=$(start_member cloud)
 check "gcp: the start record's cloud is the fake's answers ($cloud)" eq "$cloud" "$WANT"
 st=$(cli status)
@@ -73,6 +81,8 @@ check "gcp: every request carried Metadata-Flavor: Google ($(grep -vc 'flavor=Go
 	eq "$(grep -vc 'flavor=Google$' "$F/requests.log")" 0
 other=$(grep -v -E '^GET /computeMetadata/v1/(project/project-id|instance/zone|instance/machine-type|instance/id|instance/scheduling/preemptible|instance/scheduling/provisioning-model) 200 ' "$F/requests.log")
 check "gcp: only the six documented paths, each answered 200${other:+ (also: $other)}" eq "$other" ""
+check "gcp: priced at the table's spot price of e2-standard-4 in us-central1, 0.040204 USD ($(start_member price))" \
+	eval '[ "$(start_member price.per_hour)" = 0.040204 ] && [ "$(start_member price.currency)" = USD ]'
 check "gcp: the project id is in no record" \
 	eq "$(q "select count(*) from record where json like '%my-gcp-project%';")" 0
 reset
