@@ -202,6 +202,10 @@ static int load_idle(struct calc *c)
 	return err;
 }
 
+/* A CPU column as an amount: a number above 0, else 0 (junk, text). */
+#define CPU_AMOUNT(c) "(CASE WHEN typeof(" c ") IN ('integer', 'real')" \
+	" AND " c " > 0 THEN " c " ELSE 0 END)"
+
 /* The node_idle signals of the period, and the processes' CPU in it. */
 static int load_signals_cpu(struct calc *c)
 {
@@ -211,13 +215,12 @@ static int load_signals_cpu(struct calc *c)
 		" WHERE type = 'signal' AND " JSTR("$.kind") " = 'node_idle'"
 		" AND time >= ?1 GROUP BY 1"
 		" UNION ALL"
-		" SELECT host, 1, 0, SUM((MAX(COALESCE(cpu_user_s, 0), 0) +"
-		"  MAX(COALESCE(cpu_sys_s, 0), 0)) * CASE"
+		" SELECT host, 1, 0, SUM((" CPU_AMOUNT("cpu_user_s") " + "
+		CPU_AMOUNT("cpu_sys_s") ") * CASE"
 		"  WHEN end_time > start_time THEN"
 		"  (MIN(end_time, ?2) - MAX(start_time, ?1)) /"
 		"  (end_time - start_time) ELSE 1 END)"
 		" FROM process WHERE since_time >= ?1 AND end_time IS NOT NULL"
-		" AND typeof(cpu_user_s) IN ('integer', 'real')"
 		" AND end_time >= ?1 GROUP BY host";
 	sqlite3_stmt *st = NULL;
 	int rc, err;
