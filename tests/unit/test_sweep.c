@@ -152,8 +152,9 @@ static void put_node_idle(struct store *s, const char *host, double off,
  *      7200 / (3600 x 4) = 0.5, not low.  Its stalls (aws-batch): one from
  *      T0-300 to T0+60 (clipped: 60 s), one T0+100..T0+700 (600 s): 660 s,
  *      7.2 x 660 / 3600 = 1.32 EUR.
- *  n3: up from T0 without a price, 2 CPUs, no process: idle 7200 s
- *      unpriced, CPU 0 (low).
+ *  n3: up from T0 without a price, 2 CPUs, one process of no job whose
+ *      user_s is text (junk: 0) and sys_s 72: idle 7200 s unpriced, CPU
+ *      72 / (7200 x 2) = 0.005 (low).
  * Saved: USD 4.0 + 1.3 + 0.6 = 5.9 (idle 4.0, stuck 1.9); EUR 1.32.
  */
 static struct store *fleet(void)
@@ -177,6 +178,12 @@ static struct store *fleet(void)
 	put_stall(s, "n2", "j2", "aws-batch", 700, -300, 60);
 	put_stall(s, "n2", "j2", "aws-batch", 701, 100, 700);
 	put_host(s, "n3", "start", 0, NAN, NULL, 2, NULL);
+	test_put_json(s, "{\"type\":\"process\",\"schema\":1,\"host\":\"n3\","
+		      "\"id\":\"proc-junk\",\"pid\":9,\"ppid\":1,\"start_time\":"
+		      "\"2026-03-01T10:00:00Z\",\"exe\":\"/bin/y\",\"comm\":\"y\","
+		      "\"argv\":[\"y\"],\"uid\":0,\"job\":null,\"tool\":{\"name\":"
+		      "\"y\"},\"end_time\":\"2026-03-01T10:01:40Z\",\"exit\":"
+		      "{\"code\":0},\"cpu\":{\"user_s\":\"x\",\"sys_s\":72}}");
 	assert_true(store_flush(s) >= 0);
 	return s;
 }
@@ -242,7 +249,8 @@ static void test_fleet(void **state)
 	n = node(r, "n3");
 	assert_float_equal(n->idle_s, 7200, EPS);
 	assert_true(n->idle_cost < 0);
-	assert_float_equal(n->cpu, 0, EPS);
+	assert_float_equal(n->cpu_s, 72, EPS);
+	assert_float_equal(n->cpu, 0.005, EPS);
 	assert_true(n->low_cpu);
 	assert_null(n->instance_type);
 
