@@ -67,7 +67,8 @@ e2-standard-4,us-central1,4,16,0,-,0.134012,0.040204,USD
 e2-standard-4,europe-west4,4,16,0,-,0.147,0.0441,USD
 CSV
 "$CLI" prices import-gcp --output "$T/gcp.tsv" "$T/gcp.csv" 2>"$T/import.err"
-check "prices import-gcp makes the table ($(cat "$T/import.err"))" eq "$?" 0
+rc=$?
+check "prices import-gcp makes the table (got $rc: $(cat "$T/import.err"))" eq "$rc" 0
 F=$T/fake
 start_fake "$F" || finish
 launch 'provider = "gcp";' "cost = { prices_file = \"$T/gcp.tsv\"; };" || finish
