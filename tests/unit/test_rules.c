@@ -505,6 +505,45 @@ static void test_runtime_error_counted(void **state)
 	drop_file("10-good.lua");
 }
 
+/*
+ * Why the last load failed stays in load_error while a rule of the rules
+ * in force errs at run time (last_error) and while the built-in rules
+ * stand in; a folder that loads clears it.
+ */
+static void test_load_error_kept(void **state)
+{
+	struct rules *r = engine();
+	struct rules_decision d;
+	struct rules_stats st;
+
+	test_write_file(dir, "20-rare.lua",
+		 "jobtrace.rule('rare', function(p, d)\n"
+		 "  if p.argv[2] == 'boom' then error('kaboom') end\n"
+		 "end)\n");
+	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	rules_get_stats(r, &st);
+	assert_string_equal(st.load_error, "");
+	test_write_file(dir, "30-bad.lua", "jobtrace.rule('x', function(p, d)\n");
+	assert_int_not_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	d = decide(r, "bwa\0boom", 9, "/usr/bin/bwa");
+	assert_int_equal(d.errors, 1);
+	rules_decision_free(&d);
+	rules_get_stats(r, &st);
+	assert_non_null(strstr(st.last_error, "20-rare.lua:2:"));
+	assert_non_null(strstr(st.load_error, "30-bad.lua:"));
+	assert_int_equal(rules_load_builtin(r, err, sizeof(err)), 0);
+	rules_get_stats(r, &st);
+	assert_true(st.builtin);
+	assert_non_null(strstr(st.load_error, "30-bad.lua:"));
+	drop_file("30-bad.lua");
+	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	rules_get_stats(r, &st);
+	assert_string_equal(st.load_error, "");
+	rules_free(r);
+	drop_file("20-rare.lua");
+	drop_file("10-good.lua");
+}
+
 /* bwa, a 2 KB argument of 'a' (no 'x' in it), --token s3cr3t. */
 static size_t long_argv(char *buf, size_t cap)
 {
@@ -907,6 +946,7 @@ int main(void)
 		cmocka_unit_test(test_selftest_fails),
 		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_runtime_error_counted),
+		cmocka_unit_test(test_load_error_kept),
 		cmocka_unit_test(test_no_rules),
 		cmocka_unit_test(test_builtin),
 		cmocka_unit_test(test_deadline_not_catchable),
