@@ -472,6 +472,13 @@ static void test_sandbox(void **state)
 	drop_file("30-probe.lua");
 }
 
+/* A rule that errs on the argument "boom" (line 2), else sets a version. */
+static const char rare_rule[] =
+	"jobtrace.rule('rare', function(p, d)\n"
+	"  if p.argv[2] == 'boom' then error('kaboom') end\n"
+	"  d.version = '1'\n"
+	"end)\n";
+
 /* A rule failing at run time (not in a self-test) is counted and fails closed. */
 static void test_runtime_error_counted(void **state)
 {
@@ -479,11 +486,7 @@ static void test_runtime_error_counted(void **state)
 	struct rules_decision d;
 	struct rules_stats st;
 
-	test_write_file(dir, "20-rare.lua",
-		 "jobtrace.rule('rare', function(p, d)\n"
-		 "  if p.argv[2] == 'boom' then error('kaboom') end\n"
-		 "  d.version = '1'\n"
-		 "end)\n");
+	test_write_file(dir, "20-rare.lua", rare_rule);
 	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
 	d = decide(r, "bwa\0boom", 9, "/usr/bin/bwa");
 	assert_int_equal(d.errors, 1);
@@ -516,10 +519,7 @@ static void test_load_error_kept(void **state)
 	struct rules_decision d;
 	struct rules_stats st;
 
-	test_write_file(dir, "20-rare.lua",
-		 "jobtrace.rule('rare', function(p, d)\n"
-		 "  if p.argv[2] == 'boom' then error('kaboom') end\n"
-		 "end)\n");
+	test_write_file(dir, "20-rare.lua", rare_rule);
 	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
 	rules_get_stats(r, &st);
 	assert_string_equal(st.load_error, "");
