@@ -1618,12 +1618,15 @@ static int load_rules(struct rules *r, const char *dir, char *err,
 	r->st.reloads_ok++;
 	r->builtin = !dir;
 	r->st.builtin = !dir;
+	if (dir)	/* the built-in rules standing in keep the reason */
+		r->st.load_error[0] = '\0';
 	util_strlcpy(r->st.dir, dir ? dir : RULES_BUILTIN_DIR, sizeof(r->st.dir));
 	return 0;
 fail:
 	state_free(rs);
 	r->st.reloads_failed++;
 	snprintf(r->st.last_error, sizeof(r->st.last_error), "%s", err);
+	snprintf(r->st.load_error, sizeof(r->st.load_error), "%s", err);
 	return rc;
 }
 

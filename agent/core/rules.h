@@ -134,6 +134,9 @@ struct rules_stats {
 	bool builtin;			/* the built-in rules stand in */
 	char dir[256];
 	char last_error[512];		/* last load or runtime error, "" if none */
+	char load_error[512];		/* why the last load of a folder failed,
+					 * "" since one loaded: a runtime error
+					 * does not replace it */
 };
 /* Copy the engine's counters. */
 void rules_get_stats(const struct rules *r, struct rules_stats *st);

@@ -204,6 +204,7 @@ static void status_rules(const struct status_src *s, FILE *out)
 		(unsigned long long)st.reloads_ok,
 		(unsigned long long)st.reloads_failed);
 	fprintf(out, "rules_last_error: %s\n", *st.last_error ? st.last_error : "none");
+	fprintf(out, "rules_load_error: %s\n", *st.load_error ? st.load_error : "none");
 	if (s->rc)
 		rulesctl_print(s->rc, out);
 }

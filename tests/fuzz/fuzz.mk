@@ -24,7 +24,8 @@ AGENT = lib/log lib/util lib/json lib/json_read core/schema \
 	query/chquery lib/http daemon/cloud/imds daemon/cloud/docker \
 	cli/prices_import cli/spot_import core/cost core/prices query/tasks daemon/track/smklog \
 	lib/tokscan lib/luapat lib/creds lib/fsperm lib/netaddr \
-	core/rulebundle core/rules lib/shellwords core/proc_table core/record
+	core/rulebundle core/rules lib/shellwords core/proc_table core/record \
+	core/chsql
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
