@@ -162,6 +162,24 @@ struct sf_field {
 	X(NET_RX_BYTES, "rx_bytes", U64, 0, "net_rx_bytes", NULL, SF_NOSUB, "received on IPv4/IPv6 sockets") \
 	X(NET_TX_BYTES, "tx_bytes", U64, 0, "net_tx_bytes", NULL, SF_NOSUB, "sent on IPv4/IPv6 sockets")
 
+/* Where its time went besides the CPU (doc/wait.md): exact kernel
+ * counters, its threads summed; block-I/O wait is io.blkio_delay_s. */
+#define SF_WAIT(X) \
+	X(WAIT_RUN_QUEUE_S, "run_queue_s", F64, 0, "wait_run_queue_s", NULL, SF_NOSUB, \
+	  "runnable but waiting for a CPU (sched_info.run_delay, /proc/PID/schedstat's 2nd field)") \
+	X(WAIT_RECLAIM_S, "reclaim_s", F64, 0, "wait_reclaim_s", NULL, SF_NOSUB, \
+	  "in direct memory reclaim (delay accounting's freepages_delay, wall time that can hold CPU)") \
+	X(WAIT_THRASHING_S, "thrashing_s", F64, 0, "wait_thrashing_s", NULL, SF_NOSUB, \
+	  "faulting back pages of its working set reclaimed earlier (thrashing_delay)") \
+	X(WAIT_SWAPIN_S, "swapin_s", F64, 0, "wait_swapin_s", NULL, SF_NOSUB, \
+	  "reading pages back from swap (swapin_delay)") \
+	X(WAIT_COMPACT_S, "compact_s", F64, 0, "wait_compact_s", NULL, SF_NOSUB, \
+	  "in memory compaction (compact_delay)") \
+	X(WAIT_NVCSW, "nvcsw", U64, 0, "wait_nvcsw", NULL, SF_NOSUB, \
+	  "voluntary context switches (it slept), as getrusage(2) counts them") \
+	X(WAIT_NIVCSW, "nivcsw", U64, 0, "wait_nivcsw", NULL, SF_NOSUB, \
+	  "involuntary context switches (it was preempted)")
+
 /* The identity and program of a process (process and sample records). */
 #define SF_PROC(X) \
 	X(PID, "pid", U32, 0, "pid", NULL, SF_NOSUB, "thread-group id") \
@@ -206,7 +224,9 @@ struct sf_field {
 #define SF_IO_NET_OBJ(X) \
 	X(IO, "io", OBJ, 0, NULL, NULL, SF_SUB(sf_io_fields), \
 	  "its own I/O: its threads', never its reaped children's") \
-	X(NET, "net", OBJ, 0, NULL, NULL, SF_SUB(sf_net_fields), "network")
+	X(NET, "net", OBJ, 0, NULL, NULL, SF_SUB(sf_net_fields), "network") \
+	X(WAIT, "wait", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_wait_fields), \
+	  "where its time went besides the CPU, null in records of agents before it")
 /* sample, signal and host: when */
 #define SF_TIME_AT(X) \
 	X(TIME, "time", TIME, 0, "time", "time_us", SF_NOSUB, "when it was written or seen")
@@ -457,6 +477,7 @@ enum sf_slot {
 	SF_ENUM(MEM_RSS)
 	SF_IO(SF_ENUM)
 	SF_NET(SF_ENUM)
+	SF_WAIT(SF_ENUM)
 	SF_PROC(SF_ENUM)
 	SF_JOB_OBJ(SF_ENUM)
 	SF_TOOL_OBJ(SF_ENUM)
