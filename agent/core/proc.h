@@ -64,6 +64,11 @@ struct jt_sigstate {
 	uint64_t io_t0_ns;		/* the io window's start, 0: none */
 	double io_delay0_s;		/* blkio delay then */
 	unsigned child_gen;		/* the last pass that saw a live child */
+	bool cpu_starved;		/* in a cpu_starved episode */
+	bool mem_pressure;		/* in a memory_pressure episode */
+	uint64_t wait_t0_ns;		/* the wait window's start, 0: none */
+	double run_queue0_s;		/* run-queue wait then */
+	double mem_wait0_s;		/* reclaim + thrashing + swap-in then */
 };
 
 /* Process lifetime state bits (struct jt_proc.state). */

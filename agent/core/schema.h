@@ -345,11 +345,15 @@ struct sf_field {
 	X(EV_EXITED, "exited", BOOL, SF_NULL, "evidence_exited", NULL, SF_NOSUB, \
 	  "stall end: true when it exited, false when it resumed") \
 	X(EV_WINDOW_S, "window_s", F64, SF_NULL, "evidence_window_s", NULL, SF_NOSUB, \
-	  "io_bound: the wall time of the window (signals.io_window or a little more)") \
+	  "io_bound, cpu_starved, memory_pressure: the wall time of the window (signals.io_window or a little more)") \
 	X(EV_BLKIO_DELAY_S, "blkio_delay_s", F64, SF_NULL, "evidence_blkio_delay_s", NULL, SF_NOSUB, \
 	  "io_bound: block-I/O delay of its threads over the window") \
+	X(EV_RUN_QUEUE_S, "run_queue_s", F64, SF_NULL, "evidence_run_queue_s", NULL, SF_NOSUB, \
+	  "cpu_starved: run-queue wait of its threads over the window") \
+	X(EV_MEMORY_WAIT_S, "memory_wait_s", F64, SF_NULL, "evidence_memory_wait_s", NULL, SF_NOSUB, \
+	  "memory_pressure: direct reclaim + thrashing + swap-in waits of its threads over the window") \
 	X(EV_FRACTION, "fraction", F64, SF_NULL, "evidence_fraction", NULL, SF_NOSUB, \
-	  "io_bound: blkio_delay_s / window_s, memory_near_limit: mem_bytes / limit_bytes") \
+	  "io_bound: blkio_delay_s / window_s, cpu_starved: run_queue_s / window_s, memory_pressure: memory_wait_s / window_s, memory_near_limit: mem_bytes / limit_bytes") \
 	X(EV_DURATION_S, "duration_s", F64, SF_NULL, "evidence_duration_s", NULL, SF_NOSUB, \
 	  "slower_than_usual: the task instance's (job's) end - start in seconds") \
 	X(EV_MEDIAN_S, "median_s", F64, SF_NULL, "evidence_median_s", NULL, SF_NOSUB, \
@@ -367,10 +371,10 @@ struct sf_field {
 
 #define SF_SIGNAL_KIND(X) \
 	X(KIND, "kind", STR, 0, "kind", NULL, SF_NOSUB, \
-	  "oom_kill, spot_interruption, node_idle, stall, io_bound, slower_than_usual, memory_near_limit (README section Signals)")
+	  "oom_kill, spot_interruption, node_idle, stall, io_bound, cpu_starved, memory_pressure, slower_than_usual, memory_near_limit (README section Signals)")
 #define SF_SIGNAL_JOBS(X) \
 	X(SIG_JOBS, "jobs", STRARR, SF_NULL, "jobs", NULL, SF_NOSUB, \
-	  "spot_interruption: the jobs running on the node, as scheduler:id (job is set when there is one)")
+	  "spot_interruption: the jobs running on the node, cpu_starved: the other jobs running on it then, as scheduler:id (job is set when there is one)")
 #define SF_SIGNAL_PROC(X) \
 	X(SIG_PID, "pid", U32, SF_NULL, "pid", NULL, SF_NOSUB, "the process it concerns") \
 	X(SIG_COMM, "comm", STR, SF_NULL, "comm", NULL, SF_NOSUB, "its kernel name")
