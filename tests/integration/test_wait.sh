@@ -11,7 +11,15 @@
 #      (0.35 to 0.65); nvcsw/nivcsw against its getrusage(RUSAGE_SELF)
 #      within 5; a cpu_starved signal for each that names the other job;
 #   b. one CPU-bound job alone on the other core: its run_queue_s against
-#      schedstat the same way, below 0.25 of its wall, and no cpu_starved.
+#      schedstat the same way, below 0.25 of its wall, and no cpu_starved;
+#   c. a process in a memory cgroup (v1's memory controller where it is
+#      mounted, else cgroup v2's memory.max) whose limit (48 MiB) is below
+#      the file it reads over and over (60 MiB, each chunk twice so that
+#      its pages are the working set): its wait.reclaim_s, thrashing_s,
+#      swapin_s and compact_s against delay accounting's own figures, which
+#      it reads over netlink taskstats as its last act (tests/workload/
+#      memwait, as the kernel's getdelays does), within 0.005 s; reclaim +
+#      thrashing over 0.1 of its wall, and a memory_pressure signal.
 #
 # Needs root, kernel BTF, taskset and the sqlite3 CLI.  Exit 0 pass, 1
 # fail, 77 skipped, 99 hard error.
@@ -21,10 +29,21 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-need_built "$AGENT" "$CLI" "$WL/burn"
+need_built "$AGENT" "$CLI" "$WL/burn" "$WL/memwait"
 need_commands taskset
 J=wait$$
-SIGNALS_EXPECTED="cpu_starved"
+SIGNALS_EXPECTED="cpu_starved memory_pressure"
+MEMCG=
+WDIR=$T		# the file read must be on a disk (tmpfs pages are not cache)
+if [ "$(stat -f -c %T "$T")" = tmpfs ]; then
+	WDIR=$top_builddir
+fi
+
+# Remove the memory cgroup and the file.
+extra_cleanup() {
+	[ -n "$MEMCG" ] && remove_cgroup "$MEMCG"
+	rm -f "$WDIR/memwait.$$"
+}
 
 # The signals of kind $1 as "time|json" lines, oldest first.
 sigs() {
@@ -96,5 +115,39 @@ check "c: alone, run_queue_s $rq is below 0.25 of its wall $(kv "$line" wall_s)"
 	between "$(awk -v a="$rq" -v b="$(kv "$line" wall_s)" 'BEGIN { print a / b }')" 0 0.25
 check "c: no cpu_starved signal for it" \
 	test -z "$(sigs cpu_starved | grep "\"pid\":$pid,")"
+
+# ---- c. page cache reclaimed under a memory cgroup's limit -----------------------
+
+if [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+	MEMCG=/sys/fs/cgroup/memory/jt_wait_$$
+	LIMIT_FILE=memory.limit_in_bytes
+elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+	MEMCG=/sys/fs/cgroup/jt_wait_$$
+	LIMIT_FILE=memory.max
+fi
+if [ -n "$MEMCG" ] && mkdir "$MEMCG" && echo $((48 * MIB)) >"$MEMCG/$LIMIT_FILE"; then
+	head -c $((60 * MIB)) /dev/urandom >"$WDIR/memwait.$$"
+	"$CLI" --config "$CONF" run --job "$J-m" -- sh -c \
+		'echo $$ >"$1/cgroup.procs" && exec "$2" "$3" 60' sh "$MEMCG" \
+		"$WL/memwait" "$WDIR/memwait.$$" >"$T/m.out" 2>&1
+	line=$(grep '^pid=' "$T/m.out")
+	note "m ($MEMCG): $line $(cat "$T/m.out" | grep -v '^pid=')"
+	pid=$(kv "$line" pid)
+	check "m: memwait's record is stored" test -n "$(row_wait "$pid" id)"
+	for k in reclaim_s thrashing_s swapin_s compact_s; do
+		check "m: wait.$k $(pmember "$pid" "wait.$k") = taskstats' $(kv "$line" "$k") (0.005 s)" \
+			near "$(pmember "$pid" "wait.$k")" "$(kv "$line" "$k")" 0 0.005
+	done
+	check "m: reclaim + thrashing over 0.1 of its wall $(kv "$line" wall_s) (the page cache was reclaimed)" \
+		between "$(awk -v a="$(kv "$line" reclaim_s)" -v b="$(kv "$line" thrashing_s)" \
+			-v w="$(kv "$line" wall_s)" 'BEGIN { print (a + b) / w }')" 0.1 1
+	s=$(sigs memory_pressure | grep "\"pid\":$pid," | head -n 1)
+	note "m memory_pressure: ${s:-none}"
+	check "m: a memory_pressure signal for memwait (pid $pid)" test -n "$s"
+	check "m: its memory_wait_s / window_s over 0.1" \
+		between "$(printf '%s' "${s#*|}" | sed -n 's/.*"fraction":\([0-9.]*\).*/\1/p')" 0.1 1
+else
+	check "a memory cgroup with a limit (v1 $MEMCG or v2 memory.max)" false
+fi
 
 finish
