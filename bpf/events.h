@@ -13,7 +13,7 @@
 #include <linux/types.h>
 #endif
 
-#define JT_EVENTS_VERSION 4
+#define JT_EVENTS_VERSION 5
 
 #define JT_COMM_LEN 16
 #define JT_FILENAME_LEN 256
@@ -76,6 +76,26 @@ struct jt_io {
 };
 _Static_assert(sizeof(struct jt_io) == 40, "jt_io layout");
 
+/*
+ * Where a thread's time went besides its CPU, as the kernel keeps it:
+ * run_delay is sched_info.run_delay (runnable, waiting for a CPU: the 2nd
+ * field of /proc/PID/schedstat); the memory waits are delay accounting's
+ * (task_struct.delays: freepages_delay is direct reclaim, then thrashing,
+ * swap-in and compaction), wall-clock durations that can hold CPU spent
+ * reclaiming; nvcsw/nivcsw are the context-switch counts getrusage(2)
+ * reports (dead threads' from signal_struct, live ones' own).
+ */
+struct jt_wait {
+	__u64 run_delay_ns;
+	__u64 reclaim_ns;
+	__u64 thrashing_ns;
+	__u64 swapin_ns;
+	__u64 compact_ns;
+	__u64 nvcsw;
+	__u64 nivcsw;
+};
+_Static_assert(sizeof(struct jt_wait) == 56, "jt_wait layout");
+
 /* Value of the tracked-pid map (key: tgid).  Written by fork/iterator,
  * net counters added by the socket tracepoints, dead threads' counters
  * added at their last context switch, read and deleted at exit. */
@@ -88,8 +108,11 @@ struct jt_tracked {
 	struct jt_io io_acc;	/* own I/O of threads that exited earlier */
 	__u32 flags;		/* JT_TF_* */
 	__u32 pad;
+	/* waits of threads that exited earlier (their nvcsw/nivcsw are in
+	 * signal_struct, as getrusage(2) has them: left 0 here) */
+	struct jt_wait wait_acc;
 };
-_Static_assert(sizeof(struct jt_tracked) == 88, "jt_tracked layout");
+_Static_assert(sizeof(struct jt_tracked) == 144, "jt_tracked layout");
 
 struct jt_ev_hdr {
 	__u32 type;		/* enum jt_event_type */
@@ -166,8 +189,9 @@ struct jt_ev_exit {
 	__u32 memcg_levels;
 	__u32 pad;
 	char comm[JT_COMM_LEN];
+	struct jt_wait wait;	/* all threads', like runtime_ns */
 };
-_Static_assert(sizeof(struct jt_ev_exit) == 216, "jt_ev_exit layout");
+_Static_assert(sizeof(struct jt_ev_exit) == 272, "jt_ev_exit layout");
 
 struct jt_ev_oom {
 	struct jt_ev_hdr hdr;
@@ -207,7 +231,8 @@ struct jt_sample {
 	__u32 flags;		/* JT_SF_* */
 	__u32 pad;
 	char comm[JT_COMM_LEN];
+	struct jt_wait wait;	/* this thread; leader adds dead threads' */
 };
-_Static_assert(sizeof(struct jt_sample) == 160, "jt_sample layout");
+_Static_assert(sizeof(struct jt_sample) == 216, "jt_sample layout");
 
 #endif /* JOBTRACE_EVENTS_H */

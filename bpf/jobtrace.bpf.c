@@ -225,6 +225,61 @@ static __always_inline __u64 task_blkio_ns(struct task_struct *t)
 	return d ? BPF_CORE_READ(d, blkio_delay) : 0;
 }
 
+/* Add one thread's waits (run queue, memory delays) and, when own_cs,
+ * its context switches to *w. */
+static __always_inline void wait_add(struct jt_wait *w, struct task_struct *t,
+				     bool own_cs)
+{
+	struct task_delay_info *d = BPF_CORE_READ(t, delays);
+
+	w->run_delay_ns += BPF_CORE_READ(t, sched_info.run_delay);
+	if (d) {
+		w->reclaim_ns += BPF_CORE_READ(d, freepages_delay);
+		w->thrashing_ns += BPF_CORE_READ(d, thrashing_delay);
+		w->swapin_ns += BPF_CORE_READ(d, swapin_delay);
+		w->compact_ns += BPF_CORE_READ(d, compact_delay);
+	}
+	if (own_cs) {
+		w->nvcsw += BPF_CORE_READ(t, nvcsw);
+		w->nivcsw += BPF_CORE_READ(t, nivcsw);
+	}
+}
+
+/* Add a sum of waits to another. */
+static __always_inline void wait_sum(struct jt_wait *w, const struct jt_wait *add)
+{
+	w->run_delay_ns += add->run_delay_ns;
+	w->reclaim_ns += add->reclaim_ns;
+	w->thrashing_ns += add->thrashing_ns;
+	w->swapin_ns += add->swapin_ns;
+	w->compact_ns += add->compact_ns;
+	w->nvcsw += add->nvcsw;
+	w->nivcsw += add->nivcsw;
+}
+
+/* Add a dead thread's waits to *w shared with other CPUs (its context
+ * switches are signal_struct's by now: not added). */
+static __always_inline void wait_add_atomic(struct jt_wait *w,
+					    struct task_struct *t)
+{
+	struct jt_wait x = {};
+
+	wait_add(&x, t, false);
+	__sync_fetch_and_add(&w->run_delay_ns, x.run_delay_ns);
+	__sync_fetch_and_add(&w->reclaim_ns, x.reclaim_ns);
+	__sync_fetch_and_add(&w->thrashing_ns, x.thrashing_ns);
+	__sync_fetch_and_add(&w->swapin_ns, x.swapin_ns);
+	__sync_fetch_and_add(&w->compact_ns, x.compact_ns);
+}
+
+/* Context switches of the threads already released (getrusage's). */
+static __always_inline void wait_add_signal(struct jt_wait *w,
+					    struct signal_struct *sig)
+{
+	w->nvcsw += BPF_CORE_READ(sig, nvcsw);
+	w->nivcsw += BPF_CORE_READ(sig, nivcsw);
+}
+
 /* Start time of the process (thread group) a task belongs to. */
 static __always_inline __u64 proc_start(struct task_struct *t)
 {
@@ -487,6 +542,7 @@ static __always_inline void thread_add(struct jt_ev_exit *e,
 	e->stime_ns += BPF_CORE_READ(t, stime);
 	io_add(&e->io, t);
 	e->blkio_delay_ns += task_blkio_ns(t);
+	wait_add(&e->wait, t, true);
 	e->nr_threads_seen++;
 }
 
@@ -606,6 +662,8 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 	 */
 	e->io = t->io_acc;
 	e->blkio_delay_ns = t->blkio_acc_ns;
+	e->wait = t->wait_acc;
+	wait_add_signal(&e->wait, sig);
 	e->runtime_ns = BPF_CORE_READ(sig, sum_sched_runtime);
 	e->utime_ns = BPF_CORE_READ(sig, utime);
 	e->stime_ns = BPF_CORE_READ(sig, stime);
@@ -705,6 +763,7 @@ int BPF_PROG(jt_switch, bool preempt, struct task_struct *prev,
 		return 0;
 	io_add_atomic(&t->io_acc, prev);
 	__sync_fetch_and_add(&t->blkio_acc_ns, task_blkio_ns(prev));
+	wait_add_atomic(&t->wait_acc, prev);
 	return 0;
 }
 
@@ -832,6 +891,7 @@ int jt_iter(struct bpf_iter__task *ctx)
 	s.stime_ns = BPF_CORE_READ(task, stime);
 	io_add(&s.io, task);
 	s.blkio_delay_ns = task_blkio_ns(task);
+	wait_add(&s.wait, task, true);
 	BPF_CORE_READ_STR_INTO(&s.comm, task, comm);
 	if (s.tid == tgid) {
 		s.flags |= JT_SF_LEADER;
@@ -842,6 +902,8 @@ int jt_iter(struct bpf_iter__task *ctx)
 		/* dead threads' own I/O, not signal_struct's (children's) */
 		io_sum(&s.io, &t->io_acc);
 		s.blkio_delay_ns += t->blkio_acc_ns;
+		wait_sum(&s.wait, &t->wait_acc);
+		wait_add_signal(&s.wait, sig);
 		mm = BPF_CORE_READ(task, mm);
 		if (mm) {
 			__u64 peak = mm_peak_pages(mm);

@@ -26,6 +26,17 @@ struct jt_job {
 	char cost_center[JT_STR_SMALL];
 };
 
+/* Where a process's time went besides the CPU (record member wait). */
+struct jt_waits {
+	double run_queue_s;	/* runnable, waiting for a CPU */
+	double reclaim_s;	/* direct reclaim */
+	double thrashing_s;
+	double swapin_s;
+	double compact_s;
+	uint64_t nvcsw;		/* voluntary context switches */
+	uint64_t nivcsw;	/* involuntary */
+};
+
 /* Cumulative counters of a process (exit totals or a live sample). */
 struct jt_counters {
 	double cpu_user_s;
@@ -41,6 +52,7 @@ struct jt_counters {
 	double blkio_delay_s;
 	uint64_t rx_bytes;
 	uint64_t tx_bytes;
+	struct jt_waits w;
 };
 
 /* What signals.c follows of a process (zero at its start). */
@@ -52,6 +64,11 @@ struct jt_sigstate {
 	uint64_t io_t0_ns;		/* the io window's start, 0: none */
 	double io_delay0_s;		/* blkio delay then */
 	unsigned child_gen;		/* the last pass that saw a live child */
+	bool cpu_starved;		/* in a cpu_starved episode */
+	bool mem_pressure;		/* in a memory_pressure episode */
+	uint64_t wait_t0_ns;		/* the wait window's start, 0: none */
+	double run_queue0_s;		/* run-queue wait then */
+	double mem_wait0_s;		/* reclaim + thrashing + swap-in then */
 };
 
 /* Process lifetime state bits (struct jt_proc.state). */

@@ -264,7 +264,7 @@ static void proc_values(struct sv *v, const struct jt_host *h,
 static void counter_values(struct sv *v, const struct jt_counters *c)
 {
 	v[V_CPU].st = v[V_MEM_PROCESS].st = v[V_MEM_SAMPLE].st = SV_SET;
-	v[V_IO].st = v[V_NET].st = SV_SET;
+	v[V_IO].st = v[V_NET].st = v[V_WAIT].st = SV_SET;
 	sv_f64(&v[V_CPU_USER_S], c->cpu_user_s);
 	sv_f64(&v[V_CPU_SYS_S], c->cpu_sys_s);
 	sv_u64(&v[V_MEM_PEAK_RSS], c->peak_rss_bytes);
@@ -278,6 +278,13 @@ static void counter_values(struct sv *v, const struct jt_counters *c)
 	sv_f64(&v[V_IO_BLKIO_DELAY_S], c->blkio_delay_s);
 	sv_u64(&v[V_NET_RX_BYTES], c->rx_bytes);
 	sv_u64(&v[V_NET_TX_BYTES], c->tx_bytes);
+	sv_f64(&v[V_WAIT_RUN_QUEUE_S], c->w.run_queue_s);
+	sv_f64(&v[V_WAIT_RECLAIM_S], c->w.reclaim_s);
+	sv_f64(&v[V_WAIT_THRASHING_S], c->w.thrashing_s);
+	sv_f64(&v[V_WAIT_SWAPIN_S], c->w.swapin_s);
+	sv_f64(&v[V_WAIT_COMPACT_S], c->w.compact_s);
+	sv_u64(&v[V_WAIT_NVCSW], c->w.nvcsw);
+	sv_u64(&v[V_WAIT_NIVCSW], c->w.nivcsw);
 }
 
 /* Encode a finished process as a schema v1 `process` record. */

@@ -30,6 +30,7 @@ static const struct sf_field sf_mem_process_fields[] = { SF_MEM_PROCESS(SF_ROW) 
 static const struct sf_field sf_mem_sample_fields[] = { SF_MEM_SAMPLE(SF_ROW) };
 static const struct sf_field sf_io_fields[] = { SF_IO(SF_ROW) };
 static const struct sf_field sf_net_fields[] = { SF_NET(SF_ROW) };
+static const struct sf_field sf_wait_fields[] = { SF_WAIT(SF_ROW) };
 static const struct sf_field sf_allocation_fields[] = { SF_ALLOCATION(SF_ROW) };
 static const struct sf_field sf_step_fields[] = { SF_STEP(SFS_ROW) };
 static const struct sf_field sf_usage_fields[] = { SF_USAGE(SF_ROW) };

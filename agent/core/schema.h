@@ -162,6 +162,24 @@ struct sf_field {
 	X(NET_RX_BYTES, "rx_bytes", U64, 0, "net_rx_bytes", NULL, SF_NOSUB, "received on IPv4/IPv6 sockets") \
 	X(NET_TX_BYTES, "tx_bytes", U64, 0, "net_tx_bytes", NULL, SF_NOSUB, "sent on IPv4/IPv6 sockets")
 
+/* Where its time went besides the CPU (doc/wait.md): exact kernel
+ * counters, its threads summed; block-I/O wait is io.blkio_delay_s. */
+#define SF_WAIT(X) \
+	X(WAIT_RUN_QUEUE_S, "run_queue_s", F64, 0, "wait_run_queue_s", NULL, SF_NOSUB, \
+	  "runnable but waiting for a CPU (sched_info.run_delay, /proc/PID/schedstat's 2nd field)") \
+	X(WAIT_RECLAIM_S, "reclaim_s", F64, 0, "wait_reclaim_s", NULL, SF_NOSUB, \
+	  "in direct memory reclaim (delay accounting's freepages_delay, wall time that can hold CPU)") \
+	X(WAIT_THRASHING_S, "thrashing_s", F64, 0, "wait_thrashing_s", NULL, SF_NOSUB, \
+	  "faulting back pages of its working set reclaimed earlier (thrashing_delay)") \
+	X(WAIT_SWAPIN_S, "swapin_s", F64, 0, "wait_swapin_s", NULL, SF_NOSUB, \
+	  "reading pages back from swap (swapin_delay)") \
+	X(WAIT_COMPACT_S, "compact_s", F64, 0, "wait_compact_s", NULL, SF_NOSUB, \
+	  "in memory compaction (compact_delay)") \
+	X(WAIT_NVCSW, "nvcsw", U64, 0, "wait_nvcsw", NULL, SF_NOSUB, \
+	  "voluntary context switches (it slept), as getrusage(2) counts them") \
+	X(WAIT_NIVCSW, "nivcsw", U64, 0, "wait_nivcsw", NULL, SF_NOSUB, \
+	  "involuntary context switches (it was preempted)")
+
 /* The identity and program of a process (process and sample records). */
 #define SF_PROC(X) \
 	X(PID, "pid", U32, 0, "pid", NULL, SF_NOSUB, "thread-group id") \
@@ -206,7 +224,9 @@ struct sf_field {
 #define SF_IO_NET_OBJ(X) \
 	X(IO, "io", OBJ, 0, NULL, NULL, SF_SUB(sf_io_fields), \
 	  "its own I/O: its threads', never its reaped children's") \
-	X(NET, "net", OBJ, 0, NULL, NULL, SF_SUB(sf_net_fields), "network")
+	X(NET, "net", OBJ, 0, NULL, NULL, SF_SUB(sf_net_fields), "network") \
+	X(WAIT, "wait", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_wait_fields), \
+	  "where its time went besides the CPU, null in records of agents before it")
 /* sample, signal and host: when */
 #define SF_TIME_AT(X) \
 	X(TIME, "time", TIME, 0, "time", "time_us", SF_NOSUB, "when it was written or seen")
@@ -325,11 +345,15 @@ struct sf_field {
 	X(EV_EXITED, "exited", BOOL, SF_NULL, "evidence_exited", NULL, SF_NOSUB, \
 	  "stall end: true when it exited, false when it resumed") \
 	X(EV_WINDOW_S, "window_s", F64, SF_NULL, "evidence_window_s", NULL, SF_NOSUB, \
-	  "io_bound: the wall time of the window (signals.io_window or a little more)") \
+	  "io_bound, cpu_starved, memory_pressure: the wall time of the window (signals.io_window or a little more)") \
 	X(EV_BLKIO_DELAY_S, "blkio_delay_s", F64, SF_NULL, "evidence_blkio_delay_s", NULL, SF_NOSUB, \
 	  "io_bound: block-I/O delay of its threads over the window") \
+	X(EV_RUN_QUEUE_S, "run_queue_s", F64, SF_NULL, "evidence_run_queue_s", NULL, SF_NOSUB, \
+	  "cpu_starved: run-queue wait of its threads over the window") \
+	X(EV_MEMORY_WAIT_S, "memory_wait_s", F64, SF_NULL, "evidence_memory_wait_s", NULL, SF_NOSUB, \
+	  "memory_pressure: direct reclaim + thrashing + swap-in waits of its threads over the window") \
 	X(EV_FRACTION, "fraction", F64, SF_NULL, "evidence_fraction", NULL, SF_NOSUB, \
-	  "io_bound: blkio_delay_s / window_s, memory_near_limit: mem_bytes / limit_bytes") \
+	  "io_bound: blkio_delay_s / window_s, cpu_starved: run_queue_s / window_s, memory_pressure: memory_wait_s / window_s, memory_near_limit: mem_bytes / limit_bytes") \
 	X(EV_DURATION_S, "duration_s", F64, SF_NULL, "evidence_duration_s", NULL, SF_NOSUB, \
 	  "slower_than_usual: the task instance's (job's) end - start in seconds") \
 	X(EV_MEDIAN_S, "median_s", F64, SF_NULL, "evidence_median_s", NULL, SF_NOSUB, \
@@ -347,10 +371,10 @@ struct sf_field {
 
 #define SF_SIGNAL_KIND(X) \
 	X(KIND, "kind", STR, 0, "kind", NULL, SF_NOSUB, \
-	  "oom_kill, spot_interruption, node_idle, stall, io_bound, slower_than_usual, memory_near_limit (README section Signals)")
+	  "oom_kill, spot_interruption, node_idle, stall, io_bound, cpu_starved, memory_pressure, slower_than_usual, memory_near_limit (README section Signals)")
 #define SF_SIGNAL_JOBS(X) \
 	X(SIG_JOBS, "jobs", STRARR, SF_NULL, "jobs", NULL, SF_NOSUB, \
-	  "spot_interruption: the jobs running on the node, as scheduler:id (job is set when there is one)")
+	  "spot_interruption: the jobs running on the node, cpu_starved: the other jobs running on it then, as scheduler:id (job is set when there is one)")
 #define SF_SIGNAL_PROC(X) \
 	X(SIG_PID, "pid", U32, SF_NULL, "pid", NULL, SF_NOSUB, "the process it concerns") \
 	X(SIG_COMM, "comm", STR, SF_NULL, "comm", NULL, SF_NOSUB, "its kernel name")
@@ -457,6 +481,7 @@ enum sf_slot {
 	SF_ENUM(MEM_RSS)
 	SF_IO(SF_ENUM)
 	SF_NET(SF_ENUM)
+	SF_WAIT(SF_ENUM)
 	SF_PROC(SF_ENUM)
 	SF_JOB_OBJ(SF_ENUM)
 	SF_TOOL_OBJ(SF_ENUM)

@@ -148,7 +148,9 @@ static const char view_tail_sql[] =
 	" COALESCE(io_cancelled_write_bytes, 0) AS cancelled_write_bytes,"
 	" io_rchar AS rchar, io_wchar AS wchar,"
 	" io_blkio_delay_s AS blkio_delay_s, net_rx_bytes AS rx_bytes,"
-	" net_tx_bytes AS tx_bytes FROM process_rec;"
+	" net_tx_bytes AS tx_bytes, wait_run_queue_s, wait_reclaim_s,"
+	" wait_thrashing_s, wait_swapin_s, wait_compact_s, wait_nvcsw,"
+	" wait_nivcsw FROM process_rec;"
 	"RELEASE process_view;";
 
 /* a known id is a replay: ignored */

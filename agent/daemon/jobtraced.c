@@ -447,7 +447,9 @@ static struct sig_params sig_params_of(const struct jt_config *c)
 		.io_above = c->signals_io_above,
 		.slower_factor = c->signals_slower_factor,
 		.slower_min_runs = c->signals_slower_min_runs,
-		.memory_near = c->signals_memory_near };
+		.memory_near = c->signals_memory_near,
+		.cpu_starved_above = c->signals_cpu_starved_above,
+		.memory_pressure_above = c->signals_memory_pressure_above };
 }
 
 /* A tracked process is gone: the end of its stall, if it was in one. */

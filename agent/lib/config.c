@@ -297,6 +297,10 @@ static const struct key_def signals_keys[] = {
 	{ "slower_min_runs", K_INT, 1, 1000, U(signals_slower_min_runs),
 	  .num = 3 },
 	{ "memory_near", K_FLOAT, 0.01, 1, D(signals_memory_near), .num = 0.9 },
+	{ "cpu_starved_above", K_FLOAT, 0.01, 1, D(signals_cpu_starved_above),
+	  .num = 0.3 },
+	{ "memory_pressure_above", K_FLOAT, 0.01, 1,
+	  D(signals_memory_pressure_above), .num = 0.1 },
 	{ .name = NULL },
 };
 

@@ -135,6 +135,8 @@ struct jt_config {
 	double signals_slower_factor;	/* slower_factor = 2.0 */
 	unsigned signals_slower_min_runs;	/* slower_min_runs = 3 */
 	double signals_memory_near;	/* memory_near = 0.9 (of the limit) */
+	double signals_cpu_starved_above;	/* cpu_starved_above = 0.3 */
+	double signals_memory_pressure_above;	/* memory_pressure_above = 0.1 */
 
 	/* sinks = ( { type = "clickhouse" | "http"; ... }, ... ) */
 	struct jt_sink_config *sinks;

@@ -13,6 +13,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>	/* isfinite only: no libm needed */
 #include <signal.h>
 #include <stdarg.h>
@@ -91,6 +92,7 @@ struct tally {
 	uint64_t cancelled;
 	uint64_t rx;
 	uint64_t tx;
+	struct storeq_wait w;	/* its processes' waits added */
 	double first_start;
 	double last_end;
 };
@@ -418,6 +420,14 @@ static void tally_add(struct tally *t, const struct rows *r, size_t i)
 	t->cancelled += w->cancelled;
 	t->rx += w->rx;
 	t->tx += w->tx;
+	t->w.blkio_s += w->w.blkio_s;
+	t->w.run_queue_s += w->w.run_queue_s;
+	t->w.reclaim_s += w->w.reclaim_s;
+	t->w.thrashing_s += w->w.thrashing_s;
+	t->w.swapin_s += w->w.swapin_s;
+	t->w.compact_s += w->w.compact_s;
+	t->w.nvcsw += w->w.nvcsw;
+	t->w.nivcsw += w->w.nivcsw;
 }
 
 /* The key row i is grouped by. */
@@ -1004,6 +1014,46 @@ static void print_groups(const struct groups *g, const char *title,
 			c.rd, c.wr, c.failed, c.note[0] ? "  " : "", c.note);
 	}
 }
+/* Memory-pressure waits of w: direct reclaim, thrashing, swap-in. */
+static double mem_wait(const struct storeq_wait *w)
+{
+	return w->reclaim_s + w->thrashing_s + w->swapin_s;
+}
+
+/*
+ * Where each task's time went (text): its processes' CPU, run-queue wait,
+ * block-I/O wait and memory waits added, and their wall times added; the
+ * rest is sleep of another kind (a child, the network, a lock, a timer).
+ */
+static void print_where(const struct groups *g, const char *title,
+			const char *none, FILE *out)
+{
+	if (groups_unnamed(g))
+		return;
+	fprintf(out, "\nWhere the time went, by %s (its processes' own, added;"
+		" the rest of WALL is\nother sleep: children, network, timers,"
+		" locks):\n", title);
+	for (size_t i = 0; i < g->n; i++) {
+		const struct tally *t = &g->v[i].t;
+		const struct storeq_wait *w = &t->w;
+		double cpu = t->cpu_user + t->cpu_sys;
+		double rest = t->wall - cpu - w->run_queue_s - w->blkio_s -
+			      mem_wait(w);
+		char name[NAME_WIDTH * 4 + 8];
+
+		snprintf(name, sizeof(name), "%s", g->v[i].name ?
+			 g->v[i].name : none);
+		util_printable(name);
+		fprintf(out, "  %s: WALL %.2fs = CPU %.2fs + waiting for a CPU"
+			" %.2fs + block I/O %.2fs + memory %.2fs (reclaim %.2f,"
+			" thrashing %.2f, swap-in %.2f) + other %.2fs;"
+			" switches %" PRIu64 " voluntary, %" PRIu64
+			" involuntary\n", name, t->wall, cpu, w->run_queue_s,
+			w->blkio_s, mem_wait(w), w->reclaim_s, w->thrashing_s,
+			w->swapin_s, rest > 0 ? rest : 0, w->nvcsw, w->nivcsw);
+	}
+}
+
 #define NODES_MAX 64		/* node names kept for the header */
 #define STEPS_MAX 32		/* steps kept for the efficiency summary */
 
@@ -2130,6 +2180,17 @@ static void json_tally(struct jbuf *b, const struct tally *t)
 	json_kv_u64(b, "cancelled_write_bytes", t->cancelled);
 	json_kv_u64(b, "rx_bytes", t->rx);
 	json_kv_u64(b, "tx_bytes", t->tx);
+	json_key(b, "wait");
+	json_obj_open(b);
+	json_kv_double(b, "run_queue_s", t->w.run_queue_s);
+	json_kv_double(b, "blkio_s", t->w.blkio_s);
+	json_kv_double(b, "reclaim_s", t->w.reclaim_s);
+	json_kv_double(b, "thrashing_s", t->w.thrashing_s);
+	json_kv_double(b, "swapin_s", t->w.swapin_s);
+	json_kv_double(b, "compact_s", t->w.compact_s);
+	json_kv_u64(b, "nvcsw", t->w.nvcsw);
+	json_kv_u64(b, "nivcsw", t->w.nivcsw);
+	json_obj_close(b);
 	if (kv_known(b, "start_time", t->processes))
 		json_time(b, storeq_time_ns(t->first_start));
 	if (kv_known(b, "end_time", t->processes))
@@ -2388,6 +2449,7 @@ static void print_text(const struct report *rp, FILE *out)
 	print_groups(&rp->s->by_task, "workflow task", "TASK", "(no task)",
 		     true, out);
 	print_groups(&rp->s->by_tool, "tool", "TOOL", "?", false, out);
+	print_where(&rp->s->by_task, "workflow task", "(no task)", out);
 	print_total(rp->s, out);
 	report_signals_text(rp->st, rp->where, rp->q, out);
 	if (!rp->q->no_tree)

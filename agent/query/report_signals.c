@@ -25,11 +25,13 @@
 	JNUM("$.evidence.duration_s") ", " JNUM("$.evidence.median_s") ", " \
 	JNUM("$.evidence.runs") ", " JNUM("$.evidence.mem_bytes") ", " \
 	JNUM("$.evidence.limit_bytes") ", " JNUM("$.evidence.rss_bytes") \
-	", json"
+	", json, " JNUM("$.evidence.run_queue_s") ", " \
+	JNUM("$.evidence.memory_wait_s") ", " JSTR("$.jobs")
 
 enum { C_TIME, C_KIND, C_JOB, C_PID, C_COMM, C_PHASE, C_STALLED, C_STATE,
        C_WCHAN, C_EXITED, C_DELAY, C_WINDOW, C_FRACTION, C_DURATION,
-       C_MEDIAN, C_RUNS, C_MEM, C_LIMIT, C_RSS, C_JSON };
+       C_MEDIAN, C_RUNS, C_MEM, C_LIMIT, C_RSS, C_JSON, C_RUN_QUEUE,
+       C_MEM_WAIT, C_JOBS };
 
 /* The signals q selects, oldest first, as a statement. */
 static int prepare(struct store *st, const char *where,
@@ -77,7 +79,7 @@ static const char *clean(const char *s, char *buf, size_t len)
 static void evidence_text(sqlite3_stmt *st, char *out, size_t len)
 {
 	const char *kind = text(st, C_KIND, "");
-	char a[24], b[24];
+	char a[24], b[24], jobs[160];
 
 	out[0] = '\0';
 	if (!strcmp(kind, "stall") && !strcmp(text(st, C_PHASE, ""), "end"))
@@ -92,6 +94,17 @@ static void evidence_text(sqlite3_stmt *st, char *out, size_t len)
 	else if (!strcmp(kind, "io_bound"))
 		snprintf(out, len, "block-I/O delay %.2f s of %.2f s (%.0f%%)",
 			 sqlite3_column_double(st, C_DELAY),
+			 sqlite3_column_double(st, C_WINDOW),
+			 100 * sqlite3_column_double(st, C_FRACTION));
+	else if (!strcmp(kind, "cpu_starved"))
+		snprintf(out, len, "waited %.2f s for a CPU of %.2f s (%.0f%%),"
+			 " other jobs %s", sqlite3_column_double(st, C_RUN_QUEUE),
+			 sqlite3_column_double(st, C_WINDOW),
+			 100 * sqlite3_column_double(st, C_FRACTION),
+			 clean(text(st, C_JOBS, "[]"), jobs, sizeof(jobs)));
+	else if (!strcmp(kind, "memory_pressure"))
+		snprintf(out, len, "reclaim, thrashing, swap-in %.2f s of %.2f s"
+			 " (%.0f%%)", sqlite3_column_double(st, C_MEM_WAIT),
 			 sqlite3_column_double(st, C_WINDOW),
 			 100 * sqlite3_column_double(st, C_FRACTION));
 	else if (!strcmp(kind, "slower_than_usual"))

@@ -450,7 +450,10 @@ int storeq_json_print(struct jbuf *b, FILE *out)
 	" end_time, exe, comm, argv, tool_name, exit_code, exit_signal," \
 	" oom_killed, cpu_user_s, cpu_sys_s, peak_rss_bytes, read_bytes," \
 	" write_bytes, rx_bytes, tx_bytes, %s, job_task, job_step," \
-	" cancelled_write_bytes, job_id, tool_category, job_run, NULL"
+	" cancelled_write_bytes, job_id, tool_category, job_run, NULL," \
+	" blkio_delay_s, wait_run_queue_s, wait_reclaim_s," \
+	" wait_thrashing_s, wait_swapin_s, wait_compact_s, wait_nvcsw," \
+	" wait_nivcsw"
 
 /* A field of a live process's latest sample (s.json). */
 #define SJ(path) "json_extract(s.json, '" path "')"
@@ -474,7 +477,11 @@ int storeq_json_print(struct jbuf *b, FILE *out)
 	SJ("$.net.rx_bytes") ", " SJ("$.net.tx_bytes") ", s.json, " \
 	SJ("$.job.task") ", " SJ("$.job.step") ", " \
 	SJ("$.io.cancelled_write_bytes") ", " SJ("$.job.id") ", " \
-	SJ("$.tool.category") ", " SJ("$.job.run") ", COALESCE(s.time, 0)" \
+	SJ("$.tool.category") ", " SJ("$.job.run") ", COALESCE(s.time, 0), " \
+	SJ("$.io.blkio_delay_s") ", " SJ("$.wait.run_queue_s") ", " \
+	SJ("$.wait.reclaim_s") ", " SJ("$.wait.thrashing_s") ", " \
+	SJ("$.wait.swapin_s") ", " SJ("$.wait.compact_s") ", " \
+	SJ("$.wait.nvcsw") ", " SJ("$.wait.nivcsw") \
 	" FROM (SELECT id, json, time, MAX(time) FROM record" \
 	"  WHERE type = 'sample' AND " REPORT_JOB_SEL \
 	"  GROUP BY json_extract(json, '$.host')," \
@@ -568,6 +575,14 @@ static int proc_add(struct procs *r, sqlite3_stmt *st)
 		w->sampled = true;
 		w->end = storeq_col_amount(st, 28);
 	}
+	w->w.blkio_s = storeq_col_amount(st, 29);
+	w->w.run_queue_s = storeq_col_amount(st, 30);
+	w->w.reclaim_s = storeq_col_amount(st, 31);
+	w->w.thrashing_s = storeq_col_amount(st, 32);
+	w->w.swapin_s = storeq_col_amount(st, 33);
+	w->w.compact_s = storeq_col_amount(st, 34);
+	w->w.nvcsw = storeq_col_u64(st, 35);
+	w->w.nivcsw = storeq_col_u64(st, 36);
 	if (w->end < w->start)
 		w->end = w->start;
 	w->parent = -1;

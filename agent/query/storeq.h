@@ -99,6 +99,19 @@ struct report_query {
  * finite or below 0 read as 0 (CPU: user and system each), counts as
  * storeq_col_u64() reads them.
  */
+/* Where a process's time went besides the CPU (its record's io.blkio_delay_s
+ * and wait object; a record without wait has only blkio). */
+struct storeq_wait {
+	double blkio_s;
+	double run_queue_s;
+	double reclaim_s;
+	double thrashing_s;
+	double swapin_s;
+	double compact_s;
+	uint64_t nvcsw;
+	uint64_t nivcsw;
+};
+
 struct storeq_proc {
 	char *id;		/* its record id */
 	char *parent_id;	/* its parent's record id */
@@ -132,6 +145,7 @@ struct storeq_proc {
 	uint64_t cancelled;	/* io.cancelled_write_bytes */
 	uint64_t rx;
 	uint64_t tx;
+	struct storeq_wait w;	/* where its time went */
 };
 
 /* What storeq_procs_load() reads besides the process records of q. */

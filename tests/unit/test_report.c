@@ -1123,6 +1123,79 @@ static void test_task_cpu_per_wall(void **state)
 	free(t);
 }
 
+/* Put a process record of job 700, task align, with its waits. */
+static void put_waited(struct store *s, int pid, double cpu, double blkio,
+		       const char *wait)
+{
+	test_put_json(s, "{\"type\":\"process\",\"schema\":1,\"host\":\"n1\","
+	    "\"id\":\"w-%d\",\"pid\":%d,\"ppid\":1,\"parent_id\":null,"
+	    "\"start_time\":\"2026-03-01T10:00:00Z\","
+	    "\"end_time\":\"2026-03-01T10:00:10Z\",\"exe\":\"/usr/bin/bwa\","
+	    "\"comm\":\"bwa\",\"argv\":[\"bwa\"],\"uid\":0,"
+	    "\"job\":{\"scheduler\":\"slurm\",\"id\":\"700\",\"step\":null,"
+	    "\"run\":\"r1\",\"pipeline\":\"p\",\"task\":\"align\","
+	    "\"user\":null,\"account\":null,\"cost_center\":null},"
+	    "\"tool\":{\"name\":\"bwa\",\"category\":null},"
+	    "\"exit\":{\"code\":0,\"signal\":null,\"oom_killed\":false},"
+	    "\"cpu\":{\"user_s\":%.6f,\"sys_s\":0},"
+	    "\"mem\":{\"peak_rss_bytes\":0,\"maxrss_kernel_bytes\":0},"
+	    "\"io\":{\"read_bytes\":0,\"write_bytes\":0,"
+	    "\"cancelled_write_bytes\":0,\"rchar\":0,\"wchar\":0,"
+	    "\"blkio_delay_s\":%.6f},\"net\":{\"rx_bytes\":0,\"tx_bytes\":0},"
+	    "\"wait\":%s}", pid, pid, cpu, blkio, wait);
+}
+
+/* Where a task's time went: its processes' waits added, in text (one
+ * line a task, the rest of their wall as other sleep) and JSON; a record
+ * of an agent before the wait object counts its blkio alone. */
+static void test_where(void **state)
+{
+	static const struct want json[] = {
+		{ "$.by_task[0].wait.run_queue_s", "4" },
+		{ "$.by_task[0].wait.blkio_s", "1.5" },
+		{ "$.by_task[0].wait.reclaim_s", "0.5" },
+		{ "$.by_task[0].wait.thrashing_s", "0.75" },
+		{ "$.by_task[0].wait.swapin_s", "0.125" },
+		{ "$.by_task[0].wait.compact_s", "0.1" },
+		{ "$.by_task[0].wait.nvcsw", "12" },
+		{ "$.by_task[0].wait.nivcsw", "300" },
+		{ "$.by_tool[0].wait.run_queue_s", "4" },
+		{ "$.summary.wait.blkio_s", "1.5" },
+	};
+	struct report_query q = { .job = "700" };
+	struct fixture *f = *state;
+	struct store *s = NULL;
+	char *t;
+
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	put_waited(s, 7001, 3, 1, "{\"run_queue_s\":2.5,\"reclaim_s\":0.5,"
+		   "\"thrashing_s\":0.25,\"swapin_s\":0.125,\"compact_s\":0.1,"
+		   "\"nvcsw\":10,\"nivcsw\":100}");
+	put_waited(s, 7002, 2, 0, "{\"run_queue_s\":1.5,\"reclaim_s\":0,"
+		   "\"thrashing_s\":0.5,\"swapin_s\":0,\"compact_s\":0,"
+		   "\"nvcsw\":2,\"nivcsw\":200}");
+	put_waited(s, 7003, 1, 0.5, "null");
+	assert_true(store_flush(s) > 0);
+	store_close(s);
+	t = report(state, &q, REPORT_TEXT);
+	/* 30 s of wall - 6 CPU - 4 run queue - 1.5 blkio - 1.375 memory */
+	pos(t, "\n  align: WALL 30.00s = CPU 6.00s + waiting for a CPU 4.00s +"
+	    " block I/O 1.50s + memory 1.38s (reclaim 0.50, thrashing 0.75,"
+	    " swap-in 0.12) + other 17.12s; switches 12 voluntary, 300"
+	    " involuntary\n");
+	free(t);
+	t = report(state, &q, REPORT_JSON);
+	for (size_t i = 0; i < N(json); i++) {
+		char *v = jq(t, json[i].path);
+
+		if (fabs(atof(v) - atof(json[i].value)) > 1e-9)
+			fail_msg("%s: got '%s', want '%s'", json[i].path, v,
+				 json[i].value);
+		free(v);
+	}
+	free(t);
+}
+
 /* A job that has started and run nothing yet: its header, no rows. */
 static void test_job_only(void **state)
 {
@@ -1651,6 +1724,7 @@ int main(void)
 		T(test_html_running), T(test_html_model), T(test_html_scale),
 		T(test_html_series), T(test_running),
 		T(test_samples_peak), T(test_no_usage), T(test_no_mem_peak), T(test_task_cpu_per_wall),
+		T(test_where),
 		T(test_job_only),
 		T(test_no_job_record), T(test_hostile), T(test_escapes),
 		T(test_uid_only), T(test_states_tasks),

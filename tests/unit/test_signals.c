@@ -17,6 +17,8 @@
 
 #include "jobs.h"
 #include "json.h"
+#include <math.h>
+
 #include "json_check.h"
 #include "record.h"
 #include "signals.h"
@@ -27,6 +29,7 @@
 static const struct sig_params P = {
 	.stall_after_ns = 3 * S, .io_window_ns = 2 * S, .io_above = 0.5,
 	.slower_factor = 2, .slower_min_runs = 3, .memory_near = 0.9,
+	.cpu_starved_above = 0.3, .memory_pressure_above = 0.1,
 };
 
 /* No progress for stall_after: one start, then one end when a counter
@@ -129,6 +132,47 @@ static void test_io_bound(void **state)
 	assert_int_equal(signals_proc(&s, &P, 21 * S, &prev, &c, true, false, &st, &io) &
 			 SIG_EV_IO_BOUND, SIG_EV_IO_BOUND);
 	assert_true(io.window_s == 3.0);
+}
+
+/* Run-queue wait over 0.3 of a window: cpu_starved, one an episode;
+ * reclaim + thrashing + swap-in over 0.1: memory_pressure (compaction and
+ * blkio are not memory pressure). */
+static void test_wait(void **state)
+{
+	struct jt_sigstate s = { 0 };
+	struct jt_counters c = { 0 };
+	struct sig_out cpu, mem;
+
+	(void)state;
+	assert_int_equal(signals_wait(&s, &P, 10 * S, &c, &cpu, &mem), 0);
+	c.w.run_queue_s = 0.6;	/* 0.3 of 2 s: not over */
+	c.w.compact_s = 2;
+	c.blkio_delay_s = 2;
+	c.w.reclaim_s = 0.1;
+	c.w.thrashing_s = 0.1;	/* 0.2 of 2 s: 0.1, not over */
+	assert_int_equal(signals_wait(&s, &P, 12 * S, &c, &cpu, &mem), 0);
+	/* within the window: nothing measured yet */
+	c.w.run_queue_s += 1.5;
+	c.w.swapin_s = 0.25;
+	assert_int_equal(signals_wait(&s, &P, 13 * S, &c, &cpu, &mem), 0);
+	assert_int_equal(signals_wait(&s, &P, 14 * S, &c, &cpu, &mem),
+			 SIG_EV_CPU_STARVED | SIG_EV_MEM_PRESSURE);
+	assert_int_equal(cpu.kind, SIG_CPU_STARVED);
+	assert_true(cpu.window_s == 2.0);
+	assert_true(fabs(cpu.run_queue_s - 1.5) < 1e-9);
+	assert_true(fabs(cpu.fraction - 0.75) < 1e-9);
+	assert_int_equal(mem.kind, SIG_MEM_PRESSURE);
+	assert_true(fabs(mem.mem_wait_s - 0.25) < 1e-9);
+	assert_true(fabs(mem.fraction - 0.125) < 1e-9);
+	/* as bad again: the same episodes */
+	c.w.run_queue_s += 1.5;
+	c.w.swapin_s += 0.25;
+	assert_int_equal(signals_wait(&s, &P, 16 * S, &c, &cpu, &mem), 0);
+	/* a quiet window ends them, a bad one begins new ones */
+	assert_int_equal(signals_wait(&s, &P, 18 * S, &c, &cpu, &mem), 0);
+	c.w.run_queue_s += 1;
+	assert_int_equal(signals_wait(&s, &P, 20 * S, &c, &cpu, &mem),
+			 SIG_EV_CPU_STARVED);
 }
 
 /* The charge reaches memory_near of the limit: one signal, and another
@@ -334,6 +378,7 @@ static void test_record(void **state)
 	j = encode(&b, &h, &s, &job, &p);
 	assert_non_null(strstr(j, "\"kind\":\"io_bound\""));
 	assert_non_null(strstr(j, "\"window_s\":2,\"blkio_delay_s\":1.5,"
+			       "\"run_queue_s\":null,\"memory_wait_s\":null,"
 			       "\"fraction\":0.75"));
 	jbuf_free(&b);
 }
@@ -343,7 +388,8 @@ static void test_status(void **state)
 {
 	uint64_t n[SIG__N] = { [SIG_STALL] = 2, [SIG_STALL_END] = 1,
 			       [SIG_IO_BOUND] = 3, [SIG_SLOWER] = 4,
-			       [SIG_MEMORY] = 5 };
+			       [SIG_MEMORY] = 5, [SIG_CPU_STARVED] = 6,
+			       [SIG_MEM_PRESSURE] = 8 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -355,7 +401,9 @@ static void test_status(void **state)
 		"signals_stall: 2 (ended 1)\n"
 		"signals_io_bound: 3\n"
 		"signals_slower_than_usual: 4 (checks skipped or failed: 7)\n"
-		"signals_memory_near_limit: 5\n");
+		"signals_memory_near_limit: 5\n"
+		"signals_cpu_starved: 6\n"
+		"signals_memory_pressure: 8\n");
 	free(buf);
 }
 
@@ -364,6 +412,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_io_bound),
+		cmocka_unit_test(test_wait),
 		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_parse_mem),
 		cmocka_unit_test(test_slower),

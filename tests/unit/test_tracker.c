@@ -313,6 +313,7 @@ struct exit_spec {
 	uint64_t runtime, utime, stime, peak_rss;
 	struct jt_io io;
 	uint64_t blkio_delay;
+	struct jt_wait wait;
 	uint32_t levels;
 	uint64_t peaks[JT_MEMCG_LEVELS];
 	const char *comm;
@@ -336,6 +337,7 @@ static void ev_exit(struct fx *f, const struct exit_spec *x)
 	e.exit.maxrss_kernel_bytes = x->peak_rss;
 	e.exit.io = x->io;
 	e.exit.blkio_delay_ns = x->blkio_delay;
+	e.exit.wait = x->wait;
 	e.exit.memcg_levels = x->levels;
 	memcpy(e.exit.memcg_peak_bytes, x->peaks, sizeof(x->peaks));
 	snprintf(e.exit.comm, sizeof(e.exit.comm), "%s",
@@ -539,7 +541,10 @@ static void test_threads_one_record(void **state)
 		.io = { .rchar = 6000000000ull, .wchar = 1100000000,
 			.read_bytes = 5 * 1024 * MiB,
 			.write_bytes = 1024 * MiB,
-			.cancelled_write_bytes = 123456789 } });
+			.cancelled_write_bytes = 123456789 },
+		.wait = { .run_delay_ns = 1500000000, .reclaim_ns = 125000000,
+			  .thrashing_ns = 62500000, .swapin_ns = 31250000,
+			  .compact_ns = 1000000, .nvcsw = 42, .nivcsw = 4242 } });
 	assert_int_equal(count_type(f, "process"), 1);
 	assert_int_equal(f->nrec, 1);
 	r = proc_rec(f, 200, start);
@@ -553,6 +558,14 @@ static void test_threads_one_record(void **state)
 	assert_int_equal(ju64(r, "io.write_bytes"), 1024 * MiB);
 	assert_int_equal(ju64(r, "io.cancelled_write_bytes"), 123456789);
 	assert_near(jnum(r, "io.blkio_delay_s"), 0.25, 1e-9);
+	/* the kernel's waits, in seconds */
+	assert_near(jnum(r, "wait.run_queue_s"), 1.5, 1e-9);
+	assert_near(jnum(r, "wait.reclaim_s"), 0.125, 1e-9);
+	assert_near(jnum(r, "wait.thrashing_s"), 0.0625, 1e-9);
+	assert_near(jnum(r, "wait.swapin_s"), 0.03125, 1e-9);
+	assert_near(jnum(r, "wait.compact_s"), 0.001, 1e-9);
+	assert_int_equal(ju64(r, "wait.nvcsw"), 42);
+	assert_int_equal(ju64(r, "wait.nivcsw"), 4242);
 	assert_int_equal(ju64(r, "mem.peak_rss_bytes"), 3 * 1024 * MiB);
 	assert_jraw(r, "argv", "[\"bwa\",\"mem\",\"-t\",\"4\",\"ref.fa\"]");
 	assert_jraw(r, "exit.lost", "false");

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * burn SECONDS - spin in user space until this process has used SECONDS of
- * CPU time, then print its own getrusage(RUSAGE_SELF) figures:
- *   pid=P cpu_user_s=U cpu_sys_s=S cpu_s=U+S
+ * CPU time, then print its own getrusage(RUSAGE_SELF) figures, its wall
+ * time and the run-queue wait of /proc/self/schedstat (2nd field, ns):
+ *   pid=P cpu_user_s=U cpu_sys_s=S cpu_s=U+S wall_s=W run_queue_s=R
+ *   nvcsw=V nivcsw=I
  * The integration test compares these with what the agent recorded.
  */
 #include <errno.h>
@@ -21,6 +23,29 @@ static double cpu_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Seconds since an arbitrary start (CLOCK_MONOTONIC). */
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* This process's run-queue wait so far in seconds, -1 when not known. */
+static double run_delay_s(void)
+{
+	unsigned long long run = 0, wait = 0;
+	FILE *f = fopen("/proc/self/schedstat", "r");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "%llu %llu", &run, &wait);
+	fclose(f);
+	return n == 2 ? wait / 1e9 : -1;
+}
+
 /* Seconds in a struct timeval. */
 static double tv_s(struct timeval tv)
 {
@@ -31,7 +56,7 @@ int main(int argc, char **argv)
 {
 	volatile unsigned long sink = 0;
 	struct rusage ru;
-	double want, start;
+	double want, start, wall0, rq;
 	char *end;
 
 	if (argc != 2) {
@@ -45,6 +70,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	wall0 = wall_now();
 	start = cpu_now();
 	/* Check the clock only every few thousand iterations: the vDSO
 	 * does not serve CPU clocks, so each read is a system call. */
@@ -53,9 +79,12 @@ int main(int argc, char **argv)
 			sink += i;
 	(void)sink;
 
+	rq = run_delay_s();
 	getrusage(RUSAGE_SELF, &ru);
-	printf("pid=%d cpu_user_s=%.6f cpu_sys_s=%.6f cpu_s=%.6f\n",
+	printf("pid=%d cpu_user_s=%.6f cpu_sys_s=%.6f cpu_s=%.6f wall_s=%.6f"
+	       " run_queue_s=%.6f nvcsw=%ld nivcsw=%ld\n",
 	       (int)getpid(), tv_s(ru.ru_utime), tv_s(ru.ru_stime),
-	       tv_s(ru.ru_utime) + tv_s(ru.ru_stime));
+	       tv_s(ru.ru_utime) + tv_s(ru.ru_stime), wall_now() - wall0, rq,
+	       ru.ru_nvcsw, ru.ru_nivcsw);
 	return 0;
 }

@@ -87,6 +87,61 @@ unsigned signals_proc(struct jt_sigstate *s, const struct sig_params *p,
 	return ev;
 }
 
+/* Memory-pressure waits of c: direct reclaim, thrashing, swap-in. */
+static double mem_wait_s(const struct jt_counters *c)
+{
+	return c->w.reclaim_s + c->w.thrashing_s + c->w.swapin_s;
+}
+
+/* Fill *o for an episode of kind k that began over a window of wall s. */
+static void wait_out(struct sig_out *o, enum sig_kind k, uint64_t now_ns,
+		     double wall, double waited)
+{
+	memset(o, 0, sizeof(*o));
+	o->kind = k;
+	o->now_ns = now_ns;
+	o->window_s = wall;
+	o->fraction = waited / wall;
+	if (k == SIG_CPU_STARVED)
+		o->run_queue_s = waited;
+	else
+		o->mem_wait_s = waited;
+}
+
+/* Follow one process's cpu_starved and memory_pressure episodes. */
+unsigned signals_wait(struct jt_sigstate *s, const struct sig_params *p,
+		      uint64_t now_ns, const struct jt_counters *c,
+		      struct sig_out *cpu, struct sig_out *mem)
+{
+	double wall, rq, mw;
+	unsigned ev = 0;
+	bool over;
+
+	if (s->wait_t0_ns && now_ns - s->wait_t0_ns < p->io_window_ns)
+		return 0;
+	if (s->wait_t0_ns) {
+		wall = (now_ns - s->wait_t0_ns) / 1e9;
+		rq = c->w.run_queue_s - s->run_queue0_s;
+		mw = mem_wait_s(c) - s->mem_wait0_s;
+		over = rq > p->cpu_starved_above * wall;
+		if (over && !s->cpu_starved) {
+			wait_out(cpu, SIG_CPU_STARVED, now_ns, wall, rq);
+			ev |= SIG_EV_CPU_STARVED;
+		}
+		s->cpu_starved = over;
+		over = mw > p->memory_pressure_above * wall;
+		if (over && !s->mem_pressure) {
+			wait_out(mem, SIG_MEM_PRESSURE, now_ns, wall, mw);
+			ev |= SIG_EV_MEM_PRESSURE;
+		}
+		s->mem_pressure = over;
+	}
+	s->wait_t0_ns = now_ns;
+	s->run_queue0_s = c->w.run_queue_s;
+	s->mem_wait0_s = mem_wait_s(c);
+	return ev;
+}
+
 /* The process is gone: the end of its signalled stall, if any. */
 bool signals_proc_gone(struct jt_sigstate *s, uint64_t now_ns,
 		       struct sig_out *out)
@@ -332,6 +387,10 @@ const char *signals_kind_name(enum sig_kind k)
 		return "slower_than_usual";
 	case SIG_MEMORY:
 		return "memory_near_limit";
+	case SIG_CPU_STARVED:
+		return "cpu_starved";
+	case SIG_MEM_PRESSURE:
+		return "memory_pressure";
 	default:
 		return "?";
 	}
@@ -366,6 +425,19 @@ static void evidence_values(struct sv *v, const struct jt_host *h,
 		sv_f64(&v[V_EV_MEDIAN_S], s->median_s);
 		sv_u64(&v[V_EV_RUNS], s->runs);
 		sv_f64(&v[V_EV_FACTOR], s->factor);
+		break;
+	case SIG_CPU_STARVED:
+	case SIG_MEM_PRESSURE:
+		sv_f64(&v[V_EV_WINDOW_S], s->window_s);
+		sv_f64(&v[s->kind == SIG_CPU_STARVED ? V_EV_RUN_QUEUE_S :
+			  V_EV_MEMORY_WAIT_S], s->kind == SIG_CPU_STARVED ?
+		       s->run_queue_s : s->mem_wait_s);
+		sv_f64(&v[V_EV_FRACTION], s->fraction);
+		if (s->kind == SIG_CPU_STARVED) {
+			v[V_SIG_JOBS].st = SV_SET;
+			v[V_SIG_JOBS].s = s->jobs;
+			v[V_SIG_JOBS].n = s->jobs_len;
+		}
 		break;
 	case SIG_MEMORY:
 		sv_u64(&v[V_EV_MEM_BYTES], s->mem_bytes);
@@ -558,6 +630,10 @@ void signals_status(const uint64_t counts[SIG__N], uint64_t skipped,
 		counts[SIG_SLOWER], skipped);
 	fprintf(out, "signals_memory_near_limit: %" PRIu64 "\n",
 		counts[SIG_MEMORY]);
+	fprintf(out, "signals_cpu_starved: %" PRIu64 "\n",
+		counts[SIG_CPU_STARVED]);
+	fprintf(out, "signals_memory_pressure: %" PRIu64 "\n",
+		counts[SIG_MEM_PRESSURE]);
 }
 
 /* ---- the agent's side ------------------------------------------------ */
@@ -620,11 +696,46 @@ static void mark_parent(struct jt_proc *p, void *arg)
 		parent->sig.child_gen = pc->gen;
 }
 
+struct others_ctx {
+	const struct jt_job *own;
+	struct jbuf names;
+};
+
+/* Add a running job other than the process's own (jobs_foreach_running's
+ * fn): "scheduler:id" and its NUL. */
+static void other_job(struct jt_jobinfo *ji, void *arg)
+{
+	struct others_ctx *oc = arg;
+	const struct jt_job *j = &ji->job;
+
+	if (!strcmp(j->scheduler, oc->own->scheduler) &&
+	    !strcmp(j->id, oc->own->id))
+		return;
+	if (jbuf_put(&oc->names, j->scheduler, strlen(j->scheduler)) ||
+	    jbuf_put(&oc->names, ":", 1) ||
+	    jbuf_put(&oc->names, j->id, strlen(j->id) + 1))
+		oc->names.oom = true;
+}
+
+/* A cpu_starved signal for p, naming the other jobs running now. */
+static void emit_starved(struct sig_agent *a, struct sig_out *o,
+			 struct jt_proc *p)
+{
+	struct others_ctx oc = { .own = &p->job };
+
+	jbuf_init(&oc.names);
+	jobs_foreach_running(a->jobs, other_job, &oc);
+	o->jobs = oc.names.oom ? NULL : oc.names.buf;
+	o->jobs_len = oc.names.oom ? 0 : oc.names.len;
+	emit(a, o, &p->job, p);
+	jbuf_free(&oc.names);
+}
+
 /* One process after a pass (proc_table_foreach's fn). */
 static void proc_one(struct jt_proc *p, void *arg)
 {
 	struct pass_ctx *pc = arg;
-	struct sig_out st, io;
+	struct sig_out st, io, cpu, mem;
 	unsigned ev;
 
 	if (!live(p, pc->gen) || !record_job_named(&p->job))
@@ -638,6 +749,11 @@ static void proc_one(struct jt_proc *p, void *arg)
 		emit(pc->a, &st, &p->job, p);
 	if (ev & SIG_EV_IO_BOUND)
 		emit(pc->a, &io, &p->job, p);
+	ev = signals_wait(&p->sig, pc->p, p->sample_ns, &p->c, &cpu, &mem);
+	if (ev & SIG_EV_CPU_STARVED)
+		emit_starved(pc->a, &cpu, p);
+	if (ev & SIG_EV_MEM_PRESSURE)
+		emit(pc->a, &mem, &p->job, p);
 }
 
 struct mem_ctx {

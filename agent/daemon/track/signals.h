@@ -20,6 +20,11 @@
  *   median duration of the earlier ends of the same pipeline and task the
  *   SQLite store holds, when it holds at least signals.slower_min_runs.
  *   The store is read on a thread of its own, never on the event loop.
+ * - cpu_starved, memory_pressure: a process whose run-queue wait (or
+ *   memory waits: direct reclaim, thrashing, swap-in) over a window of
+ *   signals.io_window is more than signals.cpu_starved_above (0.3)
+ *   (signals.memory_pressure_above, 0.1) of it; cpu_starved names the
+ *   other jobs running on the node then.  One record an episode.
  * - memory_near_limit: a running job with a registered memory cgroup
  *   whose charge (v2 memory.current, v1 memory.usage_in_bytes) reaches
  *   signals.memory_near of its limit (memory.max, memory.limit_in_bytes).
@@ -57,6 +62,8 @@ struct sig_params {
 	double slower_factor;		/* signals.slower_factor */
 	unsigned slower_min_runs;	/* signals.slower_min_runs */
 	double memory_near;		/* signals.memory_near, a fraction */
+	double cpu_starved_above;	/* signals.cpu_starved_above */
+	double memory_pressure_above;	/* signals.memory_pressure_above */
 };
 
 enum sig_kind {
@@ -65,6 +72,8 @@ enum sig_kind {
 	SIG_IO_BOUND,
 	SIG_SLOWER,
 	SIG_MEMORY,
+	SIG_CPU_STARVED,
+	SIG_MEM_PRESSURE,
 	SIG__N
 };
 
@@ -72,6 +81,8 @@ enum sig_kind {
 #define SIG_EV_STALL		0x1	/* a stall reached stall_after */
 #define SIG_EV_STALL_END	0x2	/* a signalled stall is over */
 #define SIG_EV_IO_BOUND		0x4	/* an io_bound episode began */
+#define SIG_EV_CPU_STARVED	0x8	/* a cpu_starved episode began */
+#define SIG_EV_MEM_PRESSURE	0x10	/* a memory_pressure episode began */
 
 /* The evidence of one signal (what applies to its kind). */
 struct sig_out {
@@ -83,8 +94,14 @@ struct sig_out {
 	char state[4];			/* /proc/PID/stat's state letter */
 	char wchan[64];			/* /proc/PID/wchan, "" unknown */
 	bool exited;			/* end: it exited (else resumed) */
-	/* io_bound */
+	/* io_bound, cpu_starved, memory_pressure */
 	double window_s, blkio_delay_s, fraction;
+	double run_queue_s;		/* cpu_starved: over the window */
+	double mem_wait_s;		/* memory_pressure: reclaim, thrashing,
+					 * swap-in over the window */
+	const char *jobs;		/* cpu_starved: the other jobs running
+					 * then, "scheduler:id" NUL-separated */
+	size_t jobs_len;
 	/* slower_than_usual */
 	double duration_s, median_s, factor;
 	unsigned runs;
@@ -105,6 +122,17 @@ unsigned signals_proc(struct jt_sigstate *s, const struct sig_params *p,
 		      uint64_t now_ns, const struct jt_counters *prev,
 		      const struct jt_counters *c, bool have_prev, bool waiting,
 		      struct sig_out *stall, struct sig_out *io);
+/*
+ * The waits of a process at now_ns, c its counters now: over windows of
+ * signals.io_window (one after the other, like io_bound's), a run-queue
+ * wait above cpu_starved_above of the window's wall begins a cpu_starved
+ * episode (SIG_EV_CPU_STARVED, *cpu filled), reclaim + thrashing +
+ * swap-in above memory_pressure_above a memory_pressure one
+ * (SIG_EV_MEM_PRESSURE, *mem filled).  One record an episode.
+ */
+unsigned signals_wait(struct jt_sigstate *s, const struct sig_params *p,
+		      uint64_t now_ns, const struct jt_counters *c,
+		      struct sig_out *cpu, struct sig_out *mem);
 /* The process is gone at now_ns: true, with *out filled, when it was in a
  * signalled stall (its end record, exited). */
 bool signals_proc_gone(struct jt_sigstate *s, uint64_t now_ns,

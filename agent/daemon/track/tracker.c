@@ -679,6 +679,18 @@ static void io_add(struct jt_counters *c, const struct jt_io *io)
 	c->cancelled_write_bytes += io->cancelled_write_bytes;
 }
 
+/* Add the kernel's waits of a thread or a process to c (seconds). */
+static void wait_add(struct jt_counters *c, const struct jt_wait *w)
+{
+	c->w.run_queue_s += w->run_delay_ns / 1e9;
+	c->w.reclaim_s += w->reclaim_ns / 1e9;
+	c->w.thrashing_s += w->thrashing_ns / 1e9;
+	c->w.swapin_s += w->swapin_ns / 1e9;
+	c->w.compact_s += w->compact_ns / 1e9;
+	c->w.nvcsw += w->nvcsw;
+	c->w.nivcsw += w->nivcsw;
+}
+
 /* Exit totals of the kernel into p's counters. */
 static void exit_counters(struct jt_proc *p, const struct jt_ev_exit *e)
 {
@@ -703,6 +715,7 @@ static void exit_counters(struct jt_proc *p, const struct jt_ev_exit *e)
 				     ? e->blkio_delay_ns / 1e9 : 0;
 	p->c.rx_bytes = e->rx_bytes;
 	p->c.tx_bytes = e->tx_bytes;
+	wait_add(&p->c, &e->wait);
 }
 
 /* The last thread of a process exited: final totals, then the record. */
@@ -865,6 +878,7 @@ static void sample_add(struct jt_proc *p, const struct jt_sample *x)
 	p->c.cpu_sys_s += sy;
 	io_add(&p->c, &x->io);
 	p->c.blkio_delay_s += x->blkio_delay_ns / 1e9;
+	wait_add(&p->c, &x->wait);
 	if (x->flags & JT_SF_LEADER) {
 		p->c.rss_bytes = x->rss_bytes;
 		if (x->hiwater_rss_bytes > p->c.peak_rss_bytes)

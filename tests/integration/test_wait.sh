@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# test_wait.sh - where a process's time went (issue 28), against the
+# kernel's own figures read by the workloads themselves:
+#   a. two CPU-bound jobs pinned to one core beside each other (taskset):
+#      each one's wait.run_queue_s against the run-queue wait of its own
+#      /proc/self/schedstat (2nd field) read as its last act (burn prints
+#      it), within 0.05 s (a slice or two of run-queue wait can fall
+#      between that read and the exit); each about half its wall time
+#      (0.35 to 0.65); nvcsw/nivcsw against its getrusage(RUSAGE_SELF)
+#      within 5; a cpu_starved signal for each that names the other job;
+#   b. one CPU-bound job alone on the other core: its run_queue_s against
+#      schedstat the same way, below 0.25 of its wall, and no cpu_starved;
+#   c. a process in a memory cgroup (v1's memory controller where it is
+#      mounted, else cgroup v2's memory.max) whose limit (48 MiB) is below
+#      the file it reads over and over (60 MiB, each chunk twice so that
+#      its pages are the working set): its wait.reclaim_s, thrashing_s,
+#      swapin_s and compact_s against delay accounting's own figures, which
+#      it reads over netlink taskstats as its last act (tests/workload/
+#      memwait, as the kernel's getdelays does), within 0.005 s; reclaim +
+#      thrashing over 0.1 of its wall, and a memory_pressure signal.
+#
+# Needs root, kernel BTF, taskset and the sqlite3 CLI.  Exit 0 pass, 1
+# fail, 77 skipped, 99 hard error.
+#
+# Run:  make check TESTS=tests/integration/test_wait.sh   (in BUILD)
+
+set -u
+
+. "$(dirname "$0")/lib.sh"
+need_built "$AGENT" "$CLI" "$WL/burn" "$WL/memwait"
+need_commands taskset
+J=wait$$
+SIGNALS_EXPECTED="cpu_starved memory_pressure"
+MEMCG=
+WDIR=$T		# the file read must be on a disk (tmpfs pages are not cache)
+if [ "$(stat -f -c %T "$T")" = tmpfs ]; then
+	WDIR=$top_builddir
+fi
+
+# Remove the memory cgroup and the file.
+extra_cleanup() {
+	[ -n "$MEMCG" ] && remove_cgroup "$MEMCG"
+	rm -f "$WDIR/memwait.$$"
+}
+
+# The signals of kind $1 as "time|json" lines, oldest first.
+sigs() {
+	q "select time, json from record where type = 'signal'
+	   and json_extract(json, '\$.kind') = '$1' order by time;"
+}
+
+# Member $2 of the newest process record of pid $1.
+pmember() {
+	row "$1" "json_extract(json, '\$.$2')"
+}
+
+start_watchdog 300
+start_agent "rules_dir = \"$top_srcdir/lua-rules\";" "signals = {
+	io_window = 2; cpu_starved_above = 0.25;
+};" || finish
+
+# ---- a. two jobs on one core ----------------------------------------------------
+
+taskset -c 0 "$CLI" --config "$CONF" run --job "$J-a" -- "$WL/burn" 3 >"$T/a.out" 2>&1 &
+A=$!
+taskset -c 0 "$CLI" --config "$CONF" run --job "$J-b" -- "$WL/burn" 3 >"$T/b.out" 2>&1 &
+B=$!
+BG_PIDS="$BG_PIDS $A $B"
+wait "$A"
+wait "$B"
+for x in a b; do
+	line=$(grep '^pid=' "$T/$x.out")
+	note "$x: $line"
+	pid=$(kv "$line" pid)
+	check "$x: burn's record is stored" test -n "$(row_wait "$pid" id)"
+	rq=$(pmember "$pid" wait.run_queue_s)
+	ref=$(kv "$line" run_queue_s)
+	wall=$(kv "$line" wall_s)
+	check "$x: wait.run_queue_s $rq = its /proc/self/schedstat run_delay $ref (0.05 s)" \
+		near "$rq" "$ref" 0 0.05
+	check "$x: run_queue_s $rq is about half its wall $wall (0.35 to 0.65)" \
+		between "$(awk -v a="$rq" -v b="$wall" 'BEGIN { print a / b }')" 0.35 0.65
+	check "$x: wait.nvcsw $(pmember "$pid" wait.nvcsw) = getrusage's $(kv "$line" nvcsw) (5)" \
+		near "$(pmember "$pid" wait.nvcsw)" "$(kv "$line" nvcsw)" 0 5
+	check "$x: wait.nivcsw $(pmember "$pid" wait.nivcsw) = getrusage's $(kv "$line" nivcsw) (5)" \
+		near "$(pmember "$pid" wait.nivcsw)" "$(kv "$line" nivcsw)" 0 5
+	eval "PID_$x=$pid"
+done
+for x in a b; do
+	eval "pid=\$PID_$x"
+	other=$J-b
+	[ "$x" = b ] && other=$J-a
+	s=$(sigs cpu_starved | grep "\"pid\":$pid," | head -n 1)
+	note "$x cpu_starved: ${s:-none}"
+	check "$x: a cpu_starved signal for burn (pid $pid)" test -n "$s"
+	check "$x: its jobs are the other job alone (local:$other)" \
+		eval 'printf "%s" "$s" | grep -q "\"jobs\":\[\"local:$other\"\]"'
+	check "$x: its run_queue_s / window_s over 0.25 (fraction $(printf '%s' "${s#*|}" | sed -n 's/.*"fraction":\([0-9.]*\).*/\1/p'))" \
+		between "$(printf '%s' "${s#*|}" | sed -n 's/.*"fraction":\([0-9.]*\).*/\1/p')" 0.25 1
+done
+
+# ---- b. one job alone on the other core -----------------------------------------
+
+taskset -c 1 "$CLI" --config "$CONF" run --job "$J-c" -- "$WL/burn" 3 >"$T/c.out" 2>&1
+line=$(grep '^pid=' "$T/c.out")
+note "c: $line"
+pid=$(kv "$line" pid)
+check "c: burn's record is stored" test -n "$(row_wait "$pid" id)"
+rq=$(pmember "$pid" wait.run_queue_s)
+check "c: wait.run_queue_s $rq = its /proc/self/schedstat run_delay $(kv "$line" run_queue_s) (0.05 s)" \
+	near "$rq" "$(kv "$line" run_queue_s)" 0 0.05
+check "c: alone, run_queue_s $rq is below 0.25 of its wall $(kv "$line" wall_s)" \
+	between "$(awk -v a="$rq" -v b="$(kv "$line" wall_s)" 'BEGIN { print a / b }')" 0 0.25
+check "c: no cpu_starved signal for it" \
+	test -z "$(sigs cpu_starved | grep "\"pid\":$pid,")"
+
+# ---- c. page cache reclaimed under a memory cgroup's limit -----------------------
+
+if [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+	MEMCG=/sys/fs/cgroup/memory/jt_wait_$$
+	LIMIT_FILE=memory.limit_in_bytes
+elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+	MEMCG=/sys/fs/cgroup/jt_wait_$$
+	LIMIT_FILE=memory.max
+fi
+if [ -n "$MEMCG" ] && mkdir "$MEMCG" && echo $((48 * MIB)) >"$MEMCG/$LIMIT_FILE"; then
+	head -c $((60 * MIB)) /dev/urandom >"$WDIR/memwait.$$"
+	"$CLI" --config "$CONF" run --job "$J-m" -- sh -c \
+		'echo $$ >"$1/cgroup.procs" && exec "$2" "$3" 60' sh "$MEMCG" \
+		"$WL/memwait" "$WDIR/memwait.$$" >"$T/m.out" 2>&1
+	line=$(grep '^pid=' "$T/m.out")
+	note "m ($MEMCG): $line $(cat "$T/m.out" | grep -v '^pid=')"
+	pid=$(kv "$line" pid)
+	check "m: memwait's record is stored" test -n "$(row_wait "$pid" id)"
+	for k in reclaim_s thrashing_s swapin_s compact_s; do
+		check "m: wait.$k $(pmember "$pid" "wait.$k") = taskstats' $(kv "$line" "$k") (0.005 s)" \
+			near "$(pmember "$pid" "wait.$k")" "$(kv "$line" "$k")" 0 0.005
+	done
+	check "m: reclaim + thrashing over 0.1 of its wall $(kv "$line" wall_s) (the page cache was reclaimed)" \
+		between "$(awk -v a="$(kv "$line" reclaim_s)" -v b="$(kv "$line" thrashing_s)" \
+			-v w="$(kv "$line" wall_s)" 'BEGIN { print (a + b) / w }')" 0.1 1
+	s=$(sigs memory_pressure | grep "\"pid\":$pid," | head -n 1)
+	note "m memory_pressure: ${s:-none}"
+	check "m: a memory_pressure signal for memwait (pid $pid)" test -n "$s"
+	check "m: its memory_wait_s / window_s over 0.1" \
+		between "$(printf '%s' "${s#*|}" | sed -n 's/.*"fraction":\([0-9.]*\).*/\1/p')" 0.1 1
+else
+	check "a memory cgroup with a limit (v1 $MEMCG or v2 memory.max)" false
+fi
+
+finish
