@@ -391,8 +391,10 @@ static int exec_sql(struct store *s, const char *what, const char *sql)
 
 /*
  * A store of this version made before a member joined the process record
- * lacks its column: added (NULL in the older rows), so that a new field
- * costs no version and no rewrite of the store.
+ * lacks its column: a writer adds it (NULL in the older rows), so that a
+ * new field costs no version and no rewrite of the store; a reader (the
+ * CLI) says which column is missing and who adds it, instead of failing
+ * each query with "no such column".
  */
 static int add_new_columns(struct store *s)
 {
@@ -429,6 +431,15 @@ static int add_new_columns(struct store *s)
 			continue;
 		if (rc != SQLITE_DONE) {
 			err = fail(s, "reading the columns", rc);
+			break;
+		}
+		if (s->readonly) {
+			log_error("sqlite store %s: written by an older"
+				  " jobtraced (no column %.*s): start this"
+				  " version's jobtraced once, it adds the"
+				  " columns of the new fields in place",
+				  s->path, (int)namelen, d);
+			err = -EPROTO;
 			break;
 		}
 		snprintf(sql, sizeof(sql), "ALTER TABLE process_rec ADD COLUMN %s", d);
@@ -710,6 +721,8 @@ int store_open(const char *path, bool readonly, struct store **out)
 		err = check_version(s, &old);
 	if (!err && !readonly)
 		err = setup_writer(s);
+	else if (!err)
+		err = add_new_columns(s);	/* a reader: only checks */
 	if (!err && old)
 		err = upgrade_from_json(s, old);
 	if (err)

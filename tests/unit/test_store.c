@@ -945,6 +945,10 @@ static void test_new_columns(void **state)
 	query_is(f->db, "SELECT count(*) FROM pragma_table_info('process_rec')"
 		 " WHERE name IN ('job_queue', 'job_attempt')", NULL, "0");
 
+	/* a reader (the CLI beside an agent not yet restarted) is told
+	 * who adds them, rather than failing each query */
+	assert_int_equal(store_open(f->db, true, &s), -EPROTO);
+	assert_null(s);
 	assert_int_equal(store_open(f->db, false, &s), 0);
 	fill_proc(&specs[0], &p);
 	p.pid = 99999;
@@ -956,6 +960,8 @@ static void test_new_columns(void **state)
 	assert_int_equal(store_flush(s), 1);
 	store_close(s);
 	jbuf_free(&b);
+	assert_int_equal(store_open(f->db, true, &s), 0);	/* added */
+	store_close(s);
 	snprintf(id, sizeof(id), "%zu", NSPECS + 1);
 	query_is(f->db, "SELECT count(*) FROM process_rec", NULL, id);
 	query_is(f->db, "SELECT job_queue || '|' || job_attempt || '|' ||"
