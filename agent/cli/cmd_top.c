@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json.h"
 #include "topq.h"
 #include "util.h"
 
@@ -55,7 +56,10 @@ void cli_help_top(FILE *out)
 		"--format json   the same tree as one JSON object, then exit\n"
 		"-d SECONDS      between frames (default 1)\n"
 		"--no-color      no colours\n"
-		"Keys: q quits (the terminal is restored).\n"
+		"Keys: arrows or j/k move, Enter collapses or expands a line, s sorts\n"
+		"siblings by CPU, memory, elapsed or name, / filters (user, run,\n"
+		"pipeline, task, tool; Enter keeps, Esc clears), f follows the run of\n"
+		"the line (again: all runs), q quits (the terminal is restored).\n"
 		"\nA user who may not read the store sees their own runs, from the agent.\n");
 }
 
@@ -95,39 +99,363 @@ static int top_opts_take(int *argc, char **argv, struct top_opts *o)
 	return 0;
 }
 
-/* The colour of a frame line by its state word (SGR), or "". */
-static const char *line_color(const char *line)
-{
-	static const struct { const char *word, *sgr; } c[] = {
-		{ "running", "\033[32m" }, { "stalled", "\033[1;33m" },
-		{ "waiting", "\033[36m" }, { "done", "\033[2m" },
-		{ "failed", "\033[1;31m" }, { "oom-killed", "\033[1;35m" },
-	};
+/* What the view keeps between frames. */
+struct view {
+	struct topq t;		/* the latest frame */
+	size_t *order;		/* the lines drawn, in order */
+	size_t n;
+	size_t cur;		/* the cursor, in order */
+	size_t top;		/* the first line drawn, in order */
+	char cur_key[160];	/* the cursor's line, kept across frames */
+	char **folded;		/* keys of collapsed lines */
+	size_t nfolded;
+	int sort;		/* SORT_* */
+	char filter[64];
+	bool editing;		/* typing the filter */
+	char follow[64];	/* a run followed, "" for all */
+	bool color;
+};
 
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
-		if (!strncmp(line, c[i].word, strlen(c[i].word)))
-			return c[i].sgr;
-	return "";
+enum { SORT_CPU, SORT_MEM, SORT_ELAPSED, SORT_NAME, SORT_N };
+static const char *const sort_names[] = { "cpu", "mem", "elapsed", "name" };
+
+/* A key that names line i across frames. */
+static void line_key(const struct topq *t, size_t i, char *out, size_t len)
+{
+	const struct topq_line *l = &t->v[i];
+	const struct topq_line *r = l;
+
+	while (r->parent >= 0)
+		r = &t->v[r->parent];
+	snprintf(out, len, "%d|%s|%s|%lld|%.0f", (int)l->kind,
+		 r->name ? r->name : "", l->name ? l->name : "",
+		 (long long)l->pid, l->start);
 }
 
-/* Draw one frame (text of the query's answer) in rows x cols. */
-static void draw(const char *frame, int rows, int cols, bool color)
+/* Is line i collapsed? */
+static bool folded(const struct view *v, size_t i)
 {
-	const char *l = frame;
-	int row = 0;
+	char k[160];
 
-	fputs("\033[H\033[2J", stdout);
-	while (l && *l && row < rows) {
-		size_t n = strcspn(l, "\n");
-		const char *sgr = !color ? "" : row == 1 ? "\033[7m" :
-				  line_color(l);
+	line_key(&v->t, i, k, sizeof(k));
+	for (size_t f = 0; f < v->nfolded; f++)
+		if (!strcmp(v->folded[f], k))
+			return true;
+	return false;
+}
 
-		printf("%s%.*s%s\r\n", sgr, (int)(n < (size_t)cols ? n : (size_t)cols),
-		       l, *sgr ? "\033[0m" : "");
-		l += n + (l[n] == '\n');
-		row++;
+/* Collapse or expand line i. */
+static void fold_toggle(struct view *v, size_t i)
+{
+	char k[160], **n;
+
+	line_key(&v->t, i, k, sizeof(k));
+	for (size_t f = 0; f < v->nfolded; f++)
+		if (!strcmp(v->folded[f], k)) {
+			free(v->folded[f]);
+			v->folded[f] = v->folded[--v->nfolded];
+			return;
+		}
+	n = realloc(v->folded, (v->nfolded + 1) * sizeof(*n));
+	if (!n)
+		return;
+	v->folded = n;
+	v->folded[v->nfolded] = strdup(k);
+	if (v->folded[v->nfolded])
+		v->nfolded++;
+}
+
+/* Does line l match the filter (user, run, pipeline, task, tool)? */
+static bool matches(const struct topq_line *l, const char *f)
+{
+	const char *s[] = { l->user, l->run, l->pipeline, l->task, l->tool,
+			    l->name, l->job };
+
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		if (s[i] && strstr(s[i], f))
+			return true;
+	return false;
+}
+
+/* Is line i shown: the filter matches it, a line above or below it;
+ * and it is of the run followed. */
+static bool shown(const struct view *v, size_t i)
+{
+	const struct topq *t = &v->t;
+	long r = (long)i;
+
+	while (t->v[r].parent >= 0)
+		r = t->v[r].parent;
+	if (v->follow[0] && strcmp(t->v[r].name ? t->v[r].name : "",
+				   v->follow))
+		return false;
+	if (!v->filter[0])
+		return true;
+	for (long a = (long)i; a >= 0; a = t->v[a].parent)
+		if (matches(&t->v[a], v->filter))
+			return true;
+	for (size_t j = i + 1; j < t->n && t->v[j].depth > t->v[i].depth; j++)
+		if (matches(&t->v[j], v->filter))
+			return true;
+	return false;
+}
+
+/* The sort key of a line: larger first (names: the caller). */
+static double sort_value(const struct topq_line *l, int sort)
+{
+	if (sort == SORT_CPU)
+		return l->cores > 0 ? l->cores : 0;
+	if (sort == SORT_MEM)
+		return (double)(l->rss ? l->rss : l->peak);
+	return l->elapsed;
+}
+
+static int g_sort;	/* qsort's context: the view's sort */
+static const struct topq *g_t;
+
+/* Siblings by the view's sort. */
+static int cmp_sibling(const void *x, const void *y)
+{
+	const struct topq_line *a = &g_t->v[*(const size_t *)x];
+	const struct topq_line *b = &g_t->v[*(const size_t *)y];
+	double p, q;
+
+	if (g_sort == SORT_NAME)
+		return strcmp(a->name ? a->name : "", b->name ? b->name : "");
+	p = sort_value(a, g_sort);
+	q = sort_value(b, g_sort);
+	return (p < q) - (p > q);
+}
+
+/* Append the children of parent (sorted, shown, not under a fold). */
+static void order_add(struct view *v, long parent)
+{
+	const struct topq *t = &v->t;
+	size_t *kids = malloc((t->n ? t->n : 1) * sizeof(*kids)), nk = 0;
+
+	if (!kids)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].parent == parent && shown(v, i))
+			kids[nk++] = i;
+	g_sort = v->sort;
+	g_t = t;
+	if (parent >= 0)	/* runs stay in the order they started */
+		qsort(kids, nk, sizeof(*kids), cmp_sibling);
+	for (size_t k = 0; k < nk; k++) {
+		v->order[v->n++] = kids[k];
+		if (!folded(v, kids[k]))
+			order_add(v, (long)kids[k]);
 	}
+	free(kids);
+}
+
+/* The lines to draw, the cursor on the line it was on. */
+static void view_order(struct view *v)
+{
+	char k[160];
+
+	free(v->order);
+	v->n = 0;
+	v->order = malloc((v->t.n ? v->t.n : 1) * sizeof(*v->order));
+	if (!v->order)
+		return;
+	order_add(v, -1);
+	for (size_t i = 0; i < v->n && v->cur_key[0]; i++) {
+		line_key(&v->t, v->order[i], k, sizeof(k));
+		if (!strcmp(k, v->cur_key)) {
+			v->cur = i;
+			break;
+		}
+	}
+	if (v->cur >= v->n)
+		v->cur = v->n ? v->n - 1 : 0;
+}
+
+/* The colour of a state (SGR). */
+static const char *state_color(enum topq_state s)
+{
+	static const char *const c[] = {
+		[TOPQ_RUNNING] = "\033[32m", [TOPQ_STALLED] = "\033[1;33m",
+		[TOPQ_WAITING] = "\033[36m", [TOPQ_DONE] = "\033[2m",
+		[TOPQ_FAILED] = "\033[1;31m", [TOPQ_OOM] = "\033[1;35m",
+	};
+
+	return s <= TOPQ_OOM ? c[s] : "";
+}
+
+/* Draw the view in rows x cols. */
+static void draw(struct view *v, int rows, int cols)
+{
+	char line[512], now[40];
+	int body = rows - 3;
+
+	if (body < 1)
+		body = 1;
+	if (v->cur < v->top)
+		v->top = v->cur;
+	if (v->cur >= v->top + (size_t)body)
+		v->top = v->cur - (size_t)body + 1;
+	fputs("\033[H\033[2J", stdout);
+	json_format_time((uint64_t)(v->t.now * 1e9), now, sizeof(now));
+	printf("jobtrace top  %.19s UTC  %zu run%s, %zu running\r\n", now,
+	       v->t.runs, v->t.runs == 1 ? "" : "s", v->t.running);
+	snprintf(line, sizeof(line), "%-10s %-*s %-14s %5s %5s %-11s %5s %5s"
+		 " %5s %s", "STATE", cols - 70 < 14 ? 14 : cols - 70 > 40 ? 40 :
+		 cols - 70, "NAME", "ELAPSED", "CORES", "RSS", "PEAK/REQ",
+		 "READ", "WRITE", "NET", "SIGNALS");
+	printf("%s%-*.*s%s\r\n", v->color ? "\033[7m" : "", cols, cols, line,
+	       v->color ? "\033[0m" : "");
+	for (size_t k = v->top; k < v->n && k < v->top + (size_t)body; k++) {
+		size_t i = v->order[k];
+		bool has_kids = i + 1 < v->t.n &&
+				v->t.v[i + 1].depth > v->t.v[i].depth;
+
+		topq_line_text(&v->t, i, cols, line, sizeof(line));
+		/* the mark goes in the space before the name */
+		if (has_kids && strlen(line) > 10 + (size_t)v->t.v[i].depth)
+			line[10 + v->t.v[i].depth] = folded(v, i) ? '+' : '-';
+		printf("%s%s%s%s\r\n", k == v->cur ? "\033[7m" : "",
+		       v->color ? state_color(v->t.v[i].state) : "", line,
+		       v->color || k == v->cur ? "\033[0m" : "");
+	}
+	printf("\033[%d;1H", rows);
+	if (v->editing)
+		printf("filter: %s_", v->filter);
+	else
+		printf("sort %s%s%s%s%s  q quit j/k move Enter fold s sort"
+		       " / filter f follow", sort_names[v->sort],
+		       v->filter[0] ? "  filter " : "", v->filter,
+		       v->follow[0] ? "  follow " : "", v->follow);
 	fflush(stdout);
+}
+
+/* One key typed into the filter. */
+static void filter_key(struct view *v, char c)
+{
+	size_t n = strlen(v->filter);
+
+	if (c == '\r' || c == '\n' || c == 27)
+		v->editing = false;
+	if (c == 27)
+		v->filter[0] = '\0';
+	else if ((c == 127 || c == 8) && n)
+		v->filter[n - 1] = '\0';
+	else if (c >= 32 && c < 127 && n + 1 < sizeof(v->filter))
+		v->filter[n] = c, v->filter[n + 1] = '\0';
+	v->cur = 0;
+}
+
+/* One key (arrows as their escape sequences); false for q. */
+static bool view_key(struct view *v, const char *k, size_t n)
+{
+	size_t i = v->n ? v->order[v->cur < v->n ? v->cur : 0] : 0;
+
+	if (v->editing) {
+		for (size_t j = 0; j < n; j++)
+			filter_key(v, k[j]);
+		return true;
+	}
+	if (k[0] == 'q' || k[0] == 'Q')
+		return false;
+	if (k[0] == 'j' || (n >= 3 && k[0] == 27 && k[2] == 'B'))
+		v->cur += v->cur + 1 < v->n;
+	else if (k[0] == 'k' || (n >= 3 && k[0] == 27 && k[2] == 'A'))
+		v->cur -= v->cur > 0;
+	else if ((k[0] == '\r' || k[0] == '\n') && v->n)
+		fold_toggle(v, i);
+	else if (k[0] == 's')
+		v->sort = (v->sort + 1) % SORT_N;
+	else if (k[0] == '/')
+		v->editing = true, v->filter[0] = '\0';
+	else if (k[0] == 'f' && v->follow[0])
+		v->follow[0] = '\0';
+	else if (k[0] == 'f' && v->n) {
+		while (v->t.v[i].parent >= 0)
+			i = (size_t)v->t.v[i].parent;
+		util_strlcpy(v->follow, v->t.v[i].name ? v->t.v[i].name : "",
+			     sizeof(v->follow));
+	}
+	if (v->n && v->cur < v->n)
+		line_key(&v->t, v->order[v->cur], v->cur_key,
+			 sizeof(v->cur_key));
+	return true;
+}
+
+/* A new frame from the answer (JSON); the exit status of getting it. */
+static int view_fetch(struct cli *c, const struct qcmd *qc,
+		      const char *source, const struct report_query *q,
+		      struct view *v)
+{
+	char *frame = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&frame, &len);
+	struct topq t;
+	int rc;
+
+	if (!m)
+		return 1;
+	rc = cli_query_answer(c, qc, source, q, "json", m);
+	fclose(m);
+	if (!rc && !topq_from_json(frame, len, &t)) {
+		topq_free(&v->t);
+		v->t = t;
+	} else if (!rc) {
+		topq_free(&t);
+		rc = 1;
+	}
+	free(frame);
+	view_order(v);
+	return rc;
+}
+
+/* Free the view. */
+static void view_free(struct view *v)
+{
+	topq_free(&v->t);
+	free(v->order);
+	for (size_t f = 0; f < v->nfolded; f++)
+		free(v->folded[f]);
+	free(v->folded);
+}
+
+/* Wait for keys until the next frame is due (delay seconds from now);
+ * false when the view ends. */
+static bool view_wait(struct view *v, double delay)
+{
+	uint64_t due = util_now_ns(CLOCK_MONOTONIC) + (uint64_t)(delay * 1e9);
+	struct winsize ws;
+
+	for (;;) {
+		struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+		uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+		char k[16];
+		ssize_t n;
+
+		if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_row)
+			ws = (struct winsize){ .ws_row = 24, .ws_col = 80 };
+		draw(v, ws.ws_row, ws.ws_col);
+		if (top_stop)
+			return false;
+		if (now >= due)
+			return true;
+		if (poll(&p, 1, (int)((due - now) / 1000000) + 1) <= 0)
+			continue;
+		n = read(STDIN_FILENO, k, sizeof(k));
+		if (n <= 0)
+			return n == 0 ? false : true;
+		/* keys typed fast come in one read: one at a time, an
+		 * arrow's escape sequence as one */
+		for (ssize_t j = 0; j < n;) {
+			size_t w = k[j] == 27 && j + 2 < n && k[j + 1] == '[' ?
+				   3 : 1;
+
+			if (!view_key(v, k + j, w))
+				return false;
+			view_order(v);
+			j += (ssize_t)w;
+		}
+	}
 }
 
 /* The full-screen view until q; the exit status. */
@@ -136,7 +464,7 @@ static int top_view(struct cli *c, const struct qcmd *qc, const char *source,
 {
 	struct termios saved, raw;
 	struct sigaction sa = { .sa_handler = on_stop };
-	struct winsize ws;
+	struct view v = { .color = o->color };
 	int rc = 0;
 
 	if (tcgetattr(STDIN_FILENO, &saved)) {
@@ -145,37 +473,21 @@ static int top_view(struct cli *c, const struct qcmd *qc, const char *source,
 		return EXIT_USAGE;
 	}
 	raw = saved;
-	raw.c_lflag &= ~(ICANON | ECHO);
-	raw.c_cc[VMIN] = 0;
+	raw.c_lflag &= ~(ICANON | ECHO | ISIG);
+	raw.c_cc[VMIN] = 1;
 	raw.c_cc[VTIME] = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
 	fputs("\033[?1049h\033[?25l", stdout);
-	while (!top_stop) {
-		struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
-		char *frame = NULL, key;
-		size_t len = 0;
-		FILE *m = open_memstream(&frame, &len);
-
-		if (!m) {
-			rc = 1;
-			break;
-		}
-		rc = cli_query_answer(c, qc, source, q, "text", m);
-		fclose(m);
-		if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_row)
-			ws = (struct winsize){ .ws_row = 24, .ws_col = 80 };
-		draw(frame, ws.ws_row, ws.ws_col, o->color);
-		free(frame);
-		if (poll(&p, 1, (int)(o->delay * 1000)) > 0 &&
-		    read(STDIN_FILENO, &key, 1) == 1 && (key == 'q' || key == 'Q'))
-			break;
-	}
+	do
+		rc = view_fetch(c, qc, source, q, &v);
+	while (view_wait(&v, o->delay));
 	fputs("\033[?25h\033[?1049l", stdout);
 	fflush(stdout);
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
+	view_free(&v);
 	return rc;
 }
 

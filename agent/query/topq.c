@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "json.h"
+#include "json_read.h"
 #include "log.h"
 #include "rightsize.h"
 #include "store.h"
@@ -972,4 +973,176 @@ int topq_run_store(struct store *st, const char *where,
 		topq_print_text(&t, 0, NULL, out);
 	topq_free(&t);
 	return storeq_written(out, "top", err);
+}
+
+/* ---- reading a frame back ------------------------------------------------ */
+
+/* The next value, a string or null, as a new string in *out (NULL for
+ * null; the previous one freed). */
+static int read_str(struct jr *r, char **out)
+{
+	struct jr_str s;
+	char *d;
+	int err;
+
+	if (jr_peek(r) == JR_NULL)
+		return jr_null(r);
+	err = jr_str(r, &s);
+	if (err)
+		return err;
+	d = malloc(s.len + 1);
+	if (!d)
+		return -ENOMEM;
+	d[jr_str_decode(&s, d, 0)] = '\0';
+	free(*out);
+	*out = d;
+	return 0;
+}
+
+/* The next value, a number or null (-1), in *v. */
+static int read_num(struct jr *r, double *v)
+{
+	*v = -1;
+	if (jr_peek(r) == JR_NULL)
+		return jr_null(r);
+	return jr_f64(r, v);
+}
+
+/* One member key of a line object into l (children are the caller's). */
+static int read_member(struct jr *r, const struct jr_str *key,
+		       struct topq_line *l)
+{
+	struct { const char *k; char **v; } strs[] = {
+		{ "name", &l->name }, { "run", &l->run }, { "job", &l->job },
+		{ "pipeline", &l->pipeline }, { "task", &l->task },
+		{ "user", &l->user }, { "host", &l->host },
+		{ "comm", &l->comm }, { "tool", &l->tool },
+	};
+	struct { const char *k; double *v; } nums[] = {
+		{ "elapsed_s", &l->elapsed }, { "expected_s", &l->expected },
+		{ "cpu_s", &l->cpu_s }, { "cores", &l->cores },
+		{ "read_bytes_per_s", &l->read_bps },
+		{ "write_bytes_per_s", &l->write_bps },
+		{ "rx_bytes_per_s", &l->rx_bps },
+		{ "tx_bytes_per_s", &l->tx_bps },
+	};
+	char word[32] = "";
+	double d;
+	int err;
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (jr_str_eq(key, strs[i].k, strlen(strs[i].k)))
+			return read_str(r, strs[i].v);
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		if (jr_str_eq(key, nums[i].k, strlen(nums[i].k)))
+			return read_num(r, nums[i].v);
+	if (jr_str_eq(key, "pid", 3))
+		return jr_i64(r, &l->pid);
+	if (jr_str_eq(key, "ppid", 4))
+		return jr_i64(r, &l->ppid);
+	if (jr_str_eq(key, "expected_runs", 13))
+		return jr_u64(r, (uint64_t *)&l->expected_n);
+	if (jr_str_eq(key, "peak_rss_bytes", 14))
+		return jr_u64(r, &l->peak);
+	if (jr_str_eq(key, "rss_bytes", 9) || jr_str_eq(key, "req_mem_bytes", 13)) {
+		err = read_num(r, &d);
+		*(key->s[1] == 's' ? &l->rss : &l->req_mem) = d > 0 ? (uint64_t)d : 0;
+		return err;
+	}
+	if (jr_str_eq(key, "start_time", 10)) {
+		char *s = NULL;
+
+		err = read_str(r, &s);
+		if (!err && s && storeq_parse_time(s, &l->start))
+			err = -EINVAL;
+		free(s);
+		return err;
+	}
+	if (jr_str_eq(key, "kind", 4) || jr_str_eq(key, "state", 5)) {
+		char *s = NULL;
+		bool kind = key->s[0] == 'k';
+
+		err = read_str(r, &s);
+		if (!err && s)
+			util_strlcpy(word, s, sizeof(word));
+		free(s);
+		for (int i = 0; !err && !kind && i <= TOPQ_OOM; i++)
+			if (!strcmp(word, state_names[i]))
+				l->state = i;
+		if (kind)
+			l->kind = !strcmp(word, "run") ? TOPQ_RUN :
+				  !strcmp(word, "task") ? TOPQ_TASK : TOPQ_PROC;
+		return err;
+	}
+	if (jr_str_eq(key, "signals", 7)) {
+		err = jr_arr_open(r);
+		while (!err && (err = jr_next_elem(r)) > 0) {
+			char *s = NULL;
+
+			err = read_str(r, &s);
+			if (!err && s)
+				sig_add(l->signals, sizeof(l->signals), s);
+			free(s);
+		}
+		return err;
+	}
+	return jr_skip(r);
+}
+
+/* A line object and the lines of its children, under parent. */
+static int read_line(struct jr *r, struct topq *t, long parent, int depth)
+{
+	struct jr_str key;
+	long k = add_line(t, TOPQ_RUN, depth, parent);
+	int err;
+
+	if (k < 0)
+		return -ENOMEM;
+	if (depth > 3)
+		return -EINVAL;
+	err = jr_obj_open(r);
+	while (!err && (err = jr_next_member(r, &key)) > 0) {
+		if (!jr_str_eq(&key, "children", 8)) {
+			err = read_member(r, &key, &t->v[k]);
+			continue;
+		}
+		err = jr_arr_open(r);
+		while (!err && (err = jr_next_elem(r)) > 0)
+			err = read_line(r, t, k, depth + 1);
+	}
+	return err;
+}
+
+/* The tree of a frame topq_print_json() printed (see topq.h). */
+int topq_from_json(const char *buf, size_t len, struct topq *t)
+{
+	struct jr r;
+	struct jr_str key;
+	char *tm = NULL;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	jr_init(&r, buf, len);
+	err = jr_obj_open(&r);
+	while (!err && (err = jr_next_member(&r, &key)) > 0) {
+		if (jr_str_eq(&key, "time", 4)) {
+			err = read_str(&r, &tm);
+			if (!err && (!tm || storeq_parse_time(tm, &t->now)))
+				err = -EINVAL;
+		} else if (jr_str_eq(&key, "runs", 4)) {
+			err = jr_arr_open(&r);
+			while (!err && (err = jr_next_elem(&r)) > 0) {
+				err = read_line(&r, t, -1, 0);
+				t->runs++;
+			}
+		} else if (jr_str_eq(&key, "runs_running", 12)) {
+			err = jr_u64(&r, (uint64_t *)&t->running);
+		} else {
+			err = jr_skip(&r);
+		}
+	}
+	if (!err)
+		err = jr_end(&r);
+	free(tm);
+	return err < 0 ? err : 0;
 }

@@ -101,6 +101,12 @@ void topq_line_text(const struct topq *t, size_t i, int width, char *out,
 /* The tree as one JSON object.  0 or -ENOMEM. */
 int topq_print_json(const struct topq *t, const struct report_query *q,
 		    FILE *out);
+/*
+ * The tree of a frame that topq_print_json() printed, read back into t
+ * (topq_free(), also on an error): what the view draws when the agent
+ * answered.  0, -EINVAL (not such a frame) or -ENOMEM.
+ */
+int topq_from_json(const char *buf, size_t len, struct topq *t);
 /* `jobtrace top --once` from an open store: the frame of q at now in
  * format fmt (REPORT_TEXT or REPORT_JSON).  0 or -errno. */
 int topq_run_store(struct store *st, const char *where,

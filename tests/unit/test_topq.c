@@ -373,6 +373,50 @@ static void test_frames(void **state)
 	free(buf);
 }
 
+/* The view reads the agent's JSON frame back: every line as it was;
+ * text that is no frame is refused. */
+static void test_roundtrip(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { 0 };
+	struct topq t, u;
+	char *buf = NULL, a[512], b[512];
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_int_equal(topq_load(f->st, "test", &q, N, &t), 0);
+	assert_int_equal(topq_print_json(&t, &q, m), 0);
+	fclose(m);
+	assert_int_equal(topq_from_json(buf, len, &u), 0);
+	assert_int_equal(u.n, t.n);
+	assert_int_equal(u.runs, t.runs);
+	assert_int_equal(u.running, t.running);
+	assert_float_equal(u.now, t.now, 1e-5);
+	for (size_t i = 0; i < t.n; i++) {
+		topq_line_text(&t, i, 0, a, sizeof(a));
+		topq_line_text(&u, i, 0, b, sizeof(b));
+		assert_string_equal(a, b);
+		assert_int_equal(u.v[i].parent, t.v[i].parent);
+		assert_int_equal(u.v[i].depth, t.v[i].depth);
+		assert_int_equal(u.v[i].kind, t.v[i].kind);
+		assert_float_equal(u.v[i].start, t.v[i].start, 1e-5);
+	}
+	topq_free(&u);
+	/* cut short, and deeper than a frame can be */
+	assert_int_equal(topq_from_json(buf, len / 2, &u), -EINVAL);
+	topq_free(&u);
+	{
+		static const char deep[] = "{\"runs\":[{\"children\":[{"
+			"\"children\":[{\"children\":[{\"children\":[{}]}]}]}]}]}";
+
+		assert_int_equal(topq_from_json(deep, strlen(deep), &u),
+				 -EINVAL);
+	}
+	topq_free(&u);
+	topq_free(&t);
+	free(buf);
+}
+
 /* top's selector is optional, and only its own are taken. */
 static void test_args(void **state)
 {
@@ -400,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_user),
 		cmocka_unit_test(test_ended),
 		cmocka_unit_test(test_frames),
+		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_args),
 	};
 
