@@ -198,10 +198,28 @@ check "view: the filter bad leaves the run and bad, not slow or quick" \
 	eval 'screen_has "^failed +- bad" && screen_lacks " slow " && screen_lacks " quick " &&
 		screen_has "^running +-?$TAG-r2"'
 note "$(screen)"
+tmux send-keys -t "$TMUX_S" / Escape s s s	# the filter cleared; sort: cpu, mem, elapsed, name
+check "view: s three times sorts by name: bad first under the run" \
+	eval 'screen_has "^sort name " &&
+		screen | grep -A1 -E "^running +-$TAG-r2" | tail -n 1 | grep -qE "^failed +- bad "'
+note "$(screen)"
+tmux send-keys -t "$TMUX_S" f
+check "view: f follows the run under the cursor" screen_has "follow $TAG-r2"
 tmux send-keys -t "$TMUX_S" q
 check "view: q ends it: the prompt is back and the view's screen is gone" \
 	eval 'screen_has "^PROMPT\\$ *$" && screen_lacks "^jobtrace top "'
 note "$(screen)"
+
+# ---- who sees what -------------------------------------------------------------------
+# nobody reaches the configuration and the socket, not the store (0600)
+chmod 755 "$T"
+chmod 644 "$CONF"
+cli_as nobody top --once --run "$TAG-r2" >"$T/nobody.txt" 2>&1
+st=$?
+note "$(head -n 3 "$T/nobody.txt")"
+check "a user who may not read the store gets the agent's answer without root's run (exit $st)" \
+	eval '[ $st = 0 ] && grep -q "^jobtrace top .* 0 runs, 0 running" "$T/nobody.txt" &&
+		! grep -q "$TAG-r2" "$T/nobody.txt"'
 
 stop_run2
 finish
