@@ -279,9 +279,10 @@ static const char *state_color(enum topq_state s)
 		[TOPQ_RUNNING] = "\033[32m", [TOPQ_STALLED] = "\033[1;33m",
 		[TOPQ_WAITING] = "\033[36m", [TOPQ_DONE] = "\033[2m",
 		[TOPQ_FAILED] = "\033[1;31m", [TOPQ_OOM] = "\033[1;35m",
+		[TOPQ_LOST] = "\033[2;33m",
 	};
 
-	return s <= TOPQ_OOM ? c[s] : "";
+	return s <= TOPQ_LOST ? c[s] : "";
 }
 
 /* Draw the view in rows x cols. */

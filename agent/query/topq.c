@@ -57,12 +57,13 @@ static const char *const state_names[] = {
 	[TOPQ_RUNNING] = "running", [TOPQ_STALLED] = "stalled",
 	[TOPQ_WAITING] = "waiting", [TOPQ_DONE] = "done",
 	[TOPQ_FAILED] = "failed", [TOPQ_OOM] = "oom-killed",
+	[TOPQ_LOST] = "lost",
 };
 
 /* The word of a state. */
 const char *topq_state_name(enum topq_state s)
 {
-	return s <= TOPQ_OOM ? state_names[s] : "?";
+	return s <= TOPQ_LOST ? state_names[s] : "?";
 }
 
 /* A duration: "45s", "4m12s", "2h03m", "3d04h". */
@@ -319,9 +320,11 @@ static struct hist *hist_of(struct build *b, const char *task)
 
 /* ---- lines --------------------------------------------------------------- */
 
-/* The state of a row. */
-static enum topq_state proc_state(const struct storeq_proc *w)
+/* The state of a row at now. */
+static enum topq_state proc_state(const struct storeq_proc *w, double now)
 {
+	if (w->sampled && w->end < now - TOPQ_LIVE_S)
+		return TOPQ_LOST;
 	if (w->running || w->sampled)
 		return TOPQ_RUNNING;
 	if (w->oom)
@@ -389,7 +392,7 @@ static int add_proc(struct build *b, size_t i, long parent, int depth)
 		return -ENOMEM;
 	l = &b->t->v[k];
 	b->line_of[i] = k;
-	l->state = proc_state(w);
+	l->state = proc_state(w, b->t->now);
 	l->name = dup_or_null(storeq_tool_name(w->tool, w->exe, w->comm), &err);
 	l->tool = dup_or_null(l->name, &err);
 	l->comm = dup_or_null(w->comm, &err);
@@ -399,7 +402,7 @@ static int add_proc(struct build *b, size_t i, long parent, int depth)
 	l->ppid = w->ppid;
 	l->start = w->start;
 	l->elapsed = (l->state == TOPQ_RUNNING ? b->t->now : w->end) -
-		     w->start;
+		     w->start;	/* lost: to its last sample */
 	l->peak = w->peak_rss;
 	l->cpu_s = w->cpu_user + w->cpu_sys;
 	if (!err && l->state == TOPQ_RUNNING && w->job)
@@ -559,7 +562,7 @@ static int add_signals(struct build *b, size_t first, const char *job)
 static bool run_fill(struct topq *t, long r)
 {
 	struct topq_line *l = &t->v[r];
-	bool running = false, failed = false;
+	bool running = false, failed = false, lost = false;
 	double first = 0, last = 0;
 	char sig[sizeof(l->signals)];
 
@@ -568,7 +571,9 @@ static bool run_fill(struct topq *t, long r)
 
 		if (c->state == TOPQ_WAITING)
 			continue;
-		failed |= c->depth == 1 && c->state >= TOPQ_FAILED;
+		failed |= c->depth == 1 && (c->state == TOPQ_FAILED ||
+					    c->state == TOPQ_OOM);
+		lost |= c->state == TOPQ_LOST;
 		if (c->kind != TOPQ_PROC)
 			continue;
 		util_strlcpy(sig, c->signals, sizeof(sig));
@@ -586,7 +591,8 @@ static bool run_fill(struct topq *t, long r)
 	}
 	l->start = first;
 	l->elapsed = (running ? t->now : last) - first;
-	l->state = running ? TOPQ_RUNNING : failed ? TOPQ_FAILED : TOPQ_DONE;
+	l->state = running ? TOPQ_RUNNING : failed ? TOPQ_FAILED :
+		   lost ? TOPQ_LOST : TOPQ_DONE;
 	return running;
 }
 
@@ -676,7 +682,7 @@ static int load_run(struct build *b, const struct key *key)
 	if (!err)
 		err = tasks_of_procs(store_handle(b->st), b->where, b->v, b->n,
 				     &b->tp, &b->tk);
-	if (err)
+	if (err || !b->n)
 		goto out;
 	b->line_of = calloc(b->n ? b->n : 1, sizeof(*b->line_of));
 	if (!b->line_of) {
@@ -726,6 +732,10 @@ int topq_load(struct store *st, const char *where,
 		err = record_keys(st, where, &sq, &keys, &nk);
 	if (!err)
 		err = live_keys(db, where, &sq, now, &keys, &nk);
+	/* a run or job named whose processes are all lost: its samples */
+	if (!err && !nk && ((q->run && *q->run) || (q->job && *q->job)))
+		err = key_add(&keys, &nk, q->run && *q->run ? q->run : NULL,
+			      q->job);
 	if (!err && sqlite3_prepare_v2(db, SAMPLES_SQL, -1, &b.samples,
 				       NULL) != SQLITE_OK) {
 		log_error("top: %s: %s", where, sqlite3_errmsg(db));
@@ -1066,7 +1076,7 @@ static int read_member(struct jr *r, const struct jr_str *key,
 		if (!err && s)
 			util_strlcpy(word, s, sizeof(word));
 		free(s);
-		for (int i = 0; !err && !kind && i <= TOPQ_OOM; i++)
+		for (int i = 0; !err && !kind && i <= TOPQ_LOST; i++)
 			if (!strcmp(word, state_names[i]))
 				l->state = i;
 		if (kind)

@@ -14,8 +14,9 @@
  *    and cost group (tasks.h): one definition.
  *  - State: a process is running (it has no process record), stalled (a
  *    running process whose latest stall signal has not ended), done,
- *    failed (exit code not 0, or killed by a signal other than SIGPIPE) or
- *    OOM-killed.  An instance is running while one of its processes is
+ *    failed (exit code not 0, or killed by a signal other than SIGPIPE),
+ *    OOM-killed, or lost: no process record and no sample in the last
+ *    TOPQ_LIVE_S seconds (the agent stopped, or lost its exit).  An instance is running while one of its processes is
  *    (stalled when one is), else OOM-killed when one was, else failed
  *    when its topmost process failed, else done.  A run is running while
  *    a process of it is, else failed when an instance failed, else done.
@@ -44,7 +45,7 @@ struct store;
 
 enum topq_kind { TOPQ_RUN, TOPQ_TASK, TOPQ_PROC };
 enum topq_state { TOPQ_RUNNING, TOPQ_STALLED, TOPQ_WAITING, TOPQ_DONE,
-		  TOPQ_FAILED, TOPQ_OOM };
+		  TOPQ_FAILED, TOPQ_OOM, TOPQ_LOST };
 
 /* One line of the tree (strings owned). */
 struct topq_line {

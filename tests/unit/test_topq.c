@@ -16,7 +16,8 @@
  *   e  OOM-killed
  *   c  not started: waiting, expected 30 s
  * The engine, snakemake (no task), is live too.  Run r9 of another uid is
- * live beside it, and run r5 ended long ago (out of the window).
+ * live beside it, run r5 ended long ago (out of the window), and run r7's
+ * one process was last sampled 190 s ago (lost: not shown by default).
  */
 #include <errno.h>
 #include <math.h>
@@ -162,6 +163,11 @@ static int setup(void **state)
 		put_sample(s, "r9", "z", "zcat", 200, 1, N - 50, t, 1 + k,
 			   MIB, 0, 1001);
 	}
+	/* run r7: its agent stopped; the last samples are old */
+	put_sample(s, "r7", "z", "zcat", 300, 1, N - 300, N - 200, 1, MIB, 0,
+		   1000);
+	put_sample(s, "r7", "z", "zcat", 300, 1, N - 300, N - 190, 2, MIB, 0,
+		   1000);
 	test_put_json(s, "{\"type\":\"signal\",\"schema\":1,\"host\":\"n1\","
 	    "\"id\":\"sig-1\",\"kind\":\"stall\",\"time\":\"%s\",\"job\":%s,"
 	    "\"pid\":101,\"comm\":\"sleep\",\"tool\":{\"name\":\"sleep\","
@@ -299,6 +305,27 @@ static void test_ended(void **state)
 	/* no waiting line in a run that ended */
 	for (size_t i = 0; i < t.n; i++)
 		assert_int_not_equal(t.v[i].state, TOPQ_WAITING);
+	topq_free(&t);
+}
+
+/* A process with no record and no recent sample is lost, not running:
+ * its run is not shown as running, its time ends at its last sample. */
+static void test_lost(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { .run = "r7" };
+	struct topq t;
+	const struct topq_line *l;
+
+	assert_int_equal(topq_load(f->st, "test", &q, N, &t), 0);
+	assert_int_equal(t.runs, 1);
+	assert_int_equal(t.running, 0);
+	assert_int_equal(find(&t, NULL, TOPQ_RUN, "r7")->state, TOPQ_LOST);
+	assert_int_equal(find(&t, "r7", TOPQ_TASK, "z")->state, TOPQ_LOST);
+	l = find(&t, "r7", TOPQ_PROC, "zcat");
+	assert_non_null(l);
+	assert_int_equal(l->state, TOPQ_LOST);
+	assert_float_equal(l->elapsed, 110, 1e-3);
 	topq_free(&t);
 }
 
@@ -443,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_user),
 		cmocka_unit_test(test_ended),
+		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_frames),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_args),
