@@ -41,9 +41,9 @@ trap cleanup EXIT
 command -v tmux >/dev/null || { echo "bench/top.sh: needs tmux" >&2; exit 2; }
 chmod 755 "$T"
 cat >"$T/jobtrace.conf" <<EOF
-agent = { state_dir = "$T/state"; run_dir = "$T/run"; };
+agent = { state_dir = "$T/state"; run_dir = "$T/run";
+    rules_dir = "$(cd "$(dirname "$0")/.." && pwd)/lua-rules"; };
 collector = { sample_interval = $SAMPLE_S; };
-rules = { dir = "$(cd "$(dirname "$0")/.." && pwd)/lua-rules"; };
 EOF
 chmod 644 "$T/jobtrace.conf"
 "$BUILD/jobtraced" --config "$T/jobtrace.conf" --foreground >"$T/agent.log" 2>&1 &
@@ -52,6 +52,7 @@ for _ in $(seq 1 500); do
 	"$CLI" --config "$T/jobtrace.conf" status >/dev/null 2>&1 && break
 	sleep 0.02
 done
+kill -0 "$AGENT_PID" 2>/dev/null || { cat "$T/agent.log" >&2; exit 1; }
 "$CLI" --config "$T/jobtrace.conf" run --job "$TAG" --run R --pipeline P -- \
 	bash -c "for i in \$(seq $PROCS); do sleep 3600 & done; wait" &
 JOB_PID=$!

@@ -15,11 +15,15 @@
 #    counter batches, which the agent's figure leaves out), its elapsed time
 #    is /proc's start to the frame's (1.5 s: btime has whole seconds);
 #  - the view in tmux (120x40): the tree, Enter on the run collapses and
-#    expands it, the filter "bad" leaves the run and bad only, and q gives
-#    the shell's prompt back with the view's screen gone.
+#    expands it, the filter "bad" leaves the run and bad only, s sorts by
+#    name, f follows the run, and q gives the shell's prompt back with the
+#    view's screen gone; with TOP_SCREENSHOT=PATH its first screen is drawn
+#    into PATH (README's doc/top.png);
+#  - user nobody, who may not read the store, gets the agent's answer
+#    without root's run.
 #
 # Needs root, kernel BTF, the sqlite3 CLI, snakemake, tmux, python3
-# (scripts/install-deps.sh).  Exit 0 pass, 1 fail, 77 skipped, 99 hard error.
+# (chromium for TOP_SCREENSHOT) (scripts/install-deps.sh).  Exit 0 pass, 1 fail, 77 skipped, 99 hard error.
 #
 # Run:  make check TESTS=tests/integration/test_top.sh   (in BUILD)
 
@@ -165,6 +169,42 @@ check "json: its elapsed $J_EL s is the frame's time less /proc's start (1.5 s)"
 	near "$J_EL" "$(awk -v a="$J_NOW" -v b="$PROC_START" 'BEGIN { printf "%.2f", a - b }')" 0 1.5
 
 # ---- the view in tmux -----------------------------------------------------------------
+# The screen $1 (capture-pane -e) as a PNG $2, drawn by headless chromium
+# (TOP_SCREENSHOT=PATH: the README's picture).
+screenshot() {
+	python3 - "$1" >"$T/top-screen.html" <<'PYEOF'
+import html, re, sys
+colors = {30: "#000", 31: "#e05050", 32: "#4ec94e", 33: "#e0c040",
+          34: "#5080f0", 35: "#d060d0", 36: "#40c0c0", 37: "#ddd"}
+out, st = [], {}
+lines = open(sys.argv[1], encoding="utf-8", errors="replace").read().split("\n")
+while lines and not re.sub(r"\x1b\[[0-9;]*m|\s", "", lines[-1]):
+    lines.pop()
+open(sys.argv[1] + ".rows", "w").write(str(len(lines)))
+for line in lines:
+    for part in re.split(r"(\x1b\[[0-9;]*m)", line.rstrip("\n")):
+        m = re.fullmatch(r"\x1b\[([0-9;]*)m", part)
+        if m:
+            for c in [int(x or 0) for x in m.group(1).split(";")]:
+                if c == 0: st = {}
+                elif c == 1: st["font-weight"] = "bold"
+                elif c == 2: st["opacity"] = "0.55"
+                elif c == 7: st["background"] = "#ccc"; st["color"] = "#000"
+                elif c in colors: st["color"] = colors[c]
+            continue
+        if part:
+            css = ";".join(f"{k}:{v}" for k, v in st.items())
+            out.append(f'<span style="{css}">{html.escape(part)}</span>')
+    out.append("\n")
+print('<html><body style="margin:0;background:#1e1e1e;color:#ddd">'
+      '<pre style="font:14px DejaVu Sans Mono,monospace;margin:8px">'
+      + "".join(out) + "</pre></body></html>")
+PYEOF
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--screenshot="$2" --window-size=1100,$(($(cat "$1.rows") * 16 + 20)) \
+		"file://$T/top-screen.html" \
+		>/dev/null 2>&1
+}
 screen() { tmux capture-pane -p -t "$TMUX_S"; }
 # wait (5 s) until the screen has (grep -E) $1
 screen_has() {
@@ -188,6 +228,8 @@ check "view: the header, the run, slow running with sleep $SPID, bad failed" \
 		screen_has "^running +- slow +[0-9]+s of ~[34]s" &&
 		screen_has "^running +    $SPID sleep" && screen_has "^failed +- bad"'
 note "$(screen)"
+tmux capture-pane -e -p -t "$TMUX_S" >"$T/top-screen.ansi"
+[ -n "${TOP_SCREENSHOT:-}" ] && screenshot "$T/top-screen.ansi" "$TOP_SCREENSHOT"
 tmux send-keys -t "$TMUX_S" Enter	# the cursor is on the run
 check "view: Enter on the run collapses it (+, its tasks gone)" \
 	eval 'screen_has "^running +\+$TAG-r2" && screen_lacks " slow "'
