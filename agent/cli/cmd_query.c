@@ -110,6 +110,27 @@ void cli_help_cost(FILE *out)
 		"See doc/cost.md for the formulas.\n");
 }
 
+/* Usage of sweep after its synopsis. */
+void cli_help_sweep(FILE *out)
+{
+	fprintf(out,
+		"\nWhat the fleet paid for that did no work in [TIME, now], from the\n"
+		"stored records (every host's, so it needs to read the store):\n"
+		"  nodes     per host, by idle time: the time its agent was up and no job\n"
+		"            ran, priced at its host records' price.per_hour (as\n"
+		"            jobtrace cost's idle nodes), and its node_idle signals\n"
+		"  low CPU   hosts whose CPU over the period (the CPU of the process\n"
+		"            records that ended in it, each clipped to it, over the up\n"
+		"            time x price.node_cpus) stayed below 5 %%: a mean, not a peak\n"
+		"  stuck     per host and job, the union of its processes' stalls (stall\n"
+		"            signals: no CPU, I/O or network progress) from their last\n"
+		"            progress to their end record (none: now), at the host's price\n"
+		"  saved     per currency, idle nodes plus stuck jobs (a low-CPU host's\n"
+		"            cost is shown, not added: its idle time is in it)\n"
+		"\n--format text, json or csv (a header row; numbers unformatted).\n"
+		"TIME and --source: as for jobtrace cost.\n");
+}
+
 /* Usage of rightsize after its synopsis. */
 void cli_help_rightsize(FILE *out)
 {
@@ -143,6 +164,14 @@ void cli_help_rightsize(FILE *out)
 		"             MB (1000000 bytes), rounded up\n"
 		"  slurm      TASK: sbatch --cpus-per-task=N --mem=NM --time=MIN (M: MiB)\n"
 		"  json       every figure, recommendation null with a note when too few\n"
+		"  instances  instance types, priced by cost.prices_file: where each task\n"
+		"             ran and its cost a month, the cheapest types that fit the\n"
+		"             recommendation per region (on-demand, spot), the family\n"
+		"             (GiB per vCPU: compute <= 2.83 < general < 5.66 <= memory),\n"
+		"             arm64 only for a task seen on arm64 only, the saving a\n"
+		"             month (30 days of the period's volume), AWS Batch\n"
+		"             instanceTypes per compute environment\n"
+		"  instances-json  the same as JSON\n"
 		"\n--pipeline P  processes whose job.pipeline is P: the job's (jobtrace run\n"
 		"              --pipeline, a hook's, SPANK's --trace-pipeline); without\n"
 		"              one the rules name Snakemake's \"snakemake\", Nextflow's\n"
@@ -306,10 +335,10 @@ out:
 }
 
 /*
- * Answer cmd (report, export, rightsize, cost, top) for q in format (its
- * --format word) on out from source: a ClickHouse sink; the agent, for a
- * user who may not read the store (it answers with what they may see);
- * else the store.  Returns the exit status.
+ * Answer cmd (report, export, rightsize, cost, top, sweep) for q in
+ * format (its --format word) on out from source: a ClickHouse sink; the
+ * agent, for a user who may not read the store (it answers with what they
+ * may see); else the store.  Returns the exit status.
  */
 int cli_query_answer(struct cli *c, const struct qcmd *qc,
 		     const char *source, const struct report_query *q,
@@ -410,6 +439,7 @@ int cli_run_query(struct cli *c, const struct cli_cmd *cmd, int argc,
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	a.q.prices_file = c->cfg.cost_prices_file;
 	return cli_query_answer(c, cli_cmd_query(cmd), source, &a.q, a.format,
 				stdout);
 }

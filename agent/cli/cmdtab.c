@@ -22,6 +22,8 @@ const struct cli_cmd cli_cmds[] = {
 	  " nodes", 0, cli_help_cost, cli_run_query },
 	{ "top", NULL, "the runs now: tasks and processes, running, waiting"
 	  " and done", 0, cli_help_top, cli_run_top },
+	{ "sweep", NULL, "idle nodes, low-CPU instances and stuck jobs of the"
+	  " fleet, and what they cost", 0, cli_help_sweep, cli_run_query },
 	{ "rules", "rules test [--rules DIR] [--exe PATH] [--parent CMD]"
 	  " [--repeat N] -- ARGV...\n"
 	  "rules test [OPTIONS] --lines FILE\n"
@@ -51,7 +53,10 @@ const struct cli_cmd cli_cmds[] = {
 	  "the ClickHouse tables the clickhouse sinks fill; the record"
 	  " fields", 0, cli_help_schema, cli_run_schema },
 	{ "prices", "prices import [--region R]... [--output FILE]"
-	  " OFFER_FILE", "the price table from AWS's EC2 offer file",
+	  " OFFER_FILE | import-spot --table TABLE [--output FILE] SPOT_FILE"
+	  " | import-gcp [--table TABLE] [--output FILE] GCP_FILE",
+	  "the price table from AWS's EC2 offer file; spot prices or GCP"
+	  " machine types into it",
 	  CLI_NO_CONFIG, cli_help_prices, cli_run_prices },
 };
 const size_t cli_ncmds = sizeof(cli_cmds) / sizeof(cli_cmds[0]);

@@ -38,20 +38,27 @@ struct sv {
  * CSV's columns go on with the price's own (COL_*).
  */
 enum { A_USAGE, A_OS, A_TENANCY, A_PRESW, A_CAPACITY, A_MARKET, A_REGION,
-       A_TYPE, NATTR };
+       A_TYPE, A_VCPU, A_MEMORY, A_GPU, A_FAMILY, A_PROC, A_ARCH, NATTR };
 enum { COL_SKU = NATTR, COL_TERM, COL_UNIT, COL_PRICE, COL_CURRENCY, NCOLS };
 
 static const char *const json_attr[NATTR] = {
 	"usagetype", "operatingSystem", "tenancy", "preInstalledSw",
 	"capacitystatus", "marketoption", "regionCode", "instanceType",
+	"vcpu", "memory", "gpu", "instanceFamily", "physicalProcessor",
+	"processorArchitecture",
 };
 static const char *const csv_col[NCOLS] = {
 	"usageType", "Operating System", "Tenancy", "Pre Installed S/W",
 	"CapacityStatus", "MarketOption", "Region Code", "Instance Type",
-	"SKU", "TermType", "Unit", "PricePerUnit", "Currency",
+	"vCPU", "Memory", "GPU", "Instance Family", "Physical Processor",
+	"Processor Architecture", "SKU", "TermType", "Unit", "PricePerUnit", "Currency",
 };
-/* MarketOption came later than the others: a file without it is fine. */
-#define COL_OPTIONAL(k) ((k) == A_MARKET)
+/*
+ * MarketOption came later than the others, and the type's description
+ * (vCPU ... Processor Architecture) is not needed for its price: a file
+ * without them is fine (its attributes are then '-').
+ */
+#define COL_OPTIONAL(k) ((k) == A_MARKET || ((k) >= A_VCPU && (k) <= A_ARCH))
 
 struct attrs {
 	struct sv v[NATTR];
@@ -63,6 +70,7 @@ struct product {
 	char sku[24];
 	char region[32];
 	char type[32];
+	struct prices_attrs at;
 };
 
 /* The text being read, and how much of it was given back. */
@@ -264,6 +272,88 @@ static const char *names_bad(const struct attrs *a)
 	return NULL;
 }
 
+/* A whole number 0..100000 of v, or -1 when it is not one. */
+static int sv_count(struct sv v)
+{
+	int n = 0;
+
+	if (!v.len || v.len > 6)
+		return -1;
+	for (size_t i = 0; i < v.len; i++) {
+		if (v.s[i] < '0' || v.s[i] > '9')
+			return -1;
+		n = n * 10 + (v.s[i] - '0');
+	}
+	return n <= 100000 ? n : -1;
+}
+
+/* Memory as AWS writes it ("1,952 GiB", "0.5 GiB") into out: "1952". */
+static void memory_of(struct sv v, char out[16])
+{
+	static const char unit[] = " GiB";
+	size_t n = 0, dots = 0, i;
+
+	out[0] = '\0';
+	if (v.len <= 4 || memcmp(v.s + v.len - 4, unit, 4))
+		return;
+	for (i = 0; i + 4 < v.len; i++) {
+		char ch = v.s[i];
+
+		if (ch == ',')
+			continue;
+		if ((ch != '.' && (ch < '0' || ch > '9')) || n >= 15 ||
+		    (ch == '.' && (dots++ || !n))) {
+			out[0] = '\0';
+			return;
+		}
+		out[n++] = ch;
+	}
+	if (!n || out[n - 1] == '.')
+		n = 0;
+	out[n] = '\0';
+}
+
+/* A family as AWS writes it ("General purpose") as a word. */
+static void family_of(struct sv v, char out[32])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < v.len && n + 1 < 32; i++) {
+		char ch = v.s[i];
+
+		if (ch >= 'A' && ch <= 'Z')
+			ch = (char)(ch - 'A' + 'a');
+		if (ch == ' ')
+			ch = '-';
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+		      ch == '-'))
+			continue;
+		out[n++] = ch;
+	}
+	out[n] = '\0';
+}
+
+/* What the product's attributes say of its type (prices_import.h). */
+static void attrs_of(const struct attrs *a, struct prices_attrs *at)
+{
+	struct sv proc = a->v[A_PROC], arch = a->v[A_ARCH];
+
+	memset(at, 0, sizeof(*at));
+	at->vcpus = sv_count(a->v[A_VCPU]);
+	memory_of(a->v[A_MEMORY], at->memory);
+	/* AWS leaves GPU out of a type without one */
+	at->gpus = a->v[A_GPU].len ? sv_count(a->v[A_GPU]) :
+		   at->vcpus >= 0 ? 0 : -1;
+	family_of(a->v[A_FAMILY], at->family);
+	if (proc.len >= 8 && memmem(proc.s, proc.len, "Graviton", 8))
+		at->arch = "arm64";
+	else if ((proc.len >= 5 && memmem(proc.s, proc.len, "Intel", 5)) ||
+		 (proc.len >= 3 && memmem(proc.s, proc.len, "AMD", 3)))
+		at->arch = "x86_64";
+	else if (sv_is(arch, "x86_64") || sv_is(arch, "arm64"))
+		at->arch = sv_is(arch, "arm64") ? "arm64" : "x86_64";
+}
+
 /* Make room for one more in the array *arr of n of size bytes each. */
 static int grow(struct ctx *c, void **arr, size_t *cap, size_t n, size_t size)
 {
@@ -288,7 +378,8 @@ static int grow(struct ctx *c, void **arr, size_t *cap, size_t n, size_t size)
  * a number.
  */
 static int add_row(struct ctx *c, const char *region, const char *type,
-		   struct sv price, struct sv sku, uint64_t line)
+		   struct sv price, struct sv sku, uint64_t line,
+		   const struct prices_attrs *at)
 {
 	struct prices_table *t = c->t;
 	struct prices_row *r;
@@ -310,6 +401,7 @@ static int add_row(struct ctx *c, const char *region, const char *type,
 	util_strlcpy(r->price, p, sizeof(r->price));
 	sv_copy(sku, r->sku, sizeof(r->sku));
 	r->line = line;
+	r->at = *at;
 	return 0;
 }
 
@@ -510,6 +602,7 @@ static int csv_row(struct ctx *c, const struct field *f, const size_t *col,
 {
 	char pb[VAL_MAX], ub[VAL_MAX], cb[VAL_MAX], sb[VAL_MAX];
 	char region[32], type[32];
+	struct prices_attrs at;
 	struct attrs a;
 	struct sv price, sku;
 	const char *why;
@@ -544,7 +637,8 @@ static int csv_row(struct ctx *c, const struct field *f, const size_t *col,
 	sv_copy(a.v[A_REGION], region, sizeof(region));
 	sv_copy(a.v[A_TYPE], type, sizeof(type));
 	price = field_val(&f[col[COL_PRICE]], pb, sizeof(pb));
-	rc = add_row(c, region, type, price, sku, line);
+	attrs_of(&a, &at);
+	rc = add_row(c, region, type, price, sku, line, &at);
 	if (rc == -EINVAL)
 		util_seterr(c->err, c->errlen, "%s:%" PRIu64 ": SKU %.*s:"
 			    " PricePerUnit \"%.*s\" is not a price (digits, at most"
@@ -771,6 +865,7 @@ static int prod_add(struct ctx *c, const struct attrs *a, struct jr_str sku)
 	sv_copy(s, p->sku, sizeof(p->sku));
 	sv_copy(a->v[A_REGION], p->region, sizeof(p->region));
 	sv_copy(a->v[A_TYPE], p->type, sizeof(p->type));
+	attrs_of(a, &p->at);
 	return 0;
 }
 
@@ -905,7 +1000,7 @@ static int read_term(struct ctx *c, struct jr *r, const struct product *p,
 			if (!usd.s || !sv_is(unit, "Hrs"))
 				continue;
 			rc = add_row(c, p->region, p->type, usd,
-				     (struct sv){ sku.s, sku.len }, 0);
+				     (struct sv){ sku.s, sku.len }, 0, &p->at);
 			if (rc == -EINVAL) {
 				at_path(c, 6, lit("pricePerUnit"));
 				at_path(c, 7, lit("USD"));
@@ -1259,31 +1354,51 @@ int prices_import_file(struct prices_table *t, const char *path,
 	return rc;
 }
 
-/* Write the table: its comment header, then its rows. */
+/* Write a count: '-' when not known. */
+static void put_count(FILE *out, int n)
+{
+	if (n < 0)
+		fputs("\t-", out);
+	else
+		fprintf(out, "\t%d", n);
+}
+
+/* Write the table: its comment header, then its rows (v2). */
 int prices_import_write(const struct prices_table *t, FILE *out)
 {
 	fprintf(out,
-		"# jobtrace prices v1\n"
+		"# jobtrace prices v2\n"
 		"# from AWS's Price List offer file %s, version %s,"
 		" published %s\n"
 		"# on-demand: Linux, shared tenancy, no pre-installed software,"
 		" USD per hour\n"
 		"# spot_per_hour '-': unknown (AWS's offer file has no spot"
-		" prices: fill them in by hand)\n",
+		" prices: `jobtrace prices import-spot`, or by hand)\n"
+		"# gpu_model '-': the offer file names none\n",
 		t->offer, t->version, t->published);
 	if (t->regions_asked[0])
 		fprintf(out, "# regions: %s\n", t->regions_asked);
 	fputs("# region\tinstance_type\ton_demand_per_hour\tspot_per_hour"
-	      "\tcurrency\n", out);
-	for (size_t i = 0; i < t->n; i++)
-		fprintf(out, "%s\t%s\t%s\t-\tUSD\n", t->rows[i].region,
-			t->rows[i].type, t->rows[i].price);
+	      "\tcurrency\tvcpus\tmemory_gib\tgpus\tgpu_model\tfamily\tarch\n",
+	      out);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct prices_row *r = &t->rows[i];
+
+		fprintf(out, "%s\t%s\t%s\t-\tUSD", r->region, r->type, r->price);
+		put_count(out, r->at.vcpus);
+		fprintf(out, "\t%s", r->at.memory[0] ? r->at.memory : "-");
+		put_count(out, r->at.gpus);
+		fprintf(out, "\t-\t%s\t%s\n",
+			r->at.family[0] ? r->at.family : "-",
+			r->at.arch ? r->at.arch : "-");
+	}
 	return ferror(out) ? -EIO : 0;
 }
 
-/* Write the table to path: a new file beside it, then a rename. */
-int prices_import_save(const struct prices_table *t, const char *path,
-		       char *err, size_t errlen)
+/* Write with fn to path: a new file beside it, then a rename. */
+int prices_import_save_with(const char *path,
+			    int (*fn)(const void *arg, FILE *out),
+			    const void *arg, char *err, size_t errlen)
 {
 	size_t n = strlen(path);
 	char *tmp = malloc(n + 8);
@@ -1306,7 +1421,7 @@ int prices_import_save(const struct prices_table *t, const char *path,
 	/* a table for everyone to read, like the configuration */
 	if (fchmod(fd, 0644) < 0 || !(f = fdopen(fd, "w")))
 		rc = -errno;
-	if (!rc && prices_import_write(t, f))
+	if (!rc && fn(arg, f))
 		rc = -EIO;
 	if (!rc && (fflush(f) || fsync(fileno(f)) < 0))
 		rc = -errno;
@@ -1320,6 +1435,19 @@ int prices_import_save(const struct prices_table *t, const char *path,
 	}
 	free(tmp);
 	return rc;
+}
+
+/* prices_import_write() for prices_import_save_with(). */
+static int write_table(const void *arg, FILE *out)
+{
+	return prices_import_write(arg, out);
+}
+
+/* Write the table to path: a new file beside it, then a rename. */
+int prices_import_save(const struct prices_table *t, const char *path,
+		       char *err, size_t errlen)
+{
+	return prices_import_save_with(path, write_table, t, err, errlen);
 }
 
 /* Release t's rows and empty it. */

@@ -37,6 +37,24 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * What the offer file says of an instance type (-1 or "" not known):
+ * vCPU, Memory ("8 GiB", "1,952 GiB"), GPU (a count; AWS leaves it out
+ * for a type without one: 0 then), Instance Family ("General purpose" ->
+ * general-purpose), and the architecture from Physical Processor ("AWS
+ * Graviton2 Processor" -> arm64, Intel or AMD -> x86_64; AWS's Processor
+ * Architecture says "64-bit" for both, so it decides only when it reads
+ * x86_64 or arm64).  The price list names no GPU model: gpu_model is '-'
+ * in the table, for an admin to fill in.
+ */
+struct prices_attrs {
+	int vcpus;
+	char memory[16];	/* decimal text, "" not known */
+	int gpus;
+	char family[32];
+	const char *arch;	/* "x86_64", "arm64" or NULL */
+};
+
 /* One line of the table. */
 struct prices_row {
 	char region[32];	/* us-east-1 */
@@ -44,6 +62,7 @@ struct prices_row {
 	char price[24];		/* decimal text, no trailing zeros: 0.096 */
 	char sku[24];		/* the product it came from, for messages */
 	uint64_t line;		/* CSV: its line; JSON: 0 */
+	struct prices_attrs at;	/* the type's description */
 };
 
 /* What an offer file gave. */
@@ -82,6 +101,10 @@ int prices_import_write(const struct prices_table *t, FILE *out);
  */
 int prices_import_save(const struct prices_table *t, const char *path,
 		       char *err, size_t errlen);
+/* The same with fn writing what goes in the file: 0 or -errno. */
+int prices_import_save_with(const char *path,
+			    int (*fn)(const void *arg, FILE *out),
+			    const void *arg, char *err, size_t errlen);
 /* Whether s is a region code as AWS writes them (us-east-1). */
 bool prices_import_region_ok(const char *s);
 /* Release t's rows and empty it. */

@@ -387,7 +387,7 @@ struct sf_field {
 	X(EVENTS_SEEN, "events_seen", U64, 0, "events_seen", NULL, SF_NOSUB, "kernel events handled") \
 	X(DROPS, "drops", OBJ, 0, NULL, NULL, SF_SUB(sf_drops_fields), "what was lost, each record counted once") \
 	X(CLOUD, "cloud", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_cloud_fields), \
-	  "what the cloud's instance metadata (EC2 IMDSv2) says of the node, null when it has none") \
+	  "what the cloud's instance metadata (EC2 IMDSv2, Compute Engine) says of the node, null when it has none") \
 	X(PRICE, "price", OBJ, 0, NULL, NULL, SF_SUB(sf_price_fields), \
 	  "what the node costs, from cost { } (README section Cost)") \
 	X(OUTSIDE_JOBS, "outside_jobs", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_outside_fields), \
@@ -427,15 +427,19 @@ struct sf_field {
 	X(PRICE_NOTE, "note", STR, SF_NULL, "price_note", NULL, SF_NOSUB, "why per_hour is null")
 
 #define SF_CLOUD(X) \
-	X(CLOUD_PROVIDER, "provider", STR, SF_NULL, "cloud_provider", NULL, SF_NOSUB, "aws") \
+	X(CLOUD_PROVIDER, "provider", STR, SF_NULL, "cloud_provider", NULL, SF_NOSUB, \
+	  "aws (EC2's IMDS) or gcp (Compute Engine's metadata server)") \
 	X(CLOUD_INSTANCE_ID, "instance_id", STR, SF_NULL, "cloud_instance_id", NULL, SF_NOSUB, \
-	  "the identity document's instanceId") \
+	  "the identity document's instanceId (gcp: instance/id)") \
 	X(CLOUD_INSTANCE_TYPE, "instance_type", STR, SF_NULL, "cloud_instance_type", NULL, SF_NOSUB, \
-	  "its instanceType") \
-	X(CLOUD_REGION, "region", STR, SF_NULL, "cloud_region", NULL, SF_NOSUB, "its region") \
-	X(CLOUD_ZONE, "zone", STR, SF_NULL, "cloud_zone", NULL, SF_NOSUB, "its availabilityZone") \
+	  "its instanceType (gcp: the machine type of instance/machine-type)") \
+	X(CLOUD_REGION, "region", STR, SF_NULL, "cloud_region", NULL, SF_NOSUB, \
+	  "its region (gcp: the zone less its last -x)") \
+	X(CLOUD_ZONE, "zone", STR, SF_NULL, "cloud_zone", NULL, SF_NOSUB, \
+	  "its availabilityZone (gcp: instance/zone)") \
 	X(CLOUD_LIFECYCLE, "lifecycle", STR, SF_NULL, "cloud_lifecycle", NULL, SF_NOSUB, \
-	  "meta-data/instance-life-cycle: spot or on-demand")
+	  "meta-data/instance-life-cycle: spot or on-demand (gcp: spot when"\
+	  " scheduling/provisioning-model is SPOT or preemptible TRUE)")
 
 /* ---- values ---------------------------------------------------------------- */
 

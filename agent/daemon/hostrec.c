@@ -82,17 +82,28 @@ void hostrec_write(struct jbuf *b, const struct hostrec_src *s,
 	schema_write(b, &sf_records[SF_REC_HOST], v);
 }
 
-/* Is the instance metadata service to be asked (hostrec.h)? */
-bool hostrec_cloud_asked(const struct jt_config *cfg, char *why, size_t len)
+/* Is the instance metadata service to be asked, and whose (hostrec.h)? */
+bool hostrec_cloud_asked(const struct jt_config *cfg, bool *gcp, char *why,
+			 size_t len)
 {
 	char facts[256];
 
-	if (cfg->imds_mode == JT_IMDS_ON)
-		return true;
+	*gcp = cfg->cloud_provider == JT_CLOUD_GCP;
 	if (cfg->imds_mode == JT_IMDS_OFF) {
 		snprintf(why, len, "off (cloud.imds = \"off\")");
 		return false;
 	}
+	if (*gcp)
+		return true;
+	if (cfg->cloud_provider == JT_CLOUD_AUTO &&
+	    imds_local_gcp(cfg->dmi_dir, facts, sizeof(facts))) {
+		log_info("cloud: a Compute Engine VM (%s): asking %s", facts,
+			 cfg->imds_url);
+		*gcp = true;
+		return true;
+	}
+	if (cfg->imds_mode == JT_IMDS_ON)
+		return true;
 	if (imds_local_ec2(cfg->dmi_dir, IMDS_HYPERVISOR_UUID, facts,
 			   sizeof(facts))) {
 		log_info("cloud: an EC2 instance (%s): asking %s", facts,

@@ -55,10 +55,15 @@ struct hostrec_src {
 void hostrec_write(struct jbuf *b, const struct hostrec_src *s,
 		   const char *phase, uint64_t now);
 /*
- * Is the instance metadata service to be asked under cfg?  "on": yes;
- * "off": no; "auto": when this machine's own facts say EC2, so that a
- * node elsewhere sends nothing to 169.254.169.254.  Why not into why.
+ * Is the instance metadata service to be asked under cfg, and whose
+ * (*gcp: Compute Engine's, else EC2's)?  cloud.imds "on": yes; "off": no;
+ * "auto": when this machine's own facts say EC2 or Compute Engine, so
+ * that a node elsewhere sends nothing to 169.254.169.254.
+ * cloud.provider "aws" or "gcp" names the cloud ("gcp" is then asked
+ * unless cloud.imds is off); "auto" takes the one the facts name (EC2
+ * when none does and cloud.imds is "on").  Why not into why.
  */
-bool hostrec_cloud_asked(const struct jt_config *cfg, char *why, size_t len);
+bool hostrec_cloud_asked(const struct jt_config *cfg, bool *gcp, char *why,
+			 size_t len);
 
 #endif

@@ -1084,6 +1084,7 @@ static int check_config(struct agent *a)
 static int check_files(struct agent *a)
 {
 	char err[512];
+	bool gcp = false;
 	int ferr;
 
 	ferr = own_files(&a->cfg, true, err, sizeof(err));
@@ -1102,9 +1103,11 @@ static int check_files(struct agent *a)
 		enable_delayacct();
 	/* the cloud's identity is read beside the start: only the start
 	 * record waits for it */
-	if (hostrec_cloud_asked(&a->cfg, a->imds_why, sizeof(a->imds_why)) &&
+	if (hostrec_cloud_asked(&a->cfg, &gcp, a->imds_why,
+				sizeof(a->imds_why)) &&
 	    imds_start(&(struct imds_opts){ .url = a->cfg.imds_url,
-					    .poll_ms = a->cfg.spot_poll_ms },
+					    .poll_ms = a->cfg.spot_poll_ms,
+					    .gcp = gcp },
 		       &a->imds)) {
 		log_warn("cloud: cannot start the instance metadata reader:"
 			 " no cloud facts");

@@ -133,6 +133,11 @@ static const char *const imds_modes[] = {
 	NULL
 };
 
+static const char *const cloud_providers[] = {
+	[JT_CLOUD_AUTO] = "auto", [JT_CLOUD_AWS] = "aws",
+	[JT_CLOUD_GCP] = "gcp", NULL
+};
+
 static const char *const attributions[] = {
 	[JT_ATTR_ALLOCATION] = "allocation", [JT_ATTR_USAGE] = "usage", NULL
 };
@@ -229,6 +234,8 @@ static const struct key_def cloud_keys[] = {
 	{ "imds", K_WORD, .off = E(imds_mode), .num = JT_IMDS_AUTO,
 	  .words = imds_modes },
 	{ "imds_url", K_IMDS_URL, .off = S(imds_url), .str = CONFIG_IMDS_URL },
+	{ "provider", K_WORD, .off = E(cloud_provider), .num = JT_CLOUD_AUTO,
+	  .words = cloud_providers },
 	{ "dmi_dir", K_PATH, .off = S(dmi_dir), .str = CONFIG_DMI_DIR },
 	{ "spot_poll_interval", K_SECONDS, 1, 3600, U(spot_poll_ms), .num = 5 },
 	{ .name = NULL },

@@ -30,6 +30,8 @@
 #define JT_DEFAULT_CONFIG JT_SYSCONFDIR "/jobtrace/jobtrace.conf"
 
 enum jt_imds_mode { JT_IMDS_AUTO, JT_IMDS_OFF, JT_IMDS_ON };
+/* cloud.provider: whose metadata service is asked */
+enum jt_cloud_provider { JT_CLOUD_AUTO, JT_CLOUD_AWS, JT_CLOUD_GCP };
 #define CONFIG_IMDS_URL "http://169.254.169.254"	/* cloud.imds_url */
 #define CONFIG_DMI_DIR "/sys/class/dmi/id"	/* cloud.dmi_dir */
 /* collector.record: which processes get a record of their own */
@@ -95,6 +97,8 @@ struct jt_config {
 					 * machine's DMI says EC2; "on":
 					 * always, "off": never) */
 	char *imds_url;			/* imds_url = "http://169.254.169.254" */
+	enum jt_cloud_provider cloud_provider;	/* provider = "auto" (by
+					 * the machine's DMI: aws or gcp) */
 	char *dmi_dir;			/* dmi_dir = "/sys/class/dmi/id" */
 	unsigned spot_poll_ms;		/* spot_poll_interval = 5.0 (s) */
 	/* docker { } : containers' AWS Batch jobs, from Docker's API */

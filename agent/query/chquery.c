@@ -455,13 +455,22 @@ int chquery_load_what(const struct jt_sink_config *s,
 		"process", "job", "sample", "signal", "host", NULL
 	};
 	struct chq c = { .s = s, .st = st, .err = err, .errlen = errlen };
-	int e;
+	int e = 0;
 
-	if (what == CHQ_COST)
-		return chquery_load_cost(s, q, st, err, errlen);
+	if (what == CHQ_COST || what == CHQ_SWEEP)
+		e = chquery_load_cost(s, q, st, err, errlen);
+	if (what == CHQ_COST || e < 0)
+		return e;
 	e = session_open(&c);
 	if (e)
 		goto cleanup;
+	if (what == CHQ_SWEEP) {
+		/* the nodes' CPU and their signals (node_idle, stall) */
+		e = load_table(&c, q, "process", "");
+		e = e < 0 ? e : load_table(&c, q, "signal", "");
+		e = e < 0 ? e : 0;
+		goto cleanup;
+	}
 	if (q->pid) {
 		e = load_pid_tree(&c, q->pid);
 		goto cleanup;

@@ -13,6 +13,7 @@
 #include "rightsize.h"
 #include "store.h"
 #include "topq.h"
+#include "sweep.h"
 #include "util.h"
 
 /* `report`: the summaries and the process tree. */
@@ -74,6 +75,19 @@ static int run_top(struct store *st, const char *where,
 			      util_now_ns(CLOCK_REALTIME) / 1e9, out);
 }
 
+/* `sweep`: idle nodes, low-CPU instances and stuck jobs of the fleet. */
+static int run_sweep(struct store *st, const char *where,
+		     const struct report_query *q, const char *format,
+		     FILE *out)
+{
+	enum report_format fmt;
+
+	if (storeq_format_parse(format, &fmt))
+		return -EINVAL;
+	return sweep_run_store(st, where, q, fmt,
+			       util_now_ns(CLOCK_REALTIME) / 1e9, out);
+}
+
 static const char *const sel_report[] = {
 	"job", "run", "pipeline", "since", "pid", NULL
 };
@@ -88,10 +102,12 @@ static const char *const sel_top[] = {
 	"since", "run", "job", "pipeline", NULL
 };
 static const char *const fmt_top[] = { "text", "json", NULL };
+static const char *const sel_sweep[] = { "since", NULL };
 static const char *const fmt_report[] = { "text", "json", "html", NULL };
 static const char *const fmt_export[] = { "ndjson", NULL };
 static const char *const fmt_rightsize[] = {
-	"text", "nextflow", "snakemake", "slurm", "json", NULL
+	"text", "nextflow", "snakemake", "slurm", "json", "instances",
+	"instances-json", NULL
 };
 static const char *const fmt_cost[] = { "text", "json", "csv", NULL };
 static const char *const by_words[] = {
@@ -113,6 +129,8 @@ const struct qcmd qcmd_table[] = {
 	  .run = run_cost },
 	{ .name = "top", .selectors = sel_top, .formats = fmt_top,
 	  .since_default = TOPQ_SINCE_S, .run = run_top },
+	{ .name = "sweep", .selectors = sel_sweep, .formats = fmt_cost,
+	  .clickhouse = true, .what = CHQ_SWEEP, .run = run_sweep },
 };
 const size_t qcmd_count = sizeof(qcmd_table) / sizeof(qcmd_table[0]);
 

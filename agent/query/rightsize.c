@@ -18,6 +18,7 @@
 
 #include <sqlite3.h>
 
+#include "instances.h"
 #include "json.h"
 #include "log.h"
 #include "rightsize.h"
@@ -73,6 +74,8 @@ int rightsize_format_parse(const char *s, enum rightsize_format *out)
 		[RIGHTSIZE_TEXT] = "text", [RIGHTSIZE_NEXTFLOW] = "nextflow",
 		[RIGHTSIZE_SNAKEMAKE] = "snakemake",
 		[RIGHTSIZE_SLURM] = "slurm", [RIGHTSIZE_JSON] = "json",
+		[RIGHTSIZE_INSTANCES] = "instances",
+		[RIGHTSIZE_INSTANCES_JSON] = "instances-json",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -604,6 +607,104 @@ static int print_json(const struct rs *r, const struct report_query *q,
 	return storeq_json_print(&b, out);
 }
 
+/* ---- instance types (instances.h) ----------------------------------------- */
+
+/* Add an instance's hours to the task's seen list (same place: once). */
+static void seen_add(struct instances_task *it, const struct instances_host *h,
+		     const char *ce, double hours)
+{
+	struct instances_seen s = {
+		.type = h ? h->type : NULL, .region = h ? h->region : NULL,
+		.lifecycle = h ? h->lifecycle : NULL, .compute_env = ce,
+	};
+
+	for (size_t i = 0; i < it->nseen; i++) {
+		struct instances_seen *o = &it->seen[i];
+
+		if (!cmp_nstr(o->type, s.type) && !cmp_nstr(o->region, s.region) &&
+		    !cmp_nstr(o->lifecycle, s.lifecycle) &&
+		    !cmp_nstr(o->compute_env, s.compute_env)) {
+			o->hours += hours;
+			return;
+		}
+	}
+	s.hours = hours;
+	it->seen[it->nseen++] = s;
+}
+
+/* Each task's needs and where its instances ran (hosts: the identities;
+ * ces: each instance's compute environment, freed by the caller). */
+static int instance_tasks(const struct rs *r, struct store *st,
+			  const char *where, const struct instances_hosts *hs,
+			  struct instances_task *it, char **ces, double span[2])
+{
+	int err = 0;
+
+	span[0] = span[1] = 0;
+	for (size_t i = 0; i < r->ntask && !err; i++) {
+		const struct rs_task *t = &r->task[i];
+
+		it[i] = (struct instances_task){
+			.name = t->name, .runs = t->runs, .n = t->n,
+			.enough = t->enough, .cpus = t->rec_cpus,
+			.mem = t->rec_mem, .seen = calloc(t->n, sizeof(*it->seen)),
+		};
+		if (!it[i].seen)
+			return -ENOMEM;
+		for (size_t k = t->first; k < t->first + t->n && !err; k++) {
+			const struct tasks_inst *x = r->inst[k].in;
+			const struct storeq_proc *top = r->inst[k].top;
+			double h = (x->end - x->start) / 3600;
+
+			err = instances_compute_env(store_handle(st), where,
+						    top->job, &ces[k]);
+			seen_add(&it[i], instances_host_at(hs, top->host,
+				 x->start), ces[k], h);
+			it[i].hours += h;
+			if (!span[1] || x->start < span[0])
+				span[0] = x->start;
+			if (x->end > span[1])
+				span[1] = x->end;
+		}
+	}
+	return err;
+}
+
+/* --format instances and instances-json. */
+static int print_instances(const struct rs *r, struct store *st,
+			   const char *where, const struct report_query *q,
+			   bool json, FILE *out)
+{
+	struct instances_hosts hs = { 0 };
+	struct instances_task *it = calloc(r->ntask + 1, sizeof(*it));
+	char **ces = calloc(r->ninst + 1, sizeof(*ces));
+	struct instances_in in = {
+		.sel = r->sel, .rule = RIGHTSIZE_RULE,
+		.min_runs = RIGHTSIZE_MIN_RUNS, .prices_file = q->prices_file,
+		.task = it, .ntask = r->ntask,
+	};
+	double span[2];
+	int err = it && ces ? 0 : -ENOMEM;
+
+	if (!err)
+		err = instances_hosts_load(store_handle(st), where, &hs);
+	if (!err)
+		err = instance_tasks(r, st, where, &hs, it, ces, span);
+	if (!err) {
+		in.period_s = instances_period(q->since, util_now_ns(
+			CLOCK_REALTIME) / 1e9, span[0], span[1]);
+		err = instances_print(&in, json, out);
+	}
+	for (size_t i = 0; it && i < r->ntask; i++)
+		free(it[i].seen);
+	for (size_t i = 0; ces && i < r->ninst; i++)
+		free(ces[i]);
+	free(it);
+	free(ces);
+	instances_hosts_free(&hs);
+	return err;
+}
+
 /* ---- entry points -------------------------------------------------------- */
 
 /* Print the rightsizing of what q selects from an open store. */
@@ -657,6 +758,11 @@ int rightsize_run_store(struct store *st, const char *where,
 		break;
 	case RIGHTSIZE_JSON:
 		err = print_json(&r, q, out);
+		break;
+	case RIGHTSIZE_INSTANCES:
+	case RIGHTSIZE_INSTANCES_JSON:
+		err = print_instances(&r, st, where, q,
+				      fmt == RIGHTSIZE_INSTANCES_JSON, out);
 		break;
 	default:
 		err = -EINVAL;

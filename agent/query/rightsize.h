@@ -42,6 +42,8 @@ enum rightsize_format {
 	RIGHTSIZE_SNAKEMAKE,	/* a profile's config.yaml */
 	RIGHTSIZE_SLURM,	/* sbatch options, one line a task */
 	RIGHTSIZE_JSON,
+	RIGHTSIZE_INSTANCES,	/* instance types (instances.h), text */
+	RIGHTSIZE_INSTANCES_JSON,	/* the same as JSON */
 };
 
 /* Parse a --format word; returns -EINVAL if unknown. */

@@ -733,3 +733,19 @@ int storeq_procs_load(struct store *st, const char *where,
 	*n = r.n;
 	return err;
 }
+
+/* Write s as a CSV field (RFC 4180: quoted when it needs to be). */
+void storeq_csv_field(FILE *out, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}

@@ -47,6 +47,8 @@ struct report_query {
 	int64_t pid;		/* --pid PID (0: unset): that process and descendants */
 	bool no_tree;		/* --no-tree: the summaries without the tree */
 	const char *by;		/* jobtrace cost --by (NULL: job), costq.h */
+	const char *prices_file;	/* cost.prices_file, for rightsize
+					 * --format instances (NULL: none) */
 	/*
 	 * Only what uid may see: its processes, the `job` records that name
 	 * it, and every process, sample and signal of those jobs.  Host
@@ -243,5 +245,7 @@ int storeq_json_print(struct jbuf *b, FILE *out);
  * base name of exe, else comm, else "?". */
 const char *storeq_tool_name(const char *tool, const char *exe,
 			     const char *comm);
+/* Write s as a CSV field (RFC 4180: quoted when it needs to be). */
+void storeq_csv_field(FILE *out, const char *s);
 
 #endif

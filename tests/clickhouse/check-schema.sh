@@ -22,6 +22,9 @@
 #     currencies, a job without a price, a host record in the second of
 #     --since), for --since, --run and --job, and the totals worked out by
 #     hand;
+#   - `jobtrace sweep --source clickhouse` gives SQLite's answer for the same
+#     records and three signals (a node_idle, a stall's start and end), and
+#     the idle and stuck figures worked out by hand;
 #   - the data is still there after the server is stopped and started
 #     again, and a paused (hung) server times out instead of answering.
 #
@@ -320,16 +323,21 @@ store = { sqlite_path = "$T/cost.db"; };
 sinks = ( { type = "clickhouse"; name = "fleet"; url = "$CH_URL";
 	database = "jobtrace_cost"; } );
 EOF
-# Both sources' output of `jobtrace cost ARGS...`: the same, and exit 0.
-cost_both() {
-	local a b sa sb
-	a=$("$CLI" --config "$T/cost.conf" cost "$@" 2>&1)
+# Both sources' output of `jobtrace CMD ARGS...`: the same, and exit 0
+# (sweep's JSON "until" is each run's own now, left out of the comparison).
+query_both() {
+	local a b sa sb cmd=$1 nonow='s/"until":"[^"]*",//'
+	shift
+	a=$("$CLI" --config "$T/cost.conf" "$cmd" "$@" 2>&1)
 	sa=$?
-	b=$("$CLI" --config "$T/cost.conf" cost "$@" --source clickhouse 2>&1)
+	b=$("$CLI" --config "$T/cost.conf" "$cmd" "$@" --source clickhouse 2>&1)
 	sb=$?
+	a=$(printf '%s\n' "$a" | sed "$nonow")
+	b=$(printf '%s\n' "$b" | sed "$nonow")
 	printf '%s\n' "$a" >"$T/cost.last"
 	same "$sb:$b" "0:$a" && same "$sa" 0
 }
+cost_both() { query_both cost "$@"; }
 for by in job task tool user account cost-center; do
 	check "cost --since --by $by --format csv: ClickHouse gives SQLite's answer" \
 		cost_both --since @1740823200.5 --by $by --format csv
@@ -346,6 +354,50 @@ check "  1 USD of job 1 (its own run) + 0.25 of job 2 (one process in r1)" \
 check "cost --job 2 --by tool (csv): the same" cost_both --job 2 --by tool --format csv
 check "  1.3 USD over its two hosts" \
 	same "$(grep '^total,' "$T/cost.last")" "$(printf 'total,TOTAL,USD,1.3,0.4,1,1,2,100,,\r')"
+
+# ---- jobtrace sweep: ClickHouse and SQLite agree ---------------------------------------
+
+# Signals added to the cost records (the cost figures above do not read
+# them): a node_idle signal on n1 at T0 + 2000 (1800 s idle), and job 1's
+# process 4020 on n1 stalled from its last progress at T0 + 200 to the
+# stall's end at T0 + 500.  By hand, for --since T0 + 0.5: n1 idle 3099.5 s
+# costing 3.0995 USD with 1 node_idle signal (costq's idle, above); job 1
+# stuck 300 s, 3.6 x 300 / 3600 = 0.3 USD; n2 idle 2499.5 s, 4.999 USD.
+sig() { # KIND TIME_OFFSET JOB PID EVIDENCE
+	printf '{"type":"signal","schema":1,"host":"n1","id":"00000000-0000-8000-8000-0000000%s","kind":"%s","time":"%s","job":%s,"pid":%s,"evidence":%s}\n' \
+		"$(printf '%05d' "$2")" "$1" "$(date -u -d "@$((1740823200 + $2))" +%Y-%m-%dT%H:%M:%S.000000Z)" "$3" "$4" "$5"
+}
+{
+	sig node_idle 2000 null null '{"idle_s":1800,"cpu":0.01,"cost":null}'
+	sig stall 260 '{"scheduler":"slurm","id":"1"}' 4020 '{"phase":"start","stalled_s":60,"last_progress":"2025-03-01T10:03:20.000000Z"}'
+	sig stall 500 '{"scheduler":"slurm","id":"1"}' 4020 '{"phase":"end","stalled_s":300,"last_progress":"2025-03-01T10:03:20.000000Z"}'
+} >"$T/sweep-signals.ndjson"
+mkdir -p "$T/sigrows"
+"$CHROW" "$T/sigrows" <"$T/sweep-signals.ndjson" >/dev/null 2>"$T/sigrows.err"
+check "three signals into ClickHouse's jobtrace_cost.signal" \
+	eval 'ch_http "INSERT INTO jobtrace_cost.signal FORMAT JSONEachRow" \
+		"input_format_skip_unknown_fields=1" <"$T/sigrows/signal.rows" &&
+		same "$(ch_query "SELECT count() FROM jobtrace_cost.signal")" 3'
+check "and into the SQLite store" \
+	same "$("$STORE_PUT" "$T/cost.db" <"$T/sweep-signals.ndjson" 2>&1)" "stored=3"
+check "sweep --since --format csv: ClickHouse gives SQLite's answer" \
+	query_both sweep --since @1740823200.5 --format csv
+check "sweep --since --format json: the same" query_both sweep --since @1740823200.5 --format json
+j=$T/cost.last
+check "  n1: idle 3099.5 s, 3.0995 USD, 1 node_idle signal (by hand)" \
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = [x for x in d["nodes"] if x["host"] == "n1"][0]
+assert abs(n["idle_s"] - 3099.5) < 1e-6 and abs(n["idle_cost"] - 3.0995) < 1e-9 and n["idle_signals"] == 1, n
+' "$j"
+check "  job 1 stuck 300 s costing 0.3 USD (by hand)" \
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [x for x in d["stuck"] if x["job"] == "1"][0]
+assert abs(s["stuck_s"] - 300) < 1e-6 and abs(s["cost"] - 0.3) < 1e-9, s
+' "$j"
 
 # ---- stop, start, pause ----------------------------------------------------------------
 

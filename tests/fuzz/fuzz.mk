@@ -12,7 +12,7 @@
 #   DEP_LIBS      the libraries to link
 
 HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
-	json_read schema imds docker prices offer smklog tokscan rulebundle
+	json_read schema imds docker prices offer spot smklog tokscan rulebundle
 
 # the agent modules the harnesses reach (and what those call)
 AGENT = lib/log lib/util lib/json lib/json_read core/schema \
@@ -22,7 +22,7 @@ AGENT = lib/log lib/util lib/json lib/json_read core/schema \
 	query/storeq query/report query/report_html query/report_signals \
 	query/costq \
 	query/chquery lib/http daemon/cloud/imds daemon/cloud/docker \
-	cli/prices_import core/cost core/prices query/tasks daemon/track/smklog \
+	cli/prices_import cli/spot_import core/cost core/prices query/tasks daemon/track/smklog \
 	lib/tokscan lib/luapat lib/creds lib/fsperm lib/netaddr \
 	core/rulebundle core/rules lib/shellwords core/proc_table core/record \
 	core/chsql

@@ -86,7 +86,7 @@ static void check(const uint8_t *data, size_t size,
 							   r->type) < 0));
 		}
 	}
-	/* the text: comments, then five TAB-separated fields a line */
+	/* the text: comments, then eleven TAB-separated fields a line */
 	f = open_memstream(&text, &len);
 	FUZZ_CHECK(f && prices_import_write(&t, f) == 0 && !fclose(f));
 	for (char *line = text; *line;) {
@@ -98,7 +98,7 @@ static void check(const uint8_t *data, size_t size,
 			FUZZ_CHECK((unsigned char)*p >= 0x20 || *p == '\t');
 			tabs += *p == '\t';
 		}
-		FUZZ_CHECK(*line == '#' || tabs == 4);
+		FUZZ_CHECK(*line == '#' || tabs == 10);
 		line = nl + 1;
 	}
 	free(text);

@@ -19,7 +19,9 @@ Service to access instance metadata", "Instance identity documents" and
                                       with this fake's ids), or the bytes of
                                       DIR/identity-document when it exists
   GET /latest/meta-data/instance-life-cycle
-                                      "spot"
+                                      "spot", or the first line of
+                                      DIR/life-cycle when it exists
+                                      ("on-demand")
   GET /latest/meta-data/spot/instance-action
                                       404 until DIR/spot-action exists; then
                                       {"action": WORD, "time": T} with WORD
@@ -161,7 +163,12 @@ class Handler(BaseHTTPRequestHandler):
                 doc = IDENTITY
             self.answer(200, doc, tok=tok)
         elif self.path == "/latest/meta-data/instance-life-cycle":
-            self.answer(200, "spot", tok=tok)
+            try:
+                with open(path("life-cycle")) as f:
+                    life = f.readline().strip()
+            except FileNotFoundError:
+                life = "spot"
+            self.answer(200, life, tok=tok)
         elif self.path == "/latest/meta-data/spot/instance-action":
             if os.path.exists(path("hang-action")):
                 self.note(0, "hang")

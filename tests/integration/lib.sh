@@ -416,3 +416,33 @@ CONFEOF
 	fi
 	return 0
 }
+
+# A free loopback port (bound and released: the caller binds it next).
+free_port() {
+	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Start the fake server $FAKE (a python script run by $PY) in folder $1
+# (args $2...); sets FAKE_PID and FAKE_PORT.
+start_fake() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	FAKE_PORT=$(free_port)
+	"$PY" "$FAKE" "$FAKE_PORT" "$dir" "$@" 2>>"$dir/fake.err" &
+	FAKE_PID=$!
+	BG_PIDS="$BG_PIDS $FAKE_PID"
+	for _ in $(seq 1 100); do
+		[ -s "$dir/port" ] && return 0
+		sleep 0.05
+	done
+	note "the fake did not start: $(cat "$dir/fake.err")"
+	return 1
+}
+
+# Stop the fake started last.
+stop_fake() {
+	kill "$FAKE_PID" 2>/dev/null
+	wait "$FAKE_PID" 2>/dev/null
+	reaped "$FAKE_PID"
+}

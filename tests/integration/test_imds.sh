@@ -42,35 +42,6 @@ POLL=1		# cloud.spot_poll_interval of the test
 # what the fake's identity document and life cycle say, as the record has it
 WANT_CLOUD='{"provider":"aws","instance_id":"i-0f1e2d3c4b5a69788","instance_type":"c5.2xlarge","region":"eu-west-1","zone":"eu-west-1b","lifecycle":"spot"}'
 
-# A free loopback port (bound and released: the caller binds it next).
-free_port() {
-	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# Start the fake in folder $1 (args $2...); sets FAKE_PID and FAKE_PORT.
-start_fake() {
-	local dir=$1
-	shift
-	mkdir -p "$dir"
-	FAKE_PORT=$(free_port)
-	"$PY" "$FAKE" "$FAKE_PORT" "$dir" "$@" 2>>"$dir/fake.err" &
-	FAKE_PID=$!
-	BG_PIDS="$BG_PIDS $FAKE_PID"
-	for _ in $(seq 1 100); do
-		[ -s "$dir/port" ] && return 0
-		sleep 0.05
-	done
-	note "the fake did not start: $(cat "$dir/fake.err")"
-	return 1
-}
-
-# Stop the fake started last.
-stop_fake() {
-	kill "$FAKE_PID" 2>/dev/null
-	wait "$FAKE_PID" 2>/dev/null
-	reaped "$FAKE_PID"
-}
-
 # Seconds from $1 to $2.
 secs() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'

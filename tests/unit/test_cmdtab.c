@@ -240,7 +240,7 @@ static void test_cli_messages(void **state)
 		{ 2, "jobtrace cost: --format 'html': expected text, json or"
 		  " csv\n", { "cost", "--job", "1", "--format", "html" } },
 		{ 2, "jobtrace rightsize: --format 'html': expected text,"
-		  " nextflow, snakemake, slurm or json\n",
+		  " nextflow, snakemake, slurm, json, instances or instances-json\n",
 		  { "rightsize", "--run", "r", "--format", "html" } },
 		{ 2, "jobtrace export: --pid is for report only\n",
 		  { "export", "--pid", "5" } },

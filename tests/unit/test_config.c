@@ -630,7 +630,10 @@ static void test_cloud_errors(void **state)
 		     "cloud.spot_poll_interval: must be between 1 and 3600");
 	expect_error("cloud_key.conf", "cloud = { url = \"x\"; };\n", 1,
 		     "unknown key \"cloud.url\"; valid keys in cloud: imds,"
-		     " imds_url, dmi_dir, spot_poll_interval");
+		     " imds_url, provider, dmi_dir, spot_poll_interval");
+	expect_error("cloud_provider.conf",
+		     "cloud = { provider = \"azure\"; };\n", 1,
+		     "cloud.provider: must be \"auto\", \"aws\" or \"gcp\", got \"azure\"");
 }
 
 /* cost { }, waste { }, idle { }: prices and fractions bounded, the
@@ -1191,8 +1194,8 @@ static void test_table_defaults(void **state)
 		config_free(&b);
 	}
 	assert_int_equal(config_key_text(n, &t), -ENOENT);
-	/* 63 keys in 12 groups, 15 of a sink; 8 of these have no default */
-	assert_int_equal(n, 78);
+	/* 64 keys in 12 groups, 15 of a sink; 8 of these have no default */
+	assert_int_equal(n, 79);
 	assert_int_equal(none, 8);
 }
 
@@ -1381,7 +1384,7 @@ static void test_man_keys(void **state)
 		free(title);
 		sh = next ? next + 1 : NULL;
 	}
-	assert_int_equal(keys, 78);
+	assert_int_equal(keys, 79);
 	free(gen);
 	free(doc);
 	if (stale)

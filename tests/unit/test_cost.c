@@ -145,7 +145,20 @@ static void test_prices_bad(void **state)
 		   "1 fields, want 5 separated by tabs");
 	expect_bad("us-east-1\tm5.large\t0.096\t-\n", 1, "4 fields");
 	expect_bad("us-east-1\tm5.large\t0.096\t-\tUSD\tx\n", 1,
-		   "more than 5 tab-separated fields");
+		   "6 fields, want 5 separated by tabs");
+	expect_bad("us-east-1\tm5.large\t0.096\t-\tUSD\t2\t8\t0\t-\tg\tx86_64"
+		   "\tx\n", 1, "more than 11 tab-separated fields");
+	/* the attributes of a v2 line are checked like the prices */
+	expect_bad("us-east-1\tm5.large\t0.096\t-\tUSD\t2.5\t8\t0\t-\tg\t-\n",
+		   1, "vcpus \"2.5\": want a whole number or '-'");
+	expect_bad("us-east-1\tm5.large\t0.096\t-\tUSD\t2\t8 GiB\t0\t-\tg\t-\n",
+		   1, "memory_gib \"8 GiB\": want a decimal number >= 0");
+	expect_bad("us-east-1\tm5.large\t0.096\t-\tUSD\t2\t8\t-1\t-\tg\t-\n",
+		   1, "gpus \"-1\": want a whole number or '-'");
+	expect_bad("us-east-1\tm5.large\t0.096\t-\tUSD\t2\t8\t0\t-\t\t-\n",
+		   1, "family \"\": want a word without spaces or '-'");
+	expect_bad("us-east-1\tm5.large\t0.096\t-\tUSD\t2\t8\t0\t-\tg\tamd64\n",
+		   1, "arch \"amd64\": want x86_64 or arm64 or '-'");
 	expect_bad("us-east-1\tm5.large\t0,096\t-\tUSD\n", 1,
 		   "on-demand price \"0,096\": want a decimal number >= 0");
 	expect_bad("us-east-1\tm5.large\t-0.1\t-\tUSD\n", 1,
@@ -172,7 +185,7 @@ static void test_prices_bad(void **state)
 /* prices_parse_line: comments and blanks are 0, a row 1. */
 static void test_prices_parse_line(void **state)
 {
-	char line[64], *f[5], why[256];
+	char line[64], *f[PRICES_NFIELDS], why[256];
 
 	(void)state;
 	strcpy(line, "  # comment");

@@ -130,6 +130,17 @@ static inline void test_put_json(struct store *s, const char *fmt, ...)
 		fail_msg("refused: %s", buf);
 }
 
+/* Fail unless text holds line as one whole line. */
+static inline void test_has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (!strncmp(p, line, n) && (p[n] == '\n' || !p[n]))
+			return;
+	fail_msg("no line \"%s\" in:\n%s", line, text);
+}
+
 /* s as a JSON string in buf, or "null" for NULL (s holds nothing to
  * escape). */
 static inline const char *test_jstr(const char *s, char *buf, size_t len)

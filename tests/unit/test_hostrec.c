@@ -115,11 +115,14 @@ static void test_price(void **state)
 }
 
 /* cloud.imds: "off" asks nothing and says so, "on" asks, "auto" asks
- * when the machine's DMI facts say EC2 and says what it saw when not. */
+ * when the machine's DMI facts say EC2 and says what it saw when not;
+ * cloud.provider "auto" asks Compute Engine's server when DMI says
+ * Google, "gcp" always (unless off), "aws" never. */
 static void test_cloud_asked(void **state)
 {
 	char dir[] = "/tmp/jt-test-hostrec.XXXXXX", why[320] = "";
 	struct jt_config cfg;
+	bool gcp = true;
 
 	(void)state;
 	assert_int_equal(config_defaults(&cfg), 0);
@@ -127,26 +130,44 @@ static void test_cloud_asked(void **state)
 	free(cfg.dmi_dir);
 	cfg.dmi_dir = strdup(dir);
 	cfg.imds_mode = JT_IMDS_OFF;
-	assert_false(hostrec_cloud_asked(&cfg, why, sizeof(why)));
+	assert_false(hostrec_cloud_asked(&cfg, &gcp, why, sizeof(why)));
 	assert_string_equal(why, "off (cloud.imds = \"off\")");
 	cfg.imds_mode = JT_IMDS_ON;
 	why[0] = '\0';
-	assert_true(hostrec_cloud_asked(&cfg, why, sizeof(why)));
+	assert_true(hostrec_cloud_asked(&cfg, &gcp, why, sizeof(why)));
 	cfg.imds_mode = JT_IMDS_AUTO;
 	test_write_file(dir, "sys_vendor", "Amazon EC2\n");
-	assert_true(hostrec_cloud_asked(&cfg, why, sizeof(why)));
+	assert_true(hostrec_cloud_asked(&cfg, &gcp, why, sizeof(why)));
 	test_write_file(dir, "sys_vendor", "QEMU\n");
 	/* a Xen EC2 machine says so by its hypervisor UUID, whatever DMI */
 	if (access(IMDS_HYPERVISOR_UUID, F_OK) == 0) {
 		print_message("%s exists: the \"auto\" refusal not checked\n",
 			      IMDS_HYPERVISOR_UUID);
 	} else {
-		assert_false(hostrec_cloud_asked(&cfg, why, sizeof(why)));
+		assert_false(hostrec_cloud_asked(&cfg, &gcp, why, sizeof(why)));
 		assert_non_null(strstr(why, "not asked: not EC2 by this"
 				       " machine's own facts (DMI sys_vendor"
 				       " \"QEMU\""));
 		assert_non_null(strstr(why, "cloud.imds = \"on\" asks all the same"));
 	}
+	assert_false(gcp);
+	/* Compute Engine by DMI: asked, as gcp, in auto; not for aws */
+	test_write_file(dir, "product_name", "Google Compute Engine\n");
+	test_write_file(dir, "sys_vendor", "Google\n");
+	assert_true(hostrec_cloud_asked(&cfg, &gcp, why, sizeof(why)));
+	assert_true(gcp);
+	cfg.cloud_provider = JT_CLOUD_AWS;
+	if (access(IMDS_HYPERVISOR_UUID, F_OK) != 0)
+		assert_false(hostrec_cloud_asked(&cfg, &gcp, why, sizeof(why)));
+	assert_false(gcp);
+	/* gcp: asked without any fact, as gcp; never when off */
+	test_write_file(dir, "product_name", "Standard PC\n");
+	test_write_file(dir, "sys_vendor", "QEMU\n");
+	cfg.cloud_provider = JT_CLOUD_GCP;
+	assert_true(hostrec_cloud_asked(&cfg, &gcp, why, sizeof(why)));
+	assert_true(gcp);
+	cfg.imds_mode = JT_IMDS_OFF;
+	assert_false(hostrec_cloud_asked(&cfg, &gcp, why, sizeof(why)));
 	test_remove_tree(dir);
 	config_free(&cfg);
 }

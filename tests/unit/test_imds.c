@@ -459,6 +459,23 @@ static char *status_text(struct imds *m)
 	return text;
 }
 
+/* A loopback service that takes connections and never answers: its
+ * socket, its URL in url. */
+static int hanging(char *url, size_t len)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 16), 0);	/* the kernel accepts; nobody reads */
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	snprintf(url, len, "http://127.0.0.1:%d", ntohs(a.sin_port));
+	return fd;
+}
+
 /*
  * A service that takes the connection and never answers: imds_start
  * returns before the read is over (the identity is still pending when it
@@ -467,26 +484,19 @@ static char *status_text(struct imds *m)
  * never comes); the read then ends within its budget as absent, timed
  * out, and the loop is woken.  This is what lets the agent start in the
  * time it takes with cloud.imds = "off", without timing the start.
+ * Compute Engine's server (gcp) the same, its first request the project's;
+ * absent is the status's start then.
  */
-static void test_thread_hangs(void **state)
+static void hang_case(bool gcp, const char *absent)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t al = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct imds *m = NULL;
 	char url[64], *text;
+	int fd = hanging(url, sizeof(url));
 	uint64_t t0, t1;
 
-	(void)state;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, 16), 0);	/* the kernel accepts; nobody reads */
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", ntohs(a.sin_port));
 	t0 = util_now_ns(CLOCK_MONOTONIC);
 	assert_int_equal(imds_start(&(struct imds_opts){ .url = url,
-							 .poll_ms = 1000 }, &m), 0);
+				    .poll_ms = 1000, .gcp = gcp }, &m), 0);
 	assert_false(imds_identity_done(m));
 	text = status_text(m);
 	if (!strstr(text, "cloud.imds: pending\n"))
@@ -497,20 +507,140 @@ static void test_thread_hangs(void **state)
 		usleep(1000);
 	t1 = util_now_ns(CLOCK_MONOTONIC);
 	assert_true(imds_identity_done(m));
-	/* it did wait for the service (the hang was real) */
+	/* it did wait for the service (the hang was real), not longer */
 	assert_true(t1 - t0 >= IMDS_START_REQUEST_MS * 1000000ull);
+	assert_true(t1 - t0 < (IMDS_START_BUDGET_MS + 500) * 1000000ull);
 	{
 		struct pollfd p = { .fd = imds_fd(m), .events = POLLIN };
 
 		assert_int_equal(poll(&p, 1, 1000), 1);
 	}
 	text = status_text(m);
-	if (!strstr(text, "cloud.imds: absent: token: ") ||
-	    !strstr(text, "timed out"))
+	if (!strstr(text, absent) || !strstr(text, "timed out") ||
+	    !strstr(text, gcp ? "cloud.provider: gcp\n" :
+		    "cloud.provider: aws\n"))
 		fail_msg("status after the budget:\n%s", text);
 	free(text);
 	imds_stop(m);
 	close(fd);
+}
+
+/* EC2's IMDS that hangs. */
+static void test_thread_hangs(void **state)
+{
+	(void)state;
+	hang_case(false, "cloud.imds: absent: token: ");
+}
+
+/* Compute Engine's server that hangs. */
+static void test_gcp_thread_hangs(void **state)
+{
+	(void)state;
+	hang_case(true, "cloud.imds: absent: project/project-id: ");
+}
+
+/* One GCE answer of attribute a into c and g: its return. */
+static int gcp(enum imds_gcp_attr a, const char *s, struct jt_cloud *c,
+	       struct imds_gcp *g)
+{
+	why[0] = '\0';
+	return imds_parse_gcp(a, s, strlen(s), c, g, why, sizeof(why));
+}
+
+/*
+ * Compute Engine's answers as its documentation gives them: the zone and
+ * machine type as full resource paths (region from the zone), the id a
+ * number, the scheduling words; then answers of another form, each
+ * refused with its attribute named and the field left as it was.
+ */
+static void test_gcp_parse(void **state)
+{
+	static const struct { enum imds_gcp_attr a; const char *s, *want; }
+	bad[] = {
+		{ IMDS_GCP_ZONE, "us-central1-a", "instance/zone" },
+		{ IMDS_GCP_ZONE, "projects/1/regions/us-central1", "instance/zone" },
+		{ IMDS_GCP_ZONE, "projects/1/zones/us-central1-a/x", "instance/zone" },
+		{ IMDS_GCP_ZONE, "projects/1/zones/Us-central1-a", "instance/zone" },
+		{ IMDS_GCP_ZONE, "projects/1/zones/", "instance/zone" },
+		{ IMDS_GCP_ZONE, "projects/1/zones/uscentral1", "instance/zone" },
+		{ IMDS_GCP_MACHINE_TYPE, "e2-standard-4", "instance/machine-type" },
+		{ IMDS_GCP_MACHINE_TYPE, "projects/1/machineTypes/e2 std",
+		  "instance/machine-type" },
+		{ IMDS_GCP_MACHINE_TYPE, "projects/1/machineTypes/e2-standard-4"
+		  "-and-a-name-much-longer-than-any-machine-type-has-ever-been",
+		  "instance/machine-type" },
+		{ IMDS_GCP_ID, "12a4", "instance/id" },
+		{ IMDS_GCP_ID, "-1", "instance/id" },
+		{ IMDS_GCP_ID, "123456789012345678901", "instance/id" },
+		{ IMDS_GCP_ID, "", "instance/id" },
+		{ IMDS_GCP_PREEMPTIBLE, "true", "preemptible" },
+		{ IMDS_GCP_PREEMPTIBLE, "TRUE FALSE", "preemptible" },
+		{ IMDS_GCP_MODEL, "spot", "provisioning-model" },
+		{ IMDS_GCP_MODEL, "SPOT\"", "provisioning-model" },
+		{ IMDS_GCP_PROJECT, "My Project", "project/project-id" },
+		{ IMDS_GCP_PROJECT, "<html>", "project/project-id" },
+	};
+	struct jt_cloud c = { 0 };
+	struct imds_gcp g = { 0 };
+
+	(void)state;
+	assert_int_equal(gcp(IMDS_GCP_PROJECT, "my-project-123", &c, &g), 0);
+	assert_string_equal(g.project, "my-project-123");
+	assert_int_equal(gcp(IMDS_GCP_PROJECT, "example.com:proj", &c, &g), 0);
+	assert_int_equal(gcp(IMDS_GCP_ZONE,
+			     "projects/123456789012/zones/europe-west4-b\n",
+			     &c, &g), 0);
+	assert_string_equal(c.zone, "europe-west4-b");
+	assert_string_equal(c.region, "europe-west4");
+	assert_int_equal(gcp(IMDS_GCP_MACHINE_TYPE,
+			     "projects/123456789012/machineTypes/n2-custom-4-8192",
+			     &c, &g), 0);
+	assert_string_equal(c.instance_type, "n2-custom-4-8192");
+	assert_int_equal(gcp(IMDS_GCP_ID, "4520031799277581759", &c, &g), 0);
+	assert_string_equal(c.instance_id, "4520031799277581759");
+	assert_int_equal(gcp(IMDS_GCP_PREEMPTIBLE, "FALSE", &c, &g), 0);
+	imds_gcp_lifecycle(&g, &c);
+	assert_string_equal(c.lifecycle, "on-demand");
+	assert_int_equal(gcp(IMDS_GCP_MODEL, "SPOT", &c, &g), 0);
+	imds_gcp_lifecycle(&g, &c);
+	assert_string_equal(c.lifecycle, "spot");
+	/* a preemptible VM of before Spot: no model, preemptible TRUE */
+	g = (struct imds_gcp){ 0 };
+	assert_int_equal(gcp(IMDS_GCP_PREEMPTIBLE, "TRUE", &c, &g), 0);
+	imds_gcp_lifecycle(&g, &c);
+	assert_string_equal(c.lifecycle, "spot");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct jt_cloud k = c;
+
+		if (gcp(bad[i].a, bad[i].s, &k, &g) != -EINVAL ||
+		    !strstr(why, bad[i].want))
+			fail_msg("\"%s\": why \"%s\", want -EINVAL naming %s",
+				 bad[i].s, why, bad[i].want);
+		assert_string_equal(k.zone, c.zone);
+		assert_string_equal(k.region, c.region);
+		assert_string_equal(k.instance_type, c.instance_type);
+		assert_string_equal(k.instance_id, c.instance_id);
+	}
+	/* a NUL inside an answer is no part of a word */
+	assert_int_equal(imds_parse_gcp(IMDS_GCP_ID, "12\0" "3", 4, &c, &g, why,
+					sizeof(why)), -EINVAL);
+}
+
+/* Compute Engine by DMI, as ds-identify decides; nothing else is. */
+static void test_gcp_local(void **state)
+{
+	char dir[] = "/tmp/jt-test-dmi.XXXXXX", out[320];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_false(imds_local_gcp(dir, out, sizeof(out)));
+	test_write_file(dir, "product_name", "Google Compute Engine\n");
+	assert_true(imds_local_gcp(dir, out, sizeof(out)));
+	assert_non_null(strstr(out, "product_name is \"Google Compute Engine\""));
+	test_write_file(dir, "product_name", "Google Compute Engine Plus\n");
+	test_write_file(dir, "sys_vendor", "Amazon EC2\n");
+	assert_false(imds_local_gcp(dir, out, sizeof(out)));
+	test_remove_tree(dir);
 }
 
 /* One machine's facts: DMI files (name, text; NULL ends) and the
@@ -584,6 +714,9 @@ int main(void)
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_thread_absent),
 		cmocka_unit_test(test_thread_hangs),
+		cmocka_unit_test(test_gcp_parse),
+		cmocka_unit_test(test_gcp_local),
+		cmocka_unit_test(test_gcp_thread_hangs),
 		cmocka_unit_test(test_local_facts),
 	};
 

@@ -32,19 +32,21 @@
 
 /* The table of the fixtures, written by hand from their kept rows. */
 static const char want_table[] =
-	"# jobtrace prices v1\n"
+	"# jobtrace prices v2\n"
 	"# from AWS's Price List offer file AmazonEC2, version 20250912225308,"
 	" published 2025-09-12T22:53:08Z\n"
 	"# on-demand: Linux, shared tenancy, no pre-installed software, USD per"
 	" hour\n"
-	"# spot_per_hour '-': unknown (AWS's offer file has no spot prices: fill"
-	" them in by hand)\n"
-	"# region\tinstance_type\ton_demand_per_hour\tspot_per_hour\tcurrency\n"
-	"eu-west-1\tc5.xlarge\t0.192\t-\tUSD\n"
-	"eu-west-1\tm5.large\t0.107\t-\tUSD\n"
-	"us-east-1\tc5.xlarge\t0.17\t-\tUSD\n"
-	"us-east-1\tm5.large\t0.096\t-\tUSD\n"
-	"us-west-2\tm5.large\t0.096\t-\tUSD\n";
+	"# spot_per_hour '-': unknown (AWS's offer file has no spot prices:"
+	" `jobtrace prices import-spot`, or by hand)\n"
+	"# gpu_model '-': the offer file names none\n"
+	"# region\tinstance_type\ton_demand_per_hour\tspot_per_hour\tcurrency"
+	"\tvcpus\tmemory_gib\tgpus\tgpu_model\tfamily\tarch\n"
+	"eu-west-1\tc5.xlarge\t0.192\t-\tUSD\t4\t8\t0\t-\tcompute-optimized\tx86_64\n"
+	"eu-west-1\tm5.large\t0.107\t-\tUSD\t2\t8\t0\t-\tgeneral-purpose\tx86_64\n"
+	"us-east-1\tc5.xlarge\t0.17\t-\tUSD\t4\t8\t0\t-\tcompute-optimized\tx86_64\n"
+	"us-east-1\tm5.large\t0.096\t-\tUSD\t2\t8\t0\t-\tgeneral-purpose\tx86_64\n"
+	"us-west-2\tm5.large\t0.096\t-\tUSD\t2\t8\t0\t-\tgeneral-purpose\tx86_64\n";
 
 static char err[1024];
 
@@ -336,6 +338,12 @@ static void test_quoting(void **state)
 	assert_string_equal(t.rows[1].type, "m5.large");
 	assert_string_equal(t.rows[1].price, "0.096");
 	assert_int_equal(t.rows[1].line, 7);
+	/* no vCPU ... Processor Architecture columns: nothing known */
+	assert_int_equal(t.rows[1].at.vcpus, -1);
+	assert_int_equal(t.rows[1].at.gpus, -1);
+	assert_string_equal(t.rows[1].at.memory, "");
+	assert_string_equal(t.rows[1].at.family, "");
+	assert_null(t.rows[1].at.arch);
 	prices_import_free(&t);
 
 	/* lines count the break inside the quotes: the bad price is on 10 */
@@ -351,6 +359,142 @@ static void test_quoting(void **state)
 	import_bad(bad, strlen(bad), "offer:10: field 3: a quote in a field",
 		   NULL);
 	free(bad);
+}
+
+/* The row of region and type in t (must be there). */
+static const struct prices_row *row_of(const struct prices_table *t,
+				       const char *region, const char *type)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->rows[i].region, region) &&
+		    !strcmp(t->rows[i].type, type))
+			return &t->rows[i];
+	fail_msg("%s in %s is not in the table", type, region);
+	return NULL;
+}
+
+/* Check a row's price and attributes (arch NULL: not known). */
+static void expect_row(const struct prices_table *t, const char *region,
+		       const char *type, const char *price, int vcpus,
+		       const char *memory, int gpus, const char *family,
+		       const char *arch)
+{
+	const struct prices_row *r = row_of(t, region, type);
+
+	assert_string_equal(r->price, price);
+	assert_int_equal(r->at.vcpus, vcpus);
+	assert_string_equal(r->at.memory, memory);
+	assert_int_equal(r->at.gpus, gpus);
+	assert_string_equal(r->at.family, family);
+	if (arch)
+		assert_string_equal(r->at.arch, arch);
+	else
+		assert_null(r->at.arch);
+}
+
+/*
+ * ec2-offer-families.csv: 45 rows of AWS's CSV (the header of 2025-09),
+ * 15 types of four families (general purpose, compute, memory, GPU; x86
+ * and Graviton) in us-east-1 and eu-west-1, with Reserved terms and
+ * Windows products beside four of them that must be left out.  Each
+ * type's attributes as AWS's columns say them.
+ */
+static void test_families_fixture(void **state)
+{
+	struct prices_table t = { 0 };
+	size_t len;
+	char *csv = fixture("ec2-offer-families.csv", &len);
+	char *text;
+
+	(void)state;
+	assert_int_equal(prices_import_buf(&t, "f.csv", csv, len, NULL, 0, err,
+					   sizeof(err)), 0);
+	assert_int_equal(t.read, 45);
+	assert_int_equal(t.n, 29);
+	assert_int_equal(t.regions, 2);
+	assert_int_equal(t.types, 15);
+	/* the on-demand Linux price, not the Reserved 0.019 nor Windows' */
+	expect_row(&t, "us-east-1", "m5.large", "0.096", 2, "8", 0,
+		   "general-purpose", "x86_64");
+	expect_row(&t, "eu-west-1", "m5.large", "0.107", 2, "8", 0,
+		   "general-purpose", "x86_64");
+	expect_row(&t, "us-east-1", "m6g.medium", "0.0385", 1, "4", 0,
+		   "general-purpose", "arm64");
+	expect_row(&t, "us-east-1", "c5.large", "0.085", 2, "4", 0,
+		   "compute-optimized", "x86_64");
+	expect_row(&t, "eu-west-1", "c6g.large", "0.077", 2, "4", 0,
+		   "compute-optimized", "arm64");
+	expect_row(&t, "us-east-1", "r6g.medium", "0.0504", 1, "8", 0,
+		   "memory-optimized", "arm64");
+	expect_row(&t, "eu-west-1", "g4dn.xlarge", "0.587", 4, "16", 1,
+		   "gpu-instance", "x86_64");
+	/* "1,952 GiB"; "High Frequency Intel Xeon E7-8880 v3 (Haswell)" */
+	expect_row(&t, "us-east-1", "x1.32xlarge", "13.338", 128, "1952", 0,
+		   "memory-optimized", "x86_64");
+	text = table_text(&t);
+	assert_non_null(strstr(text, "\nus-east-1\tr6g.medium\t0.0504\t-\tUSD"
+			       "\t1\t8\t0\t-\tmemory-optimized\tarm64\n"));
+	assert_non_null(strstr(text, "\neu-west-1\tg4dn.xlarge\t0.587\t-\tUSD"
+			       "\t4\t16\t1\t-\tgpu-instance\tx86_64\n"));
+	free(text);
+	prices_import_free(&t);
+	free(csv);
+}
+
+/*
+ * Attribute values of shapes the fixtures do not have: what cannot be
+ * read is '-', never a guess; a file without the columns has '-' too.
+ */
+static void test_attr_shapes(void **state)
+{
+	static const char head[] =
+		"\"FormatVersion\",\"v1.0\"\n"
+		"\"OfferCode\",\"AmazonEC2\"\n"
+		"\"SKU\",\"TermType\",\"Unit\",\"PricePerUnit\",\"Currency\","
+		"\"Region Code\",\"Instance Type\",\"Operating System\",\"Tenancy\","
+		"\"Pre Installed S/W\",\"CapacityStatus\",\"usageType\",\"vCPU\","
+		"\"Memory\",\"GPU\",\"Instance Family\",\"Physical Processor\","
+		"\"Processor Architecture\"\n";
+	static const char rows[] =
+		/* AMD; memory in GB, not GiB: not read */
+		"\"S1\",\"OnDemand\",\"Hrs\",\"0.1\",\"USD\",\"us-east-1\",\"m5a.large\","
+		"\"Linux\",\"Shared\",\"NA\",\"Used\",\"BoxUsage:m5a.large\",\"2\","
+		"\"8 GB\",,\"General purpose\",\"AMD EPYC 7571\",\"64-bit\"\n"
+		/* no vCPU figure, a half GiB, a processor AWS calls Variable */
+		"\"S2\",\"OnDemand\",\"Hrs\",\"0.0052\",\"USD\",\"us-east-1\",\"t3.nano\","
+		"\"Linux\",\"Shared\",\"NA\",\"Used\",\"BoxUsage:t3.nano\",\"NA\","
+		"\"0.5 GiB\",,\"General purpose\",\"Variable\",\"64-bit\"\n"
+		/* arm64 said by Processor Architecture alone; 8 GPUs; a family
+		 * of several words and a '/' */
+		"\"S3\",\"OnDemand\",\"Hrs\",\"7.5\",\"USD\",\"us-east-1\",\"x9.big\","
+		"\"Linux\",\"Shared\",\"NA\",\"Used\",\"BoxUsage:x9.big\",\"96\","
+		"\"1,024.5 GiB\",\"8\",\"Machine Learning ASIC/Instances\","
+		"\"Some CPU\",\"arm64\"\n"
+		/* a GPU count that is not one; memory that is two numbers */
+		"\"S4\",\"OnDemand\",\"Hrs\",\"1\",\"USD\",\"us-east-1\",\"p9.odd\","
+		"\"Linux\",\"Shared\",\"NA\",\"Used\",\"BoxUsage:p9.odd\",\"4\","
+		"\"1.2.3 GiB\",\"many\",\"\",\"\",\"\"\n";
+	struct prices_table t = { 0 };
+	char *csv = concat(head, rows), *text;
+
+	(void)state;
+	import_ok(&t, csv, NULL, 0);
+	assert_int_equal(t.n, 4);
+	expect_row(&t, "us-east-1", "m5a.large", "0.1", 2, "", 0,
+		   "general-purpose", "x86_64");
+	expect_row(&t, "us-east-1", "t3.nano", "0.0052", -1, "0.5", -1,
+		   "general-purpose", NULL);
+	expect_row(&t, "us-east-1", "x9.big", "7.5", 96, "1024.5", 8,
+		   "machine-learning-asicinstances", "arm64");
+	expect_row(&t, "us-east-1", "p9.odd", "1", 4, "", -1, "", NULL);
+	text = table_text(&t);
+	assert_non_null(strstr(text, "\nus-east-1\tt3.nano\t0.0052\t-\tUSD\t-"
+			       "\t0.5\t-\t-\tgeneral-purpose\t-\n"));
+	assert_non_null(strstr(text, "\nus-east-1\tp9.odd\t1\t-\tUSD\t4\t-\t-"
+			       "\t-\t-\t-\n"));
+	free(text);
+	prices_import_free(&t);
+	free(csv);
 }
 
 /* Each condition on its own: a price that fails one of them is not kept. */
@@ -695,6 +839,8 @@ int main(void)
 		cmocka_unit_test(test_json_same_table),
 		cmocka_unit_test(test_regions),
 		cmocka_unit_test(test_quoting),
+		cmocka_unit_test(test_families_fixture),
+		cmocka_unit_test(test_attr_shapes),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_missing_column),

@@ -255,17 +255,6 @@ static char *run(const struct fixture *f, const struct report_query *q,
 	return buf;
 }
 
-/* Fail unless text holds line as one whole line. */
-static void has_line(const char *text, const char *line)
-{
-	size_t n = strlen(line);
-
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
-		if (!strncmp(p, line, n) && (p[n] == '\n' || !p[n]))
-			return;
-	fail_msg("no line \"%s\" in:\n%s", line, text);
-}
-
 /* The rounding rules at their edges. */
 static void test_rules(void **state)
 {
@@ -398,40 +387,40 @@ static void test_formats(void **state)
 	char *o;
 
 	o = run(*state, &q, "snakemake", 0);
-	has_line(o, "set-threads:");
-	has_line(o, "  - \"align=2\"");
-	has_line(o, "  - \"qc=1\"");
-	has_line(o, "set-resources:");
-	has_line(o, "  - \"align:mem_mb=420\"");	/* 419430400 B up */
-	has_line(o, "  - \"align:mem_mib=400\"");
-	has_line(o, "  - \"align:runtime=3\"");
-	has_line(o, "  - \"qc:mem_mb=105\"");
-	has_line(o, "# sort: 2 runs, at least 3 needed");
-	has_line(o, "# we'ird name: not a rule name, left out");
+	test_has_line(o, "set-threads:");
+	test_has_line(o, "  - \"align=2\"");
+	test_has_line(o, "  - \"qc=1\"");
+	test_has_line(o, "set-resources:");
+	test_has_line(o, "  - \"align:mem_mb=420\"");	/* 419430400 B up */
+	test_has_line(o, "  - \"align:mem_mib=400\"");
+	test_has_line(o, "  - \"align:runtime=3\"");
+	test_has_line(o, "  - \"qc:mem_mb=105\"");
+	test_has_line(o, "# sort: 2 runs, at least 3 needed");
+	test_has_line(o, "# we'ird name: not a rule name, left out");
 	assert_null(strstr(o, "sort:mem"));
 	assert_null(strstr(o, "\"we'ird"));
 	free(o);
 
 	o = run(*state, &q, "nextflow", 0);
-	has_line(o, "process {");
-	has_line(o, "    withName: 'align' { cpus = 2; memory = '400 MB';"
+	test_has_line(o, "process {");
+	test_has_line(o, "    withName: 'align' { cpus = 2; memory = '400 MB';"
 		 " time = '3m' }");
-	has_line(o, "    // sort: 2 runs, at least 3 needed");
-	has_line(o, "    // we'ird name: not a process name, left out");
-	has_line(o, "}");
+	test_has_line(o, "    // sort: 2 runs, at least 3 needed");
+	test_has_line(o, "    // we'ird name: not a process name, left out");
+	test_has_line(o, "}");
 	free(o);
 
 	o = run(*state, &q, "slurm", 0);
-	has_line(o, "align: sbatch --cpus-per-task=2 --mem=400M --time=3");
-	has_line(o, "qc: sbatch --cpus-per-task=1 --mem=100M --time=1");
-	has_line(o, "# sort: 2 runs, at least 3 needed");
+	test_has_line(o, "align: sbatch --cpus-per-task=2 --mem=400M --time=3");
+	test_has_line(o, "qc: sbatch --cpus-per-task=1 --mem=100M --time=1");
+	test_has_line(o, "# sort: 2 runs, at least 3 needed");
 	free(o);
 
 	o = run(*state, &q, "text", 0);
-	has_line(o, "jobtrace rightsize, pipeline rnaseq: 6 runs, 5 tasks,"
+	test_has_line(o, "jobtrace rightsize, pipeline rnaseq: 6 runs, 5 tasks,"
 		 " 17 instances");
-	has_line(o, "  align                    memory 400 MiB, 2 cores, 3 min");
-	has_line(o, "  sort                     no setting: 2 runs, at least 3"
+	test_has_line(o, "  align                    memory 400 MiB, 2 cores, 3 min");
+	test_has_line(o, "  sort                     no setting: 2 runs, at least 3"
 		 " needed");
 	assert_non_null(strstr(o, "2.0 GiB*"));	/* sort: the job's peak */
 	free(o);
@@ -444,9 +433,9 @@ static void test_selection(void **state)
 	char *o;
 
 	o = run(*state, &q, "snakemake", 0);
-	has_line(o, "# align: 1 run, at least 3 needed");
-	has_line(o, "# no setting: an empty profile");
-	has_line(o, "{}");
+	test_has_line(o, "# align: 1 run, at least 3 needed");
+	test_has_line(o, "# no setting: an empty profile");
+	test_has_line(o, "{}");
 	free(o);
 
 	/* uid 1000 does not see run 3 (uid 1001): align has 2 runs */

@@ -4,6 +4,7 @@
  * sandbox, limits, and broken rules that must leave the previous rules in
  * force with a FILE:LINE message.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,15 +66,21 @@ static struct jt_proc mkproc(const char *argv, size_t len, const char *exe)
 }
 
 /* An engine with the good rules loaded. */
-static struct rules *engine(void)
+static struct rules *engine_ms(unsigned deadline_ms)
 {
-	struct rules_limits lim = { 16u << 20, 200000, 0 };
+	struct rules_limits lim = { 16u << 20, 200000, deadline_ms };
 	struct rules *r;
 
 	test_write_file(dir, "10-good.lua", good);
 	assert_int_equal(rules_new(&lim, &r), 0);
 	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
 	return r;
+}
+
+/* The rules folder's engine with the default deadline. */
+static struct rules *engine(void)
+{
+	return engine_ms(0);
 }
 
 /* Classify argv/exe and return the decision (caller frees). */
@@ -349,10 +356,16 @@ static void test_cost_center(void **state)
 	drop_file("10-charge.lua");
 }
 
-/* A broken file: the load fails with FILE:LINE, the old rules stay. */
-static void expect_broken(const char *text, const char *where, const char *what)
+/*
+ * A broken file: the load fails with FILE:LINE, the old rules stay.  The
+ * engine's deadline is deadline_ms (0: the default, whose self-test
+ * deadline of 100 ms a memory bomb can reach on a loaded node before the
+ * allocator cap it tests).
+ */
+static void expect_broken_ms(const char *text, const char *where,
+			     const char *what, unsigned deadline_ms)
 {
-	struct rules *r = engine();
+	struct rules *r = engine_ms(deadline_ms);
 	struct rules_decision d;
 	struct rules_stats st;
 
@@ -371,6 +384,13 @@ static void expect_broken(const char *text, const char *where, const char *what)
 	rules_free(r);
 	drop_file("20-bad.lua");
 	drop_file("10-good.lua");
+}
+
+/* A broken file, under a deadline no loaded node reaches: what stops it is
+ * what the test names (the budget, the allocator cap, the sandbox...). */
+static void expect_broken(const char *text, const char *where, const char *what)
+{
+	expect_broken_ms(text, where, what, 1000);
 }
 
 /* Syntax error. */
@@ -730,8 +750,8 @@ static void test_load_deadline(void **state)
 	uint64_t w0 = util_now_ns(CLOCK_MONOTONIC);
 	double ms, wall;
 
-	expect_broken("string.find(string.rep('a', 2048), '.-.-.-.-.-.-.-.-x')\n",
-		      "20-bad.lua:1:", "deadline of 2000 ms for loading the rules");
+	expect_broken_ms("string.find(string.rep('a', 2048), '.-.-.-.-.-.-.-.-x')\n",
+			 "20-bad.lua:1:", "deadline of 2000 ms for loading the rules", 0);
 	ms = (util_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / 1e6;
 	wall = (util_now_ns(CLOCK_MONOTONIC) - w0) / 1e6;
 	/* stopped at 2000 ms of CPU, or at 8000 of wall clock when preempted */
@@ -921,6 +941,22 @@ static int setup(void **state)
 	return mkdtemp(dir) ? 0 : -1;
 }
 
+/* Empty the scratch folder after each test (a failed test leaves its rule
+ * files, which would fail every later test's load). */
+static int clean(void **state)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			drop_file(e->d_name);
+	closedir(d);
+	return 0;
+}
+
 /* Remove the scratch folder. */
 static int teardown(void **state)
 {
@@ -930,34 +966,34 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decisions),
-		cmocka_unit_test(test_parent),
-		cmocka_unit_test(test_cost_center),
-		cmocka_unit_test(test_ancestor_views),
-		cmocka_unit_test(test_exe_system),
-		cmocka_unit_test(test_syntax_error),
-		cmocka_unit_test(test_load_runtime_error),
-		cmocka_unit_test(test_rule_runtime_error),
-		cmocka_unit_test(test_endless_loop),
-		cmocka_unit_test(test_endless_loop_at_load),
-		cmocka_unit_test(test_memory_bomb),
-		cmocka_unit_test(test_wrong_types),
-		cmocka_unit_test(test_readonly_p),
-		cmocka_unit_test(test_selftest_fails),
-		cmocka_unit_test(test_sandbox),
-		cmocka_unit_test(test_runtime_error_counted),
-		cmocka_unit_test(test_load_error_kept),
-		cmocka_unit_test(test_no_rules),
-		cmocka_unit_test(test_builtin),
-		cmocka_unit_test(test_deadline_not_catchable),
-		cmocka_unit_test(test_budget_not_catchable),
-		cmocka_unit_test(test_gc_refused),
-		cmocka_unit_test(test_deadline_pattern),
-		cmocka_unit_test(test_deadline_other_calls),
-		cmocka_unit_test(test_deadline_lua_loop),
-		cmocka_unit_test(test_budget_fails_closed),
-		cmocka_unit_test(test_load_deadline),
-		cmocka_unit_test(test_registers_nothing),
+		cmocka_unit_test_teardown(test_decisions, clean),
+		cmocka_unit_test_teardown(test_parent, clean),
+		cmocka_unit_test_teardown(test_cost_center, clean),
+		cmocka_unit_test_teardown(test_ancestor_views, clean),
+		cmocka_unit_test_teardown(test_exe_system, clean),
+		cmocka_unit_test_teardown(test_syntax_error, clean),
+		cmocka_unit_test_teardown(test_load_runtime_error, clean),
+		cmocka_unit_test_teardown(test_rule_runtime_error, clean),
+		cmocka_unit_test_teardown(test_endless_loop, clean),
+		cmocka_unit_test_teardown(test_endless_loop_at_load, clean),
+		cmocka_unit_test_teardown(test_memory_bomb, clean),
+		cmocka_unit_test_teardown(test_wrong_types, clean),
+		cmocka_unit_test_teardown(test_readonly_p, clean),
+		cmocka_unit_test_teardown(test_selftest_fails, clean),
+		cmocka_unit_test_teardown(test_sandbox, clean),
+		cmocka_unit_test_teardown(test_runtime_error_counted, clean),
+		cmocka_unit_test_teardown(test_load_error_kept, clean),
+		cmocka_unit_test_teardown(test_no_rules, clean),
+		cmocka_unit_test_teardown(test_builtin, clean),
+		cmocka_unit_test_teardown(test_deadline_not_catchable, clean),
+		cmocka_unit_test_teardown(test_budget_not_catchable, clean),
+		cmocka_unit_test_teardown(test_gc_refused, clean),
+		cmocka_unit_test_teardown(test_deadline_pattern, clean),
+		cmocka_unit_test_teardown(test_deadline_other_calls, clean),
+		cmocka_unit_test_teardown(test_deadline_lua_loop, clean),
+		cmocka_unit_test_teardown(test_budget_fails_closed, clean),
+		cmocka_unit_test_teardown(test_load_deadline, clean),
+		cmocka_unit_test_teardown(test_registers_nothing, clean),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -43,11 +43,13 @@
 #define PATH_IDENTITY "/latest/dynamic/instance-identity/document"
 #define PATH_LIFECYCLE "/latest/meta-data/instance-life-cycle"
 #define PATH_ACTION "/latest/meta-data/spot/instance-action"
+#define GCE_PREFIX "/computeMetadata/v1/"
 
 enum imds_state { ST_PENDING, ST_OK, ST_ABSENT, ST_ERROR };
 
 struct imds {
 	char url[256];
+	bool gcp;			/* Compute Engine's metadata server */
 	unsigned poll_ms;
 	struct sockaddr_storage addr;
 	pthread_t thread;
@@ -62,6 +64,7 @@ struct imds {
 	enum imds_state st;
 	char why[WHY_MAX];
 	struct jt_cloud cloud;
+	char project[64];		/* GCE's project id, status only */
 	bool polling;
 	uint64_t polls, poll_errors, notices;
 	char poll_why[WHY_MAX];
@@ -251,6 +254,109 @@ int imds_parse_lifecycle(const char *s, size_t len, struct jt_cloud *c,
 	return 0;
 }
 
+/* The last '/'-separated part of s[0..n) after "projects/P/KIND/":
+ * its start in *v, its length returned; 0 when s has not that form. */
+static size_t after_kind(const char *s, size_t n, const char *kind,
+			 const char **v)
+{
+	size_t k = strlen(kind);
+	const char *p = n > 9 && !memcmp(s, "projects/", 9) ?
+			memchr(s + 9, '/', n - 9) : NULL;
+
+	if (!p || (size_t)(s + n - p) <= k + 2 || memcmp(p + 1, kind, k) ||
+	    p[k + 1] != '/')
+		return 0;
+	*v = p + k + 2;
+	return memchr(*v, '/', s + n - *v) ? 0 : (size_t)(s + n - *v);
+}
+
+/* Copy s[0..n) into dst (size bytes) when ok; false when it does not fit
+ * or is not ok. */
+static bool take(char *dst, size_t size, const char *s, size_t n, bool ok)
+{
+	if (!ok || !n || n >= size)
+		return false;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+	return true;
+}
+
+/* Read one attribute of the GCE metadata server (see imds.h). */
+int imds_parse_gcp(enum imds_gcp_attr a, const char *s, size_t len,
+		   struct jt_cloud *c, struct imds_gcp *g, char *why,
+		   size_t whylen)
+{
+	static const char *const what[] = {
+		[IMDS_GCP_PROJECT] = "project/project-id: not a project id",
+		[IMDS_GCP_ZONE] = "instance/zone: not projects/P/zones/ZONE",
+		[IMDS_GCP_MACHINE_TYPE] = "instance/machine-type: not"
+			" projects/P/machineTypes/TYPE",
+		[IMDS_GCP_ID] = "instance/id: not a number",
+		[IMDS_GCP_PREEMPTIBLE] = "instance/scheduling/preemptible: not"
+			" TRUE or FALSE",
+		[IMDS_GCP_MODEL] = "instance/scheduling/provisioning-model:"
+			" not a word such as STANDARD or SPOT",
+	};
+	const char *v = NULL;
+	size_t n = 0;
+	bool ok = false;
+
+	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r' ||
+		       s[len - 1] == ' '))
+		len--;
+	switch (a) {
+	case IMDS_GCP_PROJECT:
+		/* "my-project", or "example.com:my-project" */
+		ok = take(g->project, sizeof(g->project), s, len,
+			  len && s[0] >= 'a' && s[0] <= 'z' &&
+			  only(s, len, "-.:"));
+		break;
+	case IMDS_GCP_ZONE:
+		n = after_kind(s, len, "zones", &v);
+		ok = n > 2 && is_zone(v, n) && v[n - 2] == '-' &&
+		     take(c->zone, sizeof(c->zone), v, n, true) &&
+		     take(c->region, sizeof(c->region), v, n - 2,
+			  is_region(v, n - 2));
+		break;
+	case IMDS_GCP_MACHINE_TYPE:
+		n = after_kind(s, len, "machineTypes", &v);
+		ok = n && v[0] >= 'a' && v[0] <= 'z' &&
+		     take(c->instance_type, sizeof(c->instance_type), v, n,
+			  only(v, n, "-"));
+		break;
+	case IMDS_GCP_ID:
+		ok = len <= 20 && take(c->instance_id, sizeof(c->instance_id),
+				       s, len, len && s[0] != '0' &&
+				       strspn(s, "0123456789") >= len);
+		break;
+	case IMDS_GCP_PREEMPTIBLE:
+		ok = (len == 4 && !memcmp(s, "TRUE", 4)) ||
+		     (len == 5 && !memcmp(s, "FALSE", 5));
+		if (ok)
+			g->preemptible = len == 4;
+		break;
+	case IMDS_GCP_MODEL:
+		ok = take(g->model, sizeof(g->model), s, len,
+			  strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") >= len);
+		break;
+	case IMDS_GCP__N:
+		return -EINVAL;
+	}
+	if (!ok) {
+		util_seterr(why, whylen, "%s", what[a]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Spot or on-demand from what the scheduling attributes said. */
+void imds_gcp_lifecycle(const struct imds_gcp *g, struct jt_cloud *c)
+{
+	util_strlcpy(c->lifecycle, !strcmp(g->model, "SPOT") ||
+		     g->preemptible ? "spot" : "on-demand",
+		     sizeof(c->lifecycle));
+}
+
 /* Read spot/instance-action (see imds.h). */
 int imds_parse_action(const char *doc, size_t len, struct imds_notice *n,
 		      char *why, size_t whylen)
@@ -396,6 +502,25 @@ bool imds_local_ec2(const char *dmi_dir, const char *hyp_uuid, char *why,
 	return false;
 }
 
+/* This machine's own facts about Compute Engine (see imds.h). */
+bool imds_local_gcp(const char *dmi_dir, char *why, size_t whylen)
+{
+	char product[128], vendor[128];
+
+	fact(dmi_dir, "product_name", product, sizeof(product));
+	fact(dmi_dir, "sys_vendor", vendor, sizeof(vendor));
+	if (!strcmp(product, "Google Compute Engine") ||
+	    !strcmp(vendor, "Google")) {
+		util_seterr(why, whylen, "%s/%s is \"%s\"", dmi_dir,
+			    product[0] ? "product_name" : "sys_vendor",
+			    product[0] ? product : vendor);
+		return true;
+	}
+	util_seterr(why, whylen, "DMI product_name \"%s\", sys_vendor \"%s\"",
+		    product, vendor);
+	return false;
+}
+
 /* ---- the thread ------------------------------------------------------------- */
 
 /* CLOCK_MONOTONIC in ms. */
@@ -538,11 +663,65 @@ static void set_why(char *dst, const char *what, const char *why)
 }
 
 /*
+ * Compute Engine: GET each attribute of imds_gcp_attr with
+ * "Metadata-Flavor: Google" (no token) into c and g, within deadline.
+ * provisioning-model is missing on older VMs (404): preemptible alone
+ * says then.  The first reason into why; an absent server into *st.
+ */
+static void read_gcp(struct imds *m, uint64_t deadline, unsigned req_ms,
+		     struct jt_cloud *c, struct imds_gcp *g, char *why,
+		     enum imds_state *st)
+{
+	static const char *const paths[IMDS_GCP__N] = {
+		[IMDS_GCP_PROJECT] = "project/project-id",
+		[IMDS_GCP_ZONE] = "instance/zone",
+		[IMDS_GCP_MACHINE_TYPE] = "instance/machine-type",
+		[IMDS_GCP_ID] = "instance/id",
+		[IMDS_GCP_PREEMPTIBLE] = "instance/scheduling/preemptible",
+		[IMDS_GCP_MODEL] = "instance/scheduling/provisioning-model",
+	};
+	static const char *const hdrs[] = { "Metadata-Flavor: Google", NULL };
+	char err[WHY_MAX], path[96];
+
+	for (int a = 0; a < IMDS_GCP__N; a++) {
+		struct http_req rq = { .method = "GET", .suffix = path,
+				       .headers = hdrs,
+				       .timeout_ms = left_ms(deadline, req_ms),
+				       .max_answer = ANSWER_MAX };
+		long status = 0;
+		int e;
+
+		snprintf(path, sizeof(path), GCE_PREFIX "%s", paths[a]);
+		jbuf_reset(&m->ans);
+		err[0] = '\0';
+		e = http_request(m->http, &rq, &m->ans, &status, err,
+				 sizeof(err));
+		if (a == IMDS_GCP_MODEL && status == 404)
+			continue;	/* not said: preemptible decides */
+		if (a == IMDS_GCP_PROJECT && e && status != 404) {
+			/* no answer at all: no metadata server for us */
+			*st = ST_ABSENT;
+			set_why(why, paths[a], err);
+			return;
+		}
+		if (!e)
+			e = imds_parse_gcp(a, jbuf_str(&m->ans), m->ans.len, c,
+					   g, err, sizeof(err));
+		if (e && !why[0])
+			set_why(why, e == -EINVAL ? "" : paths[a], err);
+	}
+	util_strlcpy(c->provider, "gcp", sizeof(c->provider));
+	imds_gcp_lifecycle(g, c);
+	*st = why[0] ? ST_ERROR : ST_OK;
+}
+
+/*
  * Read the token, identity document and life cycle, within deadline
  * (CLOCK_MONOTONIC ms), each request within req_ms; publish the result.
  */
 static void read_identity(struct imds *m, uint64_t deadline, unsigned req_ms)
 {
+	struct imds_gcp g = { 0 };
 	struct jt_cloud c = { 0 };
 	enum imds_state st = ST_ERROR;
 	char err[WHY_MAX] = "", why[WHY_MAX] = "";
@@ -565,6 +744,12 @@ static void read_identity(struct imds *m, uint64_t deadline, unsigned req_ms)
 			set_why(why, "", err);
 			goto publish;
 		}
+	}
+	if (m->gcp) {
+		read_gcp(m, deadline, req_ms, &c, &g, why, &st);
+		if (st == ST_ABSENT)
+			memset(&c, 0, sizeof(c));
+		goto publish;
 	}
 	e = get_token(m, left_ms(deadline, req_ms), err, sizeof(err));
 	if (e) {
@@ -600,8 +785,11 @@ publish:
 	m->st = st;
 	memcpy(m->why, why, sizeof(m->why));
 	m->cloud = c;
-	/* no spot notice comes to an on-demand instance */
-	m->polling = c.provider[0] && strcmp(c.lifecycle, "on-demand");
+	memcpy(m->project, g.project, sizeof(m->project));
+	/* no spot notice comes to an on-demand instance; GCE's preemption
+	 * is not polled */
+	m->polling = c.provider[0] && strcmp(c.lifecycle, "on-demand") &&
+		     !m->gcp;
 	first = !m->first_done;
 	m->first_done = true;
 	pthread_mutex_unlock(&m->lock);
@@ -615,9 +803,10 @@ publish:
 	else if (st == ST_ERROR)
 		log_warn("cloud: instance metadata at %s: %s", m->url, why);
 	else
-		log_info("cloud: no instance metadata at %s (%s): not on EC2,"
-			 " or its IMDS is off; asking again every %u s",
-			 m->url, why, IMDS_RETRY_MS / 1000);
+		log_info("cloud: no instance metadata at %s (%s): not on %s,"
+			 " or its metadata service is off; asking again every"
+			 " %u s", m->url, why, m->gcp ? "Compute Engine" :
+			 "EC2", IMDS_RETRY_MS / 1000);
 }
 
 /* Ask spot/instance-action once; hand a new notice to the loop. */
@@ -729,6 +918,7 @@ int imds_start(const struct imds_opts *o, struct imds **out)
 		return -EINVAL;
 	}
 	m->poll_ms = o->poll_ms ? o->poll_ms : 5000;
+	m->gcp = o->gcp;
 	m->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (m->efd < 0) {
 		e = -errno;
@@ -852,6 +1042,9 @@ void imds_status(struct imds *m, FILE *out)
 	fprintf(out, "cloud.imds: %s%s%s\n", names[m->st], m->why[0] ? ": " : "",
 		m->why);
 	fprintf(out, "cloud.imds_url: %s\n", m->url);
+	fprintf(out, "cloud.provider: %s\n", m->gcp ? "gcp" : "aws");
+	if (m->project[0])
+		fprintf(out, "cloud.project: %s\n", m->project);
 	if (c.provider[0])
 		fprintf(out, "cloud.instance: %s %s %s %s %s\n", c.provider,
 			c.instance_id[0] ? c.instance_id : "-",
@@ -863,6 +1056,7 @@ void imds_status(struct imds *m, FILE *out)
 			m->poll_ms / 1000, m->poll_ms % 1000);
 	else
 		fprintf(out, "cloud.spot_poll: off (%s)\n",
+			m->gcp ? "Compute Engine: not polled" :
 			c.provider[0] ? "on-demand instance" : "no IMDS");
 	fprintf(out, "cloud.spot_polls: %" PRIu64 "\n", m->polls);
 	fprintf(out, "cloud.spot_notices: %" PRIu64 "\n", m->notices);

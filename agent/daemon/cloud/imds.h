@@ -48,6 +48,8 @@ struct imds;
 
 struct imds_opts {
 	const char *url;		/* http://ADDRESS[:PORT] */
+	bool gcp;			/* Compute Engine's metadata server,
+					 * not EC2's IMDS */
 	unsigned poll_ms;		/* spot/instance-action every so often */
 };
 
@@ -94,7 +96,51 @@ void imds_status(struct imds *m, FILE *out);
 bool imds_local_ec2(const char *dmi_dir, const char *hyp_uuid, char *why,
 		    size_t whylen);
 
+/*
+ * Is this machine a Compute Engine VM by its own facts, as cloud-init's
+ * ds-identify decides: DMI's product_name "Google Compute Engine" or
+ * sys_vendor "Google".  Reads dmi_dir/product_name and sys_vendor only;
+ * the evidence, or what was seen, in why.
+ */
+bool imds_local_gcp(const char *dmi_dir, char *why, size_t whylen);
+
 /* ---- the parsers (unit-tested; no I/O) ------------------------------------ */
+
+/* The attributes read from Compute Engine's metadata server, under
+ * /computeMetadata/v1/, each asked with "Metadata-Flavor: Google". */
+enum imds_gcp_attr {
+	IMDS_GCP_PROJECT,	/* project/project-id */
+	IMDS_GCP_ZONE,		/* instance/zone */
+	IMDS_GCP_MACHINE_TYPE,	/* instance/machine-type */
+	IMDS_GCP_ID,		/* instance/id */
+	IMDS_GCP_PREEMPTIBLE,	/* instance/scheduling/preemptible */
+	IMDS_GCP_MODEL,		/* instance/scheduling/provisioning-model */
+	IMDS_GCP__N
+};
+
+/* What of a GCE answer has no place in struct jt_cloud. */
+struct imds_gcp {
+	char project[64];	/* shown by status, not in records */
+	bool preemptible;
+	char model[16];		/* STANDARD, SPOT; "" not said */
+};
+
+/*
+ * Read attribute a's answer s[0..len) (a trailing newline allowed) into c
+ * or g: the zone "projects/NUM/zones/us-central1-a" gives zone and region
+ * (the zone less its "-a"), the machine type
+ * "projects/NUM/machineTypes/e2-standard-4" the instance type, the id a
+ * decimal number, preemptible TRUE or FALSE, the provisioning model an
+ * upper-case word.  0, or -EINVAL with the reason in why (the field is
+ * left as it was).
+ */
+int imds_parse_gcp(enum imds_gcp_attr a, const char *s, size_t len,
+		   struct jt_cloud *c, struct imds_gcp *g, char *why,
+		   size_t whylen);
+/* c's lifecycle: "spot" when the model is SPOT or preemptible is TRUE,
+ * else "on-demand". */
+void imds_gcp_lifecycle(const struct imds_gcp *g, struct jt_cloud *c);
+
 
 /*
  * Read the instance identity document doc[0..len) into c: instanceId,
