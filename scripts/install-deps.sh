@@ -14,7 +14,7 @@
 # source; dpkg-dev (dpkg-scanpackages) and gpg make that test's apt
 # repository.  snakemake (7.21 in Debian 12) runs test_rightsize.sh's pipeline.
 # fuse3 and libfuse3-dev make test_smklog_stuck.sh's FUSE file system that
-# hangs a reader.
+# hangs a reader.  tmux drives the full-screen `jobtrace top` in test_top.sh.
 # chromium renders the HTML report headless in test_report_html.sh (its fonts
 # come with fontconfig, fonts-dejavu-core).  slurmdbd and mariadb-server give
 # tests/slurm/slurm-env.sh's accounting mode (SLURM_ENV_ACCOUNTING) the real
@@ -28,7 +28,7 @@ libelf-dev zlib1g-dev libconfig-dev liblua5.4-dev libsqlite3-dev
 libcurl4-openssl-dev libssl-dev procps"
 TEST="libclang-rt-dev libcmocka-dev sqlite3 slurm-wlm munge libslurm-dev
 slurmdbd mariadb-server clickhouse-server clickhouse-client python3 curl cloud-init dpkg-dev gpg docker.io busybox-static
-snakemake chromium sudo fuse3 libfuse3-dev openssl"
+snakemake chromium sudo fuse3 libfuse3-dev openssl tmux"
 set_name=all
 list=
 for a in "$@"; do

@@ -92,10 +92,20 @@ void cli_hook_log(const char *cmd, const char *fmt, ...)
 int cli_query_args(const struct cli_cmd *cmd, int argc, char **argv,
 		   struct qcmd_args *a, const char **source);
 
+/*
+ * Answer query command qc for q in format on out from source (sqlite,
+ * clickhouse[:NAME]): the exit status.
+ */
+int cli_query_answer(struct cli *c, const struct qcmd *qc,
+		     const char *source, const struct report_query *q,
+		     const char *format, FILE *out);
+
 int cli_run_agent(struct cli *c, const struct cli_cmd *cmd, int argc,
 		  char **argv);
 int cli_run_query(struct cli *c, const struct cli_cmd *cmd, int argc,
 		  char **argv);
+int cli_run_top(struct cli *c, const struct cli_cmd *cmd, int argc,
+		char **argv);
 int cli_run_rules(struct cli *c, const struct cli_cmd *cmd, int argc,
 		  char **argv);
 /* `rules push` and `rules status` (argv[0]): the exit status. */
@@ -116,6 +126,7 @@ void cli_help_report(FILE *out);
 void cli_help_export(FILE *out);
 void cli_help_rightsize(FILE *out);
 void cli_help_cost(FILE *out);
+void cli_help_top(FILE *out);
 void cli_help_sweep(FILE *out);
 void cli_help_rules(FILE *out);
 void cli_help_rules_fleet(FILE *out);

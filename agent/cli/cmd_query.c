@@ -244,12 +244,13 @@ static int source_parse(const char *cmd, const char *source, const char **sink)
  * Returns the exit status.
  */
 static int agent_query(struct cli *c, const char *cmd,
-		       const struct report_query *q, const char *format)
+		       const struct report_query *q, const char *format,
+		       FILE *out)
 {
 	int why = errno, err;
 
 	err = query_request(config_socket_path(&c->cfg), cmd, q, format,
-			       stdout, stderr);
+			       out, stderr);
 	if (err >= 0)
 		return err;
 	fprintf(stderr, "jobtrace %s: cannot read the store %s (%s) nor reach"
@@ -334,13 +335,14 @@ out:
 }
 
 /*
- * Answer cmd (report, export, rightsize, cost) for q in format (its
- * --format word) from source: a ClickHouse sink; the agent, for a user who
- * may not read the store (it answers with what they may see); else the
- * store.  Returns the exit status.
+ * Answer cmd (report, export, rightsize, cost, top, sweep) for q in
+ * format (its --format word) on out from source: a ClickHouse sink; the
+ * agent, for a user who may not read the store (it answers with what they
+ * may see); else the store.  Returns the exit status.
  */
-static int answer(struct cli *c, const struct qcmd *qc, const char *source,
-		  const struct report_query *q, const char *format)
+int cli_query_answer(struct cli *c, const struct qcmd *qc,
+		     const char *source, const struct report_query *q,
+		     const char *format, FILE *out)
 {
 	const char *cmd = qc->name;
 	struct store *st = NULL;
@@ -356,17 +358,17 @@ static int answer(struct cli *c, const struct qcmd *qc, const char *source,
 				      sizeof(where), &err);
 		if (!st)
 			return err;
-		err = qc->run(st, where, q, format, stdout) ? 1 : 0;
+		err = qc->run(st, where, q, format, out) ? 1 : 0;
 		store_close(st);
 	} else {
 		store_catch_up(c, who);
 		if (geteuid() != 0 && access(c->cfg.sqlite_path, R_OK))
-			err = agent_query(c, cmd, q, format);
+			err = agent_query(c, cmd, q, format, out);
 		else
 			err = qcmd_run_path(qc, c->cfg.sqlite_path, q, format,
-					    stdout) ? 1 : 0;
+					    out) ? 1 : 0;
 	}
-	return cli_stdout_done(who) ? 1 : err;
+	return out == stdout && cli_stdout_done(who) ? 1 : err;
 }
 
 /*
@@ -438,5 +440,6 @@ int cli_run_query(struct cli *c, const struct cli_cmd *cmd, int argc,
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	a.q.prices_file = c->cfg.cost_prices_file;
-	return answer(c, cli_cmd_query(cmd), source, &a.q, a.format);
+	return cli_query_answer(c, cli_cmd_query(cmd), source, &a.q, a.format,
+				stdout);
 }

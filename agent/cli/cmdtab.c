@@ -20,6 +20,8 @@ const struct cli_cmd cli_cmds[] = {
 	  cli_help_rightsize, cli_run_query },
 	{ "cost", NULL, "what the jobs cost, with idle allocation and idle"
 	  " nodes", 0, cli_help_cost, cli_run_query },
+	{ "top", NULL, "the runs now: tasks and processes, running, waiting"
+	  " and done", 0, cli_help_top, cli_run_top },
 	{ "sweep", NULL, "idle nodes, low-CPU instances and stuck jobs of the"
 	  " fleet, and what they cost", 0, cli_help_sweep, cli_run_query },
 	{ "rules", "rules test [--rules DIR] [--exe PATH] [--parent CMD]"

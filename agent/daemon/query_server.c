@@ -186,7 +186,7 @@ int query_server_serve(struct query_server *qs, int fd,
 	int err;
 
 	if (!query_server_takes(req->cmd)) {
-		fprintf(out, "error %s: not a report, export, rightsize or cost"
+		fprintf(out, "error %s: not a report, export, rightsize, cost, top or sweep"
 			" request\n", req->cmd);
 		return -EINVAL;
 	}

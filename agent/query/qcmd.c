@@ -12,6 +12,7 @@
 #include "qcmd.h"
 #include "rightsize.h"
 #include "store.h"
+#include "topq.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -61,6 +62,19 @@ static int run_cost(struct store *st, const char *where,
 			       util_now_ns(CLOCK_REALTIME) / 1e9, out);
 }
 
+/* `top --once`: one frame of the runs as they are now. */
+static int run_top(struct store *st, const char *where,
+		   const struct report_query *q, const char *format,
+		   FILE *out)
+{
+	enum report_format fmt;
+
+	if (storeq_format_parse(format, &fmt))
+		return -EINVAL;
+	return topq_run_store(st, where, q, fmt,
+			      util_now_ns(CLOCK_REALTIME) / 1e9, out);
+}
+
 /* `sweep`: idle nodes, low-CPU instances and stuck jobs of the fleet. */
 static int run_sweep(struct store *st, const char *where,
 		     const struct report_query *q, const char *format,
@@ -84,6 +98,10 @@ static const char *const sel_rightsize[] = {
 	"pipeline", "run", "job", "since", NULL
 };
 static const char *const sel_cost[] = { "since", "job", "run", NULL };
+static const char *const sel_top[] = {
+	"since", "run", "job", "pipeline", NULL
+};
+static const char *const fmt_top[] = { "text", "json", NULL };
 static const char *const sel_sweep[] = { "since", NULL };
 static const char *const fmt_report[] = { "text", "json", "html", NULL };
 static const char *const fmt_export[] = { "ndjson", NULL };
@@ -109,6 +127,8 @@ const struct qcmd qcmd_table[] = {
 	{ .name = "cost", .selectors = sel_cost, .formats = fmt_cost,
 	  .by = true, .clickhouse = true, .what = CHQ_COST,
 	  .run = run_cost },
+	{ .name = "top", .selectors = sel_top, .formats = fmt_top,
+	  .since_default = TOPQ_SINCE_S, .run = run_top },
 	{ .name = "sweep", .selectors = sel_sweep, .formats = fmt_cost,
 	  .clickhouse = true, .what = CHQ_SWEEP, .run = run_sweep },
 };
@@ -289,6 +309,11 @@ int qcmd_done(const struct qcmd *c, enum qcmd_style style,
 	const char *dash = style == QCMD_CLI ? "--" : "";
 	char list[128];
 
+	if (!a->nsel && c->since_default > 0) {
+		a->q.since = util_now_ns(CLOCK_REALTIME) / 1e9 -
+			     c->since_default;
+		a->nsel = 1;
+	}
 	if (a->nsel != 1 || a->empty) {
 		qcmd_words(c->selectors, dash, ", ", ", ", list, sizeof(list));
 		snprintf(why, len, "give exactly one of %s (not empty)", list);

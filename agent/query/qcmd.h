@@ -39,6 +39,8 @@ struct qcmd {
 	bool by;			/* takes --by */
 	bool clickhouse;		/* takes --source clickhouse[:NAME] */
 	enum chq_what what;		/* what a ClickHouse source loads */
+	double since_default;		/* > 0: no selector is --since this
+					 * many seconds ago */
 	/* answer q over st (where names it) in format (never NULL) on out */
 	int (*run)(struct store *st, const char *where,
 		   const struct report_query *q, const char *format,
@@ -71,7 +73,8 @@ int qcmd_arg(const struct qcmd *c, enum qcmd_style style, const char *key,
 	     const char *val, double now, struct qcmd_args *a, char *why,
 	     size_t len);
 /*
- * After the last argument: exactly one selector, none empty, and
+ * After the last argument: exactly one selector (none: --since the
+ * command's since_default ago, when it has one), none empty, and
  * (QCMD_CLI) a --format where the command requires one; a->format is then
  * never NULL.  Returns 0 or -EINVAL with why set.
  */

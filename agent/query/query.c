@@ -52,8 +52,8 @@ int query_parse(const struct control_req *req, double now,
 	*fmt = REPORT_TEXT;
 	*why = msg;
 	if (!c) {
-		snprintf(msg, sizeof(msg), "not a report, export, rightsize or"
-			 " cost request");
+		snprintf(msg, sizeof(msg), "not a report, export, rightsize, cost,"
+			 " top or sweep request");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < req->n; i++)

@@ -197,44 +197,17 @@ static int load_rows(struct store *st, const char *where,
 }
 
 /*
- * The sampled row that is row i's parent.  A live process has no process
- * record, so its children's parent_id names no row: its parent is the live
- * process of the same host with pid ppid, started before it (a live pid is
- * not reused).
- */
-static long live_parent(const struct rows *r, size_t i)
-{
-	const struct storeq_proc *w = &r->v[i];
-
-	for (size_t k = 0; k < r->n; k++) {
-		const struct storeq_proc *p = &r->v[k];
-
-		if (k != i && p->sampled && p->pid == w->ppid &&
-		    p->start <= w->start &&
-		    !strcmp(p->host ? p->host : "", w->host ? w->host : ""))
-			return (long)k;
-	}
-	return -1;
-}
-
-/*
- * Link rows into a forest by parent_id (the loader's links, a live
+ * Link rows into a forest by the loader's links (parent_id, a live
  * process's children by ppid); children keep start-time order.  Ids carry
  * host and boot, so processes of several hosts never mix.
  */
 static void build_tree(struct rows *r)
 {
-	bool live = false;
-
-	for (size_t i = 0; i < r->n; i++)
-		live |= r->v[i].sampled;
 	for (size_t i = 0; i < r->n; i++) {
 		struct storeq_proc *w = &r->v[i];
-		long p = w->parent;
 
-		if (p < 0 && live)
-			p = live_parent(r, i);
-		w->parent = p == (long)i ? -1 : p;
+		if (w->parent == (long)i)
+			w->parent = -1;
 	}
 
 	/* a corrupt store could hold a parent cycle: cut it */

@@ -450,8 +450,8 @@ int storeq_json_print(struct jbuf *b, FILE *out)
 	" end_time, exe, comm, argv, tool_name, exit_code, exit_signal," \
 	" oom_killed, cpu_user_s, cpu_sys_s, peak_rss_bytes, read_bytes," \
 	" write_bytes, rx_bytes, tx_bytes, %s, job_task, job_step," \
-	" cancelled_write_bytes, job_id, tool_category, job_run, NULL," \
-	" blkio_delay_s, wait_run_queue_s, wait_reclaim_s," \
+	" cancelled_write_bytes, job_id, tool_category, job_run, job_pipeline," \
+	" job_user, NULL, blkio_delay_s, wait_run_queue_s, wait_reclaim_s," \
 	" wait_thrashing_s, wait_swapin_s, wait_compact_s, wait_nvcsw," \
 	" wait_nivcsw"
 
@@ -459,7 +459,8 @@ int storeq_json_print(struct jbuf *b, FILE *out)
 #define SJ(path) "json_extract(s.json, '" path "')"
 
 /*
- * The latest sample of each live process of job ?1 that has no process
+ * The latest sample of each live process of the job or run ?1 (%s: the
+ * condition on `record`) that has no process
  * record yet, in the columns of PROC_COLUMNS: start_time as its text, and
  * last the sample's time.  SQLite takes the bare columns of an aggregate
  * query from the row that has the MAX().  A record and its samples may
@@ -477,13 +478,14 @@ int storeq_json_print(struct jbuf *b, FILE *out)
 	SJ("$.net.rx_bytes") ", " SJ("$.net.tx_bytes") ", s.json, " \
 	SJ("$.job.task") ", " SJ("$.job.step") ", " \
 	SJ("$.io.cancelled_write_bytes") ", " SJ("$.job.id") ", " \
-	SJ("$.tool.category") ", " SJ("$.job.run") ", COALESCE(s.time, 0), " \
+	SJ("$.tool.category") ", " SJ("$.job.run") ", " \
+	SJ("$.job.pipeline") ", " SJ("$.job.user") ", COALESCE(s.time, 0), " \
 	SJ("$.io.blkio_delay_s") ", " SJ("$.wait.run_queue_s") ", " \
 	SJ("$.wait.reclaim_s") ", " SJ("$.wait.thrashing_s") ", " \
 	SJ("$.wait.swapin_s") ", " SJ("$.wait.compact_s") ", " \
 	SJ("$.wait.nvcsw") ", " SJ("$.wait.nivcsw") \
 	" FROM (SELECT id, json, time, MAX(time) FROM record" \
-	"  WHERE type = 'sample' AND " REPORT_JOB_SEL \
+	"  WHERE type = 'sample' AND %s" \
 	"  GROUP BY json_extract(json, '$.host')," \
 	"  json_extract(json, '$.pid')," \
 	"  json_extract(json, '$.start_time')) s" \
@@ -515,6 +517,8 @@ void storeq_procs_free(struct storeq_proc *v, size_t n)
 		free(w->category);
 		free(w->job);
 		free(w->run);
+		free(w->pipeline);
+		free(w->user);
 		free(w->task);
 		free(w->step);
 		free(w->json);
@@ -571,18 +575,20 @@ static int proc_add(struct procs *r, sqlite3_stmt *st)
 	err |= storeq_col_dup(st, 25, &w->job);
 	err |= storeq_col_dup(st, 26, &w->category);
 	err |= storeq_col_dup(st, 27, &w->run);
-	if (sqlite3_column_type(st, 28) != SQLITE_NULL) {
+	err |= storeq_col_dup(st, 28, &w->pipeline);
+	err |= storeq_col_dup(st, 29, &w->user);
+	if (sqlite3_column_type(st, 30) != SQLITE_NULL) {
 		w->sampled = true;
-		w->end = storeq_col_amount(st, 28);
+		w->end = storeq_col_amount(st, 30);
 	}
-	w->w.blkio_s = storeq_col_amount(st, 29);
-	w->w.run_queue_s = storeq_col_amount(st, 30);
-	w->w.reclaim_s = storeq_col_amount(st, 31);
-	w->w.thrashing_s = storeq_col_amount(st, 32);
-	w->w.swapin_s = storeq_col_amount(st, 33);
-	w->w.compact_s = storeq_col_amount(st, 34);
-	w->w.nvcsw = storeq_col_u64(st, 35);
-	w->w.nivcsw = storeq_col_u64(st, 36);
+	w->w.blkio_s = storeq_col_amount(st, 31);
+	w->w.run_queue_s = storeq_col_amount(st, 32);
+	w->w.reclaim_s = storeq_col_amount(st, 33);
+	w->w.thrashing_s = storeq_col_amount(st, 34);
+	w->w.swapin_s = storeq_col_amount(st, 35);
+	w->w.compact_s = storeq_col_amount(st, 36);
+	w->w.nvcsw = storeq_col_u64(st, 37);
+	w->w.nivcsw = storeq_col_u64(st, 38);
 	if (w->end < w->start)
 		w->end = w->start;
 	w->parent = -1;
@@ -658,8 +664,30 @@ static long find_id(const struct procs *r, const long *idx, const char *id)
 	return -1;
 }
 
-/* Link every row to its parent's row by parent_id. */
-static int link_parents(struct procs *r)
+/*
+ * The sampled row that is row i's parent.  A live process has no process
+ * record, so its children's parent_id names no row: its parent is the live
+ * process of the same host with pid ppid, started before it (a live pid is
+ * not reused).
+ */
+static long live_parent(const struct procs *r, size_t i)
+{
+	const struct storeq_proc *w = &r->v[i];
+
+	for (size_t k = 0; k < r->n; k++) {
+		const struct storeq_proc *p = &r->v[k];
+
+		if (k != i && p->sampled && p->pid == w->ppid &&
+		    p->start <= w->start &&
+		    !strcmp(p->host ? p->host : "", w->host ? w->host : ""))
+			return (long)k;
+	}
+	return -1;
+}
+
+/* Link every row to its parent's row by parent_id, a live process's
+ * children by ppid (live: some rows are sampled). */
+static int link_parents(struct procs *r, bool live)
 {
 	long *idx = malloc((r->n ? r->n : 1) * sizeof(*idx));
 
@@ -670,6 +698,9 @@ static int link_parents(struct procs *r)
 	qsort_r(idx, r->n, sizeof(*idx), cmp_id, r->v);
 	for (size_t i = 0; i < r->n; i++)
 		r->v[i].parent = find_id(r, idx, r->v[i].parent_id);
+	for (size_t i = 0; live && i < r->n; i++)
+		if (r->v[i].parent < 0)
+			r->v[i].parent = live_parent(r, i);
 	free(idx);
 	return 0;
 }
@@ -686,7 +717,7 @@ int storeq_procs_load(struct store *st, const char *where,
 			   " AND job_task IS NOT NULL" : "";
 	sqlite3 *db = store_handle(st);
 	struct procs r = { 0 };
-	char sql[2048];
+	char sql[4096];
 	size_t first;
 	int err;
 
@@ -700,12 +731,18 @@ int storeq_procs_load(struct store *st, const char *where,
 			 storeq_process_where(q), task, order);
 	err = add_procs(db, where, sql, q, &r);
 	first = r.n;
-	if (!err && (flags & STOREQ_PROC_SAMPLES) && q->job && *q->job)
-		err = add_procs(db, where, SAMPLE_ROWS, q, &r);
+	if (!err && (flags & STOREQ_PROC_SAMPLES) && q->job && *q->job) {
+		snprintf(sql, sizeof(sql), SAMPLE_ROWS, REPORT_JOB_SEL);
+		err = add_procs(db, where, sql, q, &r);
+	} else if (!err && (flags & STOREQ_PROC_SAMPLES) && q->run && *q->run) {
+		snprintf(sql, sizeof(sql), SAMPLE_ROWS,
+			 "json_extract(json, '$.job.run') = ?1");
+		err = add_procs(db, where, sql, q, &r);
+	}
 	if (!err && r.n > first)
 		qsort(r.v, r.n, sizeof(*r.v), cmp_start);
 	if (!err)
-		err = link_parents(&r);
+		err = link_parents(&r, r.n > first);
 	*out = r.v;
 	*n = r.n;
 	return err;

@@ -123,6 +123,8 @@ struct storeq_proc {
 	char *category;		/* tool.category */
 	char *job;		/* job.id */
 	char *run;		/* job.run */
+	char *pipeline;		/* job.pipeline */
+	char *user;		/* job.user */
 	char *task;		/* job.task: the workflow's step */
 	char *step;		/* job.step: the scheduler's step */
 	char *json;		/* the record (STOREQ_PROC_JSON), else NULL */
@@ -150,9 +152,10 @@ struct storeq_proc {
 
 /* What storeq_procs_load() reads besides the process records of q. */
 #define STOREQ_PROC_JSON	0x1	/* each record's JSON (.json) */
-#define STOREQ_PROC_SAMPLES	0x2	/* --job: its live processes without a
-					 * process record, from their latest
-					 * sample (running, sampled) */
+#define STOREQ_PROC_SAMPLES	0x2	/* --job, --run: the live processes
+					 * without a process record, from their
+					 * latest sample (running, sampled),
+					 * linked to a live parent by ppid */
 #define STOREQ_PROC_TASKS	0x4	/* only the processes with a job.task */
 
 /* Parse a --format word; returns -EINVAL if unknown. */
@@ -230,7 +233,8 @@ int storeq_user_job(struct store *st, const char *where,
  * The processes q selects from st (where names it in messages; flags
  * above) into *out (*n of them, storeq_procs_free()), ordered by start
  * time, host, pid and record id, each linked to its parent's row by
- * parent_id (a self link kept: the caller cuts hostile links).  A --pid
+ * parent_id (a self link kept: the caller cuts hostile links), a
+ * sampled row's child by ppid.  A --pid
  * selects that process and its descendants (STOREQ_PID_SUBTREE).
  * Returns 0, -EIO (logged) or -ENOMEM; *out holds what was read even
  * then.

@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/top.sh BUILD_DIR
+#
+# What open `jobtrace top` views cost the agent.  One job of PROCS live
+# processes (sleeps, run R of pipeline P) is sampled every SAMPLE_S seconds
+# by an agent with a scratch configuration; then, for WINDOW_S seconds each:
+#   none   no view open
+#   root   VIEWS views as root in tmux (they read the store themselves; the
+#          agent answers one "flush" request a frame)
+#   user   VIEWS views as user nobody (each frame is a request the agent
+#          answers with a query child: jobtrace --serve-query)
+# For each it prints the agent's CPU over the window as % of one core: its
+# own (utime + stime of /proc/PID/stat) and with its reaped children
+# (cutime + cstime: the query children).  Needs root and tmux.
+set -u
+BUILD=$(cd "${1:?usage: bench/top.sh BUILD_DIR}" && pwd) || exit 2
+PROCS=${PROCS:-50}
+VIEWS=${VIEWS:-3}
+WINDOW_S=${WINDOW_S:-30}
+SAMPLE_S=${SAMPLE_S:-1}
+T=$(mktemp -d /tmp/jobtrace-benchtop.XXXXXX)
+CLI=$BUILD/jobtrace
+AGENT_PID=
+JOB_PID=
+TAG=benchtop$$
+
+# Stop the views, the job and the agent, remove the scratch folder.
+cleanup() {
+	for i in $(seq 1 "$VIEWS"); do
+		tmux kill-session -t "$TAG-root-$i" 2>/dev/null
+		tmux kill-session -t "$TAG-user-$i" 2>/dev/null
+	done
+	[ -n "$JOB_PID" ] && kill $(pgrep -P "$JOB_PID") "$JOB_PID" 2>/dev/null
+	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+[ "$(id -u)" -eq 0 ] || { echo "bench/top.sh: run as root" >&2; exit 2; }
+command -v tmux >/dev/null || { echo "bench/top.sh: needs tmux" >&2; exit 2; }
+chmod 755 "$T"
+cat >"$T/jobtrace.conf" <<EOF
+agent = { state_dir = "$T/state"; run_dir = "$T/run";
+    rules_dir = "$(cd "$(dirname "$0")/.." && pwd)/lua-rules"; };
+collector = { sample_interval = $SAMPLE_S; };
+EOF
+chmod 644 "$T/jobtrace.conf"
+"$BUILD/jobtraced" --config "$T/jobtrace.conf" --foreground >"$T/agent.log" 2>&1 &
+AGENT_PID=$!
+for _ in $(seq 1 500); do
+	"$CLI" --config "$T/jobtrace.conf" status >/dev/null 2>&1 && break
+	sleep 0.02
+done
+kill -0 "$AGENT_PID" 2>/dev/null || { cat "$T/agent.log" >&2; exit 1; }
+"$CLI" --config "$T/jobtrace.conf" run --job "$TAG" --run R --pipeline P -- \
+	bash -c "for i in \$(seq $PROCS); do sleep 3600 & done; wait" &
+JOB_PID=$!
+sleep $((SAMPLE_S * 3 + 2))
+
+# utime+stime and with cutime+cstime of the agent, in ticks.
+ticks() {
+	awk '{ print $14 + $15, $14 + $15 + $16 + $17 }' "/proc/$AGENT_PID/stat"
+}
+
+# Measure one window: "NAME own% all%".
+window() {
+	local a0 c0 a1 c1 hz t0 t1
+	hz=$(getconf CLK_TCK)
+	read -r a0 c0 <<<"$(ticks)"
+	t0=$(date +%s.%N)
+	sleep "$WINDOW_S"
+	read -r a1 c1 <<<"$(ticks)"
+	t1=$(date +%s.%N)
+	awk -v n="$1" -v a="$((a1 - a0))" -v c="$((c1 - c0))" -v hz="$hz" \
+		-v w="$(awk -v x="$t0" -v y="$t1" 'BEGIN { print y - x }')" \
+		'BEGIN { printf "%-6s %8.2f %% %8.2f %%\n", n, 100 * a / hz / w, 100 * c / hz / w }'
+}
+
+echo "agent CPU with $PROCS live job processes sampled every $SAMPLE_S s, $VIEWS views, ${WINDOW_S} s windows"
+printf '%-6s %10s %10s\n' view own "+children"
+window none
+for i in $(seq 1 "$VIEWS"); do
+	tmux new-session -d -s "$TAG-root-$i" -x 120 -y 40 \
+		"$CLI --config $T/jobtrace.conf top --run R"
+done
+sleep 2
+window root
+for i in $(seq 1 "$VIEWS"); do
+	tmux kill-session -t "$TAG-root-$i"
+	tmux new-session -d -s "$TAG-user-$i" -x 120 -y 40 \
+		"runuser -u nobody -- $CLI --config $T/jobtrace.conf top --run R"
+done
+sleep 2
+window user
+tmux capture-pane -p -t "$TAG-user-1" | head -n 5 >&2

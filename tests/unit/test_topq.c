@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_topq.c - the model of `jobtrace top` on records written here as
+ * schema v1 JSON text, at a fixed "now" N.
+ *
+ * Pipeline smk ran three times before (runs r0, r1, r3 at T0, long before
+ * the window): task a took 10, 14 and 30 s (with run r5 40 s: median 14,
+ * mean 23.5), b 20 s
+ * each, c 30 s each.  Run r2 now:
+ *   a  done: one process [N-100, N-92] (8 s)
+ *   b  live, no process record: bash pid 100 from N-30 and its child sleep
+ *      pid 101 from N-25, each sampled at N-12 and N-2: sleep's CPU grew
+ *      by 5 s and its read bytes by 10 MiB in those 10 s (0.5 cores,
+ *      1 MiB/s), its RSS 50 MiB now; a stall signal (phase start) on 101
+ *   d  failed: exit code 1
+ *   e  OOM-killed
+ *   c  not started: waiting, expected 30 s
+ * The engine, snakemake (no task), is live too.  Run r9 of another uid is
+ * live beside it, run r5 ended long ago (out of the window), and run r7's
+ * one process was last sampled 190 s ago (lost: not shown by default).
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "json.h"
+#include "json_check.h"
+#include "log.h"
+#include "qcmd.h"
+#include "store.h"
+#include "test_files.h"
+#include "topq.h"
+
+#define MIB (1ULL << 20)
+#define T0 1772359200.0		/* 2026-03-01T10:00:00Z */
+#define N (T0 + 5000)		/* the frame's time */
+
+struct fixture {
+	char dir[64];
+	char db[96];
+	struct store *st;
+};
+
+/* A time as record.c writes it. */
+static const char *ts(double t, char *buf, size_t len)
+{
+	json_format_time((uint64_t)(t * 1e9 + 0.5), buf, len);
+	return buf;
+}
+
+/* The job member of a record. */
+static const char *jobm(char *buf, size_t len, const char *job,
+			const char *run, const char *task)
+{
+	char tk[64];
+
+	snprintf(buf, len, "{\"scheduler\":\"local\",\"id\":\"%s\",\"step\":null,"
+		 "\"run\":\"%s\",\"pipeline\":\"smk\",\"task\":%s,\"user\":\"ana\","
+		 "\"account\":null,\"cost_center\":null}", job, run,
+		 test_jstr(task, tk, sizeof(tk)));
+	return buf;
+}
+
+/* A finished process of task (NULL: none) in run. */
+static void put_proc(struct store *s, const char *run, const char *task,
+		     int pid, double t0, double t1, int code, bool oom,
+		     int uid)
+{
+	char st[40], en[40], job[256], id[64];
+
+	snprintf(id, sizeof(id), "p-%s-%d", run, pid);
+	test_put_json(s, "{\"type\":\"process\",\"schema\":1,\"host\":\"n1\","
+	    "\"id\":\"%s\",\"pid\":%d,\"ppid\":1,\"parent_id\":null,"
+	    "\"start_time\":\"%s\",\"end_time\":\"%s\",\"exe\":\"/bin/%s\","
+	    "\"comm\":\"%s\",\"argv\":[\"x\"],\"uid\":%d,\"job\":%s,"
+	    "\"tool\":{\"name\":\"%s\",\"category\":null},"
+	    "\"exit\":{\"code\":%d,\"signal\":%s,\"oom_killed\":%s},"
+	    "\"cpu\":{\"user_s\":1,\"sys_s\":0},"
+	    "\"mem\":{\"peak_rss_bytes\":%llu},"
+	    "\"io\":{\"read_bytes\":0,\"write_bytes\":0},"
+	    "\"net\":{\"rx_bytes\":0,\"tx_bytes\":0}}",
+	    id, pid, ts(t0, st, sizeof(st)), ts(t1, en, sizeof(en)),
+	    task ? task : "sh", task ? task : "sh", uid,
+	    jobm(job, sizeof(job), run, run, task), task ? task : "sh", code,
+	    oom ? "9" : "null", oom ? "true" : "false", 10 * MIB);
+}
+
+/* A sample of a live process at time t. */
+static void put_sample(struct store *s, const char *run, const char *task,
+		       const char *tool, int pid, int ppid, double start,
+		       double t, double cpu, uint64_t rss, uint64_t rd,
+		       int uid)
+{
+	char st[40], tm[40], job[256], id[64];
+
+	snprintf(id, sizeof(id), "s-%s-%d-%.0f", run, pid, t);
+	test_put_json(s, "{\"type\":\"sample\",\"schema\":1,\"host\":\"n1\","
+	    "\"id\":\"%s\",\"time\":\"%s\",\"pid\":%d,\"ppid\":%d,"
+	    "\"parent_id\":null,\"start_time\":\"%s\",\"exe\":\"/bin/%s\","
+	    "\"comm\":\"%s\",\"argv\":[\"%s\"],\"uid\":%d,\"job\":%s,"
+	    "\"tool\":{\"name\":\"%s\",\"category\":null},"
+	    "\"cpu\":{\"user_s\":%.3f,\"sys_s\":0},"
+	    "\"mem\":{\"peak_rss_bytes\":%llu,\"rss_bytes\":%llu},"
+	    "\"io\":{\"read_bytes\":%llu,\"write_bytes\":0},"
+	    "\"net\":{\"rx_bytes\":0,\"tx_bytes\":0}}",
+	    id, ts(t, tm, sizeof(tm)), pid, ppid, ts(start, st, sizeof(st)),
+	    tool, tool, tool, uid, jobm(job, sizeof(job), run, run, task),
+	    tool, cpu, (unsigned long long)(rss + MIB),
+	    (unsigned long long)rss, (unsigned long long)rd);
+}
+
+/* The store every test reads. */
+static int setup(void **state)
+{
+	static const double wall_a[] = { 10, 14, 30 };
+	static const char *const runs[] = { "r0", "r1", "r3" };
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct store *s = NULL;
+	char tm[40], job[256];
+
+	assert_non_null(f);
+	log_init("test_topq", 0, LOG_LVL_ERROR);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/jt_topq_XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->db, sizeof(f->db), "%s/jobtrace.db", f->dir);
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	for (int k = 0; k < 3; k++) {
+		double t = T0 + 100 * k;
+
+		put_proc(s, runs[k], "a", 10 + k, t, t + wall_a[k], 0, false,
+			 1000);
+		put_proc(s, runs[k], "b", 20 + k, t + 40, t + 60, 0, false,
+			 1000);
+		put_proc(s, runs[k], "c", 30 + k, t + 60, t + 90, 0, false,
+			 1000);
+	}
+	/* ended long ago: out of the window */
+	put_proc(s, "r5", "a", 50, T0 + 900, T0 + 940, 0, false, 1000);
+	/* run r2 now */
+	put_proc(s, "r2", "a", 60, N - 100, N - 92, 0, false, 1000);
+	put_proc(s, "r2", "d", 61, N - 90, N - 85, 1, false, 1000);
+	put_proc(s, "r2", "e", 62, N - 80, N - 70, 0, true, 1000);
+	for (int k = 0; k < 2; k++) {
+		double t = k ? N - 2 : N - 12;
+
+		put_sample(s, "r2", NULL, "snakemake", 90, 1, N - 110, t,
+			   2 + k, 80 * MIB, 0, 1000);
+		put_sample(s, "r2", "b", "bash", 100, 90, N - 30, t, 0.01,
+			   3 * MIB, 0, 1000);
+		put_sample(s, "r2", "b", "sleep", 101, 100, N - 25, t,
+			   1 + 5 * k, 50 * MIB, 10 * MIB * (k + 1), 1000);
+		put_sample(s, "r9", "z", "zcat", 200, 1, N - 50, t, 1 + k,
+			   MIB, 0, 1001);
+	}
+	/* run r7: its agent stopped; the last samples are old */
+	put_sample(s, "r7", "z", "zcat", 300, 1, N - 300, N - 200, 1, MIB, 0,
+		   1000);
+	put_sample(s, "r7", "z", "zcat", 300, 1, N - 300, N - 190, 2, MIB, 0,
+		   1000);
+	test_put_json(s, "{\"type\":\"signal\",\"schema\":1,\"host\":\"n1\","
+	    "\"id\":\"sig-1\",\"kind\":\"stall\",\"time\":\"%s\",\"job\":%s,"
+	    "\"pid\":101,\"comm\":\"sleep\",\"tool\":{\"name\":\"sleep\","
+	    "\"category\":null,\"version\":null},\"evidence\":{\"phase\":"
+	    "\"start\",\"stalled_s\":10,\"state\":\"S\",\"wchan\":\"x\"}}",
+	    ts(N - 5, tm, sizeof(tm)), jobm(job, sizeof(job), "r2", "r2", "b"));
+	assert_true(store_flush(s) > 0);
+	f->st = s;
+	*state = f;
+	return 0;
+}
+
+/* Remove the store. */
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	store_close(f->st);
+	test_remove_store(f->db, f->dir);
+	free(f);
+	return 0;
+}
+
+/* The line of kind named name under run (NULL: any). */
+static const struct topq_line *find(const struct topq *t, const char *run,
+				    enum topq_kind kind, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].kind == kind && t->v[i].name &&
+		    !strcmp(t->v[i].name, name) &&
+		    (!run || (t->v[i].run && !strcmp(t->v[i].run, run))))
+			return &t->v[i];
+	return NULL;
+}
+
+/* The tree of r2: states, elapsed and expected, figures now. */
+static void test_tree(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { 0 };
+	struct topq t;
+	const struct topq_line *l;
+
+	assert_int_equal(topq_load(f->st, "test", &q, N, &t), 0);
+	/* r2 and r9; r5 and the earlier runs ended long ago */
+	assert_int_equal(t.runs, 2);
+	assert_int_equal(t.running, 2);
+	assert_null(find(&t, NULL, TOPQ_RUN, "r5"));
+	assert_null(find(&t, NULL, TOPQ_RUN, "r1"));
+	l = find(&t, NULL, TOPQ_RUN, "r2");
+	assert_non_null(l);
+	assert_int_equal(l->state, TOPQ_RUNNING);
+	assert_string_equal(l->pipeline, "smk");
+	assert_float_equal(l->elapsed, 110, 1e-3);
+
+	l = find(&t, "r2", TOPQ_TASK, "a");
+	assert_non_null(l);
+	assert_int_equal(l->state, TOPQ_DONE);
+	assert_float_equal(l->elapsed, 8, 1e-3);
+	assert_float_equal(l->expected, 14, 1e-9);	/* median, not mean */
+	assert_int_equal(l->expected_n, 4);
+
+	l = find(&t, "r2", TOPQ_TASK, "b");
+	assert_non_null(l);
+	assert_int_equal(l->state, TOPQ_STALLED);
+	assert_float_equal(l->elapsed, 30, 1e-3);
+	assert_float_equal(l->expected, 20, 1e-9);
+
+	l = find(&t, "r2", TOPQ_PROC, "sleep");
+	assert_non_null(l);
+	assert_int_equal(l->pid, 101);
+	assert_int_equal(l->ppid, 100);
+	assert_int_equal(l->depth, 2);
+	assert_int_equal(l->state, TOPQ_STALLED);
+	assert_float_equal(l->cores, 0.5, 1e-6);
+	assert_float_equal(l->read_bps, (double)MIB, 1e-3);
+	assert_int_equal(l->rss, 50 * MIB);
+	assert_int_equal(l->peak, 51 * MIB);
+	assert_string_equal(l->signals, "stall");
+	assert_float_equal(l->elapsed, 25, 1e-3);
+
+	assert_int_equal(find(&t, "r2", TOPQ_TASK, "d")->state, TOPQ_FAILED);
+	assert_int_equal(find(&t, "r2", TOPQ_TASK, "e")->state, TOPQ_OOM);
+	l = find(&t, NULL, TOPQ_TASK, "c");
+	assert_non_null(l);
+	assert_int_equal(l->state, TOPQ_WAITING);
+	assert_float_equal(l->expected, 30, 1e-9);
+	/* the engine: a process of no task, right under its run */
+	l = find(&t, "r2", TOPQ_PROC, "snakemake");
+	assert_non_null(l);
+	assert_int_equal(l->depth, 1);
+	assert_float_equal(l->cores, 0.1, 1e-6);
+	topq_free(&t);
+}
+
+/* A user sees their own runs only. */
+static void test_user(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { .uid_only = true, .uid = 1001 };
+	struct topq t;
+
+	assert_int_equal(topq_load(f->st, "test", &q, N, &t), 0);
+	assert_int_equal(t.runs, 1);
+	assert_non_null(find(&t, NULL, TOPQ_RUN, "r9"));
+	assert_null(find(&t, NULL, TOPQ_RUN, "r2"));
+	topq_free(&t);
+	q.uid = 1000;
+	assert_int_equal(topq_load(f->st, "test", &q, N, &t), 0);
+	assert_int_equal(t.runs, 1);
+	assert_non_null(find(&t, NULL, TOPQ_RUN, "r2"));
+	topq_free(&t);
+	/* the restriction stays on the connection: a new one for the rest */
+	store_close(f->st);
+	f->st = NULL;
+	assert_int_equal(store_open(f->db, true, &f->st), 0);
+}
+
+/* A run that has ended: done, failed when a task failed; a selector. */
+static void test_ended(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { .run = "r1" };
+	struct topq t;
+	const struct topq_line *l;
+
+	assert_int_equal(topq_load(f->st, "test", &q, N, &t), 0);
+	assert_int_equal(t.runs, 1);
+	assert_int_equal(t.running, 0);
+	l = find(&t, NULL, TOPQ_RUN, "r1");
+	assert_int_equal(l->state, TOPQ_DONE);
+	assert_float_equal(l->elapsed, 90, 1e-3);
+	/* its expected time is of the other runs: 8 (r2), 10, 30, 40 */
+	assert_float_equal(find(&t, "r1", TOPQ_TASK, "a")->expected, 10, 1e-9);
+	/* no waiting line in a run that ended */
+	for (size_t i = 0; i < t.n; i++)
+		assert_int_not_equal(t.v[i].state, TOPQ_WAITING);
+	topq_free(&t);
+}
+
+/* A process with no record and no recent sample is lost, not running:
+ * its run is not shown as running, its time ends at its last sample. */
+static void test_lost(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { .run = "r7" };
+	struct topq t;
+	const struct topq_line *l;
+
+	assert_int_equal(topq_load(f->st, "test", &q, N, &t), 0);
+	assert_int_equal(t.runs, 1);
+	assert_int_equal(t.running, 0);
+	assert_int_equal(find(&t, NULL, TOPQ_RUN, "r7")->state, TOPQ_LOST);
+	assert_int_equal(find(&t, "r7", TOPQ_TASK, "z")->state, TOPQ_LOST);
+	l = find(&t, "r7", TOPQ_PROC, "zcat");
+	assert_non_null(l);
+	assert_int_equal(l->state, TOPQ_LOST);
+	assert_float_equal(l->elapsed, 110, 1e-3);
+	topq_free(&t);
+}
+
+/* A JSON member of text by path, as text. */
+static char *jget(const char *json, const char *path)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	char *v = NULL;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT json_extract(?1, ?2)",
+					    -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		v = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/* --once and --format json print the same tree. */
+static void test_frames(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { .run = "r2" };
+	char *buf = NULL, *v;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_int_equal(topq_run_store(f->st, "test", &q, REPORT_JSON, N, m),
+			 0);
+	fclose(m);
+	assert_true(json_valid(buf));
+	if (getenv("TOPQ_PRINT"))
+		fprintf(stderr, "%s\n", buf);
+	v = jget(buf, "$.runs[0].name");
+	assert_non_null(v);
+	assert_string_equal(v, "r2");
+	free(v);
+	/* tasks by start: a, d, e, then b with bash and sleep */
+	v = jget(buf, "$.runs[0].children[3].children[1].pid");
+	assert_non_null(v);
+	assert_string_equal(v, "101");
+	free(v);
+	v = jget(buf, "$.runs[0].children[3].children[1].cores");
+	assert_non_null(v);
+	assert_float_equal(atof(v), 0.5, 1e-6);
+	free(v);
+	v = jget(buf, "$.runs[0].children[3].state");
+	assert_non_null(v);
+	assert_string_equal(v, "stalled");
+	free(v);
+	free(buf);
+
+	buf = NULL;
+	m = open_memstream(&buf, &len);
+	assert_int_equal(topq_run_store(f->st, "test", &q, REPORT_TEXT, N, m),
+			 0);
+	fclose(m);
+	if (getenv("TOPQ_PRINT"))
+		fputs(buf, stderr);
+	assert_non_null(strstr(buf, "8s of ~14s"));
+	assert_non_null(strstr(buf, "30s of ~20s"));
+	assert_non_null(strstr(buf, "- of ~30s"));
+	assert_non_null(strstr(buf, "101 sleep"));
+	assert_non_null(strstr(buf, "oom-killed"));
+	/* a process that ended has no figures now */
+	assert_non_null(strstr(buf, "60 a                         8s        "
+				"         -     - 10M             -     -     -"));
+	free(buf);
+}
+
+/* The view reads the agent's JSON frame back: every line as it was;
+ * text that is no frame is refused. */
+static void test_roundtrip(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { 0 };
+	struct topq t, u;
+	char *buf = NULL, a[512], b[512];
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_int_equal(topq_load(f->st, "test", &q, N, &t), 0);
+	assert_int_equal(topq_print_json(&t, &q, m), 0);
+	fclose(m);
+	assert_int_equal(topq_from_json(buf, len, &u), 0);
+	assert_int_equal(u.n, t.n);
+	assert_int_equal(u.runs, t.runs);
+	assert_int_equal(u.running, t.running);
+	assert_float_equal(u.now, t.now, 1e-5);
+	for (size_t i = 0; i < t.n; i++) {
+		topq_line_text(&t, i, 0, a, sizeof(a));
+		topq_line_text(&u, i, 0, b, sizeof(b));
+		assert_string_equal(a, b);
+		assert_int_equal(u.v[i].parent, t.v[i].parent);
+		assert_int_equal(u.v[i].depth, t.v[i].depth);
+		assert_int_equal(u.v[i].kind, t.v[i].kind);
+		assert_float_equal(u.v[i].start, t.v[i].start, 1e-5);
+	}
+	topq_free(&u);
+	/* cut short, and deeper than a frame can be */
+	assert_int_equal(topq_from_json(buf, len / 2, &u), -EINVAL);
+	topq_free(&u);
+	{
+		static const char deep[] = "{\"runs\":[{\"children\":[{"
+			"\"children\":[{\"children\":[{\"children\":[{}]}]}]}]}]}";
+
+		assert_int_equal(topq_from_json(deep, strlen(deep), &u),
+				 -EINVAL);
+	}
+	topq_free(&u);
+	topq_free(&t);
+	free(buf);
+}
+
+/* top's selector is optional, and only its own are taken. */
+static void test_args(void **state)
+{
+	const struct qcmd *c = qcmd_find("top");
+	struct qcmd_args a = { 0 };
+	char why[256];
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(qcmd_done(c, QCMD_CLI, &a, why, sizeof(why)), 0);
+	assert_true(a.q.since > 0);
+	assert_string_equal(a.format, "text");
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(qcmd_arg(c, QCMD_CLI, "pid", "1", 0, &a, why,
+				  sizeof(why)), -EINVAL);
+	assert_int_equal(qcmd_arg(c, QCMD_CLI, "format", "html", 0, &a, why,
+				  sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "--format 'html'"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_user),
+		cmocka_unit_test(test_ended),
+		cmocka_unit_test(test_lost),
+		cmocka_unit_test(test_frames),
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_args),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
