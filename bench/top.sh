@@ -32,7 +32,8 @@ cleanup() {
 		tmux kill-session -t "$TAG-root-$i" 2>/dev/null
 		tmux kill-session -t "$TAG-user-$i" 2>/dev/null
 	done
-	[ -n "$JOB_PID" ] && kill $(pgrep -P "$JOB_PID") "$JOB_PID" 2>/dev/null
+	# the job is a session of its own: its sleeps go with it
+	[ -n "$JOB_PID" ] && kill -- -"$JOB_PID" 2>/dev/null
 	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
 	rm -rf "$T"
 }
@@ -53,7 +54,7 @@ for _ in $(seq 1 500); do
 	sleep 0.02
 done
 kill -0 "$AGENT_PID" 2>/dev/null || { cat "$T/agent.log" >&2; exit 1; }
-"$CLI" --config "$T/jobtrace.conf" run --job "$TAG" --run R --pipeline P -- \
+setsid "$CLI" --config "$T/jobtrace.conf" run --job "$TAG" --run R --pipeline P -- \
 	bash -c "for i in \$(seq $PROCS); do sleep 3600 & done; wait" &
 JOB_PID=$!
 sleep $((SAMPLE_S * 3 + 2))
