@@ -113,6 +113,7 @@ void cli_help_report(FILE *out);
 void cli_help_export(FILE *out);
 void cli_help_rightsize(FILE *out);
 void cli_help_cost(FILE *out);
+void cli_help_files(FILE *out);
 void cli_help_rules(FILE *out);
 void cli_help_schema(FILE *out);
 void cli_help_prices(FILE *out);

@@ -35,6 +35,7 @@
 #define QUERY_WAIT_MS 620000		/* the CLI's wait for the next bytes */
 
 /* The requests a child answers (qcmd.h's table has each, in this order). */
-#define QUERY_COMMANDS { "report", "export", "rightsize", "cost", NULL }
+#define QUERY_COMMANDS { "report", "export", "rightsize", "cost", "files", \
+			 NULL }
 
 #endif

@@ -1352,22 +1352,6 @@ static int print_json(const struct costq_result *r,
 	return err;
 }
 
-/* Write s as a CSV field (RFC 4180: quoted when it needs to be). */
-static void csv_field(FILE *out, const char *s)
-{
-	if (!s[strcspn(s, ",\"\r\n")]) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 /* One CSV line: kind, name, currency, numbers (NAN: empty), note. */
 static void csv_line(FILE *out, const char *kind, const char *name,
 		     const char *cur, const double v[7], const char *note)
@@ -1375,9 +1359,9 @@ static void csv_line(FILE *out, const char *kind, const char *name,
 	char buf[JSON_DOUBLE_MAX];
 
 	fprintf(out, "%s,", kind);
-	csv_field(out, name);
+	storeq_csv_field(out, name);
 	fputc(',', out);
-	csv_field(out, cur);
+	storeq_csv_field(out, cur);
 	for (int i = 0; i < 7; i++) {
 		fputc(',', out);
 		if (!isnan(v[i])) {
@@ -1386,7 +1370,7 @@ static void csv_line(FILE *out, const char *kind, const char *name,
 		}
 	}
 	fputc(',', out);
-	csv_field(out, note);
+	storeq_csv_field(out, note);
 	fputs("\r\n", out);
 }
 

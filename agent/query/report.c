@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "cost.h"
+#include "filesq.h"
 #include "json.h"
 #include "json_read.h"
 #include "log.h"
@@ -158,17 +159,12 @@ struct summary {
 	" write_bytes, rx_bytes, tx_bytes, %s, job_task, job_step," \
 	" cancelled_write_bytes, job_id, tool_category, NULL"
 
-/* A field of a live process's latest sample (s.json). */
-#define SJ(path) "json_extract(s.json, '" path "')"
+#define SJ(path) STOREQ_SJ(path)
 
 /*
  * The latest sample of each live process of job ?1 that has no process
  * record yet, in the columns of ROW_COLUMNS: start_time as its text, and
- * last the sample's time.  SQLite takes the bare columns of an aggregate
- * query from the row that has the MAX().  A record and its samples may
- * carry starts 1 us apart (stores written before record.c ignored clock
- * offset changes under 1 ms), and julianday() keeps milliseconds: the
- * same process is the same pid and host within 2 ms.
+ * last the sample's time.
  */
 #define SAMPLE_ROWS \
 	"SELECT s.id, " SJ("$.host") ", " SJ("$.pid") ", " SJ("$.ppid") ", " \
@@ -181,25 +177,8 @@ struct summary {
 	SJ("$.job.task") ", " SJ("$.job.step") ", " \
 	SJ("$.io.cancelled_write_bytes") ", " SJ("$.job.id") ", " \
 	SJ("$.tool.category") ", COALESCE(s.time, 0)" \
-	" FROM (SELECT id, json, time, MAX(time) FROM record" \
-	"  WHERE type = 'sample' AND " REPORT_JOB_SEL \
-	"  GROUP BY json_extract(json, '$.host')," \
-	"  json_extract(json, '$.pid')," \
-	"  json_extract(json, '$.start_time')) s" \
-	" WHERE NOT EXISTS (SELECT 1 FROM process p" \
-	"  WHERE p.pid = " SJ("$.pid") \
-	"  AND p.host IS " SJ("$.host") \
-	"  AND abs(p.start_time - (julianday(" SJ("$.start_time") ")" \
-	"   - 2440587.5) * 86400.0) < 0.002)"
+	STOREQ_LIVE_SAMPLES(REPORT_JOB_SEL)
 
-/* Process rows of the newest process with a pid and all its descendants. */
-#define PID_SUBTREE \
-	"WITH RECURSIVE sel(id, pid) AS (" \
-	" SELECT * FROM (SELECT id, pid FROM process" \
-	"  WHERE pid = ?1 ORDER BY start_time DESC, id DESC LIMIT 1)" \
-	" UNION" \
-	" SELECT c.id, c.pid FROM process c JOIN sel" \
-	"  ON c.ppid = sel.pid AND c.parent_id = sel.id) "
 
 
 
@@ -325,26 +304,10 @@ static int query_check(const struct report_query *q)
 
 
 
-/* Append the rows that sql (selector bound as ?1) returns. */
-static int add_rows(sqlite3 *db, const char *path, const char *sql,
-		    const struct report_query *q, struct rows *r)
+/* rows_add() as storeq_each_db() calls it. */
+static int add_row(sqlite3_stmt *st, void *r)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err;
-
-	err = storeq_prepare_db(db, path, sql, q, &st);
-	if (err)
-		goto cleanup;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		err = rows_add(r, st);
-		if (err)
-			goto cleanup;
-	}
-	err = storeq_step_done(db, path, rc);
-
-cleanup:
-	sqlite3_finalize(st);
-	return err;
+	return rows_add(r, st);
 }
 
 /* Order rows by start time, then host, pid and record id, as the SQL
@@ -379,19 +342,19 @@ static int load_rows(sqlite3 *db, const char *path,
 	int err;
 
 	if (q->pid)
-		snprintf(sql, sizeof(sql), PID_SUBTREE "SELECT " ROW_COLUMNS
-			 " FROM process WHERE id IN (SELECT id FROM sel)%s",
-			 rec, order);
+		snprintf(sql, sizeof(sql), STOREQ_PID_SUBTREE "SELECT "
+			 ROW_COLUMNS " FROM process WHERE id IN (SELECT id"
+			 " FROM sel)%s", rec, order);
 	else
 		snprintf(sql, sizeof(sql), "SELECT " ROW_COLUMNS
 			 " FROM process WHERE %s%s", rec,
 			 storeq_process_where(q), order);
 
-	err = add_rows(db, path, sql, q, r);
+	err = storeq_each_db(db, path, sql, q, add_row, r);
 	if (err || !q->job || !*q->job)
 		return err;
 	n = r->n;
-	err = add_rows(db, path, SAMPLE_ROWS, q, r);
+	err = storeq_each_db(db, path, SAMPLE_ROWS, q, add_row, r);
 	if (!err && r->n > n)
 		qsort(r->v, r->n, sizeof(*r->v), cmp_start);
 	return err;
@@ -2434,6 +2397,8 @@ struct report {
 	const struct array_tasks *tasks;	/* --job of an array: its tasks */
 	struct store *st;		/* for the Signals section */
 	const char *where;
+	const struct filesq_procs *fp;	/* --job, --run, --pid: files */
+	const struct filesq_data *data;	/* ... and the Data section */
 };
 
 /*
@@ -2477,6 +2442,8 @@ static int print_json(const struct report *rp, FILE *out)
 	json_groups(&b, "task", &s->by_task, true);
 	json_key(&b, "by_tool");
 	json_groups(&b, "tool", &s->by_tool, false);
+	if (rp->data)
+		filesq_data_json(&b, rp->data, rp->fp);
 	/* the object stays open: the stored records follow verbatim */
 	if (b.oom) {
 		err = -ENOMEM;
@@ -2516,6 +2483,26 @@ static char *job_text(const struct report *rp)
 	if (rp->e)
 		print_efficiency(rp->e, m);
 	if (fclose(m)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* The Data section as the text report prints it, or NULL. */
+static char *data_text(const struct report *rp)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (!rp->data)
+		return NULL;
+	m = open_memstream(&text, &len);
+	if (!m)
+		return NULL;
+	filesq_data_print(rp->data, rp->fp, m);
+	if (fclose(m) || !len) {
 		free(text);
 		return NULL;
 	}
@@ -2611,6 +2598,7 @@ static int print_html(struct store *st, const char *where,
 		in.job = &job;
 	}
 	in.job_text = job_text(rp);	/* a job's or an array's tasks' */
+	in.data_text = data_text(rp);
 	in.p = p;
 	in.by_task = html_groups(&rp->s->by_task, true);
 	in.by_tool = html_groups(&rp->s->by_tool, false);
@@ -2625,6 +2613,7 @@ static int print_html(struct store *st, const char *where,
 		free(text[i]);
 	free(text);
 	free((char *)in.job_text);
+	free((char *)in.data_text);
 	free((void *)in.by_task);
 	free((void *)in.by_tool);
 	jbuf_free(&data);
@@ -2646,6 +2635,8 @@ static void print_text(const struct report *rp, FILE *out)
 		     true, out);
 	print_groups(&rp->s->by_tool, "tool", "TOOL", "?", false, out);
 	print_total(rp->s, out);
+	if (rp->data)
+		filesq_data_print(rp->data, rp->fp, out);
 	report_signals_text(rp->st, rp->where, rp->q, out);
 	if (!rp->q->no_tree)
 		print_tree(rp->r, rp->s, out);
@@ -2665,6 +2656,8 @@ int report_run_store(struct store *st, const char *where,
 	sqlite3 *db = store_handle(st);
 	struct rows r = { 0 };
 	struct summary s = { 0 };
+	struct filesq_procs fp = { 0 };
+	struct filesq_data data = { 0 };
 	struct report rp = { .r = &r, .s = &s, .q = q, .st = st,
 			     .where = where };
 	char sel[256];
@@ -2707,6 +2700,14 @@ int report_run_store(struct store *st, const char *where,
 		err = summarize(db, where, &r, &s);
 	if (!err && ji)
 		err = build_efficiency(ji, &r, &s.t, eff);
+	if (!err && fmt != REPORT_NDJSON &&
+	    ((q->job && *q->job) || (q->run && *q->run) || q->pid)) {
+		err = filesq_load(st, where, q, &fp);
+		if (!err)
+			err = filesq_data(&fp, &data);
+		rp.fp = &fp;
+		rp.data = &data;
+	}
 	if (err)
 		goto cleanup;
 	rp.ji = ji;
@@ -2733,6 +2734,8 @@ int report_run_store(struct store *st, const char *where,
 	err = storeq_written(out, "report", err);
 
 cleanup:
+	filesq_data_free(&data);
+	filesq_procs_free(&fp);
 	summary_free(&s);
 	free(ji);
 	free(eff);
@@ -2792,7 +2795,7 @@ int report_export_store(struct store *s, const char *where,
 			 " (SELECT DISTINCT job_id FROM process"
 			 " WHERE %1$s)%2$s", storeq_process_where(q), order);
 	else if (q->pid)
-		snprintf(sql, sizeof(sql), PID_SUBTREE
+		snprintf(sql, sizeof(sql), STOREQ_PID_SUBTREE
 			 "SELECT jobtrace_json(id), start_time AS t, id FROM process"
 			 " WHERE id IN (SELECT id FROM sel)%s", order);
 	else

@@ -324,6 +324,9 @@ int storeq_prepare_db(sqlite3 *db, const char *where, const char *sql,
 		rc = sqlite3_bind_int64(*out, 1, q->pid);
 	else
 		rc = sqlite3_bind_double(*out, 1, q->since);
+	if (rc == SQLITE_OK && q->task &&
+	    sqlite3_bind_parameter_count(*out) >= 2)
+		rc = sqlite3_bind_text(*out, 2, q->task, -1, SQLITE_STATIC);
 	if (rc != SQLITE_OK) {
 		log_error("database %s: %s", where, sqlite3_errmsg(db));
 		sqlite3_finalize(*out);
@@ -387,11 +390,50 @@ int storeq_user_job(struct store *st, const char *where,
 	return err;
 }
 
+/* Call row() on each row of sql (see storeq.h). */
+int storeq_each_db(sqlite3 *db, const char *where, const char *sql,
+		   const struct report_query *q,
+		   int (*row)(sqlite3_stmt *st, void *arg), void *arg)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	err = storeq_prepare_db(db, where, sql, q, &st);
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		err = row(st, arg);
+		if (err)
+			goto cleanup;
+	}
+	err = storeq_step_done(db, where, rc);
+
+cleanup:
+	sqlite3_finalize(st);
+	return err;
+}
+
 /* Prepare sql on st with the selector bound as ?1 (see storeq.h). */
 int storeq_prepare(struct store *st, const char *where, const char *sql,
 		   const struct report_query *q, struct sqlite3_stmt **out)
 {
 	return storeq_prepare_db(store_handle(st), where, sql, q, out);
+}
+
+/* Write s as a CSV field (RFC 4180: quoted when it needs to be). */
+void storeq_csv_field(FILE *out, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
 }
 
 /* A tool's name: rule's tool name, else basename of exe, else comm. */

@@ -44,6 +44,7 @@ struct report_query {
 	int64_t pid;		/* --pid PID (0: unset): that process and descendants */
 	bool no_tree;		/* --no-tree: the summaries without the tree */
 	const char *by;		/* jobtrace cost --by (NULL: job), costq.h */
+	const char *task;	/* jobtrace files --task T (NULL: every task) */
 	/*
 	 * Only what uid may see: its processes, the `job` records that name
 	 * it, and every process, sample and signal of those jobs.  Host
@@ -74,6 +75,42 @@ struct report_query {
 #define REPORT_JOB_SEL_AT(c) "(" c " = ?1 OR (" c " > ?1 || '_' AND " c \
 	" < ?1 || '`') OR (" c " > ?1 || '+' AND " c " < ?1 || ','))"
 #define REPORT_JOB_SEL REPORT_JOB_SEL_AT("job_id")
+
+/*
+ * --pid: the selection `sel(id, pid)` of the newest process with pid ?1
+ * and its descendants (by ppid and parent_id), for "WHERE id IN (SELECT
+ * id FROM sel)".
+ */
+#define STOREQ_PID_SUBTREE \
+	"WITH RECURSIVE sel(id, pid) AS (" \
+	" SELECT * FROM (SELECT id, pid FROM process" \
+	"  WHERE pid = ?1 ORDER BY start_time DESC, id DESC LIMIT 1)" \
+	" UNION" \
+	" SELECT c.id, c.pid FROM process c JOIN sel" \
+	"  ON c.ppid = sel.pid AND c.parent_id = sel.id) "
+
+/* A field of a live process's latest sample (s.json). */
+#define STOREQ_SJ(path) "json_extract(s.json, '" path "')"
+/*
+ * FROM the latest sample s (id, json, time) of each live process whose
+ * samples match cond (an SQL condition on `record`) and that has no
+ * process record yet.  SQLite takes the bare columns of an aggregate
+ * query from the row that has the MAX().  A record and its samples may
+ * carry starts 1 us apart (stores written before record.c ignored clock
+ * offset changes under 1 ms), and julianday() keeps milliseconds: the
+ * same process is the same pid and host within 2 ms.
+ */
+#define STOREQ_LIVE_SAMPLES(cond) \
+	" FROM (SELECT id, json, time, MAX(time) FROM record" \
+	"  WHERE type = 'sample' AND " cond \
+	"  GROUP BY json_extract(json, '$.host')," \
+	"  json_extract(json, '$.pid')," \
+	"  json_extract(json, '$.start_time')) s" \
+	" WHERE NOT EXISTS (SELECT 1 FROM process p" \
+	"  WHERE p.pid = " STOREQ_SJ("$.pid") \
+	"  AND p.host IS " STOREQ_SJ("$.host") \
+	"  AND abs(p.start_time - (julianday(" STOREQ_SJ("$.start_time") ")" \
+	"   - 2440587.5) * 86400.0) < 0.002)"
 
 /* Parse a --format word; returns -EINVAL if unknown. */
 int storeq_format_parse(const char *s, enum report_format *out);
@@ -120,15 +157,26 @@ const char *storeq_process_where(const struct report_query *q);
 void storeq_describe(const struct report_query *q, char *out, size_t len);
 /*
  * Prepare sql on st (or on the handle db) with q's selector bound as ?1
- * when sql has a parameter; -EIO, logged with where.
+ * when sql has a parameter, and q->task as ?2 when it is set and sql has
+ * two; -EIO, logged with where.
  */
 int storeq_prepare(struct store *st, const char *where, const char *sql,
 		   const struct report_query *q, struct sqlite3_stmt **out);
 int storeq_prepare_db(struct sqlite3 *db, const char *where, const char *sql,
 		      const struct report_query *q, struct sqlite3_stmt **out);
+/*
+ * Run sql (prepared as storeq_prepare_db() does) and call row(st, arg) on
+ * each row it returns; the first error of row() or of SQLite (-EIO, logged
+ * with where) ends it.
+ */
+int storeq_each_db(struct sqlite3 *db, const char *where, const char *sql,
+		   const struct report_query *q,
+		   int (*row)(struct sqlite3_stmt *st, void *arg), void *arg);
 /* The end of a statement's rows (rc the last sqlite3_step()): 0 when it
  * ended cleanly, else -EIO, logged with where. */
 int storeq_step_done(struct sqlite3 *db, const char *where, int rc);
+/* Write s as one CSV field (RFC 4180: quoted when it needs to be). */
+void storeq_csv_field(FILE *out, const char *s);
 /* After printing to out: err, or -EIO (logged as "CMD: write failed")
  * when out failed and err did not. */
 int storeq_written(FILE *out, const char *cmd, int err);

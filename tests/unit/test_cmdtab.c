@@ -233,8 +233,14 @@ static void test_cli_messages(void **state)
 		{ 2, "jobtrace rightsize: --format 'html': expected text,"
 		  " nextflow, snakemake, slurm or json\n",
 		  { "rightsize", "--run", "r", "--format", "html" } },
-		{ 2, "jobtrace export: --pid is for report only\n",
+		{ 2, "jobtrace export: --pid is for report or files only\n",
 		  { "export", "--pid", "5" } },
+		{ 2, "jobtrace report: --task is for files only\n",
+		  { "report", "--job", "1", "--task", "align" } },
+		{ 2, "jobtrace files: --task: give a workflow task's name\n",
+		  { "files", "--job", "1", "--task", "" } },
+		{ 2, "jobtrace files: --format 'html': expected text, json or"
+		  " csv\n", { "files", "--run", "r", "--format", "html" } },
 		{ 2, "jobtrace cost: --no-tree is for report only\n",
 		  { "cost", "--job", "1", "--no-tree" } },
 		{ 2, "jobtrace report: --by is for cost only\n",
