@@ -126,6 +126,9 @@ struct jt_config {
 	double signals_slower_factor;	/* slower_factor = 2.0 */
 	unsigned signals_slower_min_runs;	/* slower_min_runs = 3 */
 	double signals_memory_near;	/* memory_near = 0.9 (of the limit) */
+	/* files { } : what each process opened (issue 27) */
+	bool files_enabled;		/* enabled = true (at start only) */
+	unsigned files_max_per_process;	/* max_per_process = 64 */
 
 	/* sinks = ( { type = "clickhouse" | "http"; ... }, ... ) */
 	struct jt_sink_config *sinks;

@@ -131,6 +131,19 @@ static void fill_proc(const struct spec *sp, struct jt_proc *p)
 	p->c.tx_bytes = sp->tx;
 }
 
+/* bwa's files: a path with characters JSON escapes, a size not known, a
+ * file of an array of objects kept as one column's JSON text */
+static struct jt_file bwa_files[] = {
+	{ "/data/ref \"hg38\".fa", JT_FF_READ, 2, 3ULL << 30, 0, 3ULL << 30,
+	  true, true, false },
+	{ "/scratch/out\t1.sam", JT_FF_WRITE | JT_FF_CREATE | JT_FF_TRUNCATE,
+	  1, 0, 12345, 0, false, false, true },
+};
+static struct jt_files bwa_fileset = {
+	bwa_files, 2, 2, { 7, 9, 100, 200 }, { 1, 2, 300, 400 },
+};
+static struct jt_files no_files;
+
 /* The schema v1 process record of a spec on host h (malloc'd). */
 static char *proc_json(const struct jt_host *h, const struct spec *sp,
 		       char id[37])
@@ -140,6 +153,11 @@ static char *proc_json(const struct jt_host *h, const struct spec *sp,
 	char *s;
 
 	fill_proc(sp, &p);
+	/* files: a list (bwa), an empty one (bash), null (the others) */
+	if (sp == &specs[1])
+		p.files = &bwa_fileset;
+	else if (sp == &specs[0])
+		p.files = &no_files;
 	record_process_id(h, &p, id);
 	jbuf_init(&b);
 	record_process(&b, h, &p, NULL, id);
