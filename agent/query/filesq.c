@@ -240,12 +240,21 @@ int filesq_parse_progress(struct filesq_proc *p, const char *text,
 	return 0;
 }
 
-/* The process columns filesq reads, %s the json text of its samples. */
+/* A member of j, the record as stored (NULL when it is no JSON). */
+#define JX(path) "CASE WHEN json_valid(j) THEN json_extract(j, '" path "') END"
+/*
+ * The process columns filesq reads, from (SELECT PROC_FROM WHERE ...): the
+ * record's JSON as the store makes it again from its columns in C
+ * (jobtrace_json()), never the view's json, which one corrupt column (an
+ * argv that is no JSON) makes fail the whole statement.
+ */
 #define PROC_COLUMNS \
 	"id, host, pid, ppid, job_task, tool_name, exe, comm, tool_category," \
-	" start_time, end_time, json_extract(json, '$.files')," \
-	" json_extract(json, '$.files_rest')," \
-	" json_extract(json, '$.files_nonregular'), NULL"
+	" start_time, end_time, " JX("$.files") ", " JX("$.files_rest") ", " \
+	JX("$.files_nonregular") ", NULL"
+#define PROC_FROM \
+	"id, host, pid, ppid, job_task, tool_name, exe, comm, tool_category," \
+	" start_time, end_time, jobtrace_json(id) AS j FROM process"
 
 #define SJ(path) STOREQ_SJ(path)
 
@@ -336,12 +345,12 @@ int filesq_load(struct store *st, const char *where,
 	memset(out, 0, sizeof(*out));
 	if (q->pid)
 		snprintf(sql, sizeof(sql), STOREQ_PID_SUBTREE "SELECT "
-			 PROC_COLUMNS " FROM process WHERE id IN (SELECT id"
-			 " FROM sel)%s", task);
+			 PROC_COLUMNS " FROM (SELECT " PROC_FROM " WHERE id IN"
+			 " (SELECT id FROM sel)%s)", task);
 	else
 		snprintf(sql, sizeof(sql), "SELECT " PROC_COLUMNS
-			 " FROM process WHERE %s%s", storeq_process_where(q),
-			 task);
+			 " FROM (SELECT " PROC_FROM " WHERE %s%s)",
+			 storeq_process_where(q), task);
 	err = storeq_each_db(store_handle(st), where, sql, q, add_proc, out);
 	if (q->job && *q->job)
 		live = REPORT_JOB_SEL;

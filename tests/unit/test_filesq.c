@@ -26,6 +26,7 @@
 #include "filesq.h"
 #include "json.h"
 #include "log.h"
+#include "report.h"
 #include "store.h"
 #include "tasks.h"
 #include "test_files.h"
@@ -513,6 +514,139 @@ static void test_progress_store(void **state)
 	test_remove_store(db, dir);
 }
 
+/* A process record of job 88 with files (printf format: pid, ppid, uid,
+ * task, tool, files JSON). */
+static const char proc88[] =
+	"{\"type\":\"process\",\"schema\":1,\"host\":\"n1\","
+	"\"id\":\"p-%1$d\",\"pid\":%1$d,\"ppid\":%2$d,\"parent_id\":\"p-%2$d\","
+	"\"start_time\":\"2026-03-01T10:00:%1$02dZ\","
+	"\"end_time\":\"2026-03-01T10:01:%1$02dZ\",\"exe\":\"/usr/bin/%5$s\","
+	"\"comm\":\"%5$s\",\"argv\":[\"%5$s\"],\"uid\":%3$d,"
+	"\"job\":{\"scheduler\":\"slurm\",\"id\":\"88\",\"step\":\"batch\","
+	"\"run\":\"r88\",\"pipeline\":null,\"task\":\"%4$s\",\"user\":null,"
+	"\"account\":null,\"cost_center\":null},"
+	"\"tool\":{\"name\":\"%5$s\",\"category\":null},"
+	"\"exit\":{\"code\":0,\"signal\":null,\"oom_killed\":false},"
+	"\"cpu\":{\"user_s\":1,\"sys_s\":0},"
+	"\"mem\":{\"peak_rss_bytes\":1,\"rss_bytes\":1},"
+	"\"io\":{\"read_bytes\":0,\"write_bytes\":0,"
+	"\"cancelled_write_bytes\":0,\"rchar\":0,\"wchar\":0,"
+	"\"blkio_delay_s\":0},\"net\":{\"rx_bytes\":0,\"tx_bytes\":0},"
+	"\"files\":%6$s,\"files_rest\":{\"count\":0,\"opens\":0,"
+	"\"read_bytes\":0,\"write_bytes\":0},\"files_nonregular\":{"
+	"\"pipes\":1,\"sockets\":0,\"read_bytes\":5,\"write_bytes\":0}}";
+
+/* The output of cmd (report or files) on db in format (malloc'd). */
+static char *store_out(const char *db, const struct report_query *q,
+		       const char *format, bool files)
+{
+	struct store *s = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	enum report_format fmt;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	assert_int_equal(store_open(db, true, &s), 0);
+	if (files) {
+		assert_int_equal(filesq_run_store(s, db, q, format, out), 0);
+	} else {
+		assert_int_equal(storeq_format_parse(format, &fmt), 0);
+		assert_int_equal(report_run_store(s, db, q, fmt, out), 0);
+	}
+	store_close(s);
+	fclose(out);
+	if (getenv("TEST_FILESQ_SHOW"))
+		fputs(text, stdout);
+	return text;
+}
+
+/*
+ * The records' files through the store: report's Data section (text, JSON,
+ * HTML), files --pid and --task, a user who sees only their own processes,
+ * and a record whose argv column is corrupt.
+ */
+static void test_store_data(void **state)
+{
+	char dir[] = "/tmp/jt_filesq_XXXXXX", db[64];
+	struct report_query q = { .job = "88" };
+	struct store *s = NULL;
+	sqlite3 *h = NULL;
+	char *t;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/jobtrace.db", dir);
+	assert_int_equal(store_open(db, false, &s), 0);
+	test_put_json(s, proc88, 10, 1, 1000, "align", "bwa",
+		      "[{\"path\":\"/d/in.fq\",\"flags\":[\"read\"],\"opens\":1,"
+		      "\"read_bytes\":4000,\"write_bytes\":0,\"size_bytes\":4000,"
+		      "\"mmap\":false,\"deleted\":false},"
+		      "{\"path\":\"/d/a.sam\",\"flags\":[\"write\",\"create\"],"
+		      "\"opens\":1,\"read_bytes\":0,\"write_bytes\":9000,"
+		      "\"size_bytes\":9000,\"mmap\":false,\"deleted\":false}]");
+	test_put_json(s, proc88, 20, 10, 1001, "sort", "samtools",
+		      "[{\"path\":\"/d/a.sam\",\"flags\":[\"read\"],\"opens\":1,"
+		      "\"read_bytes\":9000,\"write_bytes\":0,\"size_bytes\":9000,"
+		      "\"mmap\":false,\"deleted\":false},"
+		      "{\"path\":\"/d/s.bam\",\"flags\":[\"write\",\"create\"],"
+		      "\"opens\":1,\"read_bytes\":0,\"write_bytes\":3000,"
+		      "\"size_bytes\":3000,\"mmap\":false,\"deleted\":false}]");
+	assert_true(store_flush(s) > 0);
+	store_close(s);
+
+	t = store_out(db, &q, "text", false);
+	assert_non_null(strstr(t, "\nData (per workflow task"));
+	assert_non_null(strstr(t, "\nalign (1 process)\n  inputs:\n"
+			       "       3.9 KiB  read    3.9 KiB  written"
+			       "        0 B  /d/in.fq\n"));
+	assert_non_null(strstr(t, "  /d/a.sam  (from align)\n"));
+	free(t);
+	t = store_out(db, &q, "json", false);
+	jq_is(t, "$.data.tasks[1].task", "sort");
+	jq_is(t, "$.data.tasks[1].inputs[0].from", "align");
+	jq_is(t, "$.data.tasks[1].outputs[0].size_bytes", "3000");
+	free(t);
+	t = store_out(db, &q, "html", false);
+	assert_non_null(strstr(t, "<section><h2>Data</h2>"));
+	free(t);
+
+	/* files --pid 10: it and its child; --task sort: the child only */
+	q = (struct report_query){ .pid = 10 };
+	t = store_out(db, &q, "csv", true);
+	assert_non_null(strstr(t, "\nn1,10,align,bwa,/d/in.fq,read,1,4000,0,"
+			       "4000,false,false\n"));
+	assert_non_null(strstr(t, "\nn1,20,sort,samtools,/d/s.bam,"));
+	free(t);
+	q = (struct report_query){ .run = "r88", .task = "sort" };
+	t = store_out(db, &q, "json", true);
+	jq_is(t, "$.processes[0].pid", "20");
+	jq_is(t, "$.processes[1].pid", "");
+	jq_is(t, "$.processes[0].files_nonregular.pipes", "1");
+	free(t);
+	/* uid 1001 sees its own process only */
+	q = (struct report_query){ .run = "r88", .uid_only = true,
+				   .uid = 1001 };
+	t = store_out(db, &q, "csv", true);
+	assert_null(strstr(t, "/d/in.fq"));
+	assert_non_null(strstr(t, "/d/s.bam"));
+	free(t);
+
+	/* a corrupt argv column (the view's json fails on it): both records
+	 * still show their files */
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "UPDATE process_rec SET argv = '[\"a'"
+				      " WHERE pid = 10", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(h);
+	q = (struct report_query){ .job = "88" };
+	t = store_out(db, &q, "csv", true);
+	assert_non_null(strstr(t, "/d/in.fq"));
+	assert_non_null(strstr(t, "/d/s.bam"));
+	free(t);
+	test_remove_tree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -524,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_csv_quote),
 		cmocka_unit_test(test_data_text),
 		cmocka_unit_test(test_progress_store),
+		cmocka_unit_test(test_store_data),
 	};
 
 	log_init("test_filesq", 0, LOG_LVL_ERROR);
