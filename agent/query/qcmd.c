@@ -82,7 +82,8 @@ static const char *const sel_files[] = { "job", "run", "pid", NULL };
 static const char *const fmt_report[] = { "text", "json", "html", NULL };
 static const char *const fmt_export[] = { "ndjson", NULL };
 static const char *const fmt_rightsize[] = {
-	"text", "nextflow", "snakemake", "slurm", "json", NULL
+	"text", "nextflow", "snakemake", "slurm", "json", "snakemake-rules",
+	NULL
 };
 static const char *const fmt_cost[] = { "text", "json", "csv", NULL };
 static const char *const fmt_files[] = { "text", "json", "csv", NULL };

@@ -42,6 +42,7 @@ enum rightsize_format {
 	RIGHTSIZE_SNAKEMAKE,	/* a profile's config.yaml */
 	RIGHTSIZE_SLURM,	/* sbatch options, one line a task */
 	RIGHTSIZE_JSON,
+	RIGHTSIZE_SNAKEMAKE_RULES,	/* a rules file: callables by input size */
 };
 
 /* Parse a --format word; returns -EINVAL if unknown. */

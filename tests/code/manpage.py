@@ -67,7 +67,7 @@ def synopsis(lines):
             continue
         group = re.search(r"\(([^()]*)\)", e)
         sel = re.findall(r"--([a-z-]+)", group.group(1)) if group else []
-        fm = re.search(r"--format\s+([a-z|]+)", e)
+        fm = re.search(r"--format\s+([a-z|-]+)", e)
         found[name] = (sel, fm.group(1).split("|") if fm else [])
     return found
 

@@ -231,7 +231,7 @@ static void test_cli_messages(void **state)
 		{ 2, "jobtrace cost: --format 'html': expected text, json or"
 		  " csv\n", { "cost", "--job", "1", "--format", "html" } },
 		{ 2, "jobtrace rightsize: --format 'html': expected text,"
-		  " nextflow, snakemake, slurm or json\n",
+		  " nextflow, snakemake, slurm, json or snakemake-rules\n",
 		  { "rightsize", "--run", "r", "--format", "html" } },
 		{ 2, "jobtrace export: --pid is for report or files only\n",
 		  { "export", "--pid", "5" } },
