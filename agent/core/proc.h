@@ -12,6 +12,7 @@
 
 #define JT_STR_SMALL 64
 #define JT_STR_MEDIUM 128
+#define JT_PATH_MAX 4352	/* a file's path as a record keeps it */
 
 /* Job fields of schema v1 ("" when unknown). */
 struct jt_job {
