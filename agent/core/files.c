@@ -81,9 +81,10 @@ static void fd_gone(struct files_raw *fr, int fd)
 		}
 }
 
-/* One open of file (dev, ino) at fd. */
+/* An open of file (dev, ino) at fd. */
 int files_raw_open(struct files_raw *fr, int fd, uint64_t dev, uint64_t ino,
-		   const char *path, uint32_t ff, uint32_t oflags)
+		   const char *path, uint32_t ff, uint32_t oflags,
+		   unsigned opens)
 {
 	struct files_ent *e = find(fr, dev, ino);
 
@@ -94,11 +95,12 @@ int files_raw_open(struct files_raw *fr, int fd, uint64_t dev, uint64_t ino,
 		memset(e, 0, sizeof(*e));
 		e->dev = dev;
 		e->ino = ino;
+		e->verdict = -1;
 	}
 	if (!e->f.path && path && !(e->f.path = strdup(path)))
 		return -ENOMEM;
 	e->f.flags |= ff;
-	e->f.opens++;
+	e->f.opens += opens;
 	fd_gone(fr, fd);
 	if (grow((void **)&fr->fds, fr->nfds, &fr->capfds, sizeof(*fr->fds)))
 		return -ENOMEM;

@@ -20,13 +20,22 @@
 #include <stdint.h>
 
 #include "proc.h"
-#include "rules.h"
+
+/* What the file rules (rules_files()) decide of a path a process opened. */
+enum rules_file_verdict {
+	RULES_FILE_KEEP,	/* the path as it is */
+	RULES_FILE_DROP,	/* not listed: counted in files_rest */
+	RULES_FILE_HASH,	/* "sha256:" and the path's SHA-256 in hex */
+	RULES_FILE_EXT,		/* "*" and its extension (".fq.gz") only */
+};
 
 /* One file (device, inode) a process opened: f.path is malloc'd and
  * absolute, NULL when not known. */
 struct files_ent {
 	uint64_t dev, ino;		/* st_dev, st_ino */
 	struct jt_file f;
+	signed char verdict;		/* the rules' on f.path for progress
+					 * (procfiles.h), -1: not asked */
 };
 
 /* One of its fds that is open now (for progress). */
@@ -58,12 +67,14 @@ struct files_close {
 /* JT_FF_* of an open's O_* flags (dir: the file is a folder). */
 uint32_t files_oflags(uint32_t oflags, bool dir);
 /*
- * One open of file (dev, ino) at fd: path (absolute, or NULL when not
- * known; the first one known is kept), ff (JT_FF_*), oflags (O_*).
+ * An open of file (dev, ino) at fd: path (absolute, or NULL when not
+ * known; the first one known is kept), ff (JT_FF_*), oflags (O_*); opens
+ * 1, or 0 for an fd it had whose open was not seen (inherited, dup'd).
  * 0 or -ENOMEM.
  */
 int files_raw_open(struct files_raw *fr, int fd, uint64_t dev, uint64_t ino,
-		   const char *path, uint32_t ff, uint32_t oflags);
+		   const char *path, uint32_t ff, uint32_t oflags,
+		   unsigned opens);
 /* Its close at fd (or the process's end): c's bytes added to the file;
  * a file never opened here is counted as lost. */
 void files_raw_close(struct files_raw *fr, int fd, uint64_t dev, uint64_t ino,

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "files.h"
 #include "proc.h"
 
 #define RULES_MAX_ANCESTORS 8
@@ -110,14 +111,6 @@ void rules_classify(struct rules *r, const struct rules_input *in,
 		    struct rules_decision *d);
 /* Release what a decision owns. */
 void rules_decision_free(struct rules_decision *d);
-/* What the file rules decide of a path a process opened. */
-enum rules_file_verdict {
-	RULES_FILE_KEEP,	/* the path as it is */
-	RULES_FILE_DROP,	/* not listed: counted in files_rest */
-	RULES_FILE_HASH,	/* "sha256:" and the path's SHA-256 in hex */
-	RULES_FILE_EXT,		/* "*" and its extension (".fq.gz") only */
-};
-
 /*
  * Run the file rules (jobtrace.file_rule) on paths[0..n) that process
  * in->p opened, into out[0..n): the first rule that answers decides, none

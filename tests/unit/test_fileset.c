@@ -121,11 +121,11 @@ static void test_raw(void **state)
 
 	(void)state;
 	assert_int_equal(files_raw_open(&fr, 3, 1, 10, "/d/in.fq", JT_FF_READ,
-					O_RDONLY), 0);
+					O_RDONLY, 1), 0);
 	assert_int_equal(files_raw_open(&fr, 4, 1, 10, "/d/./in.fq",
-					JT_FF_READ | JT_FF_WRITE, O_RDWR), 0);
+					JT_FF_READ | JT_FF_WRITE, O_RDWR, 1), 0);
 	assert_int_equal(files_raw_open(&fr, 5, 1, 11, "/d/out", JT_FF_WRITE,
-					O_WRONLY), 0);
+					O_WRONLY, 1), 0);
 	assert_int_equal(fr.n, 2);
 	assert_int_equal(fr.nfds, 3);
 	assert_int_equal(fr.v[0].f.opens, 2);
@@ -143,9 +143,14 @@ static void test_raw(void **state)
 	assert_int_equal(fr.nfds, 1);
 	/* fd 5 reused before its close was told: one open fd there */
 	assert_int_equal(files_raw_open(&fr, 5, 1, 12, NULL, JT_FF_READ,
-					O_RDONLY), 0);
+					O_RDONLY, 1), 0);
 	assert_int_equal(fr.nfds, 1);
 	assert_int_equal(fr.fds[0].ent, 2);
+	/* an fd it had (inherited): its file, no open counted */
+	assert_int_equal(files_raw_open(&fr, 1, 1, 11, "/d/out", JT_FF_WRITE,
+					O_WRONLY, 0), 0);
+	assert_int_equal(fr.v[1].f.opens, 1);
+	assert_int_equal(fr.nfds, 2);
 	/* a close of a file never opened here */
 	c = (struct files_close){ 9, 8, 0, false, false, false };
 	files_raw_close(&fr, 9, 2, 99, &c);
@@ -169,7 +174,7 @@ static void one(struct files_raw *fr, uint64_t ino, const char *path,
 
 	assert_int_equal(files_raw_open(fr, 3, 1, ino, path,
 					wr ? JT_FF_WRITE : JT_FF_READ,
-					wr ? O_WRONLY : O_RDONLY), 0);
+					wr ? O_WRONLY : O_RDONLY, 1), 0);
 	files_raw_close(fr, 3, 1, ino, &c);
 }
 
