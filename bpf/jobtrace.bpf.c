@@ -554,6 +554,440 @@ static __always_inline void memcg_peaks(struct jt_ev_exit *e,
 	}
 }
 
+/* ---- files: what tracked processes open, read and write ------------------
+ *
+ * One program at the exit of every system call (tp_btf/sys_exit: the
+ * user's registers hold the call's number and arguments, the return value
+ * is the result), so no program runs at the entries but close's.  Other
+ * calls return at the number's test; a process that is not tracked costs
+ * one map miss.  An open sends its path once (JT_EV_FOPEN); reads and
+ * writes add their bytes to the fd's slot (no event); a close sends the
+ * slot's sums (JT_EV_FCLOSE), and so does the process's end for the files
+ * still open.  close(2) releases the file before its exit, so the size at
+ * a close is read at its entry (syscalls:sys_enter_close, a plain
+ * tracepoint that runs at closes only).  doc/architecture.md, "Files".
+ */
+
+/* tgid << 32 | fd -> jt_fslot: the open files of tracked processes.
+ * The syscall exit adds one at an open (or an fd's first read or write
+ * when its open was not seen) and adds bytes; close, a reused fd and the
+ * process's end (jt_exit) remove it.  Full: counted in jt_tracked.lost. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct jt_fslot);
+} fslots SEC(".maps");
+
+/* Set by the agent before load: 1 when files are recorded (jt_sysexit
+ * is attached then only). */
+const volatile __u32 files_enabled = 0;
+
+#define S_IFIFO_ 0010000
+#define S_IFSOCK_ 0140000
+#define MAX_FDS_WALKED 65536
+
+#if defined(__TARGET_ARCH_x86)
+#define NR_read 0
+#define NR_write 1
+#define NR_open 2
+#define NR_close 3
+#define NR_mmap 9
+#define NR_pread64 17
+#define NR_pwrite64 18
+#define NR_readv 19
+#define NR_writev 20
+#define NR_sendfile 40
+#define NR_creat 85
+#define NR_openat 257
+#define NR_preadv 295
+#define NR_pwritev 296
+#define NR_copy_file_range 326
+#define NR_preadv2 327
+#define NR_pwritev2 328
+#define NR_openat2 437
+#define SC_NR(r) ((r)->orig_ax)
+#define SC_ARG1(r) ((r)->di)
+#define SC_ARG2(r) ((r)->si)
+#define SC_ARG3(r) ((r)->dx)
+#define SC_ARG5(r) ((r)->r8)
+#elif defined(__TARGET_ARCH_arm64)
+#define NR_read 63
+#define NR_write 64
+#define NR_open -1
+#define NR_close 57
+#define NR_mmap 222
+#define NR_pread64 67
+#define NR_pwrite64 68
+#define NR_readv 65
+#define NR_writev 66
+#define NR_sendfile 71
+#define NR_creat -2
+#define NR_openat 56
+#define NR_preadv 69
+#define NR_pwritev 70
+#define NR_copy_file_range 285
+#define NR_preadv2 286
+#define NR_pwritev2 287
+#define NR_openat2 437
+#define SC_NR(r) BPF_CORE_READ((struct user_pt_regs *)(r), regs[8])
+#define SC_ARG1(r) PT_REGS_PARM1_CORE_SYSCALL(r)
+#define SC_ARG2(r) PT_REGS_PARM2_CORE_SYSCALL(r)
+#define SC_ARG3(r) PT_REGS_PARM3_CORE_SYSCALL(r)
+#define SC_ARG5(r) PT_REGS_PARM5_CORE_SYSCALL(r)
+#else
+#error "files: the syscall numbers of this architecture are not listed"
+#endif
+
+/* The file at fd in the current task's fd table, or NULL. */
+static __always_inline struct file *fd_file(__u32 fd)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **arr, *f = NULL;
+
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	arr = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+	return f;
+}
+
+/* The kind of file an inode mode is. */
+static __always_inline __u32 mode_kind(__u32 mode)
+{
+	switch (mode & S_IFMT_) {
+	case S_IFREG_:
+		return JT_FK_REG;
+	case S_IFDIR_:
+		return JT_FK_DIR;
+	case S_IFIFO_:
+		return JT_FK_PIPE;
+	case S_IFSOCK_:
+		return JT_FK_SOCK;
+	default:
+		return JT_FK_OTHER;
+	}
+}
+
+/* Fill a slot from an open file; false when there is none. */
+static __always_inline bool slot_of(struct file *f, struct jt_fslot *s)
+{
+	struct inode *ino = f ? BPF_CORE_READ(f, f_inode) : NULL;
+
+	if (!ino)
+		return false;
+	s->inode = (__u64)ino;
+	s->dev = BPF_CORE_READ(ino, i_sb, s_dev);
+	s->ino = BPF_CORE_READ(ino, i_ino);
+	s->kind = mode_kind(BPF_CORE_READ(ino, i_mode));
+	return true;
+}
+
+/* The size of an open file's inode and whether it has a name left, into
+ * a slot's size and flags (JT_FS_SIZE, JT_FS_DELETED). */
+static __always_inline void slot_size(struct jt_fslot *s, struct inode *ino)
+{
+	s->size = BPF_CORE_READ(ino, i_size);
+	s->flags |= JT_FS_SIZE;
+	if (!BPF_CORE_READ(ino, __i_nlink))
+		s->flags |= JT_FS_DELETED;
+}
+
+/*
+ * Send a slot's sums and forget it.  flags: JT_FS_AT_EXIT (the file is
+ * still open: its inode read now), JT_FS_STALE (closed unseen: no size),
+ * 0 (a close: the size its entry read, if it ran).
+ */
+static __always_inline void slot_close(struct jt_tracked *t, __u64 key,
+				       struct jt_fslot *s, __u32 flags,
+				       __u64 start_ns)
+{
+	struct jt_ev_fclose *e;
+
+	if (s->kind == JT_FK_REG || s->kind == JT_FK_DIR) {
+		if ((flags & JT_FS_AT_EXIT) && !(flags & JT_FS_STALE))
+			slot_size(s, (struct inode *)s->inode);
+		e = reserve(sizeof(*e), JT_CNT_RB_DROP_FILE);
+		if (e) {
+			e->hdr.type = JT_EV_FCLOSE;
+			e->hdr.pid = key >> 32;
+			e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+			e->hdr.start_ns = start_ns;
+			e->fd = (__s32)(__u32)key;
+			e->flags = flags | (s->flags & JT_FS_MMAP);
+			if (!(flags & JT_FS_STALE))
+				e->flags |= s->flags & (JT_FS_SIZE |
+							JT_FS_DELETED);
+			e->dev = s->dev;
+			e->ino = s->ino;
+			e->read_bytes = s->read_bytes;
+			e->write_bytes = s->write_bytes;
+			e->size = (e->flags & JT_FS_SIZE) ? s->size : 0;
+			e->kind = s->kind;
+			e->pad = 0;
+			submit(e);
+		}
+	}
+	if (!bpf_map_delete_elem(&fslots, &key) && t->nslots)
+		__sync_fetch_and_add(&t->nslots, -1);
+}
+
+/* Tell the agent of a regular file or folder opened at fd; path NULL for
+ * an fd whose open was not seen. */
+static __always_inline void send_open(__u32 tgid, __u64 start_ns, __s32 fd,
+				      __s32 dirfd, __u32 oflags,
+				      const struct jt_fslot *s, struct file *f,
+				      const char *path)
+{
+	struct jt_ev_fopen *e = reserve(sizeof(*e), JT_CNT_RB_DROP_FILE);
+	long n = 0;
+
+	if (!e)
+		return;
+	e->hdr.type = JT_EV_FOPEN;
+	e->hdr.pid = tgid;
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	e->hdr.start_ns = start_ns;
+	e->fd = fd;
+	e->dirfd = dirfd;
+	e->oflags = path ? oflags : BPF_CORE_READ(f, f_flags);
+	e->kind = s->kind;
+	e->flags = path ? 0 : JT_FS_INHERITED;
+	e->dev = s->dev;
+	e->ino = s->ino;
+	e->size = BPF_CORE_READ(f, f_inode, i_size);
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	if (path)
+		n = bpf_probe_read_user_str(e->path, sizeof(e->path), path);
+	if (n <= 0) {
+		e->path[0] = '\0';
+		n = 1;
+	}
+	e->path_len = n - 1;
+	submit(e);
+}
+
+/*
+ * Make the slot of fd (its open just returned, or its first use); an
+ * earlier slot there was closed unseen (exec's O_CLOEXEC) and is sent
+ * first.  path: the open's (NULL: first use).  The new slot, or NULL when
+ * there is no file or the map is full (then counted as lost).
+ */
+static __always_inline struct jt_fslot *
+slot_new(struct jt_tracked *t, __u32 tgid, __s32 fd, __s32 dirfd,
+	 __u32 oflags, const char *path)
+{
+	__u64 key = (__u64)tgid << 32 | (__u32)fd;
+	struct jt_fslot s = {}, *old;
+	struct file *f = fd_file(fd);
+
+	old = bpf_map_lookup_elem(&fslots, &key);
+	if (old)
+		slot_close(t, key, old, JT_FS_STALE, t->start_ns);
+	if (!slot_of(f, &s))
+		return NULL;
+	if (bpf_map_update_elem(&fslots, &key, &s, BPF_NOEXIST)) {
+		count(JT_CNT_FSLOT_FULL);
+		if (s.kind == JT_FK_REG || s.kind == JT_FK_DIR) {
+			__sync_fetch_and_add(&t->lost.a, 1);
+			__sync_fetch_and_add(&t->lost.b, 1);
+		}
+		return NULL;
+	}
+	__sync_fetch_and_add(&t->nslots, 1);
+	if (s.kind == JT_FK_PIPE)
+		__sync_fetch_and_add(&t->nonreg.a, 1);
+	else if (s.kind == JT_FK_SOCK)
+		__sync_fetch_and_add(&t->nonreg.b, 1);
+	else if (s.kind == JT_FK_REG || s.kind == JT_FK_DIR)
+		send_open(tgid, t->start_ns, fd, dirfd, oflags, &s, f, path);
+	return bpf_map_lookup_elem(&fslots, &key);
+}
+
+/* Add bytes moved through fd; a slot is made at its first use. */
+static __always_inline void fd_bytes(struct jt_tracked *t, __u32 tgid,
+				     __s64 fd, long ret, bool wr)
+{
+	__u64 key = (__u64)tgid << 32 | (__u32)fd;
+	struct jt_fslot *s;
+	struct jt_fcount *c;
+
+	if (fd < 0)
+		return;
+	s = bpf_map_lookup_elem(&fslots, &key);
+	if (!s)
+		s = slot_new(t, tgid, fd, -1, 0, NULL);
+	if (!s) {
+		c = &t->lost;	/* no slot: its bytes still count */
+	} else if (s->kind == JT_FK_REG || s->kind == JT_FK_DIR) {
+		if (wr)
+			__sync_fetch_and_add(&s->write_bytes, ret);
+		else
+			__sync_fetch_and_add(&s->read_bytes, ret);
+		return;
+	} else {
+		c = &t->nonreg;
+	}
+	if (wr)
+		__sync_fetch_and_add(&c->write_bytes, ret);
+	else
+		__sync_fetch_and_add(&c->read_bytes, ret);
+}
+
+/* An open returned fd: the flags the call gave. */
+static __always_inline void opened(struct jt_tracked *t, __u32 tgid,
+				   struct pt_regs *regs, long nr, long fd)
+{
+	const char *path = (const char *)SC_ARG2(regs);
+	__s32 dirfd = (__s32)SC_ARG1(regs);
+	__u32 oflags = (__u32)SC_ARG3(regs);
+	__u64 how = 0;
+
+	if (nr == NR_open || nr == NR_creat) {
+		path = (const char *)SC_ARG1(regs);
+		dirfd = -100;		/* AT_FDCWD */
+		oflags = nr == NR_creat ? 01101 : (__u32)SC_ARG2(regs);
+	} else if (nr == NR_openat2) {
+		/* struct open_how's first member is the flags */
+		bpf_probe_read_user(&how, sizeof(how), (void *)SC_ARG3(regs));
+		oflags = (__u32)how;
+	}
+	slot_new(t, tgid, fd, dirfd, oflags, path);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(jt_sysexit, struct pt_regs *regs, long ret)
+{
+	long nr = SC_NR(regs);
+	__u32 tgid;
+	struct jt_tracked *t;
+	__u64 key;
+	struct jt_fslot *s;
+
+	switch (nr) {
+	case NR_read: case NR_write: case NR_pread64: case NR_pwrite64:
+	case NR_readv: case NR_writev: case NR_preadv: case NR_pwritev:
+	case NR_preadv2: case NR_pwritev2: case NR_sendfile:
+	case NR_copy_file_range: case NR_openat: case NR_openat2:
+	case NR_open: case NR_creat: case NR_close: case NR_mmap:
+		break;
+	default:
+		return 0;
+	}
+	if (ret < 0)
+		return 0;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t || (t->flags & JT_TF_EXCLUDED))
+		return 0;
+	switch (nr) {
+	case NR_openat: case NR_openat2: case NR_open: case NR_creat:
+		opened(t, tgid, regs, nr, ret);
+		break;
+	case NR_close:
+		key = (__u64)tgid << 32 | (__u32)SC_ARG1(regs);
+		s = bpf_map_lookup_elem(&fslots, &key);
+		if (s)
+			slot_close(t, key, s, 0, t->start_ns);
+		break;
+	case NR_mmap:
+		key = (__u64)tgid << 32 | (__u32)SC_ARG5(regs);
+		if ((__s64)SC_ARG5(regs) >= 0 &&
+		    (s = bpf_map_lookup_elem(&fslots, &key)))
+			s->flags |= JT_FS_MMAP;
+		break;
+	case NR_read: case NR_pread64: case NR_readv: case NR_preadv:
+	case NR_preadv2:
+		if (ret)
+			fd_bytes(t, tgid, (__s64)SC_ARG1(regs), ret, false);
+		break;
+	case NR_sendfile:	/* out_fd, in_fd */
+		if (ret) {
+			fd_bytes(t, tgid, (__s64)SC_ARG2(regs), ret, false);
+			fd_bytes(t, tgid, (__s64)SC_ARG1(regs), ret, true);
+		}
+		break;
+	case NR_copy_file_range:	/* fd_in, off_in, fd_out */
+		if (ret) {
+			fd_bytes(t, tgid, (__s64)SC_ARG1(regs), ret, false);
+			fd_bytes(t, tgid, (__s64)SC_ARG3(regs), ret, true);
+		}
+		break;
+	default:	/* the writes */
+		if (ret)
+			fd_bytes(t, tgid, (__s64)SC_ARG1(regs), ret, true);
+		break;
+	}
+	return 0;
+}
+
+/*
+ * A close's entry: the file is still open (close(2) releases it before
+ * its exit now), so its size and whether it still has a name are read
+ * here into the slot that the exit sends.  A plain tracepoint: it runs
+ * at closes only.
+ */
+SEC("tracepoint/syscalls/sys_enter_close")
+int jt_close_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 fd = (__u32)ctx->args[0];
+	__u64 key = (__u64)tgid << 32 | fd;
+	struct jt_fslot *s;
+	struct file *f;
+
+	if (!bpf_map_lookup_elem(&tracked, &tgid))
+		return 0;
+	s = bpf_map_lookup_elem(&fslots, &key);
+	if (!s || (s->kind != JT_FK_REG && s->kind != JT_FK_DIR))
+		return 0;
+	f = fd_file(fd);
+	if (f && (__u64)BPF_CORE_READ(f, f_inode) == s->inode)
+		slot_size(s, (struct inode *)s->inode);
+	return 0;
+}
+
+/* State of the walk over an ending process's fds (files_at_exit). */
+struct fd_walk {
+	struct jt_tracked *t;
+	__u32 tgid;
+	__u32 pad;
+	__u64 left;		/* slots not found yet */
+	__u64 start_ns;
+};
+
+/* One fd of an ending process: its slot's sums sent, the slot gone. */
+static long walk_fd(__u32 fd, struct fd_walk *w)
+{
+	__u64 key = (__u64)w->tgid << 32 | fd;
+	struct jt_fslot *s;
+	struct file *f;
+
+	if (!w->left)
+		return 1;
+	s = bpf_map_lookup_elem(&fslots, &key);
+	if (!s)
+		return 0;
+	w->left--;
+	f = fd_file(fd);
+	slot_close(w->t, key, s, JT_FS_AT_EXIT |
+		   (f && (__u64)BPF_CORE_READ(f, f_inode) == s->inode ?
+		    0 : JT_FS_STALE), w->start_ns);
+	return 0;
+}
+
+/* The files a process still has open at its end (its last thread's exit:
+ * the fd table is still there): their sums sent, their slots gone. */
+static __always_inline void files_at_exit(struct jt_tracked *t, __u32 tgid)
+{
+	struct fd_walk w = { t, tgid, 0, t->nslots, t->start_ns };
+
+	if (!files_enabled || !w.left)
+		return;
+	bpf_loop(MAX_FDS_WALKED, walk_fd, &w, 0);
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(jt_exit, struct task_struct *p)
 {
@@ -636,6 +1070,10 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 	e->rx_bytes = t->rx_bytes;
 	e->tx_bytes = t->tx_bytes;
 	memcg_peaks(e, p);
+	/* its open files' sums go out before the exit event */
+	files_at_exit(t, tgid);
+	e->nonreg = t->nonreg;
+	e->lost = t->lost;
 
 	/*
 	 * This thread still runs: its CPU is final after its last switch,

@@ -12,6 +12,7 @@
 
 #define JT_STR_SMALL 64
 #define JT_STR_MEDIUM 128
+#define JT_PATH_MAX 4352	/* a file's path as a record keeps it */
 
 /* Job fields of schema v1 ("" when unknown). */
 struct jt_job {
@@ -120,6 +121,8 @@ struct jt_progress {
 #define JT_PS_IN_CT 0x400	/* counted as a process of its container */
 #define JT_PS_YOUNG_DUE 0x800	/* a pass was due for its first sample */
 
+struct files_raw;
+
 struct jt_proc {
 	/* identity: (pid, start_ns) never repeats on a boot */
 	uint32_t pid;
@@ -161,7 +164,10 @@ struct jt_proc {
 	uint32_t gen;			/* bumped when exe, argv, comm or the
 					 * tool change (the rules' ancestor cache) */
 	struct jt_sigstate sig;		/* signals.c's */
-	struct jt_files *files;		/* NULL: files not recorded (null) */
+	struct files_raw *fraw;		/* files.h: what it opened so far,
+					 * NULL: none (or not recorded) */
+	struct jt_files *files;		/* the record's, at its end; NULL:
+					 * files not recorded (null) */
 	struct jt_progress progress;	/* the latest sample's */
 };
 

@@ -60,12 +60,13 @@ struct rstate {
 	unsigned long budget;	/* instructions allowed in the current call */
 	unsigned long used;
 	int rules_ref;		/* registry: { {name=, fn=, where=}, ... } */
+	int file_rules_ref;	/* registry: the file rules, the same way */
 	int tests_ref;		/* registry: { {case=, where=}, ... } */
 	int ro_meta_ref;	/* registry: metatable making p read-only */
 	int lazy_meta_ref;	/* registry: metatable building p's tables on use */
 	const struct rules_input *cur_in;	/* the call under way, or NULL */
 	lua_Integer call;	/* number of the call under way */
-	unsigned nfiles, nrules;
+	unsigned nfiles, nrules, nfile_rules;
 	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; 0: none (setting up) */
 	uint64_t deadline_len_ns;
 	uint64_t cpu_start_ns;	/* the thread's CPU time when it was armed, or
@@ -252,14 +253,14 @@ static void budget_hook(lua_State *L, lua_Debug *ar)
 		raise_at(L, 0, rs->deadline_msg);
 }
 
-/* jobtrace.rule(name, fn): register a rule. */
-static int l_rule(lua_State *L)
+/* (name, fn) on the stack as entry { name, fn, where } of the list at
+ * registry ref. */
+static void register_rule(lua_State *L, int ref)
 {
 	const char *name = luaL_checkstring(L, 1);
-	struct rstate *rs = state_of(L);
 
 	luaL_checktype(L, 2, LUA_TFUNCTION);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, rs->rules_ref);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
 	lua_createtable(L, 0, 3);
 	lua_pushstring(L, name);
 	lua_setfield(L, -2, "name");
@@ -268,8 +269,23 @@ static int l_rule(lua_State *L)
 	luaL_where(L, 1);
 	lua_setfield(L, -2, "where");
 	lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
-	rs->nrules++;
-	rs->registered++;
+	state_of(L)->registered++;
+}
+
+/* jobtrace.rule(name, fn): register a rule. */
+static int l_rule(lua_State *L)
+{
+	register_rule(L, state_of(L)->rules_ref);
+	state_of(L)->nrules++;
+	return 0;
+}
+
+/* jobtrace.file_rule(name, fn): register a rule on the paths a process
+ * opened, fn(path, p) -> "keep", "drop", "hash", "ext" or nil. */
+static int l_file_rule(lua_State *L)
+{
+	register_rule(L, state_of(L)->file_rules_ref);
+	state_of(L)->nfile_rules++;
 	return 0;
 }
 
@@ -405,6 +421,7 @@ static void sandbox(lua_State *L, struct rstate *rs)
 {
 	static const luaL_Reg api[] = {
 		{ "rule", l_rule },
+		{ "file_rule", l_file_rule },
 		{ "selftest", l_selftest },
 		{ "basename", l_basename },
 		{ "shell_words", shellwords_lua_words },
@@ -455,6 +472,8 @@ static void sandbox(lua_State *L, struct rstate *rs)
 
 	lua_newtable(L);
 	rs->rules_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	lua_newtable(L);
+	rs->file_rules_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	lua_newtable(L);
 	rs->tests_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	lua_createtable(L, 0, 3);
@@ -897,6 +916,15 @@ static void entry_error(struct rules *r, lua_State *L, int idx, const char *msg)
 	lua_pop(L, 2);
 }
 
+/* The error a failed call left at the top of the stack, copied into why. */
+static const char *error_text(lua_State *L, char *why, size_t len)
+{
+	const char *msg = lua_tostring(L, -1);
+
+	util_strlcpy(why, msg ? msg : "error object is not a string", len);
+	return why;
+}
+
 /*
  * Run every rule on (p at pi, d at di) until one fails: it errors, runs out
  * of budget or time, or (check_each) leaves d invalid.  The failure is
@@ -927,11 +955,8 @@ static unsigned run_chain(struct rules *r, struct rstate *rs, int pi, int di,
 		lua_pushvalue(L, pi);
 		lua_pushvalue(L, di);
 		if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
-			bad = lua_tostring(L, -1);
-			util_strlcpy(why, bad ? bad : "error object is not a string",
-				     sizeof(why));
+			bad = error_text(L, why, sizeof(why));
 			lua_pop(L, 1);
-			bad = why;
 		} else if (rs->stopped || rs->expired) {
 			/* it passed after the last hook ran */
 			bad = rs->stopped ? rs->stop_msg : rs->deadline_msg;
@@ -1165,6 +1190,131 @@ void rules_classify(struct rules *r, const struct rules_input *in,
 	}
 }
 
+/* What a file rule may answer, in the order of enum rules_file_verdict. */
+static const char *const file_verdicts[] = { "keep", "drop", "hash", "ext" };
+
+/* The verdict named by the value at the top of the stack: 0 and *v set,
+ * 1 for nil (no opinion), -1 for anything else. */
+static int file_verdict_of(lua_State *L, enum rules_file_verdict *v)
+{
+	const char *s;
+
+	if (lua_isnil(L, -1))
+		return 1;
+	s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+	for (size_t i = 0; s && i < 4; i++)
+		if (!strcmp(s, file_verdicts[i])) {
+			*v = (enum rules_file_verdict)i;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * Run the file rules on path (p at pi): the first verdict decides, none is
+ * keep.  A rule that fails, runs out of budget or time, or answers
+ * something else drops the path (fail closed: a hash the rule did not get
+ * to give must not leave the path in the clear); *failed counts it.
+ */
+static enum rules_file_verdict file_chain(struct rules *r, struct rstate *rs,
+					  int pi, const char *path,
+					  unsigned *failed)
+{
+	enum rules_file_verdict v = RULES_FILE_KEEP;
+	lua_State *L = rs->L;
+	bool decided = false;
+	lua_Integer n;
+
+	lua_rawgeti(L, LUA_REGISTRYINDEX, rs->file_rules_ref);
+	n = (lua_Integer)lua_rawlen(L, -1);
+	rs->used = 0;
+	rs->budget = r->lim.instructions;
+	for (lua_Integer i = 1; i <= n && !decided; i++) {
+		char why[384];
+		const char *bad = NULL;
+		int k;
+
+		lua_rawgeti(L, -1, i);			/* rule entry */
+		lua_getfield(L, -1, "fn");
+		lua_pushstring(L, path);
+		lua_pushvalue(L, pi);
+		if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+			bad = error_text(L, why, sizeof(why));
+		} else if (rs->stopped || rs->expired) {
+			bad = rs->stopped ? rs->stop_msg : rs->deadline_msg;
+		} else if ((k = file_verdict_of(L, &v)) < 0) {
+			snprintf(why, sizeof(why), "a file rule returned %s, not"
+				 " \"keep\", \"drop\", \"hash\", \"ext\" or nil",
+				 luaL_typename(L, -1));
+			bad = why;
+		} else {
+			decided = k == 0;
+		}
+		lua_pop(L, 1);				/* result or error */
+		if (bad) {
+			entry_error(r, L, -1, bad);
+			v = RULES_FILE_DROP;
+			decided = true;
+			(*failed)++;
+		}
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	rs->budget = ~0ul;
+	return v;
+}
+
+/* The file rules of state rs on paths[0..n) of in->p, into out. */
+static unsigned files_in(struct rules *r, struct rstate *rs,
+			 const struct rules_input *in, const char *const *paths,
+			 size_t n, enum rules_file_verdict *out)
+{
+	lua_State *L = rs->L;
+	int top = lua_gettop(L);
+	unsigned failed = 0;
+
+	if (!lua_checkstack(L, 16)) {
+		for (size_t i = 0; i < n; i++)
+			out[i] = RULES_FILE_DROP;
+		return 1;
+	}
+	rs->cur_in = in;
+	push_proc(L, rs, in);
+	for (size_t i = 0; i < n; i++) {
+		if (rs == r->cur)
+			arm_deadline(rs, r->lim.deadline_ms, r->exec_msg, false);
+		out[i] = file_chain(r, rs, top + 1, paths[i], &failed);
+	}
+	rs->cur_in = NULL;
+	lua_settop(L, top);
+	if (failed)
+		lua_gc(L, LUA_GCCOLLECT);
+	return failed;
+}
+
+/* Decide which of the paths a process opened are kept, and how. */
+unsigned rules_files(struct rules *r, const struct rules_input *in,
+		     const char *const *paths, size_t n,
+		     enum rules_file_verdict *out)
+{
+	unsigned failed;
+
+	if (!r || !r->cur) {
+		/* no rules: no site has said which paths may be kept */
+		for (size_t i = 0; i < n; i++)
+			out[i] = RULES_FILE_DROP;
+		return 0;
+	}
+	failed = files_in(r, r->cur, in, paths, n, out);
+	r->cur->deadline_ns = 0;
+	/* the built-in rules stand in for the site's, whose hashing did not
+	 * load: a kept path keeps its extension only */
+	for (size_t i = 0; r->builtin && i < n; i++)
+		if (out[i] == RULES_FILE_KEEP)
+			out[i] = RULES_FILE_EXT;
+	return failed;
+}
+
 /* Change the deadline of later classifications. */
 void rules_set_deadline(struct rules *r, unsigned ms)
 {
@@ -1292,6 +1442,27 @@ static bool expect_str(lua_State *L, int ei, const char *key, const char *got,
 	return false;
 }
 
+/* A case's file = PATH: the file rules' verdict against expect.file. */
+static const char *file_selftest(struct rules *r, struct rstate *rs,
+				 const struct rules_input *in, lua_State *L,
+				 int ci, int ei, char *why, size_t len)
+{
+	const char *path = opt_str(L, ci, "file");
+	enum rules_file_verdict v;
+	unsigned failed;
+
+	failed = files_in(r, rs, in, &path, 1, &v);
+	if (failed) {
+		snprintf(why, len, "a file rule failed on %s: %s", path,
+			 r->st.last_error);
+		return why;
+	}
+	if (!lua_istable(L, ei) ||
+	    expect_str(L, ei, "file", file_verdicts[v], why, len))
+		return NULL;
+	return why;
+}
+
 /* Run one self-test case (table at ci); returns NULL or what failed. */
 static const char *run_selftest(struct rules *r, struct rstate *rs, int ci,
 				char *why, size_t len)
@@ -1338,6 +1509,9 @@ static const char *run_selftest(struct rules *r, struct rstate *rs, int ci,
 	if (d.errors) {
 		snprintf(why, len, "a rule failed on this case: %s", r->st.last_error);
 		bad = why;
+	} else if (opt_str(L, ci, "file")) {
+		/* a file case: only the file rules' verdict is checked */
+		bad = file_selftest(r, rs, &in, L, ci, ei, why, len);
 	} else if (lua_istable(L, ei)) {
 		lua_getfield(L, ei, "include");
 		if (lua_isboolean(L, -1) && lua_toboolean(L, -1) != d.include) {
@@ -1604,6 +1778,7 @@ static int load_rules(struct rules *r, const char *dir, char *err,
 	r->cur = rs;
 	r->st.files = rs->nfiles;
 	r->st.rules = rs->nrules;
+	r->st.file_rules = rs->nfile_rules;
 	r->st.selftests = passed;
 	r->st.reloads_ok++;
 	r->builtin = !dir;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,11 +23,13 @@ struct collector {
 	struct ringbuf *rb;
 	struct collector_cb cb;
 	struct bpf_link *iter_link;
+	struct bpf_link *close_link;	/* jt_close_enter, NULL: not attached */
 	char *iter_buf;
 	size_t iter_cap;
 	int ncpus;
 	char missing[256];
 	int rb_err;
+	bool files;		/* jt_sysexit is attached */
 };
 
 static bool libbpf_verbose;
@@ -94,6 +97,37 @@ static void skip_prog(struct collector *c, struct bpf_program *prog,
 		 what);
 }
 
+#define TRACEFS "/sys/kernel/tracing"
+
+/*
+ * Attach jt_close_enter (syscalls:sys_enter_close), which reads a file's
+ * size at its close: plain tracepoints need tracefs, mounted here when
+ * it is not (the kernel's own folder for it).  Without it a closed
+ * file's size is not known (null); nothing else is lost.
+ */
+static void attach_close(struct collector *c)
+{
+	if (access(TRACEFS "/events", F_OK) &&
+	    access("/sys/kernel/debug/tracing/events", F_OK)) {
+		if (mount("nodev", TRACEFS, "tracefs", 0, NULL))
+			log_warn("cannot mount tracefs on " TRACEFS ": %s",
+				 strerror(errno));
+		else
+			log_info("mounted tracefs on " TRACEFS
+				 " (for syscalls:sys_enter_close)");
+	}
+	c->close_link = bpf_program__attach(c->skel->progs.jt_close_enter);
+	if (!c->close_link) {
+		size_t n = strlen(c->missing);
+
+		snprintf(c->missing + n, sizeof(c->missing) - n, "%s%s",
+			 n ? "," : "", "sys_enter_close");
+		log_warn("cannot attach syscalls:sys_enter_close (%s): the size"
+			 " of a file at its close will not be recorded",
+			 strerror(errno));
+	}
+}
+
 /* Open, load and attach everything. */
 int collector_open(const struct collector_opts *o,
 		   const struct collector_cb *cb, struct collector **out)
@@ -147,6 +181,20 @@ int collector_open(const struct collector_opts *o,
 		skip_prog(c, c->skel->progs.jt_sock_recv, "sock_recv_length",
 			  "network bytes received");
 
+	/* files: one program at every system call's exit (its number and
+	 * arguments in the user's registers), attached only when asked */
+	c->files = o->files && have_tp(vmlinux, "sys_exit");
+	if (o->files && !c->files)
+		skip_prog(c, c->skel->progs.jt_sysexit, "sys_exit",
+			  "the files processes open, read and write");
+	else if (!c->files)
+		bpf_program__set_autoload(c->skel->progs.jt_sysexit, false);
+	/* a plain tracepoint: attached by hand, its lack is no failure */
+	bpf_program__set_autoattach(c->skel->progs.jt_close_enter, false);
+	if (!c->files)
+		bpf_program__set_autoload(c->skel->progs.jt_close_enter, false);
+	c->skel->rodata->files_enabled = c->files;
+
 	/* a dead task's CPU is final only after its last context switch */
 	if (have_tp(vmlinux, "sched_switch"))
 		c->skel->rodata->defer_exit = 1;
@@ -172,6 +220,8 @@ int collector_open(const struct collector_opts *o,
 		log_error("cannot attach the BPF programs: %s", strerror(-err));
 		goto cleanup;
 	}
+	if (c->files)
+		attach_close(c);
 	err = ringbuf_open(bpf_map__fd(c->skel->maps.events),
 			   bpf_map__max_entries(c->skel->maps.events), on_rb,
 			   c, &c->rb);
@@ -200,10 +250,17 @@ void collector_close(struct collector *c)
 	if (!c)
 		return;
 	bpf_link__destroy(c->iter_link);
+	bpf_link__destroy(c->close_link);
 	ringbuf_free(c->rb);
 	jobtrace_bpf__destroy(c->skel);
 	free(c->iter_buf);
 	free(c);
+}
+
+/* Does the kernel follow what processes open, read and write? */
+bool collector_files(const struct collector *c)
+{
+	return c->files;
 }
 
 /* fd to poll for ring-buffer data. */

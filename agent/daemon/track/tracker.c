@@ -17,9 +17,11 @@
 
 #include "cgroup_parse.h"
 #include "classify.h"
+#include "config.h"
 #include "cost.h"
 #include "exetrust.h"
 #include "log.h"
+#include "procfiles.h"
 #include "stages.h"
 #include "tracker.h"
 #include "util.h"
@@ -433,9 +435,13 @@ static void emit_process(struct tracker *t, struct jt_proc *p,
 		return;
 	}
 	prev = stages_enter(STAGE_ENCODE);
+	if (t->files)
+		procfiles_finish(p, e, t->rules, t->procs, t->cfg ?
+				 t->cfg->files_max_per_process : 64);
 	record_process_id(t->host, p, id);
 	jbuf_reset(&t->jb);
 	record_process(&t->jb, t->host, p, batch_of(t, p, ji), id);
+	procfiles_free(p);
 	stages_leave(prev);
 	put(t);
 	if (t->cb.gone)
@@ -693,6 +699,20 @@ void tracker_spot(struct tracker *t, const struct jt_spot *s)
 	put(t);
 }
 
+/* A file a process opened, or closed (or had open at its end). */
+static void on_file(struct tracker *t, const union jt_event *ev)
+{
+	struct jt_proc *p = proc_table_lookup(t->procs, ev->hdr.pid,
+					      ev->hdr.start_ns);
+
+	if (!p || (p->state & JT_PS_EXCLUDED))
+		return;
+	if (ev->hdr.type == JT_EV_FOPEN)
+		procfiles_open(p, &ev->fopen);
+	else
+		procfiles_close(p, &ev->fclose);
+}
+
 /* Handle one kernel event. */
 void tracker_event(struct tracker *t, const union jt_event *ev)
 {
@@ -709,6 +729,10 @@ void tracker_event(struct tracker *t, const union jt_event *ev)
 		break;
 	case JT_EV_OOM:
 		on_oom(t, &ev->oom);
+		break;
+	case JT_EV_FOPEN:
+	case JT_EV_FCLOSE:
+		on_file(t, ev);
 		break;
 	}
 }
@@ -884,8 +908,12 @@ static void sample_one(struct jt_proc *p, void *arg)
 	enum stage prev;
 	char id[37], key[16];
 
-	if (p->sample_gen != pc->gen || !p->job.id[0] ||
-	    (p->state & JT_PS_EXCLUDED))
+	if (p->sample_gen != pc->gen || (p->state & JT_PS_EXCLUDED))
+		return;
+	/* how far along it is: for ps too, so every process's */
+	if (t->files)
+		procfiles_progress(p, t->rules, t->procs);
+	if (!p->job.id[0])
 		return;
 	ji = jobs_get(t->jobs, p->job.scheduler, p->job.id, false);
 	if (ji) {

@@ -101,6 +101,10 @@ struct tracker {
 	uint64_t young_due_ns;	/* CLOCK_BOOTTIME when the first such is
 				 * due, 0: none */
 
+	/* the kernel follows files (collector_files()): process records
+	 * list them, samples have progress; else files are null */
+	bool files;
+
 	uint64_t events_seen;
 	uint64_t exits_lost;
 	uint64_t oom_kills;
