@@ -319,18 +319,13 @@ static int add_proc(sqlite3_stmt *st, void *arg)
 	return err;
 }
 
-/* Order processes by start, host and pid. */
+/* Order processes as reports do. */
 static int cmp_proc(const void *a, const void *b)
 {
 	const struct filesq_proc *x = a, *y = b;
-	int c;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	c = strcmp(x->host ? x->host : "", y->host ? y->host : "");
-	if (c)
-		return c;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	return storeq_proc_order(x->start, x->host, x->pid, x->id,
+				 y->start, y->host, y->pid, y->id);
 }
 
 /* The processes of q with their files, and the live ones' progress. */
@@ -991,12 +986,7 @@ static int print_json(const struct report_query *q,
 		return err;
 	jbuf_init(&b);
 	json_obj_open(&b);
-	json_key(&b, "query");
-	json_obj_open(&b);
-	storeq_json_selector(&b, q);
-	if (q->task)
-		json_kv_str(&b, "task", q->task);
-	json_obj_close(&b);
+	storeq_json_query(&b, "query", q, NULL);
 	json_key(&b, "processes");
 	json_arr_open(&b);
 	for (size_t i = 0; i < p->n; i++)
@@ -1004,10 +994,7 @@ static int print_json(const struct report_query *q,
 	json_arr_close(&b);
 	filesq_data_json(&b, &d, p);
 	json_obj_close(&b);
-	err = b.oom ? -ENOMEM : 0;
-	if (!err)
-		fprintf(out, "%s\n", jbuf_str(&b));
-	jbuf_free(&b);
+	err = storeq_json_print(&b, out);
 	filesq_data_free(&d);
 	return err;
 }

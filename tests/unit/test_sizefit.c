@@ -122,8 +122,9 @@ static const char sortrec[] =
 	"\"write_bytes\":0},\"files_nonregular\":{\"pipes\":0,\"sockets\":0,"
 	"\"read_bytes\":0,\"write_bytes\":0}}";
 
-/* The output of rightsize --pipeline p in fmt over db (malloc'd). */
-static char *rightsize_of(const char *db, enum rightsize_format fmt)
+/* The output of rightsize --pipeline p --format format over db
+ * (malloc'd). */
+static char *rightsize_of(const char *db, const char *format)
 {
 	struct report_query q = { .pipeline = "p" };
 	char *text = NULL;
@@ -131,7 +132,8 @@ static char *rightsize_of(const char *db, enum rightsize_format fmt)
 	FILE *out = open_memstream(&text, &len);
 
 	assert_non_null(out);
-	assert_int_equal(rightsize_run(db, &q, fmt, out), 0);
+	assert_int_equal(qcmd_run_path(qcmd_find("rightsize"), db, &q, format,
+				       out), 0);
 	fclose(out);
 	if (getenv("TEST_SIZEFIT_SHOW"))
 		fputs(text, stdout);
@@ -159,7 +161,7 @@ static void test_rightsize(void **state)
 	assert_true(store_flush(s) > 0);
 	store_close(s);
 
-	t = rightsize_of(db, RIGHTSIZE_JSON);
+	t = rightsize_of(db, "json");
 	v = test_jq(t, "$.tasks[0].input_fit.instances_with_input");
 	assert_string_equal(v, "6");
 	free(v);
@@ -177,24 +179,24 @@ static void test_rightsize(void **state)
 	free(v);
 	free(t);
 
-	t = rightsize_of(db, RIGHTSIZE_TEXT);
+	t = rightsize_of(db, "text");
 	assert_non_null(strstr(t, "  sort grows with its input size"));
 	assert_non_null(strstr(t, "    memory = 200.0 MiB + 0.5 x input (error"
 			       " 0 B, r2 1.00, 6 instances, input 1.0 GiB to"
 			       " 6.0 GiB)\n"));
 	free(t);
-	t = rightsize_of(db, RIGHTSIZE_NEXTFLOW);
+	t = rightsize_of(db, "nextflow");
 	snprintf(want, sizeof(want), "        memory = { def x = [INPUTS]"
 		 ".flatten().sum { it.size() } ?: 0; \"${Math.max(%llu,",
 		 (unsigned long long)rightsize_memory(200 * MIB + GIB / 2));
 	assert_non_null(strstr(t, want));
 	assert_non_null(strstr(t, "    withName: 'sort' {\n        cpus = 1\n"));
 	free(t);
-	t = rightsize_of(db, RIGHTSIZE_SNAKEMAKE);
+	t = rightsize_of(db, "snakemake");
 	assert_non_null(strstr(t, "# sort grows with its input size: a profile"
 			       " cannot hold a callable"));
 	free(t);
-	t = rightsize_of(db, RIGHTSIZE_SNAKEMAKE_RULES);
+	t = rightsize_of(db, "snakemake-rules");
 	assert_non_null(strstr(t, "jobtrace_mem_mb[\"sort\"] = lambda"
 			       " wildcards, input: max("));
 	assert_non_null(strstr(t, "jobtrace_runtime[\"sort\"] = lambda"
