@@ -16,8 +16,10 @@
  *  - The file's size is the latest known one: size_bytes of the record of
  *    the process that ended last among those that touched it.
  *  - A temporary file of the selection: one that a process of the
- *    selection wrote and that the last process to touch it saw deleted.
- *    It is the temporary of each task that wrote it.
+ *    selection wrote and that the last process to touch it saw deleted
+ *    (the record's deleted: unlinked while open, or a file it wrote whose
+ *    path was gone at its end).  It is the temporary of each task that
+ *    wrote it.
  *  - A task's outputs: the files its processes wrote that are not
  *    temporary.
  *  - A task's inputs: the files its processes read and none of them

@@ -145,6 +145,59 @@ static int decide(const struct files_raw *fr, struct jt_proc *p,
 	return 0;
 }
 
+/*
+ * Whether path is gone, as the agent sees it: no such file, and its
+ * nearest folder that exists is on dev, the file's file system (else the
+ * path may be a mount the agent does not see, such as a job's own /tmp).
+ */
+static bool path_gone(const char *path, uint64_t dev)
+{
+	char dir[JT_PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	if (!lstat(path, &st) || errno != ENOENT ||
+	    util_strlcpy(dir, path, sizeof(dir)) >= sizeof(dir))
+		return false;
+	while ((slash = strrchr(dir, '/'))) {
+		slash[slash == dir] = '\0';	/* "/x": "/" */
+		if (!stat(dir, &st))
+			return st.st_dev == dev;
+		if (errno != ENOENT || slash == dir)
+			return false;
+	}
+	return false;
+}
+
+/*
+ * Mark deleted the files p wrote whose path is gone at its end: a scratch
+ * file closed and then unlinked (by p or by another process before p
+ * ended) is a temporary file too, not only one deleted while open.  A
+ * path that names a file again (replaced, renamed over) is not gone.  A
+ * process in a container (another view of paths) is left as the kernel
+ * saw it; so is a path the rules drop (idx, v: decide()'s).
+ */
+static void gone_at_end(struct jt_proc *p, const uint32_t *idx,
+			const enum rules_file_verdict *v)
+{
+	const uint32_t wrote = JT_FF_WRITE | JT_FF_CREATE | JT_FF_APPEND |
+			       JT_FF_TRUNCATE;
+	struct files_raw *fr = p->fraw;
+
+	if (!fr || p->container[0])
+		return;
+	for (size_t i = 0; i < fr->n; i++) {
+		struct files_ent *e = &fr->v[i];
+
+		if (!e->f.path || idx[i] == UINT32_MAX ||
+		    v[idx[i]] == RULES_FILE_DROP || e->f.deleted ||
+		    (e->f.flags & JT_FF_DIRECTORY) ||
+		    (!(e->f.flags & wrote) && !e->f.write_bytes))
+			continue;
+		e->f.deleted = path_gone(e->f.path, e->dev);
+	}
+}
+
 /* p has ended: its record's files. */
 int procfiles_finish(struct jt_proc *p, const struct jt_ev_exit *e,
 		     struct rules *r, const struct proc_table *t, unsigned cap)
@@ -163,6 +216,8 @@ int procfiles_finish(struct jt_proc *p, const struct jt_ev_exit *e,
 	}
 	p->files = calloc(1, sizeof(*p->files));
 	err = p->files ? decide(fr, p, r, t, &idx, &v) : -ENOMEM;
+	if (!err)
+		gone_at_end(p, idx, v);
 	if (!err)
 		err = files_build(fr, idx, v, cap, &nonreg, &lost, p->files);
 	free(idx);
