@@ -6,8 +6,9 @@
 #
 # An eval-style Snakefile: prepare writes out/prep.txt; small reads it and
 # writes out/small.txt; big reads it and a reference from outside the run
-# (ref/ref.txt), writes out/big.txt, and a scratch file that one of its
-# tools deletes while it has it open.  The
+# (ref/ref.txt), writes out/big.txt, and three scratch files that its
+# tools delete: one while open, one after closing it, one through rm
+# after closing it (before the writer ends).  The
 # references are the Snakefile itself and Snakemake's own
 # --detailed-summary (each output's rule and input files), and the files'
 # sizes on disk:
@@ -16,7 +17,7 @@
 #    its declared inputs in its inputs, each with its size on disk (exact);
 #  - out/prep.txt as an input of small and big names prepare ("from"), the
 #    reference comes from outside the run (from null);
-#  - big's scratch file is a temporary file of big, in no output list;
+#  - big's scratch files are temporary files of big, in no output list;
 #  - `jobtrace files --run R --task big --format csv` lists big's files with
 #    the bytes the tools moved (cat read the inputs whole: exact);
 #  - the text report has the Data section.
@@ -40,14 +41,22 @@ chmod 755 "$T"
 # the reference: 300000 bytes from outside the run
 yes reference | head -c 300000 >"$W/ref/ref.txt"
 
-# a tool's scratch file: made, written, deleted while open (the kernel
-# sees it unlinked at its close)
+# a tool's scratch file (opened by its absolute path), deleted as the
+# third argument says: "open" unlinks it while it is open (the kernel
+# sees it at its close), "closed" after closing it, "child" has rm remove
+# it after the close, before the tool ends
 cat >"$W/scratch.py" <<'PY'
-import os, sys
-with open(sys.argv[1], "wb") as f:
-    f.write(b"s" * int(sys.argv[2]))
+import os, subprocess, sys
+path, size, how = os.path.abspath(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+with open(path, "wb") as f:
+    f.write(b"s" * size)
     f.flush()
-    os.unlink(sys.argv[1])
+    if how == "open":
+        os.unlink(path)
+if how == "closed":
+    os.unlink(path)
+elif how == "child":
+    subprocess.run(["rm", path], check=True)
 PY
 cat >"$W/Snakefile" <<'EOF'
 rule all:
@@ -65,7 +74,7 @@ rule small:
 rule big:
     input: "out/prep.txt", "ref/ref.txt"
     output: "out/big.txt"
-    shell: "python3 scratch.py out/big.scratch 70000; cat {input} > {output}"
+    shell: "python3 scratch.py out/big.scratch 70000 open; python3 scratch.py out/big.closed 50000 closed; python3 scratch.py out/big.child 30000 child; cat {input} > {output}"
 EOF
 cat >"$W/submit.sh" <<'EOF'
 #!/bin/bash
@@ -81,7 +90,7 @@ start_agent "rules_dir = \"$top_srcdir/lua-rules\";" || finish
 st=$?
 check "snakemake in jobscript mode under jobtrace run exits 0 (got $st)" eq "$st" 0
 [ "$st" = 0 ] || note "$(tail -n 15 "$T/snakemake.out")"
-(cd "$W" && snakemake -s Snakefile --detailed-summary >"$T/summary.tsv" 2>"$T/summary.err")
+(cd "$W" && snakemake -s Snakefile -c 1 --detailed-summary >"$T/summary.tsv" 2>"$T/summary.err")
 check "snakemake --detailed-summary lists the 3 outputs" \
 	eq "$(grep -c '^out/' "$T/summary.tsv")" 3
 
@@ -146,6 +155,10 @@ check "lineage: big's out/prep.txt came from prepare, ref/ref.txt from outside t
 	eq "$(dget big inputs "$W/out/prep.txt" from):$(dget big inputs "$W/ref/ref.txt" from)" "prepare:null"
 check "big's scratch file (written, deleted while open) is a temporary file of big, no output" \
 	eq "$(dget big temporary "$W/out/big.scratch" write_bytes):$(dget big outputs "$W/out/big.scratch" path)" "70000:absent"
+check "big's scratch file closed, then unlinked by its writer, is a temporary file of big, no output" \
+	eq "$(dget big temporary "$W/out/big.closed" write_bytes):$(dget big outputs "$W/out/big.closed" path)" "50000:absent"
+check "big's scratch file closed, then removed by rm before its writer ended, is a temporary file of big, no output" \
+	eq "$(dget big temporary "$W/out/big.child" write_bytes):$(dget big outputs "$W/out/big.child" path)" "30000:absent"
 
 cli files --run "$TAG-r" --task big --format csv >"$T/files.csv" 2>"$T/files.err"
 check "files --run --task big --format csv exits 0" eq "$?" 0
@@ -157,7 +170,19 @@ check "files: only big's processes" \
 	eq "$(awk -F, 'NR > 1 && $3 != "big"' "$T/files.csv" | wc -l)" 0
 
 cli report --run "$TAG-r" >"$T/report.txt" 2>&1
-check "the text report has the Data section with big's inputs" \
-	eval 'grep -q "^Data (per workflow task" "$T/report.txt" && grep -q "ref/ref.txt\$" "$T/report.txt"'
+# the lines of task $1's list $2 ("inputs", "outputs", "temporary") in
+# the text report's Data section
+data_lines() {
+	awk -v task="$1" -v list="$2" '
+		/^Data \(per workflow task/ { data = 1; next }
+		data && /^$/ { exit }
+		data && /^[^ ]/ { in_task = index($0, task " (") == 1; next }
+		data && /^  [a-z]/ { in_list = index($0, "  " list) == 1; next }
+		data && in_task && in_list' "$T/report.txt"
+}
+check "the text report's Data section lists ref/ref.txt among big's inputs, from outside the run" \
+	eval 'data_lines big inputs | grep -q " $W/ref/ref.txt\$"'
+check "... and out/prep.txt among big's inputs, from prepare" \
+	eval 'data_lines big inputs | grep -q " $W/out/prep.txt  (from prepare)\$"'
 
 finish
