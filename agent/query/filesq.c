@@ -251,24 +251,25 @@ int filesq_parse_progress(struct filesq_proc *p, const char *text,
 #define PROC_COLUMNS \
 	"id, host, pid, ppid, job_task, tool_name, exe, comm, tool_category," \
 	" start_time, end_time, " JX("$.files") ", " JX("$.files_rest") ", " \
-	JX("$.files_nonregular") ", NULL"
+	JX("$.files_nonregular") ", NULL, rchar, wchar"
 #define PROC_FROM \
 	"id, host, pid, ppid, job_task, tool_name, exe, comm, tool_category," \
-	" start_time, end_time, jobtrace_json(id) AS j FROM process"
+	" start_time, end_time, rchar, wchar, jobtrace_json(id) AS j" \
+	" FROM process"
 
 #define SJ(path) STOREQ_SJ(path)
 
 /*
  * The latest sample of each live process of the selection (job ?1, run
  * ?1: %s) that has no process record, in PROC_COLUMNS' order with its
- * progress last.
+ * progress, rchar and wchar last.
  */
 #define LIVE_SAMPLES \
 	"SELECT s.id, " SJ("$.host") ", " SJ("$.pid") ", " SJ("$.ppid") ", " \
 	SJ("$.job.task") ", " SJ("$.tool.name") ", " SJ("$.exe") ", " \
 	SJ("$.comm") ", " SJ("$.tool.category") ", " SJ("$.start_time") \
-	", NULL, NULL, NULL, NULL, " SJ("$.progress") \
-	STOREQ_LIVE_SAMPLES("%s")
+	", NULL, NULL, NULL, NULL, " SJ("$.progress") ", " SJ("$.io.rchar") \
+	", " SJ("$.io.wchar") STOREQ_LIVE_SAMPLES("%s")
 
 /* A text column's bytes, or NULL. */
 static const char *col_str(sqlite3_stmt *st, int i)
@@ -296,6 +297,8 @@ static int add_proc(sqlite3_stmt *st, void *arg)
 	p->ppid = (uint32_t)storeq_col_u64(st, 3);
 	p->start = storeq_col_time(st, 9, 0);
 	p->end = storeq_col_time(st, 10, 0);
+	p->rchar = storeq_col_u64(st, 15);
+	p->wchar = storeq_col_u64(st, 16);
 	err = storeq_col_dup(st, 0, &p->id);
 	if (!err)
 		err = storeq_col_dup(st, 1, &p->host);
@@ -598,9 +601,17 @@ int filesq_data(const struct filesq_procs *p, struct filesq_data *out)
 		}
 		t->processes++;
 		t->rest += w->rest.count;
+		t->rest_read += w->rest.read_bytes;
+		t->rest_write += w->rest.write_bytes;
+		t->rchar += w->rchar;
+		t->wchar += w->wchar;
+		t->file_read += w->rest.read_bytes;
+		t->file_write += w->rest.write_bytes;
 		for (size_t j = 0; !err && j < w->nf; j++) {
 			const struct filesq_file *f = &w->f[j];
 
+			t->file_read += f->read_bytes;
+			t->file_write += f->write_bytes;
 			if (!f_read(f) && !f_wrote(f))
 				continue;
 			key.path = f->path;
@@ -681,6 +692,28 @@ static const char *const role_title[FILESQ__ROLES] = {
 	"inputs", "outputs", "temporary (largest, created and deleted)",
 };
 
+/* A task's files not listed, and its bytes in all against those through
+ * files (a file not seen shows as the difference). */
+static void print_task_bytes(const struct filesq_task *t, FILE *out)
+{
+	char rd[32], wr[32], frd[32], fwr[32];
+
+	if (t->rest) {
+		util_human_bytes(t->rest_read, rd, sizeof(rd));
+		util_human_bytes(t->rest_write, wr, sizeof(wr));
+		fprintf(out, "  %" PRIu64 " more files not listed (dropped by"
+			" the rules, over files.max_per_process, or no name"
+			" known): read %s, written %s\n", t->rest, rd, wr);
+	}
+	util_human_bytes(t->rchar, rd, sizeof(rd));
+	util_human_bytes(t->wchar, wr, sizeof(wr));
+	util_human_bytes(t->file_read, frd, sizeof(frd));
+	util_human_bytes(t->file_write, fwr, sizeof(fwr));
+	fprintf(out, "  in all its processes read %s and wrote %s (pipes,"
+		" sockets, terminals too); through files: read %s, written"
+		" %s\n", rd, wr, frd, fwr);
+}
+
 /* One list of a task's Data section as text. */
 static void print_items(const struct filesq_task *t, int role, FILE *out)
 {
@@ -728,10 +761,7 @@ void filesq_data_print(const struct filesq_data *d,
 				t->processes == 1 ? "" : "es");
 			for (int r = 0; r < FILESQ__ROLES; r++)
 				print_items(t, r, out);
-			if (t->rest)
-				fprintf(out, "  %" PRIu64 " more files not"
-					" listed (files.max_per_process)\n",
-					t->rest);
+			print_task_bytes(t, out);
 		}
 	}
 	for (size_t i = 0; i < p->n; i++) {
@@ -832,6 +862,12 @@ void filesq_data_json(struct jbuf *b, const struct filesq_data *d,
 		for (int r = 0; r < FILESQ__ROLES; r++)
 			json_items(b, t, r);
 		json_kv_u64(b, "files_not_listed", t->rest);
+		json_kv_u64(b, "not_listed_read_bytes", t->rest_read);
+		json_kv_u64(b, "not_listed_write_bytes", t->rest_write);
+		json_kv_u64(b, "rchar", t->rchar);
+		json_kv_u64(b, "wchar", t->wchar);
+		json_kv_u64(b, "file_read_bytes", t->file_read);
+		json_kv_u64(b, "file_write_bytes", t->file_write);
 		json_obj_close(b);
 	}
 	json_arr_close(b);

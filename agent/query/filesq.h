@@ -30,8 +30,12 @@
  *    file only mapped (flag mmap, no bytes read) counts as read.
  *
  * A process record keeps at most files.max_per_process files (the busiest
- * by bytes); files_rest counts the others, so a task's lists can miss a
- * file that moved few bytes: the Data section says how many were left out.
+ * by bytes); files_rest counts the others (and those the rules dropped or
+ * whose name was not known), so a task's lists can miss a file: the Data
+ * section says how many were left out and their bytes.  Beside them, the
+ * bytes its processes read and wrote in all (io.rchar, io.wchar: pipes,
+ * sockets and terminals too) against those through files, listed or not:
+ * a file the kernel side did not see shows as the difference.
  */
 #ifndef JOBTRACE_FILESQ_H
 #define JOBTRACE_FILESQ_H
@@ -99,6 +103,7 @@ struct filesq_proc {
 	char *id, *host, *task, *tool, *category;
 	uint32_t pid, ppid;
 	double start, end;	/* epoch seconds; end 0: still running */
+	uint64_t rchar, wchar;	/* io.rchar, io.wchar: every read and write */
 	bool has_files;		/* the record has a files member (not null) */
 	struct filesq_file *f;
 	size_t nf;
@@ -129,6 +134,9 @@ struct filesq_task {
 	struct filesq_item *v[FILESQ__ROLES];
 	size_t n[FILESQ__ROLES];
 	uint64_t rest;		/* files its records left out (files_rest) */
+	uint64_t rest_read, rest_write;	/* ... and their bytes */
+	uint64_t rchar, wchar;	/* its processes' reads and writes in all */
+	uint64_t file_read, file_write;	/* ... through files, listed or not */
 	size_t processes;
 };
 

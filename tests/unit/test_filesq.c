@@ -440,6 +440,11 @@ static void test_data_text(void **state)
 	p.v[1].progress.path = strdup("/data/sample.fq.gz");
 	p.v[1].progress.offset = 3328599654ULL;
 	p.v[1].progress.size = 5 * GIB;
+	for (size_t i = 0; i < p.n; i++)
+		if (p.v[i].task && !strcmp(p.v[i].task, "align")) {
+			p.v[i].rchar = 3 * GIB;
+			p.v[i].wchar = 4 * GIB + 1;
+		}
 	assert_int_equal(filesq_data(&p, &d), 0);
 	out = open_memstream(&text, &len);
 	filesq_data_print(&d, &p, out);
@@ -450,7 +455,14 @@ static void test_data_text(void **state)
 			       "       5.0 GiB  read    5.0 GiB  written"
 			       "        0 B  /data/sample.fq.gz\n"));
 	assert_non_null(strstr(text, "/scratch/aln.sam  (from align)\n"));
-	assert_non_null(strstr(text, "  3 more files not listed"));
+	/* the files its records left out, with their bytes; its bytes in
+	 * all (rchar, wchar) beside those through files */
+	assert_non_null(strstr(text, "  3 more files not listed (dropped by the"
+			       " rules, over files.max_per_process, or no name"
+			       " known): read 10 B, written 0 B\n  in all its"
+			       " processes read 6.0 GiB and wrote 8.0 GiB (pipes,"
+			       " sockets, terminals too); through files: read"
+			       " 5.0 GiB, written 7.0 GiB\n"));
 	assert_non_null(strstr(text, "\nProgress (running processes, latest"
 			       " sample)\n     1001 bwa              read 62% of"
 			       " sample.fq.gz (3.1 of 5.0 GiB)\n"));
@@ -515,7 +527,7 @@ static void test_progress_store(void **state)
 }
 
 /* A process record of job 88 with files (printf format: pid, ppid, uid,
- * task, tool, files JSON). */
+ * task, tool, files JSON); rchar is the pid then 7, wchar the pid then 9. */
 static const char proc88[] =
 	"{\"type\":\"process\",\"schema\":1,\"host\":\"n1\","
 	"\"id\":\"p-%1$d\",\"pid\":%1$d,\"ppid\":%2$d,\"parent_id\":\"p-%2$d\","
@@ -530,7 +542,7 @@ static const char proc88[] =
 	"\"cpu\":{\"user_s\":1,\"sys_s\":0},"
 	"\"mem\":{\"peak_rss_bytes\":1,\"rss_bytes\":1},"
 	"\"io\":{\"read_bytes\":0,\"write_bytes\":0,"
-	"\"cancelled_write_bytes\":0,\"rchar\":0,\"wchar\":0,"
+	"\"cancelled_write_bytes\":0,\"rchar\":%1$d7,\"wchar\":%1$d9,"
 	"\"blkio_delay_s\":0},\"net\":{\"rx_bytes\":0,\"tx_bytes\":0},"
 	"\"files\":%6$s,\"files_rest\":{\"count\":0,\"opens\":0,"
 	"\"read_bytes\":0,\"write_bytes\":0},\"files_nonregular\":{"
@@ -606,6 +618,13 @@ static void test_store_data(void **state)
 	jq_is(t, "$.data.tasks[1].task", "sort");
 	jq_is(t, "$.data.tasks[1].inputs[0].from", "align");
 	jq_is(t, "$.data.tasks[1].outputs[0].size_bytes", "3000");
+	/* its processes' reads and writes in all against those through files */
+	jq_is(t, "$.data.tasks[0].rchar", "107");
+	jq_is(t, "$.data.tasks[0].wchar", "109");
+	jq_is(t, "$.data.tasks[0].file_read_bytes", "4000");
+	jq_is(t, "$.data.tasks[0].file_write_bytes", "9000");
+	jq_is(t, "$.data.tasks[1].rchar", "207");
+	jq_is(t, "$.data.tasks[1].not_listed_read_bytes", "0");
 	free(t);
 	t = store_out(db, &q, "html", false);
 	assert_non_null(strstr(t, "<section><h2>Data</h2>"));
