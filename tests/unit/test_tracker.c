@@ -544,6 +544,8 @@ static void test_threads_one_record(void **state)
 	assert_int_equal(proc_table_count(f->t.procs), 0);
 }
 
+static void default_rules(struct fx *f);
+
 /* A file's open (path as the call gave it) at fd by the kernel. */
 static void ev_fopen(struct fx *f, uint32_t pid, uint64_t start, int fd,
 		     uint64_t ino, const char *path, uint32_t oflags)
@@ -593,19 +595,12 @@ static void ev_fclose(struct fx *f, uint32_t pid, uint64_t start, int fd,
 static void test_files_record(void **state)
 {
 	struct fx *f = *state;
-	struct rules_limits lim = { 64u << 20, 1000000, 0 };
-	const char *top = getenv("top_srcdir");
-	char dir[1024], err[512];
-	struct rules *r = NULL;
 	const uint64_t start = 3000000;
 	union jt_event e;
+	char buf[256];
 	const char *rec;
 
-	snprintf(dir, sizeof(dir), "%s/lua-rules", top ? top : ".");
-	assert_int_equal(rules_new(&lim, &r), 0);
-	if (rules_load_dir(r, dir, err, sizeof(err)))
-		fail_msg("%s: %s", dir, err);
-	f->t.rules = r;
+	default_rules(f);	/* freed by the teardown */
 	f->t.files = true;
 	EXEC_TOP(f, 300, start, start + 5, "/usr/bin/sort", "sort\0in.txt");
 	ev_fopen(f, 300, start, 3, 11, "/lib/x86_64-linux-gnu/libc.so.6", 0);
@@ -634,7 +629,7 @@ static void test_files_record(void **state)
 	assert_jraw(rec, "files.1.flags",
 		    "[\"write\",\"create\",\"truncate\"]");
 	assert_int_equal(ju64(rec, "files.1.write_bytes"), 1500);
-	assert_false(jget(rec, "files.2", err, sizeof(err)));	/* two listed */
+	assert_false(jget(rec, "files.2", buf, sizeof(buf)));	/* two listed */
 	/* libc dropped by the rules, one file the kernel could not follow */
 	assert_int_equal(ju64(rec, "files_rest.count"), 2);
 	assert_int_equal(ju64(rec, "files_rest.read_bytes"), 832 + 7);
@@ -651,8 +646,6 @@ static void test_files_record(void **state)
 	rec = proc_rec(f, 301, start + 100);
 	assert_jraw(rec, "files", "null");
 	assert_jraw(rec, "files_rest", "null");
-	f->t.rules = NULL;
-	rules_free(r);
 }
 
 /* A process of about a millisecond with an odd split: user + sys is the
