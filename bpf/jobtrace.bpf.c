@@ -1006,6 +1006,9 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 	sig = BPF_CORE_READ(p, signal);
 	if (BPF_CORE_READ(sig, live.counter) != 0)
 		return 0;	/* the group goes on; see jt_switch */
+	/* its open files' sums go out before the exit event; an excluded
+	 * one's slots (made before it was excluded) go too */
+	files_at_exit(t, tgid);
 	if (t->flags & JT_TF_EXCLUDED) {
 		count(JT_CNT_EXCLUDED);
 		goto untrack;
@@ -1070,8 +1073,6 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 	e->rx_bytes = t->rx_bytes;
 	e->tx_bytes = t->tx_bytes;
 	memcg_peaks(e, p);
-	/* its open files' sums go out before the exit event */
-	files_at_exit(t, tgid);
 	e->nonreg = t->nonreg;
 	e->lost = t->lost;
 
