@@ -433,11 +433,12 @@ file_pairs() {
 	F_ON=$(median "${ons[@]}")
 }
 
-# run_time_ns and run_cnt of the agent's file programs together.
+# run_time_ns and run_cnt of the programs that read files together: the
+# file iterator and the exit (whose fd-table walk is the files' part).
 file_progs() {
 	local a b c d
-	read -r a b <<<"$(prog_stat "$AGENT_PID" jt_sysexit)"
-	read -r c d <<<"$(prog_stat "$AGENT_PID" jt_close_enter)"
+	read -r a b <<<"$(prog_stat "$AGENT_PID" jt_files)"
+	read -r c d <<<"$(prog_stat "$AGENT_PID" jt_exit)"
 	echo "$((a + c)) $((b + d))"
 }
 
@@ -731,8 +732,8 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	echo " RSS (processes:KiB): ${RSS_LINES[*]}"
 	echo " files: O_DIRECT: $F_DIRECT; pairs:"
 	printf '%s\n' "${FILES_LINES[@]}"
-	echo "   file programs (jt_sysexit, jt_close_enter): $F_OPEN_RUNS runs over the opens window, $F_READ_RUNS over the reads';"
-	echo "   the machine's other calls over as long, subtracted: $F_OPEN_BG ns and $F_READ_BG ns; fd map full: ${F_FILES_REC:-n/a}"
+	echo "   file programs (jt_files, jt_exit): $F_OPEN_RUNS runs over the opens window, $F_READ_RUNS over the reads';"
+	echo "   the machine's other exits and passes over as long, subtracted: $F_OPEN_BG ns and $F_READ_BG ns; fd map full: ${F_FILES_REC:-n/a}"
 	echo " RSS after $RSS_TOTAL processes by kind (KiB): BPF ring buffer $RSS_RB, anonymous (heap, arenas, stacks) $RSS_ANON, files (program and libraries) $RSS_FILES"
 } | tee "$OUT"
 say "results written to $OUT"
