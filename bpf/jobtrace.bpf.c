@@ -907,6 +907,37 @@ static long walk_slot(__u32 fd, struct fd_walk *w)
 	return 0;
 }
 
+#define FD_WORDS_SCANNED 16	/* open_fds words read for fds_end */
+
+/* One past the highest open fd of a table (its open_fds bitmap), so that
+ * the walk stops there; max_fds for tables wider than FD_WORDS_SCANNED
+ * words. */
+static __always_inline __u32 fds_end(struct fdtable *fdt, __u32 max)
+{
+	unsigned long *bits = BPF_CORE_READ(fdt, open_fds);
+	__u64 v = 0, top = 0;
+	__u32 words = (max + 63) / 64, last = 0, n = 0;
+
+	if (words > FD_WORDS_SCANNED)
+		return max;
+	for (__u32 i = 0; i < FD_WORDS_SCANNED && i < words; i++) {
+		bpf_probe_read_kernel(&v, sizeof(v), &bits[i]);
+		if (v) {
+			top = v;
+			last = i;
+		}
+	}
+	if (!top)
+		return 0;
+	for (int k = 32; k > 0; k >>= 1) {	/* the highest set bit */
+		if (top >> k) {
+			top >>= k;
+			n += k;
+		}
+	}
+	return last * 64 + n + 1;
+}
+
 /* The files of a process at its end (its last thread's exit: the fd
  * table is still there): each seen a last time, then every slot sent. */
 static __always_inline void files_at_exit(struct jt_tracked *t,
@@ -919,7 +950,7 @@ static __always_inline void files_at_exit(struct jt_tracked *t,
 		return;
 	if (fdt && !(t->flags & JT_TF_EXCLUDED)) {
 		w.arr = BPF_CORE_READ(fdt, fd);
-		w.max = BPF_CORE_READ(fdt, max_fds);
+		w.max = fds_end(fdt, BPF_CORE_READ(fdt, max_fds));
 		bpf_loop(MAX_FDS_WALKED, walk_fd, &w, 0);
 	}
 	if (t->nslots)
