@@ -26,6 +26,9 @@
 #      file's size; `jobtrace ps` prints "read 40% of big ...";
 #   3. a canary planted inside a file the job reads and writes is in no
 #      record, store, spool or log;
+#   5. a process's files still open at its end (one on a tmpfs the test
+#      mounts: the name crosses a mount) have their full names, offsets
+#      and sizes;
 #   4. the default rules drop /etc/ld.so.cache (open at the pause) and list
 #      no library or its own executable.
 #
@@ -45,6 +48,17 @@ BIG_READ=400000
 CANARY="JTCANARY$$files$(date +%s%N)"
 J=files-$$
 start_watchdog 100
+
+# The answer of query $1, waited for up to 10 s (a record being stored).
+record_of() {
+	local r=
+	for _ in $(seq 1 50); do
+		r=$(q "$1")
+		[ -n "$r" ] && break
+		sleep 0.2
+	done
+	printf '%s\n' "$r"
+}
 
 mkdir -p "$D"
 # in: 300000 bytes, the canary inside (the workload reads it and copies
@@ -108,12 +122,7 @@ SAMPLE_Q="select json_extract(json, '\$.progress.path') || '|' ||
 	json_extract(json, '\$.progress.size_bytes') from record
 	where type = 'sample' and json_extract(json, '\$.pid') = $W
 	and json_extract(json, '\$.progress') is not null order by time desc limit 1;"
-PROG=
-for _ in $(seq 1 50); do
-	PROG=$(q "$SAMPLE_Q")
-	[ -n "$PROG" ] && break
-	sleep 0.2
-done
+PROG=$(record_of "$SAMPLE_Q")
 POS1=$(sed -n 's/^pos:[[:space:]]*//p' "/proc/$W/fdinfo/$FD")
 note "fdinfo pos before $POS0, after $POS1; sample progress $PROG"
 check "the test's fdinfo pos is $BIG_READ before and after the sample (it waits)" \
@@ -147,12 +156,7 @@ check "jobtrace run of strace fileio exits 0 (exit $st; $(head -c 200 "$T/fileio
 
 # ---- 1. the record's files -----------------------------------------------------------
 
-REC=
-for _ in $(seq 1 50); do
-	REC=$(q "select json from process where pid = $W and comm = 'fileio';")
-	[ -n "$REC" ] && break
-	sleep 0.2
-done
+REC=$(record_of "select json from process where pid = $W and comm = 'fileio';")
 check "fileio's process record is stored" test -n "$REC"
 printf '%s\n' "$REC" >"$T/record.json"
 
@@ -228,6 +232,34 @@ check "no library, loader cache or its own executable listed; they are counted i
 	eq "$(echo "$LISTED" | cut -d' ' -f1)" none
 check "files_rest counts what was dropped (at least /etc/ld.so.cache, open at the pause)" \
 	test "$(echo "$LISTED" | cut -d' ' -f2)" -ge 1
+
+# ---- 5. files open at a process's end: their names from the exit's walk ---------------
+
+# a tmpfs of the test's own under the folder: the name crosses a mount;
+# a process opens two files, reads 2 bytes of one and all of the other,
+# and ends at once (a pass seldom sees them first: either way the names,
+# offsets and sizes are the same)
+extra_cleanup() { umount "$T/mnt" 2>/dev/null; }
+mkdir -p "$T/mnt" "$D/a/b"
+mount -t tmpfs -o size=1m jt-files "$T/mnt"
+check "a tmpfs mounted on $T/mnt" mountpoint -q "$T/mnt"
+printf 'hello\n' >"$T/mnt/shm"
+head -c 12345 /dev/zero >"$D/a/b/late"
+"$CLI" --config "$CONF" run --job "$J-late" -- python3 -c 'import os, sys
+a = os.open(sys.argv[1], os.O_RDONLY)
+b = os.open(sys.argv[2], os.O_RDONLY)
+os.read(a, 2)
+while os.read(b, 65536):
+	pass
+os._exit(0)' "$T/mnt/shm" "$D/a/b/late" >/dev/null 2>&1
+LATE=$(record_of "select json from process where job_id like '%$J-late' and comm = 'python3';")
+LATE_FILES=$(printf '%s\n' "$LATE" | python3 -c 'import json, sys
+r = json.loads(sys.stdin.readline())
+for f in r["files"]:
+	if f["path"].startswith(sys.argv[1]):
+		print(f["path"], f["read_bytes"], f["size_bytes"])' "$T/" | sort | paste -sd'/' -)
+check "a process's files open at its end: names across a mount, offsets, sizes ($LATE_FILES)" \
+	eq "$LATE_FILES" "$D/a/b/late 12345 12345/$T/mnt/shm 2 6"
 
 # ---- 3. the canary -------------------------------------------------------------------
 
