@@ -16,6 +16,7 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define PF_KTHREAD 0x00200000
+#define PF_EXITING 0x00000004
 #define SIGNAL_GROUP_EXIT 0x00000004
 #define AF_INET 2
 #define AF_INET6 10
@@ -857,6 +858,10 @@ int jt_files(struct bpf_iter__task_file *ctx)
 	__u32 tgid;
 
 	if (!task || !f || !files_enabled)
+		return 0;
+	/* an ending process is the exit's: a slot made after its walk
+	 * would outlive it */
+	if (task->flags & PF_EXITING)
 		return 0;
 	tgid = task->tgid;
 	t = bpf_map_lookup_elem(&tracked, &tgid);
