@@ -11,7 +11,8 @@
  * (report, export, rightsize, cost) take their selectors and formats from
  * the query layer's table (qcmd.h), which the agent's socket reads too.
  * The commands live one file per command or close group: cmd_agent.c
- * (status, ps, reload), cmd_query.c, cmd_rules.c, cmd_schema.c,
+ * (status, ps, reload), cmd_query.c, cmd_rules.c, cmd_rules_fleet.c
+ * (rules push and status), cmd_schema.c,
  * cmd_prices.c, cmd_job.c (the hooks and run).
  */
 #ifndef JOBTRACE_CLI_H
@@ -97,6 +98,8 @@ int cli_run_query(struct cli *c, const struct cli_cmd *cmd, int argc,
 		  char **argv);
 int cli_run_rules(struct cli *c, const struct cli_cmd *cmd, int argc,
 		  char **argv);
+/* `rules push` and `rules status` (argv[0]): the exit status. */
+int cli_run_rules_fleet(struct cli *c, int argc, char **argv);
 int cli_run_schema(struct cli *c, const struct cli_cmd *cmd, int argc,
 		   char **argv);
 int cli_run_prices(struct cli *c, const struct cli_cmd *cmd, int argc,
@@ -114,6 +117,29 @@ void cli_help_export(FILE *out);
 void cli_help_rightsize(FILE *out);
 void cli_help_cost(FILE *out);
 void cli_help_rules(FILE *out);
+void cli_help_rules_fleet(FILE *out);
+struct rules;
+/* Load dir's rules and self-tests into a new *out (free it, also after a
+ * failure): 0, 1, or EXIT_USAGE after "jobtrace rules CMD WHY FILE:LINE:
+ * what" on stderr. */
+int cli_rules_load(const struct cli *c, const char *dir, const char *cmd,
+		   const char *why, struct rules **out);
+struct jbuf;
+struct rulebundle;
+/*
+ * Load dir's rules and self-tests and classify `sh -c true` (a rule that
+ * fails there fails on every shell), make the bundle of dir (version,
+ * signed with the key in the PEM file sign when not NULL) into t, then
+ * open, extract and load that bundle as an agent will, *b describing it
+ * (free it with rulebundle_free, also after a failure): 0, or an exit
+ * status after "jobtrace rules CMD..." on stderr (EXIT_USAGE: the folder
+ * is refused, naming the file and line).  cmd: "bundle: ", "push: ".
+ */
+int cli_rules_bundle_make(const struct cli *c, const char *cmd,
+			  const char *dir, const char *version,
+			  const char *sign, struct jbuf *t, struct rulebundle *b);
+/* `rules bundle` (argv[0] is "bundle"): an exit status. */
+int cli_rules_bundle(struct cli *c, int argc, char **argv);
 void cli_help_schema(FILE *out);
 void cli_help_prices(FILE *out);
 void cli_help_job(FILE *out);

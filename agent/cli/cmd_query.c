@@ -327,21 +327,16 @@ static int answer(struct cli *c, const struct qcmd *qc, const char *source,
 				      sizeof(where), &err);
 		if (!st)
 			return err;
-	}
-	if (!strcmp(source, "sqlite"))
-		store_catch_up(c, who);
-	if (st) {
-		/* read from ClickHouse */
-	} else if (geteuid() != 0 && access(c->cfg.sqlite_path, R_OK)) {
-		err = agent_query(c, cmd, q, format);
-		return cli_stdout_done(who) ? 1 : err;
-	} else if (store_open(c->cfg.sqlite_path, true, &st)) {
-		return 1;
+		err = qc->run(st, where, q, format, stdout) ? 1 : 0;
+		store_close(st);
 	} else {
-		util_strlcpy(where, c->cfg.sqlite_path, sizeof(where));
+		store_catch_up(c, who);
+		if (geteuid() != 0 && access(c->cfg.sqlite_path, R_OK))
+			err = agent_query(c, cmd, q, format);
+		else
+			err = qcmd_run_path(qc, c->cfg.sqlite_path, q, format,
+					    stdout) ? 1 : 0;
 	}
-	err = qc->run(st, where, q, format, stdout) ? 1 : 0;
-	store_close(st);
 	return cli_stdout_done(who) ? 1 : err;
 }
 

@@ -282,17 +282,27 @@ void cli_help_rules(FILE *out)
 	      "                           [--repeat N] [--argv-truncated] [--uid UID]\n"
 	      "                           [--job ID] [--not-system] -- ARGV...\n"
 	      "       jobtrace rules test [OPTIONS] --lines FILE\n"
+	      "       jobtrace rules bundle DIR -o FILE [--version V] [--sign KEY.pem]\n"
 	      "\nShow what the rules decide for a command line, without the agent:\n"
 	      "include or exclude, tool, category, version, redacted argv, job fields.\n"
-	      "--rules tries a folder before it is installed (default: agent.rules_dir),\n"
+	      "--rules tries a folder before it is installed (default: rules.source when\n"
+	      "it is a folder, else agent.rules_dir),\n"
 	      "--parent gives the parent's command line, --repeat N times the decision,\n"
 	      "--argv-truncated shows the command line as one the kernel cut (the last\n"
 	      "argument is the cut one).  --lines decides for every line of FILE (- for\n"
 	      "stdin), each a command line in shell words; blank lines and lines that\n"
 	      "begin with # are skipped.  The process runs as UID (default: yours),\n"
 	      "in job ID (default: none), and its program is a system file (root's, in\n"
-	      "root's folders: p.exe_system) unless --not-system says it is a user's.\n",
+	      "root's folders: p.exe_system) unless --not-system says it is a user's.\n"
+	      "\nrules bundle writes the *.lua files of DIR as one bundle to FILE, for\n"
+	      "agents whose rules.source is its URL: a tar with a MANIFEST naming each\n"
+	      "file's SHA-256 and version V (default: the time, UTC), signed with the\n"
+	      "Ed25519 private key of KEY.pem (PEM) when --sign is given.  It is made\n"
+	      "only when DIR loads, its self-tests pass and sh -c true is classified\n"
+	      "without a rule failing, and checked again as an\n"
+	      "agent will take it.\n\n",
 	      out);
+	cli_help_rules_fleet(out);
 }
 
 /* The options of `rules test`. */
@@ -416,21 +426,45 @@ static int add_parent(struct rules *r, const char *parent,
 	return 0;
 }
 
+/* Load dir's rules and self-tests into a new *out, as `rules test` and
+ * `rules bundle` do: 0, 1, or EXIT_USAGE after "jobtrace rules CMD: WHY:
+ * FILE:LINE: what" (cmd "test: ", why "" or a context). */
+int cli_rules_load(const struct cli *c, const char *dir, const char *cmd,
+		   const char *why, struct rules **out)
+{
+	struct rules_limits lim = { 64u << 20, 1000000ul,
+				    c->cfg.rules_deadline_ms };
+	char err[512];
+
+	*out = NULL;
+	if (rules_new(&lim, out))
+		return 1;
+	if (rules_load_dir(*out, dir, err, sizeof(err))) {
+		fprintf(stderr, "jobtrace rules %s%s%s\n", cmd, why, err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* `rules test`: load the rules locally and show their decision. */
 int cli_run_rules(struct cli *c, const struct cli_cmd *cmd, int argc,
 		  char **argv)
 {
-	struct rules_limits lim = { 64u << 20, 1000000ul,
-				    c->cfg.rules_deadline_ms };
-	struct rules_opts o = { .dir = c->cfg.rules_dir, .uid = -1 };
+	/* the folder the agent follows: rules.source when it is one */
+	struct rules_opts o = { .dir = c->cfg.rules_source[0] == '/' ?
+				c->cfg.rules_source : c->cfg.rules_dir, .uid = -1 };
 	struct made_proc *m = NULL;
 	struct rules_input in = { 0 };
 	struct rules *r = NULL;
-	char err[512];
 	int rc;
 
 	if (cli_help_asked(cmd, argc, argv))
 		return 0;
+	if (argc >= 2 && !strcmp(argv[1], "bundle"))
+		return cli_rules_bundle(c, argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "push") ||
+			  !strcmp(argv[1], "status")))
+		return cli_run_rules_fleet(c, argc - 1, argv + 1);
 	if (argc < 2 || strcmp(argv[1], "test") != 0) {
 		cli_help_rules(stderr);
 		return EXIT_USAGE;
@@ -458,14 +492,10 @@ int cli_run_rules(struct cli *c, const struct cli_cmd *cmd, int argc,
 		util_strlcpy(m->p.job.scheduler, "test", sizeof(m->p.job.scheduler));
 		util_strlcpy(m->p.job.id, o.job, sizeof(m->p.job.id));
 	}
-	rc = 1;
-	if (rules_new(&lim, &r))
+	rc = cli_rules_load(c, o.dir, "test: ", "", &r);
+	if (rc)
 		goto out;
 	rc = EXIT_USAGE;
-	if (rules_load_dir(r, o.dir, err, sizeof(err))) {
-		fprintf(stderr, "jobtrace rules test: %s\n", err);
-		goto out;
-	}
 	if (o.parent && add_parent(r, o.parent, &m[1], &in))
 		goto out;
 	in.p = &m->p;

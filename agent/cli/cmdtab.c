@@ -22,8 +22,14 @@ const struct cli_cmd cli_cmds[] = {
 	  " nodes", 0, cli_help_cost, cli_run_query },
 	{ "rules", "rules test [--rules DIR] [--exe PATH] [--parent CMD]"
 	  " [--repeat N] -- ARGV...\n"
-	  "rules test [OPTIONS] --lines FILE",
-	  "what the rules decide for a command line", 0, cli_help_rules,
+	  "rules test [OPTIONS] --lines FILE\n"
+	  "rules bundle DIR -o FILE [--version V] [--sign KEY.pem]\n"
+	  "rules push DIR --source clickhouse[:NAME] [--version V]"
+	  " [--sign KEY.pem]\n"
+	  "rules status --source clickhouse[:NAME] [--format text|json]",
+	  "what the rules decide for a command line; a bundle of them; the"
+	  " fleet's rules", 0,
+	  cli_help_rules,
 	  cli_run_rules },
 	{ "reload", "reload", "make the agent re-read its configuration and"
 	  " rules", 0, cli_help_reload, cli_run_agent },

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "chschema.h"
+#include "chsql.h"
 #include "json_read.h"
 #include "schema.h"
 
@@ -38,24 +39,12 @@
 /* Print name as a ClickHouse identifier, back-quoted when it must be. */
 static void print_ident(FILE *out, const char *name)
 {
-	const char *s;
-	bool plain = (*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z') ||
-		     *name == '_';
+	struct jbuf b;
 
-	for (s = name; plain && *s; s++)
-		plain = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-			(*s >= '0' && *s <= '9') || *s == '_';
-	if (plain) {
-		fputs(name, out);
-		return;
-	}
-	fputc('`', out);
-	for (s = name; *s; s++) {
-		if (*s == '`' || *s == '\\')
-			fputc('\\', out);
-		fputc(*s, out);
-	}
-	fputc('`', out);
+	jbuf_init(&b);
+	chsql_ident(&b, name);
+	fputs(jbuf_str(&b), out);
+	jbuf_free(&b);
 }
 
 /* Print one column line: name, type, comma and the comment. */
@@ -111,6 +100,38 @@ static void print_fields(FILE *out, const struct sf_field *f, size_t n)
 	}
 }
 
+/*
+ * Print the rules table: one row per `jobtrace rules push`, the bundle's
+ * bytes as they were pushed (a String holds any bytes).  MergeTree, not
+ * Replacing: pushing an older bundle again (a roll-back) is a new row
+ * that is then the latest.
+ */
+static void print_rules_table(FILE *out, const char *db)
+{
+	fputs("\n-- rules: the fleet's rules bundles, one row per jobtrace rules"
+	      " push:\n-- agents with rules.source = \"clickhouse\" follow the"
+	      " latest pushed_at.\n", out);
+	fputs("CREATE TABLE IF NOT EXISTS ", out);
+	print_ident(out, db);
+	fputs("." CHSCHEMA_RULES_TABLE "\n(\n", out);
+	print_column(out, "version", "String", false,
+		     "the bundle's version (its MANIFEST's)");
+	print_column(out, "sha256", "String", false,
+		     "the bundle's id: SHA-256 of its MANIFEST, hex");
+	print_column(out, "pushed_at", "DateTime('UTC')", false,
+		     "when it was pushed");
+	print_column(out, "pushed_at_us", "UInt32", false,
+		     "microseconds within the second");
+	print_column(out, "pushed_by", "String", false,
+		     "the user who pushed it");
+	print_column(out, "host", "String", false, "the host it was pushed from");
+	print_column(out, "size", "UInt32", false, "bytes of the bundle");
+	fprintf(out, "    %-24s %-32s -- %s\n", "bundle", "String",
+		"the bundle: a ustar tar, its bytes verbatim");
+	fputs(")\nENGINE = MergeTree()\nORDER BY (pushed_at, pushed_at_us,"
+	      " sha256)\n;\n", out);
+}
+
 /* Print the schema: CREATE DATABASE and one CREATE TABLE per record type. */
 void chschema_print(FILE *out, const char *db)
 {
@@ -161,6 +182,7 @@ void chschema_print(FILE *out, const char *db)
 			"PARTITION BY toYYYYMM(%s)\n"
 			"ORDER BY (host, %s, id)\n;\n", t->time, t->time);
 	}
+	print_rules_table(out, db);
 }
 
 /* ---- rows ------------------------------------------------------------------- */

@@ -32,6 +32,21 @@
 void chschema_print(FILE *out, const char *db);
 
 /*
+ * The table of the fleet's rules bundles (`jobtrace rules push --source
+ * clickhouse` inserts, agents with rules.source = "clickhouse" poll it):
+ * one row per push, the latest pushed_at (then pushed_at_us) in force.
+ * Its DDL is part of chschema_print()'s.
+ */
+#define CHSCHEMA_RULES_TABLE "rules"
+/* Its columns, in the order of the DDL (for INSERT ... FORMAT
+ * TabSeparated). */
+/* The order of its rows that puts the bundle in force first. */
+#define CHSCHEMA_RULES_LATEST \
+	"ORDER BY pushed_at DESC, pushed_at_us DESC LIMIT 1"
+#define CHSCHEMA_RULES_COLUMNS \
+	"version, sha256, pushed_at, pushed_at_us, pushed_by, host, size, bundle"
+
+/*
  * Append to b (which must be at the top level: no open object) one
  * JSONEachRow line, a JSON object and '\n', for the record json[0..len):
  * its flattened columns plus `json`, the record's text verbatim (without

@@ -583,16 +583,18 @@ static int l_proxy_pairs(lua_State *L)
  * pairs and ipairs go through; writes raise an error). */
 static void push_readonly(lua_State *L)
 {
+	static const luaL_Reg meta[] = {
+		{ "__newindex", l_readonly },
+		{ "__len", l_proxy_len },
+		{ "__pairs", l_proxy_pairs },
+		{ NULL, NULL },
+	};
+
 	lua_createtable(L, 0, 0);
 	lua_createtable(L, 0, 5);
 	lua_pushvalue(L, -3);
 	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, l_readonly);
-	lua_setfield(L, -2, "__newindex");
-	lua_pushcfunction(L, l_proxy_len);
-	lua_setfield(L, -2, "__len");
-	lua_pushcfunction(L, l_proxy_pairs);
-	lua_setfield(L, -2, "__pairs");
+	luaL_setfuncs(L, meta, 0);
 	lua_pushboolean(L, 0);
 	lua_setfield(L, -2, "__metatable");
 	lua_setmetatable(L, -2);
@@ -1711,6 +1713,14 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
+/* The rule files of dir, as loaded: their count or -errno. */
+int rules_dir_files(const char *dir, struct dirent ***names)
+{
+	int n = scandir(dir, names, lua_file, by_name);
+
+	return n < 0 ? -errno : n;
+}
+
 /* Number of globals: a file that adds one (a library) registers something. */
 static size_t count_globals(lua_State *L)
 {
@@ -1780,10 +1790,10 @@ static int load_files(struct rules *r, struct rstate *rs, const char *dir,
 	int n = 0, rc = 0;
 
 	if (dir) {
-		n = scandir(dir, &names, lua_file, by_name);
+		n = rules_dir_files(dir, &names);
 		if (n < 0) {
-			rc = -errno;
-			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+			rc = n;
+			snprintf(err, errlen, "%s: %s", dir, strerror(-rc));
 			return rc;
 		}
 		if (n > MAX_FILES) {
@@ -1925,12 +1935,15 @@ static int load_rules(struct rules *r, const char *dir, char *err,
 	r->st.reloads_ok++;
 	r->builtin = !dir;
 	r->st.builtin = !dir;
+	if (dir)	/* the built-in rules standing in keep the reason */
+		r->st.load_error[0] = '\0';
 	util_strlcpy(r->st.dir, dir ? dir : RULES_BUILTIN_DIR, sizeof(r->st.dir));
 	return 0;
 fail:
 	state_free(rs);
 	r->st.reloads_failed++;
 	snprintf(r->st.last_error, sizeof(r->st.last_error), "%s", err);
+	snprintf(r->st.load_error, sizeof(r->st.load_error), "%s", err);
 	return rc;
 }
 

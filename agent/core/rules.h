@@ -89,6 +89,13 @@ void rules_free(struct rules *r);
  */
 int rules_load_dir(struct rules *r, const char *dir, char *err, size_t errlen);
 /*
+ * The rule files of dir that rules_load_dir loads (regular *.lua, not
+ * hidden, byte order of names) into *names (free each and the array):
+ * their count or -errno.
+ */
+struct dirent;
+int rules_dir_files(const char *dir, struct dirent ***names);
+/*
  * Swap in the default rule files as they were built into the program (the
  * package's lua-rules), for when the rules folder does not load at start.
  * While they stand in, classifications keep argv[0] only and record every
@@ -139,6 +146,9 @@ struct rules_stats {
 	bool builtin;			/* the built-in rules stand in */
 	char dir[256];
 	char last_error[512];		/* last load or runtime error, "" if none */
+	char load_error[512];		/* why the last load of a folder failed,
+					 * "" since one loaded: a runtime error
+					 * does not replace it */
 };
 /* Copy the engine's counters. */
 void rules_get_stats(const struct rules *r, struct rules_stats *st);

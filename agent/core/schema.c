@@ -47,6 +47,7 @@ static const struct sf_field sf_file_fields[] = { SF_FILE(SFF_ROW) };
 static const struct sf_field sf_files_rest_fields[] = { SF_FILES_REST(SF_ROW) };
 static const struct sf_field sf_files_nonreg_fields[] = { SF_FILES_NONREG(SF_ROW) };
 static const struct sf_field sf_progress_fields[] = { SF_PROGRESS(SF_ROW) };
+static const struct sf_field sf_rules_fields[] = { SF_RULES(SF_ROW) };
 
 static const struct sf_field process_fields[] = {
 	SF_HEAD(SF_ROW)

@@ -438,7 +438,7 @@ struct sf_field {
 
 #define SF_HOST_REC(X) \
 	X(HOST_PHASE, "phase", STR, 0, "phase", NULL, SF_NOSUB, \
-	  "start, stop, spool_drop, store_size_cap, or summary (hourly, with collector.record = \"jobs\")") \
+	  "start, stop, spool_drop, store_size_cap, rules (the rules in force changed), or summary (hourly, with collector.record = \"jobs\")") \
 	X(BOOT_ID, "boot_id", STR, SF_NULL, "boot_id", NULL, SF_NOSUB, "the kernel's boot id") \
 	X(AGENT_VERSION, "agent_version", STR, SF_NULL, "agent_version", NULL, SF_NOSUB, "jobtraced's version") \
 	X(EVENTS_SEEN, "events_seen", U64, 0, "events_seen", NULL, SF_NOSUB, "kernel events handled") \
@@ -448,7 +448,19 @@ struct sf_field {
 	X(PRICE, "price", OBJ, 0, NULL, NULL, SF_SUB(sf_price_fields), \
 	  "what the node costs, from cost { } (README section Cost)") \
 	X(OUTSIDE_JOBS, "outside_jobs", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_outside_fields), \
-	  "with collector.record = \"jobs\": the processes outside any job, which have no record of their own, since the agent started (null when every process has its record)")
+	  "with collector.record = \"jobs\": the processes outside any job, which have no record of their own, since the agent started (null when every process has its record)") \
+	X(RULES, "rules", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_rules_fields), \
+	  "the rules in force (rules.source of jobtrace.conf(5)), and a host record of phase rules is written whenever they change")
+
+#define SF_RULES(X) \
+	X(RULES_VERSION, "version", STR, SF_NULL, "rules_version", NULL, SF_NOSUB, \
+	  "the bundle's version, null for a folder's rules") \
+	X(RULES_SHA256, "sha256", STR, SF_NULL, "rules_sha256", NULL, SF_NOSUB, \
+	  "the bundle's id, the SHA-256 of its MANIFEST, null for a folder's rules") \
+	X(RULES_SOURCE, "source", STR, SF_NULL, "rules_source", NULL, SF_NOSUB, \
+	  "where they came from: a folder, a URL (without secrets), clickhouse, or (built-in)") \
+	X(RULES_ERROR, "error", STR, SF_NULL, "rules_error", NULL, SF_NOSUB, \
+	  "why the source's latest rules are not in force (a fetch, a check or a load failed), null when they are")
 
 #define SF_OUTSIDE(X) \
 	X(OUTSIDE_PROCESSES, "processes", U64, SF_NULL, "outside_jobs_processes", NULL, SF_NOSUB, \
@@ -529,6 +541,7 @@ enum sf_slot {
 	SF_EFFICIENCY(SF_ENUM)
 	SF_PRICE(SF_ENUM)
 	SF_OUTSIDE(SF_ENUM)
+	SF_RULES(SF_ENUM)
 	V__N
 };
 

@@ -12,9 +12,11 @@
 #include "dockerq.h"
 #include "dockjobs.h"
 #include "log.h"
+#include "tracker.h"
 
 struct dockjobs {
 	const struct jt_config *cfg;	/* borrowed */
+	struct tracker *trk;		/* borrowed: writes the job records */
 	struct dockerq *dq;
 	struct containers *cts;
 	bool failing;			/* the last look-up failed (logged) */
@@ -28,22 +30,38 @@ static int ask(void *ctx, const char *id)
 	return dockerq_ask(dj->dq, id);
 }
 
+/* A container's job starts or ends: the tracker writes its record. */
+static void job_record(void *ctx, const struct jt_jobinfo *ji,
+		       const char *phase)
+{
+	struct dockjobs *dj = ctx;
+
+	tracker_job_record(dj->trk, ji, phase);
+}
+
 /* Start the look-ups and the containers (dockjobs.h). */
-int dockjobs_start(const struct jt_config *cfg, size_t max,
-		   struct tracker *trk, struct dockjobs **out)
+int dockjobs_start(const struct jt_config *cfg, size_t max, struct jobs *jobs,
+		   const struct jt_host *host, struct tracker *trk,
+		   struct dockjobs **out)
 {
 	struct dockjobs *dj = calloc(1, sizeof(*dj));
 	struct containers_ops ops = {
 		.ask = ask,
 		.populated = containers_cgroup_populated,
+		.job_record = job_record,
 		.ctx = dj,
 		.end_grace_ns = cfg->docker_end_grace_ms * 1000000ull,
+		.jobs = jobs,
+		.procs = tracker_procs(trk),
+		.host = host,
 	};
+	struct tracker_containers ct;
 	int err;
 
 	if (!dj)
 		return -ENOMEM;
 	dj->cfg = cfg;
+	dj->trk = trk;
 	err = dockerq_start(cfg->docker_socket, cfg->docker_timeout_ms, &dj->dq);
 	if (!err)
 		err = containers_new(max, &ops, &dj->cts);
@@ -51,7 +69,8 @@ int dockjobs_start(const struct jt_config *cfg, size_t max,
 		dockjobs_free(dj);
 		return err;
 	}
-	trk->ct = containers_tracker(dj->cts);
+	ct = containers_tracker(dj->cts);
+	tracker_set_containers(trk, &ct);
 	*out = dj;
 	return 0;
 }
@@ -73,7 +92,7 @@ int dockjobs_fd(const struct dockjobs *dj)
 }
 
 /* Docker's answers: to the containers, which make the jobs. */
-void dockjobs_take(struct dockjobs *dj, struct tracker *trk)
+void dockjobs_take(struct dockjobs *dj)
 {
 	static struct dockerq_result r;	/* large: not on the stack */
 
@@ -91,15 +110,15 @@ void dockjobs_take(struct dockjobs *dj, struct tracker *trk)
 		}
 		dj->failing = r.state != DOCKER_OK &&
 			      r.state != DOCKER_NOT_FOUND;
-		containers_answer(dj->cts, trk, &r);
+		containers_answer(dj->cts, &r);
 	}
 }
 
 /* Containers that ended end their jobs. */
-void dockjobs_tick(struct dockjobs *dj, struct tracker *trk, uint64_t now)
+void dockjobs_tick(struct dockjobs *dj, uint64_t now)
 {
 	if (dj)
-		containers_tick(dj->cts, trk, now);
+		containers_tick(dj->cts, now);
 }
 
 /* Did the last look-up fail? */

@@ -16,25 +16,30 @@
 
 #include "config.h"
 
+struct jobs;
+struct jt_host;
 struct tracker;
 struct dockjobs;
 
 /*
  * Start the look-ups at cfg's docker.socket and follow at most max
- * containers for trk (which asks through them from now on); 0, or
- * -ENOMEM or the error of starting the look-up thread.
+ * containers for trk (which asks through them from now on, and writes
+ * their jobs' records); their AWS Batch jobs go in the registry jobs.
+ * Everything given is borrowed.  0, or -ENOMEM or the error of starting
+ * the look-up thread.
  */
-int dockjobs_start(const struct jt_config *cfg, size_t max,
-		   struct tracker *trk, struct dockjobs **out);
+int dockjobs_start(const struct jt_config *cfg, size_t max, struct jobs *jobs,
+		   const struct jt_host *host, struct tracker *trk,
+		   struct dockjobs **out);
 /* Stop the look-ups and free (NULL: nothing). */
 void dockjobs_free(struct dockjobs *dj);
 /* The descriptor that is readable when answers wait; -1 with NULL. */
 int dockjobs_fd(const struct dockjobs *dj);
 /* Take every answer that waits, to the containers. */
-void dockjobs_take(struct dockjobs *dj, struct tracker *trk);
+void dockjobs_take(struct dockjobs *dj);
 /* Every tick (CLOCK_MONOTONIC now): containers that ended end their
  * jobs (NULL: nothing). */
-void dockjobs_tick(struct dockjobs *dj, struct tracker *trk, uint64_t now);
+void dockjobs_tick(struct dockjobs *dj, uint64_t now);
 /* Did the last look-up fail (dockerd down, an error)? */
 bool dockjobs_failing(const struct dockjobs *dj);
 /* The docker_* lines of "status" ("docker: off" with NULL). */

@@ -71,6 +71,13 @@ void hostrec_write(struct jbuf *b, const struct hostrec_src *s,
 	record_price_values(v, s->price);
 	if (s->outside)
 		record_outside_values(v, s->outside);
+	if (s->rules_source) {
+		v[V_RULES].st = SV_SET;
+		sv_str(&v[V_RULES_VERSION], s->rules_version);
+		sv_str(&v[V_RULES_SHA256], s->rules_sha256);
+		sv_str(&v[V_RULES_SOURCE], s->rules_source);
+		sv_str(&v[V_RULES_ERROR], s->rules_error);
+	}
 	jbuf_reset(b);
 	schema_write(b, &sf_records[SF_REC_HOST], v);
 }

@@ -47,6 +47,8 @@ struct hostrec_src {
 	const struct jt_cloud *cloud;
 	const struct cost_price *price;
 	const struct jt_outside *outside;	/* NULL: everything recorded */
+	/* the rules in force (rulesctl_host); NULL: not said */
+	const char *rules_version, *rules_sha256, *rules_source, *rules_error;
 };
 
 /* The `host` record of phase at now (CLOCK_BOOTTIME) into b. */

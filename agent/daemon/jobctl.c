@@ -382,8 +382,8 @@ static struct jt_jobinfo *find_job(struct jobctl *jc,
 		/* its fork or exec may still wait in the ring buffer */
 		if (jc->ops.drain)
 			jc->ops.drain(jc->ops.ctx);
-		*root = jobtie_root(jc->trk->procs, (uint32_t)ja->pid, privileged,
-				    peer->uid, err, sizeof(err));
+		*root = jobtie_root(tracker_procs(jc->trk), (uint32_t)ja->pid,
+				    privileged, peer->uid, err, sizeof(err));
 		if (!*root) {
 			fprintf(out, "error %s\n", err);
 			return NULL;
@@ -534,7 +534,7 @@ void jobctl_request(struct jobctl *jc, const struct control_req *r,
 	else if (ja.end)
 		job_ended(jc, &ja, ji, slurm);
 	if (root)
-		tied = jobtie_tree(jc->trk->procs, jc->jobs, root, ji,
+		tied = jobtie_tree(tracker_procs(jc->trk), jc->jobs, root, ji,
 				   !privileged, peer->uid);
 	/* its report is asked for next: the store has it in milliseconds */
 	if (ja.end && jc->ops.flush)

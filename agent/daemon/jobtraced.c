@@ -79,7 +79,8 @@ struct agent {
 	struct query_server *qs;	/* users' report and export, groups */
 	struct dockjobs *dj;		/* container look-ups, NULL: off */
 	struct rulesctl rc;		/* the rules loaded, watched */
-	struct tracker trk;		/* process table, events -> records */
+	unsigned rules_reported;	/* rc.changes in the last host record */
+	struct tracker *trk;		/* process table, events -> records */
 	struct smklogq *smk;		/* Snakemake job logs (local mode),
 					 * NULL: off */
 	struct cgtrust *cgt;		/* whose cgroup folders name jobs */
@@ -228,7 +229,7 @@ static void on_event(void *ctx, const union jt_event *ev)
 {
 	struct agent *a = ctx;
 
-	tracker_event(&a->trk, ev);
+	tracker_event(a->trk, ev);
 }
 
 /* One iterator pass. */
@@ -237,7 +238,7 @@ static void on_samples(void *ctx, const struct jt_sample *s, size_t n,
 {
 	struct agent *a = ctx;
 
-	tracker_samples(&a->trk, s, n, discovery,
+	tracker_samples(a->trk, s, n, discovery,
 			util_now_ns(CLOCK_BOOTTIME));
 }
 
@@ -252,7 +253,7 @@ static void sample_pass(struct agent *a)
 	if (collector_sample(a->col, false) >= 0) {
 		/* exits submitted before the pass are in the ring buffer now */
 		collector_drain(a->col);
-		tracker_after_pass(&a->trk, before);
+		tracker_after_pass(a->trk, before);
 	}
 	stages_leave(prev);
 }
@@ -300,23 +301,31 @@ static void emit_host(struct agent *a, const char *phase, uint64_t now)
 	struct sv_count spool[SINKS_MAX];
 	struct spool_stats ss;
 	struct jt_cloud cloud;
+	struct tracker_stats ts = tracker_stats(a->trk);
+	struct rulesctl_host rh;
 	struct hostrec_src s = {
 		.host = &a->host, .counters = a->counters,
-		.events_seen = a->trk.events_seen,
-		.exits_lost = a->trk.exits_lost,
+		.events_seen = ts.events_seen,
+		.exits_lost = ts.exits_lost,
 		.records_unspooled = a->records_unspooled,
 		.spool_drops = spool,
 		.n_spool_drops = sinks_drop_counts(a->sinks, spool, SINKS_MAX),
 		.store_size_cap = sinks_store_size_cap(a->sinks),
 		.cloud = &cloud, .price = node_price(a),
-		.outside = a->trk.jobs_only ? &a->trk.outside : NULL,
+		.outside = ts.jobs_only ? &ts.outside : NULL,
 	};
 
 	spool_get_stats(a->spool, &ss);
 	s.lost_disk_full = ss.lost_disk_full;
+	rulesctl_host(&a->rc, &rh);
+	s.rules_version = rh.version;
+	s.rules_sha256 = rh.sha256;
+	s.rules_source = rh.source;
+	s.rules_error = rh.error;
+	a->rules_reported = a->rc.changes;
 	imds_identity(a->imds, &cloud);
 	a->size_cap_reported = s.store_size_cap;
-	a->outside_reported = a->trk.outside.processes;
+	a->outside_reported = ts.outside.processes;
 	hostrec_write(&a->jb, &s, phase, now);
 	a->lost_reported = sinks_lost_total(a->sinks);
 	put_record(a, &a->jb);
@@ -327,6 +336,7 @@ static void emit_host(struct agent *a, const char *phase, uint64_t now)
  * seconds). */
 static void spool_housekeeping(struct agent *a, uint64_t now)
 {
+	struct tracker_stats ts = tracker_stats(a->trk);
 	const char *why = NULL;
 
 	if (now - a->last_maintain_ns >= 1000000000ull) {
@@ -334,8 +344,8 @@ static void spool_housekeeping(struct agent *a, uint64_t now)
 		a->last_maintain_ns = now;
 	}
 	/* collector.record = "jobs": what ran outside jobs, hourly */
-	if (a->trk.jobs_only && now - a->last_summary_ns >= HOST_SUMMARY_NS) {
-		if (a->trk.outside.processes != a->outside_reported)
+	if (ts.jobs_only && now - a->last_summary_ns >= HOST_SUMMARY_NS) {
+		if (ts.outside.processes != a->outside_reported)
 			emit_host(a, "summary", util_now_ns(CLOCK_BOOTTIME));
 		a->last_summary_ns = now;
 	}
@@ -423,7 +433,7 @@ static void check_idle(struct agent *a)
 			 " can be read", strerror(-err));
 	if (!idle_sample(&a->idle, &ip, util_now_ns(CLOCK_BOOTTIME),
 			 err ? NULL : &cpu,
-			 idle_job_runs(a->trk.procs, a->jobs), &sig))
+			 idle_job_runs(tracker_procs(a->trk), a->jobs), &sig))
 		return;
 	emit_node_idle(a, &sig);
 }
@@ -459,7 +469,8 @@ static void pass_now(struct agent *a, uint64_t now)
 	jobs_expire(a->jobs, now, JOB_KEEP_NS);
 	sample_pass(a);
 	check_idle(a);
-	signals_agent_pass(&a->sig, &sp, a->trk.procs, a->trk.sample_gen,
+	signals_agent_pass(&a->sig, &sp, tracker_procs(a->trk),
+			   tracker_stats(a->trk).passes,
 			   a->host.memcg_v2);
 	check_drops(a);
 	record_host_sync_clock(&a->host);
@@ -474,14 +485,12 @@ static void pass_now(struct agent *a, uint64_t now)
  */
 static bool young_pass_due(struct agent *a, uint64_t now)
 {
-	a->trk.young_ns = a->cfg.first_sample_ms * 1000000ull;
-	if (!a->trk.young_ns) {
-		a->trk.young_due_ns = 0;
+	uint64_t young_ns = a->cfg.first_sample_ms * 1000000ull;
+
+	tracker_set_first_sample(a->trk, young_ns);
+	if (!young_ns || now - a->last_pass_ns < young_ns)
 		return false;
-	}
-	if (now - a->last_pass_ns < a->trk.young_ns)
-		return false;
-	return tracker_young_due(&a->trk, util_now_ns(CLOCK_BOOTTIME));
+	return tracker_young_due(a->trk, util_now_ns(CLOCK_BOOTTIME));
 }
 
 /* Every tick: drain events, sample when due, flush when due. */
@@ -493,9 +502,12 @@ static void on_tick(struct agent *a)
 	collector_drain(a->col);
 	smklogq_tick(a->smk, now);
 	rulesctl_tick(&a->rc, now);
+	/* after the start record: each change of the rules in force */
+	if (!a->host_start_ns && a->rc.changes != a->rules_reported)
+		emit_host(a, "rules", util_now_ns(CLOCK_BOOTTIME));
 	jobctl_tick(a->jc, now);
 	query_server_reap(a->qs, now);
-	dockjobs_tick(a->dj, &a->trk, now);
+	dockjobs_tick(a->dj, now);
 	control_server_expire(a->ctl, now);
 	host_start_when_ready(a, false);
 	if (now >= a->next_sample_ns || young_pass_due(a, now))
@@ -539,7 +551,7 @@ static void reply_flush(struct agent *a, FILE *out)
 static void reply_status(struct agent *a, bool privileged, FILE *out)
 {
 	struct status_src s = {
-		.cfg = &a->cfg, .host = &a->host, .trk = &a->trk,
+		.cfg = &a->cfg, .host = &a->host, .trk = a->trk,
 		.jobs = a->jobs, .spool = a->spool, .sinks = a->sinks,
 		.rules = a->rules, .imds = a->imds, .imds_why = a->imds_why,
 		.idle = &a->idle, .idle_params = idle_params_of(&a->cfg),
@@ -549,7 +561,7 @@ static void reply_status(struct agent *a, bool privileged, FILE *out)
 		.records_spooled = a->records_spooled,
 		.records_unspooled = a->records_unspooled,
 		.control_busy = a->control_busy,
-		.rules_failing = a->rc.failing,
+		.rules_failing = a->rc.failing, .rc = &a->rc,
 	};
 
 	/* the counters as of the request: what ended before it is counted */
@@ -567,7 +579,7 @@ static void on_imds(struct agent *a)
 
 	host_start_when_ready(a, false);
 	while (imds_take_notice(a->imds, &n))
-		tracker_spot(&a->trk, &(struct jt_spot){
+		tracker_spot(a->trk, &(struct jt_spot){
 					      .action = n.action,
 					      .action_ns = n.time_ns,
 					      .seen_ns = n.seen_ns });
@@ -629,7 +641,7 @@ static void answer(struct agent *a, struct control_server *srv,
 	} else if (!strcmp(req.cmd, "status")) {
 		reply_status(a, c->privileged, out);
 	} else if (!strcmp(req.cmd, "ps")) {
-		status_ps(a->trk.procs, a->jobs,
+		status_ps(tracker_procs(a->trk), a->jobs,
 			  query_server_sees_all(a->qs, &c->peer), c->peer.uid,
 			  out);
 	} else if (!strcmp(req.cmd, "flush")) {
@@ -806,6 +818,11 @@ static void reload(struct agent *a)
 	    nc.docker_timeout_ms != a->cfg.docker_timeout_ms ||
 	    nc.docker_end_grace_ms != a->cfg.docker_end_grace_ms)
 		log_warn("reload: store, spool, sinks, run_dir, collector sizes, collector.record, cloud and docker change only at restart");
+	if (strcmp(nc.rules_source, a->cfg.rules_source) ||
+	    strcmp(nc.rules_public_key, a->cfg.rules_public_key) ||
+	    nc.rules_poll_ms != a->cfg.rules_poll_ms ||
+	    nc.rules_inotify != a->cfg.rules_inotify)
+		log_warn("reload: rules.source, poll_interval, public_key and inotify change only at restart");
 	free(a->cfg.control_group);
 	a->cfg.control_group = nc.control_group;
 	nc.control_group = NULL;
@@ -967,7 +984,7 @@ static void run(struct agent *a)
 			} else if (a->imds && fd == imds_fd(a->imds)) {
 				on_imds(a);
 			} else if (a->dj && fd == dockjobs_fd(a->dj)) {
-				dockjobs_take(a->dj, &a->trk);
+				dockjobs_take(a->dj);
 			} else if (jobctl_on_fd(a->jc, fd)) {
 				/* scontrol's answer */
 			} else {
@@ -1107,20 +1124,18 @@ static int start_tracking(struct agent *a)
 
 	if (rules_new(&rl, &a->rules) || jobs_new(&a->jobs) ||
 	    cgtrust_new(NULL, 0, &a->cgt) ||
-	    tracker_init(&a->trk, a->rules, a->jobs, &a->host,
-			 &(struct tracker_cb){ .record = on_record,
-					       .exclude = on_exclude,
-					       .price = node_price,
-					       .gone = on_gone,
-					       .followed = on_followed,
-					       .engine_job = on_engine_job,
-					       .cg_root = on_cg_root,
-					       .engine_seen = on_engine_seen,
-					       .ctx = a }))
+	    tracker_new(a->rules, a->jobs, &a->host,
+			&(struct tracker_cb){ .record = on_record,
+					      .exclude = on_exclude,
+					      .price = node_price,
+					      .gone = on_gone,
+					      .followed = on_followed,
+					      .engine_job = on_engine_job,
+					      .cg_root = on_cg_root,
+					      .engine_seen = on_engine_seen,
+					      .ctx = a }, &a->trk))
 		return -1;
-	a->trk.cfg = &a->cfg;
-	a->trk.young_ns = a->cfg.first_sample_ms * 1000000ull;
-	a->trk.jobs_only = a->cfg.record_mode == JT_RECORD_JOBS;
+	tracker_configure(a->trk, &a->cfg);
 	a->sig.host = &a->host;
 	a->sig.jobs = a->jobs;
 	a->sig.put = on_record;
@@ -1146,21 +1161,23 @@ static int start(struct agent *a)
 	if (query_server_new(&a->qs) || query_server_configure(a->qs, &a->cfg) ||
 	    start_tracking(a) ||
 	    (a->cfg.docker_enabled &&
-	     dockjobs_start(&a->cfg, CONTAINERS_MAX, &a->trk, &a->dj)) ||
+	     dockjobs_start(&a->cfg, CONTAINERS_MAX, a->jobs, &a->host,
+			    a->trk, &a->dj)) ||
 	    open_delivery(a))
 		return -1;
 	rulesctl_init(&a->rc, a->rules, a->cfg.rules_dir);
+	rulesctl_source(&a->rc, &a->cfg);
 	rulesctl_start(&a->rc);
 	set_smklog(a);
 	if (collector_open(&co, &cb, &a->col) || setup_loop(a) ||
-	    jobctl_new(a->jobs, &a->trk, &a->cfg, a->epfd,
+	    jobctl_new(a->jobs, a->trk, &a->cfg, a->epfd,
 		       &(struct jobctl_ops){ .drain = jc_drain,
 					     .settle = jc_settle,
 					     .ended = jc_ended,
 					     .flush = jc_flush, .ctx = a },
 		       &a->jc))
 		return -1;
-	a->trk.files = collector_files(a->col);
+	tracker_set_files(a->trk, collector_files(a->col));
 	/* programs are attached: whatever runs already is found now */
 	collector_sample(a->col, true);
 	collector_drain(a->col);
@@ -1171,7 +1188,7 @@ static int start(struct agent *a)
 	host_start_when_ready(a, !a->imds);
 	flush(a);
 	log_info("jobtraced %s started: %zu processes tracked, spool %s, %zu sinks, socket %s",
-		 JT_VERSION, proc_table_count(a->trk.procs), a->cfg.spool_dir,
+		 JT_VERSION, tracker_stats(a->trk).tracked, a->cfg.spool_dir,
 		 spool_sinks(a->spool), config_socket_path(&a->cfg));
 	return 0;
 }
@@ -1188,8 +1205,8 @@ static void stop(struct agent *a)
 	emit_host(a, "stop", util_now_ns(CLOCK_BOOTTIME));
 	flush(a);
 	log_info("stopped: %" PRIu64 " events, %" PRIu64 " records spooled, %"
-		 PRIu64 " dropped", a->trk.events_seen, a->records_spooled,
-		 status_dropped(a->counters));
+		 PRIu64 " dropped", tracker_stats(a->trk).events_seen,
+		 a->records_spooled, status_dropped(a->counters));
 }
 
 /* Free every part, in the order they may call each other. */
@@ -1216,7 +1233,7 @@ static void cleanup(struct agent *a)
 	sinks_stop(a->sinks, DRAIN_MS);
 	spool_close(a->spool);
 	signals_agent_fini(&a->sig);
-	tracker_fini(&a->trk);
+	tracker_free(a->trk);
 	smklogq_stop(a->smk);
 	cgtrust_free(a->cgt);
 	jbuf_free(&a->jb);

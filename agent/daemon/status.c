@@ -17,6 +17,7 @@
 #include "proc_table.h"
 #include "procfiles.h"
 #include "rules.h"
+#include "rulesctl.h"
 #include "signals.h"
 #include "sink.h"
 #include "smklogq.h"
@@ -125,9 +126,9 @@ void status_health(const struct status_src *s, FILE *out)
 static void status_counters(const struct status_src *s, FILE *out)
 {
 	const uint64_t *c = s->counters;
-	const struct tracker *t = s->trk;
+	struct tracker_stats t = tracker_stats(s->trk);
 
-	fprintf(out, "events_seen: %" PRIu64 "\n", t->events_seen);
+	fprintf(out, "events_seen: %" PRIu64 "\n", t.events_seen);
 	fprintf(out, "events_dropped: %" PRIu64 "\n", status_dropped(c));
 	fprintf(out, "dropped_fork: %" PRIu64 "\n", c[JT_CNT_RB_DROP_FORK]);
 	fprintf(out, "dropped_exec: %" PRIu64 "\n", c[JT_CNT_RB_DROP_EXEC]);
@@ -138,17 +139,17 @@ static void status_counters(const struct status_src *s, FILE *out)
 	fprintf(out, "files_map_full: %" PRIu64 "\n", c[JT_CNT_FSLOT_FULL]);
 	fprintf(out, "exits_before_last_switch: %" PRIu64 "\n",
 		c[JT_CNT_EXIT_EARLY]);
-	fprintf(out, "exits_lost: %" PRIu64 "\n", t->exits_lost);
-	fprintf(out, "oom_kills: %" PRIu64 "\n", t->oom_kills);
-	fprintf(out, "tracked: %zu\n", proc_table_count(t->procs));
+	fprintf(out, "exits_lost: %" PRIu64 "\n", t.exits_lost);
+	fprintf(out, "oom_kills: %" PRIu64 "\n", t.oom_kills);
+	fprintf(out, "tracked: %zu\n", t.tracked);
 	fprintf(out, "records_spooled: %" PRIu64 "\n", s->records_spooled);
-	fprintf(out, "record: %s\n", t->jobs_only ?
+	fprintf(out, "record: %s\n", t.jobs_only ?
 		"jobs (collector.record: processes outside jobs are counted,"
 		" not recorded)" : "all");
-	if (t->jobs_only) {
+	if (t.jobs_only) {
 		fprintf(out, "outside_jobs_processes: %" PRIu64 "\n",
-			t->outside.processes);
-		fprintf(out, "outside_jobs_cpu_s: %.3f\n", t->outside.cpu_s);
+			t.outside.processes);
+		fprintf(out, "outside_jobs_cpu_s: %.3f\n", t.outside.cpu_s);
 	}
 }
 
@@ -193,7 +194,7 @@ static void status_rules(const struct status_src *s, FILE *out)
 	fprintf(out, "rules: %s\n", st.files ? st.dir : "none loaded (every process included, tool = program name, arguments withheld)");
 	fprintf(out, "rules_state: %s\n",
 		!st.files ? "none: arguments withheld"
-		: st.builtin ? "built-in: the rules folder did not load, arguments withheld"
+		: st.builtin ? "built-in: the rules of rules.source did not load, arguments withheld"
 			     : "ok");
 	fprintf(out, "rules_args_withheld: %llu\n",
 		(unsigned long long)st.args_withheld);
@@ -207,6 +208,9 @@ static void status_rules(const struct status_src *s, FILE *out)
 		(unsigned long long)st.reloads_ok,
 		(unsigned long long)st.reloads_failed);
 	fprintf(out, "rules_last_error: %s\n", *st.last_error ? st.last_error : "none");
+	fprintf(out, "rules_load_error: %s\n", *st.load_error ? st.load_error : "none");
+	if (s->rc)
+		rulesctl_print(s->rc, out);
 }
 
 /* Reply to "status": agent health and counters; a privileged peer sees
@@ -251,7 +255,8 @@ void status_reply(const struct status_src *s, bool privileged, FILE *out)
 			" agent's log says why)\n");
 	else
 		smklogq_status(s->smk, privileged, out);
-	fprintf(out, "excluded_processes: %" PRIu64 "\n", s->trk->excluded);
+	fprintf(out, "excluded_processes: %" PRIu64 "\n",
+		tracker_stats(s->trk).excluded);
 	fprintf(out, "excluded_events_in_kernel: %" PRIu64 "\n",
 		s->counters[JT_CNT_EXCLUDED]);
 	fprintf(out, "control_busy: %" PRIu64 "\n", s->control_busy);

@@ -27,12 +27,13 @@ struct imds;
 struct sig_agent;
 struct dockjobs;
 struct smklogq;
+struct rulesctl;
 
 /* What "status" reports: the agent's parts (borrowed) and counters. */
 struct status_src {
 	const struct jt_config *cfg;
 	const struct jt_host *host;
-	struct tracker *trk;
+	const struct tracker *trk;
 	struct jobs *jobs;
 	struct spool *spool;
 	struct sinks *sinks;
@@ -52,6 +53,7 @@ struct status_src {
 	uint64_t records_unspooled;	/* never reached the spool: lost */
 	uint64_t control_busy;		/* users' requests refused as busy */
 	bool rules_failing;		/* the last load of the rules failed */
+	const struct rulesctl *rc;	/* the rules' source; NULL: not shown */
 };
 
 /* Kernel events lost of every kind (the ring buffer's drops). */

@@ -56,6 +56,7 @@ enum key_kind {
 	K_SINK_URL,	/* char *, http:// or https:// */
 	K_SINK_DB,	/* char *, [A-Za-z0-9_], 1 to 64 */
 	K_HEADERS,	/* char **headers, n_headers: "Name: value" */
+	K_RULES_SOURCE,	/* char *, "", a path, a URL or "clickhouse" */
 };
 
 /* What a kind stores, and its type in jobtrace.conf(5) (NULL: its words). */
@@ -82,6 +83,7 @@ static const struct kind_def {
 	[K_SINK_DB] = { sizeof(char *), "string" },
 	[K_HEADERS] = { sizeof(char **),
 			"array of \\(dqName: value\\(dq strings" },
+	[K_RULES_SOURCE] = { sizeof(char *), "string" },
 };
 
 /* One key: how it is read, checked, defaulted, printed and documented. */
@@ -174,6 +176,12 @@ static const struct key_def agent_keys[] = {
 
 static const struct key_def rules_keys[] = {
 	{ "deadline_ms", K_INT, 1, 1000, U(rules_deadline_ms), .num = 5 },
+	{ "source", K_RULES_SOURCE, .off = S(rules_source), .str = "",
+	  .zero = "empty: the rules_dir folder" },
+	{ "poll_interval", K_SECONDS, 1, 86400, U(rules_poll_ms), .num = 30 },
+	{ "public_key", K_OPTPATH, .off = S(rules_public_key), .str = "",
+	  .zero = "empty: bundles need no signature" },
+	{ "inotify", K_BOOL, .off = B(rules_inotify), .num = true },
 	{ .name = NULL },
 };
 
@@ -649,6 +657,23 @@ static int check_chars(struct parse_ctx *p, const config_setting_t *s,
 	return 0;
 }
 
+/* Check rules.source: "", an absolute path, a URL or "clickhouse". */
+static int check_rules_source(struct parse_ctx *p, const config_setting_t *s,
+			      const char *g, const struct key_def *k,
+			      const char *v)
+{
+	if (!*v || !strcmp(v, "clickhouse"))
+		return 0;
+	if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8) && v[0] != '/')
+		return bad(p, s, "%s.%s: must be empty (the rules_dir folder), an "
+			   "absolute folder path, an https:// URL of a bundle or "
+			   "\"clickhouse\", got \"%s\"", g, k->name, v);
+	if (strlen(v) >= PATH_MAX)
+		return bad(p, s, "%s.%s: longer than %d bytes", g, k->name,
+			   PATH_MAX - 1);
+	return check_printable(p, s, g, k, v);
+}
+
 /* Check a string value of key k; returns 0 or a bad() error. */
 static int check_string(struct parse_ctx *p, const config_setting_t *s,
 			const char *g, const struct key_def *k, const char *v)
@@ -696,6 +721,8 @@ static int check_string(struct parse_ctx *p, const config_setting_t *s,
 			return bad(p, s, "%s.%s: must start with http:// or https://, got \"%s\"",
 				   g, k->name, v);
 		return check_printable(p, s, g, k, v);
+	case K_RULES_SOURCE:
+		return check_rules_source(p, s, g, k, v);
 	case K_SINK_DB:
 		if (!n || n > 64)
 			return bad(p, s, "%s.%s: 1 to 64 characters", g,
@@ -1214,6 +1241,51 @@ static int check_segment(struct parse_ctx *p, const config_t *cfg,
 		   most);
 }
 
+/* True when the host of http://HOST[:PORT]/... is a loopback one. */
+static bool loopback_url(const char *url)
+{
+	const char *h = url + 7;
+	size_t n = strcspn(h, ":/?#");
+
+	if (*h == '[')
+		return !strncmp(h, "[::1]", 5) && strchr(":/", h[5]);
+	return (n == 9 && !strncmp(h, "localhost", 9)) ||
+	       (n >= 7 && !strncmp(h, "127.", 4) &&
+		strspn(h, "0123456789.") == n);
+}
+
+/*
+ * rules.source and rules.public_key together: plain http only to this
+ * machine or with signed bundles; a key only where there are bundles.
+ */
+static int check_rules(struct parse_ctx *p, const config_t *cfg,
+		       const struct jt_config *c)
+{
+	const config_setting_t *s = config_lookup(cfg, "rules.source");
+	const char *v = c->rules_source;
+
+	if (!s)
+		s = config_lookup(cfg, "rules.public_key");
+	if (!s)
+		return 0;	/* neither set here: the defaults agree */
+	if (!strncmp(v, "http://", 7) && !loopback_url(v) && !*c->rules_public_key)
+		return bad(p, s, "rules.source: plain http:// is allowed only to a "
+			   "loopback address or with rules.public_key set (signed "
+			   "bundles); use https://");
+	if (*c->rules_public_key && (!*v || v[0] == '/')) {
+		if (config_lookup(cfg, "rules.public_key"))
+			s = config_lookup(cfg, "rules.public_key");
+		return bad(p, s, "rules.public_key: the rules come from a folder, "
+			   "whose files are not signed: a key applies to bundles "
+			   "(rules.source an https:// URL or \"clickhouse\")");
+	}
+	if (!strcmp(v, "clickhouse") &&
+	    !config_find_sink(c, JT_SINK_CLICKHOUSE, NULL))
+		return bad(p, s, "rules.source: \"clickhouse\" reads the rules "
+			   "table of the first clickhouse sink, and sinks has none");
+	return 0;
+}
+
 /* Read path into *c over its current values; *c is untouched on error. */
 int config_load(struct jt_config *c, const char *path, bool missing_ok,
 		char *err, size_t errlen)
@@ -1260,6 +1332,9 @@ int config_load(struct jt_config *c, const char *path, bool missing_ok,
 	if (ret < 0)
 		goto out;
 	ret = check_segment(&p, &cfg, &tmp);
+	if (ret < 0)
+		goto out;
+	ret = check_rules(&p, &cfg, &tmp);
 	if (ret < 0)
 		goto out;
 

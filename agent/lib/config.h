@@ -58,6 +58,11 @@ struct jt_config {
 
 	/* rules { } */
 	unsigned rules_deadline_ms;	/* deadline_ms = 5, per exec */
+	char *rules_source;		/* source = "" (rules_dir), a folder, a
+					 * bundle's URL or "clickhouse" */
+	unsigned rules_poll_ms;		/* poll_interval = 30 (s) */
+	char *rules_public_key;		/* public_key = "" (none) */
+	bool rules_inotify;		/* inotify = true */
 
 	/* collector { } */
 	unsigned sample_interval_ms;	/* sample_interval = 10.0 (s) */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -282,6 +283,27 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
 	return size * n;
 }
 
+/* curl header callback: keep the ETag header's value (http_req.etag). */
+static size_t on_header(char *p, size_t size, size_t n, void *arg)
+{
+	const struct http_req *rq = arg;
+	size_t len = size * n, i = 5, end = len;
+
+	if (len > 5 && !strncasecmp(p, "ETag:", 5)) {
+		while (i < len && (p[i] == ' ' || p[i] == '\t'))
+			i++;
+		while (end > i && (p[end - 1] == '\r' || p[end - 1] == '\n' ||
+				   p[end - 1] == ' '))
+			end--;
+		if (end - i >= rq->etag_len)
+			end = i;	/* too long to be ours: none */
+		memcpy(rq->etag, p + i, end - i);
+		rq->etag[end - i] = '\0';
+		util_printable(rq->etag);
+	}
+	return len;
+}
+
 /* Append header h to *l; on failure free the whole list. */
 static bool add_header(struct curl_slist **l, const char *h)
 {
@@ -415,6 +437,14 @@ int http_request(struct http_client *c, const struct http_req *rq,
 		       rq->method : NULL);
 	cu.easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
 	cu.easy_setopt(c->curl, CURLOPT_WRITEDATA, &sb);
+	if (rq->etag && rq->etag_len)
+		rq->etag[0] = '\0';
+	cu.easy_setopt(c->curl, CURLOPT_HEADERFUNCTION,
+		       rq->etag && rq->etag_len ? on_header : NULL);
+	/* no header function: curl would hand the headers to on_data with
+	 * HEADERDATA as its buffer, unless HEADERDATA is NULL */
+	cu.easy_setopt(c->curl, CURLOPT_HEADERDATA, rq->etag && rq->etag_len ?
+		       (void *)rq : NULL);
 	rc = cu.easy_perform(c->curl);
 	free_request_headers(c, own);
 	if (rc != CURLE_OK) {

@@ -58,6 +58,9 @@ struct http_req {
 	bool secret;			/* the answer may name secrets: err never
 					 * quotes it (give a jbuf_init_wipe()
 					 * resp, so no copy stays either) */
+	char *etag;			/* the answer's ETag header goes here
+					 * ("" none, cut to etag_len), or NULL */
+	size_t etag_len;
 };
 
 /*

@@ -716,6 +716,12 @@ void tokscan_install(lua_State *L, int idx, luapat_check_fn check, void *ud)
 		{ "scan", l_scan },
 		{ NULL, NULL },
 	};
+	static const luaL_Reg funcs[] = {
+		{ "words", l_words },
+		{ "code_named", l_code_named },
+		{ "code_literals", l_code_literals },
+		{ NULL, NULL },
+	};
 	struct guard *g;
 
 	lua_pushvalue(L, idx);
@@ -730,11 +736,6 @@ void tokscan_install(lua_State *L, int idx, luapat_check_fn check, void *ud)
 		lua_setfield(L, -2, "__metatable");
 	}
 	lua_pop(L, 1);
-	lua_pushcfunction(L, l_words);
-	lua_setfield(L, -2, "words");
-	lua_pushcfunction(L, l_code_named);
-	lua_setfield(L, -2, "code_named");
-	lua_pushcfunction(L, l_code_literals);
-	lua_setfield(L, -2, "code_literals");
+	luaL_setfuncs(L, funcs, 0);
 	lua_pop(L, 1);
 }

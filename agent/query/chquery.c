@@ -12,8 +12,9 @@
  * retry comes back twice with the same id and the store keeps one.
  *
  * ClickHouse 18.16 has no query parameters, so values from the command
- * line are written as string literals, quotes and backslashes escaped and
- * control characters refused.  Answers are TabSeparated, unescaped here:
+ * line are written as string literals (chsql.h), quotes and backslashes
+ * escaped and control characters refused.  Answers are TabSeparated,
+ * unescaped here:
  * a record's text reaches the store byte for byte whatever it contains.
  */
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include <sqlite3.h>
 
 #include "chquery.h"
+#include "chsql.h"
 #include "http.h"
 #include "log.h"
 #include "util.h"
@@ -52,90 +54,6 @@ static void put(struct jbuf *b, const char *s)
 	jbuf_put(b, s, strlen(s));
 }
 
-/* Append s as a ClickHouse string literal (see chquery.h). */
-int chquery_quote(struct jbuf *b, const char *s)
-{
-	const char *p;
-
-	for (p = s; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return -EINVAL;
-	put(b, "'");
-	for (; *s; s++) {
-		if (*s == '\'' || *s == '\\')
-			put(b, "\\");
-		jbuf_put(b, s, 1);
-	}
-	put(b, "'");
-	return b->oom ? -ENOMEM : 0;
-}
-
-/* Append name as an identifier, back-quoted unless it is plain. */
-void chquery_ident(struct jbuf *b, const char *name)
-{
-	bool plain = (*name >= 'a' && *name <= 'z') ||
-		     (*name >= 'A' && *name <= 'Z') || *name == '_';
-	const char *s;
-
-	for (s = name; plain && *s; s++)
-		plain = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-			(*s >= '0' && *s <= '9') || *s == '_';
-	if (plain) {
-		put(b, name);
-		return;
-	}
-	put(b, "`");
-	for (s = name; *s; s++) {
-		if (*s == '`' || *s == '\\')
-			put(b, "\\");
-		jbuf_put(b, s, 1);
-	}
-	put(b, "`");
-}
-
-/* Undo ClickHouse's TabSeparated escaping of one value, in place. */
-static size_t unescape(char *p, size_t len)
-{
-	char *start = p, *o = p, *end = p + len;
-
-	for (; p < end; p++) {
-		if (*p != '\\' || p + 1 == end) {
-			*o++ = *p;
-			continue;
-		}
-		switch (*++p) {
-		case 'b':
-			*o++ = '\b';
-			break;
-		case 'f':
-			*o++ = '\f';
-			break;
-		case 'n':
-			*o++ = '\n';
-			break;
-		case 'r':
-			*o++ = '\r';
-			break;
-		case 't':
-			*o++ = '\t';
-			break;
-		case '0':
-			*o++ = '\0';
-			break;
-		case 'a':
-			*o++ = '\a';
-			break;
-		case 'v':
-			*o++ = '\v';
-			break;
-		default:		/* \\, \', and anything else as is */
-			*o++ = *p;
-			break;
-		}
-	}
-	return (size_t)(o - start);
-}
-
 /* Put the records of a TabSeparated answer into st (see chquery.h). */
 int chquery_put_tsv(struct store *st, char *tsv, size_t len)
 {
@@ -145,7 +63,7 @@ int chquery_put_tsv(struct store *st, char *tsv, size_t len)
 	while (p < end) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 		char *e = nl ? nl : end;
-		size_t m = unescape(p, (size_t)(e - p));
+		size_t m = chsql_unescape(p, (size_t)(e - p));
 
 		if (m) {
 			err = store_put_json(st, p, m);
@@ -161,10 +79,7 @@ int chquery_put_tsv(struct store *st, char *tsv, size_t len)
 /* Append "db.table" to c->sql. */
 static void table_name(struct chq *c, const char *table)
 {
-	chquery_ident(&c->sql, c->s->database && *c->s->database ?
-			       c->s->database : "jobtrace");
-	put(&c->sql, ".");
-	put(&c->sql, table);
+	chsql_table(&c->sql, c->s->database, table);
 }
 
 /* Start "SELECT json FROM db.table WHERE " in c->sql. */
@@ -192,7 +107,7 @@ static void sqlf(struct chq *c, const char *fmt, ...)
 /* Append a quoted value, or say which one cannot be queried. */
 static int quoted(struct chq *c, const char *what, const char *v)
 {
-	int err = chquery_quote(&c->sql, v);
+	int err = chsql_quote(&c->sql, v);
 
 	if (err == -EINVAL)
 		util_seterr(c->err, c->errlen, "%s: control characters are"
@@ -219,30 +134,16 @@ static int job_cond(struct chq *c, const char *job)
 /* Send c->sql and load the answer into the store; returns records. */
 static int run(struct chq *c)
 {
-	char msg[512];
 	int n, err;
 
 	put(&c->sql, " FORMAT TabSeparated");
 	if (c->sql.oom)
 		return -ENOMEM;
-	log_debug("clickhouse %s: %s", c->url, c->sql.buf);
 	jbuf_reset(&c->resp);
-	err = http_post(c->http, NULL, "text/plain; charset=utf-8",
-			c->sql.buf, c->sql.len, false, &c->resp, msg,
-			sizeof(msg));
-	if (err) {
-		/* 60: no such table, 81: no such database */
-		bool schema = strstr(msg, "Code: 60,") ||
-			      strstr(msg, "Code: 81,");
-
-		util_seterr(c->err, c->errlen, "clickhouse %s: %s%s", c->url,
-			    msg, schema ? " (create the tables with: jobtrace"
-			    " schema clickhouse | clickhouse-client"
-			    " --multiquery)" : "");
+	err = chsql_run(c->http, c->url, jbuf_str(&c->sql), NULL, NULL, 0, 0,
+			&c->resp, c->err, c->errlen);
+	if (err)
 		return err;
-	}
-	if (c->resp.oom)
-		return -ENOMEM;
 	n = c->resp.len ? chquery_put_tsv(c->st, c->resp.buf, c->resp.len) : 0;
 	if (n < 0) {
 		util_seterr(c->err, c->errlen, "clickhouse %s: storing the"

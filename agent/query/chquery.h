@@ -57,16 +57,6 @@ int chquery_load_cost(const struct jt_sink_config *s,
 		      char *err, size_t errlen);
 
 /*
- * Append s to b as a ClickHouse string literal in single quotes, with
- * quotes and backslashes escaped.  Control characters are refused
- * (-EINVAL): no selector needs them.
- */
-int chquery_quote(struct jbuf *b, const char *s);
-
-/* Append name to b as a ClickHouse identifier, back-quoted when needed. */
-void chquery_ident(struct jbuf *b, const char *name);
-
-/*
  * Put the records of a TabSeparated answer (one escaped `json` value per
  * line) into st; tsv is unescaped in place.  Returns the records put (new
  * or duplicate), or -errno; a record the store refuses is logged and

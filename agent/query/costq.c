@@ -1263,15 +1263,10 @@ static int print_json(const struct costq_result *r,
 		      const struct report_query *q, FILE *out)
 {
 	struct jbuf b;
-	int err = 0;
 
 	jbuf_init(&b);
 	json_obj_open(&b);
-	json_key(&b, "query");
-	json_obj_open(&b);
-	storeq_json_selector(&b, q);
-	json_kv_str(&b, "by", costq_by_name(r->by));
-	json_obj_close(&b);
+	storeq_json_query(&b, "query", q, costq_by_name(r->by));
 	json_key(&b, "totals");
 	json_arr_open(&b);
 	for (size_t i = 0; i < r->ntotals; i++) {
@@ -1344,12 +1339,7 @@ static int print_json(const struct costq_result *r,
 	json_kv_bool(&b, "node_idle", r->node_idle);
 	json_kv_bool(&b, "node_idle_hidden", r->node_idle_hidden);
 	json_obj_close(&b);
-	if (b.oom)
-		err = -ENOMEM;
-	else
-		fprintf(out, "%s\n", jbuf_str(&b));
-	jbuf_free(&b);
-	return err;
+	return storeq_json_print(&b, out);
 }
 
 /* Write s as a CSV field (RFC 4180: quoted when it needs to be). */
@@ -1484,20 +1474,5 @@ int costq_run_store(struct store *st, const char *where,
 	if (!err)
 		err = costq_print(r, q, fmt, out);
 	costq_result_free(r);
-	return err;
-}
-
-/* Compute and print over the store at db_path. */
-int costq_run(const char *db_path, const struct report_query *q,
-	      enum report_format fmt, double now, FILE *out)
-{
-	struct store *st = NULL;
-	int err;
-
-	err = store_open(db_path, true, &st);
-	if (err)
-		return err;
-	err = costq_run_store(st, db_path, q, fmt, now, out);
-	store_close(st);
 	return err;
 }

@@ -143,8 +143,5 @@ int costq_run_store(struct store *st, const char *where,
  * 0.0000), at most 12.  Returns out.
  */
 const char *costq_money(double v, char *out, size_t len);
-/* The same over the store at db_path, opened read-only. */
-int costq_run(const char *db_path, const struct report_query *q,
-	      enum report_format fmt, double now, FILE *out);
 
 #endif

@@ -11,6 +11,7 @@
 #include "proc.h"
 #include "qcmd.h"
 #include "rightsize.h"
+#include "store.h"
 #include "util.h"
 
 /* `report`: the summaries and the process tree. */
@@ -102,6 +103,21 @@ const struct qcmd *qcmd_find(const char *name)
 		if (!strcmp(qcmd_table[i].name, name))
 			return &qcmd_table[i];
 	return NULL;
+}
+
+/* Answer c from the store at path (see qcmd.h). */
+int qcmd_run_path(const struct qcmd *c, const char *path,
+		  const struct report_query *q, const char *format,
+		  FILE *out)
+{
+	struct store *st = NULL;
+	int err = store_open(path, true, &st);
+
+	if (err)
+		return err;
+	err = c->run(st, path, q, format ? format : c->formats[0], out);
+	store_close(st);
+	return err;
 }
 
 /* The metavariable of a selector in a synopsis. */

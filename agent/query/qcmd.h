@@ -77,6 +77,15 @@ int qcmd_arg(const struct qcmd *c, enum qcmd_style style, const char *key,
  */
 int qcmd_done(const struct qcmd *c, enum qcmd_style style,
 	      struct qcmd_args *a, char *why, size_t len);
+/*
+ * Answer c for q in format (its --format word; NULL: its default) from
+ * the SQLite store at path, opened read-only and named by path in
+ * messages: what `jobtrace NAME` does with a store it may read.  Returns
+ * what c->run returns, or store_open()'s error.
+ */
+int qcmd_run_path(const struct qcmd *c, const char *path,
+		  const struct report_query *q, const char *format,
+		  FILE *out);
 /* "a, b or c" of the NULL-ended words w, each after sep ("--" or ""),
  * between them mid (", "), before the last last (" or "), into out. */
 void qcmd_words(const char *const *w, const char *sep, const char *mid,

@@ -51,43 +51,15 @@ enum outcome {
 	OUT_SIGPIPE,
 };
 
-/* One selected process, as the report needs it. */
-struct row {
-	char *id;
-	char *parent_id;
-	char *host;
-	char *exe;
-	char *comm;
-	char *argv;		/* JSON array text */
-	char *tool;
-	char *task;		/* job.task: the workflow's step */
-	char *step;		/* job.step: the scheduler's step */
-	char *job;		/* job.id */
-	char *category;		/* tool.category */
-	char *json;
-	int64_t pid;
-	int64_t ppid;
-	double start;		/* epoch seconds */
-	double end;		/* epoch seconds; sampled: the sample's time */
-	bool running;
-	bool sampled;		/* no process record: its latest sample */
+/*
+ * The selected processes (storeq_procs_load(): v[i].parent is the tree's
+ * link once build_tree() has cut hostile ones), and what the report adds
+ * to each (t[i] for v[i]).
+ */
+struct node {
 	enum outcome outcome;
-	int exit_code;
-	int exit_signal;
-	bool oom;
-	double cpu_user;
-	double cpu_sys;
-	uint64_t peak_rss;
-	uint64_t read_bytes;
-	uint64_t write_bytes;
-	uint64_t cancelled;	/* io.cancelled_write_bytes */
-	uint64_t rx;
-	uint64_t tx;
-
 	long inst;		/* its task instance (tasks.h), -1: none */
-
 	/* tree links: indices into the row array, -1 for none */
-	long parent;
 	long first_child;
 	long last_child;
 	long next_sibling;
@@ -95,9 +67,9 @@ struct row {
 };
 
 struct rows {
-	struct row *v;
+	struct storeq_proc *v;
+	struct node *t;
 	size_t n;
-	size_t cap;
 };
 
 /* Figures added over a set of rows, each process's own once. */
@@ -149,63 +121,8 @@ struct summary {
 
 #define HOST_WIDTH_MAX 24	/* longer host names overflow the column */
 
-/* A process row, the record's JSON (%s: made again from the columns only
- * for the formats that print it) in the middle. */
-#define ROW_COLUMNS \
-	"id, host, pid, ppid, parent_id, start_time," \
-	" end_time, exe, comm, argv, tool_name, exit_code, exit_signal," \
-	" oom_killed, cpu_user_s, cpu_sys_s, peak_rss_bytes, read_bytes," \
-	" write_bytes, rx_bytes, tx_bytes, %s, job_task, job_step," \
-	" cancelled_write_bytes, job_id, tool_category, NULL"
-
-/* A field of a live process's latest sample (s.json). */
-#define SJ(path) "json_extract(s.json, '" path "')"
-
-/*
- * The latest sample of each live process of job ?1 that has no process
- * record yet, in the columns of ROW_COLUMNS: start_time as its text, and
- * last the sample's time.  SQLite takes the bare columns of an aggregate
- * query from the row that has the MAX().  A record and its samples may
- * carry starts 1 us apart (stores written before record.c ignored clock
- * offset changes under 1 ms), and julianday() keeps milliseconds: the
- * same process is the same pid and host within 2 ms.
- */
-#define SAMPLE_ROWS \
-	"SELECT s.id, " SJ("$.host") ", " SJ("$.pid") ", " SJ("$.ppid") ", " \
-	SJ("$.parent_id") ", " SJ("$.start_time") ", NULL, " SJ("$.exe") \
-	", NULLIF(" SJ("$.comm") ", ''), " SJ("$.argv") ", " \
-	SJ("$.tool.name") ", NULL, NULL, 0, " SJ("$.cpu.user_s") ", " \
-	SJ("$.cpu.sys_s") ", " SJ("$.mem.peak_rss_bytes") ", " \
-	SJ("$.io.read_bytes") ", " SJ("$.io.write_bytes") ", " \
-	SJ("$.net.rx_bytes") ", " SJ("$.net.tx_bytes") ", s.json, " \
-	SJ("$.job.task") ", " SJ("$.job.step") ", " \
-	SJ("$.io.cancelled_write_bytes") ", " SJ("$.job.id") ", " \
-	SJ("$.tool.category") ", COALESCE(s.time, 0)" \
-	" FROM (SELECT id, json, time, MAX(time) FROM record" \
-	"  WHERE type = 'sample' AND " REPORT_JOB_SEL \
-	"  GROUP BY json_extract(json, '$.host')," \
-	"  json_extract(json, '$.pid')," \
-	"  json_extract(json, '$.start_time')) s" \
-	" WHERE NOT EXISTS (SELECT 1 FROM process p" \
-	"  WHERE p.pid = " SJ("$.pid") \
-	"  AND p.host IS " SJ("$.host") \
-	"  AND abs(p.start_time - (julianday(" SJ("$.start_time") ")" \
-	"   - 2440587.5) * 86400.0) < 0.002)"
-
-/* Process rows of the newest process with a pid and all its descendants. */
-#define PID_SUBTREE \
-	"WITH RECURSIVE sel(id, pid) AS (" \
-	" SELECT * FROM (SELECT id, pid FROM process" \
-	"  WHERE pid = ?1 ORDER BY start_time DESC, id DESC LIMIT 1)" \
-	" UNION" \
-	" SELECT c.id, c.pid FROM process c JOIN sel" \
-	"  ON c.ppid = sel.pid AND c.parent_id = sel.id) "
-
-
-
-
 /* What a finished process's end means for the job (see enum outcome). */
-static enum outcome outcome_of(const struct row *w)
+static enum outcome outcome_of(const struct storeq_proc *w)
 {
 	bool ext = w->step && !strcmp(w->step, "extern");
 
@@ -220,88 +137,14 @@ static enum outcome outcome_of(const struct row *w)
 	return w->exit_code || w->exit_signal ? OUT_FAILED : OUT_OK;
 }
 
-/* Free every row and the array. */
+/* Free every row and the arrays. */
 static void rows_free(struct rows *r)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		struct row *w = &r->v[i];
-
-		free(w->id);
-		free(w->parent_id);
-		free(w->host);
-		free(w->exe);
-		free(w->comm);
-		free(w->argv);
-		free(w->tool);
-		free(w->task);
-		free(w->step);
-		free(w->job);
-		free(w->category);
-		free(w->json);
-	}
-	free(r->v);
+	storeq_procs_free(r->v, r->n);
+	free(r->t);
 	r->v = NULL;
-	r->n = r->cap = 0;
-}
-
-/*
- * Append the current result row of st (ROW_COLUMNS or SAMPLE_ROWS: a
- * sample's time in the last column makes it a sampled, running row).
- */
-static int rows_add(struct rows *r, sqlite3_stmt *st)
-{
-	struct row *w;
-	int err = 0;
-
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct row *v = realloc(r->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
-	}
-	w = &r->v[r->n++];
-	memset(w, 0, sizeof(*w));
-	err |= storeq_col_dup(st, 0, &w->id);
-	err |= storeq_col_dup(st, 1, &w->host);
-	w->pid = sqlite3_column_int64(st, 2);
-	w->ppid = sqlite3_column_int64(st, 3);
-	err |= storeq_col_dup(st, 4, &w->parent_id);
-	w->start = storeq_col_time(st, 5, 0);
-	w->running = sqlite3_column_type(st, 6) == SQLITE_NULL;
-	w->end = w->running ? w->start : storeq_col_time(st, 6, 0);
-	err |= storeq_col_dup(st, 7, &w->exe);
-	err |= storeq_col_dup(st, 8, &w->comm);
-	err |= storeq_col_dup(st, 9, &w->argv);
-	err |= storeq_col_dup(st, 10, &w->tool);
-	w->exit_code = sqlite3_column_int(st, 11);
-	w->exit_signal = sqlite3_column_int(st, 12);
-	w->oom = sqlite3_column_int(st, 13) != 0;
-	w->cpu_user = storeq_col_amount(st, 14);
-	w->cpu_sys = storeq_col_amount(st, 15);
-	w->peak_rss = storeq_col_u64(st, 16);
-	w->read_bytes = storeq_col_u64(st, 17);
-	w->write_bytes = storeq_col_u64(st, 18);
-	w->rx = storeq_col_u64(st, 19);
-	w->tx = storeq_col_u64(st, 20);
-	err |= storeq_col_dup(st, 21, &w->json);
-	err |= storeq_col_dup(st, 22, &w->task);
-	err |= storeq_col_dup(st, 23, &w->step);
-	w->cancelled = storeq_col_u64(st, 24);
-	err |= storeq_col_dup(st, 25, &w->job);
-	err |= storeq_col_dup(st, 26, &w->category);
-	if (sqlite3_column_type(st, 27) != SQLITE_NULL) {
-		w->sampled = true;
-		w->end = storeq_col_amount(st, 27);
-	}
-	if (w->end < w->start)
-		w->end = w->start;
-	w->outcome = outcome_of(w);
-	w->parent = w->first_child = w->last_child = w->next_sibling = -1;
-	w->inst = -1;
-	return err ? -ENOMEM : 0;
+	r->t = NULL;
+	r->n = 0;
 }
 
 /* Check the query has exactly one selector. */
@@ -325,106 +168,30 @@ static int query_check(const struct report_query *q)
 
 
 
-/* Append the rows that sql (selector bound as ?1) returns. */
-static int add_rows(sqlite3 *db, const char *path, const char *sql,
-		    const struct report_query *q, struct rows *r)
-{
-	sqlite3_stmt *st = NULL;
-	int rc, err;
-
-	err = storeq_prepare_db(db, path, sql, q, &st);
-	if (err)
-		goto cleanup;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		err = rows_add(r, st);
-		if (err)
-			goto cleanup;
-	}
-	err = storeq_step_done(db, path, rc);
-
-cleanup:
-	sqlite3_finalize(st);
-	return err;
-}
-
-/* Order rows by start time, then host, pid and record id, as the SQL
- * does. */
-static int cmp_start(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-	int c;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	c = strcmp(x->host ? x->host : "", y->host ? y->host : "");
-	if (c)
-		return c;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return strcmp(x->id ? x->id : "", y->id ? y->id : "");
-}
-
 /*
- * Select the process rows of q, ordered by start time; for a job, also
- * its live processes that have no process record yet, from their latest
- * sample (what `sstat` would show).
+ * Select the process rows of q (storeq_procs_load()); for a job, also its
+ * live processes that have no process record yet, from their latest
+ * sample (what `sstat` would show).  Each row's outcome; no tree yet.
  */
-static int load_rows(sqlite3 *db, const char *path,
+static int load_rows(struct store *st, const char *where,
 		     const struct report_query *q, bool json, struct rows *r)
 {
-	static const char order[] = " ORDER BY start_time, host, pid, id";
-	const char *rec = json ? "jobtrace_json(id)" : "NULL";
-	char sql[1024];
-	size_t n;
 	int err;
 
-	if (q->pid)
-		snprintf(sql, sizeof(sql), PID_SUBTREE "SELECT " ROW_COLUMNS
-			 " FROM process WHERE id IN (SELECT id FROM sel)%s",
-			 rec, order);
-	else
-		snprintf(sql, sizeof(sql), "SELECT " ROW_COLUMNS
-			 " FROM process WHERE %s%s", rec,
-			 storeq_process_where(q), order);
-
-	err = add_rows(db, path, sql, q, r);
-	if (err || !q->job || !*q->job)
+	err = storeq_procs_load(st, where, q, STOREQ_PROC_SAMPLES |
+				(json ? STOREQ_PROC_JSON : 0), &r->v, &r->n);
+	if (err)
 		return err;
-	n = r->n;
-	err = add_rows(db, path, SAMPLE_ROWS, q, r);
-	if (!err && r->n > n)
-		qsort(r->v, r->n, sizeof(*r->v), cmp_start);
-	return err;
-}
-
-/* Order row indices by record id for the parent lookup. */
-static int cmp_id(const void *a, const void *b, void *arg)
-{
-	const struct row *v = arg;
-	const char *x = v[*(const long *)a].id;
-	const char *y = v[*(const long *)b].id;
-
-	return strcmp(x ? x : "", y ? y : "");
-}
-
-/* Find the row with record id id in the index sorted by id. */
-static long find_row(const struct rows *r, const long *idx, const char *id)
-{
-	size_t lo = 0, hi = r->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const char *m = r->v[idx[mid]].id;
-		int c = strcmp(m ? m : "", id);
-
-		if (c == 0)
-			return idx[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	r->t = malloc((r->n ? r->n : 1) * sizeof(*r->t));
+	if (!r->t)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++)
+		r->t[i] = (struct node){
+			.outcome = outcome_of(&r->v[i]), .inst = -1,
+			.first_child = -1, .last_child = -1,
+			.next_sibling = -1,
+		};
+	return 0;
 }
 
 /*
@@ -435,10 +202,10 @@ static long find_row(const struct rows *r, const long *idx, const char *id)
  */
 static long live_parent(const struct rows *r, size_t i)
 {
-	const struct row *w = &r->v[i];
+	const struct storeq_proc *w = &r->v[i];
 
 	for (size_t k = 0; k < r->n; k++) {
-		const struct row *p = &r->v[k];
+		const struct storeq_proc *p = &r->v[k];
 
 		if (k != i && p->sampled && p->pid == w->ppid &&
 		    p->start <= w->start &&
@@ -449,32 +216,24 @@ static long live_parent(const struct rows *r, size_t i)
 }
 
 /*
- * Link rows into a forest by parent_id; children keep start-time order.
- * Ids carry host and boot, so processes of several hosts never mix.
+ * Link rows into a forest by parent_id (the loader's links, a live
+ * process's children by ppid); children keep start-time order.  Ids carry
+ * host and boot, so processes of several hosts never mix.
  */
-static int build_tree(struct rows *r)
+static void build_tree(struct rows *r)
 {
 	bool live = false;
-	long *idx;
 
-	idx = malloc((r->n ? r->n : 1) * sizeof(*idx));
-	if (!idx)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->n; i++) {
-		idx[i] = (long)i;
+	for (size_t i = 0; i < r->n; i++)
 		live |= r->v[i].sampled;
-	}
-	qsort_r(idx, r->n, sizeof(*idx), cmp_id, r->v);
-
 	for (size_t i = 0; i < r->n; i++) {
-		struct row *w = &r->v[i];
-		long p = w->parent_id ? find_row(r, idx, w->parent_id) : -1;
+		struct storeq_proc *w = &r->v[i];
+		long p = w->parent;
 
 		if (p < 0 && live)
 			p = live_parent(r, i);
 		w->parent = p == (long)i ? -1 : p;
 	}
-	free(idx);
 
 	/* a corrupt store could hold a parent cycle: cut it */
 	for (size_t i = 0; i < r->n; i++) {
@@ -491,33 +250,31 @@ static int build_tree(struct rows *r)
 
 	/* rows are in start order, so children come out in start order */
 	for (size_t i = 0; i < r->n; i++) {
-		struct row *w = &r->v[i];
-		long p = w->parent;
+		long p = r->v[i].parent;
 		int depth = 0;
 
 		for (long a = p; a >= 0 && depth < MAX_DRAWN_DEPTH;
 		     a = r->v[a].parent)
 			depth++;
-		w->depth = depth;
+		r->t[i].depth = depth;
 		if (p < 0)
 			continue;
-		if (r->v[p].last_child < 0)
-			r->v[p].first_child = (long)i;
+		if (r->t[p].last_child < 0)
+			r->t[p].first_child = (long)i;
 		else
-			r->v[r->v[p].last_child].next_sibling = (long)i;
-		r->v[p].last_child = (long)i;
+			r->t[r->t[p].last_child].next_sibling = (long)i;
+		r->t[p].last_child = (long)i;
 	}
-	return 0;
 }
 
 /* Visit order: depth first, roots and children by start time. */
 static long next_in_tree(const struct rows *r, long i)
 {
-	if (r->v[i].first_child >= 0)
-		return r->v[i].first_child;
+	if (r->t[i].first_child >= 0)
+		return r->t[i].first_child;
 	while (i >= 0) {
-		if (r->v[i].next_sibling >= 0)
-			return r->v[i].next_sibling;
+		if (r->t[i].next_sibling >= 0)
+			return r->t[i].next_sibling;
 		i = r->v[i].parent;
 	}
 	return -1;
@@ -591,11 +348,12 @@ static void date_text(double t, char *out, size_t len)
  * Exit column: "0", "3", "SIGKILL", "SIGKILL OOM", "SIGPIPE (reader
  * closed)", "SIGKILL (job end)", "running", "running (sample 10:00:25.000)".
  */
-static void exit_text(const struct row *w, char *out, size_t len)
+static void exit_text(const struct storeq_proc *w, enum outcome o,
+		      char *out, size_t len)
 {
 	const char *oom = w->oom ? " OOM" : "";
-	const char *why = w->outcome == OUT_SIGPIPE ? " (reader closed)" :
-			  w->outcome == OUT_JOB_END ? " (job end)" : "";
+	const char *why = o == OUT_SIGPIPE ? " (reader closed)" :
+			  o == OUT_JOB_END ? " (job end)" : "";
 	int sig = w->exit_signal;
 	/* glibc's table of names; NULL for real-time and unknown signals */
 	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
@@ -616,7 +374,7 @@ static void exit_text(const struct row *w, char *out, size_t len)
 }
 
 /* Duration column: "1.250s", "running", or "25.013s+" so far (sampled). */
-static void duration_text(const struct row *w, char *out, size_t len)
+static void duration_text(const struct storeq_proc *w, char *out, size_t len)
 {
 	if (w->sampled)
 		snprintf(out, len, "%.3fs+", w->end - w->start);
@@ -628,23 +386,26 @@ static void duration_text(const struct row *w, char *out, size_t len)
 
 
 /* Tool column: the row's tool as storeq_tool_name() names it. */
-static const char *tool_text(const struct row *w)
+static const char *tool_text(const struct storeq_proc *w)
 {
 	return storeq_tool_name(w->tool, w->exe, w->comm);
 }
 
-/* Add one process's own figures to t. */
-static void tally_add(struct tally *t, const struct row *w)
+/* Add one process's own figures (row i) to t. */
+static void tally_add(struct tally *t, const struct rows *r, size_t i)
 {
+	const struct storeq_proc *w = &r->v[i];
+	enum outcome o = r->t[i].outcome;
+
 	if (!t->processes || w->start < t->first_start)
 		t->first_start = w->start;
 	if (!t->processes || w->end > t->last_end)
 		t->last_end = w->end;
 	t->processes++;
-	t->failed += w->outcome == OUT_FAILED;
-	t->running += w->outcome == OUT_RUNNING;
-	t->job_end += w->outcome == OUT_JOB_END;
-	t->sigpipe += w->outcome == OUT_SIGPIPE;
+	t->failed += o == OUT_FAILED;
+	t->running += o == OUT_RUNNING;
+	t->job_end += o == OUT_JOB_END;
+	t->sigpipe += o == OUT_SIGPIPE;
 	if (w->oom)
 		t->oom++;
 	t->cpu_user += w->cpu_user;
@@ -659,31 +420,33 @@ static void tally_add(struct tally *t, const struct row *w)
 	t->tx += w->tx;
 }
 
-/* The key a row is grouped by. */
-typedef const char *(*group_key)(const struct row *w);
+/* The key row i is grouped by. */
+typedef const char *(*group_key)(const struct rows *r, size_t i);
 
 /* Group key: the workflow task of a task's process (tasks.h; NULL:
  * none, also for a submitting client). */
-static const char *task_key(const struct row *w)
+static const char *task_key(const struct rows *r, size_t i)
 {
-	return w->inst >= 0 ? w->task : NULL;
+	return r->t[i].inst >= 0 ? r->v[i].task : NULL;
 }
 
 /* Group key: the tool column's name. */
-static const char *tool_key(const struct row *w)
+static const char *tool_key(const struct rows *r, size_t i)
 {
-	return tool_text(w);
+	return tool_text(&r->v[i]);
 }
 
 /* Group key: the scheduler's step ("-": none). */
-static const char *step_key(const struct row *w)
+static const char *step_key(const struct rows *r, size_t i)
 {
-	return w->step && *w->step ? w->step : "-";
+	const char *step = r->v[i].step;
+
+	return step && *step ? step : "-";
 }
 
 /* Rows and key for ordering row indices by key. */
 struct by_key {
-	const struct row *v;
+	const struct rows *r;
 	group_key key;
 };
 
@@ -700,8 +463,8 @@ static int cmp_row_key(const void *a, const void *b, void *arg)
 {
 	const struct by_key *k = arg;
 
-	return cmp_key(k->key(&k->v[*(const size_t *)a]),
-		       k->key(&k->v[*(const size_t *)b]));
+	return cmp_key(k->key(k->r, *(const size_t *)a),
+		       k->key(k->r, *(const size_t *)b));
 }
 
 /* Most CPU first; equal CPU by name. */
@@ -719,7 +482,7 @@ static int cmp_group_cpu(const void *a, const void *b)
 /* Tally the rows by key into g (sorted by CPU, most first). */
 static int group_rows(const struct rows *r, group_key key, struct groups *g)
 {
-	struct by_key k = { r->v, key };
+	struct by_key k = { r, key };
 	size_t *idx;
 
 	g->n = 0;
@@ -733,12 +496,11 @@ static int group_rows(const struct rows *r, group_key key, struct groups *g)
 		idx[i] = i;
 	qsort_r(idx, r->n, sizeof(*idx), cmp_row_key, &k);
 	for (size_t i = 0; i < r->n; i++) {
-		const struct row *w = &r->v[idx[i]];
-		const char *name = key(w);
+		const char *name = key(r, idx[i]);
 
 		if (!g->n || cmp_key(g->v[g->n - 1].name, name))
 			g->v[g->n++].name = name;
-		tally_add(&g->v[g->n - 1].t, w);
+		tally_add(&g->v[g->n - 1].t, r, idx[i]);
 	}
 	free(idx);
 	qsort(g->v, g->n, sizeof(*g->v), cmp_group_cpu);
@@ -760,27 +522,10 @@ static void summary_free(struct summary *s)
 static int task_instances(sqlite3 *db, const char *path, struct rows *r,
 			  struct summary *s)
 {
-	int err;
+	int err = tasks_of_procs(db, path, r->v, r->n, &s->tp, &s->tasks);
 
-	s->tp = calloc(r->n ? r->n : 1, sizeof(*s->tp));
-	if (!s->tp)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->n; i++) {
-		const struct row *w = &r->v[i];
-
-		s->tp[i] = (struct tasks_proc){
-			.parent = w->parent, .host = w->host, .job = w->job,
-			.step = w->step, .task = w->task,
-			.category = w->category, .start = w->start,
-			.end = w->end, .cpu = w->cpu_user + w->cpu_sys,
-			.rss = w->peak_rss,
-		};
-	}
-	err = tasks_load_jobs(db, path, s->tp, r->n);
-	if (!err)
-		err = tasks_build(s->tp, r->n, &s->tasks);
 	for (size_t i = 0; !err && i < r->n; i++)
-		r->v[i].inst = s->tasks.of[i];
+		r->t[i].inst = s->tasks.of[i];
 	return err;
 }
 
@@ -812,7 +557,7 @@ static int summarize(sqlite3 *db, const char *path, struct rows *r,
 
 	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; i < r->n; i++)
-		tally_add(&s->t, &r->v[i]);
+		tally_add(&s->t, r, i);
 	err = task_instances(db, path, r, s);
 	if (!err)
 		err = group_rows(r, task_key, &s->by_task);
@@ -944,13 +689,13 @@ static void tree_prefix(const struct rows *r, long i, char *branch,
 {
 	bool more[MAX_DRAWN_DEPTH];
 	int levels = 0;
-	const struct row *w = &r->v[i];
+	const struct storeq_proc *w = &r->v[i];
 	size_t b = 0, u = 0;
 
 	/* more[k]: does the ancestor at that level have later siblings */
 	for (long a = w->parent; a >= 0 && r->v[a].parent >= 0 &&
 	     levels < MAX_DRAWN_DEPTH - 1; a = r->v[a].parent)
-		more[levels++] = r->v[a].next_sibling >= 0;
+		more[levels++] = r->t[a].next_sibling >= 0;
 	branch[0] = under[0] = '\0';
 	for (int k = levels - 1; k >= 0; k--) {
 		b += snprintf(branch + b, len - b, "%s",
@@ -959,13 +704,13 @@ static void tree_prefix(const struct rows *r, long i, char *branch,
 	memcpy(under, branch, b + 1);
 	u = b;
 	if (w->parent >= 0) {
-		bool last = w->next_sibling < 0;
+		bool last = r->t[i].next_sibling < 0;
 
 		snprintf(branch + b, len - b, "%s", last ? "└─ " : "├─ ");
 		u += snprintf(under + u, len - u, "%s", last ? "   " : "│  ");
 	}
 	snprintf(under + u, len - u, "%s",
-		 w->first_child >= 0 ? "│ " : "  ");
+		 r->t[i].first_child >= 0 ? "│ " : "  ");
 }
 
 /* A host name for a text column: control characters become '?'. */
@@ -1027,7 +772,7 @@ static void print_tree(const struct rows *r, const struct summary *s,
 		long end = next_root(r, i);
 
 		for (long j = i; j >= 0 && j != end; j = next_in_tree(r, j)) {
-			const struct row *w = &r->v[j];
+			const struct storeq_proc *w = &r->v[j];
 			size_t width;
 
 			tree_prefix(r, j, branch, under, sizeof(branch));
@@ -1046,7 +791,7 @@ static void print_tree(const struct rows *r, const struct summary *s,
 			util_human_bytes(w->rx, h[3], sizeof(h[3]));
 			util_human_bytes(w->tx, h[4], sizeof(h[4]));
 			snprintf(net, sizeof(net), "%s/%s", h[3], h[4]);
-			exit_text(w, ex, sizeof(ex));
+			exit_text(w, r->t[j].outcome, ex, sizeof(ex));
 			fprintf(out, "%-7lld ", (long long)w->pid);
 			if (hosts) {
 				host_text(w->host, host, sizeof(host));
@@ -2449,10 +2194,7 @@ static int print_json(const struct report *rp, FILE *out)
 
 	jbuf_init(&b);
 	json_obj_open(&b);
-	json_key(&b, "query");
-	json_obj_open(&b);
-	storeq_json_selector(&b, rp->q);
-	json_obj_close(&b);
+	storeq_json_query(&b, "query", rp->q, NULL);
 	json_key(&b, "summary");
 	json_obj_open(&b);
 	json_tally(&b, &s->t);
@@ -2563,9 +2305,10 @@ static int print_html(struct store *st, const char *where,
 	int err = p && text ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !err && i < r->n; i++) {
-		const struct row *w = &r->v[i];
+		const struct storeq_proc *w = &r->v[i];
+		enum outcome o = r->t[i].outcome;
 
-		exit_text(w, ex, sizeof(ex));
+		exit_text(w, o, ex, sizeof(ex));
 		argv_display(w->argv, argv, sizeof(argv), ARGV_SHOWN);
 		text[2 * i] = strdup(ex);
 		text[2 * i + 1] = strdup(argv);
@@ -2582,9 +2325,9 @@ static int print_html(struct store *st, const char *where,
 			.pid = w->pid, .cpu = w->cpu_user + w->cpu_sys,
 			.peak_rss = w->peak_rss, .read_bytes = w->read_bytes,
 			.write_bytes = w->write_bytes,
-			.flags = (w->outcome == OUT_FAILED ? REPORT_HTML_FAILED : 0) |
+			.flags = (o == OUT_FAILED ? REPORT_HTML_FAILED : 0) |
 				 (w->oom ? REPORT_HTML_OOM : 0) |
-				 (w->outcome == OUT_RUNNING ? REPORT_HTML_RUNNING : 0),
+				 (o == OUT_RUNNING ? REPORT_HTML_RUNNING : 0),
 		};
 	}
 	jbuf_init(&data);
@@ -2675,7 +2418,7 @@ int report_run_store(struct store *st, const char *where,
 		err = storeq_restrict(st, where, q);
 	if (err)
 		return err;
-	err = load_rows(db, where, q,
+	err = load_rows(st, where, q,
 			fmt == REPORT_JSON || fmt == REPORT_NDJSON, &r);
 	if (!err && q->job && *q->job) {
 		/* an array's id: its tasks; else the one job */
@@ -2702,9 +2445,8 @@ int report_run_store(struct store *st, const char *where,
 		err = -ENOENT;
 		goto cleanup;
 	}
-	err = build_tree(&r);
-	if (!err)
-		err = summarize(db, where, &r, &s);
+	build_tree(&r);
+	err = summarize(db, where, &r, &s);
 	if (!err && ji)
 		err = build_efficiency(ji, &r, &s.t, eff);
 	if (err)
@@ -2743,24 +2485,6 @@ cleanup:
 	return err;
 }
 
-/* Print the process tree and totals selected by q. */
-int report_run(const char *db_path, const struct report_query *q,
-	       enum report_format fmt, FILE *out)
-{
-	struct store *st = NULL;
-	int err;
-
-	err = query_check(q);
-	if (err)
-		return err;
-	err = store_open(db_path, true, &st);
-	if (err)
-		return err;
-	err = report_run_store(st, db_path, q, fmt, out);
-	store_close(st);
-	return err;
-}
-
 /* Print the records selected by q from an open store as NDJSON. */
 int report_export_store(struct store *s, const char *where,
 			const struct report_query *q, FILE *out)
@@ -2792,7 +2516,7 @@ int report_export_store(struct store *s, const char *where,
 			 " (SELECT DISTINCT job_id FROM process"
 			 " WHERE %1$s)%2$s", storeq_process_where(q), order);
 	else if (q->pid)
-		snprintf(sql, sizeof(sql), PID_SUBTREE
+		snprintf(sql, sizeof(sql), STOREQ_PID_SUBTREE
 			 "SELECT jobtrace_json(id), start_time AS t, id FROM process"
 			 " WHERE id IN (SELECT id FROM sel)%s", order);
 	else
@@ -2823,23 +2547,5 @@ int report_export_store(struct store *s, const char *where,
 
 cleanup:
 	sqlite3_finalize(st);
-	return err;
-}
-
-/* Print the selected records as schema v1 NDJSON, one per line. */
-int report_export(const char *db_path, const struct report_query *q,
-		  FILE *out)
-{
-	struct store *st = NULL;
-	int err;
-
-	err = query_check(q);
-	if (err)
-		return err;
-	err = store_open(db_path, true, &st);
-	if (err)
-		return err;
-	err = report_export_store(st, db_path, q, out);
-	store_close(st);
 	return err;
 }

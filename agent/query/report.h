@@ -18,9 +18,10 @@
 struct store;
 
 /*
- * Print the report of what q selects from the store at db_path: a title
- * with the counts; for --job, the job's header from its `job` records
- * (user, name, state, exit code, elapsed, run, pipeline, cost center) and
+ * Print the report of what q selects from the open store s (where names
+ * it in messages): a title with the counts; for --job, the job's header
+ * from its `job` records (user, name, state, exit code, elapsed, run,
+ * pipeline, cost center) and
  * the efficiency (CPU over allocated CPUs x elapsed, the job's memory
  * peak over the memory requested); a summary by workflow task and one by
  * tool, most CPU first; the TOTAL of every process's own figures; then
@@ -31,16 +32,11 @@ struct store;
  * 0, -ENOENT when nothing matched (a message was printed on stderr), or
  * -errno.
  */
-int report_run(const char *db_path, const struct report_query *q,
-	       enum report_format fmt, FILE *out);
-/* As report_run(), over an open store; where names it in messages. */
 int report_run_store(struct store *s, const char *where,
 		     const struct report_query *q, enum report_format fmt,
 		     FILE *out);
-/* Print the selected records as schema v1 NDJSON, one per line. */
-int report_export(const char *db_path, const struct report_query *q,
-		  FILE *out);
-/* As report_export(), over an open store; where names it in messages. */
+/* Print the selected records of the open store s as schema v1 NDJSON, one
+ * per line; where names s in messages. */
 int report_export_store(struct store *s, const char *where,
 			const struct report_query *q, FILE *out);
 

@@ -7,10 +7,10 @@
  * The definitions are in rightsize.h; what a task's processes, instances
  * and memory peak are is tasks.h's, shared with report and cost.
  *
- * One SQL statement reads the selected processes that have a task, and
- * tasks_load_jobs() their jobs' end records (allocation, memory peak);
- * tasks_build() makes the instances; the rest is C here: runs, the
- * percentiles and the rounding.
+ * storeq_procs_load() reads the selected processes that have a task, as
+ * report reads them, and tasks_of_procs() their jobs' end records
+ * (allocation, memory peak) and their instances; the rest is C here:
+ * runs, the percentiles and the rounding.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,30 +28,10 @@
 #define MIB (1ULL << 20)
 #define P95 95			/* the percentile used, in percent */
 
-/* The selected processes with a task (%s: the selector ?1). */
-#define ROWS_SQL \
-	"SELECT id, parent_id, host, job_id, job_run, job_task," \
-	" tool_category, start_time, end_time, job_step," \
-	" COALESCE(cpu_user_s, 0) + COALESCE(cpu_sys_s, 0), peak_rss_bytes" \
-	" FROM process WHERE %s AND job_task IS NOT NULL" \
-	" ORDER BY start_time, host, pid, id"
-
-/* One selected process with a task: its strings (owned). */
-struct rs_row {
-	char *id;
-	char *parent_id;
-	char *host;
-	char *job;
-	char *run;
-	char *task;
-	char *category;
-	char *step;
-};
-
 /* One execution of a task (tasks.h) and its run. */
 struct rs_inst {
 	const struct tasks_inst *in;
-	const struct rs_row *top;	/* its topmost process: task, run */
+	const struct storeq_proc *top;	/* its topmost process: task, run */
 	char *run_key;		/* what counts as its run; NULL: itself */
 };
 
@@ -74,9 +54,9 @@ struct rs_task {
 };
 
 struct rs {
-	struct rs_row *row;
+	struct storeq_proc *row;	/* the selected processes with a task */
 	struct tasks_proc *proc;	/* the rows as tasks.h needs them */
-	size_t nrow, cap;
+	size_t nrow;
 	struct tasks tasks;
 	struct rs_inst *inst;
 	size_t ninst;
@@ -180,93 +160,13 @@ double rightsize_percentile(double *v, size_t n, unsigned pct)
 /* Free the rows, instances and tasks. */
 static void rs_free(struct rs *r)
 {
-	for (size_t i = 0; i < r->nrow; i++) {
-		struct rs_row *w = &r->row[i];
-
-		free(w->id);
-		free(w->parent_id);
-		free(w->host);
-		free(w->job);
-		free(w->run);
-		free(w->task);
-		free(w->category);
-		free(w->step);
-	}
+	storeq_procs_free(r->row, r->nrow);
 	for (size_t i = 0; i < r->ninst; i++)
 		free(r->inst[i].run_key);
-	free(r->row);
 	free(r->proc);
 	tasks_free(&r->tasks);
 	free(r->inst);
 	free(r->task);
-}
-
-/* Append the current result row of ROWS_SQL. */
-static int row_add(struct rs *r, sqlite3_stmt *st)
-{
-	struct tasks_proc *p;
-	struct rs_row *w;
-	double rss;
-	int err = 0;
-
-	if (r->nrow == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct rs_row *v = realloc(r->row, cap * sizeof(*v));
-		struct tasks_proc *q;
-
-		if (!v)
-			return -ENOMEM;
-		r->row = v;
-		q = realloc(r->proc, cap * sizeof(*q));
-		if (!q)
-			return -ENOMEM;
-		r->proc = q;
-		r->cap = cap;
-	}
-	w = &r->row[r->nrow];
-	p = &r->proc[r->nrow++];
-	memset(w, 0, sizeof(*w));
-	memset(p, 0, sizeof(*p));
-	err |= storeq_col_dup(st, 0, &w->id);
-	err |= storeq_col_dup(st, 1, &w->parent_id);
-	err |= storeq_col_dup(st, 2, &w->host);
-	err |= storeq_col_dup(st, 3, &w->job);
-	err |= storeq_col_dup(st, 4, &w->run);
-	err |= storeq_col_dup(st, 5, &w->task);
-	err |= storeq_col_dup(st, 6, &w->category);
-	p->start = storeq_col_num(st, 7, 0);
-	p->end = storeq_col_num(st, 8, p->start);
-	if (p->end < p->start)
-		p->end = p->start;
-	err |= storeq_col_dup(st, 9, &w->step);
-	p->cpu = storeq_col_num(st, 10, 0);
-	if (p->cpu < 0)
-		p->cpu = 0;
-	rss = storeq_col_num(st, 11, 0);
-	p->rss = rss > 0 && rss < 1.8e19 ? (uint64_t)rss : 0;
-	p->parent = -1;
-	if (!w->id || !w->task)
-		err = -ENOMEM;	/* not NULL in the view: out of memory */
-	return err ? -ENOMEM : 0;
-}
-
-/* Load the selected rows. */
-static int load_rows(struct store *st, const char *where,
-		     const struct report_query *q, struct rs *r)
-{
-	sqlite3 *db = store_handle(st);
-	sqlite3_stmt *stmt = NULL;
-	char sql[sizeof(ROWS_SQL) + sizeof(REPORT_JOB_SEL)];
-	int rc, err;
-
-	snprintf(sql, sizeof(sql), ROWS_SQL, storeq_process_where(q));
-	err = storeq_prepare(st, where, sql, q, &stmt);
-	while (!err && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		err = row_add(r, stmt);
-	if (!err)
-		err = storeq_step_done(db, where, rc);
-	sqlite3_finalize(stmt);
-	return err;
 }
 
 /* ---- instances ----------------------------------------------------------- */
@@ -279,61 +179,9 @@ static int cmp_nstr(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-/* Order row indices by record id. */
-static int cmp_id(const void *a, const void *b, void *arg)
-{
-	const struct rs_row *row = arg;
-
-	return strcmp(row[*(const long *)a].id, row[*(const long *)b].id);
-}
-
-/* The row with record id id (by the sorted indices idx), or -1. */
-static long find_id(const struct rs *r, const long *idx, const char *id)
-{
-	size_t lo = 0, hi = r->nrow;
-
-	while (id && lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(r->row[idx[mid]].id, id);
-
-		if (!c)
-			return idx[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
-/* Point every row's tasks_proc at its strings and its parent's row. */
-static int link_rows(struct rs *r)
-{
-	long *idx = malloc((r->nrow ? r->nrow : 1) * sizeof(*idx));
-
-	if (!idx)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->nrow; i++)
-		idx[i] = (long)i;
-	qsort_r(idx, r->nrow, sizeof(*idx), cmp_id, r->row);
-	for (size_t i = 0; i < r->nrow; i++) {
-		const struct rs_row *w = &r->row[i];
-		struct tasks_proc *p = &r->proc[i];
-
-		p->parent = find_id(r, idx, w->parent_id);
-		p->host = w->host;
-		p->job = w->job;
-		p->step = w->step;
-		p->task = w->task;
-		p->category = w->category;
-	}
-	free(idx);
-	return 0;
-}
-
 /* What counts as the run of the instance whose top is w: job.run, else
  * the job id; NULL: the instance alone. */
-static int run_key(const struct rs_row *w, char **out)
+static int run_key(const struct storeq_proc *w, char **out)
 {
 	*out = NULL;
 	if (w->run)
@@ -348,13 +196,9 @@ static int run_key(const struct rs_row *w, char **out)
 /* The instances (tasks.h) of the rows, each with its run. */
 static int build_instances(struct rs *r, struct store *st, const char *where)
 {
-	int err = link_rows(r);
+	int err = tasks_of_procs(store_handle(st), where, r->row, r->nrow,
+				 &r->proc, &r->tasks);
 
-	if (!err)
-		err = tasks_load_jobs(store_handle(st), where, r->proc,
-				      r->nrow);
-	if (!err)
-		err = tasks_build(r->proc, r->nrow, &r->tasks);
 	if (err)
 		return err;
 	r->inst = calloc(r->tasks.n ? r->tasks.n : 1, sizeof(*r->inst));
@@ -709,14 +553,10 @@ static int print_json(const struct rs *r, const struct report_query *q,
 {
 	struct jbuf b;
 	char why[64];
-	int err = 0;
 
 	jbuf_init(&b);
 	json_obj_open(&b);
-	json_key(&b, "selection");
-	json_obj_open(&b);
-	storeq_json_selector(&b, q);
-	json_obj_close(&b);
+	storeq_json_query(&b, "selection", q, NULL);
 	json_kv_u64(&b, "runs", r->runs);
 	json_kv_u64(&b, "runs_needed", RIGHTSIZE_MIN_RUNS);
 	json_kv_u64(&b, "percentile", P95);
@@ -761,12 +601,7 @@ static int print_json(const struct rs *r, const struct report_query *q,
 	}
 	json_arr_close(&b);
 	json_obj_close(&b);
-	if (b.oom)
-		err = -ENOMEM;
-	else
-		fprintf(out, "%s\n", jbuf_str(&b));
-	jbuf_free(&b);
-	return err;
+	return storeq_json_print(&b, out);
 }
 
 /* ---- entry points -------------------------------------------------------- */
@@ -787,7 +622,8 @@ int rightsize_run_store(struct store *st, const char *where,
 	}
 	err = storeq_restrict(st, where, q);
 	if (!err)
-		err = load_rows(st, where, q, &r);
+		err = storeq_procs_load(st, where, q, STOREQ_PROC_TASKS,
+					&r.row, &r.nrow);
 	if (err)
 		goto out;
 	storeq_describe(q, r.sel, sizeof(r.sel));
@@ -828,19 +664,5 @@ int rightsize_run_store(struct store *st, const char *where,
 	err = storeq_written(out, "rightsize", err);
 out:
 	rs_free(&r);
-	return err;
-}
-
-/* Print the rightsizing of what q selects from the store at db_path. */
-int rightsize_run(const char *db_path, const struct report_query *q,
-		  enum rightsize_format fmt, FILE *out)
-{
-	struct store *st = NULL;
-	int err = store_open(db_path, true, &st);
-
-	if (err)
-		return err;
-	err = rightsize_run_store(st, db_path, q, fmt, out);
-	store_close(st);
 	return err;
 }

@@ -64,14 +64,12 @@ double rightsize_percentile(double *v, size_t n, unsigned pct);
 
 /*
  * Print the rightsizing of what q selects (exactly one of q->pipeline,
- * q->run, q->since; q->uid_only honoured) from the store at db_path.
+ * q->run, q->job, q->since; q->uid_only honoured) from the open store st
+ * (where names it in messages).
  * Returns 0 (also when no task has enough runs: the output says so),
  * -ENOENT when no process with a task matched (a message on stderr),
  * -EINVAL for another selector, or -errno.
  */
-int rightsize_run(const char *db_path, const struct report_query *q,
-		  enum rightsize_format fmt, FILE *out);
-/* As rightsize_run(), over an open store; where names it in messages. */
 int rightsize_run_store(struct store *st, const char *where,
 			const struct report_query *q,
 			enum rightsize_format fmt, FILE *out);

@@ -409,10 +409,12 @@ const char *storeq_tool_name(const char *tool, const char *exe,
 	return comm && *comm ? comm : "?";
 }
 
-/* Write the selector's member ("job":"42", "since":"...", ...; see
- * report.h). */
-void storeq_json_selector(struct jbuf *b, const struct report_query *q)
+/* Write the query's object as member key (see storeq.h). */
+void storeq_json_query(struct jbuf *b, const char *key,
+		       const struct report_query *q, const char *by)
 {
+	json_key(b, key);
+	json_obj_open(b);
 	if (q->job && *q->job) {
 		json_kv_str(b, "job", q->job);
 	} else if (q->run && *q->run) {
@@ -425,4 +427,271 @@ void storeq_json_selector(struct jbuf *b, const struct report_query *q)
 		json_key(b, "since");
 		json_time(b, storeq_time_ns(q->since));
 	}
+	if (by)
+		json_kv_str(b, "by", by);
+	json_obj_close(b);
+}
+
+/* Print a finished JSON answer and free it (see storeq.h). */
+int storeq_json_print(struct jbuf *b, FILE *out)
+{
+	int err = b->oom ? -ENOMEM : 0;
+
+	if (!err)
+		fprintf(out, "%s\n", jbuf_str(b));
+	jbuf_free(b);
+	return err;
+}
+
+/* A process row, the record's JSON (%s: made again from the columns only
+ * when asked for) in the middle. */
+#define PROC_COLUMNS \
+	"id, host, pid, ppid, parent_id, start_time," \
+	" end_time, exe, comm, argv, tool_name, exit_code, exit_signal," \
+	" oom_killed, cpu_user_s, cpu_sys_s, peak_rss_bytes, read_bytes," \
+	" write_bytes, rx_bytes, tx_bytes, %s, job_task, job_step," \
+	" cancelled_write_bytes, job_id, tool_category, job_run, NULL"
+
+/* A field of a live process's latest sample (s.json). */
+#define SJ(path) "json_extract(s.json, '" path "')"
+
+/*
+ * The latest sample of each live process of job ?1 that has no process
+ * record yet, in the columns of PROC_COLUMNS: start_time as its text, and
+ * last the sample's time.  SQLite takes the bare columns of an aggregate
+ * query from the row that has the MAX().  A record and its samples may
+ * carry starts 1 us apart (stores written before record.c ignored clock
+ * offset changes under 1 ms), and julianday() keeps milliseconds: the
+ * same process is the same pid and host within 2 ms.
+ */
+#define SAMPLE_ROWS \
+	"SELECT s.id, " SJ("$.host") ", " SJ("$.pid") ", " SJ("$.ppid") ", " \
+	SJ("$.parent_id") ", " SJ("$.start_time") ", NULL, " SJ("$.exe") \
+	", NULLIF(" SJ("$.comm") ", ''), " SJ("$.argv") ", " \
+	SJ("$.tool.name") ", NULL, NULL, 0, " SJ("$.cpu.user_s") ", " \
+	SJ("$.cpu.sys_s") ", " SJ("$.mem.peak_rss_bytes") ", " \
+	SJ("$.io.read_bytes") ", " SJ("$.io.write_bytes") ", " \
+	SJ("$.net.rx_bytes") ", " SJ("$.net.tx_bytes") ", s.json, " \
+	SJ("$.job.task") ", " SJ("$.job.step") ", " \
+	SJ("$.io.cancelled_write_bytes") ", " SJ("$.job.id") ", " \
+	SJ("$.tool.category") ", " SJ("$.job.run") ", COALESCE(s.time, 0)" \
+	" FROM (SELECT id, json, time, MAX(time) FROM record" \
+	"  WHERE type = 'sample' AND " REPORT_JOB_SEL \
+	"  GROUP BY json_extract(json, '$.host')," \
+	"  json_extract(json, '$.pid')," \
+	"  json_extract(json, '$.start_time')) s" \
+	" WHERE NOT EXISTS (SELECT 1 FROM process p" \
+	"  WHERE p.pid = " SJ("$.pid") \
+	"  AND p.host IS " SJ("$.host") \
+	"  AND abs(p.start_time - (julianday(" SJ("$.start_time") ")" \
+	"   - 2440587.5) * 86400.0) < 0.002)"
+
+/* The rows being loaded. */
+struct procs {
+	struct storeq_proc *v;
+	size_t n, cap;
+};
+
+/* Free the rows' strings and the array. */
+void storeq_procs_free(struct storeq_proc *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		struct storeq_proc *w = &v[i];
+
+		free(w->id);
+		free(w->parent_id);
+		free(w->host);
+		free(w->exe);
+		free(w->comm);
+		free(w->argv);
+		free(w->tool);
+		free(w->category);
+		free(w->job);
+		free(w->run);
+		free(w->task);
+		free(w->step);
+		free(w->json);
+	}
+	free(v);
+}
+
+/*
+ * Append the current result row of st (PROC_COLUMNS or SAMPLE_ROWS: a
+ * sample's time in the last column makes it a sampled, running row).
+ */
+static int proc_add(struct procs *r, sqlite3_stmt *st)
+{
+	struct storeq_proc *w;
+	int err = 0;
+
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		struct storeq_proc *v = realloc(r->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->v = v;
+		r->cap = cap;
+	}
+	w = &r->v[r->n++];
+	memset(w, 0, sizeof(*w));
+	err |= storeq_col_dup(st, 0, &w->id);
+	err |= storeq_col_dup(st, 1, &w->host);
+	w->pid = sqlite3_column_int64(st, 2);
+	w->ppid = sqlite3_column_int64(st, 3);
+	err |= storeq_col_dup(st, 4, &w->parent_id);
+	w->start = storeq_col_time(st, 5, 0);
+	w->running = sqlite3_column_type(st, 6) == SQLITE_NULL;
+	w->end = w->running ? w->start : storeq_col_time(st, 6, 0);
+	err |= storeq_col_dup(st, 7, &w->exe);
+	err |= storeq_col_dup(st, 8, &w->comm);
+	err |= storeq_col_dup(st, 9, &w->argv);
+	err |= storeq_col_dup(st, 10, &w->tool);
+	w->exit_code = sqlite3_column_int(st, 11);
+	w->exit_signal = sqlite3_column_int(st, 12);
+	w->oom = sqlite3_column_int(st, 13) != 0;
+	w->cpu_user = storeq_col_amount(st, 14);
+	w->cpu_sys = storeq_col_amount(st, 15);
+	w->peak_rss = storeq_col_u64(st, 16);
+	w->read_bytes = storeq_col_u64(st, 17);
+	w->write_bytes = storeq_col_u64(st, 18);
+	w->rx = storeq_col_u64(st, 19);
+	w->tx = storeq_col_u64(st, 20);
+	err |= storeq_col_dup(st, 21, &w->json);
+	err |= storeq_col_dup(st, 22, &w->task);
+	err |= storeq_col_dup(st, 23, &w->step);
+	w->cancelled = storeq_col_u64(st, 24);
+	err |= storeq_col_dup(st, 25, &w->job);
+	err |= storeq_col_dup(st, 26, &w->category);
+	err |= storeq_col_dup(st, 27, &w->run);
+	if (sqlite3_column_type(st, 28) != SQLITE_NULL) {
+		w->sampled = true;
+		w->end = storeq_col_amount(st, 28);
+	}
+	if (w->end < w->start)
+		w->end = w->start;
+	w->parent = -1;
+	return err ? -ENOMEM : 0;
+}
+
+/* Append the rows that sql (selector bound as ?1) returns. */
+static int add_procs(sqlite3 *db, const char *where, const char *sql,
+		     const struct report_query *q, struct procs *r)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	err = storeq_prepare_db(db, where, sql, q, &st);
+	if (err)
+		goto cleanup;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		err = proc_add(r, st);
+		if (err)
+			goto cleanup;
+	}
+	err = storeq_step_done(db, where, rc);
+
+cleanup:
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* Order rows by start time, then host, pid and record id, as the SQL
+ * does. */
+static int cmp_start(const void *a, const void *b)
+{
+	const struct storeq_proc *x = a, *y = b;
+	int c;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	c = strcmp(x->host ? x->host : "", y->host ? y->host : "");
+	if (c)
+		return c;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return strcmp(x->id ? x->id : "", y->id ? y->id : "");
+}
+
+/* Order row indices by record id for the parent lookup. */
+static int cmp_id(const void *a, const void *b, void *arg)
+{
+	const struct storeq_proc *v = arg;
+	const char *x = v[*(const long *)a].id;
+	const char *y = v[*(const long *)b].id;
+
+	return strcmp(x ? x : "", y ? y : "");
+}
+
+/* The row with record id id in the index sorted by id, or -1. */
+static long find_id(const struct procs *r, const long *idx, const char *id)
+{
+	size_t lo = 0, hi = r->n;
+
+	while (id && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *m = r->v[idx[mid]].id;
+		int c = strcmp(m ? m : "", id);
+
+		if (c == 0)
+			return idx[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Link every row to its parent's row by parent_id. */
+static int link_parents(struct procs *r)
+{
+	long *idx = malloc((r->n ? r->n : 1) * sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++)
+		idx[i] = (long)i;
+	qsort_r(idx, r->n, sizeof(*idx), cmp_id, r->v);
+	for (size_t i = 0; i < r->n; i++)
+		r->v[i].parent = find_id(r, idx, r->v[i].parent_id);
+	free(idx);
+	return 0;
+}
+
+/* Load the process rows of q (see storeq.h). */
+int storeq_procs_load(struct store *st, const char *where,
+		      const struct report_query *q, unsigned flags,
+		      struct storeq_proc **out, size_t *n)
+{
+	static const char order[] = " ORDER BY start_time, host, pid, id";
+	const char *rec = flags & STOREQ_PROC_JSON ? "jobtrace_json(id)" :
+			  "NULL";
+	const char *task = flags & STOREQ_PROC_TASKS ?
+			   " AND job_task IS NOT NULL" : "";
+	sqlite3 *db = store_handle(st);
+	struct procs r = { 0 };
+	char sql[2048];
+	size_t first;
+	int err;
+
+	if (q->pid)
+		snprintf(sql, sizeof(sql), STOREQ_PID_SUBTREE "SELECT "
+			 PROC_COLUMNS " FROM process WHERE id IN (SELECT id"
+			 " FROM sel)%s%s", rec, task, order);
+	else
+		snprintf(sql, sizeof(sql), "SELECT " PROC_COLUMNS
+			 " FROM process WHERE %s%s%s", rec,
+			 storeq_process_where(q), task, order);
+	err = add_procs(db, where, sql, q, &r);
+	first = r.n;
+	if (!err && (flags & STOREQ_PROC_SAMPLES) && q->job && *q->job)
+		err = add_procs(db, where, SAMPLE_ROWS, q, &r);
+	if (!err && r.n > first)
+		qsort(r.v, r.n, sizeof(*r.v), cmp_start);
+	if (!err)
+		err = link_parents(&r);
+	*out = r.v;
+	*n = r.n;
+	return err;
 }

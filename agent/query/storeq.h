@@ -18,6 +18,9 @@
  *    not known, as junk does.
  *  - uid restriction (a user asking through the agent) as temporary views
  *    every later statement reads through.
+ *  - Process rows (storeq_procs_load): the selected processes with every
+ *    figure read by the rules above, once for report, the HTML page and
+ *    rightsize, so that a figure has one value in every view.
  */
 #ifndef JOBTRACE_STOREQ_H
 #define JOBTRACE_STOREQ_H
@@ -74,6 +77,67 @@ struct report_query {
 #define REPORT_JOB_SEL_AT(c) "(" c " = ?1 OR (" c " > ?1 || '_' AND " c \
 	" < ?1 || '`') OR (" c " > ?1 || '+' AND " c " < ?1 || ','))"
 #define REPORT_JOB_SEL REPORT_JOB_SEL_AT("job_id")
+
+/*
+ * The newest process with pid ?1 and its descendants (by ppid and
+ * parent_id), as the table sel(id, pid) that a statement follows with
+ * "SELECT ... FROM process WHERE id IN (SELECT id FROM sel)".
+ */
+#define STOREQ_PID_SUBTREE \
+	"WITH RECURSIVE sel(id, pid) AS (" \
+	" SELECT * FROM (SELECT id, pid FROM process" \
+	"  WHERE pid = ?1 ORDER BY start_time DESC, id DESC LIMIT 1)" \
+	" UNION" \
+	" SELECT c.id, c.pid FROM process c JOIN sel" \
+	"  ON c.ppid = sel.pid AND c.parent_id = sel.id) "
+
+/*
+ * One selected process as every view reads it (strings owned; NULL: not
+ * known, or not text in the store).  Amounts that are not numbers, not
+ * finite or below 0 read as 0 (CPU: user and system each), counts as
+ * storeq_col_u64() reads them.
+ */
+struct storeq_proc {
+	char *id;		/* its record id */
+	char *parent_id;	/* its parent's record id */
+	char *host;
+	char *exe;
+	char *comm;
+	char *argv;		/* JSON array text */
+	char *tool;		/* tool.name */
+	char *category;		/* tool.category */
+	char *job;		/* job.id */
+	char *run;		/* job.run */
+	char *task;		/* job.task: the workflow's step */
+	char *step;		/* job.step: the scheduler's step */
+	char *json;		/* the record (STOREQ_PROC_JSON), else NULL */
+	int64_t pid;
+	int64_t ppid;
+	long parent;		/* the row of parent_id among those loaded; -1 */
+	double start;		/* epoch seconds */
+	double end;		/* epoch seconds, >= start; running: start,
+				 * sampled: the sample's time */
+	bool running;		/* no end time */
+	bool sampled;		/* no process record: its latest sample */
+	int exit_code;
+	int exit_signal;
+	bool oom;
+	double cpu_user;
+	double cpu_sys;
+	uint64_t peak_rss;
+	uint64_t read_bytes;
+	uint64_t write_bytes;
+	uint64_t cancelled;	/* io.cancelled_write_bytes */
+	uint64_t rx;
+	uint64_t tx;
+};
+
+/* What storeq_procs_load() reads besides the process records of q. */
+#define STOREQ_PROC_JSON	0x1	/* each record's JSON (.json) */
+#define STOREQ_PROC_SAMPLES	0x2	/* --job: its live processes without a
+					 * process record, from their latest
+					 * sample (running, sampled) */
+#define STOREQ_PROC_TASKS	0x4	/* only the processes with a job.task */
 
 /* Parse a --format word; returns -EINVAL if unknown. */
 int storeq_format_parse(const char *s, enum report_format *out);
@@ -146,10 +210,31 @@ int storeq_restrict(struct store *st, const char *where,
  */
 int storeq_user_job(struct store *st, const char *where,
 		    struct report_query *q, char *buf, size_t len);
-/* Write q's selector as one member of an open JSON object: "job": ID,
- * "run", "pipeline", "pid" or "since" (RFC 3339); report, cost and
- * rightsize name their query with it. */
-void storeq_json_selector(struct jbuf *b, const struct report_query *q);
+/*
+ * The processes q selects from st (where names it in messages; flags
+ * above) into *out (*n of them, storeq_procs_free()), ordered by start
+ * time, host, pid and record id, each linked to its parent's row by
+ * parent_id (a self link kept: the caller cuts hostile links).  A --pid
+ * selects that process and its descendants (STOREQ_PID_SUBTREE).
+ * Returns 0, -EIO (logged) or -ENOMEM; *out holds what was read even
+ * then.
+ */
+int storeq_procs_load(struct store *st, const char *where,
+		      const struct report_query *q, unsigned flags,
+		      struct storeq_proc **out, size_t *n);
+/* Free n rows of storeq_procs_load() and the array; accepts NULL. */
+void storeq_procs_free(struct storeq_proc *v, size_t n);
+/*
+ * Write the member key (report, cost: "query"; rightsize: "selection")
+ * of an open JSON object: an object with q's selector, "job": ID, "run",
+ * "pipeline", "pid" or "since" (RFC 3339), and "by": by unless by is
+ * NULL (cost's grouping); how report, cost and rightsize name their query.
+ */
+void storeq_json_query(struct jbuf *b, const char *key,
+		       const struct report_query *q, const char *by);
+/* Print the JSON answer b with a newline on out, then free b: 0, or
+ * -ENOMEM (nothing printed) when b ran out of memory. */
+int storeq_json_print(struct jbuf *b, FILE *out);
 /* A process's tool as reports name it: the rules' tool name, else the
  * base name of exe, else comm, else "?". */
 const char *storeq_tool_name(const char *tool, const char *exe,

@@ -408,3 +408,31 @@ int tasks_load_jobs(sqlite3 *db, const char *where, struct tasks_proc *p,
 	free(idx);
 	return err;
 }
+
+/* The instances of loaded processes (see tasks.h). */
+int tasks_of_procs(sqlite3 *db, const char *where,
+		   const struct storeq_proc *v, size_t n,
+		   struct tasks_proc **tp, struct tasks *t)
+{
+	struct tasks_proc *p = calloc(n ? n : 1, sizeof(*p));
+	int err;
+
+	*tp = p;
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct storeq_proc *w = &v[i];
+
+		p[i] = (struct tasks_proc){
+			.parent = w->parent, .host = w->host, .job = w->job,
+			.step = w->step, .task = w->task,
+			.category = w->category, .start = w->start,
+			.end = w->end, .cpu = w->cpu_user + w->cpu_sys,
+			.rss = w->peak_rss,
+		};
+	}
+	err = tasks_load_jobs(db, where, p, n);
+	if (!err)
+		err = tasks_build(p, n, t);
+	return err;
+}

@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 struct sqlite3;
+struct storeq_proc;
 
 #define TASKS_CLIENT "scheduler-helper"	/* never a task's process */
 #define TASKS_ENGINE "workflow-engine"	/* left out of the memory sum */
@@ -99,5 +100,15 @@ double tasks_cores(const struct tasks_inst *in);
  */
 int tasks_load_jobs(struct sqlite3 *db, const char *where,
 		    struct tasks_proc *p, size_t n);
+/*
+ * The instances of the n processes v (storeq_procs_load(), their parent
+ * links as they are): in *tp the processes as tasks_build() takes them
+ * (strings borrowed from v) with their jobs' end records from db
+ * (tasks_load_jobs()), and their instances in t.  *tp (free()) and t
+ * (tasks_free()) are set even on an error.  Returns 0, -EIO or -ENOMEM.
+ */
+int tasks_of_procs(struct sqlite3 *db, const char *where,
+		   const struct storeq_proc *v, size_t n,
+		   struct tasks_proc **tp, struct tasks *t);
 
 #endif

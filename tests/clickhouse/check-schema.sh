@@ -140,9 +140,9 @@ echo "# clickhouse-server $(ch_query 'SELECT version()') on $CH_URL (pid $CH_PID
 check "the schema applies with clickhouse-client --multiquery" \
 	ch_multiquery <"$T/schema.sql"
 check "and applies again (IF NOT EXISTS)" ch_multiquery <"$T/schema.sql"
-check "one table per record type" \
+check "one table per record type, and the rules table" \
 	same "$(ch_query "SELECT name FROM system.tables WHERE database = 'jobtrace' ORDER BY name" | tr '\n' ' ')" \
-	"host job process sample signal "
+	"host job process rules sample signal "
 for t in process sample job signal host; do
 	create=$(ch_query "SHOW CREATE TABLE jobtrace.$t")
 	check "$t: ReplacingMergeTree ... ORDER BY (host, ..., id)" \

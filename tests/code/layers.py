@@ -10,6 +10,11 @@ A module is a .c file and its .h.  A layer may use its own folder and
 those listed for it in ALLOWED; bpf/events.h is the kernel ABI and is
 open to every layer, and the headers make generates (in the build tree)
 belong to the layer that includes them.
+
+The structs of OPAQUE are defined in their own .c file and nowhere else
+(agent/, tests/, bench/): every other file sees only `struct NAME;` and
+uses the module's functions, so a field read from outside does not
+compile.
 """
 import os
 import re
@@ -37,6 +42,42 @@ EXCEPTIONS = set()
 # none left: the analyses' toolkit is storeq.h, not the report command
 KNOWN_CYCLES = []
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# struct: the one file (under agent/) that defines it
+OPAQUE = {
+    "tracker": "daemon/track/tracker.c",
+    "containers": "daemon/cloud/containers.c",
+}
+DEFINE = re.compile(r'\bstruct\s+(\w+)\s*\{')
+
+
+def opaque(src):
+    """Definitions of OPAQUE structs outside their file, and files that
+    should define one and do not: each printed; how many."""
+    bad = 0
+    seen = set()
+    for top in ("agent", "tests", "bench"):
+        for root, _dirs, names in os.walk(os.path.join(src, top)):
+            for n in sorted(names):
+                if not n.endswith((".c", ".h")):
+                    continue
+                path = os.path.join(root, n)
+                rel = os.path.relpath(path, src)
+                text = open(path, encoding="utf-8", errors="replace").read()
+                for name in DEFINE.findall(text):
+                    home = OPAQUE.get(name)
+                    if home is None:
+                        continue
+                    if rel == os.path.join("agent", home):
+                        seen.add(name)
+                        continue
+                    print(f"{rel}: defines struct {name}, which only "
+                          f"agent/{home} may (its fields are that "
+                          "module's)")
+                    bad += 1
+    for name in sorted(set(OPAQUE) - seen):
+        print(f"agent/{OPAQUE[name]}: does not define struct {name}")
+        bad += 1
+    return bad
 
 
 def main():
@@ -131,6 +172,7 @@ def main():
         if sorted(k) not in comps:
             print(f"known cycle {sorted(k)} is gone: remove it from here")
             bad += 1
+    bad += opaque(src)
     n = sum(len(v) for v in edges.values())
     print(f"# {len(files)} files, {len(edges)} including modules, {n} "
           f"module arrows, {len(comps)} cycles, {bad} violations")

@@ -12,7 +12,7 @@
 #   DEP_LIBS      the libraries to link
 
 HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
-	json_read schema imds docker prices offer smklog tokscan
+	json_read schema imds docker prices offer smklog tokscan rulebundle
 
 # the agent modules the harnesses reach (and what those call)
 AGENT = lib/log lib/util lib/json lib/json_read core/schema \
@@ -23,7 +23,9 @@ AGENT = lib/log lib/util lib/json lib/json_read core/schema \
 	query/costq \
 	query/chquery lib/http daemon/cloud/imds daemon/cloud/docker \
 	cli/prices_import core/cost core/prices query/tasks daemon/track/smklog \
-	lib/tokscan lib/luapat lib/creds lib/fsperm lib/netaddr
+	lib/tokscan lib/luapat lib/creds lib/fsperm lib/netaddr \
+	core/rulebundle core/rules lib/shellwords core/proc_table core/record \
+	core/chsql
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer

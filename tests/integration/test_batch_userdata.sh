@@ -109,6 +109,14 @@ bad "--set of the sinks" "--set 'sinks.url=x'" --package "$DEB_URL" \
 bad "--apt-key without signed-by" "names no [signed-by=/PATH]" \
 	--apt-repo 'deb https://apt.example.org bookworm main' \
 	--apt-key https://apt.example.org/key.asc --sink-url "$SINK"
+bad "--rules-source that is not a bundle's URL" "--rules-source 'ftp://x/b.tar'" \
+	--package "$DEB_URL" --sink-url "$SINK" --rules-source ftp://x/b.tar
+bad "--rules-source clickhouse with an http sink" "the rules are read from the clickhouse sink" \
+	--package "$DEB_URL" --sink-url "$SINK" --sink-type http --rules-source clickhouse
+bad "--rules-source with --rules" "exclude each other" --package "$DEB_URL" \
+	--sink-url "$SINK" --rules-source https://x/b.tar --rules "$T/in/25-ok.lua"
+bad "--rules-source and --set rules.source" "exclude each other" --package "$DEB_URL" \
+	--sink-url "$SINK" --rules-source https://x/b.tar --set rules.source=https://y/b.tar
 head -c 15000 /dev/urandom | base64 | sed 's/^/-- /' >"$T/in/27-huge.lua"
 bad "user data over 16 KiB" "at most 16384" --package "$DEB_URL" --sink-url "$SINK" \
 	--rules "$T/in/27-huge.lua"
@@ -225,6 +233,8 @@ c|--package
 s3://bucket/pkgs/jobtrace-0.1.0-1.x86_64.rpm
 --sink-url
 https://ch.example.org:8443/
+--rules-source
+https://rules.example.org/fleet/bundle.tar
 --credentials
 ssm:/jobtrace/clickhouse
 --set
@@ -296,6 +306,8 @@ for s in a b c d; do
 	check "set $s: no secret in the user data" \
 		eval "! grep -qF -e '$CANARY' -e '$TOKEN' '$T/ud-$s'"
 done
+check "set c: the configuration written follows the bundle (rules.source)" \
+	has "$T/parts-c/1.x-shellscript" 'source = "https://rules.example.org/fleet/bundle.tar";'
 # EC2 takes the base64 of exactly these bytes: the README's sed into the
 # launch template keeps them
 b64=$(base64 -w0 "$T/ud-a")

@@ -1183,7 +1183,22 @@ static void test_schema(void **state)
 		assert_true(p > ddl && p[-1] == '\n' && p[1] == '\n');
 		semis++;
 	}
-	assert_int_equal(semis, 6);
+	/* the database, a table per record type, the rules table */
+	assert_int_equal(semis, 7);
+	assert_non_null(strstr(ddl, "CREATE TABLE IF NOT EXISTS jobtrace.rules\n"));
+	ddl_columns(ddl, "rules", cols, sizeof(cols));
+	assert_non_null(strstr(cols, " version sha256 pushed_at pushed_at_us"
+				     " pushed_by host size bundle "));
+	{	/* the INSERT's column list is the DDL's */
+		char want[256] = " ", *c;
+
+		strcat(want, CHSCHEMA_RULES_COLUMNS " ");
+		while ((c = strstr(want, ", ")))
+			memmove(c, c + 1, strlen(c));
+		assert_string_equal(cols, want);
+	}
+	assert_non_null(strstr(ddl, "ENGINE = MergeTree()\nORDER BY (pushed_at,"
+				    " pushed_at_us, sha256)\n;\n"));
 	assert_non_null(strstr(ddl, "ENGINE = ReplacingMergeTree()\n"
 				    "PARTITION BY toYYYYMM(start_time)\n"
 				    "ORDER BY (host, start_time, id)\n;\n"));

@@ -118,6 +118,65 @@ static void expect_error(const char *name, const char *text, int line,
 	config_free(&d);
 }
 
+/* rules.source: what it may be, plain http only to this machine or with a
+ * key, a key only for bundles; each refusal names the file, line and key. */
+static void test_rules_source(void **state)
+{
+	static const char *ok[] = {
+		"", "/shared/jobtrace/rules", "https://rules.example.org/b.tar",
+		"clickhouse", "http://127.0.0.1:8080/b.tar", "http://[::1]/b.tar",
+		"http://localhost/b.tar",
+	};
+	struct jt_config c;
+	char text[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		snprintf(text, sizeof(text), "rules = { source = \"%s\"; "
+			 "poll_interval = 2; inotify = false; };\nsinks = ( {"
+			 " type = \"clickhouse\"; url = \"http://127.0.0.1:8123/\";"
+			 " } );\n", ok[i]);
+		assert_int_equal(config_defaults(&c), 0);
+		if (config_load(&c, test_write_file(tmpdir, "rs.conf", text),
+				false, err, sizeof(err)))
+			fail_msg("source \"%s\": %s", ok[i], err);
+		assert_string_equal(c.rules_source, ok[i]);
+		assert_int_equal(c.rules_poll_ms, 2000);
+		assert_false(c.rules_inotify);
+		config_free(&c);
+	}
+	expect_error("rs1.conf", "rules = {\n source = \"rules/here\";\n};\n", 2,
+		     "rules.source: must be empty (the rules_dir folder)");
+	expect_error("rs2.conf", "rules = {\n source = \"ftp://x/b.tar\";\n};\n", 2,
+		     "rules.source: must be empty");
+	expect_error("rs3.conf", "rules = {\n source = \"http://rules.example.org/b.tar\";\n};\n",
+		     2, "rules.source: plain http:// is allowed only to a loopback");
+	expect_error("rs4.conf", "rules = {\n source = \"http://127.0.0.1.example.org/b\";\n};\n",
+		     2, "plain http:// is allowed only to a loopback");
+	expect_error("rs5.conf", "rules = {\n source = \"http://[::1]x/b\";\n};\n",
+		     2, "plain http:// is allowed only to a loopback");
+	expect_error("rs6.conf", "rules = {\n source = \"https://h/a b.tar\";\n};\n",
+		     2, "rules.source: must not contain spaces");
+	expect_error("rs7.conf", "rules = {\n source = \"/srv/rules\";\n"
+		     " public_key = \"/etc/jobtrace/rules.pub\";\n};\n", 3,
+		     "rules.public_key: the rules come from a folder");
+	expect_error("rs8.conf", "rules = {\n public_key = \"/k.pub\";\n};\n", 2,
+		     "rules.public_key: the rules come from a folder");
+	/* the fleet store's rules need a fleet store; an http sink is not one */
+	expect_error("rs10.conf", "rules = {\n source = \"clickhouse\";\n};\n"
+		     "sinks = ( { type = \"http\"; url = \"http://127.0.0.1:9/\"; } );\n",
+		     2, "rules.source: \"clickhouse\" reads the rules table of the"
+		     " first clickhouse sink, and sinks has none");
+	/* with a key, plain http to anywhere: the signature is the check */
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_load(&c, test_write_file(tmpdir, "rs9.conf",
+		"rules = { source = \"http://rules.example.org/b.tar\"; "
+		"public_key = \"/etc/jobtrace/rules.pub\"; };\n"), false, err,
+		sizeof(err)), 0);
+	config_free(&c);
+}
+
 /* A sinks list with both types, every key, and the spool group. */
 static void test_sinks(void **state)
 {
@@ -1132,8 +1191,8 @@ static void test_table_defaults(void **state)
 		config_free(&b);
 	}
 	assert_int_equal(config_key_text(n, &t), -ENOENT);
-	/* 61 keys in 13 groups, 15 of a sink; 8 of these have no default */
-	assert_int_equal(n, 76);
+	/* 65 keys in 13 groups, 15 of a sink; 8 of these have no default */
+	assert_int_equal(n, 80);
 	assert_int_equal(none, 8);
 }
 
@@ -1158,7 +1217,7 @@ static void test_table_ranges(void **state)
 			expect_error("key-range.conf", text, 3, want);
 		}
 	}
-	assert_int_equal(n, 2 * 42);
+	assert_int_equal(n, 2 * 43);
 }
 
 /* What --check-config prints reads back to the same print, and to the
@@ -1322,7 +1381,7 @@ static void test_man_keys(void **state)
 		free(title);
 		sh = next ? next + 1 : NULL;
 	}
-	assert_int_equal(keys, 76);
+	assert_int_equal(keys, 80);
 	free(gen);
 	free(doc);
 	if (stale)
@@ -1401,6 +1460,7 @@ int main(void)
 		cmocka_unit_test(test_table_ranges),
 		cmocka_unit_test(test_dump_idempotent),
 		cmocka_unit_test(test_man_keys),
+		cmocka_unit_test(test_rules_source),
 		cmocka_unit_test(test_sample_keys),
 	};
 

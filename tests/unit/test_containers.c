@@ -49,7 +49,7 @@
 struct fx {
 	struct jobs *jobs;
 	struct jt_host host;
-	struct tracker t;
+	struct tracker *t;
 	struct containers *cs;
 	char *rec[MAX_RECS];	/* every record written, in order */
 	size_t nrec;
@@ -86,26 +86,41 @@ static int fake_populated(void *ctx, const char *cgroup)
 	return f->populated;
 }
 
+/* A job's record: the tracker writes it, as the agent's does. */
+static void job_record(void *ctx, const struct jt_jobinfo *ji,
+		       const char *phase)
+{
+	struct fx *f = ctx;
+
+	tracker_job_record(f->t, ji, phase);
+}
+
 /* A tracker (default rules) with a table of at most max containers. */
 static struct fx *fixture(size_t max)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 	struct containers_ops ops = { .ask = fake_ask,
 				      .populated = fake_populated,
+				      .job_record = job_record,
 				      .end_grace_ns = GRACE };
+	struct tracker_containers ct;
 
 	assert_non_null(f);
 	assert_int_equal(jobs_new(&f->jobs), 0);
 	snprintf(f->host.name, sizeof(f->host.name), "node1");
 	snprintf(f->host.boot_id, sizeof(f->host.boot_id),
 		 "5f0c7e8a-3c1d-4b9e-9f2a-0123456789ab");
-	assert_int_equal(tracker_init(&f->t, NULL, f->jobs, &f->host,
-				      &(struct tracker_cb){
-					      .record = on_record,
-					      .ctx = f }), 0);
+	assert_int_equal(tracker_new(NULL, f->jobs, &f->host,
+				     &(struct tracker_cb){
+					     .record = on_record,
+					     .ctx = f }, &f->t), 0);
 	ops.ctx = f;
+	ops.jobs = f->jobs;
+	ops.procs = tracker_procs(f->t);
+	ops.host = &f->host;
 	assert_int_equal(containers_new(max, &ops, &f->cs), 0);
-	f->t.ct = containers_tracker(f->cs);
+	ct = containers_tracker(f->cs);
+	tracker_set_containers(f->t, &ct);
 	f->populated = 1;
 	return f;
 }
@@ -123,7 +138,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 
 	containers_free(f->cs);
-	tracker_fini(&f->t);
+	tracker_free(f->t);
 	jobs_free(f->jobs);
 	for (size_t i = 0; i < f->nrec; i++)
 		free(f->rec[i]);
@@ -136,15 +151,15 @@ static struct jt_proc *enter(struct fx *f, uint32_t pid, uint64_t start,
 			     const char *cg)
 {
 	int created;
-	struct jt_proc *p = proc_table_get(f->t.procs, pid, start * SEC,
-					   &created);
+	struct jt_proc *p = proc_table_get(tracker_procs(f->t), pid,
+					   start * SEC, &created);
 
 	assert_non_null(p);
 	assert_true(created);
 	proc_set_str(&p->cgroup, cg, strlen(cg));
 	snprintf(p->container, sizeof(p->container), "ecs://%s",
 		 strrchr(cg, '/') + 1);
-	containers_enter(f->cs, &f->t, p);
+	containers_enter(f->cs, p);
 	return p;
 }
 
@@ -154,8 +169,8 @@ static void leave(struct fx *f, struct jt_proc *p, uint64_t end, int code)
 	p->end_ns = end * SEC;
 	p->state |= JT_PS_EXITED;
 	p->exit_code = code;
-	containers_leave(f->cs, &f->t, p);
-	proc_table_remove(f->t.procs, p);
+	containers_leave(f->cs, p);
+	proc_table_remove(tracker_procs(f->t), p);
 }
 
 /* Docker's answer about id: a look-up that failed (state), or one that
@@ -177,7 +192,7 @@ static void answer(struct fx *f, const char *id, enum docker_state state,
 	r.info.exit_code = code;
 	r.info.pid = pid;
 	r.info.nano_cpus = 2 * SEC;
-	containers_answer(f->cs, &f->t, &r);
+	containers_answer(f->cs, &r);
 }
 
 /* Process pid of the container in CG1 started at start s, Docker said
@@ -256,9 +271,9 @@ static void test_bootstrap_then_command(void **state)
 	assert_int_equal(jobs_of(f, "end"), 0);
 	assert_int_equal(stats(f).ending, 1);
 	/* asked again when due, not before */
-	containers_tick(f->cs, &f->t, mono(0));
+	containers_tick(f->cs, mono(0));
 	assert_int_equal(f->nasked, 2);
-	containers_tick(f->cs, &f->t, mono(1));
+	containers_tick(f->cs, mono(1));
 	assert_int_equal(f->nasked, 3);
 
 	sh = enter(f, 101, 1002, CG1);
@@ -272,7 +287,7 @@ static void test_bootstrap_then_command(void **state)
 	/* Docker has not seen the exit yet */
 	answer(f, CT1, DOCKER_OK, BJOB, DOCKER_STATUS_RUNNING, 0, 101);
 	assert_int_equal(jobs_of(f, "end"), 0);
-	containers_tick(f->cs, &f->t, mono(1));
+	containers_tick(f->cs, mono(1));
 	assert_int_equal(f->nasked, 5);
 	answer(f, CT1, DOCKER_OK, BJOB, DOCKER_STATUS_EXITED, 3, 101);
 
@@ -304,7 +319,7 @@ static void tick_absent(struct fx *f, uint64_t when)
 {
 	size_t n = f->nasked;
 
-	containers_tick(f->cs, &f->t, when);
+	containers_tick(f->cs, when);
 	if (f->nasked > n)
 		answer(f, CT1, DOCKER_ABSENT, NULL, DOCKER_STATUS_NONE, 0, 0);
 }
@@ -379,7 +394,7 @@ static void test_first_answer_after_exit(void **state)
 	answer(f, CT1, DOCKER_OK, BJOB, DOCKER_STATUS_RUNNING, 0, 140);
 	assert_int_equal(jobs_of(f, "start"), 1);
 	assert_int_equal(jobs_of(f, "end"), 0);
-	containers_tick(f->cs, &f->t, mono(1));
+	containers_tick(f->cs, mono(1));
 	assert_int_equal(f->nasked, 2);
 	answer(f, CT1, DOCKER_OK, BJOB, DOCKER_STATUS_DEAD, 0, 140);
 	assert_int_equal(jobs_of(f, "end"), 1);
@@ -400,7 +415,7 @@ static void test_no_job_forgotten(void **state)
 
 	ran(f, 150, 1500, NULL);
 	assert_int_equal(stats(f).entries, 0);
-	containers_tick(f->cs, &f->t, mono(60));
+	containers_tick(f->cs, mono(60));
 	assert_int_equal(f->nasked, 1);
 	assert_int_equal(f->nrec, 0);
 }

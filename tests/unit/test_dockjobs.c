@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * test_dockjobs.c - cmocka tests of agent/daemon/dockjobs.c without root:
- * a container the tracker meets is looked up by the real look-up thread
- * at a Docker socket where nothing answers (dockerd down), the answer
- * comes back through the descriptor the loop watches, and the failure
- * shows in "status" and its first line's flag.
+ * a container the tracker meets (an exec in its cgroup) is looked up by
+ * the real look-up thread at a Docker socket where nothing answers
+ * (dockerd down), the answer comes back through the descriptor the loop
+ * watches, and the failure shows in "status" and its first line's flag.
  */
 #include <poll.h>
 #include <setjmp.h>
@@ -35,6 +35,22 @@ static void on_record(void *ctx, struct jbuf *b)
 	(void)b;
 }
 
+/* An exec (type JT_EV_EXEC) or the exit of process 4242 of the
+ * container CT_ID, through the tracker as the kernel sends it. */
+static void event(struct tracker *t, uint32_t type)
+{
+	static union jt_event ev;	/* large */
+
+	memset(&ev, 0, sizeof(ev));
+	ev.hdr = (struct jt_ev_hdr){ type, 4242, 2000, 1000 };
+	if (type == JT_EV_EXEC) {
+		snprintf(ev.exec.filename, sizeof(ev.exec.filename), "/bin/sh");
+		ev.exec.cg2_len = snprintf(ev.exec.cg2, sizeof(ev.exec.cg2),
+					   "/docker/%s", CT_ID);
+	}
+	tracker_event(t, &ev);
+}
+
 /* The "status" lines of dj into buf. */
 static const char *status_of(const struct dockjobs *dj, char *buf, size_t len)
 {
@@ -55,24 +71,24 @@ static void test_off(void **state)
 	assert_int_equal(dockjobs_fd(NULL), -1);
 	assert_false(dockjobs_failing(NULL));
 	assert_string_equal(status_of(NULL, buf, sizeof(buf)), "docker: off\n");
-	dockjobs_tick(NULL, NULL, 0);
+	dockjobs_tick(NULL, 0);
 	dockjobs_free(NULL);
 }
 
 /*
- * A process of a container enters it through the tracker's interface:
- * the container is asked about at once; with nothing at the socket the
+ * A process of a container enters it through the tracker (an exec the
+ * tracker tells the containers dockjobs_start() gave it): the container
+ * is asked about at once; with nothing at the socket the
  * answer, read when the descriptor is readable, is "absent", the
  * look-ups fail, and status says so with the socket's error.
  */
 static void test_dockerd_down(void **state)
 {
 	char dir[] = "/tmp/jt-test-dockjobs.XXXXXX", buf[4096], *sock;
-	struct jt_proc p = { .pid = 4242, .start_ns = 1000, .uid = 0 };
 	struct jt_config cfg;
 	struct jt_host host = { .name = "node1" };
 	struct jobs *jobs;
-	struct tracker t;
+	struct tracker *t;
 	struct dockjobs *dj;
 	struct pollfd pfd;
 
@@ -84,19 +100,17 @@ static void test_dockerd_down(void **state)
 	cfg.docker_socket = sock;
 	cfg.docker_timeout_ms = 2000;
 	assert_int_equal(jobs_new(&jobs), 0);
-	assert_int_equal(tracker_init(&t, NULL, jobs, &host,
-				      &(struct tracker_cb){ .record = on_record }), 0);
-	assert_null(t.ct.cts);
-	assert_int_equal(dockjobs_start(&cfg, 8, &t, &dj), 0);
-	assert_non_null(t.ct.cts);
+	assert_int_equal(tracker_new(NULL, jobs, &host,
+				     &(struct tracker_cb){ .record = on_record },
+				     &t), 0);
+	assert_int_equal(dockjobs_start(&cfg, 8, jobs, &host, t, &dj), 0);
 	assert_true(dockjobs_fd(dj) >= 0);
 	assert_false(dockjobs_failing(dj));
 
-	snprintf(p.container, sizeof(p.container), "docker://%s", CT_ID);
-	t.ct.enter(t.ct.cts, &t, &p);
+	event(t, JT_EV_EXEC);	/* the tracker's containers know it now */
 	pfd = (struct pollfd){ .fd = dockjobs_fd(dj), .events = POLLIN };
 	assert_int_equal(poll(&pfd, 1, 5000), 1);
-	dockjobs_take(dj, &t);
+	dockjobs_take(dj);
 	assert_true(dockjobs_failing(dj));
 	status_of(dj, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "docker: "));
@@ -107,9 +121,9 @@ static void test_dockerd_down(void **state)
 	assert_null(strstr(buf, "\ndocker_last_error: none\n"));
 	assert_non_null(strstr(buf, "\ndocker_last_error: "));
 
-	t.ct.leave(t.ct.cts, &t, &p);
+	event(t, JT_EV_EXIT);
 	dockjobs_free(dj);
-	tracker_fini(&t);
+	tracker_free(t);
 	jobs_free(jobs);
 	config_free(&cfg);
 	rmdir(dir);

@@ -18,7 +18,9 @@
  *  - a tool's peak: its largest process's peak RSS;
  *  - the cost of a task or tool: the job's cost split by CPU time, the
  *    same in cost's JSON and the page's table;
- *  - an sbatch with align's name is no task's process in any view.
+ *  - an sbatch with align's name is no task's process in any view;
+ *  - a stored CPU figure below 0 (a hostile or broken record) counts as 0,
+ *    user and system each, in report, the page and rightsize alike.
  */
 #include <errno.h>
 #include <math.h>
@@ -37,6 +39,7 @@
 
 #include "costq.h"
 #include "log.h"
+#include "qcmd.h"
 #include "report.h"
 #include "rightsize.h"
 #include "store.h"
@@ -198,13 +201,14 @@ static char *view(const char *db, const struct report_query *q,
 
 	assert_non_null(out);
 	if (kind == V_REPORT)
-		err = report_run(db, q, REPORT_JSON, out);
+		err = qcmd_run_path(qcmd_find("report"), db, q, "json", out);
 	else if (kind == V_HTML)
-		err = report_run(db, q, REPORT_HTML, out);
+		err = qcmd_run_path(qcmd_find("report"), db, q, "html", out);
 	else if (kind == V_COST)
-		err = costq_run(db, q, REPORT_JSON, 0, out);
+		err = qcmd_run_path(qcmd_find("cost"), db, q, "json", out);
 	else if (kind == V_RIGHTSIZE)
-		err = rightsize_run(db, q, RIGHTSIZE_JSON, out);
+		err = qcmd_run_path(qcmd_find("rightsize"), db, q, "json",
+				    out);
 	assert_int_equal(err, 0);
 	fclose(out);
 	if (getenv("TEST_FIGURES_SHOW"))
@@ -540,11 +544,74 @@ static void test_by_job(void **state)
 	check_all(state, &q);
 }
 
+/* Put process pid of job 600 (run r6, task neg) with CPU user and sys. */
+static void put_neg(struct store *s, int pid, int parent, double start,
+		    double end, double user, double sys)
+{
+	char t0[40], t1[40];
+
+	test_put_json(s, "{\"type\":\"process\",\"schema\":1,\"host\":\"n1\","
+	    "\"id\":\"p-n1-%d\",\"pid\":%d,\"ppid\":%d,"
+	    "\"parent_id\":\"p-n1-%d\",\"start_time\":\"%s\","
+	    "\"end_time\":\"%s\",\"exe\":\"/usr/bin/neg\",\"comm\":\"neg\","
+	    "\"argv\":[\"neg\"],\"uid\":1000,"
+	    "\"job\":{\"scheduler\":\"slurm\",\"id\":\"600\",\"step\":\"batch\","
+	    "\"run\":\"r6\",\"pipeline\":null,\"task\":\"neg\",\"user\":null,"
+	    "\"account\":null,\"cost_center\":null},"
+	    "\"tool\":{\"name\":\"neg\",\"category\":null},"
+	    "\"exit\":{\"code\":0,\"signal\":null,\"oom_killed\":false},"
+	    "\"cpu\":{\"user_s\":%.6f,\"sys_s\":%.6f},"
+	    "\"mem\":{\"peak_rss_bytes\":1048576},"
+	    "\"io\":{\"read_bytes\":0,\"write_bytes\":0,"
+	    "\"cancelled_write_bytes\":0,\"rchar\":0,\"wchar\":0,"
+	    "\"blkio_delay_s\":0},\"net\":{\"rx_bytes\":0,\"tx_bytes\":0}}",
+	    pid, pid, parent, parent, at(600 + start, t0, sizeof(t0)),
+	    at(600 + end, t1, sizeof(t1)), user, sys);
+}
+
+/*
+ * CPU below 0: the task neg's one instance (10 s) of a process with user
+ * -5 s and system 3 s and its child with 2 s and -1 s has 3 + 2 = 5 s of
+ * CPU in report, the page and rightsize (whose cores were 0.1: it added
+ * user and system before it cut at 0); cost cuts each too (no job end
+ * record here: cost has nothing to price).
+ */
+static void test_negative_cpu(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { .run = "r6" };
+	struct store *s = NULL;
+	struct views v = { 0 };
+	char c[128];
+
+	assert_int_equal(store_open(f->db, false, &s), 0);
+	put_neg(s, 600, 1, 0, 10, -5, 3);
+	put_neg(s, 601, 600, 2, 8, 2, -1);
+	assert_true(store_flush(s) > 0);
+	store_close(s);
+
+	v.report = view(f->db, &q, V_REPORT);
+	v.html = view(f->db, &q, V_HTML);
+	v.data = test_page_data(v.html);
+	v.rightsize = view(f->db, &q, V_RIGHTSIZE);
+	SAME("report cpu", jfind(v.report, "$.by_task", "task", "neg",
+				 "cpu_s"), 5);
+	table_cell(v.html, "by-task", "neg", "CPU TIME", c, sizeof(c));
+	near_table(5, c);
+	SAME("page lane cpu", jfind(v.data, "$.lanes", "n", "neg", "cpu"), 5);
+	SAME("rightsize wall", jfind(v.rightsize, "$.tasks", "task", "neg",
+				     "used_p95.wall_s"), 10);
+	SAME("rightsize cores", jfind(v.rightsize, "$.tasks", "task", "neg",
+				      "used_p95.cores"), 5.0 / 10);
+	views_free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_by_run),
 		cmocka_unit_test(test_by_job),
+		cmocka_unit_test(test_negative_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

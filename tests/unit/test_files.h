@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "qcmd.h"
 #include "store.h"
 
 /* The report of q on the store at db in fmt (malloc'd); must succeed. */
@@ -26,7 +26,8 @@ static inline char *test_report_of(const char *db,
 	FILE *out = open_memstream(&text, &len);
 
 	assert_non_null(out);
-	assert_int_equal(report_run(db, q, fmt, out), 0);
+	assert_int_equal(qcmd_run_path(qcmd_find("report"), db, q,
+				       storeq_format_name(fmt), out), 0);
 	fclose(out);
 	return text;
 }

@@ -31,7 +31,7 @@ struct fx {
 	struct jt_config cfg;
 	struct jobs *jobs;
 	struct jt_host host;
-	struct tracker t;
+	struct tracker *t;
 	struct jobctl *jc;
 	char *rec[MAX_RECS];	/* every record written, in order */
 	size_t nrec;
@@ -90,10 +90,11 @@ static int setup(void **state)
 	snprintf(f->host.name, sizeof(f->host.name), "node1");
 	snprintf(f->host.boot_id, sizeof(f->host.boot_id),
 		 "5f0c7e8a-3c1d-4b9e-9f2a-0123456789ab");
-	if (tracker_init(&f->t, NULL, f->jobs, &f->host,
-			 &(struct tracker_cb){ .record = on_record, .ctx = f }))
+	if (tracker_new(NULL, f->jobs, &f->host,
+			&(struct tracker_cb){ .record = on_record, .ctx = f },
+			&f->t))
 		return -1;
-	if (jobctl_new(f->jobs, &f->t, &f->cfg, -1,
+	if (jobctl_new(f->jobs, f->t, &f->cfg, -1,
 		       &(struct jobctl_ops){ .drain = op_drain,
 					     .settle = op_settle,
 					     .ended = op_ended,
@@ -110,7 +111,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 
 	jobctl_free(f->jc);
-	tracker_fini(&f->t);
+	tracker_free(f->t);
 	jobs_free(f->jobs);
 	config_free(&f->cfg);
 	for (size_t i = 0; i < f->nrec; i++)

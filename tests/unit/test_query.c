@@ -21,6 +21,7 @@
 
 #include "control.h"
 #include "log.h"
+#include "qcmd.h"
 #include "query.h"
 #include "report.h"
 #include "rightsize.h"
@@ -240,7 +241,7 @@ static void test_child(void **state)
 	store_close(s);
 
 	d = open_memstream(&direct, &dlen);
-	assert_int_equal(report_export(db, &q, d), 0);
+	assert_int_equal(qcmd_run_path(qcmd_find("export"), db, &q, NULL, d), 0);
 	fclose(d);
 	assert_int_equal(ask_child(argv, 7, &o, &e), 0);
 	assert_string_equal(o, direct);
@@ -320,7 +321,8 @@ static void test_child_rightsize(void **state)
 	store_close(s);
 
 	d = open_memstream(&direct, &dlen);
-	assert_int_equal(rightsize_run(db, &q, RIGHTSIZE_JSON, d), 0);
+	assert_int_equal(qcmd_run_path(qcmd_find("rightsize"), db, &q,
+					"json", d), 0);
 	fclose(d);
 	assert_int_equal(ask_child(argv, 7, &o, &e), 0);
 	assert_string_equal(o, direct);

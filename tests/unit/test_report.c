@@ -26,6 +26,7 @@
 
 #include "json_check.h"
 #include "log.h"
+#include "qcmd.h"
 #include "report.h"
 #include "report_html.h"
 #include "store.h"
@@ -1315,7 +1316,7 @@ static char *export(void **state, const struct report_query *q, int *err,
 	FILE *out = open_memstream(&text, &len);
 
 	assert_non_null(out);
-	*err = report_export(f->db, q, out);
+	*err = qcmd_run_path(qcmd_find("export"), f->db, q, NULL, out);
 	fclose(out);
 	*lines = 0;
 	for (const char *c = text; (c = strchr(c, '\n')); c++)
@@ -1447,8 +1448,9 @@ static void test_uid_only(void **state)
 	/* a report of bob's job is "no records" for alice, 2 processes for
 	 * him; alice's job 100 shows root's process in it */
 	q = (struct report_query){ .job = "400", .uid_only = true, .uid = 1000 };
-	assert_int_equal(report_run(((struct fixture *)*state)->db, &q,
-				    REPORT_TEXT, stdout), -ENOENT);
+	assert_int_equal(qcmd_run_path(qcmd_find("report"),
+				       ((struct fixture *)*state)->db, &q,
+				       "text", stdout), -ENOENT);
 	q.uid = 1001;
 	t = report(state, &q, REPORT_TEXT);
 	assert_non_null(strstr(t, "job 400: 2 processes"));
@@ -1469,8 +1471,9 @@ static void test_uid_only(void **state)
 	assert_non_null(strstr(t, "job 100: 10 processes"));
 	free(t);
 	q.uid = 1001;
-	assert_int_equal(report_run(((struct fixture *)*state)->db, &q,
-				    REPORT_TEXT, stdout), -ENOENT);
+	assert_int_equal(qcmd_run_path(qcmd_find("report"),
+				       ((struct fixture *)*state)->db, &q,
+				       "text", stdout), -ENOENT);
 }
 
 /* A process record of uid in job (scheduler sched) on host n1. */

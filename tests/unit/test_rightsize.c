@@ -45,6 +45,7 @@
 #include "json.h"
 #include "json_check.h"
 #include "log.h"
+#include "qcmd.h"
 #include "rightsize.h"
 #include "store.h"
 #include "test_files.h"
@@ -241,14 +242,15 @@ static int teardown(void **state)
 
 /* Run rightsize on the fixture into a string (freed by the caller). */
 static char *run(const struct fixture *f, const struct report_query *q,
-		 enum rightsize_format fmt, int want)
+		 const char *format, int want)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
 	assert_non_null(out);
-	assert_int_equal(rightsize_run(f->db, q, fmt, out), want);
+	assert_int_equal(qcmd_run_path(qcmd_find("rightsize"), f->db, q,
+					format, out), want);
 	fclose(out);
 	return buf;
 }
@@ -345,7 +347,7 @@ static void test_rule_documented(void **state)
 static void test_json(void **state)
 {
 	struct report_query q = { .pipeline = "rnaseq" };
-	char *o = run(*state, &q, RIGHTSIZE_JSON, 0);
+	char *o = run(*state, &q, "json", 0);
 	char want[256];
 
 	assert_true(json_valid(o));
@@ -395,7 +397,7 @@ static void test_formats(void **state)
 	struct report_query q = { .pipeline = "rnaseq" };
 	char *o;
 
-	o = run(*state, &q, RIGHTSIZE_SNAKEMAKE, 0);
+	o = run(*state, &q, "snakemake", 0);
 	has_line(o, "set-threads:");
 	has_line(o, "  - \"align=2\"");
 	has_line(o, "  - \"qc=1\"");
@@ -410,7 +412,7 @@ static void test_formats(void **state)
 	assert_null(strstr(o, "\"we'ird"));
 	free(o);
 
-	o = run(*state, &q, RIGHTSIZE_NEXTFLOW, 0);
+	o = run(*state, &q, "nextflow", 0);
 	has_line(o, "process {");
 	has_line(o, "    withName: 'align' { cpus = 2; memory = '400 MB';"
 		 " time = '3m' }");
@@ -419,13 +421,13 @@ static void test_formats(void **state)
 	has_line(o, "}");
 	free(o);
 
-	o = run(*state, &q, RIGHTSIZE_SLURM, 0);
+	o = run(*state, &q, "slurm", 0);
 	has_line(o, "align: sbatch --cpus-per-task=2 --mem=400M --time=3");
 	has_line(o, "qc: sbatch --cpus-per-task=1 --mem=100M --time=1");
 	has_line(o, "# sort: 2 runs, at least 3 needed");
 	free(o);
 
-	o = run(*state, &q, RIGHTSIZE_TEXT, 0);
+	o = run(*state, &q, "text", 0);
 	has_line(o, "jobtrace rightsize, pipeline rnaseq: 6 runs, 5 tasks,"
 		 " 17 instances");
 	has_line(o, "  align                    memory 400 MiB, 2 cores, 3 min");
@@ -441,7 +443,7 @@ static void test_selection(void **state)
 	struct report_query q = { .run = "r2" };
 	char *o;
 
-	o = run(*state, &q, RIGHTSIZE_SNAKEMAKE, 0);
+	o = run(*state, &q, "snakemake", 0);
 	has_line(o, "# align: 1 run, at least 3 needed");
 	has_line(o, "# no setting: an empty profile");
 	has_line(o, "{}");
@@ -450,28 +452,28 @@ static void test_selection(void **state)
 	/* uid 1000 does not see run 3 (uid 1001): align has 2 runs */
 	q = (struct report_query){ .pipeline = "rnaseq", .uid_only = true,
 				   .uid = 1000 };
-	o = run(*state, &q, RIGHTSIZE_JSON, 0);
+	o = run(*state, &q, "json", 0);
 	assert_non_null(strstr(o, "{\"task\":\"align\",\"runs\":2,"));
 	free(o);
 
 	/* --since: every pipeline's (the other pipeline's align too) */
 	q = (struct report_query){ .since = T0 };
-	o = run(*state, &q, RIGHTSIZE_JSON, 0);
+	o = run(*state, &q, "json", 0);
 	assert_non_null(strstr(o, "{\"task\":\"align\",\"runs\":4,"
 			       "\"instances\":4,"));
 	free(o);
 
 	q = (struct report_query){ .pipeline = "none" };
-	o = run(*state, &q, RIGHTSIZE_TEXT, -ENOENT);
+	o = run(*state, &q, "text", -ENOENT);
 	free(o);
 	/* --job: that job's tasks (an array's id: its tasks') */
 	q = (struct report_query){ .job = "J1" };
-	o = run(*state, &q, RIGHTSIZE_JSON, 0);
+	o = run(*state, &q, "json", 0);
 	assert_non_null(strstr(o, "{\"task\":\"align\",\"runs\":1,"
 			       "\"instances\":1,"));
 	free(o);
 	q = (struct report_query){ .job = "J1", .run = "r1" };
-	o = run(*state, &q, RIGHTSIZE_TEXT, -EINVAL);
+	o = run(*state, &q, "text", -EINVAL);
 	free(o);
 }
 
@@ -567,7 +569,7 @@ static void test_one_definition(void **state)
 	static const char *const tasks[] = { "align", "merge", "sort", "qc" };
 	const struct fixture *f = *state;
 	struct report_query q = { .pipeline = "rnaseq" };
-	char *rs = run(f, &q, RIGHTSIZE_JSON, 0);
+	char *rs = run(f, &q, "json", 0);
 	char *rj = test_report_of(f->db, &q, REPORT_JSON);
 	char *rt = test_report_of(f->db, &q, REPORT_TEXT);
 	char *rh = test_report_of(f->db, &q, REPORT_HTML);
@@ -611,7 +613,8 @@ static void test_report_pipeline(void **state)
 	FILE *out = open_memstream(&buf, &len);
 
 	assert_string_equal(storeq_process_where(&q), "job_pipeline = ?1");
-	assert_int_equal(report_export(f->db, &q, out), 0);
+	assert_int_equal(qcmd_run_path(qcmd_find("export"), f->db, &q,
+				       NULL, out), 0);
 	fclose(out);
 	/* 3 x 7 align, qc and sbatch, 3 x 2 merge, 2 x 3 sort, 3 odd names;
 	 * the 3 merge and 2 sort jobs */
@@ -623,7 +626,8 @@ static void test_report_pipeline(void **state)
 	buf = NULL;
 	out = open_memstream(&buf, &len);
 	q.pipeline = "other";
-	assert_int_equal(report_run(f->db, &q, REPORT_JSON, out), 0);
+	assert_int_equal(qcmd_run_path(qcmd_find("report"), f->db, &q,
+				       "json", out), 0);
 	fclose(out);
 	assert_true(json_valid(buf));
 	assert_non_null(strstr(buf, "\"pipeline\":\"other\""));

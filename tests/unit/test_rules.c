@@ -472,6 +472,13 @@ static void test_sandbox(void **state)
 	drop_file("30-probe.lua");
 }
 
+/* A rule that errs on the argument "boom" (line 2), else sets a version. */
+static const char rare_rule[] =
+	"jobtrace.rule('rare', function(p, d)\n"
+	"  if p.argv[2] == 'boom' then error('kaboom') end\n"
+	"  d.version = '1'\n"
+	"end)\n";
+
 /* A rule failing at run time (not in a self-test) is counted and fails closed. */
 static void test_runtime_error_counted(void **state)
 {
@@ -479,11 +486,7 @@ static void test_runtime_error_counted(void **state)
 	struct rules_decision d;
 	struct rules_stats st;
 
-	test_write_file(dir, "20-rare.lua",
-		 "jobtrace.rule('rare', function(p, d)\n"
-		 "  if p.argv[2] == 'boom' then error('kaboom') end\n"
-		 "  d.version = '1'\n"
-		 "end)\n");
+	test_write_file(dir, "20-rare.lua", rare_rule);
 	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
 	d = decide(r, "bwa\0boom", 9, "/usr/bin/bwa");
 	assert_int_equal(d.errors, 1);
@@ -500,6 +503,42 @@ static void test_runtime_error_counted(void **state)
 	assert_int_equal(st.failed_closed, 1);
 	assert_non_null(strstr(st.last_error, "20-rare.lua:2:"));
 	assert_non_null(strstr(st.last_error, "rule 'rare'"));
+	rules_free(r);
+	drop_file("20-rare.lua");
+	drop_file("10-good.lua");
+}
+
+/*
+ * Why the last load failed stays in load_error while a rule of the rules
+ * in force errs at run time (last_error) and while the built-in rules
+ * stand in; a folder that loads clears it.
+ */
+static void test_load_error_kept(void **state)
+{
+	struct rules *r = engine();
+	struct rules_decision d;
+	struct rules_stats st;
+
+	test_write_file(dir, "20-rare.lua", rare_rule);
+	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	rules_get_stats(r, &st);
+	assert_string_equal(st.load_error, "");
+	test_write_file(dir, "30-bad.lua", "jobtrace.rule('x', function(p, d)\n");
+	assert_int_not_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	d = decide(r, "bwa\0boom", 9, "/usr/bin/bwa");
+	assert_int_equal(d.errors, 1);
+	rules_decision_free(&d);
+	rules_get_stats(r, &st);
+	assert_non_null(strstr(st.last_error, "20-rare.lua:2:"));
+	assert_non_null(strstr(st.load_error, "30-bad.lua:"));
+	assert_int_equal(rules_load_builtin(r, err, sizeof(err)), 0);
+	rules_get_stats(r, &st);
+	assert_true(st.builtin);
+	assert_non_null(strstr(st.load_error, "30-bad.lua:"));
+	drop_file("30-bad.lua");
+	assert_int_equal(rules_load_dir(r, dir, err, sizeof(err)), 0);
+	rules_get_stats(r, &st);
+	assert_string_equal(st.load_error, "");
 	rules_free(r);
 	drop_file("20-rare.lua");
 	drop_file("10-good.lua");
@@ -907,6 +946,7 @@ int main(void)
 		cmocka_unit_test(test_selftest_fails),
 		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_runtime_error_counted),
+		cmocka_unit_test(test_load_error_kept),
 		cmocka_unit_test(test_no_rules),
 		cmocka_unit_test(test_builtin),
 		cmocka_unit_test(test_deadline_not_catchable),

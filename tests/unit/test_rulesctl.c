@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "config.h"
 #include "rules.h"
 #include "rulesctl.h"
 #include "test_files.h"
@@ -99,10 +100,63 @@ static void test_reload(void **state)
 	test_remove_tree(dir);
 }
 
+/*
+ * rules.inotify = false and a poll interval: no watch; an edit in place
+ * (the same name, another size and time: what another node's save looks
+ * like on NFS) is seen at the next poll and loaded once it settles; a
+ * poll that finds nothing new loads nothing.
+ */
+static void test_poll(void **state)
+{
+	struct rules_limits lim = { 16u << 20, 200000, 0 };
+	char dir[] = "/tmp/jt-test-rulesctl.XXXXXX";
+	struct jt_config cfg;
+	struct rulesctl rc;
+	struct rules *r;
+	uint64_t t0, ok;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	test_write_file(dir, "10-x.lua", good);
+	assert_int_equal(config_defaults(&cfg), 0);
+	free(cfg.rules_source);
+	cfg.rules_source = strdup(dir);
+	cfg.rules_inotify = false;
+	cfg.rules_poll_ms = 2000;
+	assert_int_equal(rules_new(&lim, &r), 0);
+	rulesctl_init(&rc, r, "/nonexistent");
+	rulesctl_source(&rc, &cfg);
+	assert_string_equal(rc.dir, dir);	/* rules.source, not rules_dir */
+	rulesctl_start(&rc);
+	assert_false(rc.failing);
+	assert_int_equal(rc.fd, -1);		/* polled only */
+	ok = stats(r).reloads_ok;
+	t0 = rc.next_poll;
+	assert_true(t0 > 0);
+
+	rulesctl_tick(&rc, t0);			/* nothing changed */
+	assert_int_equal(rc.reload_at, 0);
+	assert_int_equal(rc.next_poll, t0 + 2000000000ull);
+	test_write_file(dir, "10-x.lua", "-- edited on another node\n" "jobtrace.rule('x', function(p, d) end)\n");
+	rulesctl_tick(&rc, t0 + 1999999999ull);	/* before the next poll */
+	assert_int_equal(rc.reload_at, 0);
+	rulesctl_tick(&rc, t0 + 2000000000ull);
+	assert_int_equal(rc.reload_at, t0 + 2000000000ull + RULESCTL_SETTLE_NS);
+	rulesctl_tick(&rc, t0 + 2000000000ull + RULESCTL_SETTLE_NS);
+	assert_int_equal(stats(r).reloads_ok, ok + 1);
+	assert_int_equal(stats(r).selftests, 0);	/* the edited file's */
+
+	rulesctl_fini(&rc);
+	rules_free(r);
+	config_free(&cfg);
+	test_remove_tree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_poll),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,7 +31,7 @@ struct fx {
 	struct jt_config cfg;
 	struct jobs *jobs;
 	struct jt_host host;
-	struct tracker t;
+	struct tracker *t;
 	struct rules *rules;
 	struct spool *spool;
 	struct idle idle;
@@ -72,8 +72,9 @@ static int setup(void **state)
 	f->cfg.store_enabled = false;
 	so.dir = f->cfg.spool_dir;
 	snprintf(f->host.name, sizeof(f->host.name), "node1");
-	if (tracker_init(&f->t, NULL, f->jobs, &f->host,
-			 &(struct tracker_cb){ .record = on_record, .ctx = f }) ||
+	if (tracker_new(NULL, f->jobs, &f->host,
+			&(struct tracker_cb){ .record = on_record, .ctx = f },
+			&f->t) ||
 	    rules_new(&rl, &f->rules) ||
 	    rules_load_builtin(f->rules, err, sizeof(err)) ||
 	    spool_open(&so, NULL, 0, &f->spool, err, sizeof(err)))
@@ -81,7 +82,7 @@ static int setup(void **state)
 	f->price.per_hour = -1;
 	snprintf(f->price.note, sizeof(f->price.note), "no price known");
 	f->src = (struct status_src){
-		.cfg = &f->cfg, .host = &f->host, .trk = &f->t,
+		.cfg = &f->cfg, .host = &f->host, .trk = f->t,
 		.jobs = f->jobs, .spool = f->spool, .rules = f->rules,
 		.imds_why = "off (cloud.imds = \"off\")", .price = &f->price,
 		.idle = &f->idle, .sig = &f->sig, .counters = f->counters,
@@ -99,7 +100,7 @@ static int teardown(void **state)
 
 	spool_close(f->spool);
 	rules_free(f->rules);
-	tracker_fini(&f->t);
+	tracker_free(f->t);
 	jobs_free(f->jobs);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	assert_int_equal(system(cmd), 0);
@@ -113,7 +114,8 @@ static int teardown(void **state)
 static struct jt_proc *proc(struct fx *f, uint32_t pid, uint32_t uid,
 			    const char *job, const char *comm)
 {
-	struct jt_proc *p = proc_table_get(f->t.procs, pid, pid * 1000ull, NULL);
+	struct jt_proc *p = proc_table_get(tracker_procs(f->t), pid,
+					   pid * 1000ull, NULL);
 	char argv[64];
 	int n;
 
@@ -134,13 +136,32 @@ static struct jt_proc *proc(struct fx *f, uint32_t pid, uint32_t uid,
 	return p;
 }
 
+/* n kernel events through the tracker: processes of an exec and an exit
+ * (1 ms of CPU) each, in no job, gone from its table at their exit. */
+static void events(struct fx *f, unsigned n)
+{
+	static union jt_event ev;	/* large */
+
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t pid = 20000 + i / 2;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.hdr = (struct jt_ev_hdr){ i % 2 ? JT_EV_EXIT : JT_EV_EXEC,
+					     pid, pid * 1000ull + i,
+					     pid * 1000ull };
+		if (i % 2)
+			ev.exit.runtime_ns = 1000000;
+		tracker_event(f->t, &ev);
+	}
+}
+
 /* The reply to "ps" into f->out. */
 static const char *ps(struct fx *f, bool all, uid_t uid)
 {
 	FILE *out = fmemopen(f->out, sizeof(f->out), "w");
 
 	assert_non_null(out);
-	status_ps(f->t.procs, f->jobs, all, uid, out);
+	status_ps(tracker_procs(f->t), f->jobs, all, uid, out);
 	fclose(out);
 	return f->out;
 }
@@ -248,6 +269,14 @@ static const char *line_of(const char *reply, const char *key, char *buf,
 	return buf;
 }
 
+/* The line "key: value" of reply has the value want. */
+static void assert_line(const char *reply, const char *key, const char *want)
+{
+	char buf[512];
+
+	assert_string_equal(line_of(reply, key, buf, sizeof(buf)), want);
+}
+
 /*
  * "status" opens with "running" while nothing needs a look, and with each
  * problem once something does; its counters are the kernel's, the
@@ -256,18 +285,15 @@ static const char *line_of(const char *reply, const char *key, char *buf,
 static void test_status(void **state)
 {
 	struct fx *f = *state;
-	char b[512];
 	const char *r;
 
 	r = status(f);
 	assert_true(!strncmp(r, "ok\nstatus: running\n", 19));
-	assert_string_equal(line_of(r, "spool_records", b, sizeof(b)), "0");
-	assert_string_equal(line_of(r, "cloud.imds", b, sizeof(b)),
-			    "off (cloud.imds = \"off\")");
-	assert_string_equal(line_of(r, "cost.node_price", b, sizeof(b)),
-			    "none (no price known)");
-	assert_string_equal(line_of(r, "docker", b, sizeof(b)), "off");
-	assert_string_equal(line_of(r, "store", b, sizeof(b)), "none");
+	assert_line(r, "spool_records", "0");
+	assert_line(r, "cloud.imds", "off (cloud.imds = \"off\")");
+	assert_line(r, "cost.node_price", "none (no price known)");
+	assert_line(r, "docker", "off");
+	assert_line(r, "store", "none");
 
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(spool_append(f->spool, "{\"a\":1}", 7), 0);
@@ -275,7 +301,7 @@ static void test_status(void **state)
 	f->counters[JT_CNT_RB_DROP_EXIT] = 1;
 	f->src.records_unspooled = 2;
 	f->src.records_spooled = 3;
-	f->t.events_seen = 1234;
+	events(f, 1234);
 	proc(f, 10, 0, NULL, "init");
 	jobs_get(f->jobs, "slurm", "1", true);
 	r = status(f);
@@ -283,15 +309,40 @@ static void test_status(void **state)
 			     " events lost (ring buffer full: raise"
 			     " collector.ringbuf_size_kib); 2 records lost"
 			     " before the spool\n", 139));
-	assert_string_equal(line_of(r, "spool_records", b, sizeof(b)), "3");
-	assert_string_equal(line_of(r, "spool_records_lost", b, sizeof(b)), "2");
-	assert_string_equal(line_of(r, "records_spooled", b, sizeof(b)), "3");
-	assert_string_equal(line_of(r, "events_seen", b, sizeof(b)), "1234");
-	assert_string_equal(line_of(r, "events_dropped", b, sizeof(b)), "5");
-	assert_string_equal(line_of(r, "dropped_exec", b, sizeof(b)), "4");
-	assert_string_equal(line_of(r, "tracked", b, sizeof(b)), "1");
-	assert_string_equal(line_of(r, "jobs_known", b, sizeof(b)), "1");
-	assert_string_equal(line_of(r, "rules", b, sizeof(b)), RULES_BUILTIN_DIR);
+	assert_line(r, "spool_records", "3");
+	assert_line(r, "spool_records_lost", "2");
+	assert_line(r, "records_spooled", "3");
+	assert_line(r, "events_seen", "1234");
+	assert_line(r, "events_dropped", "5");
+	assert_line(r, "dropped_exec", "4");
+	assert_line(r, "tracked", "1");
+	assert_line(r, "jobs_known", "1");
+	assert_line(r, "rules", RULES_BUILTIN_DIR);
+}
+
+/*
+ * collector.record = "jobs" in the tracker's configuration: status says
+ * so and shows what ran outside jobs as the tracker counted it (5
+ * processes of 1 ms).
+ */
+static void test_status_outside_jobs(void **state)
+{
+	struct fx *f = *state;
+	const char *r = status(f);
+	char b[256];
+
+	assert_line(r, "record", "all");
+	assert_null(strstr(r, "\noutside_jobs_processes: "));
+	f->cfg.record_mode = JT_RECORD_JOBS;
+	tracker_configure(f->t, &f->cfg);
+	events(f, 10);
+	r = status(f);
+	assert_int_equal(strncmp(line_of(r, "record", b, sizeof(b)), "jobs (",
+				 6), 0);
+	assert_line(r, "outside_jobs_processes", "5");
+	assert_line(r, "outside_jobs_cpu_s", "0.005");
+	assert_line(r, "events_seen", "10");
+	assert_line(r, "tracked", "0");
 }
 
 int main(void)
@@ -299,6 +350,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_outside_jobs, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

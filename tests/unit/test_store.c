@@ -20,8 +20,10 @@
 #include <sqlite3.h>
 
 #include "chquery.h"
+#include "chsql.h"
 #include "json.h"
 #include "log.h"
+#include "qcmd.h"
 #include "proc.h"
 #include "record.h"
 #include "schema.h"
@@ -311,7 +313,8 @@ static int run_report(const char *db, const struct report_query *q,
 	int err;
 
 	assert_non_null(out);
-	err = report_run(db, q, fmt, out);
+	err = qcmd_run_path(qcmd_find("report"), db, q,
+			    storeq_format_name(fmt), out);
 	fclose(out);
 	return err;
 }
@@ -586,7 +589,8 @@ static void test_export(void **state)
 	size_t len = 0, n = 0;
 	FILE *out = open_memstream(&t, &len);
 
-	assert_int_equal(report_export(f->db, &q, out), 0);
+	assert_int_equal(qcmd_run_path(qcmd_find("export"), f->db, &q,
+				       NULL, out), 0);
 	fclose(out);
 	assert_true(ends_with(t, "\n"));
 	for (line = strtok_r(t, "\n", &save); line;
@@ -1511,7 +1515,7 @@ static void test_put_json_cost(void **state)
 }
 
 /* Selector values become safe ClickHouse literals and identifiers. */
-static void test_chquery_quote(void **state)
+static void test_chsql_quote(void **state)
 {
 	static const struct {
 		const char *in, *want;
@@ -1536,16 +1540,16 @@ static void test_chquery_quote(void **state)
 	jbuf_init(&b);
 	for (size_t i = 0; i < sizeof(lit) / sizeof(lit[0]); i++) {
 		jbuf_reset(&b);
-		assert_int_equal(chquery_quote(&b, lit[i].in), 0);
+		assert_int_equal(chsql_quote(&b, lit[i].in), 0);
 		assert_string_equal(jbuf_str(&b), lit[i].want);
 	}
 	jbuf_reset(&b);
-	assert_int_equal(chquery_quote(&b, "a\nb"), -EINVAL);
-	assert_int_equal(chquery_quote(&b, "tab\there"), -EINVAL);
-	assert_int_equal(chquery_quote(&b, "del\x7f"), -EINVAL);
+	assert_int_equal(chsql_quote(&b, "a\nb"), -EINVAL);
+	assert_int_equal(chsql_quote(&b, "tab\there"), -EINVAL);
+	assert_int_equal(chsql_quote(&b, "del\x7f"), -EINVAL);
 	for (size_t i = 0; i < sizeof(id) / sizeof(id[0]); i++) {
 		jbuf_reset(&b);
-		chquery_ident(&b, id[i].in);
+		chsql_ident(&b, id[i].in);
 		assert_string_equal(jbuf_str(&b), id[i].want);
 	}
 	jbuf_free(&b);
@@ -1711,7 +1715,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_put_json_cost, setup,
 						teardown),
-		cmocka_unit_test(test_chquery_quote),
+		cmocka_unit_test(test_chsql_quote),
 		cmocka_unit_test_setup_teardown(test_chquery_tsv, setup,
 						teardown),
 	};

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "config.h"
 #include "containers.h"
 #include "decode.h"
 #include "jobs.h"
@@ -37,7 +38,9 @@
 struct fx {
 	struct jobs *jobs;
 	struct jt_host host;
-	struct tracker t;
+	struct tracker_cb cb;	/* the tracker's callbacks */
+	struct tracker *t;
+	struct jt_config cfg;	/* with configure() */
 	char *rec[MAX_RECS];	/* every record written, in order */
 	size_t nrec;
 	struct containers *cts;	/* with setup_containers() */
@@ -57,6 +60,15 @@ static void on_record(void *ctx, struct jbuf *b)
 	json_keep(f->rec, &f->nrec, MAX_RECS, jbuf_str(b));
 }
 
+/* A new tracker for f with rules (NULL: the defaults) and f->cb, when
+ * they change: what the old one followed is forgotten. */
+static void retrack(struct fx *f, struct rules *rules)
+{
+	tracker_free(f->t);
+	assert_int_equal(tracker_new(rules, f->jobs, &f->host, &f->cb, &f->t),
+			 0);
+}
+
 /* A tracker with default rules, an empty job registry and a fixed host. */
 static int setup(void **state)
 {
@@ -68,8 +80,8 @@ static int setup(void **state)
 	snprintf(f->host.boot_id, sizeof(f->host.boot_id),
 		 "5f0c7e8a-3c1d-4b9e-9f2a-0123456789ab");
 	f->host.boot_to_real_ns = 0;
-	if (tracker_init(&f->t, NULL, f->jobs, &f->host,
-			 &(struct tracker_cb){ .record = on_record, .ctx = f }))
+	f->cb = (struct tracker_cb){ .record = on_record, .ctx = f };
+	if (tracker_new(NULL, f->jobs, &f->host, &f->cb, &f->t))
 		return -1;
 	/* whatever this machine has: the tests that care set it */
 	f->host.memcg_v2 = false;
@@ -82,10 +94,11 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	tracker_fini(&f->t);
+	tracker_free(f->t);
 	containers_free(f->cts);
 	rules_free(f->rules);
 	jobs_free(f->jobs);
+	config_free(&f->cfg);
 	for (size_t i = 0; i < f->nrec; i++)
 		free(f->rec[i]);
 	free(f);
@@ -225,7 +238,7 @@ static void feed(struct fx *f, const union jt_event *raw, size_t len)
 	union jt_event ev;
 
 	assert_int_equal(decode_event(raw, len, &ev), (int)raw->hdr.type);
-	tracker_event(&f->t, &ev);
+	tracker_event(f->t, &ev);
 }
 
 /* A fork of pid (born at start) by (ppid, pstart). */
@@ -445,7 +458,7 @@ static void test_shell_reaps_children(void **state)
 	assert_near(jnum(proc_rec(f, 101, 2000000), "cpu.sys_s"), 0.0625,
 		    1e-9);
 	assert_near(cpu_records, cpu_events, 1e-9);
-	assert_int_equal(proc_table_count(f->t.procs), 0);
+	assert_int_equal(proc_table_count(tracker_procs(f->t)), 0);
 }
 
 /* ---- 2b: an excluded process between passes --------------------------- */
@@ -467,25 +480,27 @@ static void test_excluded_kept_while_followed(void **state)
 	struct fx *f = *state;
 	struct jt_proc *p;
 
+	f->cb.followed = fake_followed;
+	retrack(f, NULL);
 	ev_exec(f, &(struct exec_spec){ .pid = 250, .ppid = SH_PID,
 		.start = 2500000, .pstart = SH_START, .ts = 2500010,
 		.file = "/usr/bin/jobtrace", ARGV("jobtrace\0run") });
-	p = proc_table_lookup(f->t.procs, 250, 2500000);
+	p = proc_table_lookup(tracker_procs(f->t), 250, 2500000);
 	assert_non_null(p);
 	p->state |= JT_PS_EXCLUDED;
-	f->t.cb.followed = fake_followed;
 	follows_answer = true;
 	for (int pass = 0; pass < 3; pass++) {
-		tracker_samples(&f->t, NULL, 0, false, 3000000 + pass);
-		tracker_after_pass(&f->t, 2900000 + pass);
-		assert_ptr_equal(proc_table_lookup(f->t.procs, 250, 2500000), p);
+		tracker_samples(f->t, NULL, 0, false, 3000000 + pass);
+		tracker_after_pass(f->t, 2900000 + pass);
+		assert_ptr_equal(proc_table_lookup(tracker_procs(f->t), 250,
+						   2500000), p);
 	}
 	follows_answer = false;
-	tracker_samples(&f->t, NULL, 0, false, 4000000);
-	tracker_after_pass(&f->t, 3900000);
-	assert_null(proc_table_lookup(f->t.procs, 250, 2500000));
+	tracker_samples(f->t, NULL, 0, false, 4000000);
+	tracker_after_pass(f->t, 3900000);
+	assert_null(proc_table_lookup(tracker_procs(f->t), 250, 2500000));
 	assert_int_equal(f->nrec, 0);	/* excluded: no record, no exit lost */
-	assert_int_equal(f->t.exits_lost, 0);
+	assert_int_equal(tracker_stats(f->t).exits_lost, 0);
 }
 
 /* ---- 2: a multi-threaded program -------------------------------------- */
@@ -510,10 +525,10 @@ static void test_threads_one_record(void **state)
 		if (i)
 			s[i].flags = 0;
 	}
-	tracker_samples(&f->t, s, 4, false, 5000000);
-	tracker_after_pass(&f->t, 4000000);
-	tracker_samples(&f->t, s, 2, false, 7000000);
-	tracker_after_pass(&f->t, 6000000);
+	tracker_samples(f->t, s, 4, false, 5000000);
+	tracker_after_pass(f->t, 4000000);
+	tracker_samples(f->t, s, 2, false, 7000000);
+	tracker_after_pass(f->t, 6000000);
 	assert_int_equal(f->nrec, 0);	/* no job: no sample records */
 
 	ev_exit(f, &(struct exit_spec){ .pid = 200, .ppid = SH_PID,
@@ -541,7 +556,7 @@ static void test_threads_one_record(void **state)
 	assert_int_equal(ju64(r, "mem.peak_rss_bytes"), 3 * 1024 * MiB);
 	assert_jraw(r, "argv", "[\"bwa\",\"mem\",\"-t\",\"4\",\"ref.fa\"]");
 	assert_jraw(r, "exit.lost", "false");
-	assert_int_equal(proc_table_count(f->t.procs), 0);
+	assert_int_equal(proc_table_count(tracker_procs(f->t)), 0);
 }
 
 static void default_rules(struct fx *f);
@@ -601,7 +616,7 @@ static void test_files_record(void **state)
 	const char *rec;
 
 	default_rules(f);	/* freed by the teardown */
-	f->t.files = true;
+	tracker_set_files(f->t, true);
 	EXEC_TOP(f, 300, start, start + 5, "/usr/bin/sort", "sort\0in.txt");
 	ev_fopen(f, 300, start, 3, 11, "/lib/x86_64-linux-gnu/libc.so.6", 0);
 	ev_fclose(f, 300, start, 3, 11, 832, 0, 2000000, JT_FS_MMAP);
@@ -638,7 +653,7 @@ static void test_files_record(void **state)
 	assert_int_equal(ju64(rec, "files_nonregular.read_bytes"), 64);
 
 	/* files off: null */
-	f->t.files = false;
+	tracker_set_files(f->t, false);
 	EXEC_TOP(f, 301, start + 100, start + 105, "/usr/bin/cat", "cat");
 	ev_fopen(f, 301, start + 100, 3, 12, "/data/in.txt", 0);
 	ev_exit(f, &(struct exit_spec){ .pid = 301, .ppid = 1,
@@ -699,7 +714,7 @@ static void test_pid_reuse(void **state)
 	assert_jraw(b, "argv", "[\"cat\",\"x.txt\"]");
 	assert_int_equal(ju64(b, "io.read_bytes"), 222);
 	assert_jstr(b, "start_time", "1970-01-01T00:00:00.020000Z");
-	assert_int_equal(proc_table_count(f->t.procs), 0);
+	assert_int_equal(proc_table_count(tracker_procs(f->t)), 0);
 }
 
 /* ---- 4: a lost exit ---------------------------------------------------- */
@@ -716,18 +731,18 @@ static void test_lost_exit(void **state)
 	EXEC_TOP(f, 401, 1200000, 1300000, "/usr/bin/python3", "python3\0x.py");
 	/* the pass begins at 4 ms; 402 execs while it runs */
 	EXEC_TOP(f, 402, 4400000, 4500000, "/bin/ls", "ls");
-	tracker_samples(&f->t, &s, 1, false, 5000000);
-	tracker_after_pass(&f->t, 4000000);
+	tracker_samples(f->t, &s, 1, false, 5000000);
+	tracker_after_pass(f->t, 4000000);
 
 	assert_int_equal(f->nrec, 1);
-	assert_int_equal(f->t.exits_lost, 1);
+	assert_int_equal(tracker_stats(f->t).exits_lost, 1);
 	r = proc_rec(f, 400, 1000000);
 	assert_jraw(r, "exit.lost", "true");
 	assert_jraw(r, "exit.code", "null");
 	assert_jraw(r, "exit.signal", "null");
 	assert_jstr(r, "end_time", "1970-01-01T00:00:00.001100Z");
 	assert_jstr(r, "exe", "/bin/sleep");
-	assert_int_equal(proc_table_count(f->t.procs), 2);
+	assert_int_equal(proc_table_count(tracker_procs(f->t)), 2);
 
 	/* 401's own exit comes later */
 	ev_exit(f, &(struct exit_spec){ .pid = 401, .ppid = 1,
@@ -738,12 +753,13 @@ static void test_lost_exit(void **state)
 	assert_near(jnum(r, "cpu.user_s"), 0.7, 1e-9);
 
 	/* the next pass does not see 402 either: now it is lost */
-	tracker_samples(&f->t, NULL, 0, false, 9000000);
-	tracker_after_pass(&f->t, 8000000);
-	assert_int_equal(f->t.exits_lost, 2);
+	tracker_samples(f->t, NULL, 0, false, 9000000);
+	tracker_after_pass(f->t, 8000000);
+	assert_int_equal(tracker_stats(f->t).exits_lost, 2);
+	assert_int_equal(tracker_stats(f->t).passes, 2);
 	assert_jraw(proc_rec(f, 402, 4400000), "exit.lost", "true");
 	assert_int_equal(count_type(f, "process"), 3);
-	assert_int_equal(proc_table_count(f->t.procs), 0);
+	assert_int_equal(proc_table_count(tracker_procs(f->t)), 0);
 }
 
 /* ---- 5: an exec in a forked child -------------------------------------- */
@@ -803,8 +819,8 @@ static void test_engine_job(void **state)
 	assert_int_equal(rules_new(&lim, &r), 0);
 	if (rules_load_dir(r, dir, err, sizeof(err)))
 		fail_msg("%s: %s", dir, err);
-	f->t.rules = r;
-	f->t.cb.engine_job = on_engine_job;
+	f->cb.engine_job = on_engine_job;
+	retrack(f, r);
 	engine_calls = 0;
 	EXEC_TOP(f, 600, 1000, 1100, "/usr/bin/python3",
 		 "/usr/bin/python3\0/usr/bin/snakemake\0--cores\0" "2");
@@ -838,7 +854,7 @@ static void test_engine_job(void **state)
 		.pstart = 5000, .ts = 6100, .file = "/bin/sh",
 		ARGV("/bin/sh\0-c\0cc -c x.c") });
 	assert_int_equal(engine_calls, 1);
-	f->t.rules = NULL;
+	retrack(f, NULL);
 	rules_free(r);
 }
 
@@ -862,8 +878,8 @@ static void test_fork_then_exec(void **state)
 	ev_fork(f, 501, 2000000, 500, 1000000, "bash");
 	ev_fork(f, 502, 3000000, 500, 1000000, "bash");
 	s[1].hiwater_rss_bytes = 8 * MiB;
-	tracker_samples(&f->t, s, 3, false, 4000000);
-	tracker_after_pass(&f->t, 3500000);
+	tracker_samples(f->t, s, 3, false, 4000000);
+	tracker_after_pass(f->t, 3500000);
 
 	/* before its exec, 501 is a bash of job 9 */
 	assert_int_equal(count_type(f, "sample"), 3);
@@ -955,26 +971,28 @@ static void test_cgroup_owner(void **state)
 		"app.slice/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 	const struct jt_proc *p;
 
-	f->t.cb.cg_root = not_user_slice;
+	f->cb.cg_root = not_user_slice;
+	retrack(f, NULL);
 	exec_in(f, 900, 9000, fake_slurm, fake_slurm);
-	p = proc_table_lookup(f->t.procs, 900, 9000);
+	p = proc_table_lookup(tracker_procs(f->t), 900, 9000);
 	assert_non_null(p);
 	assert_string_equal(p->job.id, "");
 	assert_string_equal(p->job.scheduler, "");
 	exec_in(f, 901, 9010, fake_ct, fake_ct);
-	p = proc_table_lookup(f->t.procs, 901, 9010);
+	p = proc_table_lookup(tracker_procs(f->t), 901, 9010);
 	assert_non_null(p);
 	assert_string_equal(p->container, "");
 	/* root's folders of the same shape do name them */
 	exec_in(f, 902, 9020, "/system.slice/slurmstepd.scope/job_4243/step_0/user/task_0",
 		"/system.slice/slurmstepd.scope/job_4243/step_0/user/task_0");
-	p = proc_table_lookup(f->t.procs, 902, 9020);
+	p = proc_table_lookup(tracker_procs(f->t), 902, 9020);
 	assert_string_equal(p->job.id, "4243");
 	assert_string_equal(p->job.scheduler, "slurm");
 	/* without the check (NULL: every folder trusted), the fake one did */
-	f->t.cb.cg_root = NULL;
+	f->cb.cg_root = NULL;
+	retrack(f, NULL);
 	exec_in(f, 903, 9030, fake_slurm, fake_slurm);
-	p = proc_table_lookup(f->t.procs, 903, 9030);
+	p = proc_table_lookup(tracker_procs(f->t), 903, 9030);
 	assert_string_equal(p->job.id, "4243");
 }
 
@@ -986,7 +1004,7 @@ static const char *end_record(struct fx *f, struct jt_jobinfo *ji)
 	ji->end_ns = 1700000000000000000ull;
 	ji->exit_code = 0;
 	ji->exit_known = true;
-	tracker_job_record(&f->t, ji, "end");
+	tracker_job_record(f->t, ji, "end");
 	assert_int_equal(f->nrec, before + 1);
 	assert_jstr(f->rec[before], "type", "job");
 	assert_jstr(f->rec[before], "phase", "end");
@@ -1166,8 +1184,8 @@ static void test_job_usage_rss_samples(void **state)
 
 		s[2].tid = 632;	/* a thread: its RSS is the leader's */
 		s[2].flags = 0;
-		tracker_samples(&f->t, s, 3, false, now);
-		tracker_after_pass(&f->t, now - 1000000);
+		tracker_samples(f->t, s, 3, false, now);
+		tracker_after_pass(f->t, now - 1000000);
 		assert_int_equal(ju64(last_sample(f, 630), "mem.rss_bytes"),
 				 rss[k][0]);
 	}
@@ -1200,8 +1218,8 @@ static void test_job_usage_largest_process(void **state)
 
 	/* job 98: one pass sees 20 MiB, the process then peaks at 300 */
 	exec_in(f, 640, 640, "/jobs/98", "/");
-	tracker_samples(&f->t, &s, 1, false, 10000000);
-	tracker_after_pass(&f->t, 9000000);
+	tracker_samples(f->t, &s, 1, false, 10000000);
+	tracker_after_pass(f->t, 9000000);
 	ev_exit(f, &(struct exit_spec){ .pid = 640, .start = 640,
 		.ts = 20000000, .runtime = 1000000, .peak_rss = 300 * MiB });
 	r = end_record(f, ji);
@@ -1221,7 +1239,7 @@ static void test_job_usage_largest_process(void **state)
 
 /*
  * first_sample: a job's process that no pass has seen is due a pass once
- * it is young_ns old, once; a process outside jobs, one already sampled
+ * it is first_sample old, once; a process outside jobs, one already sampled
  * and one gone never are; the next one due is kept.
  */
 static void test_young_due(void **state)
@@ -1231,7 +1249,7 @@ static void test_young_due(void **state)
 	struct jt_sample x = leader(661, 2 * s, 1000, MiB);
 
 	registered(f, "96", "/jobs/96");
-	f->t.young_ns = s;
+	tracker_set_first_sample(f->t, s);
 	exec_in(f, 660, 1 * s, "/jobs/96", "/");	/* job, due at 2 s */
 	exec_in(f, 661, 2 * s, "/jobs/96", "/");	/* job, sampled below */
 	exec_in(f, 662, 3 * s, "/jobs/96", "/");	/* job, due at 4 s */
@@ -1239,22 +1257,21 @@ static void test_young_due(void **state)
 	exec_in(f, 664, 1 * s + 1, "/jobs/96", "/");	/* gone at once */
 	ev_exit(f, &(struct exit_spec){ .pid = 664, .start = 1 * s + 1,
 		.ts = 1 * s + 2, .runtime = 1000 });
-	assert_int_equal(f->t.young_due_ns, 2 * s);
-	assert_false(tracker_young_due(&f->t, 2 * s - 1));
-	assert_true(tracker_young_due(&f->t, 2 * s));
+	/* due at 2 s, not a nanosecond before */
+	assert_false(tracker_young_due(f->t, 2 * s - 1));
+	assert_true(tracker_young_due(f->t, 2 * s));
 	/* 660 asked once; 661, due at 3 s, has its sample by then */
-	assert_int_equal(f->t.young_due_ns, 3 * s);
-	tracker_samples(&f->t, &x, 1, false, 2 * s + 5);
-	tracker_after_pass(&f->t, 2 * s + 4);
-	assert_false(tracker_young_due(&f->t, 3 * s));
-	assert_int_equal(f->t.young_due_ns, 4 * s);
-	assert_true(tracker_young_due(&f->t, 5 * s));
-	assert_int_equal(f->t.young_due_ns, 0);
-	assert_false(tracker_young_due(&f->t, 9 * s));
-	/* off: nothing is noted */
-	f->t.young_ns = 0;
+	tracker_samples(f->t, &x, 1, false, 2 * s + 5);
+	tracker_after_pass(f->t, 2 * s + 4);
+	assert_false(tracker_young_due(f->t, 3 * s));
+	/* 662 next, at 4 s; then none */
+	assert_false(tracker_young_due(f->t, 4 * s - 1));
+	assert_true(tracker_young_due(f->t, 4 * s));
+	assert_false(tracker_young_due(f->t, 9 * s));
+	/* off: nothing is noted, however old a job's process gets */
+	tracker_set_first_sample(f->t, 0);
 	exec_in(f, 665, 6 * s, "/jobs/96", "/");
-	assert_int_equal(f->t.young_due_ns, 0);
+	assert_false(tracker_young_due(f->t, 100 * s));
 }
 
 /*
@@ -1266,7 +1283,9 @@ static void test_jobs_only(void **state)
 {
 	struct fx *f = *state;
 
-	f->t.jobs_only = true;
+	assert_int_equal(config_defaults(&f->cfg), 0);
+	f->cfg.record_mode = JT_RECORD_JOBS;
+	tracker_configure(f->t, &f->cfg);
 	registered(f, "95", "/jobs/95");
 	exec_in(f, 670, 670, "/jobs/95", "/");
 	exec_in(f, 671, 671, "/other", "/");
@@ -1280,11 +1299,11 @@ static void test_jobs_only(void **state)
 		.runtime = 250000 });
 	assert_int_equal(count_type(f, "process"), 1);
 	assert_jstr(f->rec[f->nrec - 1], "job.id", "95");
-	assert_int_equal(f->t.outside.processes, 2);
-	assert_true(fabs(f->t.outside.cpu_s - 1.50025) < 1e-9);
-	assert_int_equal(f->t.outside.read_bytes, 4096);
-	assert_int_equal(f->t.outside.write_bytes, 8192);
-	assert_int_equal(proc_table_count(f->t.procs), 0);
+	assert_int_equal(tracker_stats(f->t).outside.processes, 2);
+	assert_true(fabs(tracker_stats(f->t).outside.cpu_s - 1.50025) < 1e-9);
+	assert_int_equal(tracker_stats(f->t).outside.read_bytes, 4096);
+	assert_int_equal(tracker_stats(f->t).outside.write_bytes, 8192);
+	assert_int_equal(proc_table_count(tracker_procs(f->t)), 0);
 }
 
 #define V1_ADOPTED "/slurm_node1/uid_1000/job_77/step_extern/task_0"
@@ -1407,7 +1426,7 @@ static void test_spot(void **state)
 	assert_non_null(c);
 	a->start_ns = b->start_ns = c->start_ns = 1;
 	b->end_ns = 2;			/* ended: not running */
-	tracker_spot(&f->t, &s);
+	tracker_spot(f->t, &s);
 	assert_int_equal(f->nrec, 1);
 	r = f->rec[0];
 	assert_jstr(r, "type", "signal");
@@ -1423,13 +1442,13 @@ static void test_spot(void **state)
 	snprintf(id0, sizeof(id0), "%s", jraw(r, "id"));
 
 	/* the same notice again (a restarted agent): the same record id */
-	tracker_spot(&f->t, &s);
+	tracker_spot(f->t, &s);
 	assert_string_equal(jraw(f->rec[1], "id"), id0);
 
 	/* one job running: it is the job object too */
 	c->end_ns = 3;
 	s.action = "hibernate";
-	tracker_spot(&f->t, &s);
+	tracker_spot(f->t, &s);
 	r = f->rec[2];
 	assert_jraw(r, "jobs", "[\"slurm:41\"]");
 	assert_jstr(r, "job.id", "41");
@@ -1439,7 +1458,7 @@ static void test_spot(void **state)
 
 	/* none running: an empty list, no job */
 	a->end_ns = 4;
-	tracker_spot(&f->t, &s);
+	tracker_spot(f->t, &s);
 	assert_jraw(f->rec[3], "jobs", "[]");
 	assert_jraw(f->rec[3], "job", "null");
 }
@@ -1500,7 +1519,7 @@ static void test_oom(void **state)
 	assert_jstr(r, "kind", "oom_kill");
 	assert_jraw(r, "job", "null");
 	assert_jstr(r, "tool.name", "java");
-	assert_int_equal(f->t.oom_kills, 3);
+	assert_int_equal(tracker_stats(f->t).oom_kills, 3);
 	snprintf(id0, sizeof(id0), "%s", jraw(f->rec[0], "id"));
 	assert_string_not_equal(id0, jraw(r, "id"));
 }
@@ -1648,7 +1667,7 @@ static uint32_t exe_state(struct fx *f, uint32_t pid, uint64_t start,
 	ev_exec(f, &(struct exec_spec){ .pid = pid, .ppid = 1, .start = start,
 		.pstart = 10, .ts = start + 1, .file = file, ARGV("x"),
 		.flags = flags, .exe_name = name });
-	p = proc_table_lookup(f->t.procs, pid, start);
+	p = proc_table_lookup(tracker_procs(f->t), pid, start);
 	assert_non_null(p);
 	return p->state & (JT_PS_EXE_SYSTEM | JT_PS_EXE_CHECK);
 }
@@ -1684,7 +1703,7 @@ static void test_exe_system_state(void **state)
 				   JT_EF_EXE_ROOT | JT_EF_EXE_TRUNC), 0);
 	/* a fork shares the program, a later exec decides anew */
 	ev_fork(f, 956, 95600, 950, 95000, "telegraf");
-	p = proc_table_lookup(f->t.procs, 956, 95600);
+	p = proc_table_lookup(tracker_procs(f->t), 956, 95600);
 	assert_int_equal(p->state & JT_PS_EXE_SYSTEM, JT_PS_EXE_SYSTEM);
 	assert_int_equal(exe_state(f, 950, 95000, "/tmp/x/telegraf", "telegraf",
 				   0), 0);
@@ -1740,14 +1759,29 @@ static int fake_ask(void *ctx, const char *id)
 	return 0;
 }
 
+/* The containers' job records: the tracker writes them, as the agent's. */
+static void ct_job_record(void *ctx, const struct jt_jobinfo *ji,
+			  const char *phase)
+{
+	struct fx *f = ctx;
+
+	tracker_job_record(f->t, ji, phase);
+}
+
 /* A tracker that follows containers (at most max). */
 static void setup_containers(struct fx *f, size_t max)
 {
-	struct containers_ops ops = { .ask = fake_ask, .ctx = f,
-				      .end_grace_ns = 10000000000ull };
+	struct containers_ops ops = { .ask = fake_ask,
+				      .job_record = ct_job_record, .ctx = f,
+				      .end_grace_ns = 10000000000ull,
+				      .jobs = f->jobs,
+				      .procs = tracker_procs(f->t),
+				      .host = &f->host };
+	struct tracker_containers ct;
 
 	assert_int_equal(containers_new(max, &ops, &f->cts), 0);
-	f->t.ct = containers_tracker(f->cts);
+	ct = containers_tracker(f->cts);
+	tracker_set_containers(f->t, &ct);
 }
 
 /* Docker's answer for container id: a Batch job's (job non-NULL, an
@@ -1777,7 +1811,7 @@ static void answer(struct fx *f, const char *id, enum docker_state state,
 		r.info.memory = 256 * MiB;
 		r.info.pid = pid;
 	}
-	containers_answer(f->cts, &f->t, &r);
+	containers_answer(f->cts, &r);
 }
 
 /* Process pid (start) forks child (cstart) that execs in the same cgroups. */
@@ -1940,9 +1974,9 @@ static void test_container_no_job(void **state)
 	exec_in(f, 721, 7210, cg3, cg3);
 	assert_int_equal(f->nasked, 2);
 	answer(f, CT3, DOCKER_TIMEOUT, NULL, 0);
-	containers_tick(f->cts, &f->t, util_now_ns(CLOCK_MONOTONIC));
+	containers_tick(f->cts, util_now_ns(CLOCK_MONOTONIC));
 	assert_int_equal(f->nasked, 2);		/* not yet */
-	containers_tick(f->cts, &f->t, UINT64_MAX / 2);
+	containers_tick(f->cts, UINT64_MAX / 2);
 	assert_int_equal(f->nasked, 3);
 	assert_string_equal(f->asked[2], CT3);
 	/* an answer for a container not followed changes nothing */
@@ -1972,7 +2006,7 @@ static void default_rules(struct fx *f)
 	assert_int_equal(rules_new(&lim, &f->rules), 0);
 	if (rules_load_dir(f->rules, dir, err, sizeof(err)))
 		fail_msg("%s: %s", dir, err);
-	f->t.rules = f->rules;
+	retrack(f, f->rules);
 }
 
 /*
@@ -2058,7 +2092,7 @@ static void test_containers_bounded(void **state)
 	f->ask_rc = -EAGAIN;
 	exec_in(f, 733, 7330, "/docker/" CT3, "/docker/" CT3);
 	f->ask_rc = 0;
-	containers_tick(f->cts, &f->t, UINT64_MAX / 2);
+	containers_tick(f->cts, UINT64_MAX / 2);
 	assert_int_equal(f->nasked, 3);
 	assert_string_equal(f->asked[2], CT3);
 }

@@ -13,7 +13,6 @@
 #include "containers.h"
 #include "log.h"
 #include "record.h"
-#include "tracker.h"
 #include "util.h"
 
 #define RETRY_FIRST_NS (10ull * 1000000000ull)
@@ -129,12 +128,12 @@ static void drop(struct containers *cs, struct ct *e)
 }
 
 /* Forget e, its container ended (below). */
-static void finish(struct containers *cs, struct tracker *t, struct ct *e);
+static void finish(struct containers *cs, struct ct *e);
 
 /* Make room for one entry: one without processes goes, one without a job
  * first (a job that waited for its container's end ends now).  Whether
  * there is room. */
-static bool make_room(struct containers *cs, struct tracker *t)
+static bool make_room(struct containers *cs)
 {
 	struct ct *idle = NULL;
 
@@ -154,16 +153,16 @@ static bool make_room(struct containers *cs, struct tracker *t)
 		return false;
 	log_warn("docker: %zu containers followed: the end of container"
 		 " %.12s is not awaited any longer", cs->max, idle->id);
-	finish(cs, t, idle);
+	finish(cs, idle);
 	return true;
 }
 
 /* A new entry for id, or NULL when the table is full of live ones. */
-static struct ct *add(struct containers *cs, struct tracker *t, const char *id)
+static struct ct *add(struct containers *cs, const char *id)
 {
 	struct ct *e;
 
-	if (cs->n == cs->max && !make_room(cs, t))
+	if (cs->n == cs->max && !make_room(cs))
 		return NULL;
 	if (cs->n == cs->cap) {
 		size_t cap = cs->cap ? cs->cap * 2 : 16;
@@ -200,8 +199,7 @@ static void ask(struct containers *cs, struct ct *e, uint64_t now)
 }
 
 /* p is now a process of its container (see containers.h). */
-void containers_enter(struct containers *cs, struct tracker *t,
-		      const struct jt_proc *p)
+void containers_enter(struct containers *cs, const struct jt_proc *p)
 {
 	const char *id = docker_id(p);
 	struct cg_container ct;
@@ -211,7 +209,7 @@ void containers_enter(struct containers *cs, struct tracker *t,
 		return;
 	e = find(cs, id);
 	if (!e) {
-		e = add(cs, t, id);
+		e = add(cs, id);
 		if (!e) {
 			cs->full++;
 			return;
@@ -225,7 +223,7 @@ void containers_enter(struct containers *cs, struct tracker *t,
 			cg_ancestor(p->cgroup, ct.level, e->own_cgroup,
 				    sizeof(e->own_cgroup));
 		}
-		e->start_ns = record_realtime(t->host, p->start_ns);
+		e->start_ns = record_realtime(cs->ops.host, p->start_ns);
 		e->init_pid = p->pid;
 		ask(cs, e, util_now_ns(CLOCK_MONOTONIC));
 	}
@@ -234,6 +232,14 @@ void containers_enter(struct containers *cs, struct tracker *t,
 	e->checks = 0;
 	e->empty_ns = 0;
 	e->procs++;
+}
+
+/* The record of ji's start or end, if the containers write them. */
+static void job_record(struct containers *cs, const struct jt_jobinfo *ji,
+		       const char *phase)
+{
+	if (cs->ops.job_record)
+		cs->ops.job_record(cs->ops.ctx, ji, phase);
 }
 
 /* Add the figures of usage u to the job's. */
@@ -261,13 +267,13 @@ static bool job_goes_on(const struct containers *cs, const struct ct *e,
 
 /* e's container has ended: end its job unless another container of the
  * job goes on. */
-static void job_end(struct containers *cs, struct tracker *t, struct ct *e)
+static void job_end(struct containers *cs, struct ct *e)
 {
 	struct jt_jobinfo *ji;
 
 	if (!e->job[0])
 		return;
-	ji = jobs_get(t->jobs, "aws-batch", e->job, false);
+	ji = jobs_get(cs->ops.jobs, "aws-batch", e->job, false);
 	if (!ji || ji->end_ns)
 		return;
 	usage_merge(&ji->usage, &e->usage);
@@ -279,14 +285,13 @@ static void job_end(struct containers *cs, struct tracker *t, struct ct *e)
 		return;
 	ji->end_ns = e->end_ns ? e->end_ns : util_now_ns(CLOCK_REALTIME);
 	ji->touched_ns = util_now_ns(CLOCK_MONOTONIC);
-	tracker_job_record(t, ji, "end");
+	job_record(cs, ji, "end");
 	log_info("docker: AWS Batch job %s ended (container %.12s)", ji->job.id,
 		 e->id);
 }
 
 /* p is gone from its container (see containers.h). */
-void containers_leave(struct containers *cs, struct tracker *t,
-		      const struct jt_proc *p)
+void containers_leave(struct containers *cs, const struct jt_proc *p)
 {
 	const char *id = docker_id(p);
 	struct ct *e = id ? find(cs, id) : NULL;
@@ -300,7 +305,7 @@ void containers_leave(struct containers *cs, struct tracker *t,
 		e->exit_known = true;
 	}
 	if (p->end_ns)
-		e->end_ns = record_realtime(t->host, p->end_ns);
+		e->end_ns = record_realtime(cs->ops.host, p->end_ns);
 	if (--e->procs)
 		return;
 	if (e->state == DOCKER_PENDING)
@@ -329,7 +334,7 @@ struct jt_usage *containers_usage(struct containers *cs,
 
 /* What fill_one() gives the processes of one container. */
 struct fill_ctx {
-	struct tracker *t;
+	struct containers *cs;
 	const struct ct *e;
 	const struct jt_jobinfo *ji;
 	size_t n;
@@ -347,23 +352,23 @@ static void fill_one(struct jt_proc *p, void *arg)
 	util_strlcpy(p->job.scheduler, f->ji->job.scheduler,
 		     sizeof(p->job.scheduler));
 	util_strlcpy(p->job.id, f->ji->job.id, sizeof(p->job.id));
-	jobs_fill(f->t->jobs, &p->job, p->cgroup);
+	jobs_fill(f->cs->ops.jobs, &p->job, p->cgroup);
 	f->n++;
 }
 
 /* Make e's job from Docker's answer: a start record when it is new. */
-static void job_start(struct containers *cs, struct tracker *t, struct ct *e,
+static void job_start(struct containers *cs, struct ct *e,
 		      const struct jt_jobinfo *nj)
 {
-	struct jt_jobinfo *ji = jobs_get(t->jobs, "aws-batch", nj->job.id,
+	struct jt_jobinfo *ji = jobs_get(cs->ops.jobs, "aws-batch", nj->job.id,
 					 false);
-	struct fill_ctx f = { .t = t, .e = e };
+	struct fill_ctx f = { .cs = cs, .e = e };
 
-	(void)cs;
 	if (!ji || ji->end_ns) {
 		/* a new job, or a new attempt of one that ended */
 		if (!ji)
-			ji = jobs_get(t->jobs, "aws-batch", nj->job.id, true);
+			ji = jobs_get(cs->ops.jobs, "aws-batch", nj->job.id,
+				      true);
 		if (!ji) {
 			log_error("docker: out of memory for job %s",
 				  nj->job.id);
@@ -373,12 +378,12 @@ static void job_start(struct containers *cs, struct tracker *t, struct ct *e,
 		util_strlcpy(ji->cgroup, e->cgroup, sizeof(ji->cgroup));
 		ji->start_ns = e->start_ns;
 		ji->touched_ns = util_now_ns(CLOCK_MONOTONIC);
-		tracker_job_record(t, ji, "start");
+		job_record(cs, ji, "start");
 	}
 	util_strlcpy(e->job, ji->job.id, sizeof(e->job));
 	usage_merge(&ji->usage, &e->usage);
 	f.ji = ji;
-	proc_table_foreach(t->procs, fill_one, &f);
+	proc_table_foreach(cs->ops.procs, fill_one, &f);
 	log_info("docker: container %.12s runs AWS Batch job %s (attempt %u,"
 		 " %u cpus, %llu MiB): %zu running processes given the job",
 		 e->id, ji->job.id, ji->batch.attempt, ji->cpus,
@@ -387,17 +392,16 @@ static void job_start(struct containers *cs, struct tracker *t, struct ct *e,
 
 /* Forget e, its container ended: its job's end record unless another
  * container of the job goes on. */
-static void finish(struct containers *cs, struct tracker *t, struct ct *e)
+static void finish(struct containers *cs, struct ct *e)
 {
-	job_end(cs, t, e);
+	job_end(cs, e);
 	drop(cs, e);
 }
 
 /* Docker answered about e, which has no process left: end its job when
  * Docker says the container has ended, else ask again later. */
-static void ended_or_not(struct containers *cs, struct tracker *t,
-			 struct ct *e, const struct docker_info *d,
-			 uint64_t now)
+static void ended_or_not(struct containers *cs, struct ct *e,
+			 const struct docker_info *d, uint64_t now)
 {
 	uint64_t wait = CHECK_FIRST_NS << (e->checks < 7 ? e->checks : 7);
 
@@ -410,7 +414,7 @@ static void ended_or_not(struct containers *cs, struct tracker *t,
 			e->exit_code = d->exit_code;
 			e->exit_known = true;
 		}
-		finish(cs, t, e);
+		finish(cs, e);
 		return;
 	}
 	/* Docker answers: its word, not the cgroup's */
@@ -421,8 +425,7 @@ static void ended_or_not(struct containers *cs, struct tracker *t,
 }
 
 /* Docker's answer about one container (see containers.h). */
-void containers_answer(struct containers *cs, struct tracker *t,
-		       const struct dockerq_result *r)
+void containers_answer(struct containers *cs, const struct dockerq_result *r)
 {
 	struct ct *e = find(cs, r->id);
 	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
@@ -437,14 +440,14 @@ void containers_answer(struct containers *cs, struct tracker *t,
 		if (!e->job[0] && docker_batch_job(&r->info, &nj)) {
 			if (r->info.pid)
 				e->init_pid = r->info.pid;
-			job_start(cs, t, e, &nj);
+			job_start(cs, e, &nj);
 		}
 		if (!e->procs)
-			ended_or_not(cs, t, e, &r->info, now);
+			ended_or_not(cs, e, &r->info, now);
 		return;
 	}
 	if (r->state == DOCKER_NOT_FOUND && !e->procs && e->job[0]) {
-		finish(cs, t, e);	/* removed: it has ended */
+		finish(cs, e);	/* removed: it has ended */
 		return;
 	}
 	{
@@ -469,7 +472,7 @@ static bool populated(const struct containers *cs, const struct ct *e)
 }
 
 /* Ask again, end what has ended (see containers.h). */
-void containers_tick(struct containers *cs, struct tracker *t, uint64_t now)
+void containers_tick(struct containers *cs, uint64_t now)
 {
 	/* downwards: drop() moves the last entry, already seen, here */
 	for (size_t i = cs->n; i-- > 0;) {
@@ -500,7 +503,7 @@ void containers_tick(struct containers *cs, struct tracker *t, uint64_t now)
 				 " it has ended", e->id,
 				 docker_state_names[e->state], e->own_cgroup,
 				 (double)(now - e->empty_ns) / 1e9);
-			finish(cs, t, e);
+			finish(cs, e);
 			continue;
 		}
 		if (now >= e->retry_ns)
@@ -531,15 +534,15 @@ int containers_cgroup_populated(void *ctx, const char *cgroup)
 }
 
 /* containers_enter for the tracker. */
-static void ct_enter(void *cs, struct tracker *t, const struct jt_proc *p)
+static void ct_enter(void *cs, const struct jt_proc *p)
 {
-	containers_enter(cs, t, p);
+	containers_enter(cs, p);
 }
 
 /* containers_leave for the tracker. */
-static void ct_leave(void *cs, struct tracker *t, const struct jt_proc *p)
+static void ct_leave(void *cs, const struct jt_proc *p)
 {
-	containers_leave(cs, t, p);
+	containers_leave(cs, p);
 }
 
 /* containers_usage for the tracker. */

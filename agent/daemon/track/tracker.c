@@ -26,25 +26,117 @@
 #include "tracker.h"
 #include "util.h"
 
-/* Set up an empty tracker. */
-int tracker_init(struct tracker *t, struct rules *rules, struct jobs *jobs,
-		 const struct jt_host *host, const struct tracker_cb *cb)
+/* The tracker's state: tracker.h's functions are the way in. */
+struct tracker {
+	struct proc_table *procs;	/* owned */
+	struct rules *rules;		/* borrowed, may be NULL: defaults */
+	struct jobs *jobs;		/* borrowed */
+	struct tracker_containers ct;	/* borrowed; ct.cts NULL: none */
+	const struct jt_host *host;	/* borrowed */
+	const struct jt_config *cfg;	/* borrowed, NULL: job end records
+					 * carry no cost (see cost.h) */
+	struct tracker_cb cb;
+	struct jbuf jb;
+	unsigned sample_gen;	/* sample passes so far */
+	/* collector.record = "jobs": processes outside jobs get no record,
+	 * they are counted here (host records carry it) */
+	bool jobs_only;
+	struct jt_outside outside;
+	uint64_t young_ns;	/* first_sample: a job's process no pass
+				 * has seen is due a pass this old; 0: off */
+	uint64_t young_due_ns;	/* CLOCK_BOOTTIME when the first such is
+				 * due, 0: none */
+	/* the kernel follows files (collector_files()): process records
+	 * list them, samples have progress; else files are null */
+	bool files;
+
+	uint64_t events_seen;
+	uint64_t exits_lost;
+	uint64_t oom_kills;
+	uint64_t excluded;
+};
+
+/* A new empty tracker. */
+int tracker_new(struct rules *rules, struct jobs *jobs,
+		const struct jt_host *host, const struct tracker_cb *cb,
+		struct tracker **out)
 {
-	memset(t, 0, sizeof(*t));
+	struct tracker *t = calloc(1, sizeof(*t));
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
 	jbuf_init(&t->jb);
 	t->rules = rules;
 	t->jobs = jobs;
 	t->host = host;
 	t->cb = *cb;
-	return proc_table_new(&t->procs);
+	if (proc_table_new(&t->procs)) {
+		tracker_free(t);
+		return -ENOMEM;
+	}
+	*out = t;
+	return 0;
 }
 
 /* Free what the tracker owns. */
-void tracker_fini(struct tracker *t)
+void tracker_free(struct tracker *t)
 {
+	if (!t)
+		return;
 	proc_table_free(t->procs);
-	t->procs = NULL;
 	jbuf_free(&t->jb);
+	free(t);
+}
+
+/* What the configuration decides (see tracker.h). */
+void tracker_configure(struct tracker *t, const struct jt_config *cfg)
+{
+	t->cfg = cfg;
+	t->jobs_only = cfg->record_mode == JT_RECORD_JOBS;
+	tracker_set_first_sample(t, cfg->first_sample_ms * 1000000ull);
+}
+
+/* first_sample from now on; off forgets the one due. */
+void tracker_set_first_sample(struct tracker *t, uint64_t young_ns)
+{
+	t->young_ns = young_ns;
+	if (!young_ns)
+		t->young_due_ns = 0;
+}
+
+/* Whether the kernel follows files from now on. */
+void tracker_set_files(struct tracker *t, bool files)
+{
+	t->files = files;
+}
+
+/* The containers from now on. */
+void tracker_set_containers(struct tracker *t,
+			    const struct tracker_containers *ct)
+{
+	t->ct = *ct;
+}
+
+/* The process table. */
+struct proc_table *tracker_procs(const struct tracker *t)
+{
+	return t->procs;
+}
+
+/* The counters now. */
+struct tracker_stats tracker_stats(const struct tracker *t)
+{
+	return (struct tracker_stats){
+		.events_seen = t->events_seen,
+		.exits_lost = t->exits_lost,
+		.oom_kills = t->oom_kills,
+		.excluded = t->excluded,
+		.tracked = proc_table_count(t->procs),
+		.passes = t->sample_gen,
+		.jobs_only = t->jobs_only,
+		.outside = t->outside,
+	};
 }
 
 /* Hand the record in t->jb on. */
@@ -179,11 +271,11 @@ static void container_sync(struct tracker *t, struct jt_proc *p, bool want)
 	if (want == in)
 		return;
 	if (in) {
-		t->ct.leave(t->ct.cts, t, p);
+		t->ct.leave(t->ct.cts, p);
 		p->state &= ~JT_PS_IN_CT;
 	} else {
 		p->state |= JT_PS_IN_CT;
-		t->ct.enter(t->ct.cts, t, p);
+		t->ct.enter(t->ct.cts, p);
 	}
 }
 

@@ -9,7 +9,9 @@
  * write `sample` records, keep the jobs' RSS sums and retire processes
  * whose exit was lost.  It does no I/O of its own but for /proc reads of
  * processes found already running; records and exclusions leave through
- * the callbacks, so unit tests drive it with synthetic events.
+ * the callbacks, so unit tests drive it with synthetic events.  Its state
+ * is tracker.c's alone (tests/code/layers.py keeps the struct's definition
+ * there): the rest of the agent uses the functions below.
  */
 #ifndef JOBTRACE_TRACKER_H
 #define JOBTRACE_TRACKER_H
@@ -69,46 +71,31 @@ struct jt_usage;
  * The containers the processes run in (cloud/containers.h fills it with
  * containers_tracker()): the tracker tells them who enters and leaves
  * one, and asks where a finished process of a container without a job
- * yet counts.  A layer above the tracker's: it calls down, the tracker
- * only through these.
+ * yet counts.  A layer above the tracker's: it calls down (through the
+ * callbacks it was given at its own start), the tracker only through
+ * these.
  */
 struct tracker_containers {
-	void (*enter)(void *cts, struct tracker *t, const struct jt_proc *p);
-	void (*leave)(void *cts, struct tracker *t, const struct jt_proc *p);
+	void (*enter)(void *cts, const struct jt_proc *p);
+	void (*leave)(void *cts, const struct jt_proc *p);
 	struct jt_usage *(*usage)(void *cts, const struct jt_proc *p);
 	void *cts;		/* NULL: containers are not looked up */
 };
 struct cost_price;
 struct jt_config;
 
-struct tracker {
-	struct proc_table *procs;	/* owned */
-	struct rules *rules;		/* borrowed, may be NULL: defaults */
-	struct jobs *jobs;		/* borrowed */
-	struct tracker_containers ct;	/* borrowed; ct.cts NULL: none */
-	const struct jt_host *host;	/* borrowed */
-	const struct jt_config *cfg;	/* borrowed, NULL: job end records
-					 * carry no cost (see cost.h) */
-	struct tracker_cb cb;
-	struct jbuf jb;
-	unsigned sample_gen;	/* sample passes so far */
+/* What status and host records show of the tracker (tracker_stats()). */
+struct tracker_stats {
+	uint64_t events_seen;	/* kernel events handled */
+	uint64_t exits_lost;	/* processes retired without their exit */
+	uint64_t oom_kills;
+	uint64_t excluded;	/* processes the rules excluded */
+	size_t tracked;		/* processes in the table now */
+	unsigned passes;	/* sample passes so far */
 	/* collector.record = "jobs": processes outside jobs get no record,
-	 * they are counted here (host records carry it) */
+	 * they are counted in outside (host records carry it) */
 	bool jobs_only;
 	struct jt_outside outside;
-	uint64_t young_ns;	/* first_sample: a job's process no pass
-				 * has seen is due a pass this old; 0: off */
-	uint64_t young_due_ns;	/* CLOCK_BOOTTIME when the first such is
-				 * due, 0: none */
-
-	/* the kernel follows files (collector_files()): process records
-	 * list them, samples have progress; else files are null */
-	bool files;
-
-	uint64_t events_seen;
-	uint64_t exits_lost;
-	uint64_t oom_kills;
-	uint64_t excluded;
 };
 
 /* The most jobs a spot interruption's signal record names. */
@@ -116,11 +103,35 @@ struct tracker {
 
 /* A spot interruption notice: a `signal` record naming the running jobs. */
 void tracker_spot(struct tracker *t, const struct jt_spot *s);
-/* Set up an empty tracker; returns 0 or -ENOMEM. */
-int tracker_init(struct tracker *t, struct rules *rules, struct jobs *jobs,
-		 const struct jt_host *host, const struct tracker_cb *cb);
-/* Free the process table and buffers (not the borrowed parts). */
-void tracker_fini(struct tracker *t);
+/*
+ * A new empty tracker in *out (the parts given are borrowed; rules may be
+ * NULL: the defaults); 0 or -ENOMEM.
+ */
+int tracker_new(struct rules *rules, struct jobs *jobs,
+		const struct jt_host *host, const struct tracker_cb *cb,
+		struct tracker **out);
+/* Free the process table and buffers (not the borrowed parts); accepts
+ * NULL. */
+void tracker_free(struct tracker *t);
+/*
+ * What the configuration cfg (borrowed) decides: job end records carry a
+ * cost, collector.record ("jobs": processes outside jobs are counted, not
+ * recorded, from now on) and first_sample.
+ */
+void tracker_configure(struct tracker *t, const struct jt_config *cfg);
+/* A job's process no pass has seen is due one this old (0: off; see
+ * tracker_young_due()). */
+void tracker_set_first_sample(struct tracker *t, uint64_t young_ns);
+/* Whether the kernel follows files (collector_files()): process records
+ * list them, samples carry progress; else files are null. */
+void tracker_set_files(struct tracker *t, bool files);
+/* The containers from now on (ct copied; ct->cts NULL: none). */
+void tracker_set_containers(struct tracker *t,
+			    const struct tracker_containers *ct);
+/* The process table (the tracker's: it stays while the tracker does). */
+struct proc_table *tracker_procs(const struct tracker *t);
+/* The tracker's counters now. */
+struct tracker_stats tracker_stats(const struct tracker *t);
 /* Handle one decoded kernel event. */
 void tracker_event(struct tracker *t, const union jt_event *ev);
 /*
@@ -137,9 +148,9 @@ void tracker_samples(struct tracker *t, const struct jt_sample *s, size_t n,
 void tracker_after_pass(struct tracker *t, uint64_t before_ns);
 /*
  * Is a pass due for a job's process that no pass has seen and that is now
- * (boottime) young_ns old or more, running still?  Also moves
- * young_due_ns on to the next such process (0: none), so that a process
- * shorter than the sample interval leaves samples.
+ * (boottime) first_sample old or more, running still?  Also moves on to
+ * the next such process, so that a process shorter than the sample
+ * interval leaves samples.
  */
 bool tracker_young_due(struct tracker *t, uint64_t now_ns);
 /* Write a job record ("start" or "end"; an end carries the usage). */
