@@ -5,6 +5,13 @@
  * process (one map miss) so that bench/filecand.sh can time the hook
  * alone with kernel.bpf_stats_enabled:
  *   c_sysexit   tp_btf/sys_exit: the i27-kernel design's hook (reference)
+ *   c_openat    syscalls:sys_exit_openat, a plain tracepoint: it runs for
+ *               openat only, but any syscall tracepoint sets
+ *               TIF_SYSCALL_TRACEPOINT on every task (the slow path); a
+ *               tracked process's open makes a slot with the flags asked
+ *               (the syscall's registers) and the name (dentry chain)
+ *   c_close     syscalls:sys_enter_close: a tracked slot's offset and size
+ *               read, sent and forgotten
  *   c_getpages  tp_btf/mm_filemap_get_pages (buffered reads)
  *   c_dirty     tp_btf/writeback_dirty_folio (buffered writes, per folio)
  *   c_dio       tp_btf/iomap_dio_rw_begin (O_DIRECT on iomap file systems)
@@ -29,9 +36,10 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define PART_LEN 64
 #define MAX_FDS 1024
 
-/* Set by the loader: 1 = every exiting process is walked (the cost of
- * design a at a tracked process's exit, the storm's processes all
- * counted as tracked); the iterator reports only target_tgid. */
+/* Set by the loader: 1 = every process counts as tracked (-a): each hook
+ * does a tracked process's work (c_exitwalk walks every exiting process,
+ * the I/O hooks add to a slot, c_openat sends a named open); the iterator
+ * reports only target_tgid. */
 const volatile __u32 exit_all = 0;
 const volatile __u32 target_tgid = 0;
 
@@ -63,7 +71,17 @@ struct {
 /* Regular files seen by the exit walks and records not sent. */
 __u64 exit_files = 0, exit_lost = 0;
 
-/* The tracked map's answer for the current process (a miss here). */
+/* (tgid, file or inode) -> bytes, offset: what a tracked process's I/O
+ * hooks and opens keep per file. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u64);
+} slots SEC(".maps");
+
+/* The tracked map's answer for the current process (a miss here unless
+ * exit_all): 1 when tracked. */
 static __always_inline int tracked_hit(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -71,6 +89,20 @@ static __always_inline int tracked_hit(void)
 
 	if (v)
 		__sync_fetch_and_add(v, 1);
+	return v || exit_all;
+}
+
+/* A tracked process's I/O of n bytes on inode ino added to its slot. */
+static __always_inline int slot_add(void *ino, __u64 n)
+{
+	__u64 key = bpf_get_current_pid_tgid() >> 32 << 32 ^ (__u64)ino;
+	__u64 *v = bpf_map_lookup_elem(&slots, &key);
+
+	if (v) {
+		__sync_fetch_and_add(v, n);
+		return 0;
+	}
+	bpf_map_update_elem(&slots, &key, &n, BPF_ANY);
 	return 0;
 }
 
@@ -84,20 +116,27 @@ SEC("tp_btf/mm_filemap_get_pages")
 int BPF_PROG(c_getpages, struct address_space *m, unsigned long index,
 	     unsigned long last)
 {
-	return tracked_hit();
+	if (!tracked_hit() || !m)
+		return 0;
+	return slot_add(BPF_CORE_READ(m, host), (last - index + 1) * 4096);
 }
 
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(c_dirty, struct folio *folio, struct address_space *m)
 {
-	return tracked_hit();
+	if (!tracked_hit() || !m)
+		return 0;
+	return slot_add(BPF_CORE_READ(m, host), 4096);
 }
 
 SEC("tp_btf/iomap_dio_rw_begin")
 int BPF_PROG(c_dio, struct kiocb *iocb, struct iov_iter *iter,
 	     unsigned int dio_flags, size_t done_before)
 {
-	return tracked_hit();
+	if (!tracked_hit() || !iocb || !iter)
+		return 0;
+	return slot_add(BPF_CORE_READ(iocb, ki_filp, f_inode),
+			BPF_CORE_READ(iter, count));
 }
 
 SEC("tp_btf/sched_prepare_exec")
@@ -176,6 +215,74 @@ int BPF_PROG(c_exitwalk, struct task_struct *p)
 	w.tgid = tgid;
 	w.max = BPF_CORE_READ(fdt, max_fds);
 	bpf_loop(MAX_FDS, walk_fd, &w, 0);
+	return 0;
+}
+
+/* The file at fd of the current process, NULL when none. */
+static __always_inline struct file *fd_file(__u32 fd)
+{
+	struct task_struct *p = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(p, files, fdt);
+	struct file **arr = BPF_CORE_READ(fdt, fd);
+	struct file *f = NULL;
+
+	if (fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+	return f;
+}
+
+SEC("tracepoint/syscalls/sys_exit_openat")
+int c_openat(struct trace_event_raw_sys_exit *ctx)
+{
+	struct pt_regs *regs;
+	struct walk w = {};
+	struct file *f;
+	__u64 key, flags;
+	long fd = ctx->ret;
+
+	if (!tracked_hit() || fd < 0)
+		return 0;
+	f = fd_file(fd);
+	if (!f)
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	flags = BPF_CORE_READ(regs, dx);	/* openat's third argument */
+	key = bpf_get_current_pid_tgid() >> 32 << 32 | fd;
+	bpf_map_update_elem(&slots, &key, &flags, BPF_ANY);
+	w.tgid = bpf_get_current_pid_tgid() >> 32;
+	w.max = fd + 1;
+	w.arr = BPF_CORE_READ(bpf_get_current_task_btf(), files, fdt, fd);
+	walk_fd(fd, &w);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_close")
+int c_close(struct trace_event_raw_sys_enter *ctx)
+{
+	__u32 fd = ctx->args[0];
+	struct cand_file *e;
+	struct file *f;
+	__u64 key, *v;
+
+	if (!tracked_hit())
+		return 0;
+	key = bpf_get_current_pid_tgid() >> 32 << 32 | fd;
+	v = bpf_map_lookup_elem(&slots, &key);
+	f = fd_file(fd);
+	if (!v || !f)
+		return 0;
+	e = bpf_ringbuf_reserve(&files, sizeof(*e), 0);
+	if (e) {
+		e->tgid = key >> 32;
+		e->fd = fd;
+		e->pos = BPF_CORE_READ(f, f_pos);
+		e->size = BPF_CORE_READ(f, f_inode, i_size);
+		e->mode = *v;
+		e->parts = 0;
+		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	}
+	bpf_map_delete_elem(&slots, &key);
 	return 0;
 }
 

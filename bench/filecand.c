@@ -5,8 +5,8 @@
  *   filecand [-a] PROG...  attach the named programs, print "ready", wait
  *                          for stdin's end, print per program
  *                          "PROG run_cnt run_time_ns" (kernel.bpf_stats_
- *                          enabled must be 1); -a: c_exitwalk walks every
- *                          exiting process
+ *                          enabled must be 1); -a: every process counts as
+ *                          tracked (see filecand.bpf.c)
  *   filecand iter TGID     print TGID's open regular files (iter/task_file;
  *                          0: every process's), then on stderr
  *                          "c_files run_cnt run_time_ns"

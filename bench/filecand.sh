@@ -12,7 +12,8 @@
 # The iterator's cost per open file of a sample pass is measured last.
 # Run as root under flock /tmp/jobtrace-it.lock.
 # Knobs: PAIRS (3) STORM_N (3000) OPENS_N (10000) READ_MIB (1024)
-#        WRITE_MIB (256).
+#        WRITE_MIB (256), ROWS (all, or some of: sysexit openclose io
+#        exit).  A label ending in /t: every process counted as tracked.
 set -u
 BUILD=${1:?usage: bench/filecand.sh BUILD}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,6 +52,7 @@ make -s -C "$BUILD" tests/workload/spawnstorm tests/workload/fileload >/dev/null
 	die "cannot build the workloads"
 sysctl -q -w kernel.bpf_stats_enabled=1 || die "cannot enable kernel.bpf_stats_enabled"
 
+mkdir -p "$T/many"
 "$WL/fileload" mk "$T/many" "$OPENS_N" >/dev/null || die "fileload mk failed"
 head -c $((READ_MIB * 1048576)) /dev/zero >"$T/read.dat"
 head -c $((WRITE_MIB * 1048576)) /dev/zero >"$T/bw.dat"
@@ -93,16 +95,27 @@ start_hooks() {
 	die "the loader did not start: $(cat "$T/hook.out")"
 }
 
-# Stop the loader; prints "RUN_CNT RUN_TIME_NS" of program $1.
+# Stop the loader (not in a subshell: fd 7 and LPID are this shell's);
+# sets RUNS and RUN_NS, summed over the programs named in $@.
 stop_hooks() {
+	local p
 	exec 7>&-
 	wait "$LPID"
-	awk -v p="$1" '$1 == p { print $2, $3 }' "$T/hook.out"
+	RUNS=0
+	RUN_NS=0
+	for p in "$@"; do
+		[ "$p" = -a ] && continue
+		read -r c n <<<"$(awk -v p="$p" '$1 == p { print $2, $3 }' "$T/hook.out")"
+		[ -n "$c" ] || die "no stats of $p from the loader: $(cat "$T/hook.out")"
+		RUNS=$((RUNS + c))
+		RUN_NS=$((RUN_NS + n))
+	done
 }
 
-# One row: hook $1 (loader arguments $3...) on workload $2.
+# One row: label $1 (the loader's programs $3..., -a: every process
+# counted as tracked) on workload $2; BPF time summed over the programs.
 row() {
-	local prog=$1 wl=$2 i order mode e ops on off r ratios=() ns=() perop=() cnt tns
+	local label=$1 wl=$2 i order mode e ops on off r ratios=() ns=() perop=()
 	shift 2
 	for i in $(seq 1 "$PAIRS"); do
 		if [ $((i % 2)) -eq 1 ]; then order="off on"; else order="on off"; fi
@@ -114,40 +127,63 @@ row() {
 			read -r e ops <<<"$e"
 			if [ "$mode" = on ]; then
 				on=$e
-				read -r cnt tns <<<"$(stop_hooks "$prog")"
-				ns+=("$(calc '%.1f' "$tns / ($cnt > 0 ? $cnt : 1)")")
-				perop+=("$(calc '%.1f' "$tns / $ops")")
-				echo "   $prog $wl pair $i: runs $cnt run_time_ns $tns ops $ops" >>"$T/details"
+				stop_hooks "$@"
+				ns+=("$(calc '%.1f' "$RUN_NS / ($RUNS > 0 ? $RUNS : 1)")")
+				perop+=("$(calc '%.1f' "$RUN_NS / $ops")")
+				echo "   $label $wl pair $i: runs $RUNS run_time_ns $RUN_NS ops $ops" >>"$T/details"
 			else
 				off=$e
 			fi
 		done
 		r=$(calc '%.4f' "$on / $off")
 		ratios+=("$r")
-		echo "   $prog $wl pair $i ($order): off ${off}s on ${on}s ratio $r" >>"$T/details"
+		echo "   $label $wl pair $i ($order): off ${off}s on ${on}s ratio $r" >>"$T/details"
 	done
-	printf '%-12s %-7s %10s %14s %16s\n' "$prog" "$wl" "$(median "${ratios[@]}")" \
+	printf '%-16s %-7s %10s %14s %16s\n' "$label" "$wl" "$(median "${ratios[@]}")" \
 		"$(median "${ns[@]}")" "$(median "${perop[@]}")"
 }
 
 echo "issue 27 candidate file hooks, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -r), $(nproc) CPUs"
-echo "command: bench/filecand.sh $BUILD  (PAIRS=$PAIRS STORM_N=$STORM_N OPENS_N=$OPENS_N READ_MIB=$READ_MIB WRITE_MIB=$WRITE_MIB)"
+echo "command: PAIRS=$PAIRS STORM_N=$STORM_N OPENS_N=$OPENS_N READ_MIB=$READ_MIB WRITE_MIB=$WRITE_MIB ROWS=\"${ROWS:-all}\" bench/filecand.sh $BUILD"
 echo "source $(git -C "$SRC" rev-parse --short HEAD 2>/dev/null)"
 echo "workloads: read = $READ_MIB MiB in 4 KiB reads (page cache); opens = $OPENS_N open+close;"
 echo "  storm = $STORM_N fork+exec /bin/true; bwrite = dd $WRITE_MIB MiB in 4 KiB buffered writes;"
 echo "  dwrite = $WRITE_MIB MiB O_DIRECT in 1 MiB writes"
 echo
-printf '%-12s %-7s %10s %14s %16s\n' hook workload "on/off" "BPF ns/run" "BPF ns/op"
-row c_sysexit read c_sysexit
-row c_sysexit opens c_sysexit
-row c_sysexit storm c_sysexit
-row c_getpages read c_getpages
-row c_dirty bwrite c_dirty
-row c_dio dwrite c_dio
-row c_prepexec storm c_prepexec
-row c_exitwalk read -a c_exitwalk
-row c_exitwalk opens -a c_exitwalk
-row c_exitwalk storm -a c_exitwalk
+printf '%-16s %-7s %10s %14s %16s\n' hook workload "on/off" "BPF ns/run" "BPF ns/op"
+ROWS=${ROWS:-all}
+want() { [ "$ROWS" = all ] || [[ " $ROWS " == *" $1 "* ]]; }
+if want sysexit; then
+	row c_sysexit read c_sysexit
+	row c_sysexit opens c_sysexit
+	row c_sysexit storm c_sysexit
+fi
+if want openclose; then
+	# (i) syscall tracepoints on openat and close only: the read
+	# workload never calls them (the slow path alone), opens calls both
+	row open+close read c_openat c_close
+	row open+close opens c_openat c_close
+	row open+close storm c_openat c_close
+	row open+close/t read -a c_openat c_close
+	row open+close/t opens -a c_openat c_close
+	row open+close/t storm -a c_openat c_close
+fi
+if want io; then
+	# (ii) the I/O hooks, untracked (a map miss) and tracked (-a: a slot
+	# per process and inode)
+	row c_getpages read c_getpages
+	row c_getpages/t read -a c_getpages
+	row c_dirty bwrite c_dirty
+	row c_dirty/t bwrite -a c_dirty
+	row c_dio dwrite c_dio
+	row c_dio/t dwrite -a c_dio
+fi
+if want exit; then
+	row c_prepexec storm c_prepexec
+	row c_exitwalk/t read -a c_exitwalk
+	row c_exitwalk/t opens -a c_exitwalk
+	row c_exitwalk/t storm -a c_exitwalk
+fi
 
 # a sample pass of design a: the iterator over every open file here
 n=$("$T/filecand" iter 0 2>"$T/iter.err" | wc -l)
