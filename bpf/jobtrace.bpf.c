@@ -571,19 +571,23 @@ static __always_inline void memcg_peaks(struct jt_ev_exit *e,
 
 /* ---- files: what tracked processes have open ------------------------------
  *
- * No program runs at system calls: a syscall tracepoint (tp_btf/sys_exit,
- * syscalls:*) puts every call of every process on the node on the
- * kernel's slow path, about 350 ns a call here.  The kernel already keeps
- * what a record needs per open file: its offset (f_pos), its inode's
- * size and link count, how it was opened (f_flags, f_mode), its name.
- * jt_files (iter/task_file) reads them for the tracked processes at each
- * sample pass (the name with bpf_d_path); the last thread's exit
- * (jt_exit: the fd table is still attached) reads them for the files
- * still open (the name from the dentry chain).  A file's bytes are its
- * offset when last seen: exact for a file read or written from its
- * start without seeks and seen at the end; a file opened and closed
- * between two passes is not seen; pread/pwrite and mmap move no offset.
- * doc/architecture.md, "Files".
+ * By default no program runs at system calls: a syscall tracepoint
+ * (tp_btf/sys_exit, syscalls:*) puts every call of every process on the
+ * node on the kernel's slow path (bench/filecand-latest.txt: 4 KiB reads
+ * 1.07 times slower with tracepoints on openat and close only).  The
+ * kernel already keeps what a record needs per open file: its offset
+ * (f_pos), its inode's size and link count, how it was opened (f_flags,
+ * f_mode), its name.  jt_files (iter/task_file) reads them for the
+ * tracked processes at each sample pass (the name with bpf_d_path); the
+ * last thread's exit (jt_exit: the fd table is still attached) reads them
+ * for the files still open (the name from the dentry chain).  A file's
+ * bytes are its offset when last seen: exact for a file read or written
+ * from its start without seeks and seen at the end; a file opened and
+ * closed between two passes is not seen; pread/pwrite and mmap move no
+ * offset.  files.follow_opens adds jt_open (syscalls:sys_exit_open,
+ * openat, openat2, creat) and jt_close (syscalls:sys_enter_close), paying
+ * that slow path: every open is seen with the flags asked, every close
+ * with the offset and size then.  doc/architecture.md, "Files".
  */
 
 /* tgid << 32 | fd -> jt_fslot: the open files of tracked processes seen
@@ -745,12 +749,13 @@ static __always_inline __u32 file_name(struct file *f, char *out)
 
 /*
  * Tell the agent of a regular file or folder open at fd (seen the first
- * time).  d_path: 1 in an iterator (bpf_d_path), 0 at exit (the dentry
- * chain).  The name is absolute; a deleted file's ends at its own name.
+ * time) with the O_* flags oflags.  d_path: 1 in an iterator
+ * (bpf_d_path), 0 elsewhere (the dentry chain).  The name is absolute; a
+ * deleted file's ends at its own name.
  */
 static __always_inline void send_open(__u32 tgid, __u64 start_ns, __s32 fd,
 				      const struct jt_fslot *s, struct file *f,
-				      bool d_path)
+				      __u32 oflags, bool d_path)
 {
 	struct jt_ev_fopen *e = reserve(sizeof(*e), JT_CNT_RB_DROP_FILE);
 	long n = 0;
@@ -763,7 +768,7 @@ static __always_inline void send_open(__u32 tgid, __u64 start_ns, __s32 fd,
 	e->hdr.start_ns = start_ns;
 	e->fd = fd;
 	e->dirfd = -100;	/* AT_FDCWD: the name is absolute */
-	e->oflags = BPF_CORE_READ(f, f_flags);
+	e->oflags = oflags;
 	e->kind = s->kind;
 	e->flags = 0;
 	e->dev = s->dev;
@@ -790,60 +795,76 @@ static __always_inline void send_open(__u32 tgid, __u64 start_ns, __s32 fd,
 	submit(e);
 }
 
+/* A pipe or socket counted for t (files_nonregular). */
+static __always_inline void nonreg_count(struct jt_tracked *t, __u32 kind)
+{
+	if (kind == JT_FK_PIPE)
+		__sync_fetch_and_add(&t->nonreg.a, 1);
+	else if (kind == JT_FK_SOCK)
+		__sync_fetch_and_add(&t->nonreg.b, 1);
+}
+
+/* Where file_seen() is called from. */
+enum fseen {
+	FSEEN_PASS,	/* a sample pass (iterator: bpf_d_path) */
+	FSEEN_EXIT,	/* the exit walk: sent closed, JT_FS_AT_EXIT */
+	FSEEN_OPEN,	/* its open (files.follow_opens): a new slot */
+	FSEEN_CLOSE,	/* its close (files.follow_opens): sent closed */
+};
+
 /*
  * An open file f at fd of tracked process t: its slot made (and the open
- * sent) the first time, its offset and size read every time.  A slot of
- * another file at fd was closed since: sent first.  At exit (!d_path) a
- * file seen the first time is sent open and closed, without a slot.
- * 0, or -1 when the map is full (the file counted as lost).
+ * sent with the O_* flags oflags) the first time, its offset and size
+ * read every time.  A slot of another file at fd (any slot at an open)
+ * was closed unseen since: sent first, stale.  At exit or at its close, a
+ * file seen the first time is sent open and closed, without a slot.  0,
+ * or -1 when the map is full (the file counted as lost).
  */
 static __always_inline int file_seen(struct jt_tracked *t, __u32 tgid,
-				     __u32 fd, struct file *f, bool d_path)
+				     __u32 fd, struct file *f, enum fseen how,
+				     __u32 oflags)
 {
 	__u64 key = (__u64)tgid << 32 | fd;
 	struct jt_fslot n = {}, *s;
+	bool named;
 
 	if (!slot_of(f, &n))
 		return 0;
+	named = n.kind == JT_FK_REG || n.kind == JT_FK_DIR;
 	s = bpf_map_lookup_elem(&fslots, &key);
-	if (s && s->inode != n.inode) {
+	if (s && (s->inode != n.inode || how == FSEEN_OPEN)) {
 		slot_close(t, key, s, JT_FS_STALE, t->start_ns);
 		s = NULL;
 	}
-	if (!s) {
-		if (n.kind == JT_FK_REG || n.kind == JT_FK_DIR)
-			slot_seen(&n, f);
-		if (!d_path) {
-			if (n.kind == JT_FK_PIPE)
-				__sync_fetch_and_add(&t->nonreg.a, 1);
-			else if (n.kind == JT_FK_SOCK)
-				__sync_fetch_and_add(&t->nonreg.b, 1);
-			else if (n.kind == JT_FK_REG || n.kind == JT_FK_DIR) {
-				send_open(tgid, t->start_ns, fd, &n, f, false);
-				slot_close(t, key, &n, JT_FS_AT_EXIT,
-					   t->start_ns);
-			}
-			return 0;
-		}
-		if (bpf_map_update_elem(&fslots, &key, &n, BPF_NOEXIST)) {
-			count(JT_CNT_FSLOT_FULL);
-			if (n.kind == JT_FK_REG || n.kind == JT_FK_DIR) {
-				__sync_fetch_and_add(&t->lost.a, 1);
-				__sync_fetch_and_add(&t->lost.b, 1);
-			}
-			return -1;
-		}
-		__sync_fetch_and_add(&t->nslots, 1);
-		if (n.kind == JT_FK_PIPE)
-			__sync_fetch_and_add(&t->nonreg.a, 1);
-		else if (n.kind == JT_FK_SOCK)
-			__sync_fetch_and_add(&t->nonreg.b, 1);
-		else if (n.kind == JT_FK_REG || n.kind == JT_FK_DIR)
-			send_open(tgid, t->start_ns, fd, &n, f, d_path);
+	if (s) {
+		if (named)
+			slot_seen(s, f);
 		return 0;
 	}
-	if (s->kind == JT_FK_REG || s->kind == JT_FK_DIR)
-		slot_seen(s, f);
+	if (named)
+		slot_seen(&n, f);
+	if (how == FSEEN_EXIT || how == FSEEN_CLOSE) {
+		nonreg_count(t, n.kind);
+		if (named) {
+			send_open(tgid, t->start_ns, fd, &n, f, oflags, false);
+			slot_close(t, key, &n, how == FSEEN_EXIT ?
+				   JT_FS_AT_EXIT : 0, t->start_ns);
+		}
+		return 0;
+	}
+	if (bpf_map_update_elem(&fslots, &key, &n, BPF_NOEXIST)) {
+		count(JT_CNT_FSLOT_FULL);
+		if (named) {
+			__sync_fetch_and_add(&t->lost.a, 1);
+			__sync_fetch_and_add(&t->lost.b, 1);
+		}
+		return -1;
+	}
+	__sync_fetch_and_add(&t->nslots, 1);
+	nonreg_count(t, n.kind);
+	if (named)
+		send_open(tgid, t->start_ns, fd, &n, f, oflags,
+			  how == FSEEN_PASS);
 	return 0;
 }
 
@@ -867,7 +888,115 @@ int jt_files(struct bpf_iter__task_file *ctx)
 	t = bpf_map_lookup_elem(&tracked, &tgid);
 	if (!t || (t->flags & JT_TF_EXCLUDED))
 		return 0;
-	file_seen(t, tgid, ctx->fd, f, true);
+	file_seen(t, tgid, ctx->fd, f, FSEEN_PASS, f->f_flags);
+	return 0;
+}
+
+/* ---- files.follow_opens: every open and close of a tracked process ------- */
+
+#define O_WRONLY_ 01
+#define O_CREAT_ 0100
+#define O_TRUNC_ 01000
+#define FMODE_CREATED_ 0x100000	/* f_mode: this open created the file */
+#define NR_OPEN_ 2		/* x86-64 system call numbers */
+#define NR_CREAT_ 85
+#define NR_OPENAT_ 257
+#define NR_OPENAT2_ 437
+
+/* The file at fd of the current process, NULL when none. */
+static __always_inline struct file *fd_file(__u32 fd)
+{
+	struct task_struct *p = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(p, files, fdt);
+	struct file **arr, *f = NULL;
+
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	arr = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+	return f;
+}
+
+/* The O_* flags open call nr asked for (from its registers, which its
+ * exit still has); O_CREAT only when this open created the file. */
+static __always_inline __u32 open_flags(long nr, struct file *f)
+{
+	struct pt_regs *r = (struct pt_regs *)
+		bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct open_how *how;
+	__u64 fl = 0;
+
+	switch (nr) {
+	case NR_OPEN_:
+		fl = BPF_CORE_READ(r, si);
+		break;
+	case NR_OPENAT_:
+		fl = BPF_CORE_READ(r, dx);
+		break;
+	case NR_CREAT_:
+		fl = O_WRONLY_ | O_CREAT_ | O_TRUNC_;
+		break;
+	case NR_OPENAT2_:
+		how = (struct open_how *)BPF_CORE_READ(r, dx);
+		bpf_probe_read_user(&fl, sizeof(fl), &how->flags);
+		break;
+	}
+	if (!(BPF_CORE_READ(f, f_mode) & FMODE_CREATED_))
+		fl &= ~(__u64)O_CREAT_;
+	return fl;
+}
+
+/* The end of an open of a tracked process: a slot for its fd, the open
+ * sent with its flags and its name from the dentry chain. */
+static __always_inline int opened(long nr, long ret)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct jt_tracked *t;
+	struct file *f;
+
+	if (ret < 0)
+		return 0;
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t || (t->flags & JT_TF_EXCLUDED))
+		return 0;
+	f = fd_file(ret);
+	if (f)
+		file_seen(t, tgid, ret, f, FSEEN_OPEN, open_flags(nr, f));
+	return 0;
+}
+
+/* The exit of open, openat, openat2 and creat (the agent attaches this
+ * program to the four tracepoints).  Their record (syscall_trace_exit) is
+ * the call's number as an int where raw_syscalls' has a long id, then the
+ * return value: the low 32 bits tell which call. */
+SEC("tracepoint/syscalls/sys_exit_openat")
+int jt_open(struct trace_event_raw_sys_exit *ctx)
+{
+	return opened((__s32)ctx->id, ctx->ret);
+}
+
+/* A close by a tracked process, at its entry (the file is still at fd):
+ * its offset and size read, the slot sent and forgotten (a file whose
+ * open was not seen is sent open and closed). */
+SEC("tracepoint/syscalls/sys_enter_close")
+int jt_close(struct trace_event_raw_sys_enter *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, fd = ctx->args[0];
+	__u64 key = (__u64)tgid << 32 | fd;
+	struct jt_tracked *t;
+	struct jt_fslot *s;
+	struct file *f;
+
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t || (t->flags & JT_TF_EXCLUDED))
+		return 0;
+	f = fd_file(fd);
+	if (!f || file_seen(t, tgid, fd, f, FSEEN_CLOSE,
+			    BPF_CORE_READ(f, f_flags)))
+		return 0;
+	s = bpf_map_lookup_elem(&fslots, &key);
+	if (s)
+		slot_close(t, key, s, 0, t->start_ns);
 	return 0;
 }
 
@@ -887,7 +1016,8 @@ static long walk_fd(__u32 fd, struct fd_walk *w)
 	if (fd >= w->max)
 		return 1;
 	bpf_probe_read_kernel(&f, sizeof(f), &w->arr[fd]);
-	if (f && file_seen(w->t, w->tgid, fd, f, false))
+	if (f && file_seen(w->t, w->tgid, fd, f, FSEEN_EXIT,
+			    BPF_CORE_READ(f, f_flags)))
 		return 1;	/* the map is full */
 	return 0;
 }
