@@ -30,7 +30,20 @@
 #      mounts: the name crosses a mount) have their full names, offsets
 #      and sizes;
 #   4. the default rules drop /etc/ld.so.cache (open at the pause) and list
-#      no library or its own executable.
+#      no library or its own executable;
+#   6. a file a thread opened, read from and left open, the thread exiting
+#      before the process, is listed with its bytes at the process's end.
+#   A file opened and closed between two passes (a short tool's input:
+#   sh -c 'cat small > out' closes small before it ends) is not guaranteed
+#   by default: it is listed only if a pass ran while it was open
+#   (doc/architecture.md, "Files").  With files.follow_opens:
+#   7. the agent holds the open and close tracepoints; cat's small is
+#      listed (read, all its bytes), catout (its fd 1) with the bytes cat
+#      wrote, and in sh's record with the flags sh opened it with (write,
+#      create, truncate); fileio under strace again: the record's paths under DIR
+#      are exactly strace's, each file's bytes exact where the offset moves
+#      (read, write, readv, writev), pread/pwrite's not counted (stated);
+#      an existing file opened with O_CREAT is not "create".
 #
 # Needs root, kernel BTF, strace and the sqlite3 CLI.  Exit 0 pass, 1 fail,
 # 77 skipped, 99 hard error.
@@ -47,7 +60,7 @@ D=$T/d		# the files the workload reads and writes
 BIG_READ=400000
 CANARY="JTCANARY$$files$(date +%s%N)"
 J=files-$$
-start_watchdog 100
+start_watchdog 180
 
 # The answer of query $1, waited for up to 10 s (a record being stored).
 record_of() {
@@ -58,6 +71,49 @@ record_of() {
 		sleep 0.2
 	done
 	printf '%s\n' "$r"
+}
+
+# What strace saw fileio (and its threads) open under $D, resolved by -y
+# ($T/$1.out), into $T/$1.paths; the record's ($T/$2.json) into
+# $T/$2.paths.
+paths_under() {
+	python3 - "$T/$1.out" "$D" >"$T/$1.paths" <<'PY'
+import re, sys
+d = sys.argv[2]
+paths = set()
+for line in open(sys.argv[1]):
+	m = re.search(r'\b(open|openat|openat2|creat)\(.*\)\s+= \d+<([^>]*)>', line)
+	if m and (m.group(2) == d or m.group(2).startswith(d + "/")):
+		paths.add(m.group(2))
+print("\n".join(sorted(paths)))
+PY
+	python3 - "$T/$2.json" "$D" >"$T/$2.paths" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = sys.argv[2]
+print("\n".join(sorted(f["path"] for f in r["files"]
+			       if f["path"] == d or f["path"].startswith(d + "/"))))
+PY
+}
+
+# Run fileio as job $1 under strace (-o $T/$2.out; stdout $T/$2.stdout)
+# in the background (RUN) and wait until it pauses: sets W and FD.
+fileio_paused() {
+	"$CLI" --config "$CONF" run --job "$1" -- strace -f -qq -y -o "$T/$2.out" \
+		-e trace=%file,read,write "$WL/fileio" "$D" "$BIG_READ" \
+		>"$T/$2.stdout" 2>"$T/$2.err" </dev/null &
+	RUN=$!
+	BG_PIDS="$BG_PIDS $RUN"
+	W= FD=
+	for _ in $(seq 1 100); do
+		line=$(grep '^paused ' "$T/$2.stdout" 2>/dev/null)
+		if [ -n "$line" ]; then
+			W=$(kv "$line" pid)
+			FD=$(kv "$line" fd)
+			return 0
+		fi
+		sleep 0.1
+	done
 }
 
 mkdir -p "$D"
@@ -76,42 +132,40 @@ SAMPLE_INTERVAL=0.5 start_agent "rules_dir = \"$top_srcdir/lua-rules\";" || fini
 
 # ---- 0. no program at system calls ------------------------------------------------
 
-# the agent's BPF links (ids from its fdinfo) as the kernel lists them
-# (bpftool): a syscall tracepoint would put every call on the node on the
-# slow path; the file iterator must be there
-LINKS=$(for f in /proc/"$AGENT_PID"/fdinfo/*; do
-	sed -n 's/^link_id:[[:space:]]*//p' "$f" 2>/dev/null
-done | while read -r id; do
-	bpftool -j link show id "$id" 2>/dev/null; echo
-done | python3 -c 'import json, sys
+# The agent's BPF links (ids from its fdinfo) as the kernel lists them
+# (bpftool): a tracepoint's name, an iterator's target, else the type and
+# its program's name (a plain tracepoint's perf_event link: bpftool does
+# not name its tracepoint).
+agent_links() {
+	for f in /proc/"$AGENT_PID"/fdinfo/*; do
+		sed -n 's/^link_id:[[:space:]]*//p' "$f" 2>/dev/null
+	done | while read -r id; do
+		bpftool -j link show id "$id" 2>/dev/null; echo
+	done | python3 -c 'import json, subprocess, sys
 for l in sys.stdin:
 	if l.strip():
 		l = json.loads(l)
-		print(l.get("tp_name") or l.get("target_name") or l["type"])' | sort | paste -sd' ')
+		n = l.get("tp_name") or l.get("target_name")
+		if not n:
+			p = subprocess.run(["bpftool", "-j", "prog", "show", "id",
+					    str(l["prog_id"])], capture_output=True)
+			n = l["type"] + ":" + json.loads(p.stdout or "{}").get("name", "?")
+		print(n)' | sort | paste -sd' '
+}
+
+# a syscall tracepoint would put every call on the node on the slow path;
+# the file iterator must be there
+LINKS=$(agent_links)
 note "the agent's links: $LINKS"
 check "the agent's links include the file iterator (task_file) and no system-call tracepoint" \
-	eq "$(printf '%s\n' $LINKS | grep -cE '^(sys_(enter|exit)|raw_syscalls|syscalls)')|$(printf '%s\n' $LINKS | grep -c '^task_file$')" "0|1"
+	eq "$(printf '%s\n' $LINKS | grep -cE '^(sys_(enter|exit)|raw_syscalls|syscalls|perf_event:)')|$(printf '%s\n' $LINKS | grep -c '^task_file$')" "0|1"
 
 # ---- 1. the workload, paused at a known offset of big ------------------------------
 
-"$CLI" --config "$CONF" run --job "$J" -- strace -f -qq -y -o "$T/strace.out" \
-	-e trace=%file,read,write "$WL/fileio" "$D" "$BIG_READ" \
-	>"$T/fileio.out" 2>"$T/fileio.err" </dev/null &
-RUN=$!
-BG_PIDS="$BG_PIDS $RUN"
-W= FD=
-for _ in $(seq 1 100); do
-	line=$(grep '^paused ' "$T/fileio.out" 2>/dev/null)
-	if [ -n "$line" ]; then
-		W=$(kv "$line" pid)
-		FD=$(kv "$line" fd)
-		break
-	fi
-	sleep 0.1
-done
+fileio_paused "$J" strace
 check "fileio paused after reading $BIG_READ bytes of big (pid $W, fd $FD)" test -n "$W"
 [ -n "$W" ] || finish
-TRUTH=$(grep '^pid=' "$T/fileio.out")
+TRUTH=$(grep '^pid=' "$T/strace.stdout")
 note "fileio: $TRUTH"
 
 # ---- 2. progress: a sample against /proc/PID/fdinfo/N, ps ---------------------------
@@ -152,7 +206,7 @@ kill -USR1 "$W"
 wait "$RUN"
 st=$?
 reaped "$RUN"
-check "jobtrace run of strace fileio exits 0 (exit $st; $(head -c 200 "$T/fileio.err"))" eq "$st" 0
+check "jobtrace run of strace fileio exits 0 (exit $st; $(head -c 200 "$T/strace.err"))" eq "$st" 0
 
 # ---- 1. the record's files -----------------------------------------------------------
 
@@ -160,24 +214,7 @@ REC=$(record_of "select json from process where pid = $W and comm = 'fileio';")
 check "fileio's process record is stored" test -n "$REC"
 printf '%s\n' "$REC" >"$T/record.json"
 
-# what strace saw fileio (and its threads) open under $D, resolved by -y
-python3 - "$T/strace.out" "$D" >"$T/strace.paths" <<'PY'
-import re, sys
-d = sys.argv[2]
-paths = set()
-for line in open(sys.argv[1]):
-	m = re.search(r'\b(open|openat|openat2|creat)\(.*\)\s+= \d+<([^>]*)>', line)
-	if m and (m.group(2) == d or m.group(2).startswith(d + "/")):
-		paths.add(m.group(2))
-print("\n".join(sorted(paths)))
-PY
-python3 - "$T/record.json" "$D" >"$T/record.paths" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-d = sys.argv[2]
-print("\n".join(sorted(f["path"] for f in r["files"]
-		       if f["path"] == d or f["path"].startswith(d + "/"))))
-PY
+paths_under strace record
 note "strace: $(paste -sd' ' "$T/strace.paths")"
 note "record: $(paste -sd' ' "$T/record.paths")"
 check "the record lists the files under $D open at the pause ($(wc -l <"$T/open.paths"))" \
@@ -261,6 +298,29 @@ for f in r["files"]:
 check "a process's files open at its end: names across a mount, offsets, sizes ($LATE_FILES)" \
 	eq "$LATE_FILES" "$D/a/b/late 12345 12345/$T/mnt/shm 2 6"
 
+# ---- 6. a file opened by a thread that exits before the process -------------------
+
+# the thread opens thr, reads 3000 bytes and ends (joined); the main thread
+# ends 0.3 s later with thr still open: the exit's walk lists it
+head -c 8000 /dev/zero >"$D/thr"
+"$CLI" --config "$CONF" run --job "$J-thr" -- python3 -c 'import os, sys, threading, time
+fds = []
+def t():
+	fds.append(os.open(sys.argv[1], os.O_RDONLY))
+	os.read(fds[0], 3000)
+th = threading.Thread(target=t)
+th.start()
+th.join()
+time.sleep(0.3)
+os._exit(0)' "$D/thr" >/dev/null 2>&1
+THR=$(record_of "select json from process where job_id like '%$J-thr' and comm = 'python3';")
+THR_FILE=$(printf '%s\n' "$THR" | python3 -c 'import json, sys
+r = json.loads(sys.stdin.readline())
+print(" ".join("%s %d %d %d" % (f["path"], f["opens"], f["read_bytes"], f["size_bytes"])
+	       for f in r["files"] if f["path"] == sys.argv[1]))' "$D/thr")
+check "a file opened by a thread that ended before the process: listed with its bytes ($THR_FILE)" \
+	eq "$THR_FILE" "$D/thr 1 3000 8000"
+
 # ---- 3. the canary -------------------------------------------------------------------
 
 stop_agent
@@ -272,4 +332,81 @@ HITS=$(printf '%s\n' "$FILES_W" | xargs grep -la "$CANARY" 2>/dev/null)
 check "the canary inside in and rel is in no record, store, spool or log (${HITS:-none})" test -z "$HITS"
 check "the canary is in the files the job read (the search can find it)" \
 	grep -qa "$CANARY" "$D/in" "$D/out"
+
+# ---- 7. files.follow_opens: every open and close -------------------------------------
+
+SAMPLE_INTERVAL=0.5 start_agent "rules_dir = \"$top_srcdir/lua-rules\";" \
+	"files = { follow_opens = true; };" || finish
+LINKS=$(agent_links)
+note "the agent's links with follow_opens: $LINKS"
+check "follow_opens: the agent holds the open and close tracepoints beside the file iterator" \
+	eq "$(printf '%s\n' $LINKS | grep -E '^perf_event:' | paste -sd' ')|$(printf '%s\n' $LINKS | grep -c '^task_file$')" \
+	"perf_event:jt_close perf_event:jt_open perf_event:jt_open perf_event:jt_open perf_event:jt_open|1"
+
+# a short tool's input, opened, read and closed between two passes
+rm -f "$D/catout"
+head -c 5000 /dev/urandom >"$D/small"
+printf 'old\n' >"$D/exists"
+"$CLI" --config "$CONF" run --job "$J-cat" -- sh -c \
+	"cat '$D/small' > '$D/catout'; python3 -c 'import os; os.close(os.open(\"$D/exists\", os.O_WRONLY | os.O_CREAT))'" \
+	>/dev/null 2>&1
+# The files of the job's process named $1 under $D: name flags opens read
+# written size, one per line joined by /.
+files_of() {
+	record_of "select json from process where job_id like '%$J-cat' and comm = '$1';" |
+		python3 -c 'import json, sys
+r = json.loads(sys.stdin.readline())
+for f in r["files"]:
+	if f["path"].startswith(sys.argv[1]):
+		print(f["path"][len(sys.argv[1]):], ",".join(f["flags"]), f["opens"],
+		      f["read_bytes"], f["write_bytes"], f["size_bytes"])' "$D/" | sort | paste -sd'/' -
+}
+# sh opens catout (dash: before its fork, then dup2 to 1 and close), cat
+# inherits it as fd 1: the open's flags are sh's, the bytes cat's
+CAT_FILES=$(files_of cat)
+check "cat small > catout: small read whole and closed before cat ended, catout written through fd 1 ($CAT_FILES)" \
+	eq "$CAT_FILES" "catout write 1 0 5000 5000/small read 1 5000 0 5000"
+SH_FILES=$(files_of sh)
+check "sh created and truncated catout and closed it (dup2 to cat's fd 1) ($SH_FILES)" \
+	eq "$SH_FILES" "catout write,create,truncate 1 0 0 0"
+PYF=$(record_of "select json from process where job_id like '%$J-cat' and comm = 'python3';" |
+	python3 -c 'import json, sys
+r = json.loads(sys.stdin.readline())
+print(" ".join(",".join(f["flags"]) for f in r["files"] if f["path"] == sys.argv[1]))' "$D/exists")
+check "an existing file opened with O_CREAT is not created: flags write ($PYF)" eq "$PYF" "write"
+
+# fileio again under strace: paths exactly strace's, bytes where offsets move
+rm -f "$D/out" "$D/rw"
+fileio_paused "$J-fo" strace2
+check "fileio paused again (pid $W)" test -n "$W"
+[ -n "$W" ] || finish
+kill -USR1 "$W"
+wait "$RUN"
+reaped "$RUN"
+REC2=$(record_of "select json from process where pid = $W and comm = 'fileio';")
+printf '%s\n' "$REC2" >"$T/record2.json"
+paths_under strace2 record2
+note "strace: $(paste -sd' ' "$T/strace2.paths"); record: $(paste -sd' ' "$T/record2.paths")"
+check "follow_opens: the record's paths under $D are exactly those strace saw fileio open" \
+	eq "$(paste -sd' ' "$T/record2.paths")" "$(paste -sd' ' "$T/strace2.paths")"
+FILES=$(python3 - "$T/record2.json" "$D" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = sys.argv[2] + "/"
+for f in r["files"]:
+	if f["path"].startswith(d):
+		print("%s %s %d %d %d %s" % (f["path"][len(d):], ",".join(f["flags"]),
+			f["opens"], f["read_bytes"], f["write_bytes"],
+			str(f["deleted"]).lower()))
+PY
+)
+note "files: $(printf '%s\n' "$FILES" | paste -sd'/' -)"
+# in: 100000 by read (the thread's), its pread of 100000 moves no offset;
+# out: 100000 written; tmp: 10000 written, deleted; rel: all of it
+file_is in "read 1 100000 0 false"
+file_is out "write,create,truncate 1 0 100000 false"
+file_is tmp "write,create,truncate 1 0 10000 true"
+file_is rel "read 1 $REL_SIZE 0 false"
+file_is big "read 1 $((BIG_READ + 4096)) 0 false"
+stop_agent
 finish
