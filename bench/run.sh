@@ -27,7 +27,9 @@
 # Prints a results table and writes it to bench/results-latest.txt (or
 # $BENCH_OUT).  See bench/README.md for what each figure means.
 # Knobs (environment): STORM_N STORM_PAIRS BURN_S BURN_PAIRS RSS_BATCH RSS_TOTAL,
-# STORM_ARGS (words the storm's /bin/true gets, for the rules to read).
+# STORM_ARGS (words the storm's /bin/true gets, for the rules to read),
+# FILES_N FILES_READ_MIB FILES_PAIRS FILES_DIRECT_PAIRS, AGENT_EXTRA (lines
+# added to the agent's configuration, e.g. 'files = { follow_opens = true; };').
 
 set -u
 
@@ -324,6 +326,7 @@ T=$(mktemp -d /tmp/jobtrace-bench.XXXXXX)
 cat >"$T/jobtrace.conf" <<EOF
 log = { level = "info"; };
 agent = { state_dir = "$T/state"; run_dir = "$T/run"; rules_dir = "$RULES_DIR"; };
+${AGENT_EXTRA:-}
 EOF
 
 # execsnoop attaches plain tracepoints: libbpf needs tracefs for their ids.
@@ -434,12 +437,16 @@ file_pairs() {
 }
 
 # run_time_ns and run_cnt of the programs that read files together: the
-# file iterator and the exit (whose fd-table walk is the files' part).
+# file iterator, the exit (whose fd-table walk is the files' part), and
+# with files.follow_opens the open and close programs.
 file_progs() {
-	local a b c d
-	read -r a b <<<"$(prog_stat "$AGENT_PID" jt_files)"
-	read -r c d <<<"$(prog_stat "$AGENT_PID" jt_exit)"
-	echo "$((a + c)) $((b + d))"
+	local p a b n=0 r=0
+	for p in jt_files jt_exit jt_open jt_close; do
+		read -r a b <<<"$(prog_stat "$AGENT_PID" "$p")"
+		n=$((n + a))
+		r=$((r + b))
+	done
+	echo "$n $r"
 }
 
 # BPF ns of the file programs per op of fileload "$@" (F_NS_OP), less what
@@ -652,7 +659,7 @@ DROPS_SHOWN=$([ -n "$DROPS_SEEN" ] && echo "$DROPS_TOTAL" || echo "n/a")
 RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 {
 	echo "jobtrace benchmark, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "command: bench/run.sh $BUILD  (STORM_N=$STORM_N STORM_PAIRS=$STORM_PAIRS BURN_S=$BURN_S BURN_PAIRS=$BURN_PAIRS RSS_BATCH=$RSS_BATCH RSS_TOTAL=$RSS_TOTAL)"
+	echo "command: bench/run.sh $BUILD  (STORM_N=$STORM_N STORM_PAIRS=$STORM_PAIRS BURN_S=$BURN_S BURN_PAIRS=$BURN_PAIRS RSS_BATCH=$RSS_BATCH RSS_TOTAL=$RSS_TOTAL FILES_N=$FILES_N FILES_READ_MIB=$FILES_READ_MIB FILES_PAIRS=$FILES_PAIRS FILES_DIRECT_PAIRS=$FILES_DIRECT_PAIRS${AGENT_EXTRA:+ AGENT_EXTRA='$AGENT_EXTRA'})"
 	echo "machine: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo); source $(git -C "$SRC_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'); run took $(calc '%.0f' "$(now) - $T_START") s"
 	echo "other BPF program holders at start (skew the 'off' runs): ${OTHERS:-none}"
 	echo
@@ -732,7 +739,7 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	echo " RSS (processes:KiB): ${RSS_LINES[*]}"
 	echo " files: O_DIRECT: $F_DIRECT; pairs:"
 	printf '%s\n' "${FILES_LINES[@]}"
-	echo "   file programs (jt_files, jt_exit): $F_OPEN_RUNS runs over the opens window, $F_READ_RUNS over the reads';"
+	echo "   file programs (jt_files, jt_exit; jt_open, jt_close with follow_opens): $F_OPEN_RUNS runs over the opens window, $F_READ_RUNS over the reads';"
 	echo "   the machine's other exits and passes over as long, subtracted: $F_OPEN_BG ns and $F_READ_BG ns; fd map full: ${F_FILES_REC:-n/a}"
 	echo " RSS after $RSS_TOTAL processes by kind (KiB): BPF ring buffer $RSS_RB, anonymous (heap, arenas, stacks) $RSS_ANON, files (program and libraries) $RSS_FILES"
 } | tee "$OUT"
