@@ -14,7 +14,9 @@
 -- example 55-site-files.lua): lib.file_prefix("/scratch/secret/", "hash").
 -- The longest matching prefix a site gave decides before the defaults.
 -- A rule of its own that must run first goes in a file sorted before
--- this one (45-site-files.lua), with jobtrace.file_rule.
+-- this one (45-site-files.lua), with jobtrace.file_rule.  A file rule that
+-- decides without reading p decides by the path alone: the agent keeps
+-- that verdict for the path, for every process, until the rules reload.
 
 local sub, find = string.sub, string.find
 
@@ -56,14 +58,15 @@ local function starts(path, prefix)
 	return sub(path, 1, #prefix) == prefix
 end
 
+-- The default rule.  It reads p last, only for a path nothing else
+-- decided: the agent caches a verdict given without reading p for every
+-- process (until the rules reload), so the libraries every process opens
+-- cost one look-up.
 jobtrace.file_rule("files-default", function(path, p)
 	for i = 1, #site do
 		if starts(path, site[i][1]) then
 			return site[i][2]
 		end
-	end
-	if path == p.exe then
-		return "drop"	-- the tool's own executable
 	end
 	for i = 1, #drop_prefixes do
 		if starts(path, drop_prefixes[i]) then
@@ -74,6 +77,9 @@ jobtrace.file_rule("files-default", function(path, p)
 		if find(path, drop_patterns[i]) then
 			return "drop"
 		end
+	end
+	if path == p.exe then
+		return "drop"	-- the tool's own executable
 	end
 	return nil
 end)

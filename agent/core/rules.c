@@ -64,6 +64,8 @@ struct rstate {
 	int tests_ref;		/* registry: { {case=, where=}, ... } */
 	int ro_meta_ref;	/* registry: metatable making p read-only */
 	int lazy_meta_ref;	/* registry: metatable building p's tables on use */
+	bool p_read;		/* a file rule read p (l_watch_index) */
+	struct path_cache *pc;	/* file rules' verdicts by path (path_get) */
 	const struct rules_input *cur_in;	/* the call under way, or NULL */
 	lua_Integer call;	/* number of the call under way */
 	unsigned nfiles, nrules, nfile_rules;
@@ -488,6 +490,8 @@ static void sandbox(lua_State *L, struct rstate *rs)
 	rs->lazy_meta_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
+static void path_cache_free(struct path_cache *pc);
+
 /* Free a state; accepts NULL. */
 static void state_free(struct rstate *rs)
 {
@@ -495,6 +499,7 @@ static void state_free(struct rstate *rs)
 		return;
 	if (rs->L)
 		lua_close(rs->L);
+	path_cache_free(rs->pc);
 	free(rs->anc);
 	free(rs);
 }
@@ -1192,6 +1197,127 @@ void rules_classify(struct rules *r, const struct rules_input *in,
 	}
 }
 
+/*
+ * The file rules' verdicts on paths they decided without reading p, for
+ * every process until the rules reload: most processes open the same
+ * libraries and caches, and a rule that looked only at the path gives the
+ * same answer for each.  Open addressing; emptied when it fills.
+ */
+#define PATH_CACHE_SLOTS 8192	/* a power of two */
+#define PATH_CACHE_MAX (PATH_CACHE_SLOTS / 2)
+
+struct path_cache {
+	char *path[PATH_CACHE_SLOTS];
+	unsigned char verdict[PATH_CACHE_SLOTS];
+	size_t n;
+};
+
+/* FNV-1a of a path. */
+static uint32_t path_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* Free a cache; accepts NULL. */
+static void path_cache_free(struct path_cache *pc)
+{
+	if (!pc)
+		return;
+	for (size_t i = 0; i < PATH_CACHE_SLOTS; i++)
+		free(pc->path[i]);
+	free(pc);
+}
+
+/* The slot of path in pc: where it is, or the empty one it would go to. */
+static size_t path_slot(const struct path_cache *pc, const char *path)
+{
+	size_t i = path_hash(path) & (PATH_CACHE_SLOTS - 1);
+
+	while (pc->path[i] && strcmp(pc->path[i], path))
+		i = (i + 1) & (PATH_CACHE_SLOTS - 1);
+	return i;
+}
+
+/* The cached verdict on path into *v; false when there is none. */
+static bool path_get(const struct rstate *rs, const char *path,
+		     enum rules_file_verdict *v)
+{
+	size_t i;
+
+	if (!rs->pc)
+		return false;
+	i = path_slot(rs->pc, path);
+	if (!rs->pc->path[i])
+		return false;
+	*v = (enum rules_file_verdict)rs->pc->verdict[i];
+	return true;
+}
+
+/* Remember the verdict on path (memory short: not remembered). */
+static void path_put(struct rstate *rs, const char *path,
+		     enum rules_file_verdict v)
+{
+	size_t i;
+
+	if (!rs->pc && !(rs->pc = calloc(1, sizeof(*rs->pc))))
+		return;
+	if (rs->pc->n >= PATH_CACHE_MAX) {
+		for (i = 0; i < PATH_CACHE_SLOTS; i++) {
+			free(rs->pc->path[i]);
+			rs->pc->path[i] = NULL;
+		}
+		rs->pc->n = 0;
+	}
+	i = path_slot(rs->pc, path);
+	if (rs->pc->path[i] || !(rs->pc->path[i] = strdup(path)))
+		return;
+	rs->pc->verdict[i] = (unsigned char)v;
+	rs->pc->n++;
+}
+
+/* p of a file rule (upvalue 1: the process's read-only view): a read
+ * marks the verdict as the process's own, not to be cached by path. */
+static int l_watch_index(lua_State *L)
+{
+	state_of(L)->p_read = true;
+	lua_pushvalue(L, 2);
+	lua_gettable(L, lua_upvalueindex(1));
+	return 1;
+}
+
+/* pairs(p) of a file rule: the same, and the view's pairs. */
+static int l_watch_pairs(lua_State *L)
+{
+	state_of(L)->p_read = true;
+	lua_getglobal(L, "next");
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_pushnil(L);
+	return 3;
+}
+
+/* Wrap the view of p at the top in a table that notes reads of it. */
+static void push_watched(lua_State *L)
+{
+	lua_newtable(L);			/* the watched p */
+	lua_createtable(L, 0, 4);		/* its metatable */
+	lua_pushvalue(L, -3);
+	lua_pushcclosure(L, l_watch_index, 1);
+	lua_setfield(L, -2, "__index");
+	lua_pushvalue(L, -3);
+	lua_pushcclosure(L, l_watch_pairs, 1);
+	lua_setfield(L, -2, "__pairs");
+	lua_pushcfunction(L, l_readonly);
+	lua_setfield(L, -2, "__newindex");
+	lua_pushboolean(L, 0);
+	lua_setfield(L, -2, "__metatable");
+	lua_setmetatable(L, -2);
+	lua_remove(L, -2);
+}
+
 /* What a file rule may answer, in the order of enum rules_file_verdict. */
 static const char *const file_verdicts[] = { "keep", "drop", "hash", "ext" };
 
@@ -1266,7 +1392,11 @@ static enum rules_file_verdict file_chain(struct rules *r, struct rstate *rs,
 	return v;
 }
 
-/* The file rules of state rs on paths[0..n) of in->p, into out. */
+/*
+ * The file rules of state rs on paths[0..n) of in->p, into out: a path
+ * decided earlier without reading p has its verdict from the cache; p is
+ * built only when a path needs the rules.
+ */
 static unsigned files_in(struct rules *r, struct rstate *rs,
 			 const struct rules_input *in, const char *const *paths,
 			 size_t n, enum rules_file_verdict *out)
@@ -1274,18 +1404,30 @@ static unsigned files_in(struct rules *r, struct rstate *rs,
 	lua_State *L = rs->L;
 	int top = lua_gettop(L);
 	unsigned failed = 0;
+	bool pushed = false;
 
-	if (!lua_checkstack(L, 16)) {
-		for (size_t i = 0; i < n; i++)
-			out[i] = RULES_FILE_DROP;
-		return 1;
-	}
-	rs->cur_in = in;
-	push_proc(L, rs, in);
 	for (size_t i = 0; i < n; i++) {
+		unsigned before = failed;
+
+		if (path_get(rs, paths[i], &out[i]))
+			continue;
+		if (!pushed && !lua_checkstack(L, 16)) {
+			out[i] = RULES_FILE_DROP;
+			failed++;
+			continue;
+		}
+		if (!pushed) {
+			rs->cur_in = in;
+			push_proc(L, rs, in);
+			push_watched(L);
+			pushed = true;
+		}
 		if (rs == r->cur)
 			arm_deadline(rs, r->lim.deadline_ms, r->exec_msg, false);
+		rs->p_read = false;
 		out[i] = file_chain(r, rs, top + 1, paths[i], &failed);
+		if (!rs->p_read && failed == before)
+			path_put(rs, paths[i], out[i]);
 	}
 	rs->cur_in = NULL;
 	lua_settop(L, top);

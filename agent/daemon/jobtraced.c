@@ -1155,6 +1155,7 @@ static int start(struct agent *a)
 		.max_tracked = a->cfg.max_tracked,
 		.argv_max = a->cfg.argv_max_bytes,
 		.files = a->cfg.files_enabled,
+		.follow_opens = a->cfg.files_follow_opens,
 		.verbose = a->verbose,
 	};
 

@@ -134,6 +134,7 @@ struct jt_config {
 	/* files { } : what each process opened (issue 27) */
 	bool files_enabled;		/* enabled = true (at start only) */
 	unsigned files_max_per_process;	/* max_per_process = 64 */
+	bool files_follow_opens;	/* follow_opens = false (at start) */
 
 	/* sinks = ( { type = "clickhouse" | "http"; ... }, ... ) */
 	struct jt_sink_config *sinks;

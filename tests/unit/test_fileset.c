@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -331,6 +332,53 @@ static void test_rules_hook(void **state)
 	rules_free(r);
 }
 
+static const char cache_rules[] =
+	"jobtrace.rule('all', function(p, d) end)\n"
+	"local calls = 0\n"
+	"jobtrace.file_rule('c', function(path, p)\n"
+	"  if path == '/count' then calls = calls + 1\n"
+	"    return calls == 1 and 'keep' or 'drop' end\n"
+	"  if path == '/byexe' then\n"
+	"    return p.exe == '/a' and 'keep' or 'drop' end\n"
+	"  if path == '/pairs' then for k in pairs(p) do end return 'hash' end\n"
+	"end)\n";
+
+/* A verdict given without reading p is kept for the path, for every
+ * process; one that read p (a field, or pairs) is asked again. */
+static void test_rules_cache(void **state)
+{
+	const char *paths[] = { "/count", "/byexe", "/pairs" };
+	enum rules_file_verdict got[3];
+	struct jt_proc p;
+	struct rules_input in = { .p = &p };
+	struct rules *r = bwa(&p, "/a");
+	char sub[64];
+
+	(void)state;
+	snprintf(sub, sizeof(sub), "%s/cache", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	test_write_file(sub, "10-cache.lua", cache_rules);
+	if (rules_load_dir(r, sub, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(rules_files(r, &in, paths, 3, got), 0);
+	assert_int_equal(got[0], RULES_FILE_KEEP);
+	assert_int_equal(got[1], RULES_FILE_KEEP);
+	assert_int_equal(got[2], RULES_FILE_HASH);
+	p.exe = "/b";
+	assert_int_equal(rules_files(r, &in, paths, 3, got), 0);
+	assert_int_equal(got[0], RULES_FILE_KEEP);	/* cached: not asked */
+	assert_int_equal(got[1], RULES_FILE_DROP);	/* read p: asked */
+	assert_int_equal(got[2], RULES_FILE_HASH);
+	/* a reload forgets: the new state's rule is asked (its count is 1) */
+	if (rules_load_dir(r, sub, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(rules_files(r, &in, paths, 1, got), 0);
+	assert_int_equal(got[0], RULES_FILE_KEEP);
+	rules_free(r);
+	unlink(test_write_file(sub, "10-cache.lua", ""));
+	assert_int_equal(rmdir(sub), 0);
+}
+
 /* The built-in rules standing in keep only an extension. */
 static void test_rules_builtin(void **state)
 {
@@ -371,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_rules_hook),
+		cmocka_unit_test(test_rules_cache),
 		cmocka_unit_test(test_rules_builtin),
 	};
 

@@ -559,6 +559,110 @@ static void test_threads_one_record(void **state)
 	assert_int_equal(proc_table_count(tracker_procs(f->t)), 0);
 }
 
+static void default_rules(struct fx *f);
+
+/* A file's open (path as the call gave it) at fd by the kernel. */
+static void ev_fopen(struct fx *f, uint32_t pid, uint64_t start, int fd,
+		     uint64_t ino, const char *path, uint32_t oflags)
+{
+	union jt_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.fopen.hdr = (struct jt_ev_hdr){ JT_EV_FOPEN, pid, start + 1, start };
+	e.fopen.fd = fd;
+	e.fopen.dirfd = -100;
+	e.fopen.oflags = oflags;
+	e.fopen.kind = JT_FK_REG;
+	e.fopen.dev = 8u << 20 | 1;	/* the kernel's 8:1 */
+	e.fopen.ino = ino;
+	e.fopen.path_len = (uint32_t)snprintf(e.fopen.path,
+					      sizeof(e.fopen.path), "%s", path);
+	feed(f, &e, sizeof(e.fopen));
+}
+
+/* ... its close (or the process's end, at_exit) with its sums. */
+static void ev_fclose(struct fx *f, uint32_t pid, uint64_t start, int fd,
+		      uint64_t ino, uint64_t rd, uint64_t wr, uint64_t size,
+		      uint32_t flags)
+{
+	union jt_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.fclose.hdr = (struct jt_ev_hdr){ JT_EV_FCLOSE, pid, start + 2, start };
+	e.fclose.fd = fd;
+	e.fclose.flags = flags | JT_FS_SIZE;
+	e.fclose.dev = 8u << 20 | 1;
+	e.fclose.ino = ino;
+	e.fclose.read_bytes = rd;
+	e.fclose.write_bytes = wr;
+	e.fclose.size = size;
+	e.fclose.kind = JT_FK_REG;
+	feed(f, &e, sizeof(e.fclose));
+}
+
+/*
+ * The kernel's file events into a process record: two opens of one file
+ * are one entry, a file still open at the end comes with the exit, the
+ * default rules drop libc, the cap keeps the busiest, the kernel's counts
+ * of pipes and lost files arrive with the exit event; with files off the
+ * members are null.
+ */
+static void test_files_record(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t start = 3000000;
+	union jt_event e;
+	char buf[256];
+	const char *rec;
+
+	default_rules(f);	/* freed by the teardown */
+	tracker_set_files(f->t, true);
+	EXEC_TOP(f, 300, start, start + 5, "/usr/bin/sort", "sort\0in.txt");
+	ev_fopen(f, 300, start, 3, 11, "/lib/x86_64-linux-gnu/libc.so.6", 0);
+	ev_fclose(f, 300, start, 3, 11, 832, 0, 2000000, JT_FS_MMAP);
+	ev_fopen(f, 300, start, 3, 12, "/data/in.txt", 0);
+	ev_fclose(f, 300, start, 3, 12, 1000, 0, 1000, 0);
+	ev_fopen(f, 300, start, 4, 12, "/data/in.txt", 0);	/* again */
+	ev_fclose(f, 300, start, 4, 12, 500, 0, 1000, 0);
+	ev_fopen(f, 300, start, 5, 13, "/data/out.txt", 01101);
+	ev_fclose(f, 300, start, 5, 13, 0, 1500, 1500, JT_FS_AT_EXIT);
+	memset(&e, 0, sizeof(e));
+	e.exit.hdr = (struct jt_ev_hdr){ JT_EV_EXIT, 300, start + 50, start };
+	e.exit.ppid = 1;
+	e.exit.nonreg = (struct jt_fcount){ 2, 1, 64, 32 };
+	e.exit.lost = (struct jt_fcount){ 1, 1, 7, 0 };
+	feed(f, &e, sizeof(e.exit));
+	rec = proc_rec(f, 300, start);
+	assert_non_null(rec);
+	/* out.txt and in.txt tie at 1500 bytes: in.txt has more opens */
+	assert_jstr(rec, "files.0.path", "/data/in.txt");
+	assert_jraw(rec, "files.0.flags", "[\"read\"]");
+	assert_int_equal(ju64(rec, "files.0.opens"), 2);
+	assert_int_equal(ju64(rec, "files.0.read_bytes"), 1500);
+	assert_int_equal(ju64(rec, "files.0.size_bytes"), 1000);
+	assert_jstr(rec, "files.1.path", "/data/out.txt");
+	assert_jraw(rec, "files.1.flags",
+		    "[\"write\",\"create\",\"truncate\"]");
+	assert_int_equal(ju64(rec, "files.1.write_bytes"), 1500);
+	assert_false(jget(rec, "files.2", buf, sizeof(buf)));	/* two listed */
+	/* libc dropped by the rules, one file the kernel could not follow */
+	assert_int_equal(ju64(rec, "files_rest.count"), 2);
+	assert_int_equal(ju64(rec, "files_rest.read_bytes"), 832 + 7);
+	assert_int_equal(ju64(rec, "files_nonregular.pipes"), 2);
+	assert_int_equal(ju64(rec, "files_nonregular.sockets"), 1);
+	assert_int_equal(ju64(rec, "files_nonregular.read_bytes"), 64);
+
+	/* files off: null */
+	tracker_set_files(f->t, false);
+	EXEC_TOP(f, 301, start + 100, start + 105, "/usr/bin/cat", "cat");
+	ev_fopen(f, 301, start + 100, 3, 12, "/data/in.txt", 0);
+	ev_exit(f, &(struct exit_spec){ .pid = 301, .ppid = 1,
+		.start = start + 100, .ts = start + 150 });
+	rec = proc_rec(f, 301, start + 100);
+	assert_jraw(rec, "files", "null");
+	assert_jraw(rec, "files_rest", "null");
+}
+
 /* A process of about a millisecond with an odd split: user + sys is the
  * runtime, to the microsecond the record keeps. */
 static void test_short_process_cpu(void **state)
@@ -2025,6 +2129,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_excluded_kept_while_followed,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_files_record, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_threads_one_record, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_short_process_cpu, setup,

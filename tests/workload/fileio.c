@@ -15,9 +15,10 @@
  *   5. opens the folder DIR (O_DIRECTORY) and, after chdir(DIR), the
  *      relative path "rel" (made by the test) with openat2, reading all
  *      of it (its size is what the test made);
- *   6. opens DIR/big (made by the test), reads BIG_READ bytes of it, says
- *      "paused pid=P fd=N" on stdout and waits for SIGUSR1, then reads
- *      4096 more and exits.
+ *   6. opens /etc/ld.so.cache (a file the default rules drop) and keeps it
+ *      open to the end, opens DIR/big (made by the test), reads BIG_READ
+ *      bytes of it, says "paused pid=P fd=N" on stdout and waits for
+ *      SIGUSR1, then reads 4096 more and exits.
  * Prints "pid=P in_read=... out_write=..." (what it did) before pausing.
  */
 #include <errno.h>
@@ -163,6 +164,8 @@ int main(int argc, char **argv)
 		;
 	close(rel);
 
+	if (open("/etc/ld.so.cache", O_RDONLY) < 0)
+		die("open /etc/ld.so.cache");
 	big = open(at("big", p, sizeof(p)), O_RDONLY);
 	if (big < 0)
 		die("open big");

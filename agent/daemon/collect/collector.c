@@ -23,14 +23,17 @@ struct collector {
 	struct ringbuf *rb;
 	struct collector_cb cb;
 	struct bpf_link *iter_link;
-	struct bpf_link *close_link;	/* jt_close_enter, NULL: not attached */
+	struct bpf_link *files_link;	/* jt_files, NULL: files not recorded */
+	struct bpf_link *open_links[5];	/* files.follow_opens: open_tps */
 	char *iter_buf;
 	size_t iter_cap;
 	int ncpus;
 	char missing[256];
 	int rb_err;
-	bool files;		/* jt_sysexit is attached */
+	bool files;		/* jt_files is loaded */
 };
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static bool libbpf_verbose;
 
@@ -97,16 +100,43 @@ static void skip_prog(struct collector *c, struct bpf_program *prog,
 		 what);
 }
 
+/* files.follow_opens' tracepoints (syscalls:*, plain ones), in the order
+ * of struct collector's open_links; the last is jt_close's, the others
+ * jt_open's. */
+static const char *const open_tps[] = {
+	"sys_exit_openat", "sys_exit_open", "sys_exit_openat2",
+	"sys_exit_creat", "sys_enter_close",
+};
+_Static_assert(ARRAY_SIZE(open_tps) ==
+	       ARRAY_SIZE(((struct collector *)0)->open_links), "open_tps");
+
 #define TRACEFS "/sys/kernel/tracing"
 
 /*
- * Attach jt_close_enter (syscalls:sys_enter_close), which reads a file's
- * size at its close: plain tracepoints need tracefs, mounted here when
- * it is not (the kernel's own folder for it).  Without it a closed
- * file's size is not known (null); nothing else is lost.
+ * Load files.follow_opens' programs or not (before the load); they are
+ * attached by attach_opens(), not by the skeleton.
  */
-static void attach_close(struct collector *c)
+static void load_opens(struct collector *c, bool on)
 {
+	struct bpf_program *progs[] = { c->skel->progs.jt_open,
+					c->skel->progs.jt_close };
+
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
+		bpf_program__set_autoattach(progs[i], false);
+		if (!on)
+			bpf_program__set_autoload(progs[i], false);
+	}
+}
+
+/*
+ * Attach files.follow_opens' programs: plain tracepoints, whose ids
+ * libbpf reads from tracefs, mounted here when it is not.  0 or -errno
+ * (logged, naming the tracepoint).
+ */
+static int attach_opens(struct collector *c)
+{
+	size_t last = ARRAY_SIZE(open_tps) - 1;
+
 	if (access(TRACEFS "/events", F_OK) &&
 	    access("/sys/kernel/debug/tracing/events", F_OK)) {
 		if (mount("nodev", TRACEFS, "tracefs", 0, NULL))
@@ -114,18 +144,23 @@ static void attach_close(struct collector *c)
 				 strerror(errno));
 		else
 			log_info("mounted tracefs on " TRACEFS
-				 " (for syscalls:sys_enter_close)");
+				 " (files.follow_opens)");
 	}
-	c->close_link = bpf_program__attach(c->skel->progs.jt_close_enter);
-	if (!c->close_link) {
-		size_t n = strlen(c->missing);
+	for (size_t i = 0; i <= last; i++) {
+		c->open_links[i] = bpf_program__attach_tracepoint(
+			i == last ? c->skel->progs.jt_close :
+				    c->skel->progs.jt_open,
+			"syscalls", open_tps[i]);
+		if (!c->open_links[i]) {
+			int err = -errno;
 
-		snprintf(c->missing + n, sizeof(c->missing) - n, "%s%s",
-			 n ? "," : "", "sys_enter_close");
-		log_warn("cannot attach syscalls:sys_enter_close (%s): the size"
-			 " of a file at its close will not be recorded",
-			 strerror(errno));
+			log_error("files.follow_opens: cannot attach syscalls:%s: %s",
+				  open_tps[i], strerror(-err));
+			return err;
+		}
 	}
+	log_info("files.follow_opens: every open and close of a tracked process followed (system-call tracepoints)");
+	return 0;
 }
 
 /* Open, load and attach everything. */
@@ -181,19 +216,14 @@ int collector_open(const struct collector_opts *o,
 		skip_prog(c, c->skel->progs.jt_sock_recv, "sock_recv_length",
 			  "network bytes received");
 
-	/* files: one program at every system call's exit (its number and
-	 * arguments in the user's registers), attached only when asked */
-	c->files = o->files && have_tp(vmlinux, "sys_exit");
-	if (o->files && !c->files)
-		skip_prog(c, c->skel->progs.jt_sysexit, "sys_exit",
-			  "the files processes open, read and write");
-	else if (!c->files)
-		bpf_program__set_autoload(c->skel->progs.jt_sysexit, false);
-	/* a plain tracepoint: attached by hand, its lack is no failure */
-	bpf_program__set_autoattach(c->skel->progs.jt_close_enter, false);
+	/* files: read from the kernel's open files at each sample pass and
+	 * at a process's end; no program at system calls */
+	c->files = o->files;
+	bpf_program__set_autoattach(c->skel->progs.jt_files, false);
 	if (!c->files)
-		bpf_program__set_autoload(c->skel->progs.jt_close_enter, false);
+		bpf_program__set_autoload(c->skel->progs.jt_files, false);
 	c->skel->rodata->files_enabled = c->files;
+	load_opens(c, c->files && o->follow_opens);
 
 	/* a dead task's CPU is final only after its last context switch */
 	if (have_tp(vmlinux, "sched_switch"))
@@ -220,8 +250,6 @@ int collector_open(const struct collector_opts *o,
 		log_error("cannot attach the BPF programs: %s", strerror(-err));
 		goto cleanup;
 	}
-	if (c->files)
-		attach_close(c);
 	err = ringbuf_open(bpf_map__fd(c->skel->maps.events),
 			   bpf_map__max_entries(c->skel->maps.events), on_rb,
 			   c, &c->rb);
@@ -234,6 +262,21 @@ int collector_open(const struct collector_opts *o,
 		err = -errno;
 		log_error("cannot attach the task iterator: %s", strerror(-err));
 		goto cleanup;
+	}
+	if (c->files) {
+		c->files_link = bpf_program__attach_iter(c->skel->progs.jt_files,
+							 NULL);
+		if (!c->files_link) {
+			err = -errno;
+			log_error("cannot attach the file iterator: %s",
+				  strerror(-err));
+			goto cleanup;
+		}
+		if (o->follow_opens) {
+			err = attach_opens(c);
+			if (err)
+				goto cleanup;
+		}
 	}
 	*out = c;
 	c = NULL;
@@ -250,7 +293,9 @@ void collector_close(struct collector *c)
 	if (!c)
 		return;
 	bpf_link__destroy(c->iter_link);
-	bpf_link__destroy(c->close_link);
+	bpf_link__destroy(c->files_link);
+	for (size_t i = 0; i < ARRAY_SIZE(c->open_links); i++)
+		bpf_link__destroy(c->open_links[i]);
 	ringbuf_free(c->rb);
 	jobtrace_bpf__destroy(c->skel);
 	free(c->iter_buf);
@@ -318,7 +363,23 @@ int collector_settle(struct collector *c, unsigned timeout_ms)
 	return (int)n;
 }
 
-/* Run the task iterator once and deliver its samples. */
+/* One pass of the file iterator: the tracked processes' open files, a
+ * file seen the first time sent as an event (it prints nothing). */
+static void files_pass(struct collector *c)
+{
+	char buf[64];
+	int fd = bpf_iter_create(bpf_link__fd(c->files_link));
+
+	if (fd < 0) {
+		log_warn("file iterator: %s", strerror(errno));
+		return;
+	}
+	while (read(fd, buf, sizeof(buf)) < 0 && errno == EINTR)
+		;
+	close(fd);
+}
+
+/* Run the file and the task iterators once and deliver the samples. */
 int collector_sample(struct collector *c, bool discovery)
 {
 	size_t len = 0, partial = 0, n;
@@ -326,6 +387,8 @@ int collector_sample(struct collector *c, bool discovery)
 	int fd, err = 0;
 	ssize_t r;
 
+	if (c->files_link)
+		files_pass(c);
 	c->skel->bss->iter_discover = discovery;
 	fd = bpf_iter_create(bpf_link__fd(c->iter_link));
 	if (fd < 0) {

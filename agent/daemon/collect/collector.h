@@ -20,6 +20,7 @@ struct collector_opts {
 	unsigned max_tracked;
 	unsigned argv_max;
 	bool files;		/* follow opens, reads and writes (files.enabled) */
+	bool follow_opens;	/* and every open and close (files.follow_opens) */
 	bool verbose;		/* pass libbpf's debug output to the log */
 };
 
