@@ -742,6 +742,47 @@ static void print_items(const struct filesq_task *t, int role, FILE *out)
 			n - TEXT_ROWS);
 }
 
+/* text in parentheses, wrapped at 76 columns, indented by two. */
+static void print_wrapped(const char *text, FILE *out)
+{
+	const char *p = text;
+	size_t col = 0;
+
+	fputs("  (", out);
+	col = 3;
+	while (*p) {
+		size_t n = strcspn(p, " ");
+
+		if (col + n + 1 > 76 && col > 3) {
+			fputs("\n   ", out);
+			col = 3;
+		} else if (p != text) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, n, out);
+		col += n;
+		p += n;
+		p += strspn(p, " ");
+	}
+	fputs(")\n", out);
+}
+
+/*
+ * What the Data section can miss, as the kernel side sees files
+ * (doc/architecture.md, "Files"): said in the text and the JSON, not left
+ * for the reader to guess.
+ */
+static const char data_note[] =
+	"files as the agent saw them open at each sample pass and at each"
+	" process's end: unless it ran with files.follow_opens, a file opened"
+	" and closed between two passes is not listed (its bytes are only in"
+	" rchar and wchar), nor are create and truncate known; bytes are"
+	" offsets, not exact after seeks, pread/pwrite, mmap or O_APPEND; a"
+	" file deleted after every process that opened it had ended (an rm at"
+	" the end of a script, Snakemake's temp()) is an output, not"
+	" temporary";
+
 /* The Data section as text, then the progress of live processes. */
 void filesq_data_print(const struct filesq_data *d,
 		       const struct filesq_procs *p, FILE *out)
@@ -752,6 +793,7 @@ void filesq_data_print(const struct filesq_data *d,
 	if (d->with_files) {
 		fputs("\nData (per workflow task: inputs, outputs, temporary"
 		      " files)\n", out);
+		print_wrapped(data_note, out);
 		for (size_t i = 0; i < d->n; i++) {
 			const struct filesq_task *t = &d->v[i];
 
@@ -847,6 +889,7 @@ void filesq_data_json(struct jbuf *b, const struct filesq_data *d,
 {
 	json_key(b, "data");
 	json_obj_open(b);
+	json_kv_str(b, "note", data_note);
 	json_key(b, "tasks");
 	json_arr_open(b);
 	for (size_t i = 0; i < d->n; i++) {

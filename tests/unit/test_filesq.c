@@ -455,6 +455,12 @@ static void test_data_text(void **state)
 			       "       5.0 GiB  read    5.0 GiB  written"
 			       "        0 B  /data/sample.fq.gz\n"));
 	assert_non_null(strstr(text, "/scratch/aln.sam  (from align)\n"));
+	/* what the section can miss, under its title */
+	assert_non_null(strstr(text, " files)\n  (files as the agent saw them"
+			       " open at each sample pass and at each\n"));
+	assert_non_null(strstr(text, "unless it ran with files.follow_opens, a"
+			       " file opened and\n   closed between two passes"
+			       " is not listed"));
 	/* the files its records left out, with their bytes; its bytes in
 	 * all (rchar, wchar) beside those through files */
 	assert_non_null(strstr(text, "  3 more files not listed (dropped by the"
@@ -584,7 +590,7 @@ static void test_store_data(void **state)
 	struct report_query q = { .job = "88" };
 	struct store *s = NULL;
 	sqlite3 *h = NULL;
-	char *t;
+	char *t, *v;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -625,6 +631,11 @@ static void test_store_data(void **state)
 	jq_is(t, "$.data.tasks[0].file_write_bytes", "9000");
 	jq_is(t, "$.data.tasks[1].rchar", "207");
 	jq_is(t, "$.data.tasks[1].not_listed_read_bytes", "0");
+	v = test_jq(t, "$.data.note");
+	assert_non_null(strstr(v, "unless it ran with files.follow_opens, a file"
+			       " opened and closed between two passes is not"
+			       " listed"));
+	free(v);
 	free(t);
 	t = store_out(db, &q, "html", false);
 	assert_non_null(strstr(t, "<section><h2>Data</h2>"));
