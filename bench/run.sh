@@ -17,11 +17,19 @@
 #  4. events dropped, from "jobtrace status", summed over every agent run
 #  5. the agent's VmRSS after RSS_BATCH and after RSS_TOTAL processes, and
 #     what makes it up (/proc/PID/smaps)
+#  6. files (issue 27; tests/workload/fileload): FILES_N opens and closes of
+#     distinct files, FILES_READ_MIB MiB read in 4 KiB reads (page cache),
+#     FILES_READ_MIB MiB written with O_DIRECT; on/off wall ratios over
+#     FILES_PAIRS alternating pairs (FILES_DIRECT_PAIRS for O_DIRECT), and
+#     the BPF run time of the file programs per open and per read, less
+#     what they ran for the rest of the machine over as long a window
 #
 # Prints a results table and writes it to bench/results-latest.txt (or
 # $BENCH_OUT).  See bench/README.md for what each figure means.
 # Knobs (environment): STORM_N STORM_PAIRS BURN_S BURN_PAIRS RSS_BATCH RSS_TOTAL,
-# STORM_ARGS (words the storm's /bin/true gets, for the rules to read).
+# STORM_ARGS (words the storm's /bin/true gets, for the rules to read),
+# FILES_N FILES_READ_MIB FILES_PAIRS FILES_DIRECT_PAIRS, AGENT_EXTRA (lines
+# added to the agent's configuration, e.g. 'files = { follow_opens = true; };').
 
 set -u
 
@@ -42,6 +50,10 @@ BURN_S=${BURN_S:-5}
 BURN_PAIRS=${BURN_PAIRS:-3}
 RSS_BATCH=${RSS_BATCH:-10000}
 RSS_TOTAL=${RSS_TOTAL:-200000}
+FILES_N=${FILES_N:-10000}
+FILES_READ_MIB=${FILES_READ_MIB:-1024}
+FILES_PAIRS=${FILES_PAIRS:-5}
+FILES_DIRECT_PAIRS=${FILES_DIRECT_PAIRS:-3}
 TICK=$(getconf CLK_TCK)
 
 T=
@@ -297,8 +309,8 @@ cleanup() {
 for f in "$AGENT" "$CLI"; do
 	[ -x "$f" ] || { echo "bench/run.sh: $f not built; usage: bench/run.sh BUILD_DIR" >&2; exit 2; }
 done
-if [ ! -x "$WL/spawnstorm" ] || [ ! -x "$WL/burn" ]; then
-	make -C "$BUILD" tests/workload/spawnstorm tests/workload/burn >&2 ||
+if [ ! -x "$WL/spawnstorm" ] || [ ! -x "$WL/burn" ] || [ ! -x "$WL/fileload" ]; then
+	make -C "$BUILD" tests/workload/spawnstorm tests/workload/burn tests/workload/fileload >&2 ||
 		{ echo "bench/run.sh: cannot build the workloads" >&2; exit 2; }
 fi
 for t in jq bpftool; do
@@ -314,6 +326,7 @@ T=$(mktemp -d /tmp/jobtrace-bench.XXXXXX)
 cat >"$T/jobtrace.conf" <<EOF
 log = { level = "info"; };
 agent = { state_dir = "$T/state"; run_dir = "$T/run"; rules_dir = "$RULES_DIR"; };
+${AGENT_EXTRA:-}
 EOF
 
 # execsnoop attaches plain tracepoints: libbpf needs tracefs for their ids.
@@ -388,6 +401,110 @@ for i in $(seq 1 "$BURN_PAIRS"); do
 	BURN_LINES+=("  pair $i ($order): off ${off}s  on ${on}s  ratio $r")
 done
 BURN_RATIO=$(median "${BURN_RATIOS[@]}")
+
+# ---- 6. files: opens, 4 KiB reads, O_DIRECT writes; off vs on, BPF cost --------------------
+
+# "ELAPSED_S OPS" of fileload MODE PATH ARG (exit 3: no O_DIRECT).
+fileload() {
+	local out
+	out=$("$WL/fileload" "$@") || return $?
+	printf '%s\n' "$out" | sed -n 's/.*elapsed_s=\([0-9.]*\) .*ops=\([0-9]*\).*/\1 \2/p'
+}
+
+# Median on/off wall ratio of fileload "$@" over PAIRS pairs: sets
+# F_RATIO, F_OFF, F_ON (medians) and appends to FILES_LINES.
+file_pairs() {
+	local pairs=$1 what=$2 i mode order e on off r ratios=() offs=() ons=()
+	shift 2
+	for i in $(seq 1 "$pairs"); do
+		if [ $((i % 2)) -eq 1 ]; then order="off on"; else order="on off"; fi
+		for mode in $order; do
+			[ "$mode" = on ] && start_agent
+			sync
+			sleep 1
+			e=$(fileload "$@") || return 1
+			read -r e _ <<<"$e"
+			if [ "$mode" = on ]; then on=$e; stop_agent; else off=$e; fi
+		done
+		r=$(calc '%.4f' "$on / $off")
+		ratios+=("$r"); offs+=("$off"); ons+=("$on")
+		FILES_LINES+=("  $what pair $i ($order): off ${off}s on ${on}s ratio $r")
+		say "files $what pair $i: off ${off}s on ${on}s"
+	done
+	F_RATIO=$(median "${ratios[@]}")
+	F_OFF=$(median "${offs[@]}")
+	F_ON=$(median "${ons[@]}")
+}
+
+# run_time_ns and run_cnt of the programs that read files together: the
+# file iterator, the exit (whose fd-table walk is the files' part), and
+# with files.follow_opens the open and close programs.
+file_progs() {
+	local p a b n=0 r=0
+	for p in jt_files jt_exit jt_open jt_close; do
+		read -r a b <<<"$(prog_stat "$AGENT_PID" "$p")"
+		n=$((n + a))
+		r=$((r + b))
+	done
+	echo "$n $r"
+}
+
+# BPF ns of the file programs per op of fileload "$@" (F_NS_OP), less what
+# they ran for the rest of the machine over an idle window as long
+# (F_BG_NS); F_RUNS: their runs in the window.
+file_cost() {
+	local n0 r0 n1 r1 e ops i0 i1 ir0 ir1 t0 el
+	t0=$(now)
+	read -r n0 r0 <<<"$(file_progs)"
+	e=$(fileload "$@") || return 1
+	read -r n1 r1 <<<"$(file_progs)"
+	read -r el ops <<<"$e"
+	el=$(calc '%.3f' "$(now) - $t0")
+	# the machine's other syscalls over as long, nothing of ours running
+	read -r i0 ir0 <<<"$(file_progs)"
+	sleep "$el"
+	read -r i1 ir1 <<<"$(file_progs)"
+	F_BG_NS=$((i1 - i0))
+	F_RUNS=$((r1 - r0))
+	F_NS_OP=$(calc '%.1f' "(($n1 - $n0) - ($i1 - $i0)) / $ops")
+}
+
+FILES_LINES=()
+FDIR=$T/files	# on $T's file system: not tmpfs, O_DIRECT needs a disk
+mkdir -p "$FDIR/many"
+fileload mk "$FDIR/many" "$FILES_N" >/dev/null || die "fileload mk failed"
+head -c $((FILES_READ_MIB * 1048576)) /dev/zero >"$FDIR/read.dat" || die "cannot write $FDIR/read.dat"
+cat "$FDIR/read.dat" >/dev/null	# in the page cache: the reads cost CPU, not the disk
+say "files: $FILES_N files and $FILES_READ_MIB MiB in $FDIR ($(stat -f -c %T "$FDIR"))"
+file_pairs "$FILES_PAIRS" opens opens "$FDIR/many" "$FILES_N" || die "fileload opens failed"
+F_OPENS_RATIO=$F_RATIO; F_OPENS_OFF=$F_OFF; F_OPENS_ON=$F_ON
+file_pairs "$FILES_PAIRS" read read "$FDIR/read.dat" 4096 || die "fileload read failed"
+F_READ_RATIO=$F_RATIO; F_READ_OFF=$F_OFF; F_READ_ON=$F_ON
+F_DIRECT=yes
+if fileload dwrite "$FDIR/direct.dat" 1 >/dev/null; then
+	file_pairs "$FILES_DIRECT_PAIRS" dwrite dwrite "$FDIR/direct.dat" "$FILES_READ_MIB" ||
+		die "fileload dwrite failed"
+	F_DW_RATIO=$F_RATIO; F_DW_OFF=$F_OFF; F_DW_ON=$F_ON
+else
+	F_DIRECT="no O_DIRECT on $(stat -f -c %T "$FDIR")"
+	F_DW_RATIO=n/a; F_DW_OFF=n/a; F_DW_ON=n/a
+fi
+rm -f "$FDIR/direct.dat"
+# BPF run time per open and per read, and the agent's CPU per open
+start_agent
+sysctl -q -w kernel.bpf_stats_enabled=1
+c0=$(cpu_ticks "$AGENT_PID")
+file_cost opens "$FDIR/many" "$FILES_N" || die "fileload opens failed"
+drain
+c1=$(cpu_ticks "$AGENT_PID")
+F_OPEN_NS=$F_NS_OP; F_OPEN_BG=$F_BG_NS; F_OPEN_RUNS=$F_RUNS
+F_OPEN_AGENT_US=$(calc '%.3f' "($c1 - $c0) * 1e6 / $TICK / $FILES_N")
+file_cost read "$FDIR/read.dat" 4096 || die "fileload read failed"
+F_READ_NS=$F_NS_OP; F_READ_BG=$F_BG_NS; F_READ_RUNS=$F_RUNS
+sysctl -q -w kernel.bpf_stats_enabled=0
+F_FILES_REC=$(cli status 2>/dev/null | sed -n 's/^files_map_full:[[:space:]]*//p')
+stop_agent
+rm -rf "$FDIR"
 
 # ---- 3. cost per traced process ----------------------------------------------------------
 
@@ -542,7 +659,7 @@ DROPS_SHOWN=$([ -n "$DROPS_SEEN" ] && echo "$DROPS_TOTAL" || echo "n/a")
 RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 {
 	echo "jobtrace benchmark, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "command: bench/run.sh $BUILD  (STORM_N=$STORM_N STORM_PAIRS=$STORM_PAIRS BURN_S=$BURN_S BURN_PAIRS=$BURN_PAIRS RSS_BATCH=$RSS_BATCH RSS_TOTAL=$RSS_TOTAL)"
+	echo "command: bench/run.sh $BUILD  (STORM_N=$STORM_N STORM_PAIRS=$STORM_PAIRS BURN_S=$BURN_S BURN_PAIRS=$BURN_PAIRS RSS_BATCH=$RSS_BATCH RSS_TOTAL=$RSS_TOTAL FILES_N=$FILES_N FILES_READ_MIB=$FILES_READ_MIB FILES_PAIRS=$FILES_PAIRS FILES_DIRECT_PAIRS=$FILES_DIRECT_PAIRS${AGENT_EXTRA:+ AGENT_EXTRA='$AGENT_EXTRA'})"
 	echo "machine: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo); source $(git -C "$SRC_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'); run took $(calc '%.0f' "$(now) - $T_START") s"
 	echo "other BPF program holders at start (skew the 'off' runs): ${OTHERS:-none}"
 	echo
@@ -581,6 +698,18 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	printf '%-52s %14s %14s %s\n' "   growth from $RSS_BATCH to $RSS_TOTAL (%)" "$RSS_GROWTH" "<= 10" "$(verdict "$RSS_GROWTH <= 10")"
 	printf '%-52s %14s %14s %s\n' "   agent CPU per process, first / last batch (us)" "$RSS_CPU_FIRST / $RSS_CPU_LAST" "" "(info)"
 	printf '%-52s %14s %14s %s\n' "     of which the sinks' threads (us)" "$RSS_SINK_FIRST / $RSS_SINK_LAST" "" "(info)"
+	printf '%-52s %14s %14s %s\n' "6. files: $FILES_N opens+closes, off (median s)" "$F_OPENS_OFF" "" ""
+	printf '%-52s %14s %14s %s\n' "   on (median s)" "$F_OPENS_ON" "" ""
+	printf '%-52s %14s %14s %s\n' "   median on/off ratio, $FILES_PAIRS pairs" "$F_OPENS_RATIO" "" "(info)"
+	printf '%-52s %14s %14s %s\n' "   $FILES_READ_MIB MiB in 4 KiB reads, off (median s)" "$F_READ_OFF" "" ""
+	printf '%-52s %14s %14s %s\n' "   on (median s)" "$F_READ_ON" "" ""
+	printf '%-52s %14s %14s %s\n' "   median on/off ratio, $FILES_PAIRS pairs" "$F_READ_RATIO" "<= 1.03" "$(verdict "$F_READ_RATIO <= 1.03")"
+	printf '%-52s %14s %14s %s\n' "   $FILES_READ_MIB MiB O_DIRECT writes, off (median s)" "$F_DW_OFF" "" ""
+	printf '%-52s %14s %14s %s\n' "   on (median s)" "$F_DW_ON" "" ""
+	printf '%-52s %14s %14s %s\n' "   median on/off ratio, $FILES_DIRECT_PAIRS pairs" "$F_DW_RATIO" "" "(info)"
+	printf '%-52s %14s %14s %s\n' "   BPF per openat+close, file programs (us)" "$(calc '%.3f' "$F_OPEN_NS / 1000")" "<= 1.5" "$(verdict "$F_OPEN_NS / 1000 <= 1.5")"
+	printf '%-52s %14s %14s %s\n' "   BPF per 4 KiB read (ns)" "$F_READ_NS" "" "(info)"
+	printf '%-52s %14s %14s %s\n' "   jobtraced CPU per open, all threads (us)" "$F_OPEN_AGENT_US" "" "(info)"
 	echo
 	echo "details"
 	echo " storm pairs:"
@@ -608,6 +737,10 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	echo " jt_switch ran $SW_RUNS times during the storm window ($SW_CTXT context switches in /proc/stat)"
 	echo " execsnoop BPF programs: $S_PROGS"
 	echo " RSS (processes:KiB): ${RSS_LINES[*]}"
+	echo " files: O_DIRECT: $F_DIRECT; pairs:"
+	printf '%s\n' "${FILES_LINES[@]}"
+	echo "   file programs (jt_files, jt_exit; jt_open, jt_close with follow_opens): $F_OPEN_RUNS runs over the opens window, $F_READ_RUNS over the reads';"
+	echo "   the machine's other exits and passes over as long, subtracted: $F_OPEN_BG ns and $F_READ_BG ns; fd map full: ${F_FILES_REC:-n/a}"
 	echo " RSS after $RSS_TOTAL processes by kind (KiB): BPF ring buffer $RSS_RB, anonymous (heap, arenas, stacks) $RSS_ANON, files (program and libraries) $RSS_FILES"
 } | tee "$OUT"
 say "results written to $OUT"

@@ -13,7 +13,7 @@
 #include <linux/types.h>
 #endif
 
-#define JT_EVENTS_VERSION 5
+#define JT_EVENTS_VERSION 6
 
 #define JT_COMM_LEN 16
 #define JT_FILENAME_LEN 256
@@ -23,12 +23,15 @@
 #define JT_CGROUP_LEN 512	/* one cgroup path, '/'-joined */
 #define JT_CGROUP_DEPTH 12	/* deepest cgroup level walked */
 #define JT_MEMCG_LEVELS 6	/* memory cgroup and ancestors read at exit */
+#define JT_PATH_LEN 256		/* a path as an open(2) call gave it, cut */
 
 enum jt_event_type {
 	JT_EV_FORK = 1,
 	JT_EV_EXEC = 2,
 	JT_EV_EXIT = 3,
 	JT_EV_OOM = 4,
+	JT_EV_FOPEN = 5,	/* a tracked process opened a file (or one it had) */
+	JT_EV_FCLOSE = 6,	/* ... closed it, or ended with it open */
 };
 
 /* Indices of the per-CPU drop/diagnostic counter array `jt_counters`. */
@@ -40,6 +43,8 @@ enum jt_counter {
 	JT_CNT_TRACK_FULL,		/* tracked-pid map full at fork */
 	JT_CNT_EXCLUDED,		/* events of excluded processes kept in the kernel */
 	JT_CNT_EXIT_EARLY,		/* exit sent before the last switch (map full) */
+	JT_CNT_RB_DROP_FILE,		/* ring buffer full: a file open or close lost */
+	JT_CNT_FSLOT_FULL,		/* fd map full: the file counted as rest */
 	JT_CNT_NR,
 };
 
@@ -96,6 +101,19 @@ struct jt_wait {
 };
 _Static_assert(sizeof(struct jt_wait) == 56, "jt_wait layout");
 
+/*
+ * What a process's files that are not listed add up to (struct
+ * jt_tracked): non-regular files (pipes, sockets, others), and the files
+ * the kernel could not follow one by one (the fd map was full).
+ */
+struct jt_fcount {
+	__u64 a;		/* nonreg: pipes; lost: files */
+	__u64 b;		/* nonreg: sockets; lost: opens */
+	__u64 read_bytes;
+	__u64 write_bytes;
+};
+_Static_assert(sizeof(struct jt_fcount) == 32, "jt_fcount layout");
+
 /* Value of the tracked-pid map (key: tgid).  Written by fork/iterator,
  * net counters added by the socket tracepoints, dead threads' counters
  * added at their last context switch, read and deleted at exit. */
@@ -111,8 +129,45 @@ struct jt_tracked {
 	/* waits of threads that exited earlier (their nvcsw/nivcsw are in
 	 * signal_struct, as getrusage(2) has them: left 0 here) */
 	struct jt_wait wait_acc;
+	__u64 nslots;		/* its entries in the fd map (fslots) */
+	struct jt_fcount nonreg;	/* pipes, sockets, other non-regular */
+	struct jt_fcount lost;		/* files beyond the fd map */
 };
-_Static_assert(sizeof(struct jt_tracked) == 144, "jt_tracked layout");
+_Static_assert(sizeof(struct jt_tracked) == 216, "jt_tracked layout");
+
+/* Kinds of an open file (struct jt_fslot.kind). */
+#define JT_FK_REG 1		/* regular file */
+#define JT_FK_DIR 2		/* directory */
+#define JT_FK_PIPE 3		/* pipe or FIFO */
+#define JT_FK_SOCK 4		/* socket */
+#define JT_FK_OTHER 5		/* device, eventfd, anon inode, ... */
+
+/* struct jt_fslot.flags and struct jt_ev_fclose.flags */
+#define JT_FS_MMAP 0x1		/* mapped: bytes through it not known */
+#define JT_FS_SIZE 0x2		/* size is known (fclose) */
+#define JT_FS_DELETED 0x4	/* no name left (i_nlink 0) at close/exit */
+#define JT_FS_AT_EXIT 0x8	/* fclose: still open when the process ended */
+#define JT_FS_STALE 0x10	/* fclose: closed unseen (exec's O_CLOEXEC),
+				 * found when its fd was reused or at exit */
+#define JT_FS_INHERITED 0x20	/* fopen: an fd it had, its open unseen */
+
+/*
+ * Value of the fd map (key: tgid << 32 | fd): one open file of a tracked
+ * process, from its open (or first use) to its close or the process's
+ * end.  The syscall exits add the bytes each read and write moved.
+ */
+struct jt_fslot {
+	__u64 inode;		/* the kernel's inode address (identity) */
+	__u64 dev;
+	__u64 ino;
+	__u64 read_bytes;
+	__u64 write_bytes;
+	__u64 size;		/* at the close's entry, with JT_FS_SIZE */
+	__u32 kind;		/* JT_FK_* */
+	__u32 flags;		/* JT_FS_MMAP; JT_FS_SIZE, JT_FS_DELETED at
+				 * the close's entry */
+};
+_Static_assert(sizeof(struct jt_fslot) == 56, "jt_fslot layout");
 
 struct jt_ev_hdr {
 	__u32 type;		/* enum jt_event_type */
@@ -190,8 +245,10 @@ struct jt_ev_exit {
 	__u32 pad;
 	char comm[JT_COMM_LEN];
 	struct jt_wait wait;	/* all threads', like runtime_ns */
+	struct jt_fcount nonreg;	/* its non-regular files (jt_tracked) */
+	struct jt_fcount lost;		/* files beyond the kernel's fd map */
 };
-_Static_assert(sizeof(struct jt_ev_exit) == 272, "jt_ev_exit layout");
+_Static_assert(sizeof(struct jt_ev_exit) == 336, "jt_ev_exit layout");
 
 struct jt_ev_oom {
 	struct jt_ev_hdr hdr;
@@ -202,6 +259,38 @@ struct jt_ev_oom {
 	char comm[JT_COMM_LEN];
 };
 _Static_assert(sizeof(struct jt_ev_oom) == 64, "jt_ev_oom layout");
+
+/* A tracked process opened a regular file or a directory (once an open). */
+struct jt_ev_fopen {
+	struct jt_ev_hdr hdr;
+	__s32 fd;
+	__s32 dirfd;		/* openat's: AT_FDCWD (-100) or a folder's fd */
+	__u32 oflags;		/* the open's O_* flags (inherited: f_flags) */
+	__u16 kind;		/* JT_FK_REG or JT_FK_DIR */
+	__u16 flags;		/* JT_FS_INHERITED */
+	__u64 dev;
+	__u64 ino;
+	__u64 size;		/* i_size at the open */
+	__u32 tid;
+	__u32 path_len;		/* bytes in path, no NUL; 0: not known */
+	char path[JT_PATH_LEN];	/* as the call gave it (maybe relative) */
+};
+_Static_assert(sizeof(struct jt_ev_fopen) == 328, "jt_ev_fopen layout");
+
+/* ... and closed it, or ended with it open: its bytes and size. */
+struct jt_ev_fclose {
+	struct jt_ev_hdr hdr;
+	__s32 fd;
+	__u32 flags;		/* JT_FS_* */
+	__u64 dev;
+	__u64 ino;
+	__u64 read_bytes;
+	__u64 write_bytes;
+	__u64 size;		/* with JT_FS_SIZE */
+	__u32 kind;
+	__u32 pad;
+};
+_Static_assert(sizeof(struct jt_ev_fclose) == 80, "jt_ev_fclose layout");
 
 /*
  * Written by the task iterator into its seq_file, one per thread of a

@@ -16,6 +16,7 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define PF_KTHREAD 0x00200000
+#define PF_EXITING 0x00000004
 #define SIGNAL_GROUP_EXIT 0x00000004
 #define AF_INET 2
 #define AF_INET6 10
@@ -132,40 +133,33 @@ static __always_inline struct kernfs_node *kn_parent(struct kernfs_node *kn)
 	return BPF_CORE_READ((struct kernfs_node___old *)kn, parent);
 }
 
-/* Write the '/'-joined path of cgroup node kn into out; returns bytes. */
-static __always_inline __u16 cgroup_path(struct kernfs_node *kn, char *out)
+#define NAMES_MAX 16	/* deepest path joined (cgroups: JT_CGROUP_DEPTH) */
+
+/*
+ * Join names[depth - 1] .. names[0] (the root's child first) with '/'
+ * into out (len bytes, at most JT_CGROUP_LEN), through the per-CPU
+ * scratch; returns the bytes written ("/" for depth 0).
+ */
+static __always_inline __u16 join_names(const char **names, int depth,
+					char *out, __u32 len)
 {
-	const char *names[JT_CGROUP_DEPTH] = {};
 	__u32 zero = 0, pos = 0;
-	int depth = 0;
 	__u64 off;
 	char *buf;
 
-	buf = bpf_map_lookup_elem(&cg_scratch, &zero);
-	if (!buf)
-		return 0;
-	for (int i = 0; i < JT_CGROUP_DEPTH; i++) {
-		struct kernfs_node *parent;
-
-		if (!kn)
-			break;
-		parent = kn_parent(kn);
-		if (!parent)
-			break;	/* kn is the hierarchy's root */
-		names[i] = BPF_CORE_READ(kn, name);
-		depth = i + 1;
-		kn = parent;
-	}
 	if (depth == 0) {
 		out[0] = '/';
 		return 1;
 	}
-	for (int i = JT_CGROUP_DEPTH - 1; i >= 0; i--) {
+	buf = bpf_map_lookup_elem(&cg_scratch, &zero);
+	if (!buf)
+		return 0;
+	for (int i = NAMES_MAX - 1; i >= 0; i--) {
 		long n;
 
 		if (i >= depth)
 			continue;
-		if (pos >= JT_CGROUP_LEN - 1)
+		if (pos >= len - 1)
 			break;
 		off = pos;
 		barrier_var(off);	/* keep the mask: the verifier needs it */
@@ -180,10 +174,31 @@ static __always_inline __u16 cgroup_path(struct kernfs_node *kn, char *out)
 		if (n > 1)
 			pos += n - 1;
 	}
-	if (pos > JT_CGROUP_LEN)
-		pos = JT_CGROUP_LEN;
-	bpf_probe_read_kernel(out, JT_CGROUP_LEN, buf);
+	if (pos > len)
+		pos = len;
+	bpf_probe_read_kernel(out, len, buf);
 	return pos;
+}
+
+/* Write the '/'-joined path of cgroup node kn into out; returns bytes. */
+static __always_inline __u16 cgroup_path(struct kernfs_node *kn, char *out)
+{
+	const char *names[NAMES_MAX] = {};
+	int depth = 0;
+
+	for (int i = 0; i < JT_CGROUP_DEPTH; i++) {
+		struct kernfs_node *parent;
+
+		if (!kn)
+			break;
+		parent = kn_parent(kn);
+		if (!parent)
+			break;	/* kn is the hierarchy's root */
+		names[i] = BPF_CORE_READ(kn, name);
+		depth = i + 1;
+		kn = parent;
+	}
+	return join_names(names, depth, out, JT_CGROUP_LEN);
 }
 
 /* Resident pages of an mm (file + anon + shmem, like get_mm_rss()). */
@@ -610,6 +625,529 @@ static __always_inline void memcg_peaks(struct jt_ev_exit *e,
 	}
 }
 
+/* ---- files: what tracked processes have open ------------------------------
+ *
+ * By default no program runs at system calls: a syscall tracepoint
+ * (tp_btf/sys_exit, syscalls:*) puts every call of every process on the
+ * node on the kernel's slow path (bench/filecand-latest.txt: 4 KiB reads
+ * 1.07 times slower with tracepoints on openat and close only).  The
+ * kernel already keeps what a record needs per open file: its offset
+ * (f_pos), its inode's size and link count, how it was opened (f_flags,
+ * f_mode), its name.  jt_files (iter/task_file) reads them for the
+ * tracked processes at each sample pass (the name with bpf_d_path); the
+ * last thread's exit (jt_exit: the fd table is still attached) reads them
+ * for the files still open (the name from the dentry chain).  A file's
+ * bytes are its offset when last seen: exact for a file read or written
+ * from its start without seeks and seen at the end; a file opened and
+ * closed between two passes is not seen; pread/pwrite and mmap move no
+ * offset.  files.follow_opens adds jt_open (syscalls:sys_exit_open,
+ * openat, openat2, creat) and jt_close (syscalls:sys_enter_close), paying
+ * that slow path: every open is seen with the flags asked, every close
+ * with the offset and size then.  doc/architecture.md, "Files".
+ */
+
+/* tgid << 32 | fd -> jt_fslot: the open files of tracked processes seen
+ * by a pass or the exit walk.  A reused fd, and the process's end
+ * (jt_exit), send and remove it.  Full: counted in jt_tracked.lost. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct jt_fslot);
+} fslots SEC(".maps");
+
+/* Set by the agent before load: 1 when files are recorded. */
+const volatile __u32 files_enabled = 0;
+
+#define S_IFIFO_ 0010000
+#define S_IFSOCK_ 0140000
+#define FMODE_WRITE_ 0x2
+#define MAX_FDS_WALKED 65536
+
+/* The kind of file an inode mode is. */
+static __always_inline __u32 mode_kind(__u32 mode)
+{
+	switch (mode & S_IFMT_) {
+	case S_IFREG_:
+		return JT_FK_REG;
+	case S_IFDIR_:
+		return JT_FK_DIR;
+	case S_IFIFO_:
+		return JT_FK_PIPE;
+	case S_IFSOCK_:
+		return JT_FK_SOCK;
+	default:
+		return JT_FK_OTHER;
+	}
+}
+
+/* Fill a slot from an open file; false when there is none. */
+static __always_inline bool slot_of(struct file *f, struct jt_fslot *s)
+{
+	struct inode *ino = f ? BPF_CORE_READ(f, f_inode) : NULL;
+
+	if (!ino)
+		return false;
+	s->inode = (__u64)ino;
+	s->dev = BPF_CORE_READ(ino, i_sb, s_dev);
+	s->ino = BPF_CORE_READ(ino, i_ino);
+	s->kind = mode_kind(BPF_CORE_READ(ino, i_mode));
+	return true;
+}
+
+/* What the kernel keeps for an open file, into its slot: the offset as
+ * the bytes written (opened for writing) or read, the size, whether it
+ * has a name left (JT_FS_SIZE, JT_FS_DELETED). */
+static __always_inline void slot_seen(struct jt_fslot *s, struct file *f)
+{
+	struct inode *ino = (struct inode *)s->inode;
+	__u64 pos = BPF_CORE_READ(f, f_pos);
+
+	if (BPF_CORE_READ(f, f_mode) & FMODE_WRITE_)
+		s->write_bytes = pos;
+	else
+		s->read_bytes = pos;
+	s->size = BPF_CORE_READ(ino, i_size);
+	s->flags |= JT_FS_SIZE;
+	if (!BPF_CORE_READ(ino, __i_nlink))
+		s->flags |= JT_FS_DELETED;
+}
+
+/*
+ * Send a slot's sums and forget it.  flags: JT_FS_AT_EXIT (the file is
+ * still open at the process's end, seen just now), JT_FS_STALE (its fd
+ * was closed since the pass that saw it: sums and size as seen then).
+ */
+static __always_inline void slot_close(struct jt_tracked *t, __u64 key,
+				       struct jt_fslot *s, __u32 flags,
+				       __u64 start_ns)
+{
+	struct jt_ev_fclose *e;
+
+	if (s->kind == JT_FK_REG || s->kind == JT_FK_DIR) {
+		e = reserve(sizeof(*e), JT_CNT_RB_DROP_FILE);
+		if (e) {
+			e->hdr.type = JT_EV_FCLOSE;
+			e->hdr.pid = key >> 32;
+			e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+			e->hdr.start_ns = start_ns;
+			e->fd = (__s32)(__u32)key;
+			e->flags = flags | (s->flags & (JT_FS_MMAP | JT_FS_SIZE |
+							JT_FS_DELETED));
+			e->dev = s->dev;
+			e->ino = s->ino;
+			e->read_bytes = s->read_bytes;
+			e->write_bytes = s->write_bytes;
+			e->size = (e->flags & JT_FS_SIZE) ? s->size : 0;
+			e->kind = s->kind;
+			e->pad = 0;
+			submit(e);
+		}
+	}
+	if (!bpf_map_delete_elem(&fslots, &key) && t->nslots)
+		__sync_fetch_and_add(&t->nslots, -1);
+}
+
+/* State of a walk up a dentry chain (file_name). */
+struct name_walk {
+	struct dentry *d;
+	struct mount *m;
+	const char *names[NAMES_MAX];
+	__u32 depth;
+	__u32 done;		/* 1: at the root of the root mount */
+};
+
+/* One step up: to the parent, or from a mount's root to its mountpoint. */
+static long name_step(__u32 i, struct name_walk *w)
+{
+	struct dentry *d = w->d, *up = BPF_CORE_READ(d, d_parent);
+	struct mount *m = w->m, *pm;
+	__u32 k;
+
+	if (d == BPF_CORE_READ(m, mnt.mnt_root)) {
+		pm = BPF_CORE_READ(m, mnt_parent);
+		if (pm == m) {
+			w->done = 1;
+			return 1;
+		}
+		w->d = BPF_CORE_READ(m, mnt_mountpoint);
+		w->m = pm;
+		return 0;
+	}
+	if (up == d) {		/* a root not mounted here (another ns) */
+		w->done = 1;
+		return 1;
+	}
+	k = w->depth;
+	if (k >= NAMES_MAX)
+		return 1;
+	w->names[k & (NAMES_MAX - 1)] =
+		(const char *)BPF_CORE_READ(d, d_name.name);
+	w->depth = k + 1;
+	w->d = up;
+	return 0;
+}
+
+/* The absolute name of an open file from its dentry chain, crossing
+ * mounts, into out (JT_PATH_LEN); its length, 0 when deeper than
+ * NAMES_MAX.  For the exit walk: bpf_d_path is for iterators only. */
+static __always_inline __u32 file_name(struct file *f, char *out)
+{
+	struct name_walk w = {};
+
+	w.d = BPF_CORE_READ(f, f_path.dentry);
+	w.m = container_of(BPF_CORE_READ(f, f_path.mnt), struct mount, mnt);
+	bpf_loop(4 * NAMES_MAX, name_step, &w, 0);
+	if (!w.done)
+		return 0;
+	return join_names(w.names, w.depth, out, JT_PATH_LEN - 1);
+}
+
+/*
+ * Tell the agent of a regular file or folder open at fd (seen the first
+ * time) with the O_* flags oflags.  d_path: 1 in an iterator
+ * (bpf_d_path), 0 elsewhere (the dentry chain).  The name is absolute; a
+ * deleted file's ends at its own name.
+ */
+static __always_inline void send_open(__u32 tgid, __u64 start_ns, __s32 fd,
+				      const struct jt_fslot *s, struct file *f,
+				      __u32 oflags, bool d_path)
+{
+	struct jt_ev_fopen *e = reserve(sizeof(*e), JT_CNT_RB_DROP_FILE);
+	long n = 0;
+
+	if (!e)
+		return;
+	e->hdr.type = JT_EV_FOPEN;
+	e->hdr.pid = tgid;
+	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
+	e->hdr.start_ns = start_ns;
+	e->fd = fd;
+	e->dirfd = -100;	/* AT_FDCWD: the name is absolute */
+	e->oflags = oflags;
+	e->kind = s->kind;
+	e->flags = 0;
+	e->dev = s->dev;
+	e->ino = s->ino;
+	e->size = BPF_CORE_READ(f, f_inode, i_size);
+	e->tid = tgid;
+	if (d_path) {
+		n = bpf_d_path((struct path *)&f->f_path, e->path, sizeof(e->path));
+		/* " (deleted)": 10 bytes before the NUL */
+		if (n > 11 && (s->flags & JT_FS_DELETED)) {
+			__u32 cut = (n - 11) & (JT_PATH_LEN - 1);
+
+			if (e->path[cut] == ' ')
+				n = cut + 1;
+		}
+	} else {
+		n = file_name(f, e->path) + 1;
+	}
+	if (n <= 1) {
+		e->path[0] = '\0';
+		n = 1;
+	}
+	e->path_len = n - 1;
+	submit(e);
+}
+
+/* A pipe or socket counted for t (files_nonregular). */
+static __always_inline void nonreg_count(struct jt_tracked *t, __u32 kind)
+{
+	if (kind == JT_FK_PIPE)
+		__sync_fetch_and_add(&t->nonreg.a, 1);
+	else if (kind == JT_FK_SOCK)
+		__sync_fetch_and_add(&t->nonreg.b, 1);
+}
+
+/* Where file_seen() is called from. */
+enum fseen {
+	FSEEN_PASS,	/* a sample pass (iterator: bpf_d_path) */
+	FSEEN_EXIT,	/* the exit walk: sent closed, JT_FS_AT_EXIT */
+	FSEEN_OPEN,	/* its open (files.follow_opens): a new slot */
+	FSEEN_CLOSE,	/* its close (files.follow_opens): sent closed */
+};
+
+/*
+ * An open file f at fd of tracked process t: its slot made (and the open
+ * sent with the O_* flags oflags) the first time, its offset and size
+ * read every time.  A slot of another file at fd (any slot at an open)
+ * was closed unseen since: sent first, stale.  At exit or at its close, a
+ * file seen the first time is sent open and closed, without a slot.  0,
+ * or -1 when the map is full (the file counted as lost).
+ */
+static __always_inline int file_seen(struct jt_tracked *t, __u32 tgid,
+				     __u32 fd, struct file *f, enum fseen how,
+				     __u32 oflags)
+{
+	__u64 key = (__u64)tgid << 32 | fd;
+	struct jt_fslot n = {}, *s;
+	bool named;
+
+	if (!slot_of(f, &n))
+		return 0;
+	named = n.kind == JT_FK_REG || n.kind == JT_FK_DIR;
+	s = bpf_map_lookup_elem(&fslots, &key);
+	if (s && (s->inode != n.inode || how == FSEEN_OPEN)) {
+		slot_close(t, key, s, JT_FS_STALE, t->start_ns);
+		s = NULL;
+	}
+	if (s) {
+		if (named)
+			slot_seen(s, f);
+		return 0;
+	}
+	if (named)
+		slot_seen(&n, f);
+	if (how == FSEEN_EXIT || how == FSEEN_CLOSE) {
+		nonreg_count(t, n.kind);
+		if (named) {
+			send_open(tgid, t->start_ns, fd, &n, f, oflags, false);
+			slot_close(t, key, &n, how == FSEEN_EXIT ?
+				   JT_FS_AT_EXIT : 0, t->start_ns);
+		}
+		return 0;
+	}
+	if (bpf_map_update_elem(&fslots, &key, &n, BPF_NOEXIST)) {
+		count(JT_CNT_FSLOT_FULL);
+		if (named) {
+			__sync_fetch_and_add(&t->lost.a, 1);
+			__sync_fetch_and_add(&t->lost.b, 1);
+		}
+		return -1;
+	}
+	__sync_fetch_and_add(&t->nslots, 1);
+	nonreg_count(t, n.kind);
+	if (named)
+		send_open(tgid, t->start_ns, fd, &n, f, oflags,
+			  how == FSEEN_PASS);
+	return 0;
+}
+
+/* A sample pass over the open files of the tracked processes (threads
+ * sharing their fd table are not visited again by the kernel). */
+SEC("iter/task_file")
+int jt_files(struct bpf_iter__task_file *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct file *f = ctx->file;
+	struct jt_tracked *t;
+	__u32 tgid;
+
+	if (!task || !f || !files_enabled)
+		return 0;
+	/* an ending process is the exit's: a slot made after its walk
+	 * would outlive it */
+	if (task->flags & PF_EXITING)
+		return 0;
+	tgid = task->tgid;
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t || (t->flags & JT_TF_EXCLUDED))
+		return 0;
+	file_seen(t, tgid, ctx->fd, f, FSEEN_PASS, f->f_flags);
+	return 0;
+}
+
+/* ---- files.follow_opens: every open and close of a tracked process ------- */
+
+#define O_WRONLY_ 01
+#define O_CREAT_ 0100
+#define O_TRUNC_ 01000
+#define FMODE_CREATED_ 0x100000	/* f_mode: this open created the file */
+#define NR_OPEN_ 2		/* x86-64 system call numbers */
+#define NR_CREAT_ 85
+#define NR_OPENAT_ 257
+#define NR_OPENAT2_ 437
+
+/* The file at fd of the current process, NULL when none. */
+static __always_inline struct file *fd_file(__u32 fd)
+{
+	struct task_struct *p = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(p, files, fdt);
+	struct file **arr, *f = NULL;
+
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	arr = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+	return f;
+}
+
+/* The O_* flags open call nr asked for (from its registers, which its
+ * exit still has); O_CREAT only when this open created the file. */
+static __always_inline __u32 open_flags(long nr, struct file *f)
+{
+	struct pt_regs *r = (struct pt_regs *)
+		bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct open_how *how;
+	__u64 fl = 0;
+
+	switch (nr) {
+	case NR_OPEN_:
+		fl = BPF_CORE_READ(r, si);
+		break;
+	case NR_OPENAT_:
+		fl = BPF_CORE_READ(r, dx);
+		break;
+	case NR_CREAT_:
+		fl = O_WRONLY_ | O_CREAT_ | O_TRUNC_;
+		break;
+	case NR_OPENAT2_:
+		how = (struct open_how *)BPF_CORE_READ(r, dx);
+		bpf_probe_read_user(&fl, sizeof(fl), &how->flags);
+		break;
+	}
+	if (!(BPF_CORE_READ(f, f_mode) & FMODE_CREATED_))
+		fl &= ~(__u64)O_CREAT_;
+	return fl;
+}
+
+/* The end of an open of a tracked process: a slot for its fd, the open
+ * sent with its flags and its name from the dentry chain. */
+static __always_inline int opened(long nr, long ret)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct jt_tracked *t;
+	struct file *f;
+
+	if (ret < 0)
+		return 0;
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t || (t->flags & JT_TF_EXCLUDED))
+		return 0;
+	f = fd_file(ret);
+	if (f)
+		file_seen(t, tgid, ret, f, FSEEN_OPEN, open_flags(nr, f));
+	return 0;
+}
+
+/* The exit of open, openat, openat2 and creat (the agent attaches this
+ * program to the four tracepoints).  Their record (syscall_trace_exit) is
+ * the call's number as an int where raw_syscalls' has a long id, then the
+ * return value: the low 32 bits tell which call. */
+SEC("tracepoint/syscalls/sys_exit_openat")
+int jt_open(struct trace_event_raw_sys_exit *ctx)
+{
+	return opened((__s32)ctx->id, ctx->ret);
+}
+
+/* A close by a tracked process, at its entry (the file is still at fd):
+ * its offset and size read, the slot sent and forgotten (a file whose
+ * open was not seen is sent open and closed). */
+SEC("tracepoint/syscalls/sys_enter_close")
+int jt_close(struct trace_event_raw_sys_enter *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, fd = ctx->args[0];
+	__u64 key = (__u64)tgid << 32 | fd;
+	struct jt_tracked *t;
+	struct jt_fslot *s;
+	struct file *f;
+
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t || (t->flags & JT_TF_EXCLUDED))
+		return 0;
+	f = fd_file(fd);
+	if (!f || file_seen(t, tgid, fd, f, FSEEN_CLOSE,
+			    BPF_CORE_READ(f, f_flags)))
+		return 0;
+	s = bpf_map_lookup_elem(&fslots, &key);
+	if (s)
+		slot_close(t, key, s, 0, t->start_ns);
+	return 0;
+}
+
+/* State of the walk over an ending process's fd table (files_at_exit). */
+struct fd_walk {
+	struct jt_tracked *t;
+	struct file **arr;
+	__u32 tgid;
+	__u32 max;
+};
+
+/* One fd of an ending process: its file seen a last time. */
+static long walk_fd(__u32 fd, struct fd_walk *w)
+{
+	struct file *f = NULL;
+
+	if (fd >= w->max)
+		return 1;
+	bpf_probe_read_kernel(&f, sizeof(f), &w->arr[fd]);
+	if (f && file_seen(w->t, w->tgid, fd, f, FSEEN_EXIT,
+			    BPF_CORE_READ(f, f_flags)))
+		return 1;	/* the map is full */
+	return 0;
+}
+
+/* One slot of an ending process: sent (still open or closed since the
+ * pass that saw it), forgotten. */
+static long walk_slot(__u32 fd, struct fd_walk *w)
+{
+	__u64 key = (__u64)w->tgid << 32 | fd;
+	struct jt_fslot *s;
+	struct file *f = NULL;
+
+	if (!w->t->nslots)
+		return 1;
+	s = bpf_map_lookup_elem(&fslots, &key);
+	if (!s)
+		return 0;
+	if (fd < w->max)
+		bpf_probe_read_kernel(&f, sizeof(f), &w->arr[fd]);
+	slot_close(w->t, key, s, f && (__u64)BPF_CORE_READ(f, f_inode) ==
+		   s->inode ? JT_FS_AT_EXIT : JT_FS_STALE, w->t->start_ns);
+	return 0;
+}
+
+#define FD_WORDS_SCANNED 16	/* open_fds words read for fds_end */
+
+/* One past the highest open fd of a table (its open_fds bitmap), so that
+ * the walk stops there; max_fds for tables wider than FD_WORDS_SCANNED
+ * words. */
+static __always_inline __u32 fds_end(struct fdtable *fdt, __u32 max)
+{
+	unsigned long *bits = BPF_CORE_READ(fdt, open_fds);
+	__u64 v = 0, top = 0;
+	__u32 words = (max + 63) / 64, last = 0, n = 0;
+
+	if (words > FD_WORDS_SCANNED)
+		return max;
+	for (__u32 i = 0; i < FD_WORDS_SCANNED && i < words; i++) {
+		bpf_probe_read_kernel(&v, sizeof(v), &bits[i]);
+		if (v) {
+			top = v;
+			last = i;
+		}
+	}
+	if (!top)
+		return 0;
+	for (int k = 32; k > 0; k >>= 1) {	/* the highest set bit */
+		if (top >> k) {
+			top >>= k;
+			n += k;
+		}
+	}
+	return last * 64 + n + 1;
+}
+
+/* The files of a process at its end (its last thread's exit: the fd
+ * table is still there): each seen a last time, then every slot sent. */
+static __always_inline void files_at_exit(struct jt_tracked *t,
+					  struct task_struct *p, __u32 tgid)
+{
+	struct fdtable *fdt = BPF_CORE_READ(p, files, fdt);
+	struct fd_walk w = { t, NULL, tgid, 0 };
+
+	if (!files_enabled)
+		return;
+	if (fdt && !(t->flags & JT_TF_EXCLUDED)) {
+		w.arr = BPF_CORE_READ(fdt, fd);
+		w.max = fds_end(fdt, BPF_CORE_READ(fdt, max_fds));
+		bpf_loop(MAX_FDS_WALKED, walk_fd, &w, 0);
+	}
+	if (t->nslots)
+		bpf_loop(MAX_FDS_WALKED, walk_slot, &w, 0);
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(jt_exit, struct task_struct *p)
 {
@@ -628,6 +1166,9 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 	sig = BPF_CORE_READ(p, signal);
 	if (BPF_CORE_READ(sig, live.counter) != 0)
 		return 0;	/* the group goes on; see jt_switch */
+	/* its open files' sums go out before the exit event; an excluded
+	 * one's slots (made before it was excluded) go too */
+	files_at_exit(t, p, tgid);
 	if (t->flags & JT_TF_EXCLUDED) {
 		count(JT_CNT_EXCLUDED);
 		goto untrack;
@@ -694,6 +1235,8 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 	e->rx_bytes = t->rx_bytes;
 	e->tx_bytes = t->tx_bytes;
 	memcg_peaks(e, p);
+	e->nonreg = t->nonreg;
+	e->lost = t->lost;
 
 	/*
 	 * This thread still runs: its CPU is final after its last switch,

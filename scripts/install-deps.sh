@@ -28,7 +28,7 @@ libelf-dev zlib1g-dev libconfig-dev liblua5.4-dev libsqlite3-dev
 libcurl4-openssl-dev libssl-dev procps"
 TEST="libclang-rt-dev libcmocka-dev sqlite3 slurm-wlm munge libslurm-dev
 slurmdbd mariadb-server clickhouse-server clickhouse-client python3 curl cloud-init dpkg-dev gpg docker.io busybox-static
-snakemake chromium sudo fuse3 libfuse3-dev openssl tmux"
+snakemake chromium sudo fuse3 libfuse3-dev openssl tmux strace"
 set_name=all
 list=
 for a in "$@"; do

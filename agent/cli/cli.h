@@ -128,6 +128,7 @@ void cli_help_rightsize(FILE *out);
 void cli_help_cost(FILE *out);
 void cli_help_top(FILE *out);
 void cli_help_sweep(FILE *out);
+void cli_help_files(FILE *out);
 void cli_help_rules(FILE *out);
 void cli_help_rules_fleet(FILE *out);
 struct rules;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * cmd_query.c - the commands that read stored records: report, export,
- * rightsize and cost.  Their options are checked by the query table
+ * rightsize, cost and files.  Their options are checked by the query table
  * (qcmd.h) that the agent's socket uses too; the answer comes from a
  * ClickHouse sink, from the agent (a user who may not read the store) or
  * from the store.
@@ -129,6 +129,27 @@ void cli_help_sweep(FILE *out)
 		"            cost is shown, not added: its idle time is in it)\n"
 		"\n--format text, json or csv (a header row; numbers unformatted).\n"
 		"TIME and --source: as for jobtrace cost.\n");
+}
+
+/* Usage of files after its synopsis. */
+void cli_help_files(FILE *out)
+{
+	fprintf(out,
+		"\nThe files each selected process opened, from the files of its process\n"
+		"record: how it opened them (read, write, create, append, truncate,\n"
+		"directory, direct), the opens, the bytes read and written through\n"
+		"them, the file's size when it closed it or exited (mmap: mapped, bytes\n"
+		"not known; deleted: gone by then).  Regular files only; pipes and\n"
+		"sockets are counted, and files beyond files.max_per_process are one\n"
+		"line of their count and bytes.  A running process shows its progress\n"
+		"from its latest sample (\"read 62%% of sample.fq.gz (3.1 of 5.0 GiB)\").\n"
+		"\n  --job ID   the job's processes   --run R  the run's (job.run)\n"
+		"  --pid PID  that process and its descendants\n"
+		"  --task T   only the processes of workflow task T (job.task)\n"
+		"\n--format text (per process), json (the processes, then \"data\": each\n"
+		"task's inputs, outputs and temporary files, as report's Data section;\n"
+		"see doc/reports.md) or csv (one row per process and file).\n"
+		"--source: as for jobtrace report (see jobtrace report --help).\n");
 }
 
 /* Usage of rightsize after its synopsis. */
@@ -388,6 +409,7 @@ int cli_query_args(const struct cli_cmd *cmd, int argc, char **argv,
 		{ "format", required_argument, NULL, 0 },
 		{ "no-tree", no_argument, NULL, 0 },
 		{ "by", required_argument, NULL, 0 },
+		{ "task", required_argument, NULL, 0 },
 		{ "source", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }

@@ -24,6 +24,8 @@ const struct cli_cmd cli_cmds[] = {
 	  " and done", 0, cli_help_top, cli_run_top },
 	{ "sweep", NULL, "idle nodes, low-CPU instances and stuck jobs of the"
 	  " fleet, and what they cost", 0, cli_help_sweep, cli_run_query },
+	{ "files", NULL, "what each process read and wrote, and how far along"
+	  " it is", 0, cli_help_files, cli_run_query },
 	{ "rules", "rules test [--rules DIR] [--exe PATH] [--parent CMD]"
 	  " [--repeat N] -- ARGV...\n"
 	  "rules test [OPTIONS] --lines FILE\n"
@@ -89,6 +91,8 @@ static void query_synopsis(FILE *out, const struct qcmd *q, int indent)
 	if (q->by)
 		fprintf(out, "%*s[--by job|task|tool|user|account|cost-center]\n",
 			indent, "");
+	if (q->task)
+		fprintf(out, "%*s[--task T]\n", indent, "");
 	qcmd_words(q->formats, "", "|", "|", list, sizeof(list));
 	fprintf(out, "%*s%s%s%s%s", indent, "",
 		q->format_required ? "--format " : "[--format ", list,

@@ -100,6 +100,67 @@ static void print_fields(FILE *out, const struct sf_field *f, size_t n)
 	}
 }
 
+/* The member key of process records' fields (a top-level one), or NULL. */
+static const struct sf_field *process_member(const char *key)
+{
+	const struct sf_record *r = &sf_records[SF_REC_PROCESS];
+
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->f[i].key, key))
+			return &r->f[i];
+	return NULL;
+}
+
+/*
+ * The columns a files row takes from its process record, in out[7]: its
+ * host, id (as process_id), pid, uid, start_time, job and tool.
+ */
+static size_t files_prefix(struct sf_field *out)
+{
+	static const char *const keys[] = { "host", "pid", "uid",
+					    "start_time", "job", "tool" };
+	const struct sf_field *f;
+	size_t n = 0;
+
+	out[n++] = (struct sf_field){ .key = "id", .keylen = 2,
+				      .type = SFT_STR, .col = "process_id",
+				      .doc = "the id of its process record" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		f = process_member(keys[i]);
+		if (f)
+			out[n++] = *f;
+	}
+	return n;
+}
+
+/*
+ * The table `files`: one row per process and file, from the files of
+ * process records (chschema_file_rows()), for fleet questions such as
+ * "which runs read this reference".
+ */
+static void print_files_table(FILE *out, const char *db)
+{
+	const struct sf_field *files = process_member("files");
+	struct sf_field pfx[8];
+	size_t n = files_prefix(pfx);
+
+	fprintf(out, "\n-- " CHSCHEMA_FILES_TABLE ": one row per process and"
+		" file it opened (the files of process records), with the"
+		" process's host, job and tool, for example\n"
+		"--   SELECT DISTINCT job_run FROM %s." CHSCHEMA_FILES_TABLE
+		" FINAL WHERE path = '/ref/GRCh38.fa' AND has(flags, 'read').\n"
+		"CREATE TABLE IF NOT EXISTS ", db);
+	print_ident(out, db);
+	fputs("." CHSCHEMA_FILES_TABLE "\n(\n", out);
+	print_fields(out, pfx + 1, n - 1);
+	if (files)
+		print_fields(out, files->sub, files->nsub);
+	fprintf(out, "    %-24s %-32s -- %s\n", pfx[0].col, "String", pfx[0].doc);
+	fputs(")\nENGINE = ReplacingMergeTree()\n"
+	      "PARTITION BY toYYYYMM(start_time)\n"
+	      "ORDER BY (host, start_time, process_id, path)\n;\n", out);
+}
+
 /*
  * Print the rules table: one row per `jobtrace rules push`, the bundle's
  * bytes as they were pushed (a String holds any bytes).  MergeTree, not
@@ -182,6 +243,7 @@ void chschema_print(FILE *out, const char *db)
 			"PARTITION BY toYYYYMM(%s)\n"
 			"ORDER BY (host, %s, id)\n;\n", t->time, t->time);
 	}
+	print_files_table(out, db);
 	print_rules_table(out, db);
 }
 
@@ -708,4 +770,87 @@ error:
 			 p.r.err_off + (size_t)(s - json));
 	jbuf_rewind(b, len0);
 	return err;
+}
+
+/*
+ * The row of each element of the files array at p->r: its columns, then
+ * the process's (pfx[0..plen), as JSON members without braces).
+ */
+static int file_rows(struct chp *p, const struct sf_field *files,
+		     const char *pfx, size_t plen, size_t *rows)
+{
+	size_t at;
+	int err;
+
+	if (jr_peek(&p->r) != JR_ARR)
+		return jr_skip(&p->r);
+	err = jr_arr_open(&p->r);
+	while (!err && (err = jr_next_elem(&p->r)) > 0) {
+		if (jr_peek(&p->r) != JR_OBJ) {
+			err = jr_skip(&p->r);
+			continue;
+		}
+		at = p->b->len;
+		json_obj_open(p->b);
+		err = parse_object(p, files->sub, files->nsub);
+		if (err)
+			break;
+		if (p->b->len == at + 1) {	/* no column: no row */
+			jbuf_rewind(p->b, at);
+			continue;
+		}
+		if (plen) {
+			jbuf_put(p->b, ",", 1);
+			jbuf_put(p->b, pfx, plen);
+		}
+		json_obj_close(p->b);
+		jbuf_put(p->b, "\n", 1);
+		(*rows)++;
+	}
+	return err;
+}
+
+/* The rows of table files for a process record (chschema.h). */
+int chschema_file_rows(struct jbuf *b, const char *json, size_t len)
+{
+	const struct sf_field *files = process_member("files");
+	struct sf_field pfx[8];
+	size_t n = files_prefix(pfx), len0 = b->len, rows = 0;
+	struct jbuf head;
+	struct jr_str key;
+	struct chp p;
+	int err;
+
+	if (b->oom)
+		return -ENOMEM;
+	if (!files || !jbuf_at_top(b))
+		return -EINVAL;
+	jbuf_init(&head);
+	jbuf_init(&p.heap);
+	p.b = &head;
+	p.phase_end = p.have_start = p.have_end = false;
+	/* the process's columns, once */
+	jr_init(&p.r, json, len);
+	json_obj_open(&head);
+	err = parse_object(&p, pfx, n);
+	if (!err && head.oom)
+		err = -ENOMEM;
+	/* then a row per element of its files */
+	p.b = b;
+	jr_init(&p.r, json, len);
+	if (!err)
+		err = jr_obj_open(&p.r);
+	while (!err && (err = jr_next_member(&p.r, &key)) > 0)
+		err = jr_str_eq(&key, "files", 5) ?
+		      file_rows(&p, files, head.buf + 1, head.len - 1, &rows) :
+		      jr_skip(&p.r);
+	jbuf_free(&head);
+	jbuf_free(&p.heap);
+	if (b->oom)
+		return -ENOMEM;
+	if (err) {
+		jbuf_rewind(b, len0);
+		return err;
+	}
+	return (int)rows;
 }

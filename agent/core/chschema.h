@@ -9,7 +9,8 @@
  * verbatim in a `json String` column.  chschema_print() writes the DDL,
  * chschema_row() turns one record into one JSONEachRow line for
  * `INSERT INTO db.TABLE FORMAT JSONEachRow` (with
- * input_format_skip_unknown_fields=1).
+ * input_format_skip_unknown_fields=1).  The table `files` has a row per
+ * process and file, made from process records by chschema_file_rows().
  */
 #ifndef JOBTRACE_CHSCHEMA_H
 #define JOBTRACE_CHSCHEMA_H
@@ -65,6 +66,20 @@ void chschema_print(FILE *out, const char *db);
  */
 int chschema_row(struct jbuf *b, const char *json, size_t len,
 		 const char **table);
+
+/* The table of one row per process and file (chschema_file_rows()). */
+#define CHSCHEMA_FILES_TABLE "files"
+
+/*
+ * Append to b (at the top level) one JSONEachRow line for table `files`
+ * per element of the files of the process record json[0..len): the
+ * element's columns (path, flags, opens, read_bytes, write_bytes,
+ * size_bytes, mmap, deleted) and its process's (host, process_id, pid,
+ * uid, start_time, job_*, tool_*).  An element that is no object, or has
+ * none of its members, gives no row.  Returns how many rows, or -EINVAL
+ * (not valid JSON; b as it was), -ENOMEM.
+ */
+int chschema_file_rows(struct jbuf *b, const char *json, size_t len);
 
 /* Why the last chschema_row() call in this thread failed ("" if it did not). */
 const char *chschema_strerror(void);

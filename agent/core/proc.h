@@ -12,6 +12,7 @@
 
 #define JT_STR_SMALL 64
 #define JT_STR_MEDIUM 128
+#define JT_PATH_MAX 4352	/* a file's path as a record keeps it */
 
 /* Job fields of schema v1 ("" when unknown). */
 struct jt_job {
@@ -71,6 +72,54 @@ struct jt_sigstate {
 	double mem_wait0_s;		/* reclaim + thrashing + swap-in then */
 };
 
+/* How a file was opened (struct jt_file.flags), over all its opens; the
+ * record's names are record.c's, in this order. */
+#define JT_FF_READ	0x01
+#define JT_FF_WRITE	0x02
+#define JT_FF_CREATE	0x04
+#define JT_FF_APPEND	0x08
+#define JT_FF_TRUNCATE	0x10
+#define JT_FF_DIRECTORY	0x20
+#define JT_FF_DIRECT	0x40
+#define JT_FF_ALL	0x7f
+
+/* One file of a process's files, as its record lists it. */
+struct jt_file {
+	char *path;			/* malloc'd: what the rules kept */
+	uint32_t flags;			/* JT_FF_* */
+	uint64_t opens;
+	uint64_t read_bytes;
+	uint64_t write_bytes;
+	uint64_t size_bytes;		/* when size_known */
+	bool size_known;
+	bool mmap;			/* mapped: bytes through it not known */
+	bool deleted;			/* unlinked while open, gone at the end */
+};
+
+/* What files_rest and files_nonregular count. */
+struct jt_files_count {
+	uint64_t count;			/* rest: files; nonregular: pipes */
+	uint64_t opens;			/* rest: opens; nonregular: sockets */
+	uint64_t read_bytes;
+	uint64_t write_bytes;
+};
+
+/* The files a process opened (files.h keeps it). */
+struct jt_files {
+	struct jt_file *v;		/* malloc'd, n used of cap */
+	size_t n, cap;
+	struct jt_files_count rest;	/* count, opens, bytes */
+	struct jt_files_count nonreg;	/* pipes, sockets, bytes */
+};
+
+/* How far along a running process is: its largest input (samples). */
+struct jt_progress {
+	bool set;
+	char path[256];			/* as the rules keep it */
+	uint64_t offset_bytes;
+	uint64_t size_bytes;
+};
+
 /* Process lifetime state bits (struct jt_proc.state). */
 #define JT_PID_MAX 4194304	/* the kernel's PID_MAX_LIMIT: the largest pid */
 
@@ -88,6 +137,8 @@ struct jt_sigstate {
 				 * checked in user space if a rule asks */
 #define JT_PS_IN_CT 0x400	/* counted as a process of its container */
 #define JT_PS_YOUNG_DUE 0x800	/* a pass was due for its first sample */
+
+struct files_raw;
 
 struct jt_proc {
 	/* identity: (pid, start_ns) never repeats on a boot */
@@ -130,6 +181,11 @@ struct jt_proc {
 	uint32_t gen;			/* bumped when exe, argv, comm or the
 					 * tool change (the rules' ancestor cache) */
 	struct jt_sigstate sig;		/* signals.c's */
+	struct files_raw *fraw;		/* files.h: what it opened so far,
+					 * NULL: none (or not recorded) */
+	struct jt_files *files;		/* the record's, at its end; NULL:
+					 * files not recorded (null) */
+	struct jt_progress progress;	/* the latest sample's */
 };
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "proc_table.h"
 #include "util.h"
 
@@ -49,6 +50,9 @@ int proc_table_new(struct proc_table **out)
 /* Release the strings of a jt_proc. */
 void proc_free_strings(struct jt_proc *p)
 {
+	files_raw_free(p->fraw);
+	free(p->fraw);
+	p->fraw = NULL;
 	free(p->exe);
 	free(p->argv);
 	free(p->cgroup);

@@ -36,6 +36,6 @@
 
 /* The requests a child answers (qcmd.h's table has each, in this order). */
 #define QUERY_COMMANDS { "report", "export", "rightsize", "cost", "top", \
-			 "sweep", NULL }
+			 "sweep", "files", NULL }
 
 #endif

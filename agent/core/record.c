@@ -2,6 +2,7 @@
 /* record.c - schema v1 records (one JSON object per line). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -287,13 +288,84 @@ static void counter_values(struct sv *v, const struct jt_counters *c)
 	sv_u64(&v[V_WAIT_NIVCSW], c->w.nivcsw);
 }
 
+/* The names of the JT_FF_* bits, lowest first, as files[].flags has them. */
+static const char file_flag_names[] =
+	"read\0write\0create\0append\0truncate\0directory\0direct";
+#define FILE_FLAGS_MAX sizeof(file_flag_names)
+
+/* The names of flags, NUL-separated, into out[FILE_FLAGS_MAX]; its length. */
+static size_t file_flags(uint32_t flags, char *out)
+{
+	const char *name = file_flag_names;
+	size_t len = 0;
+
+	for (uint32_t bit = 1; bit <= JT_FF_DIRECT; bit <<= 1) {
+		size_t n = strlen(name) + 1;
+
+		if (flags & bit) {
+			memcpy(out + len, name, n);
+			len += n;
+		}
+		name += n;
+	}
+	return len;
+}
+
+/*
+ * The values of files, files_rest and files_nonregular from fs (NULL:
+ * all null); elems[fs->n][VF__N] and flags[fs->n][FILE_FLAGS_MAX] hold
+ * the elements' values and must live as long as v.
+ */
+static void files_values(struct sv *v, const struct jt_files *fs,
+			 struct sv *elems, char *flags)
+{
+	const struct jt_files_count *r, *o;
+
+	if (!fs)
+		return;
+	r = &fs->rest;
+	o = &fs->nonreg;
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct jt_file *f = &fs->v[i];
+		struct sv *e = elems + i * VF__N;
+		char *fl = flags + i * FILE_FLAGS_MAX;
+
+		sv_str(&e[VF_FILE_PATH], f->path ? f->path : "");
+		e[VF_FILE_FLAGS].st = SV_SET;
+		e[VF_FILE_FLAGS].s = fl;
+		e[VF_FILE_FLAGS].n = (uint32_t)file_flags(f->flags, fl);
+		sv_u64(&e[VF_FILE_OPENS], f->opens);
+		sv_u64(&e[VF_FILE_READ_BYTES], f->read_bytes);
+		sv_u64(&e[VF_FILE_WRITE_BYTES], f->write_bytes);
+		if (f->size_known)
+			sv_u64(&e[VF_FILE_SIZE_BYTES], f->size_bytes);
+		sv_bool(&e[VF_FILE_MMAP], f->mmap);
+		sv_bool(&e[VF_FILE_DELETED], f->deleted);
+	}
+	v[V_FILES].st = SV_SET;
+	v[V_FILES].n = (uint32_t)fs->n;
+	v[V_FILES].elems = elems;
+	v[V_FILES_REST].st = v[V_FILES_NONREG].st = SV_SET;
+	sv_u64(&v[V_FILES_REST_COUNT], r->count);
+	sv_u64(&v[V_FILES_REST_OPENS], r->opens);
+	sv_u64(&v[V_FILES_REST_READ_BYTES], r->read_bytes);
+	sv_u64(&v[V_FILES_REST_WRITE_BYTES], r->write_bytes);
+	sv_u64(&v[V_FILES_NONREG_PIPES], o->count);
+	sv_u64(&v[V_FILES_NONREG_SOCKETS], o->opens);
+	sv_u64(&v[V_FILES_NONREG_READ_BYTES], o->read_bytes);
+	sv_u64(&v[V_FILES_NONREG_WRITE_BYTES], o->write_bytes);
+}
+
 /* Encode a finished process as a schema v1 `process` record. */
 void record_process(struct jbuf *b, const struct jt_host *h,
 		    const struct jt_proc *p, const struct jt_batch *batch,
 		    const char *id)
 {
 	struct sv v[V__N] = { 0 };
+	const struct jt_files *fs = p->files;
+	struct sv *elems = NULL;
 	char parent_id[37];
+	char *flags = NULL;
 
 	record_head_values(v, h, id);
 	proc_values(v, h, p, batch, parent_id);
@@ -308,7 +380,19 @@ void record_process(struct jbuf *b, const struct jt_host *h,
 	sv_bool(&v[V_EXIT_OOM_KILLED], p->oom_killed);
 	sv_bool(&v[V_EXIT_LOST], p->state & JT_PS_EXIT_LOST);
 	counter_values(v, &p->c);
+	if (fs && fs->n) {
+		elems = calloc(fs->n, VF__N * sizeof(*elems));
+		flags = malloc(fs->n * FILE_FLAGS_MAX);
+		if (!elems || !flags) {
+			b->oom = true;	/* the record is not written whole */
+			goto cleanup;
+		}
+	}
+	files_values(v, fs, elems, flags);
 	schema_write(b, &sf_records[SF_REC_PROCESS], v);
+cleanup:
+	free(elems);
+	free(flags);
 }
 
 /* The usage figures of a job or step (its memory peak and the "source"
@@ -461,6 +545,12 @@ void record_sample(struct jbuf *b, const struct jt_host *h,
 	sv_u64(&v[V_TIME], record_realtime(h, p->sample_ns));
 	proc_values(v, h, p, batch, parent_id);
 	counter_values(v, &p->c);
+	if (p->progress.set) {
+		v[V_PROGRESS].st = SV_SET;
+		sv_str(&v[V_PROGRESS_PATH], p->progress.path);
+		sv_u64(&v[V_PROGRESS_OFFSET_BYTES], p->progress.offset_bytes);
+		sv_u64(&v[V_PROGRESS_SIZE_BYTES], p->progress.size_bytes);
+	}
 	schema_write(b, &sf_records[SF_REC_SAMPLE], v);
 }
 

@@ -60,12 +60,15 @@ struct rstate {
 	unsigned long budget;	/* instructions allowed in the current call */
 	unsigned long used;
 	int rules_ref;		/* registry: { {name=, fn=, where=}, ... } */
+	int file_rules_ref;	/* registry: the file rules, the same way */
 	int tests_ref;		/* registry: { {case=, where=}, ... } */
 	int ro_meta_ref;	/* registry: metatable making p read-only */
 	int lazy_meta_ref;	/* registry: metatable building p's tables on use */
+	bool p_read;		/* a file rule read p (l_watch_index) */
+	struct path_cache *pc;	/* file rules' verdicts by path (path_get) */
 	const struct rules_input *cur_in;	/* the call under way, or NULL */
 	lua_Integer call;	/* number of the call under way */
-	unsigned nfiles, nrules;
+	unsigned nfiles, nrules, nfile_rules;
 	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; 0: none (setting up) */
 	uint64_t deadline_len_ns;
 	uint64_t cpu_start_ns;	/* the thread's CPU time when it was armed, or
@@ -252,14 +255,14 @@ static void budget_hook(lua_State *L, lua_Debug *ar)
 		raise_at(L, 0, rs->deadline_msg);
 }
 
-/* jobtrace.rule(name, fn): register a rule. */
-static int l_rule(lua_State *L)
+/* (name, fn) on the stack as entry { name, fn, where } of the list at
+ * registry ref. */
+static void register_rule(lua_State *L, int ref)
 {
 	const char *name = luaL_checkstring(L, 1);
-	struct rstate *rs = state_of(L);
 
 	luaL_checktype(L, 2, LUA_TFUNCTION);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, rs->rules_ref);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
 	lua_createtable(L, 0, 3);
 	lua_pushstring(L, name);
 	lua_setfield(L, -2, "name");
@@ -268,8 +271,23 @@ static int l_rule(lua_State *L)
 	luaL_where(L, 1);
 	lua_setfield(L, -2, "where");
 	lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
-	rs->nrules++;
-	rs->registered++;
+	state_of(L)->registered++;
+}
+
+/* jobtrace.rule(name, fn): register a rule. */
+static int l_rule(lua_State *L)
+{
+	register_rule(L, state_of(L)->rules_ref);
+	state_of(L)->nrules++;
+	return 0;
+}
+
+/* jobtrace.file_rule(name, fn): register a rule on the paths a process
+ * opened, fn(path, p) -> "keep", "drop", "hash", "ext" or nil. */
+static int l_file_rule(lua_State *L)
+{
+	register_rule(L, state_of(L)->file_rules_ref);
+	state_of(L)->nfile_rules++;
 	return 0;
 }
 
@@ -405,6 +423,7 @@ static void sandbox(lua_State *L, struct rstate *rs)
 {
 	static const luaL_Reg api[] = {
 		{ "rule", l_rule },
+		{ "file_rule", l_file_rule },
 		{ "selftest", l_selftest },
 		{ "basename", l_basename },
 		{ "shell_words", shellwords_lua_words },
@@ -456,6 +475,8 @@ static void sandbox(lua_State *L, struct rstate *rs)
 	lua_newtable(L);
 	rs->rules_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	lua_newtable(L);
+	rs->file_rules_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	lua_newtable(L);
 	rs->tests_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	lua_createtable(L, 0, 3);
 	lua_pushcfunction(L, l_readonly);
@@ -469,6 +490,8 @@ static void sandbox(lua_State *L, struct rstate *rs)
 	rs->lazy_meta_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
+static void path_cache_free(struct path_cache *pc);
+
 /* Free a state; accepts NULL. */
 static void state_free(struct rstate *rs)
 {
@@ -476,6 +499,7 @@ static void state_free(struct rstate *rs)
 		return;
 	if (rs->L)
 		lua_close(rs->L);
+	path_cache_free(rs->pc);
 	free(rs->anc);
 	free(rs);
 }
@@ -899,6 +923,15 @@ static void entry_error(struct rules *r, lua_State *L, int idx, const char *msg)
 	lua_pop(L, 2);
 }
 
+/* The error a failed call left at the top of the stack, copied into why. */
+static const char *error_text(lua_State *L, char *why, size_t len)
+{
+	const char *msg = lua_tostring(L, -1);
+
+	util_strlcpy(why, msg ? msg : "error object is not a string", len);
+	return why;
+}
+
 /*
  * Run every rule on (p at pi, d at di) until one fails: it errors, runs out
  * of budget or time, or (check_each) leaves d invalid.  The failure is
@@ -929,11 +962,8 @@ static unsigned run_chain(struct rules *r, struct rstate *rs, int pi, int di,
 		lua_pushvalue(L, pi);
 		lua_pushvalue(L, di);
 		if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
-			bad = lua_tostring(L, -1);
-			util_strlcpy(why, bad ? bad : "error object is not a string",
-				     sizeof(why));
+			bad = error_text(L, why, sizeof(why));
 			lua_pop(L, 1);
-			bad = why;
 		} else if (rs->stopped || rs->expired) {
 			/* it passed after the last hook ran */
 			bad = rs->stopped ? rs->stop_msg : rs->deadline_msg;
@@ -1167,6 +1197,268 @@ void rules_classify(struct rules *r, const struct rules_input *in,
 	}
 }
 
+/*
+ * The file rules' verdicts on paths they decided without reading p, for
+ * every process until the rules reload: most processes open the same
+ * libraries and caches, and a rule that looked only at the path gives the
+ * same answer for each.  Open addressing; emptied when it fills.
+ */
+#define PATH_CACHE_SLOTS 8192	/* a power of two */
+#define PATH_CACHE_MAX (PATH_CACHE_SLOTS / 2)
+
+struct path_cache {
+	char *path[PATH_CACHE_SLOTS];
+	unsigned char verdict[PATH_CACHE_SLOTS];
+	size_t n;
+};
+
+/* FNV-1a of a path. */
+static uint32_t path_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* Free a cache; accepts NULL. */
+static void path_cache_free(struct path_cache *pc)
+{
+	if (!pc)
+		return;
+	for (size_t i = 0; i < PATH_CACHE_SLOTS; i++)
+		free(pc->path[i]);
+	free(pc);
+}
+
+/* The slot of path in pc: where it is, or the empty one it would go to. */
+static size_t path_slot(const struct path_cache *pc, const char *path)
+{
+	size_t i = path_hash(path) & (PATH_CACHE_SLOTS - 1);
+
+	while (pc->path[i] && strcmp(pc->path[i], path))
+		i = (i + 1) & (PATH_CACHE_SLOTS - 1);
+	return i;
+}
+
+/* The cached verdict on path into *v; false when there is none. */
+static bool path_get(const struct rstate *rs, const char *path,
+		     enum rules_file_verdict *v)
+{
+	size_t i;
+
+	if (!rs->pc)
+		return false;
+	i = path_slot(rs->pc, path);
+	if (!rs->pc->path[i])
+		return false;
+	*v = (enum rules_file_verdict)rs->pc->verdict[i];
+	return true;
+}
+
+/* Remember the verdict on path (memory short: not remembered). */
+static void path_put(struct rstate *rs, const char *path,
+		     enum rules_file_verdict v)
+{
+	size_t i;
+
+	if (!rs->pc && !(rs->pc = calloc(1, sizeof(*rs->pc))))
+		return;
+	if (rs->pc->n >= PATH_CACHE_MAX) {
+		for (i = 0; i < PATH_CACHE_SLOTS; i++) {
+			free(rs->pc->path[i]);
+			rs->pc->path[i] = NULL;
+		}
+		rs->pc->n = 0;
+	}
+	i = path_slot(rs->pc, path);
+	if (rs->pc->path[i] || !(rs->pc->path[i] = strdup(path)))
+		return;
+	rs->pc->verdict[i] = (unsigned char)v;
+	rs->pc->n++;
+}
+
+/* p of a file rule (upvalue 1: the process's read-only view): a read
+ * marks the verdict as the process's own, not to be cached by path. */
+static int l_watch_index(lua_State *L)
+{
+	state_of(L)->p_read = true;
+	lua_pushvalue(L, 2);
+	lua_gettable(L, lua_upvalueindex(1));
+	return 1;
+}
+
+/* pairs(p) of a file rule: the same, and the view's pairs. */
+static int l_watch_pairs(lua_State *L)
+{
+	state_of(L)->p_read = true;
+	lua_getglobal(L, "next");
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_pushnil(L);
+	return 3;
+}
+
+/* Wrap the view of p at the top in a table that notes reads of it. */
+static void push_watched(lua_State *L)
+{
+	lua_newtable(L);			/* the watched p */
+	lua_createtable(L, 0, 4);		/* its metatable */
+	lua_pushvalue(L, -3);
+	lua_pushcclosure(L, l_watch_index, 1);
+	lua_setfield(L, -2, "__index");
+	lua_pushvalue(L, -3);
+	lua_pushcclosure(L, l_watch_pairs, 1);
+	lua_setfield(L, -2, "__pairs");
+	lua_pushcfunction(L, l_readonly);
+	lua_setfield(L, -2, "__newindex");
+	lua_pushboolean(L, 0);
+	lua_setfield(L, -2, "__metatable");
+	lua_setmetatable(L, -2);
+	lua_remove(L, -2);
+}
+
+/* What a file rule may answer, in the order of enum rules_file_verdict. */
+static const char *const file_verdicts[] = { "keep", "drop", "hash", "ext" };
+
+/* The verdict named by the value at the top of the stack: 0 and *v set,
+ * 1 for nil (no opinion), -1 for anything else. */
+static int file_verdict_of(lua_State *L, enum rules_file_verdict *v)
+{
+	const char *s;
+
+	if (lua_isnil(L, -1))
+		return 1;
+	s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+	for (size_t i = 0; s && i < 4; i++)
+		if (!strcmp(s, file_verdicts[i])) {
+			*v = (enum rules_file_verdict)i;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * Run the file rules on path (p at pi): the first verdict decides, none is
+ * keep.  A rule that fails, runs out of budget or time, or answers
+ * something else drops the path (fail closed: a hash the rule did not get
+ * to give must not leave the path in the clear); *failed counts it.
+ */
+static enum rules_file_verdict file_chain(struct rules *r, struct rstate *rs,
+					  int pi, const char *path,
+					  unsigned *failed)
+{
+	enum rules_file_verdict v = RULES_FILE_KEEP;
+	lua_State *L = rs->L;
+	bool decided = false;
+	lua_Integer n;
+
+	lua_rawgeti(L, LUA_REGISTRYINDEX, rs->file_rules_ref);
+	n = (lua_Integer)lua_rawlen(L, -1);
+	rs->used = 0;
+	rs->budget = r->lim.instructions;
+	for (lua_Integer i = 1; i <= n && !decided; i++) {
+		char why[384];
+		const char *bad = NULL;
+		int k;
+
+		lua_rawgeti(L, -1, i);			/* rule entry */
+		lua_getfield(L, -1, "fn");
+		lua_pushstring(L, path);
+		lua_pushvalue(L, pi);
+		if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+			bad = error_text(L, why, sizeof(why));
+		} else if (rs->stopped || rs->expired) {
+			bad = rs->stopped ? rs->stop_msg : rs->deadline_msg;
+		} else if ((k = file_verdict_of(L, &v)) < 0) {
+			snprintf(why, sizeof(why), "a file rule returned %s, not"
+				 " \"keep\", \"drop\", \"hash\", \"ext\" or nil",
+				 luaL_typename(L, -1));
+			bad = why;
+		} else {
+			decided = k == 0;
+		}
+		lua_pop(L, 1);				/* result or error */
+		if (bad) {
+			entry_error(r, L, -1, bad);
+			v = RULES_FILE_DROP;
+			decided = true;
+			(*failed)++;
+		}
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	rs->budget = ~0ul;
+	return v;
+}
+
+/*
+ * The file rules of state rs on paths[0..n) of in->p, into out: a path
+ * decided earlier without reading p has its verdict from the cache; p is
+ * built only when a path needs the rules.
+ */
+static unsigned files_in(struct rules *r, struct rstate *rs,
+			 const struct rules_input *in, const char *const *paths,
+			 size_t n, enum rules_file_verdict *out)
+{
+	lua_State *L = rs->L;
+	int top = lua_gettop(L);
+	unsigned failed = 0;
+	bool pushed = false;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned before = failed;
+
+		if (path_get(rs, paths[i], &out[i]))
+			continue;
+		if (!pushed && !lua_checkstack(L, 16)) {
+			out[i] = RULES_FILE_DROP;
+			failed++;
+			continue;
+		}
+		if (!pushed) {
+			rs->cur_in = in;
+			push_proc(L, rs, in);
+			push_watched(L);
+			pushed = true;
+		}
+		if (rs == r->cur)
+			arm_deadline(rs, r->lim.deadline_ms, r->exec_msg, false);
+		rs->p_read = false;
+		out[i] = file_chain(r, rs, top + 1, paths[i], &failed);
+		if (!rs->p_read && failed == before)
+			path_put(rs, paths[i], out[i]);
+	}
+	rs->cur_in = NULL;
+	lua_settop(L, top);
+	if (failed)
+		lua_gc(L, LUA_GCCOLLECT);
+	return failed;
+}
+
+/* Decide which of the paths a process opened are kept, and how. */
+unsigned rules_files(struct rules *r, const struct rules_input *in,
+		     const char *const *paths, size_t n,
+		     enum rules_file_verdict *out)
+{
+	unsigned failed;
+
+	if (!r || !r->cur) {
+		/* no rules: no site has said which paths may be kept */
+		for (size_t i = 0; i < n; i++)
+			out[i] = RULES_FILE_DROP;
+		return 0;
+	}
+	failed = files_in(r, r->cur, in, paths, n, out);
+	r->cur->deadline_ns = 0;
+	/* the built-in rules stand in for the site's, whose hashing did not
+	 * load: a kept path keeps its extension only */
+	for (size_t i = 0; r->builtin && i < n; i++)
+		if (out[i] == RULES_FILE_KEEP)
+			out[i] = RULES_FILE_EXT;
+	return failed;
+}
+
 /* Change the deadline of later classifications. */
 void rules_set_deadline(struct rules *r, unsigned ms)
 {
@@ -1294,6 +1586,27 @@ static bool expect_str(lua_State *L, int ei, const char *key, const char *got,
 	return false;
 }
 
+/* A case's file = PATH: the file rules' verdict against expect.file. */
+static const char *file_selftest(struct rules *r, struct rstate *rs,
+				 const struct rules_input *in, lua_State *L,
+				 int ci, int ei, char *why, size_t len)
+{
+	const char *path = opt_str(L, ci, "file");
+	enum rules_file_verdict v;
+	unsigned failed;
+
+	failed = files_in(r, rs, in, &path, 1, &v);
+	if (failed) {
+		snprintf(why, len, "a file rule failed on %s: %s", path,
+			 r->st.last_error);
+		return why;
+	}
+	if (!lua_istable(L, ei) ||
+	    expect_str(L, ei, "file", file_verdicts[v], why, len))
+		return NULL;
+	return why;
+}
+
 /* Run one self-test case (table at ci); returns NULL or what failed. */
 static const char *run_selftest(struct rules *r, struct rstate *rs, int ci,
 				char *why, size_t len)
@@ -1340,6 +1653,9 @@ static const char *run_selftest(struct rules *r, struct rstate *rs, int ci,
 	if (d.errors) {
 		snprintf(why, len, "a rule failed on this case: %s", r->st.last_error);
 		bad = why;
+	} else if (opt_str(L, ci, "file")) {
+		/* a file case: only the file rules' verdict is checked */
+		bad = file_selftest(r, rs, &in, L, ci, ei, why, len);
 	} else if (lua_istable(L, ei)) {
 		lua_getfield(L, ei, "include");
 		if (lua_isboolean(L, -1) && lua_toboolean(L, -1) != d.include) {
@@ -1614,6 +1930,7 @@ static int load_rules(struct rules *r, const char *dir, char *err,
 	r->cur = rs;
 	r->st.files = rs->nfiles;
 	r->st.rules = rs->nrules;
+	r->st.file_rules = rs->nfile_rules;
 	r->st.selftests = passed;
 	r->st.reloads_ok++;
 	r->builtin = !dir;

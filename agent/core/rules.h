@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "files.h"
 #include "proc.h"
 
 #define RULES_MAX_ANCESTORS 8
@@ -117,6 +118,16 @@ void rules_classify(struct rules *r, const struct rules_input *in,
 		    struct rules_decision *d);
 /* Release what a decision owns. */
 void rules_decision_free(struct rules_decision *d);
+/*
+ * Run the file rules (jobtrace.file_rule) on paths[0..n) that process
+ * in->p opened, into out[0..n): the first rule that answers decides, none
+ * is keep.  A failing rule drops its path (fail closed); no rules loaded
+ * drop every path; while the built-in rules stand in, a kept path keeps
+ * its extension only.  Returns the number of paths a rule failed on.
+ */
+unsigned rules_files(struct rules *r, const struct rules_input *in,
+		     const char *const *paths, size_t n,
+		     enum rules_file_verdict *out);
 /* Change the deadline of later classifications (a configuration reload). */
 void rules_set_deadline(struct rules *r, unsigned ms);
 
@@ -124,6 +135,7 @@ void rules_set_deadline(struct rules *r, unsigned ms);
 struct rules_stats {
 	unsigned files;			/* files in the running rules */
 	unsigned rules;			/* rules registered */
+	unsigned file_rules;		/* file rules registered */
 	unsigned selftests;		/* self-tests that passed at load */
 	uint64_t calls;
 	uint64_t runtime_errors;	/* rule errors while classifying */

@@ -17,6 +17,9 @@
 /* one member of a record (slot in enum sf_slot) */
 #define SF_ROW(slot, key, type, flags, col, col2, sub, doc) \
 	{ key, sizeof(key) - 1, SFT_##type, flags, V_##slot, col, col2, sub, doc },
+/* one member of a files element (slot in enum sf_file_slot) */
+#define SFF_ROW(slot, key, type, flags, col, col2, sub, doc) \
+	{ key, sizeof(key) - 1, SFT_##type, flags, VF_##slot, col, col2, sub, doc },
 /* one member of a usage.steps element (slot in enum sf_step_slot) */
 #define SFS_ROW(slot, key, type, flags, col, col2, sub, doc) \
 	{ key, sizeof(key) - 1, SFT_##type, flags, VS_##slot, col, col2, sub, doc },
@@ -41,6 +44,10 @@ static const struct sf_field sf_cost_fields[] = { SF_COST(SF_ROW) };
 static const struct sf_field sf_efficiency_fields[] = { SF_EFFICIENCY(SF_ROW) };
 static const struct sf_field sf_price_fields[] = { SF_PRICE(SF_ROW) };
 static const struct sf_field sf_outside_fields[] = { SF_OUTSIDE(SF_ROW) };
+static const struct sf_field sf_file_fields[] = { SF_FILE(SFF_ROW) };
+static const struct sf_field sf_files_rest_fields[] = { SF_FILES_REST(SF_ROW) };
+static const struct sf_field sf_files_nonreg_fields[] = { SF_FILES_NONREG(SF_ROW) };
+static const struct sf_field sf_progress_fields[] = { SF_PROGRESS(SF_ROW) };
 static const struct sf_field sf_rules_fields[] = { SF_RULES(SF_ROW) };
 
 static const struct sf_field process_fields[] = {
@@ -52,6 +59,7 @@ static const struct sf_field process_fields[] = {
 	SF_CPU_OBJ(SF_ROW)
 	SF_MEM_PROCESS_OBJ(SF_ROW)
 	SF_IO_NET_OBJ(SF_ROW)
+	SF_FILES_OBJ(SF_ROW)
 };
 
 static const struct sf_field sample_fields[] = {
@@ -63,6 +71,7 @@ static const struct sf_field sample_fields[] = {
 	SF_CPU_OBJ(SF_ROW)
 	SF_MEM_SAMPLE_OBJ(SF_ROW)
 	SF_IO_NET_OBJ(SF_ROW)
+	SF_PROGRESS_OBJ(SF_ROW)
 };
 
 static const struct sf_field job_fields[] = {
@@ -139,6 +148,8 @@ void sv_str_opt(struct sv *v, const char *s)
 
 _Static_assert(ARRAY_SIZE(sf_step_fields) == VS__N,
 	       "a usage.steps element lists each of its slots once");
+_Static_assert(ARRAY_SIZE(sf_file_fields) == VF__N,
+	       "a files element lists each of its slots once");
 
 static void write_members(struct jbuf *b, const struct sf_field *f, size_t n,
 			  const struct sv *base);

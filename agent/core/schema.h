@@ -227,6 +227,64 @@ struct sf_field {
 	X(NET, "net", OBJ, 0, NULL, NULL, SF_SUB(sf_net_fields), "network") \
 	X(WAIT, "wait", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_wait_fields), \
 	  "where its time went besides the CPU, null in records of agents before it")
+/* process: the files it opened (one element of files) */
+#define SF_FILE(X) \
+	X(FILE_PATH, "path", STR, 0, "path", NULL, SF_NOSUB, \
+	  "what the rules kept of its path: the path, sha256:HEX of it, or *.EXT") \
+	X(FILE_FLAGS, "flags", STRARR, 0, "flags", NULL, SF_NOSUB, \
+	  "how it was opened, over all its opens: read, write, create, append, truncate, directory, direct") \
+	X(FILE_OPENS, "opens", U64, 0, "opens", NULL, SF_NOSUB, "how many times it was opened") \
+	X(FILE_READ_BYTES, "read_bytes", U64, 0, "read_bytes", NULL, SF_NOSUB, \
+	  "bytes read(2) and friends returned through it") \
+	X(FILE_WRITE_BYTES, "write_bytes", U64, 0, "write_bytes", NULL, SF_NOSUB, \
+	  "bytes write(2) and friends wrote through it") \
+	X(FILE_SIZE_BYTES, "size_bytes", U64, SF_NULL, "size_bytes", NULL, SF_NOSUB, \
+	  "its size when the process closed it or exited, null when not known") \
+	X(FILE_MMAP, "mmap", BOOL, 0, "mmap", NULL, SF_NOSUB, \
+	  "it was mapped: bytes read or written through the mapping are not known") \
+	X(FILE_DELETED, "deleted", BOOL, 0, "deleted", NULL, SF_NOSUB, \
+	  "unlinked while open, or (a file it wrote) its path gone when the" \
+	  " process ended")
+
+#define SF_FILES_REST(X) \
+	X(FILES_REST_COUNT, "count", U64, 0, "files_rest_count", NULL, SF_NOSUB, \
+	  "files beyond files.max_per_process and those the rules dropped") \
+	X(FILES_REST_OPENS, "opens", U64, 0, "files_rest_opens", NULL, SF_NOSUB, "their opens") \
+	X(FILES_REST_READ_BYTES, "read_bytes", U64, 0, "files_rest_read_bytes", NULL, SF_NOSUB, \
+	  "bytes read through them") \
+	X(FILES_REST_WRITE_BYTES, "write_bytes", U64, 0, "files_rest_write_bytes", NULL, SF_NOSUB, \
+	  "bytes written through them")
+
+#define SF_FILES_NONREG(X) \
+	X(FILES_NONREG_PIPES, "pipes", U64, 0, "files_nonregular_pipes", NULL, SF_NOSUB, \
+	  "pipes and FIFOs it opened or was given") \
+	X(FILES_NONREG_SOCKETS, "sockets", U64, 0, "files_nonregular_sockets", NULL, SF_NOSUB, \
+	  "sockets") \
+	X(FILES_NONREG_READ_BYTES, "read_bytes", U64, 0, "files_nonregular_read_bytes", NULL, SF_NOSUB, \
+	  "bytes read through pipes, sockets and other files that are not regular") \
+	X(FILES_NONREG_WRITE_BYTES, "write_bytes", U64, 0, "files_nonregular_write_bytes", NULL, SF_NOSUB, \
+	  "bytes written through them")
+
+#define SF_FILES_OBJ(X) \
+	X(FILES, "files", OBJARR, SF_NULL, "files", NULL, SF_SUB(sf_file_fields), \
+	  "the regular files and directories it opened, the busiest first, at most files.max_per_process, null when files are not recorded") \
+	X(FILES_REST, "files_rest", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_files_rest_fields), \
+	  "the files counted, not listed (zeros when none), null with files") \
+	X(FILES_NONREG, "files_nonregular", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_files_nonreg_fields), \
+	  "pipes, sockets and other files that are not regular: counted, not listed, null with files")
+
+/* sample: how far along a running process is */
+#define SF_PROGRESS(X) \
+	X(PROGRESS_PATH, "path", STR, 0, "progress_path", NULL, SF_NOSUB, \
+	  "the largest regular file it has open for reading only, as the rules keep its path") \
+	X(PROGRESS_OFFSET_BYTES, "offset_bytes", U64, 0, "progress_offset_bytes", NULL, SF_NOSUB, \
+	  "its read offset at the sample's time (the pos of /proc/PID/fdinfo/N)") \
+	X(PROGRESS_SIZE_BYTES, "size_bytes", U64, 0, "progress_size_bytes", NULL, SF_NOSUB, \
+	  "its size then")
+#define SF_PROGRESS_OBJ(X) \
+	X(PROGRESS, "progress", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_progress_fields), \
+	  "null when it has no regular file open for reading only, or files are not recorded")
+
 /* sample, signal and host: when */
 #define SF_TIME_AT(X) \
 	X(TIME, "time", TIME, 0, "time", "time_us", SF_NOSUB, "when it was written or seen")
@@ -469,6 +527,7 @@ struct sf_field {
 
 #define SF_ENUM(slot, ...) V_##slot,
 #define SFS_ENUM(slot, ...) VS_##slot,
+#define SFF_ENUM(slot, ...) VF_##slot,
 
 /* Every member's value slot (lines shared by several record types once). */
 enum sf_slot {
@@ -490,6 +549,11 @@ enum sf_slot {
 	SF_MEM_PROCESS_OBJ(SF_ENUM)
 	SF_MEM_SAMPLE_OBJ(SF_ENUM)
 	SF_IO_NET_OBJ(SF_ENUM)
+	SF_FILES_OBJ(SF_ENUM)
+	SF_FILES_REST(SF_ENUM)
+	SF_FILES_NONREG(SF_ENUM)
+	SF_PROGRESS_OBJ(SF_ENUM)
+	SF_PROGRESS(SF_ENUM)
 	SF_TIME_AT(SF_ENUM)
 	SF_ALLOCATION(SF_ENUM)
 	SF_USAGE(SF_ENUM)
@@ -521,6 +585,12 @@ enum sf_step_slot {
 	VS__N
 };
 
+/* The slots of one element of a process's files. */
+enum sf_file_slot {
+	SF_FILE(SFF_ENUM)
+	VF__N
+};
+
 enum sv_state {
 	SV_NULL,	/* null (the zeroed value) */
 	SV_SET,
@@ -544,7 +614,7 @@ struct sv {
 		int64_t i;		/* SFT_I32 */
 		double d;		/* SFT_F64 */
 		const struct sv_count *counts;	/* SFT_COUNTS */
-		const struct sv *elems;	/* SFT_OBJARR: n arrays of VS__N */
+		const struct sv *elems;	/* SFT_OBJARR: n arrays of nsub (VS__N, VF__N) */
 	};
 };
 

@@ -164,6 +164,7 @@ static const char *sql_type(const struct sf_field *f)
 	switch (f->type) {
 	case SFT_STR:
 	case SFT_STRARR:	/* the array's JSON text */
+	case SFT_OBJARR:
 	case SFT_COUNTS:
 		return "TEXT";
 	case SFT_F64:
@@ -275,6 +276,7 @@ static void view_members(struct jbuf *sql, const struct sf_field *f, size_t n)
 				 col);
 			break;
 		case SFT_STRARR:
+		case SFT_OBJARR:
 		case SFT_COUNTS:
 			snprintf(buf, sizeof(buf), "json(%s)", col);
 			break;
@@ -806,6 +808,11 @@ static int bind_value(sqlite3_stmt *st, int i, const struct sf_field *f,
 	case SFT_STRARR:
 	case SFT_COUNTS:
 		return sqlite3_bind_text(st, i, v->s, (int)v->n, SQLITE_STATIC);
+	case SFT_OBJARR:
+		/* as schema_read() left it: the array's JSON text */
+		if (v->st != SV_RAW)
+			return sqlite3_bind_null(st, i);
+		return sqlite3_bind_text(st, i, v->s, (int)v->n, SQLITE_STATIC);
 	case SFT_F64:
 		return sqlite3_bind_double(st, i, v->d);
 	case SFT_TIME:
@@ -871,6 +878,7 @@ static void column_value(sqlite3_stmt *st, int i, const struct sf_field *f,
 		break;
 	case SFT_STR:
 	case SFT_STRARR:
+	case SFT_OBJARR:
 	case SFT_COUNTS:
 		v->s = (const char *)sqlite3_column_text(st, i);
 		v->n = (uint32_t)sqlite3_column_bytes(st, i);

@@ -1159,6 +1159,8 @@ static int start(struct agent *a)
 		.ringbuf_kib = a->cfg.ringbuf_kib,
 		.max_tracked = a->cfg.max_tracked,
 		.argv_max = a->cfg.argv_max_bytes,
+		.files = a->cfg.files_enabled,
+		.follow_opens = a->cfg.files_follow_opens,
 		.verbose = a->verbose,
 	};
 
@@ -1181,6 +1183,7 @@ static int start(struct agent *a)
 					     .flush = jc_flush, .ctx = a },
 		       &a->jc))
 		return -1;
+	tracker_set_files(a->trk, collector_files(a->col));
 	/* programs are attached: whatever runs already is found now */
 	collector_sample(a->col, true);
 	collector_drain(a->col);

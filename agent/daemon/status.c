@@ -15,6 +15,7 @@
 #include "jobs.h"
 #include "log.h"
 #include "proc_table.h"
+#include "procfiles.h"
 #include "rules.h"
 #include "rulesctl.h"
 #include "signals.h"
@@ -30,7 +31,8 @@
 uint64_t status_dropped(const uint64_t *counters)
 {
 	return counters[JT_CNT_RB_DROP_FORK] + counters[JT_CNT_RB_DROP_EXEC] +
-	       counters[JT_CNT_RB_DROP_EXIT] + counters[JT_CNT_RB_DROP_OOM];
+	       counters[JT_CNT_RB_DROP_EXIT] + counters[JT_CNT_RB_DROP_OOM] +
+	       counters[JT_CNT_RB_DROP_FILE];
 }
 
 /* Add one problem to the list in buf (len bytes); count it in *n. */
@@ -132,7 +134,9 @@ static void status_counters(const struct status_src *s, FILE *out)
 	fprintf(out, "dropped_exec: %" PRIu64 "\n", c[JT_CNT_RB_DROP_EXEC]);
 	fprintf(out, "dropped_exit: %" PRIu64 "\n", c[JT_CNT_RB_DROP_EXIT]);
 	fprintf(out, "dropped_oom: %" PRIu64 "\n", c[JT_CNT_RB_DROP_OOM]);
+	fprintf(out, "dropped_file: %" PRIu64 "\n", c[JT_CNT_RB_DROP_FILE]);
 	fprintf(out, "tracked_map_full: %" PRIu64 "\n", c[JT_CNT_TRACK_FULL]);
+	fprintf(out, "files_map_full: %" PRIu64 "\n", c[JT_CNT_FSLOT_FULL]);
 	fprintf(out, "exits_before_last_switch: %" PRIu64 "\n",
 		c[JT_CNT_EXIT_EARLY]);
 	fprintf(out, "exits_lost: %" PRIu64 "\n", t.exits_lost);
@@ -348,6 +352,13 @@ static void ps_row(const struct jt_proc *p, FILE *out)
 		p->sample_ns ? human(p->c.rss_bytes, r1, sizeof(r1)) : "-",
 		rate ? human(rd, r2, sizeof(r2)) : "-",
 		rate ? human(wr, r3, sizeof(r3)) : "-", util_printable(cmd));
+	if (p->progress.set) {
+		char pg[sizeof(p->progress.path) + 64];
+
+		/* under its row: how far it has read its largest input */
+		procfiles_progress_text(&p->progress, pg, sizeof(pg));
+		fprintf(out, "%-8s %s\n", "", pg);
+	}
 }
 
 /*

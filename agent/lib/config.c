@@ -304,6 +304,14 @@ static const struct key_def signals_keys[] = {
 	{ .name = NULL },
 };
 
+static const struct key_def files_keys[] = {
+	{ "enabled", K_BOOL, .off = B(files_enabled), .num = true },
+	{ "max_per_process", K_INT, 1, 4096, U(files_max_per_process),
+	  .num = 64 },
+	{ "follow_opens", K_BOOL, .off = B(files_follow_opens), .num = false },
+	{ .name = NULL },
+};
+
 #define SU(f) TYPED(struct jt_sink_config, f, unsigned)
 #define SB(f) TYPED(struct jt_sink_config, f, bool)
 #define SS(f) TYPED(struct jt_sink_config, f, char *)
@@ -358,6 +366,7 @@ static const struct group_def groups[] = {
 	{ "waste", waste_keys, "WASTE GROUP" },
 	{ "idle", idle_keys, "IDLE GROUP" },
 	{ "signals", signals_keys, "SIGNALS GROUP" },
+	{ "files", files_keys, "FILES GROUP" },
 	{ "sinks", sink_keys, "SINKS LIST" },	/* a list of sink groups */
 	{ .name = NULL },
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "costq.h"
+#include "filesq.h"
 #include "proc.h"
 #include "qcmd.h"
 #include "rightsize.h"
@@ -88,6 +89,14 @@ static int run_sweep(struct store *st, const char *where,
 			       util_now_ns(CLOCK_REALTIME) / 1e9, out);
 }
 
+/* `files`: what each process read and wrote. */
+static int run_files(struct store *st, const char *where,
+		     const struct report_query *q, const char *format,
+		     FILE *out)
+{
+	return filesq_run_store(st, where, q, format, out);
+}
+
 static const char *const sel_report[] = {
 	"job", "run", "pipeline", "since", "pid", NULL
 };
@@ -103,13 +112,15 @@ static const char *const sel_top[] = {
 };
 static const char *const fmt_top[] = { "text", "json", NULL };
 static const char *const sel_sweep[] = { "since", NULL };
+static const char *const sel_files[] = { "job", "run", "pid", NULL };
 static const char *const fmt_report[] = { "text", "json", "html", NULL };
 static const char *const fmt_export[] = { "ndjson", NULL };
 static const char *const fmt_rightsize[] = {
 	"text", "nextflow", "snakemake", "slurm", "json", "instances",
-	"instances-json", NULL
+	"instances-json", "snakemake-rules", NULL
 };
 static const char *const fmt_cost[] = { "text", "json", "csv", NULL };
+static const char *const fmt_files[] = { "text", "json", "csv", NULL };
 static const char *const by_words[] = {
 	"job", "task", "tool", "user", "account", "cost-center", NULL
 };
@@ -131,6 +142,9 @@ const struct qcmd qcmd_table[] = {
 	  .since_default = TOPQ_SINCE_S, .run = run_top },
 	{ .name = "sweep", .selectors = sel_sweep, .formats = fmt_cost,
 	  .clickhouse = true, .what = CHQ_SWEEP, .run = run_sweep },
+	{ .name = "files", .selectors = sel_files, .formats = fmt_files,
+	  .task = true, .clickhouse = true, .what = CHQ_REPORT,
+	  .run = run_files },
 };
 const size_t qcmd_count = sizeof(qcmd_table) / sizeof(qcmd_table[0]);
 
@@ -207,7 +221,8 @@ static void takers(const char *key, char *out, size_t len)
 
 		if (in_words(c->selectors, key) ||
 		    (!strcmp(key, "no-tree") && c->no_tree) ||
-		    (!strcmp(key, "by") && c->by))
+		    (!strcmp(key, "by") && c->by) ||
+		    (!strcmp(key, "task") && c->task))
 			names[n++] = c->name;
 	}
 	names[n] = NULL;
@@ -285,6 +300,14 @@ int qcmd_arg(const struct qcmd *c, enum qcmd_style style, const char *key,
 			snprintf(why, len, "--by '%s': expected %s", val, list);
 		else
 			snprintf(why, len, "by: expected %s", list);
+		return -EINVAL;
+	}
+	if (!strcmp(key, "task") && c->task) {
+		if (val && *val) {
+			a->q.task = val;
+			return 0;
+		}
+		snprintf(why, len, "%stask: give a workflow task's name", dash);
 		return -EINVAL;
 	}
 	if (!strcmp(key, "no-tree") && c->no_tree) {

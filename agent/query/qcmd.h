@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * qcmd.h - the commands that read stored records (report, export,
- * rightsize, cost): one table of what each takes (its selectors, its
- * --format words, --no-tree, --by, a ClickHouse source) and of the code
+ * rightsize, cost, files): one table of what each takes (its selectors,
+ * its --format words, --no-tree, --by, --task, a ClickHouse source) and of the code
  * that answers it.
  *
  * The CLI's options and the agent's query requests ("report<TAB>job=42
@@ -37,6 +37,7 @@ struct qcmd {
 	bool format_required;		/* on the command line */
 	bool no_tree;			/* takes --no-tree */
 	bool by;			/* takes --by */
+	bool task;			/* takes --task T (a filter) */
 	bool clickhouse;		/* takes --source clickhouse[:NAME] */
 	enum chq_what what;		/* what a ClickHouse source loads */
 	double since_default;		/* > 0: no selector is --since this

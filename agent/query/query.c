@@ -353,9 +353,10 @@ int query_request(const char *socket_path, const char *cmd,
 	else
 		n = snprintf(line, sizeof(line), "%s\tsince=@%.6f", cmd,
 			     q->since);
-	snprintf(line + n, sizeof(line) - n, "\tformat=%s%s%s%s", format,
+	snprintf(line + n, sizeof(line) - n, "\tformat=%s%s%s%s%s%s", format,
 		 q->no_tree ? "\tno_tree=1" : "", q->by ? "\tby=" : "",
-		 q->by ? q->by : "");
+		 q->by ? q->by : "", q->task ? "\ttask=" : "",
+		 q->task ? q->task : "");
 	query_reply_init(&r, out, err);
 	dec = fopencookie(&r, "w", io);
 	if (!dec)

@@ -25,6 +25,7 @@
 #include <sqlite3.h>
 
 #include "cost.h"
+#include "filesq.h"
 #include "json.h"
 #include "json_read.h"
 #include "log.h"
@@ -2213,6 +2214,8 @@ struct report {
 	const struct array_tasks *tasks;	/* --job of an array: its tasks */
 	struct store *st;		/* for the Signals section */
 	const char *where;
+	const struct filesq_procs *fp;	/* --job, --run, --pid: files */
+	const struct filesq_data *data;	/* ... and the Data section */
 };
 
 /*
@@ -2253,6 +2256,8 @@ static int print_json(const struct report *rp, FILE *out)
 	json_groups(&b, "task", &s->by_task, true);
 	json_key(&b, "by_tool");
 	json_groups(&b, "tool", &s->by_tool, false);
+	if (rp->data)
+		filesq_data_json(&b, rp->data, rp->fp);
 	/* the object stays open: the stored records follow verbatim */
 	if (b.oom) {
 		err = -ENOMEM;
@@ -2292,6 +2297,26 @@ static char *job_text(const struct report *rp)
 	if (rp->e)
 		print_efficiency(rp->e, m);
 	if (fclose(m)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* The Data section as the text report prints it, or NULL. */
+static char *data_text(const struct report *rp)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (!rp->data)
+		return NULL;
+	m = open_memstream(&text, &len);
+	if (!m)
+		return NULL;
+	filesq_data_print(rp->data, rp->fp, m);
+	if (fclose(m) || !len) {
 		free(text);
 		return NULL;
 	}
@@ -2388,6 +2413,7 @@ static int print_html(struct store *st, const char *where,
 		in.job = &job;
 	}
 	in.job_text = job_text(rp);	/* a job's or an array's tasks' */
+	in.data_text = data_text(rp);
 	in.p = p;
 	in.by_task = html_groups(&rp->s->by_task, true);
 	in.by_tool = html_groups(&rp->s->by_tool, false);
@@ -2402,6 +2428,7 @@ static int print_html(struct store *st, const char *where,
 		free(text[i]);
 	free(text);
 	free((char *)in.job_text);
+	free((char *)in.data_text);
 	free((void *)in.by_task);
 	free((void *)in.by_tool);
 	jbuf_free(&data);
@@ -2424,6 +2451,8 @@ static void print_text(const struct report *rp, FILE *out)
 	print_groups(&rp->s->by_tool, "tool", "TOOL", "?", false, out);
 	print_where(&rp->s->by_task, "workflow task", "(no task)", out);
 	print_total(rp->s, out);
+	if (rp->data)
+		filesq_data_print(rp->data, rp->fp, out);
 	report_signals_text(rp->st, rp->where, rp->q, out);
 	if (!rp->q->no_tree)
 		print_tree(rp->r, rp->s, out);
@@ -2443,6 +2472,8 @@ int report_run_store(struct store *st, const char *where,
 	sqlite3 *db = store_handle(st);
 	struct rows r = { 0 };
 	struct summary s = { 0 };
+	struct filesq_procs fp = { 0 };
+	struct filesq_data data = { 0 };
 	struct report rp = { .r = &r, .s = &s, .q = q, .st = st,
 			     .where = where };
 	char sel[256];
@@ -2484,6 +2515,14 @@ int report_run_store(struct store *st, const char *where,
 	err = summarize(db, where, &r, &s);
 	if (!err && ji)
 		err = build_efficiency(ji, &r, &s.t, eff);
+	if (!err && fmt != REPORT_NDJSON &&
+	    ((q->job && *q->job) || (q->run && *q->run) || q->pid)) {
+		err = filesq_load(st, where, q, &fp);
+		if (!err)
+			err = filesq_data(&fp, &data);
+		rp.fp = &fp;
+		rp.data = &data;
+	}
 	if (err)
 		goto cleanup;
 	rp.ji = ji;
@@ -2510,6 +2549,8 @@ int report_run_store(struct store *st, const char *where,
 	err = storeq_written(out, "report", err);
 
 cleanup:
+	filesq_data_free(&data);
+	filesq_procs_free(&fp);
 	summary_free(&s);
 	free(ji);
 	free(eff);

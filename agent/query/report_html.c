@@ -1914,6 +1914,11 @@ int report_html_print(struct store *st, const char *where,
 		html_esc(out, in->job_text);
 		fputs("</pre></section>\n", out);
 	}
+	if (in->data_text) {
+		fputs("<section><h2>Data</h2>\n<pre>", out);
+		html_esc(out, in->data_text);
+		fputs("</pre></section>\n", out);
+	}
 	fputs("<div id=\"tip\"></div>\n", out);
 	print_data(out, in, m, &g, s);
 	fprintf(out, "<script>\n%s</script>\n</body></html>\n", html_script);

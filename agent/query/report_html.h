@@ -128,6 +128,7 @@ struct report_html_input {
 	const struct report_html_job *job;	/* --job only, else NULL */
 	const char *job_text;	/* the text report's job header and
 				 * efficiency, or NULL */
+	const char *data_text;	/* the text report's Data section, or NULL */
 	double now;		/* epoch seconds: for the cost of --job/--run */
 	const struct report_html_group *by_task, *by_tool;	/* most CPU
 								 * first */

@@ -22,6 +22,7 @@
 #include "json.h"
 #include "log.h"
 #include "rightsize.h"
+#include "sizefit.h"
 #include "store.h"
 #include "tasks.h"
 #include "util.h"
@@ -52,6 +53,7 @@ struct rs_task {
 	unsigned rec_cpus;
 	unsigned rec_min;
 	double rec_time_s;
+	struct sizefit_task fit;	/* by input size (sizefit.h) */
 };
 
 struct rs {
@@ -76,6 +78,7 @@ int rightsize_format_parse(const char *s, enum rightsize_format *out)
 		[RIGHTSIZE_SLURM] = "slurm", [RIGHTSIZE_JSON] = "json",
 		[RIGHTSIZE_INSTANCES] = "instances",
 		[RIGHTSIZE_INSTANCES_JSON] = "instances-json",
+		[RIGHTSIZE_SNAKEMAKE_RULES] = "snakemake-rules",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -308,6 +311,50 @@ out:
 	return err;
 }
 
+/*
+ * Each instance's input bytes and each task's fits of memory and wall
+ * time over them (sizefit.h); the floors: the flat rule's memory and time
+ * for the task's smallest instance.
+ */
+static int input_fits(struct rs *r, struct store *st, const char *where)
+{
+	size_t n = r->ninst ? r->ninst : 1;
+	const char **ids = calloc(r->nrow ? r->nrow : 1, sizeof(*ids));
+	double *x = calloc(n, sizeof(*x)), *mem = calloc(n, sizeof(*mem));
+	double *wall = calloc(n, sizeof(*wall)), lo_mem, lo_wall;
+	int err = ids && x && mem && wall ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < r->nrow; i++)
+		ids[i] = r->row[i].id;
+	if (!err)
+		err = sizefit_inputs(st, where, ids, r->tasks.of, r->nrow,
+				     r->ninst, x);
+	for (size_t i = 0; !err && i < r->ninst; i++) {
+		mem[i] = (double)r->inst[i].in->mem;
+		wall[i] = r->inst[i].in->end - r->inst[i].in->start;
+	}
+	for (size_t k = 0; !err && k < r->ntask; k++) {
+		struct rs_task *t = &r->task[k];
+
+		lo_mem = mem[t->first];
+		lo_wall = wall[t->first];
+		for (size_t i = t->first; i < t->first + t->n; i++) {
+			lo_mem = mem[i] < lo_mem ? mem[i] : lo_mem;
+			lo_wall = wall[i] < lo_wall ? wall[i] : lo_wall;
+		}
+		sizefit_task(&t->fit, x + t->first, mem + t->first,
+			     wall + t->first, t->n);
+		t->fit.mem_min = rightsize_memory((uint64_t)lo_mem);
+		t->fit.mem_step = RIGHTSIZE_MEM_STEP;
+		t->fit.min_minutes = rightsize_minutes(lo_wall);
+	}
+	free(ids);
+	free(x);
+	free(mem);
+	free(wall);
+	return err;
+}
+
 /* ---- output -------------------------------------------------------------- */
 
 /* Whether name can be written in a tool's configuration as it is: what
@@ -413,6 +460,10 @@ static void print_text(const struct rs *r, FILE *out)
 		else
 			fprintf(out, " %5s %6s\n", "-", "-");
 	}
+	for (size_t i = 0; i < r->ntask; i++)
+		if (r->task[i].enough)
+			sizefit_print_text(out, shown(r->task[i].name, name, 25),
+					   &r->task[i].fit);
 	fprintf(out, "\nPEAK: the concurrent peak RSS of the task's processes,"
 		" the workflow engine's own\nleft out; * the job's memory peak"
 		" (the task ran as its own job), + some\ninstances so."
@@ -476,6 +527,20 @@ static size_t task_lines(const struct rs *r, FILE *out, const char *c,
 /* One process selector of the Nextflow form. */
 static void nextflow_line(const struct rs_task *t, FILE *out)
 {
+	if (sizefit_grows(&t->fit)) {
+		fprintf(out, "    // %s: by input size; INPUTS: its path"
+			" inputs' names (jobtrace rightsize, text)\n"
+			"    withName: '%s' {\n        cpus = %u\n", t->name,
+			t->name, t->rec_cpus);
+		if (!t->fit.mem.grows)
+			fprintf(out, "        memory = '%llu MB'\n",
+				(unsigned long long)(t->rec_mem / MIB));
+		if (!t->fit.wall.grows)
+			fprintf(out, "        time = '%um'\n", t->rec_min);
+		sizefit_nextflow(out, &t->fit);
+		fprintf(out, "    }\n");
+		return;
+	}
 	fprintf(out, "    withName: '%s' { cpus = %u; memory = '%llu MB';"
 		" time = '%um' }\n", t->name, t->rec_cpus,
 		(unsigned long long)(t->rec_mem / MIB), t->rec_min);
@@ -505,6 +570,12 @@ static void print_snakemake(const struct rs *r, FILE *out)
 		fprintf(out, "# no setting: an empty profile\n{}\n");
 		return;
 	}
+	for (size_t i = 0; i < r->ntask; i++)
+		if (settable(&r->task[i], NULL) &&
+		    sizefit_grows(&r->task[i].fit))
+			fprintf(out, "# %s grows with its input size: a profile"
+				" cannot hold a callable, see --format"
+				" snakemake-rules\n", r->task[i].name);
 	fprintf(out, "set-threads:\n");
 	for (size_t i = 0; i < r->ntask; i++)
 		if (settable(&r->task[i], NULL))
@@ -522,6 +593,30 @@ static void print_snakemake(const struct rs *r, FILE *out)
 			t->name, (unsigned long long)(t->rec_mem / MIB),
 			t->name, t->rec_min);
 	}
+}
+
+/*
+ * Snakemake: a rules file of callables (include: it in the Snakefile, then
+ * resources: mem_mb=jobtrace_mem_mb["RULE"], runtime=...), for the tasks
+ * whose memory or time grows with their input size.
+ */
+static void print_snakemake_rules(const struct rs *r, FILE *out)
+{
+	config_head(r, out, "#", "# use: include: \"FILE\" in the Snakefile,"
+		    " then in a rule below:\n#   resources:"
+		    " mem_mb=jobtrace_mem_mb[\"RULE\"],"
+		    " runtime=jobtrace_runtime[\"RULE\"]\n# (a profile cannot"
+		    " hold these: they are functions of the input)\nimport"
+		    " math\nimport os\n\n\n"
+		    "def _jobtrace_bytes(input):\n"
+		    "    return sum(os.path.getsize(f) for f in input"
+		    " if os.path.exists(f))\n\n\n"
+		    "jobtrace_mem_mb = {}\njobtrace_runtime = {}\n");
+	for (size_t i = 0; i < r->ntask; i++)
+		if (settable(&r->task[i], NULL) &&
+		    sizefit_grows(&r->task[i].fit))
+			sizefit_snakemake(out, r->task[i].name,
+					  &r->task[i].fit);
 }
 
 /* One task's sbatch options. */
@@ -600,6 +695,7 @@ static int print_json(const struct rs *r, const struct report_query *q,
 			too_few(t, why, sizeof(why));
 			json_kv_str(&b, "note", why);
 		}
+		sizefit_json(&b, &t->fit);
 		json_obj_close(&b);
 	}
 	json_arr_close(&b);
@@ -741,6 +837,8 @@ int rightsize_run_store(struct store *st, const char *where,
 		goto out;
 	}
 	err = build_tasks(&r);
+	if (!err)
+		err = input_fits(&r, st, where);
 	if (err)
 		goto out;
 	switch (fmt) {
@@ -755,6 +853,9 @@ int rightsize_run_store(struct store *st, const char *where,
 		break;
 	case RIGHTSIZE_SLURM:
 		print_slurm(&r, out);
+		break;
+	case RIGHTSIZE_SNAKEMAKE_RULES:
+		print_snakemake_rules(&r, out);
 		break;
 	case RIGHTSIZE_JSON:
 		err = print_json(&r, q, out);

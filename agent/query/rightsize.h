@@ -44,6 +44,7 @@ enum rightsize_format {
 	RIGHTSIZE_JSON,
 	RIGHTSIZE_INSTANCES,	/* instance types (instances.h), text */
 	RIGHTSIZE_INSTANCES_JSON,	/* the same as JSON */
+	RIGHTSIZE_SNAKEMAKE_RULES,	/* a rules file: callables by input size */
 };
 
 /* Parse a --format word; returns -EINVAL if unknown. */

@@ -324,6 +324,9 @@ int storeq_prepare_db(sqlite3 *db, const char *where, const char *sql,
 		rc = sqlite3_bind_int64(*out, 1, q->pid);
 	else
 		rc = sqlite3_bind_double(*out, 1, q->since);
+	if (rc == SQLITE_OK && q && q->task &&
+	    sqlite3_bind_parameter_count(*out) >= 2)
+		rc = sqlite3_bind_text(*out, 2, q->task, -1, SQLITE_STATIC);
 	if (rc != SQLITE_OK) {
 		log_error("database %s: %s", where, sqlite3_errmsg(db));
 		sqlite3_finalize(*out);
@@ -387,11 +390,50 @@ int storeq_user_job(struct store *st, const char *where,
 	return err;
 }
 
+/* Call row() on each row of sql (see storeq.h). */
+int storeq_each_db(sqlite3 *db, const char *where, const char *sql,
+		   const struct report_query *q,
+		   int (*row)(sqlite3_stmt *st, void *arg), void *arg)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err;
+
+	err = storeq_prepare_db(db, where, sql, q, &st);
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		err = row(st, arg);
+		if (err)
+			goto cleanup;
+	}
+	err = storeq_step_done(db, where, rc);
+
+cleanup:
+	sqlite3_finalize(st);
+	return err;
+}
+
 /* Prepare sql on st with the selector bound as ?1 (see storeq.h). */
 int storeq_prepare(struct store *st, const char *where, const char *sql,
 		   const struct report_query *q, struct sqlite3_stmt **out)
 {
 	return storeq_prepare_db(store_handle(st), where, sql, q, out);
+}
+
+/* Write s as a CSV field (RFC 4180: quoted when it needs to be). */
+void storeq_csv_field(FILE *out, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
 }
 
 /* A tool's name: rule's tool name, else basename of exe, else comm. */
@@ -427,6 +469,8 @@ void storeq_json_query(struct jbuf *b, const char *key,
 		json_key(b, "since");
 		json_time(b, storeq_time_ns(q->since));
 	}
+	if (q->task)
+		json_kv_str(b, "task", q->task);
 	if (by)
 		json_kv_str(b, "by", by);
 	json_obj_close(b);
@@ -455,18 +499,13 @@ int storeq_json_print(struct jbuf *b, FILE *out)
 	" wait_thrashing_s, wait_swapin_s, wait_compact_s, wait_nvcsw," \
 	" wait_nivcsw"
 
-/* A field of a live process's latest sample (s.json). */
-#define SJ(path) "json_extract(s.json, '" path "')"
+#define SJ(path) STOREQ_SJ(path)
 
 /*
  * The latest sample of each live process of the job or run ?1 (%s: the
  * condition on `record`) that has no process
  * record yet, in the columns of PROC_COLUMNS: start_time as its text, and
- * last the sample's time.  SQLite takes the bare columns of an aggregate
- * query from the row that has the MAX().  A record and its samples may
- * carry starts 1 us apart (stores written before record.c ignored clock
- * offset changes under 1 ms), and julianday() keeps milliseconds: the
- * same process is the same pid and host within 2 ms.
+ * last the sample's time.
  */
 #define SAMPLE_ROWS \
 	"SELECT s.id, " SJ("$.host") ", " SJ("$.pid") ", " SJ("$.ppid") ", " \
@@ -484,16 +523,7 @@ int storeq_json_print(struct jbuf *b, FILE *out)
 	SJ("$.wait.reclaim_s") ", " SJ("$.wait.thrashing_s") ", " \
 	SJ("$.wait.swapin_s") ", " SJ("$.wait.compact_s") ", " \
 	SJ("$.wait.nvcsw") ", " SJ("$.wait.nivcsw") \
-	" FROM (SELECT id, json, time, MAX(time) FROM record" \
-	"  WHERE type = 'sample' AND %s" \
-	"  GROUP BY json_extract(json, '$.host')," \
-	"  json_extract(json, '$.pid')," \
-	"  json_extract(json, '$.start_time')) s" \
-	" WHERE NOT EXISTS (SELECT 1 FROM process p" \
-	"  WHERE p.pid = " SJ("$.pid") \
-	"  AND p.host IS " SJ("$.host") \
-	"  AND abs(p.start_time - (julianday(" SJ("$.start_time") ")" \
-	"   - 2440587.5) * 86400.0) < 0.002)"
+	STOREQ_LIVE_SAMPLES("%s")
 
 /* The rows being loaded. */
 struct procs {
@@ -595,43 +625,36 @@ static int proc_add(struct procs *r, sqlite3_stmt *st)
 	return err ? -ENOMEM : 0;
 }
 
-/* Append the rows that sql (selector bound as ?1) returns. */
-static int add_procs(sqlite3 *db, const char *where, const char *sql,
-		     const struct report_query *q, struct procs *r)
+/* proc_add() as storeq_each_db() calls it. */
+static int add_proc(sqlite3_stmt *st, void *r)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, err;
-
-	err = storeq_prepare_db(db, where, sql, q, &st);
-	if (err)
-		goto cleanup;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		err = proc_add(r, st);
-		if (err)
-			goto cleanup;
-	}
-	err = storeq_step_done(db, where, rc);
-
-cleanup:
-	sqlite3_finalize(st);
-	return err;
+	return proc_add(r, st);
 }
 
-/* Order rows by start time, then host, pid and record id, as the SQL
- * does. */
+/* Order processes as reports list them (see storeq.h). */
+int storeq_proc_order(double start_a, const char *host_a, int64_t pid_a,
+		      const char *id_a, double start_b, const char *host_b,
+		      int64_t pid_b, const char *id_b)
+{
+	int c;
+
+	if (start_a != start_b)
+		return start_a < start_b ? -1 : 1;
+	c = strcmp(host_a ? host_a : "", host_b ? host_b : "");
+	if (c)
+		return c;
+	if (pid_a != pid_b)
+		return pid_a < pid_b ? -1 : 1;
+	return strcmp(id_a ? id_a : "", id_b ? id_b : "");
+}
+
+/* Order rows as the SQL does. */
 static int cmp_start(const void *a, const void *b)
 {
 	const struct storeq_proc *x = a, *y = b;
-	int c;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	c = strcmp(x->host ? x->host : "", y->host ? y->host : "");
-	if (c)
-		return c;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return strcmp(x->id ? x->id : "", y->id ? y->id : "");
+	return storeq_proc_order(x->start, x->host, x->pid, x->id,
+				 y->start, y->host, y->pid, y->id);
 }
 
 /* Order row indices by record id for the parent lookup. */
@@ -729,15 +752,15 @@ int storeq_procs_load(struct store *st, const char *where,
 		snprintf(sql, sizeof(sql), "SELECT " PROC_COLUMNS
 			 " FROM process WHERE %s%s%s", rec,
 			 storeq_process_where(q), task, order);
-	err = add_procs(db, where, sql, q, &r);
+	err = storeq_each_db(db, where, sql, q, add_proc, &r);
 	first = r.n;
 	if (!err && (flags & STOREQ_PROC_SAMPLES) && q->job && *q->job) {
 		snprintf(sql, sizeof(sql), SAMPLE_ROWS, REPORT_JOB_SEL);
-		err = add_procs(db, where, sql, q, &r);
+		err = storeq_each_db(db, where, sql, q, add_proc, &r);
 	} else if (!err && (flags & STOREQ_PROC_SAMPLES) && q->run && *q->run) {
 		snprintf(sql, sizeof(sql), SAMPLE_ROWS,
 			 "json_extract(json, '$.job.run') = ?1");
-		err = add_procs(db, where, sql, q, &r);
+		err = storeq_each_db(db, where, sql, q, add_proc, &r);
 	}
 	if (!err && r.n > first)
 		qsort(r.v, r.n, sizeof(*r.v), cmp_start);
@@ -748,18 +771,3 @@ int storeq_procs_load(struct store *st, const char *where,
 	return err;
 }
 
-/* Write s as a CSV field (RFC 4180: quoted when it needs to be). */
-void storeq_csv_field(FILE *out, const char *s)
-{
-	if (!s[strcspn(s, ",\"\r\n")]) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}

@@ -49,6 +49,7 @@ struct report_query {
 	const char *by;		/* jobtrace cost --by (NULL: job), costq.h */
 	const char *prices_file;	/* cost.prices_file, for rightsize
 					 * --format instances (NULL: none) */
+	const char *task;	/* jobtrace files --task T (NULL: every task) */
 	/*
 	 * Only what uid may see: its processes, the `job` records that name
 	 * it, and every process, sample and signal of those jobs.  Host
@@ -92,6 +93,29 @@ struct report_query {
 	" UNION" \
 	" SELECT c.id, c.pid FROM process c JOIN sel" \
 	"  ON c.ppid = sel.pid AND c.parent_id = sel.id) "
+
+/* A field of a live process's latest sample (s.json). */
+#define STOREQ_SJ(path) "json_extract(s.json, '" path "')"
+/*
+ * FROM the latest sample s (id, json, time) of each live process whose
+ * samples match cond (an SQL condition on `record`) and that has no
+ * process record yet.  SQLite takes the bare columns of an aggregate
+ * query from the row that has the MAX().  A record and its samples may
+ * carry starts 1 us apart (stores written before record.c ignored clock
+ * offset changes under 1 ms), and julianday() keeps milliseconds: the
+ * same process is the same pid and host within 2 ms.
+ */
+#define STOREQ_LIVE_SAMPLES(cond) \
+	" FROM (SELECT id, json, time, MAX(time) FROM record" \
+	"  WHERE type = 'sample' AND " cond \
+	"  GROUP BY json_extract(json, '$.host')," \
+	"  json_extract(json, '$.pid')," \
+	"  json_extract(json, '$.start_time')) s" \
+	" WHERE NOT EXISTS (SELECT 1 FROM process p" \
+	"  WHERE p.pid = " STOREQ_SJ("$.pid") \
+	"  AND p.host IS " STOREQ_SJ("$.host") \
+	"  AND abs(p.start_time - (julianday(" STOREQ_SJ("$.start_time") ")" \
+	"   - 2440587.5) * 86400.0) < 0.002)"
 
 /*
  * One selected process as every view reads it (strings owned; NULL: not
@@ -203,15 +227,26 @@ const char *storeq_process_where(const struct report_query *q);
 void storeq_describe(const struct report_query *q, char *out, size_t len);
 /*
  * Prepare sql on st (or on the handle db) with q's selector bound as ?1
- * when sql has a parameter; -EIO, logged with where.
+ * when sql has a parameter, and q->task as ?2 when it is set and sql has
+ * two; -EIO, logged with where.
  */
 int storeq_prepare(struct store *st, const char *where, const char *sql,
 		   const struct report_query *q, struct sqlite3_stmt **out);
 int storeq_prepare_db(struct sqlite3 *db, const char *where, const char *sql,
 		      const struct report_query *q, struct sqlite3_stmt **out);
+/*
+ * Run sql (prepared as storeq_prepare_db() does) and call row(st, arg) on
+ * each row it returns; the first error of row() or of SQLite (-EIO, logged
+ * with where) ends it.
+ */
+int storeq_each_db(struct sqlite3 *db, const char *where, const char *sql,
+		   const struct report_query *q,
+		   int (*row)(struct sqlite3_stmt *st, void *arg), void *arg);
 /* The end of a statement's rows (rc the last sqlite3_step()): 0 when it
  * ended cleanly, else -EIO, logged with where. */
 int storeq_step_done(struct sqlite3 *db, const char *where, int rc);
+/* Write s as one CSV field (RFC 4180: quoted when it needs to be). */
+void storeq_csv_field(FILE *out, const char *s);
 /* After printing to out: err, or -EIO (logged as "CMD: write failed")
  * when out failed and err did not. */
 int storeq_written(FILE *out, const char *cmd, int err);
@@ -242,13 +277,21 @@ int storeq_user_job(struct store *st, const char *where,
 int storeq_procs_load(struct store *st, const char *where,
 		      const struct report_query *q, unsigned flags,
 		      struct storeq_proc **out, size_t *n);
+/*
+ * How reports order processes: by start time, then host, pid and record
+ * id (NULL sorts as ""); < 0, 0 or > 0 as strcmp().
+ */
+int storeq_proc_order(double start_a, const char *host_a, int64_t pid_a,
+		      const char *id_a, double start_b, const char *host_b,
+		      int64_t pid_b, const char *id_b);
 /* Free n rows of storeq_procs_load() and the array; accepts NULL. */
 void storeq_procs_free(struct storeq_proc *v, size_t n);
 /*
  * Write the member key (report, cost: "query"; rightsize: "selection")
  * of an open JSON object: an object with q's selector, "job": ID, "run",
- * "pipeline", "pid" or "since" (RFC 3339), and "by": by unless by is
- * NULL (cost's grouping); how report, cost and rightsize name their query.
+ * "pipeline", "pid" or "since" (RFC 3339), "task" when q->task is set
+ * (files --task), and "by": by unless by is NULL (cost's grouping); how
+ * report, cost, rightsize and files name their query.
  */
 void storeq_json_query(struct jbuf *b, const char *key,
 		       const struct report_query *q, const char *by);
@@ -259,7 +302,5 @@ int storeq_json_print(struct jbuf *b, FILE *out);
  * base name of exe, else comm, else "?". */
 const char *storeq_tool_name(const char *tool, const char *exe,
 			     const char *comm);
-/* Write s as a CSV field (RFC 4180: quoted when it needs to be). */
-void storeq_csv_field(FILE *out, const char *s);
 
 #endif

@@ -25,6 +25,11 @@
 #   - `jobtrace sweep --source clickhouse` gives SQLite's answer for the same
 #     records and three signals (a node_idle, a stall's start and end), and
 #     the idle and stuck figures worked out by hand;
+#   - the table `files` (a row per process and file, from the files of
+#     process records) answers "which runs read this reference" and "which
+#     tool writes the most scratch" with what the records say, counts a
+#     retried insert once with FINAL, and `jobtrace files --source
+#     clickhouse` gives what it gives from a SQLite store;
 #   - the data is still there after the server is stopped and started
 #     again, and a paused (hung) server times out instead of answering.
 #
@@ -102,6 +107,12 @@ same_file() {
 	return 1
 }
 
+# INSERT the rows of table $2 from folder $T/$1 over HTTP.
+insert_dir() {
+	ch_http "INSERT INTO jobtrace.$2 FORMAT JSONEachRow" \
+		"input_format_skip_unknown_fields=1" <"$T/$1/$2.rows"
+}
+
 # INSERT table's rows over HTTP; extra curl arguments follow.
 insert() {
 	local t=$1
@@ -145,7 +156,7 @@ check "the schema applies with clickhouse-client --multiquery" \
 check "and applies again (IF NOT EXISTS)" ch_multiquery <"$T/schema.sql"
 check "one table per record type, and the rules table" \
 	same "$(ch_query "SELECT name FROM system.tables WHERE database = 'jobtrace' ORDER BY name" | tr '\n' ' ')" \
-	"host job process rules sample signal "
+	"files host job process rules sample signal "
 for t in process sample job signal host; do
 	create=$(ch_query "SHOW CREATE TABLE jobtrace.$t")
 	check "$t: ReplacingMergeTree ... ORDER BY (host, ..., id)" \
@@ -157,7 +168,7 @@ done
 mkdir -p "$T/rows"
 counts=$("$CHROW" "$T/rows" <"$T/records.ndjson" 2>"$T/chrow.err")
 check "chrow converts every record" same "$(cat "$T/chrow.err")" ""
-check "rows per table" same "$(echo $counts)" "process 4 sample 1 job 2 signal 3 host 2"
+check "rows per table" same "$(echo $counts)" "process 4 sample 1 job 2 signal 3 host 2 files 0"
 
 check "process rows INSERT over HTTP as default" insert process
 check "sample rows INSERT as jobtrace (basic auth)" insert sample -u jobtrace:jt-secret
@@ -398,6 +409,65 @@ d = json.load(open(sys.argv[1]))
 s = [x for x in d["stuck"] if x["job"] == "1"][0]
 assert abs(s["stuck_s"] - 300) < 1e-6 and abs(s["cost"] - 0.3) < 1e-9, s
 ' "$j"
+# ---- files: one row per process and file ------------------------------------------------
+
+# Two runs read the reference; bwa of run-8 reads it twice (two processes),
+# samtools writes scratch it deletes; a path with a quote, a byte that is
+# not UTF-8 (\u00ff) and a tab; a size not known (null); an element of
+# another shape (no row).
+F=$T/files.ndjson
+frec() {	# id pid run task tool start files
+	printf '{"type":"process","schema":1,"host":"node-f1","id":"00000000-0000-8000-8000-0000000001%02d","pid":%d,"ppid":1,"start_time":"%s","exe":"/usr/bin/%s","comm":"%s","argv":["%s"],"argv_truncated":false,"uid":1001,"cgroup":"/","container":null,"job":{"scheduler":"slurm","id":"9%d","step":"batch","run":"%s","pipeline":"rnaseq","task":"%s","user":"alice","account":"genomics","cost_center":"genomics"},"tool":{"name":"%s","category":null,"version":null},"end_time":"%s","exit":{"code":0,"signal":null,"core_dumped":false,"oom_killed":false,"lost":false},"cpu":{"user_s":1,"sys_s":0},"mem":{"peak_rss_bytes":1,"maxrss_kernel_bytes":1},"io":{"read_bytes":0,"write_bytes":0,"rchar":0,"wchar":0,"blkio_delay_s":0},"net":{"rx_bytes":0,"tx_bytes":0},"files":%s,"files_rest":{"count":0,"opens":0,"read_bytes":0,"write_bytes":0},"files_nonregular":{"pipes":0,"sockets":0,"read_bytes":0,"write_bytes":0}}\n' \
+		"$1" "$2" "$6" "$5" "$5" "$5" "$1" "$3" "$4" "$5" "$6" "$7"
+}
+REF='{"path":"/ref/GRCh38.fa","flags":["read"],"opens":1,"read_bytes":3000000000,"write_bytes":0,"size_bytes":3100000000,"mmap":false,"deleted":false}'
+{
+	frec 1 100 run-7 align bwa 2026-11-23T10:00:00Z "[$REF,{\"path\":\"/d/a \\\"q\\\" caf\\u00ff\\tx.fq\",\"flags\":[\"read\"],\"opens\":2,\"read_bytes\":5,\"write_bytes\":0,\"size_bytes\":null,\"mmap\":true,\"deleted\":false},7]"
+	frec 2 200 run-8 align bwa 2026-11-23T11:00:00Z "[$REF]"
+	frec 3 201 run-8 align bwa 2026-11-23T11:00:05Z "[$REF]"
+	frec 4 300 run-8 sort samtools 2026-11-23T12:00:00Z '[{"path":"/scratch/s.tmp.0001.bam","flags":["write","create"],"opens":1,"read_bytes":0,"write_bytes":800000000,"size_bytes":800000000,"mmap":false,"deleted":true},{"path":"/out/s.bam","flags":["write","create","truncate"],"opens":1,"read_bytes":0,"write_bytes":1000,"size_bytes":1000,"mmap":false,"deleted":false}]'
+	frec 5 400 run-9 qc fastqc 2026-11-23T13:00:00Z null
+} >"$F"
+mkdir -p "$T/frows"
+fcounts=$("$CHROW" "$T/frows" <"$F" 2>"$T/frows.err")
+check "chrow: a files row per element that is an object ($(echo $fcounts))" \
+	same "$(cat "$T/frows.err")|$(echo $fcounts)" "|process 5 sample 0 job 0 signal 0 host 0 files 6"
+check "files rows INSERT over HTTP" insert_dir frows files
+check "a retry's files rows INSERT again" insert_dir frows files
+check "which runs read the reference: run-7 and run-8" \
+	same "$(ch_query "SELECT DISTINCT job_run FROM jobtrace.files FINAL
+		WHERE path = '/ref/GRCh38.fa' AND has(flags, 'read') ORDER BY job_run" | tr '\n' ' ')" \
+	"run-7 run-8 "
+check "  by 3 processes that read 9000000000 bytes of it (FINAL: the retry once)" \
+	same "$(ch_query "SELECT count(), sum(read_bytes), any(size_bytes) FROM jobtrace.files FINAL
+		WHERE path = '/ref/GRCh38.fa'")" "$(printf '3\t9000000000\t3100000000')"
+check "which tool writes the most scratch (deleted): samtools, 800000000 bytes" \
+	same "$(ch_query "SELECT tool_name, sum(write_bytes) FROM jobtrace.files FINAL
+		WHERE deleted GROUP BY tool_name ORDER BY 2 DESC LIMIT 1")" "$(printf 'samtools\t800000000')"
+check "a row's process columns: host, pid, uid, start, job, task" \
+	same "$(ch_query "SELECT host, process_id, pid, uid, start_time, job_id, job_task, opens
+		FROM jobtrace.files FINAL WHERE pid = 300 AND path = '/out/s.bam'")" \
+	"$(printf 'node-f1\t00000000-0000-8000-8000-000000000104\t300\t1001\t2026-11-23 12:00:00\t94\tsort\t1')"
+check "a path with a quote, U+00FF and a tab; size null; mmap; flags" \
+	same "$(ch_query "SELECT hex(path), size_bytes, mmap, flags FROM jobtrace.files FINAL WHERE pid = 100
+		AND path != '/ref/GRCh38.fa'")" \
+	"$(printf '%s\t\\N\t1\t%s' "$(printf '/d/a "q" caf\xc3\xbf\tx.fq' | od -An -tx1 | tr -d ' \n' | tr a-f A-F)" "['read']")"
+# files --source clickhouse reads the process table's json: what SQLite gives
+ch_http "INSERT INTO jobtrace_cost.process FORMAT JSONEachRow" \
+	"input_format_skip_unknown_fields=1" <"$T/frows/process.rows"
+"$STORE_PUT" "$T/cost.db" <"$F" >/dev/null 2>&1
+files_both() {
+	local a b
+	a=$("$CLI" --config "$T/cost.conf" files "$@" 2>&1)
+	b=$("$CLI" --config "$T/cost.conf" files "$@" --source clickhouse 2>&1)
+	printf '%s\n' "$a" >"$T/files.last"
+	same "$b" "$a"
+}
+check "files --run run-8 --format csv: ClickHouse gives SQLite's answer" \
+	files_both --run run-8 --format csv
+check "  a row per process and file (1 + 1 + 2, and the header)" \
+	same "$(wc -l <"$T/files.last")" 5
+check "files --run run-8 --task sort (json): the same" files_both --run run-8 --task sort --format json
 
 # ---- stop, start, pause ----------------------------------------------------------------
 

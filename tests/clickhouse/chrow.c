@@ -4,7 +4,9 @@
  *
  *   chrow --schema DB          print the DDL (chschema_print)
  *   chrow OUTDIR < NDJSON      convert each record (one per line) and append
- *                              its JSONEachRow line to OUTDIR/TABLE.rows;
+ *                              its JSONEachRow line to OUTDIR/TABLE.rows
+ *                              (a process record's files rows to
+ *                              OUTDIR/files.rows);
  *                              print "TABLE COUNT" per table on stdout.
  *                              A line that is rejected is reported on stderr
  *                              with its number and the reason; the exit
@@ -131,11 +133,12 @@ static int convert(const char *dir, const char *in, size_t len)
 	const char *table, *p, *nl, *end = in + len;
 	char path[4096];
 	struct jbuf b;
-	int n = 0, i, status = 0;
+	int n = 0, i, rows, status = 0;
 	long line = 0;
 
-	for (; n < SF_REC__N && n < MAX_TABLES; n++) {
-		names[n] = sf_records[n].name;
+	for (; n <= SF_REC__N && n < MAX_TABLES; n++) {
+		names[n] = n < SF_REC__N ? sf_records[n].name :
+			   CHSCHEMA_FILES_TABLE;
 		counts[n] = 0;
 		snprintf(path, sizeof(path), "%s/%s.rows", dir, names[n]);
 		files[n] = fopen(path, "a");
@@ -165,6 +168,18 @@ static int convert(const char *dir, const char *in, size_t len)
 				break;
 		fwrite(b.buf, 1, b.len, files[i]);
 		counts[i]++;
+		if (i != SF_REC_PROCESS)
+			continue;
+		jbuf_reset(&b);
+		rows = chschema_file_rows(&b, p, (size_t)(nl - p));
+		if (rows < 0) {
+			fprintf(stderr, "chrow: line %ld: files: %s\n", line,
+				strerror(-rows));
+			status = 1;
+			continue;
+		}
+		fwrite(b.buf, 1, b.len, files[SF_REC__N]);
+		counts[SF_REC__N] += rows;
 	}
 	jbuf_free(&b);
 	for (i = 0; i < n; i++) {

@@ -67,7 +67,7 @@ check "'jobtrace schema clickhouse' prints the table definitions" \
 	grep -q 'CREATE TABLE IF NOT EXISTS jobtrace.process' "$T/schema.sql"
 ch_multiquery <"$T/schema.sql" >"$T/schema.out" 2>&1
 check "the schema applies to ClickHouse $(ch_query 'SELECT version()')" \
-	eq "$(ch_query "SELECT count() FROM system.tables WHERE database = 'jobtrace'")" 6
+	eq "$(ch_query "SELECT count() FROM system.tables WHERE database = 'jobtrace'")" 7
 
 printf 'user = jobtrace\npassword = jt-secret\n' >"$T/ch.cred"
 chmod 600 "$T/ch.cred"

@@ -124,7 +124,7 @@ if ! ch_start "$T/ch"; then
 fi
 "$CLI" schema clickhouse | ch_multiquery >"$T/schema.out" 2>&1
 check "the ClickHouse schema applies" \
-	eq "$(ch_query "SELECT count() FROM system.tables WHERE database = 'jobtrace'")" 6
+	eq "$(ch_query "SELECT count() FROM system.tables WHERE database = 'jobtrace'")" 7
 printf 'user = jobtrace\npassword = jt-secret\n' >"$T/ch.cred"
 chmod 600 "$T/ch.cred"
 SINKS="sinks = ( { type = \"clickhouse\"; name = \"fleet\"; url = \"$CH_URL\";

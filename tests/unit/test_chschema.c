@@ -1123,6 +1123,38 @@ static void test_mutations(void **state)
 }
 
 /* Column list of table in the DDL text (names separated by spaces). */
+static void ddl_columns(const char *ddl, const char *table, char *out,
+			size_t outlen);
+
+/* Every member of the row r (a JSON object) is a column of table in ddl. */
+static void row_columns(const char *ddl, const char *table, const char *r)
+{
+	struct vp q = { (const unsigned char *)r, strlen(r), 1, 1 };
+	char cols[4096];
+
+	ddl_columns(ddl, table, cols, sizeof(cols));
+	for (;;) {
+		char name[80];
+		size_t k0;
+
+		v_ws(&q);
+		k0 = q.i;
+		if (v_string(&q))
+			break;
+		snprintf(name, sizeof(name), " %.*s ", (int)(q.i - k0 - 2),
+			 q.s + k0 + 1);
+		if (!strstr(cols, name))
+			fprintf(stderr, "%s: no column%s\n", table, name);
+		assert_non_null(strstr(cols, name));
+		q.i++;
+		assert_int_equal(v_value(&q), 0);
+		v_ws(&q);
+		if (q.s[q.i] != ',')
+			break;
+		q.i++;
+	}
+}
+
 static void ddl_columns(const char *ddl, const char *table, char *out, size_t outlen)
 {
 	char head[128];
@@ -1183,8 +1215,9 @@ static void test_schema(void **state)
 		assert_true(p > ddl && p[-1] == '\n' && p[1] == '\n');
 		semis++;
 	}
-	/* the database, a table per record type, the rules table */
-	assert_int_equal(semis, 7);
+	/* the database, a table per record type, the rules table,
+	 * files */
+	assert_int_equal(semis, 8);
 	assert_non_null(strstr(ddl, "CREATE TABLE IF NOT EXISTS jobtrace.rules\n"));
 	ddl_columns(ddl, "rules", cols, sizeof(cols));
 	assert_non_null(strstr(cols, " version sha256 pushed_at pushed_at_us"
@@ -1211,32 +1244,9 @@ static void test_schema(void **state)
 		assert_int_equal(p[10], ')');
 
 	/* every member of every row is a column of its table */
-	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
-		const char *r = row_ok(recs[i].rec, recs[i].table);
-		struct vp q = { (const unsigned char *)r, strlen(r), 1, 1 };
-
-		ddl_columns(ddl, recs[i].table, cols, sizeof(cols));
-		for (;;) {
-			char name[80];
-			size_t k0;
-
-			v_ws(&q);
-			k0 = q.i;
-			if (v_string(&q))
-				break;
-			snprintf(name, sizeof(name), " %.*s ", (int)(q.i - k0 - 2),
-				 q.s + k0 + 1);
-			if (!strstr(cols, name))
-				fprintf(stderr, "%s: no column%s\n", recs[i].table, name);
-			assert_non_null(strstr(cols, name));
-			q.i++;
-			assert_int_equal(v_value(&q), 0);
-			v_ws(&q);
-			if (q.s[q.i] != ',')
-				break;
-			q.i++;
-		}
-	}
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		row_columns(ddl, recs[i].table,
+			    row_ok(recs[i].rec, recs[i].table));
 	/* the key columns are never Nullable */
 	ddl_columns(ddl, "job", cols, sizeof(cols));
 	assert_non_null(strstr(cols, " time time_us "));
@@ -1249,6 +1259,71 @@ static void test_schema(void **state)
 	fclose(f);
 	assert_non_null(strstr(ddl, "CREATE DATABASE IF NOT EXISTS `job\\`trace-1`\n"));
 	assert_non_null(strstr(ddl, "CREATE TABLE IF NOT EXISTS `job\\`trace-1`.host\n"));
+	free(ddl);
+}
+
+/* A process record with files: two rows, an element that is no object and
+ * one without members (no rows). */
+static const char files_rec[] =
+	"{\"type\":\"process\",\"schema\":1,\"host\":\"n\\u00e9\","
+	"\"id\":\"p-1\",\"pid\":7,\"ppid\":1,\"start_time\":"
+	"\"2026-11-22T10:00:00.5Z\",\"uid\":1001,\"argv\":[\"x\"],"
+	"\"job\":{\"scheduler\":\"slurm\",\"id\":\"42\",\"run\":\"r1\","
+	"\"task\":\"align\"},\"tool\":{\"name\":\"bwa\",\"category\":null},"
+	"\"files\":[{\"path\":\"/ref/a \\\"b\\\".fa\",\"flags\":[\"read\"],"
+	"\"opens\":2,\"read_bytes\":10,\"write_bytes\":0,\"size_bytes\":null,"
+	"\"mmap\":true,\"deleted\":false},7,{},{\"path\":\"/o\","
+	"\"flags\":[\"write\",\"create\"],\"opens\":1,\"read_bytes\":0,"
+	"\"write_bytes\":18446744073709551615,\"size_bytes\":5,"
+	"\"mmap\":false,\"deleted\":true}],\"files_rest\":null}";
+
+/* The rows of table files: one per element, with its process's columns. */
+static void test_file_rows(void **state)
+{
+	char *ddl = NULL, *line;
+	size_t len = 0, n;
+	struct jbuf b;
+	FILE *f = open_memstream(&ddl, &len);
+
+	(void)state;
+	chschema_print(f, "jobtrace");
+	fclose(f);
+	jbuf_init(&b);
+	jbuf_put(&b, "x\n", 2);	/* rows are appended */
+	assert_int_equal(chschema_file_rows(&b, files_rec, strlen(files_rec)),
+			 2);
+	assert_string_equal(jbuf_str(&b),
+		"x\n{\"path\":\"/ref/a \\\"b\\\".fa\",\"flags\":[\"read\"],"
+		"\"opens\":2,\"read_bytes\":10,\"write_bytes\":0,\"mmap\":1,"
+		"\"deleted\":0,\"host\":\"n\u00e9\",\"process_id\":\"p-1\","
+		"\"pid\":7,\"start_time\":\"2026-11-22 10:00:00\","
+		"\"start_time_us\":500000,\"uid\":1001,\"job_scheduler\":"
+		"\"slurm\",\"job_id\":\"42\",\"job_run\":\"r1\",\"job_task\":"
+		"\"align\",\"tool_name\":\"bwa\"}\n"
+		"{\"path\":\"/o\",\"flags\":[\"write\",\"create\"],\"opens\":1,"
+		"\"read_bytes\":0,\"write_bytes\":18446744073709551615,"
+		"\"size_bytes\":5,\"mmap\":0,\"deleted\":1,\"host\":\"n\u00e9\","
+		"\"process_id\":\"p-1\",\"pid\":7,\"start_time\":"
+		"\"2026-11-22 10:00:00\",\"start_time_us\":500000,\"uid\":1001,"
+		"\"job_scheduler\":\"slurm\",\"job_id\":\"42\",\"job_run\":"
+		"\"r1\",\"job_task\":\"align\",\"tool_name\":\"bwa\"}\n");
+	/* every member of a row is a column of the table */
+	for (line = b.buf + 2; *line; line += n + 1) {
+		n = strcspn(line, "\n");
+		assert_true(valid_row(line, n + 1));
+		row_columns(ddl, "files", line);
+	}
+	/* no files, null files, a sample: no rows; junk: b as it was */
+	n = b.len;
+	assert_int_equal(chschema_file_rows(&b, process_rec,
+					    strlen(process_rec)), 0);
+	assert_int_equal(chschema_file_rows(&b, "{\"files\":null}", 15), 0);
+	assert_int_equal(chschema_file_rows(&b, sample_rec, strlen(sample_rec)),
+			 0);
+	assert_int_equal(chschema_file_rows(&b, "{\"files\":[{\"path\":", 19),
+			 -EINVAL);
+	assert_int_equal(b.len, n);
+	jbuf_free(&b);
 	free(ddl);
 }
 
@@ -1270,6 +1345,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_process),
+		cmocka_unit_test(test_file_rows),
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_signal),

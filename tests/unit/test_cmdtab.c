@@ -240,10 +240,16 @@ static void test_cli_messages(void **state)
 		{ 2, "jobtrace cost: --format 'html': expected text, json or"
 		  " csv\n", { "cost", "--job", "1", "--format", "html" } },
 		{ 2, "jobtrace rightsize: --format 'html': expected text,"
-		  " nextflow, snakemake, slurm, json, instances or instances-json\n",
+		  " nextflow, snakemake, slurm, json, instances, instances-json or snakemake-rules\n",
 		  { "rightsize", "--run", "r", "--format", "html" } },
-		{ 2, "jobtrace export: --pid is for report only\n",
+		{ 2, "jobtrace export: --pid is for report or files only\n",
 		  { "export", "--pid", "5" } },
+		{ 2, "jobtrace report: --task is for files only\n",
+		  { "report", "--job", "1", "--task", "align" } },
+		{ 2, "jobtrace files: --task: give a workflow task's name\n",
+		  { "files", "--job", "1", "--task", "" } },
+		{ 2, "jobtrace files: --format 'html': expected text, json or"
+		  " csv\n", { "files", "--run", "r", "--format", "html" } },
 		{ 2, "jobtrace cost: --no-tree is for report only\n",
 		  { "cost", "--job", "1", "--no-tree" } },
 		{ 2, "jobtrace report: --by is for cost only\n",

@@ -243,12 +243,39 @@ static void test_wrong_size(void **state)
 	free(ev);
 }
 
+/* A file's open: the path ends at its length, inside its array, and the
+ * length is what the string holds; a close has its one size. */
+static void test_file_events(void **state)
+{
+	struct jt_ev_fopen o;
+	struct jt_ev_fclose c;
+	union jt_event ev;
+
+	(void)state;
+	memset(&o, 'A', sizeof(o));
+	o.hdr.type = JT_EV_FOPEN;
+	o.path_len = 100000;		/* past the array, no NUL at all */
+	assert_int_equal(decode_event(&o, sizeof(o), &ev), JT_EV_FOPEN);
+	assert_int_equal(ev.fopen.path_len, JT_PATH_LEN - 1);
+	assert_int_equal(strlen(ev.fopen.path), JT_PATH_LEN - 1);
+	o.path_len = 10;
+	memcpy(o.path, "/a\0bcdefghij", 12);	/* a NUL before its length */
+	assert_int_equal(decode_event(&o, sizeof(o), &ev), JT_EV_FOPEN);
+	assert_int_equal(ev.fopen.path_len, 2);
+	assert_string_equal(ev.fopen.path, "/a");
+	assert_int_equal(decode_event(&o, sizeof(o) - 1, &ev), -EMSGSIZE);
+	memset(&c, 0, sizeof(c));
+	c.hdr.type = JT_EV_FCLOSE;
+	assert_int_equal(decode_event(&c, sizeof(c), &ev), JT_EV_FCLOSE);
+	assert_int_equal(decode_event(&c, sizeof(c) + 8, &ev), -EMSGSIZE);
+}
+
 /* Unknown types are refused whatever their size. */
 static void test_unknown_type(void **state)
 {
 	unsigned char buf[sizeof(struct jt_ev_fork)] = { 0 };
 	union jt_event ev;
-	uint32_t types[] = { 0, 5, 0xff, 0x01000000, UINT32_MAX };
+	uint32_t types[] = { 0, 7, 0xff, 0x01000000, UINT32_MAX };
 	size_t i;
 
 	(void)state;
@@ -492,6 +519,7 @@ int main(void)
 		cmocka_unit_test(test_oom),
 		cmocka_unit_test(test_wrong_size),
 		cmocka_unit_test(test_unknown_type),
+		cmocka_unit_test(test_file_events),
 		cmocka_unit_test(test_unaligned),
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_cpu_split),

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "qcmd.h"
 #include "store.h"
 
@@ -161,6 +163,26 @@ static inline char *test_page_data(const char *page)
 		fail_msg("the page has no data element");
 	b += strlen("id=\"jt-data\">");
 	return strndup(b, (size_t)(e - b));
+}
+
+/* A value of a JSON text at a path, as text (malloc'd; "" for null). */
+static inline char *test_jq(const char *json, const char *path)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db = NULL;
+	char *v;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT json_extract(?1, ?2)",
+					    -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = strdup(sqlite3_column_text(st, 0) ?
+		   (const char *)sqlite3_column_text(st, 0) : "");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
 }
 
 #endif

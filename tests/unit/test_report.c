@@ -289,26 +289,6 @@ static void sql(void **state, const char *stmt)
 	sqlite3_close(db);
 }
 
-/* A value of a JSON text at a path, as text (malloc'd; "" for null). */
-static char *jq(const char *json, const char *path)
-{
-	sqlite3_stmt *st = NULL;
-	sqlite3 *db = NULL;
-	char *v;
-
-	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "SELECT json_extract(?1, ?2)",
-					    -1, &st, NULL), SQLITE_OK);
-	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	v = strdup(sqlite3_column_text(st, 0) ?
-		   (const char *)sqlite3_column_text(st, 0) : "");
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return v;
-}
-
 /* The line of text that contains key (malloc'd), or NULL. */
 static char *line_with(const char *text, const char *key)
 {
@@ -346,7 +326,7 @@ static void jq_all(const char *json, const struct want *w, size_t n)
 {
 	assert_true(json_valid(json));
 	for (size_t i = 0; i < n; i++) {
-		char *v = jq(json, w[i].path);
+		char *v = test_jq(json, w[i].path);
 
 		if (strcmp(v, w[i].value))
 			fail_msg("%s: got '%s', want '%s'", w[i].path, v,
@@ -679,10 +659,10 @@ static void test_html_usage(void **state)
 	 * 1002's 52 s in 30 s and bash's 0.6 s in 100 s: 3.406 cores 21 s
 	 * from the start (bin 41), 1.839 cores 50 s from it (bin 98)
 	 */
-	v = jq(d, "$.use.cores[41]");
+	v = test_jq(d, "$.use.cores[41]");
 	assert_true(fabs(atof(v) - 3.406) < 0.002);
 	free(v);
-	v = jq(d, "$.use.cores[98]");
+	v = test_jq(d, "$.use.cores[98]");
 	assert_true(fabs(atof(v) - 1.839) < 0.002);
 	free(v);
 	/* one pass: the RSS of the one process sampled */
@@ -1101,7 +1081,7 @@ static void test_task_cpu_per_wall(void **state)
 	free(t);
 	t = report(state, &q, REPORT_JSON);
 	for (size_t i = 0; i < N(json); i++) {
-		char *v = jq(t, json[i].path);
+		char *v = test_jq(t, json[i].path);
 
 		/* numbers to one decimal, as the text prints them */
 		if (strchr(json[i].value, '.')) {
@@ -1186,7 +1166,7 @@ static void test_where(void **state)
 	free(t);
 	t = report(state, &q, REPORT_JSON);
 	for (size_t i = 0; i < N(json); i++) {
-		char *v = jq(t, json[i].path);
+		char *v = test_jq(t, json[i].path);
 
 		if (fabs(atof(v) - atof(json[i].value)) > 1e-9)
 			fail_msg("%s: got '%s', want '%s'", json[i].path, v,
@@ -1275,13 +1255,13 @@ static void test_states_tasks(void **state)
 	free(t);
 	t = report(state, &q, REPORT_JSON);
 	assert_true(json_valid(t));
-	v = jq(t, "$.jobs[2].id");
+	v = test_jq(t, "$.jobs[2].id");
 	assert_string_equal(v, "300_10");
 	free(v);
-	v = jq(t, "$.jobs[2].exit_signal");
+	v = test_jq(t, "$.jobs[2].exit_signal");
 	assert_string_equal(v, "125");
 	free(v);
-	v = jq(t, "$.job.tasks");
+	v = test_jq(t, "$.job.tasks");
 	assert_string_equal(v, "3");
 	free(v);
 	free(t);
@@ -1296,7 +1276,7 @@ static void test_states_tasks(void **state)
 	pos(t, "\nState:       FAILED, exit code 0:9 (SIGKILL)\n");
 	free(t);
 	t = report(state, &q, REPORT_JSON);
-	v = jq(t, "$.job.exit_signal");
+	v = test_jq(t, "$.job.exit_signal");
 	assert_string_equal(v, "9");
 	free(v);
 	free(t);

@@ -129,7 +129,9 @@ static const char *const strings[] = {
 };
 static const char argv_bytes[] = "bwa\0mem\0-R\0@RG\\tID:x\0\xc3\xa9";
 static const struct sv_count counts[] = { { "sqlite", 3 }, { "fleet", 0 } };
-static struct sv steps[2][VS__N];
+/* elements of arrays of objects: two per array, nsub values each */
+static struct sv pool[512];
+static size_t pool_used;
 
 /* Give every member of f[0..n) a value of its type (k varies them). */
 static void fill(const struct sf_field *f, size_t n, struct sv *v, unsigned *k)
@@ -177,11 +179,14 @@ static void fill(const struct sf_field *f, size_t n, struct sv *v, unsigned *k)
 			x->n = 2;
 			break;
 		case SFT_OBJARR:
+			assert_true(pool_used + 2 * f->nsub <= 512);
 			x->st = SV_SET;
-			x->elems = &steps[0][0];
+			x->elems = pool + pool_used;
 			x->n = 2;
+			pool_used += 2 * f->nsub;
 			for (unsigned e = 0; e < 2; e++)
-				fill(f->sub, f->nsub, steps[e], k);
+				fill(f->sub, f->nsub, (struct sv *)x->elems +
+				     e * f->nsub, k);
 			break;
 		}
 	}
@@ -260,6 +265,7 @@ static void test_roundtrip(void **state)
 		unsigned k = (unsigned)i;
 		const char *why = NULL;
 
+		pool_used = 0;
 		fill(r->f, r->n, w, &k);
 		jbuf_reset(&b);
 		schema_write(&b, r, w);

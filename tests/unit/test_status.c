@@ -227,6 +227,15 @@ static void test_ps(void **state)
 			       " helper arg \n"));
 	assert_non_null(strstr(r, "\n300      1        bwa                  -                  50.0"
 			       "   3.0 MiB    4.0 MiB    1.0 MiB bwa arg \n"));
+	/* how far along: its largest input, under its row */
+	p->progress.set = true;
+	snprintf(p->progress.path, sizeof(p->progress.path),
+		 "/data/sample.fq.gz");
+	p->progress.offset_bytes = 3328599654ull;	/* 3.1 GiB */
+	p->progress.size_bytes = 5368709120ull;		/* 5.0 GiB */
+	r = ps(f, false, 1000);
+	assert_non_null(strstr(r, " bwa arg \n         read 62% of sample.fq.gz"
+			       " (3.1 of 5.0 GiB)\n"));
 	r = ps(f, true, 0);
 	for (uint32_t pid = 100; pid <= 400; pid += 100)
 		assert_true(has_row(r, pid));

@@ -133,6 +133,19 @@ static void fill_proc(const struct spec *sp, struct jt_proc *p)
 	p->c.tx_bytes = sp->tx;
 }
 
+/* bwa's files: a path with characters JSON escapes, a size not known, a
+ * file of an array of objects kept as one column's JSON text */
+static struct jt_file bwa_files[] = {
+	{ "/data/ref \"hg38\".fa", JT_FF_READ, 2, 3ULL << 30, 0, 3ULL << 30,
+	  true, true, false },
+	{ "/scratch/out\t1.sam", JT_FF_WRITE | JT_FF_CREATE | JT_FF_TRUNCATE,
+	  1, 0, 12345, 0, false, false, true },
+};
+static struct jt_files bwa_fileset = {
+	bwa_files, 2, 2, { 7, 9, 100, 200 }, { 1, 2, 300, 400 },
+};
+static struct jt_files no_files;
+
 /* The schema v1 process record of a spec on host h (malloc'd). */
 static char *proc_json(const struct jt_host *h, const struct spec *sp,
 		       char id[37])
@@ -142,6 +155,11 @@ static char *proc_json(const struct jt_host *h, const struct spec *sp,
 	char *s;
 
 	fill_proc(sp, &p);
+	/* files: a list (bwa), an empty one (bash), null (the others) */
+	if (sp == &specs[1])
+		p.files = &bwa_fileset;
+	else if (sp == &specs[0])
+		p.files = &no_files;
 	record_process_id(h, &p, id);
 	jbuf_init(&b);
 	record_process(&b, h, &p, NULL, id);
@@ -1297,13 +1315,15 @@ static char *read_src(const char *rel)
 	return text;
 }
 
-/* text with "wait":null, a member added since, closing each process
- * record (malloc'd) */
-static char *with_wait_null(const char *text)
+/* text with the members added since as null ("wait", "files",
+ * "files_rest", "files_nonregular"), closing each process record
+ * (malloc'd) */
+static char *with_new_nulls(const char *text)
 {
-	static const char add[] = ",\"wait\":null";
+	static const char add[] = ",\"wait\":null,\"files\":null,"
+		"\"files_rest\":null,\"files_nonregular\":null";
 	static const char proc[] = "{\"type\":\"process\"";
-	char *out = calloc(1, strlen(text) * 2 + 1), *o = out;
+	char *out = calloc(1, strlen(text) * 3 + 1), *o = out;
 	const char *line = text, *nl;
 
 	assert_non_null(out);
@@ -1330,8 +1350,9 @@ static char *with_wait_null(const char *text)
  * trimmed): a reader is refused; a writer upgrades it in place, the
  * process records' JSON column goes, and `jobtrace export` prints what it
  * printed before the upgrade (store-v6.ndjson, exported by that agent)
- * byte for byte, but for the process records' "wait":null, a member the
- * old agent did not have.
+ * byte for byte, but for the process records' "wait", "files",
+ * "files_rest" and "files_nonregular", null: members the old agent did not
+ * have.
  */
 static void test_upgrade_from_6(void **state)
 {
@@ -1345,7 +1366,7 @@ static void test_upgrade_from_6(void **state)
 
 	snprintf(old, sizeof(old), "%s/v6.db", f->dir);
 	sql = read_src("tests/unit/store-v6.ndjson");
-	want = with_wait_null(sql);
+	want = with_new_nulls(sql);
 	free(sql);
 	sql = read_src("tests/unit/store-v6.sql");
 	assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <cmocka.h>
 
@@ -50,6 +52,8 @@ struct fx {
 	int exited;		/* Docker's answers: 0 running, else exited
 				 * with code exited - 1 */
 	struct rules *rules;	/* with default_rules() */
+	uint64_t kdev;		/* ev_fopen()'s, ev_fclose()'s device (the
+				 * kernel's dev_t); 0: 8:1 */
 };
 
 /* Keep a copy of each record; each must be one valid JSON text. */
@@ -570,6 +574,187 @@ static void test_threads_one_record(void **state)
 	assert_jraw(r, "argv", "[\"bwa\",\"mem\",\"-t\",\"4\",\"ref.fa\"]");
 	assert_jraw(r, "exit.lost", "false");
 	assert_int_equal(proc_table_count(tracker_procs(f->t)), 0);
+}
+
+static void default_rules(struct fx *f);
+
+/* A file's open (path as the call gave it) at fd by the kernel. */
+static void ev_fopen(struct fx *f, uint32_t pid, uint64_t start, int fd,
+		     uint64_t ino, const char *path, uint32_t oflags)
+{
+	union jt_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.fopen.hdr = (struct jt_ev_hdr){ JT_EV_FOPEN, pid, start + 1, start };
+	e.fopen.fd = fd;
+	e.fopen.dirfd = -100;
+	e.fopen.oflags = oflags;
+	e.fopen.kind = JT_FK_REG;
+	e.fopen.dev = f->kdev ? f->kdev : 8u << 20 | 1;	/* the kernel's 8:1 */
+	e.fopen.ino = ino;
+	e.fopen.path_len = (uint32_t)snprintf(e.fopen.path,
+					      sizeof(e.fopen.path), "%s", path);
+	feed(f, &e, sizeof(e.fopen));
+}
+
+/* ... its close (or the process's end, at_exit) with its sums. */
+static void ev_fclose(struct fx *f, uint32_t pid, uint64_t start, int fd,
+		      uint64_t ino, uint64_t rd, uint64_t wr, uint64_t size,
+		      uint32_t flags)
+{
+	union jt_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.fclose.hdr = (struct jt_ev_hdr){ JT_EV_FCLOSE, pid, start + 2, start };
+	e.fclose.fd = fd;
+	e.fclose.flags = flags | JT_FS_SIZE;
+	e.fclose.dev = f->kdev ? f->kdev : 8u << 20 | 1;
+	e.fclose.ino = ino;
+	e.fclose.read_bytes = rd;
+	e.fclose.write_bytes = wr;
+	e.fclose.size = size;
+	e.fclose.kind = JT_FK_REG;
+	feed(f, &e, sizeof(e.fclose));
+}
+
+/*
+ * The kernel's file events into a process record: two opens of one file
+ * are one entry, a file still open at the end comes with the exit, the
+ * default rules drop libc, the cap keeps the busiest, the kernel's counts
+ * of pipes and lost files arrive with the exit event; with files off the
+ * members are null.
+ */
+static void test_files_record(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t start = 3000000;
+	union jt_event e;
+	char buf[256];
+	const char *rec;
+
+	default_rules(f);	/* freed by the teardown */
+	tracker_set_files(f->t, true);
+	EXEC_TOP(f, 300, start, start + 5, "/usr/bin/sort", "sort\0in.txt");
+	ev_fopen(f, 300, start, 3, 11, "/lib/x86_64-linux-gnu/libc.so.6", 0);
+	ev_fclose(f, 300, start, 3, 11, 832, 0, 2000000, JT_FS_MMAP);
+	ev_fopen(f, 300, start, 3, 12, "/data/in.txt", 0);
+	ev_fclose(f, 300, start, 3, 12, 1000, 0, 1000, 0);
+	ev_fopen(f, 300, start, 4, 12, "/data/in.txt", 0);	/* again */
+	ev_fclose(f, 300, start, 4, 12, 500, 0, 1000, 0);
+	ev_fopen(f, 300, start, 5, 13, "/data/out.txt", 01101);
+	ev_fclose(f, 300, start, 5, 13, 0, 1500, 1500, JT_FS_AT_EXIT);
+	memset(&e, 0, sizeof(e));
+	e.exit.hdr = (struct jt_ev_hdr){ JT_EV_EXIT, 300, start + 50, start };
+	e.exit.ppid = 1;
+	e.exit.nonreg = (struct jt_fcount){ 2, 1, 64, 32 };
+	e.exit.lost = (struct jt_fcount){ 1, 1, 7, 0 };
+	feed(f, &e, sizeof(e.exit));
+	rec = proc_rec(f, 300, start);
+	assert_non_null(rec);
+	/* out.txt and in.txt tie at 1500 bytes: in.txt has more opens */
+	assert_jstr(rec, "files.0.path", "/data/in.txt");
+	assert_jraw(rec, "files.0.flags", "[\"read\"]");
+	assert_int_equal(ju64(rec, "files.0.opens"), 2);
+	assert_int_equal(ju64(rec, "files.0.read_bytes"), 1500);
+	assert_int_equal(ju64(rec, "files.0.size_bytes"), 1000);
+	assert_jstr(rec, "files.1.path", "/data/out.txt");
+	assert_jraw(rec, "files.1.flags",
+		    "[\"write\",\"create\",\"truncate\"]");
+	assert_int_equal(ju64(rec, "files.1.write_bytes"), 1500);
+	assert_false(jget(rec, "files.2", buf, sizeof(buf)));	/* two listed */
+	/* libc dropped by the rules, one file the kernel could not follow */
+	assert_int_equal(ju64(rec, "files_rest.count"), 2);
+	assert_int_equal(ju64(rec, "files_rest.read_bytes"), 832 + 7);
+	assert_int_equal(ju64(rec, "files_nonregular.pipes"), 2);
+	assert_int_equal(ju64(rec, "files_nonregular.sockets"), 1);
+	assert_int_equal(ju64(rec, "files_nonregular.read_bytes"), 64);
+
+	/* files off: null */
+	tracker_set_files(f->t, false);
+	EXEC_TOP(f, 301, start + 100, start + 105, "/usr/bin/cat", "cat");
+	ev_fopen(f, 301, start + 100, 3, 12, "/data/in.txt", 0);
+	ev_exit(f, &(struct exit_spec){ .pid = 301, .ppid = 1,
+		.start = start + 100, .ts = start + 150 });
+	rec = proc_rec(f, 301, start + 100);
+	assert_jraw(rec, "files", "null");
+	assert_jraw(rec, "files_rest", "null");
+}
+
+/* deleted of the file at path in record rec (it must be listed). */
+static bool file_deleted(const char *rec, const char *path)
+{
+	char key[32], want[PATH_MAX + 2];
+
+	snprintf(want, sizeof(want), "\"%s\"", path);
+	for (int i = 0; i < 64; i++) {
+		snprintf(key, sizeof(key), "files.%d.path", i);
+		if (!strcmp(jraw(rec, key), want)) {
+			snprintf(key, sizeof(key), "files.%d.deleted", i);
+			return !strcmp(jraw(rec, key), "true");
+		}
+	}
+	fail_msg("%s not in %s", path, rec);
+	return false;
+}
+
+/*
+ * Files a process wrote and closed: one whose path is gone at its end
+ * (unlinked, or its folder removed) is deleted, as is one unlinked while
+ * open; one still there, one whose path names another file by then
+ * (renamed over) and one it only read and that is gone are not.
+ */
+static void test_files_gone(void **state)
+{
+	static const char *const names[] = { "kept", "gone", "sub/gone",
+					     "replaced", "read" };
+	struct fx *f = *state;
+	const uint64_t start = 5000000;
+	char dir[] = "/tmp/jt_gone_XXXXXX", path[5][PATH_MAX], other[PATH_MAX];
+	struct stat st;
+	const char *rec;
+	FILE *w;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(other, sizeof(other), "%s/sub", dir);
+	assert_int_equal(mkdir(other, 0700), 0);
+	default_rules(f);
+	tracker_set_files(f->t, true);
+	EXEC_TOP(f, 310, start, start + 5, "/usr/bin/tool", "tool");
+	for (int i = 0; i < 5; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/%s", dir, names[i]);
+		assert_non_null(w = fopen(path[i], "w"));
+		fputs("x", w);
+		assert_int_equal(fclose(w), 0);
+		assert_int_equal(stat(path[i], &st), 0);
+		f->kdev = (uint64_t)major(st.st_dev) << 20 | minor(st.st_dev);
+		ev_fopen(f, 310, start, 3 + i, st.st_ino, path[i],
+			 i == 4 ? 0 : 01101);
+		ev_fclose(f, 310, start, 3 + i, st.st_ino, i == 4, i != 4, 1,
+			  0);
+	}
+	ev_fopen(f, 310, start, 9, 77, "/data/open.tmp", 01101);
+	ev_fclose(f, 310, start, 9, 77, 0, 5, 5, JT_FS_DELETED);
+	assert_int_equal(unlink(path[1]), 0);
+	assert_int_equal(unlink(path[2]), 0);
+	assert_int_equal(rmdir(other), 0);
+	snprintf(other, sizeof(other), "%s/new", dir);
+	assert_non_null(w = fopen(other, "w"));
+	assert_int_equal(fclose(w), 0);
+	assert_int_equal(rename(other, path[3]), 0);
+	assert_int_equal(unlink(path[4]), 0);
+	ev_exit(f, &(struct exit_spec){ .pid = 310, .ppid = 1,
+		.start = start, .ts = start + 50 });
+	rec = proc_rec(f, 310, start);
+	assert_non_null(rec);
+	assert_false(file_deleted(rec, path[0]));
+	assert_true(file_deleted(rec, path[1]));
+	assert_true(file_deleted(rec, path[2]));
+	assert_false(file_deleted(rec, path[3]));
+	assert_false(file_deleted(rec, path[4]));
+	assert_true(file_deleted(rec, "/data/open.tmp"));
+	unlink(path[0]);
+	unlink(path[3]);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 /* A process of about a millisecond with an odd split: user + sys is the
@@ -2038,6 +2223,10 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_excluded_kept_while_followed,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_files_record, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_files_gone, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_threads_one_record, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_short_process_cpu, setup,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,12 +23,17 @@ struct collector {
 	struct ringbuf *rb;
 	struct collector_cb cb;
 	struct bpf_link *iter_link;
+	struct bpf_link *files_link;	/* jt_files, NULL: files not recorded */
+	struct bpf_link *open_links[5];	/* files.follow_opens: open_tps */
 	char *iter_buf;
 	size_t iter_cap;
 	int ncpus;
 	char missing[256];
 	int rb_err;
+	bool files;		/* jt_files is loaded */
 };
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static bool libbpf_verbose;
 
@@ -94,6 +100,69 @@ static void skip_prog(struct collector *c, struct bpf_program *prog,
 		 what);
 }
 
+/* files.follow_opens' tracepoints (syscalls:*, plain ones), in the order
+ * of struct collector's open_links; the last is jt_close's, the others
+ * jt_open's. */
+static const char *const open_tps[] = {
+	"sys_exit_openat", "sys_exit_open", "sys_exit_openat2",
+	"sys_exit_creat", "sys_enter_close",
+};
+_Static_assert(ARRAY_SIZE(open_tps) ==
+	       ARRAY_SIZE(((struct collector *)0)->open_links), "open_tps");
+
+#define TRACEFS "/sys/kernel/tracing"
+
+/*
+ * Load files.follow_opens' programs or not (before the load); they are
+ * attached by attach_opens(), not by the skeleton.
+ */
+static void load_opens(struct collector *c, bool on)
+{
+	struct bpf_program *progs[] = { c->skel->progs.jt_open,
+					c->skel->progs.jt_close };
+
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
+		bpf_program__set_autoattach(progs[i], false);
+		if (!on)
+			bpf_program__set_autoload(progs[i], false);
+	}
+}
+
+/*
+ * Attach files.follow_opens' programs: plain tracepoints, whose ids
+ * libbpf reads from tracefs, mounted here when it is not.  0 or -errno
+ * (logged, naming the tracepoint).
+ */
+static int attach_opens(struct collector *c)
+{
+	size_t last = ARRAY_SIZE(open_tps) - 1;
+
+	if (access(TRACEFS "/events", F_OK) &&
+	    access("/sys/kernel/debug/tracing/events", F_OK)) {
+		if (mount("nodev", TRACEFS, "tracefs", 0, NULL))
+			log_warn("cannot mount tracefs on " TRACEFS ": %s",
+				 strerror(errno));
+		else
+			log_info("mounted tracefs on " TRACEFS
+				 " (files.follow_opens)");
+	}
+	for (size_t i = 0; i <= last; i++) {
+		c->open_links[i] = bpf_program__attach_tracepoint(
+			i == last ? c->skel->progs.jt_close :
+				    c->skel->progs.jt_open,
+			"syscalls", open_tps[i]);
+		if (!c->open_links[i]) {
+			int err = -errno;
+
+			log_error("files.follow_opens: cannot attach syscalls:%s: %s",
+				  open_tps[i], strerror(-err));
+			return err;
+		}
+	}
+	log_info("files.follow_opens: every open and close of a tracked process followed (system-call tracepoints)");
+	return 0;
+}
+
 /* Open, load and attach everything. */
 int collector_open(const struct collector_opts *o,
 		   const struct collector_cb *cb, struct collector **out)
@@ -147,6 +216,15 @@ int collector_open(const struct collector_opts *o,
 		skip_prog(c, c->skel->progs.jt_sock_recv, "sock_recv_length",
 			  "network bytes received");
 
+	/* files: read from the kernel's open files at each sample pass and
+	 * at a process's end; no program at system calls */
+	c->files = o->files;
+	bpf_program__set_autoattach(c->skel->progs.jt_files, false);
+	if (!c->files)
+		bpf_program__set_autoload(c->skel->progs.jt_files, false);
+	c->skel->rodata->files_enabled = c->files;
+	load_opens(c, c->files && o->follow_opens);
+
 	/* a dead task's CPU is final only after its last context switch */
 	if (have_tp(vmlinux, "sched_switch"))
 		c->skel->rodata->defer_exit = 1;
@@ -185,6 +263,21 @@ int collector_open(const struct collector_opts *o,
 		log_error("cannot attach the task iterator: %s", strerror(-err));
 		goto cleanup;
 	}
+	if (c->files) {
+		c->files_link = bpf_program__attach_iter(c->skel->progs.jt_files,
+							 NULL);
+		if (!c->files_link) {
+			err = -errno;
+			log_error("cannot attach the file iterator: %s",
+				  strerror(-err));
+			goto cleanup;
+		}
+		if (o->follow_opens) {
+			err = attach_opens(c);
+			if (err)
+				goto cleanup;
+		}
+	}
 	*out = c;
 	c = NULL;
 	err = 0;
@@ -200,10 +293,19 @@ void collector_close(struct collector *c)
 	if (!c)
 		return;
 	bpf_link__destroy(c->iter_link);
+	bpf_link__destroy(c->files_link);
+	for (size_t i = 0; i < ARRAY_SIZE(c->open_links); i++)
+		bpf_link__destroy(c->open_links[i]);
 	ringbuf_free(c->rb);
 	jobtrace_bpf__destroy(c->skel);
 	free(c->iter_buf);
 	free(c);
+}
+
+/* Does the kernel follow what processes open, read and write? */
+bool collector_files(const struct collector *c)
+{
+	return c->files;
 }
 
 /* fd to poll for ring-buffer data. */
@@ -261,7 +363,23 @@ int collector_settle(struct collector *c, unsigned timeout_ms)
 	return (int)n;
 }
 
-/* Run the task iterator once and deliver its samples. */
+/* One pass of the file iterator: the tracked processes' open files, a
+ * file seen the first time sent as an event (it prints nothing). */
+static void files_pass(struct collector *c)
+{
+	char buf[64];
+	int fd = bpf_iter_create(bpf_link__fd(c->files_link));
+
+	if (fd < 0) {
+		log_warn("file iterator: %s", strerror(errno));
+		return;
+	}
+	while (read(fd, buf, sizeof(buf)) < 0 && errno == EINTR)
+		;
+	close(fd);
+}
+
+/* Run the file and the task iterators once and deliver the samples. */
 int collector_sample(struct collector *c, bool discovery)
 {
 	size_t len = 0, partial = 0, n;
@@ -269,6 +387,8 @@ int collector_sample(struct collector *c, bool discovery)
 	int fd, err = 0;
 	ssize_t r;
 
+	if (c->files_link)
+		files_pass(c);
 	c->skel->bss->iter_discover = discovery;
 	fd = bpf_iter_create(bpf_link__fd(c->iter_link));
 	if (fd < 0) {

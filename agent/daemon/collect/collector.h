@@ -19,6 +19,8 @@ struct collector_opts {
 	unsigned ringbuf_kib;
 	unsigned max_tracked;
 	unsigned argv_max;
+	bool files;		/* follow opens, reads and writes (files.enabled) */
+	bool follow_opens;	/* and every open and close (files.follow_opens) */
 	bool verbose;		/* pass libbpf's debug output to the log */
 };
 
@@ -40,6 +42,9 @@ int collector_open(const struct collector_opts *o,
 		   const struct collector_cb *cb, struct collector **out);
 /* Detach and free; accepts NULL. */
 void collector_close(struct collector *c);
+/* Does the kernel follow what processes open, read and write (files
+ * asked for and the kernel has the tracepoint)? */
+bool collector_files(const struct collector *c);
 /* fd to poll for ring-buffer data. */
 int collector_fd(const struct collector *c);
 /* Deliver every pending ring-buffer event; returns events or -errno. */

@@ -29,6 +29,10 @@ static size_t event_size(uint32_t type)
 		return sizeof(struct jt_ev_exit);
 	case JT_EV_OOM:
 		return sizeof(struct jt_ev_oom);
+	case JT_EV_FOPEN:
+		return sizeof(struct jt_ev_fopen);
+	case JT_EV_FCLOSE:
+		return sizeof(struct jt_ev_fclose);
 	default:
 		return 0;
 	}
@@ -101,6 +105,13 @@ int decode_event(const void *data, size_t len, union jt_event *ev)
 		break;
 	case JT_EV_OOM:
 		ev->oom.comm[JT_COMM_LEN - 1] = '\0';
+		break;
+	case JT_EV_FOPEN:
+		/* the path ends at its length, never past its array */
+		if (ev->fopen.path_len > JT_PATH_LEN - 1)
+			ev->fopen.path_len = JT_PATH_LEN - 1;
+		ev->fopen.path[ev->fopen.path_len] = '\0';
+		ev->fopen.path_len = (__u32)strlen(ev->fopen.path);
 		break;
 	}
 	return (int)type;

@@ -18,6 +18,8 @@ union jt_event {
 	struct jt_ev_exec exec;
 	struct jt_ev_exit exit;
 	struct jt_ev_oom oom;
+	struct jt_ev_fopen fopen;
+	struct jt_ev_fclose fclose;
 };
 
 /*

@@ -21,6 +21,7 @@
 #include "cost.h"
 #include "exetrust.h"
 #include "log.h"
+#include "procfiles.h"
 #include "stages.h"
 #include "tracker.h"
 #include "util.h"
@@ -45,6 +46,9 @@ struct tracker {
 				 * has seen is due a pass this old; 0: off */
 	uint64_t young_due_ns;	/* CLOCK_BOOTTIME when the first such is
 				 * due, 0: none */
+	/* the kernel follows files (collector_files()): process records
+	 * list them, samples have progress; else files are null */
+	bool files;
 
 	uint64_t events_seen;
 	uint64_t exits_lost;
@@ -99,6 +103,12 @@ void tracker_set_first_sample(struct tracker *t, uint64_t young_ns)
 	t->young_ns = young_ns;
 	if (!young_ns)
 		t->young_due_ns = 0;
+}
+
+/* Whether the kernel follows files from now on. */
+void tracker_set_files(struct tracker *t, bool files)
+{
+	t->files = files;
 }
 
 /* The containers from now on. */
@@ -517,9 +527,13 @@ static void emit_process(struct tracker *t, struct jt_proc *p,
 		return;
 	}
 	prev = stages_enter(STAGE_ENCODE);
+	if (t->files)
+		procfiles_finish(p, e, t->rules, t->procs, t->cfg ?
+				 t->cfg->files_max_per_process : 64);
 	record_process_id(t->host, p, id);
 	jbuf_reset(&t->jb);
 	record_process(&t->jb, t->host, p, batch_of(t, p, ji), id);
+	procfiles_free(p);
 	stages_leave(prev);
 	put(t);
 	if (t->cb.gone)
@@ -790,6 +804,20 @@ void tracker_spot(struct tracker *t, const struct jt_spot *s)
 	put(t);
 }
 
+/* A file a process opened, or closed (or had open at its end). */
+static void on_file(struct tracker *t, const union jt_event *ev)
+{
+	struct jt_proc *p = proc_table_lookup(t->procs, ev->hdr.pid,
+					      ev->hdr.start_ns);
+
+	if (!p || (p->state & JT_PS_EXCLUDED))
+		return;
+	if (ev->hdr.type == JT_EV_FOPEN)
+		procfiles_open(p, &ev->fopen);
+	else
+		procfiles_close(p, &ev->fclose);
+}
+
 /* Handle one kernel event. */
 void tracker_event(struct tracker *t, const union jt_event *ev)
 {
@@ -806,6 +834,10 @@ void tracker_event(struct tracker *t, const union jt_event *ev)
 		break;
 	case JT_EV_OOM:
 		on_oom(t, &ev->oom);
+		break;
+	case JT_EV_FOPEN:
+	case JT_EV_FCLOSE:
+		on_file(t, ev);
 		break;
 	}
 }
@@ -982,8 +1014,12 @@ static void sample_one(struct jt_proc *p, void *arg)
 	enum stage prev;
 	char id[37], key[16];
 
-	if (p->sample_gen != pc->gen || !p->job.id[0] ||
-	    (p->state & JT_PS_EXCLUDED))
+	if (p->sample_gen != pc->gen || (p->state & JT_PS_EXCLUDED))
+		return;
+	/* how far along it is: for ps too, so every process's */
+	if (t->files)
+		procfiles_progress(p, t->rules, t->procs);
+	if (!p->job.id[0])
 		return;
 	ji = jobs_get(t->jobs, p->job.scheduler, p->job.id, false);
 	if (ji) {

@@ -122,6 +122,9 @@ void tracker_configure(struct tracker *t, const struct jt_config *cfg);
 /* A job's process no pass has seen is due one this old (0: off; see
  * tracker_young_due()). */
 void tracker_set_first_sample(struct tracker *t, uint64_t young_ns);
+/* Whether the kernel follows files (collector_files()): process records
+ * list them, samples carry progress; else files are null. */
+void tracker_set_files(struct tracker *t, bool files);
 /* The containers from now on (ct copied; ct->cts NULL: none). */
 void tracker_set_containers(struct tracker *t,
 			    const struct tracker_containers *ct);
