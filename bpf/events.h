@@ -145,8 +145,11 @@ struct jt_fslot {
 				 * the close's entry */
 	__u64 file;		/* the struct file last seen at the fd: read
 				 * again at exit when the fd was closed since */
+	__u64 base;		/* its offset when the exec made the slot (an
+				 * open shared with the parent): bytes are
+				 * the offset's movement since */
 };
-_Static_assert(sizeof(struct jt_fslot) == 64, "jt_fslot layout");
+_Static_assert(sizeof(struct jt_fslot) == 72, "jt_fslot layout");
 
 struct jt_ev_hdr {
 	__u32 type;		/* enum jt_event_type */

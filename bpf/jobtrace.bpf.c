@@ -646,14 +646,16 @@ static __always_inline bool slot_of(struct file *f, struct jt_fslot *s)
 	return true;
 }
 
-/* What the kernel keeps for an open file, into its slot: the offset as
- * the bytes written (opened for writing) or read, the size, whether it
- * has a name left (JT_FS_SIZE, JT_FS_DELETED). */
+/* What the kernel keeps for an open file, into its slot: the offset (its
+ * movement since the exec for a slot the exec made) as the bytes written
+ * (opened for writing) or read, the size, whether it has a name left
+ * (JT_FS_SIZE, JT_FS_DELETED). */
 static __always_inline void slot_seen(struct jt_fslot *s, struct file *f)
 {
 	struct inode *ino = (struct inode *)s->inode;
 	__u64 pos = BPF_CORE_READ(f, f_pos);
 
+	pos = pos >= s->base ? pos - s->base : pos;
 	if (BPF_CORE_READ(f, f_mode) & FMODE_WRITE_)
 		s->write_bytes = pos;
 	else
@@ -850,6 +852,8 @@ static __always_inline int file_seen(struct jt_tracked *t, __u32 tgid,
 			slot_seen(s, f);
 		return 0;
 	}
+	if (how == FSEEN_EXEC)
+		n.base = BPF_CORE_READ(f, f_pos);
 	if (named)
 		slot_seen(&n, f);
 	if (how == FSEEN_EXIT || how == FSEEN_CLOSE) {

@@ -36,7 +36,9 @@
 #   8. a short tool's redirected standard fds, which coreutils close just
 #      before they exit (sh -c 'head -c 1000 /dev/zero > hout; wc -l < win',
 #      wc -c < wcin): listed in the tool's record with the bytes moved
-#      (head's 1000 written, wc -l's 7000 read, wc -c's none: fstat).
+#      (head's 1000 written, wc -l's 7000 read, wc -c's none: fstat); an
+#      open shared with the parent counts the offset's movement since the
+#      exec (sh -c 'echo abc; head -c 1000 /dev/zero' > shared: head's 1000).
 #   A file opened and closed between two passes (a short tool's input:
 #   sh -c 'cat small > out' closes small before it ends) is not guaranteed
 #   by default: it is listed only if a pass ran while it was open
@@ -357,6 +359,15 @@ check "head -c 1000 > hout: hout listed in head's record with the bytes written 
 STD_WC=$(files_in "$J-std" wc)
 check "wc -l < win: win listed in wc's record, read to its end through fd 0 ($STD_WC)" \
 	eq "$STD_WC" "win read 1 7000 0 7000"
+# shared: one open for the test's shell, jobtrace run, sh and head; sh's echo
+# writes 4 bytes before head starts: head's bytes are its own 1000, not the
+# shared offset's 1004
+rm -f "$D/shared"
+"$CLI" --config "$CONF" run --job "$J-shr" -- sh -c 'echo abc; head -c 1000 /dev/zero' \
+	>"$D/shared" 2>/dev/null
+STD_SHR=$(files_in "$J-shr" head)
+check "head's stdout shared with sh (which wrote 4 bytes first): head's own 1000 bytes ($STD_SHR)" \
+	eq "$STD_SHR" "shared write 1 0 1000 1004"
 STD_WCC=$(files_in "$J-wcc" wc)
 check "wc -c < wcin (fd 0 from the test's shell): wcin listed, its size, no byte read ($STD_WCC)" \
 	eq "$STD_WCC" "wcin read 1 0 0 3000"
