@@ -166,8 +166,13 @@ struct jt_fslot {
 	__u32 kind;		/* JT_FK_* */
 	__u32 flags;		/* JT_FS_MMAP; JT_FS_SIZE, JT_FS_DELETED at
 				 * the close's entry */
+	__u64 file;		/* the struct file last seen at the fd: read
+				 * again at exit when the fd was closed since */
+	__u64 base;		/* its offset when the exec made the slot (an
+				 * open shared with the parent): bytes are
+				 * the offset's movement since */
 };
-_Static_assert(sizeof(struct jt_fslot) == 56, "jt_fslot layout");
+_Static_assert(sizeof(struct jt_fslot) == 72, "jt_fslot layout");
 
 struct jt_ev_hdr {
 	__u32 type;		/* enum jt_event_type */

@@ -418,6 +418,9 @@ static __always_inline bool exe_root(struct linux_binprm *bprm, char *name)
 	return false;	/* deeper than we look */
 }
 
+static __always_inline void files_at_exec(struct jt_tracked *t,
+					  struct task_struct *p, __u32 tgid);
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(jt_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
@@ -510,6 +513,7 @@ int BPF_PROG(jt_exec, struct task_struct *p, pid_t old_pid,
 		len = sizeof(*e);
 	if (bpf_ringbuf_output(&events, e, len, wakeup_flags()))
 		count(JT_CNT_RB_DROP_EXEC);
+	files_at_exec(t, p, tgid);
 	return 0;
 }
 
@@ -636,7 +640,9 @@ static __always_inline void memcg_peaks(struct jt_ev_exit *e,
  * f_mode), its name.  jt_files (iter/task_file) reads them for the
  * tracked processes at each sample pass (the name with bpf_d_path); the
  * last thread's exit (jt_exit: the fd table is still attached) reads them
- * for the files still open (the name from the dentry chain).  A file's
+ * for the files still open (the name from the dentry chain); the exec
+ * makes slots for fds 0-2 (files_at_exec), which short tools close just
+ * before they exit.  A file's
  * bytes are its offset when last seen: exact for a file read or written
  * from its start without seeks and seen at the end; a file opened and
  * closed between two passes is not seen; pread/pwrite and mmap move no
@@ -689,20 +695,23 @@ static __always_inline bool slot_of(struct file *f, struct jt_fslot *s)
 	if (!ino)
 		return false;
 	s->inode = (__u64)ino;
+	s->file = (__u64)f;
 	s->dev = BPF_CORE_READ(ino, i_sb, s_dev);
 	s->ino = BPF_CORE_READ(ino, i_ino);
 	s->kind = mode_kind(BPF_CORE_READ(ino, i_mode));
 	return true;
 }
 
-/* What the kernel keeps for an open file, into its slot: the offset as
- * the bytes written (opened for writing) or read, the size, whether it
- * has a name left (JT_FS_SIZE, JT_FS_DELETED). */
+/* What the kernel keeps for an open file, into its slot: the offset (its
+ * movement since the exec for a slot the exec made) as the bytes written
+ * (opened for writing) or read, the size, whether it has a name left
+ * (JT_FS_SIZE, JT_FS_DELETED). */
 static __always_inline void slot_seen(struct jt_fslot *s, struct file *f)
 {
 	struct inode *ino = (struct inode *)s->inode;
 	__u64 pos = BPF_CORE_READ(f, f_pos);
 
+	pos = pos >= s->base ? pos - s->base : pos;
 	if (BPF_CORE_READ(f, f_mode) & FMODE_WRITE_)
 		s->write_bytes = pos;
 	else
@@ -863,6 +872,7 @@ static __always_inline void nonreg_count(struct jt_tracked *t, __u32 kind)
 /* Where file_seen() is called from. */
 enum fseen {
 	FSEEN_PASS,	/* a sample pass (iterator: bpf_d_path) */
+	FSEEN_EXEC,	/* its exec, fds 0-2: a slot, the dentry chain */
 	FSEEN_EXIT,	/* the exit walk: sent closed, JT_FS_AT_EXIT */
 	FSEEN_OPEN,	/* its open (files.follow_opens): a new slot */
 	FSEEN_CLOSE,	/* its close (files.follow_opens): sent closed */
@@ -893,10 +903,13 @@ static __always_inline int file_seen(struct jt_tracked *t, __u32 tgid,
 		s = NULL;
 	}
 	if (s) {
+		s->file = (__u64)f;
 		if (named)
 			slot_seen(s, f);
 		return 0;
 	}
+	if (how == FSEEN_EXEC)
+		n.base = BPF_CORE_READ(f, f_pos);
 	if (named)
 		slot_seen(&n, f);
 	if (how == FSEEN_EXIT || how == FSEEN_CLOSE) {
@@ -1056,15 +1069,16 @@ int jt_close(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-/* State of the walk over an ending process's fd table (files_at_exit). */
+/* State of a walk over a process's fd table (files_at_exit, at_exec). */
 struct fd_walk {
 	struct jt_tracked *t;
 	struct file **arr;
 	__u32 tgid;
 	__u32 max;
+	__u32 how;		/* enum fseen: FSEEN_EXIT or FSEEN_EXEC */
 };
 
-/* One fd of an ending process: its file seen a last time. */
+/* One fd of a process at its end or exec: its file seen. */
 static long walk_fd(__u32 fd, struct fd_walk *w)
 {
 	struct file *f = NULL;
@@ -1072,19 +1086,26 @@ static long walk_fd(__u32 fd, struct fd_walk *w)
 	if (fd >= w->max)
 		return 1;
 	bpf_probe_read_kernel(&f, sizeof(f), &w->arr[fd]);
-	if (f && file_seen(w->t, w->tgid, fd, f, FSEEN_EXIT,
+	if (f && file_seen(w->t, w->tgid, fd, f, w->how,
 			    BPF_CORE_READ(f, f_flags)))
 		return 1;	/* the map is full */
 	return 0;
 }
 
-/* One slot of an ending process: sent (still open or closed since the
- * pass that saw it), forgotten. */
+/*
+ * One slot of an ending process: sent (still open or closed since the
+ * pass that saw it), forgotten.  A file closed since is read again
+ * through the struct file last seen when that still is the slot's file
+ * (another process shares the open, or it was freed and not reused: the
+ * kernel's file cache is SLAB_TYPESAFE_BY_RCU since 6.7, so the memory
+ * is still a struct file): the offset and size at its close, as for the
+ * standard fds that coreutils and most tools close just before they exit.
+ */
 static long walk_slot(__u32 fd, struct fd_walk *w)
 {
 	__u64 key = (__u64)w->tgid << 32 | fd;
 	struct jt_fslot *s;
-	struct file *f = NULL;
+	struct file *f = NULL, *last;
 
 	if (!w->t->nslots)
 		return 1;
@@ -1093,8 +1114,15 @@ static long walk_slot(__u32 fd, struct fd_walk *w)
 		return 0;
 	if (fd < w->max)
 		bpf_probe_read_kernel(&f, sizeof(f), &w->arr[fd]);
-	slot_close(w->t, key, s, f && (__u64)BPF_CORE_READ(f, f_inode) ==
-		   s->inode ? JT_FS_AT_EXIT : JT_FS_STALE, w->t->start_ns);
+	if (f && (__u64)BPF_CORE_READ(f, f_inode) == s->inode) {
+		slot_close(w->t, key, s, JT_FS_AT_EXIT, w->t->start_ns);
+		return 0;
+	}
+	last = (struct file *)s->file;
+	if (last && (__u64)BPF_CORE_READ(last, f_inode) == s->inode &&
+	    (s->kind == JT_FK_REG || s->kind == JT_FK_DIR))
+		slot_seen(s, last);
+	slot_close(w->t, key, s, JT_FS_STALE, w->t->start_ns);
 	return 0;
 }
 
@@ -1135,7 +1163,7 @@ static __always_inline void files_at_exit(struct jt_tracked *t,
 					  struct task_struct *p, __u32 tgid)
 {
 	struct fdtable *fdt = BPF_CORE_READ(p, files, fdt);
-	struct fd_walk w = { t, NULL, tgid, 0 };
+	struct fd_walk w = { t, NULL, tgid, 0, FSEEN_EXIT };
 
 	if (!files_enabled)
 		return;
@@ -1146,6 +1174,24 @@ static __always_inline void files_at_exit(struct jt_tracked *t,
 	}
 	if (t->nslots)
 		bpf_loop(MAX_FDS_WALKED, walk_slot, &w, 0);
+}
+
+/* The standard fds of a process at its exec: slots for the files on
+ * them, which a tool shorter than a pass (head > out, wc < in) closes
+ * before its end (walk_slot reads them again there). */
+static __always_inline void files_at_exec(struct jt_tracked *t,
+					  struct task_struct *p, __u32 tgid)
+{
+	struct fdtable *fdt = BPF_CORE_READ(p, files, fdt);
+	struct fd_walk w = { t, NULL, tgid, 0, FSEEN_EXEC };
+	__u32 max;
+
+	if (!files_enabled || !fdt)
+		return;
+	max = BPF_CORE_READ(fdt, max_fds);
+	w.arr = BPF_CORE_READ(fdt, fd);
+	w.max = max < 3 ? max : 3;
+	bpf_loop(3, walk_fd, &w, 0);
 }
 
 SEC("tp_btf/sched_process_exit")

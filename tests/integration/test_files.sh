@@ -32,7 +32,13 @@
 #   4. the default rules drop /etc/ld.so.cache (open at the pause) and list
 #      no library or its own executable;
 #   6. a file a thread opened, read from and left open, the thread exiting
-#      before the process, is listed with its bytes at the process's end.
+#      before the process, is listed with its bytes at the process's end;
+#   8. a short tool's redirected standard fds, which coreutils close just
+#      before they exit (sh -c 'head -c 1000 /dev/zero > hout; wc -l < win',
+#      wc -c < wcin): listed in the tool's record with the bytes moved
+#      (head's 1000 written, wc -l's 7000 read, wc -c's none: fstat); an
+#      open shared with the parent counts the offset's movement since the
+#      exec (sh -c 'echo abc; head -c 1000 /dev/zero' > shared: head's 1000).
 #   A file opened and closed between two passes (a short tool's input:
 #   sh -c 'cat small > out' closes small before it ends) is not guaranteed
 #   by default: it is listed only if a pass ran while it was open
@@ -321,6 +327,51 @@ print(" ".join("%s %d %d %d" % (f["path"], f["opens"], f["read_bytes"], f["size_
 check "a file opened by a thread that ended before the process: listed with its bytes ($THR_FILE)" \
 	eq "$THR_FILE" "$D/thr 1 3000 8000"
 
+# ---- 8. a short tool's standard fds ----------------------------------------------
+
+# The files of job $1's process named $2 under $D: name flags opens read
+# written size, one per line joined by /.
+files_in() {
+	record_of "select json from process where job_id like '%$1' and comm = '$2';" |
+		python3 -c 'import json, sys
+r = json.loads(sys.stdin.readline())
+for f in r["files"]:
+	if f["path"].startswith(sys.argv[1]):
+		print(f["path"][len(sys.argv[1]):], ",".join(f["flags"]), f["opens"],
+		      f["read_bytes"], f["write_bytes"], f["size_bytes"])' "$D/" | sort | paste -sd'/' -
+}
+
+# coreutils close their standard fds just before they exit (strace: close(0)
+# when stdin was read, close(1), close(2)), so the exit walk finds them closed:
+# the exec's slots for fds 0-2 read them again there.  hout: sh opens it and
+# execs head (the file has no other holder, freed at head's close); win: wc -l
+# reads it to its end; wcin: the test's own shell holds it (jobtrace run
+# inherits it), wc -c takes its size from fstat and reads nothing (offset 0)
+head -c 7000 /dev/zero | tr '\0' '\n' >"$D/win"
+head -c 3000 /dev/zero >"$D/wcin"
+rm -f "$D/hout"
+"$CLI" --config "$CONF" run --job "$J-std" -- sh -c \
+	"head -c 1000 /dev/zero > '$D/hout'; wc -l < '$D/win'" >/dev/null 2>&1
+"$CLI" --config "$CONF" run --job "$J-wcc" -- wc -c <"$D/wcin" >/dev/null 2>&1
+STD_HEAD=$(files_in "$J-std" head)
+check "head -c 1000 > hout: hout listed in head's record with the bytes written through fd 1 ($STD_HEAD)" \
+	eq "$STD_HEAD" "hout write 1 0 1000 $(stat -c %s "$D/hout")"
+STD_WC=$(files_in "$J-std" wc)
+check "wc -l < win: win listed in wc's record, read to its end through fd 0 ($STD_WC)" \
+	eq "$STD_WC" "win read 1 7000 0 7000"
+# shared: one open for the test's shell, jobtrace run, sh and head; sh's echo
+# writes 4 bytes before head starts: head's bytes are its own 1000, not the
+# shared offset's 1004
+rm -f "$D/shared"
+"$CLI" --config "$CONF" run --job "$J-shr" -- sh -c 'echo abc; head -c 1000 /dev/zero' \
+	>"$D/shared" 2>/dev/null
+STD_SHR=$(files_in "$J-shr" head)
+check "head's stdout shared with sh (which wrote 4 bytes first): head's own 1000 bytes ($STD_SHR)" \
+	eq "$STD_SHR" "shared write 1 0 1000 1004"
+STD_WCC=$(files_in "$J-wcc" wc)
+check "wc -c < wcin (fd 0 from the test's shell): wcin listed, its size, no byte read ($STD_WCC)" \
+	eq "$STD_WCC" "wcin read 1 0 0 3000"
+
 # ---- 3. the canary -------------------------------------------------------------------
 
 stop_agent
@@ -350,16 +401,9 @@ printf 'old\n' >"$D/exists"
 "$CLI" --config "$CONF" run --job "$J-cat" -- sh -c \
 	"cat '$D/small' > '$D/catout'; python3 -c 'import os; os.close(os.open(\"$D/exists\", os.O_WRONLY | os.O_CREAT))'" \
 	>/dev/null 2>&1
-# The files of the job's process named $1 under $D: name flags opens read
-# written size, one per line joined by /.
+# The files of job $J-cat's process named $1 under $D (files_in).
 files_of() {
-	record_of "select json from process where job_id like '%$J-cat' and comm = '$1';" |
-		python3 -c 'import json, sys
-r = json.loads(sys.stdin.readline())
-for f in r["files"]:
-	if f["path"].startswith(sys.argv[1]):
-		print(f["path"][len(sys.argv[1]):], ",".join(f["flags"]), f["opens"],
-		      f["read_bytes"], f["write_bytes"], f["size_bytes"])' "$D/" | sort | paste -sd'/' -
+	files_in "$J-cat" "$1"
 }
 # sh opens catout (dash: before its fork, then dup2 to 1 and close), cat
 # inherits it as fd 1: the open's flags are sh's, the bytes cat's
