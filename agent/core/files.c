@@ -198,8 +198,8 @@ bool files_kept_path(const char *path, enum rules_file_verdict v, char *out,
 	case RULES_FILE_KEEP:
 		return util_strlcpy(out, path, len) < len;
 	case RULES_FILE_HASH:
-		sha256_hex(path, strlen(path), hex);
-		return (size_t)snprintf(out, len, "sha256:%s", hex) < len;
+		return !sha256_hex(path, strlen(path), hex) &&
+		       (size_t)snprintf(out, len, "sha256:%s", hex) < len;
 	case RULES_FILE_EXT:
 		/* from the first dot of the name that does not start it */
 		dot = *base ? strchr(base + 1, '.') : NULL;

@@ -13,6 +13,7 @@
 #include <openssl/pem.h>
 
 #include "rulebundle.h"
+#include "sha256.h"
 #include "rules.h"
 #include "util.h"
 
@@ -58,19 +59,6 @@ bool rulebundle_name_ok(const char *name)
 			return false;
 	}
 	return true;
-}
-
-/* SHA-256 of p as hex into hex[65]. */
-int rulebundle_sha256_hex(const void *p, size_t len, char hex[65])
-{
-	unsigned char md[32];
-	unsigned int mdlen = 0, i;
-
-	if (!EVP_Digest(p, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
-		return -EIO;
-	for (i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	return 0;
 }
 
 /* Release what a bundle holds. */
@@ -258,7 +246,7 @@ static int make_manifest(const char *dir, struct dirent **names, int n,
 		if (ret)
 			return ret;
 		total += lens[i] + 2 * BLOCK;
-		if (rulebundle_sha256_hex(data[i], lens[i], hex))
+		if (sha256_hex(data[i], lens[i], hex))
 			return -EIO;
 		snprintf(line, sizeof(line), "file %s %zu %s\n", hex, lens[i],
 			 name);
@@ -599,7 +587,7 @@ static int manifest_file(struct rulebundle *b, char *line, unsigned ln,
 		return -EINVAL;
 	}
 	f = &b->files[b->nfiles];
-	if (rulebundle_sha256_hex(ms[i].data, ms[i].size, f->sha256))
+	if (sha256_hex(ms[i].data, ms[i].size, f->sha256))
 		return -EIO;
 	if (strcmp(f->sha256, hex)) {
 		util_seterr(err, errlen, "MANIFEST line %u: sha256 of %s does not match",
@@ -730,7 +718,7 @@ int rulebundle_open(const void *tar, size_t len, const char *pubkey_pem,
 			ret = -EINVAL;
 			goto cleanup;
 		}
-	if (rulebundle_sha256_hex(out->manifest, out->manifest_len, out->sha256))
+	if (sha256_hex(out->manifest, out->manifest_len, out->sha256))
 		ret = -EIO;
 cleanup:
 	free(ms);

@@ -87,8 +87,4 @@ int rulebundle_extract(const struct rulebundle *b, const char *dest_dir,
 void rulebundle_free(struct rulebundle *b);
 /* True when name is a rule file name a bundle may hold. */
 bool rulebundle_name_ok(const char *name);
-/* SHA-256 of len bytes at p as 64 hex digits and a NUL into hex[65]:
- * 0 or -EIO. */
-int rulebundle_sha256_hex(const void *p, size_t len, char hex[65]);
-
 #endif

@@ -10,6 +10,7 @@
 
 #include "fuzz.h"
 #include "rulebundle.h"
+#include "sha256.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,11 +25,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(b.nfiles == 0 || b.files);
 	} else {
 		FUZZ_CHECK(b.nfiles >= 1 && b.nfiles <= RULEBUNDLE_MAX_FILES);
-		FUZZ_CHECK(rulebundle_sha256_hex(b.manifest, b.manifest_len, hex) == 0);
+		FUZZ_CHECK(sha256_hex(b.manifest, b.manifest_len, hex) == 0);
 		FUZZ_CHECK(!strcmp(hex, b.sha256));
 		for (unsigned i = 0; i < b.nfiles; i++) {
 			FUZZ_CHECK(rulebundle_name_ok(b.files[i].name));
-			FUZZ_CHECK(rulebundle_sha256_hex(b.files[i].data,
+			FUZZ_CHECK(sha256_hex(b.files[i].data,
 							 b.files[i].size, hex) == 0);
 			FUZZ_CHECK(!strcmp(hex, b.files[i].sha256));
 			FUZZ_CHECK(i == 0 || strcmp(b.files[i - 1].name,

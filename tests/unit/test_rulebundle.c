@@ -24,6 +24,7 @@
 
 #include "json.h"
 #include "rulebundle.h"
+#include "sha256.h"
 #include "test_files.h"
 
 static const char rule_a[] = "jobtrace.rule('a', function(p, d) end)\n";
@@ -125,7 +126,7 @@ static void put_line(struct jbuf *m, const char *name, const char *text)
 {
 	char hex[65], line[256];
 
-	assert_int_equal(rulebundle_sha256_hex(text, strlen(text), hex), 0);
+	assert_int_equal(sha256_hex(text, strlen(text), hex), 0);
 	snprintf(line, sizeof(line), "file %s %zu %s\n", hex, strlen(text), name);
 	jbuf_put(m, line, strlen(line));
 }
@@ -198,7 +199,7 @@ static void test_make_open_extract(void **state)
 		put_line(&m2, "b.lua", rule_b);
 		assert_int_equal(b.manifest_len, m2.len);
 		assert_memory_equal(b.manifest, m2.buf, m2.len);
-		assert_int_equal(rulebundle_sha256_hex(m2.buf, m2.len, hex), 0);
+		assert_int_equal(sha256_hex(m2.buf, m2.len, hex), 0);
 		assert_string_equal(b.sha256, hex);
 		jbuf_free(&m2);
 	}
