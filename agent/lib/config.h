@@ -138,7 +138,7 @@ struct jt_config {
 	double signals_cpu_starved_above;	/* cpu_starved_above = 0.3 */
 	double signals_memory_pressure_above;	/* memory_pressure_above = 0.1 */
 	/* files { } : what each process opened (issue 27) */
-	bool files_enabled;		/* enabled = true (at start only) */
+	bool files_enabled;		/* enabled = false (at start only) */
 	unsigned files_max_per_process;	/* max_per_process = 64 */
 	bool files_follow_opens;	/* follow_opens = false (at start) */
 

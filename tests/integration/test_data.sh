@@ -177,7 +177,7 @@ data_lines() {
 # ---- 1. files.follow_opens: every open and close is seen --------------------
 F=$TAG-f
 start_agent "rules_dir = \"$top_srcdir/lua-rules\";" \
-	"files = { follow_opens = true; };" || finish
+	"files = { enabled = true; follow_opens = true; };" || finish
 pipeline "$F"
 st=$?
 check "follow_opens: snakemake in jobscript mode under jobtrace run exits 0 (got $st)" eq "$st" 0
@@ -220,7 +220,8 @@ stop_agent
 # missing (doc/architecture.md, "Files"); its outputs are its standard
 # output, open at its end, so they are there.
 P=$TAG-p
-start_agent "rules_dir = \"$top_srcdir/lua-rules\";" || finish
+start_agent "rules_dir = \"$top_srcdir/lua-rules\";" \
+	"files = { enabled = true; };" || finish
 pipeline "$P"
 st=$?
 check "passes: snakemake under jobtrace run exits 0 (got $st)" eq "$st" 0

@@ -134,7 +134,8 @@ printf 'relative %s\n' "$CANARY" >"$D/rel"
 head -c 1000000 /dev/zero >"$D/big"
 REL_SIZE=$(stat -c %s "$D/rel")
 
-SAMPLE_INTERVAL=0.5 start_agent "rules_dir = \"$top_srcdir/lua-rules\";" || finish
+SAMPLE_INTERVAL=0.5 start_agent "rules_dir = \"$top_srcdir/lua-rules\";" \
+	"files = { enabled = true; };" || finish
 
 # ---- 0. no program at system calls ------------------------------------------------
 
@@ -387,7 +388,7 @@ check "the canary is in the files the job read (the search can find it)" \
 # ---- 7. files.follow_opens: every open and close -------------------------------------
 
 SAMPLE_INTERVAL=0.5 start_agent "rules_dir = \"$top_srcdir/lua-rules\";" \
-	"files = { follow_opens = true; };" || finish
+	"files = { enabled = true; follow_opens = true; };" || finish
 LINKS=$(agent_links)
 note "the agent's links with follow_opens: $LINKS"
 check "follow_opens: the agent holds the open and close tracepoints beside the file iterator" \
