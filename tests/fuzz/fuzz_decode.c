@@ -87,6 +87,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(size == sizeof(ev.oom));
 		FUZZ_CHECK(memchr(ev.oom.comm, '\0', JT_COMM_LEN));
 		break;
+	case JT_EV_FOPEN:
+		/* the path ends at its length, inside its array */
+		FUZZ_CHECK(size == sizeof(ev.fopen));
+		FUZZ_CHECK(ev.fopen.path_len < JT_PATH_LEN);
+		FUZZ_CHECK(ev.fopen.path[ev.fopen.path_len] == '\0');
+		FUZZ_CHECK(strlen(ev.fopen.path) == ev.fopen.path_len);
+		break;
+	case JT_EV_FCLOSE:
+		FUZZ_CHECK(size == sizeof(ev.fclose));
+		break;
 	default:
 		FUZZ_CHECK(type == -EINVAL || type == -EMSGSIZE);
 		break;
