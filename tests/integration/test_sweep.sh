@@ -164,8 +164,10 @@ check "cpu_s $(node cpu_s) = the process records' CPU in the period $CPU_S (0.01
 check "cpu $(node cpu) = cpu_s / (up_s x $NCPU), low_cpu $(node low_cpu) when below 0.05" \
 	eval 'near "$(node cpu)" "$(awk -v c="$(node cpu_s)" -v u="$(node up_s)" -v n=$NCPU "BEGIN { printf \"%.9f\", c / (u * n) }")" 0 0.000001 &&
 		eq "$(node low_cpu)" "$(awk -v c="$(node cpu)" "BEGIN { print (c < 0.05) ? \"True\" : \"False\" }")"'
-check "saved $SAVED USD = idle_cost + the stuck cost (1e-6)" \
-	near "$SAVED" "$(awk -v a="$(node idle_cost)" -v b="$(stuck cost)" 'BEGIN { printf "%.9f", a + b }')" 0 0.000001
+# the JSON prints each figure to 6 decimals: the total and the two parts are
+# each rounded (at most 5e-7 each), so the printed sum may differ by 1.5e-6
+check "saved $SAVED USD = idle_cost + the stuck cost (2e-6: three roundings)" \
+	near "$SAVED" "$(awk -v a="$(node idle_cost)" -v b="$(stuck cost)" 'BEGIN { printf "%.9f", a + b }')" 0 0.000002
 check "the CSV has the stuck job's row with its seconds" \
 	grep -q "^stuck_job,$HOST,$J,USD," "$T/sweep.csv"
 finish
