@@ -23,7 +23,8 @@
 #     limit and mem_bytes at least 90 % of it, no more than the cgroup's
 #     own peak and between the test's polls of memory.usage_in_bytes
 #     just before and after the signal's time, and no oom_kill;
-#  e. no false positive: a busy job (burn 2) and a short sleep (2 s) raise
+#  e. no false positive: a busy job (burn 2, SCHED_FIFO so that other load
+#     on the node does not make it wait for a CPU) and a short sleep (2 s) raise
 #     nothing, and the store of the agent holds no other signal of these
 #     kinds than the ones above; `jobtrace status` counts them per kind.
 #
@@ -39,6 +40,7 @@ set -u
 # every kind happens here on purpose (lib.sh's no_stray_signals)
 SIGNALS_EXPECTED="stall io_bound slower_than_usual memory_near_limit"
 need_built "$AGENT" "$CLI" "$WL/burn" "$WL/touchmem"
+need_commands chrt
 start_watchdog 600
 J=jt-sig-$$
 SAMPLE_INTERVAL=0.5
@@ -329,7 +331,9 @@ fi
 
 # ---- e. no false positives -------------------------------------------------------------
 
-"$CLI" --config "$CONF" run --job "$J-e" -- "$WL/burn" 2 >/dev/null 2>&1
+# SCHED_FIFO: the busy job has its core even beside other load (a loaded CI
+# machine), where cpu_starved would be right to fire
+chrt -f 10 "$CLI" --config "$CONF" run --job "$J-e" -- "$WL/burn" 2 >/dev/null 2>&1
 "$CLI" --config "$CONF" run --job "$J-f" -- sleep 2
 job_duration "$J-f" >/dev/null
 sleep 1.5
