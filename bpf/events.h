@@ -13,7 +13,7 @@
 #include <linux/types.h>
 #endif
 
-#define JT_EVENTS_VERSION 6
+#define JT_EVENTS_VERSION 7
 
 #define JT_COMM_LEN 16
 #define JT_FILENAME_LEN 256
@@ -88,7 +88,13 @@ _Static_assert(sizeof(struct jt_io) == 40, "jt_io layout");
  * (task_struct.delays: freepages_delay is direct reclaim, then thrashing,
  * swap-in and compaction), wall-clock durations that can hold CPU spent
  * reclaiming; nvcsw/nivcsw are the context-switch counts getrusage(2)
- * reports (dead threads' from signal_struct, live ones' own).
+ * reports (dead threads' from signal_struct, live ones' own).  net_ns and
+ * child_ns are measured, not kept by the kernel: a thread's sleeps that
+ * began in a network system call (recv*, send*, accept, connect, or
+ * read/write/readv/writev on a socket) or in wait4/waitid, from the
+ * switch that put it to sleep to the wakeup that ended it (x86-64
+ * system call numbers); summed per process in jt_tracked.wait_acc as
+ * each sleep ends (a sleep still going on is not in them yet).
  */
 struct jt_wait {
 	__u64 run_delay_ns;
@@ -98,8 +104,10 @@ struct jt_wait {
 	__u64 compact_ns;
 	__u64 nvcsw;
 	__u64 nivcsw;
+	__u64 net_ns;
+	__u64 child_ns;
 };
-_Static_assert(sizeof(struct jt_wait) == 56, "jt_wait layout");
+_Static_assert(sizeof(struct jt_wait) == 72, "jt_wait layout");
 
 /*
  * What a process's files that are not listed add up to (struct
@@ -125,7 +133,9 @@ struct jt_tracked {
 	__u64 peak_pages;	/* highest RSS seen by samples or the OOM kill */
 	struct jt_io io_acc;	/* own I/O of threads that exited earlier */
 	__u32 flags;		/* JT_TF_* */
-	__u32 pad;
+	__u32 inet;		/* 1: it has used an IPv4/IPv6 socket (bytes, or
+				 * a network system call that slept); a store
+				 * of its own, not a flag: no read-modify-write */
 	/* waits of threads that exited earlier (their nvcsw/nivcsw are in
 	 * signal_struct, as getrusage(2) has them: left 0 here) */
 	struct jt_wait wait_acc;
@@ -133,7 +143,7 @@ struct jt_tracked {
 	struct jt_fcount nonreg;	/* pipes, sockets, other non-regular */
 	struct jt_fcount lost;		/* files beyond the fd map */
 };
-_Static_assert(sizeof(struct jt_tracked) == 216, "jt_tracked layout");
+_Static_assert(sizeof(struct jt_tracked) == 232, "jt_tracked layout");
 
 /* Kinds of an open file (struct jt_fslot.kind). */
 #define JT_FK_REG 1		/* regular file */
@@ -253,7 +263,7 @@ struct jt_ev_exit {
 	struct jt_fcount nonreg;	/* its non-regular files (jt_tracked) */
 	struct jt_fcount lost;		/* files beyond the kernel's fd map */
 };
-_Static_assert(sizeof(struct jt_ev_exit) == 336, "jt_ev_exit layout");
+_Static_assert(sizeof(struct jt_ev_exit) == 352, "jt_ev_exit layout");
 
 struct jt_ev_oom {
 	struct jt_ev_hdr hdr;
@@ -327,6 +337,6 @@ struct jt_sample {
 	char comm[JT_COMM_LEN];
 	struct jt_wait wait;	/* this thread; leader adds dead threads' */
 };
-_Static_assert(sizeof(struct jt_sample) == 216, "jt_sample layout");
+_Static_assert(sizeof(struct jt_sample) == 232, "jt_sample layout");
 
 #endif /* JOBTRACE_EVENTS_H */

@@ -270,6 +270,8 @@ static __always_inline void wait_sum(struct jt_wait *w, const struct jt_wait *ad
 	w->compact_ns += add->compact_ns;
 	w->nvcsw += add->nvcsw;
 	w->nivcsw += add->nivcsw;
+	w->net_ns += add->net_ns;
+	w->child_ns += add->child_ns;
 }
 
 /* Add a dead thread's waits to *w shared with other CPUs (its context
@@ -331,6 +333,7 @@ int BPF_PROG(jt_fork, struct task_struct *parent, struct task_struct *child)
 	 * followed again */
 	if (pt->flags & JT_TF_EXCL_TREE)
 		t.flags = JT_TF_EXCLUDED | JT_TF_EXCL_TREE;
+	t.inet = pt->inet;	/* its sockets are the child's too */
 	if (bpf_map_update_elem(&tracked, &ctgid, &t, BPF_ANY)) {
 		count(JT_CNT_TRACK_FULL);
 		return 0;
@@ -1304,15 +1307,176 @@ untrack:
 	return 0;
 }
 
+/* What a tracked thread's sleep is waiting for (struct jt_sleep.kind). */
+#define JT_SLEEP_NET 1		/* the network: see struct jt_wait */
+#define JT_SLEEP_CHILD 2	/* a child: wait4, waitid */
+
+/* A tracked thread asleep in a network or wait system call. */
+struct jt_sleep {
+	__u64 since_ns;		/* its switch out, bpf_ktime_get_ns() */
+	__u32 tgid;
+	__u32 kind;		/* JT_SLEEP_* */
+};
+
+/* tid -> its sleep, from the switch that began it to the wakeup that ends
+ * it (LRU: a thread that died asleep is pushed out in time). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, struct jt_sleep);
+} sleeping SEC(".maps");
+
+#define NR_READ_ 0		/* x86-64 system call numbers */
+#define NR_WRITE_ 1
+#define NR_READV_ 19
+#define NR_WRITEV_ 20
+#define NR_CONNECT_ 42
+#define NR_ACCEPT_ 43
+#define NR_SENDTO_ 44
+#define NR_RECVFROM_ 45
+#define NR_SENDMSG_ 46
+#define NR_RECVMSG_ 47
+#define NR_WAIT4_ 61
+#define NR_WAITID_ 247
+#define NR_ACCEPT4_ 288
+#define NR_RECVMMSG_ 299
+#define NR_SENDMMSG_ 307
+
+/* Whether fd of the current task is an IPv4 or IPv6 socket (what the byte
+ * counters count: not a Unix socket to a local daemon). */
+static __always_inline bool inet_fd(__u64 fd)
+{
+	struct file *f = fd_file(fd);
+	struct socket *so;
+	__u16 family;
+
+	if (!f || (BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT_) != S_IFSOCK_)
+		return false;
+	so = BPF_CORE_READ(f, private_data);
+	family = BPF_CORE_READ(so, sk, __sk_common.skc_family);
+	return family == AF_INET || family == AF_INET6;
+}
+
+/* The wait a sleep in system call nr can be (x86-64 numbers): a child's,
+ * the network's if its fd is an IP socket (JT_SLEEP_NET), or 0 for
+ * anything else (nanosleep, futex, a file lock, poll/select/epoll: their
+ * sleep is the rest).  read/write and their vector forms are JT_SLEEP_RW:
+ * the network's only on an IP socket of a process that has used one. */
+#define JT_SLEEP_RW 3
+static __always_inline __u32 sleep_call(long nr)
+{
+	switch (nr) {
+	case NR_WAIT4_:
+	case NR_WAITID_:
+		return JT_SLEEP_CHILD;
+	case NR_READ_:
+	case NR_WRITE_:
+	case NR_READV_:
+	case NR_WRITEV_:
+		return JT_SLEEP_RW;
+	case NR_CONNECT_:
+	case NR_ACCEPT_:
+	case NR_ACCEPT4_:
+	case NR_SENDTO_:
+	case NR_RECVFROM_:
+	case NR_SENDMSG_:
+	case NR_RECVMSG_:
+	case NR_RECVMMSG_:
+	case NR_SENDMMSG_:
+		return JT_SLEEP_NET;
+	}
+	return 0;
+}
+
+/*
+ * A thread p (the current task) goes to sleep: if it sleeps in a system
+ * call that can be a network or child wait (its registers at entry: one
+ * load) and its process is tracked (one lookup), keep when and why.  A
+ * read or write looks at its fd only in a process that has used an IP
+ * socket (jt_tracked.inet): a pipe reader's sleep walks no fd table.
+ */
+static __always_inline void sleep_begin(struct task_struct *p)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(p);
+	__u32 tgid = p->tgid, tid = p->pid, kind;
+	struct jt_sleep s = {};
+	struct jt_tracked *t;
+
+	kind = sleep_call(r->orig_ax);
+	if (!kind)
+		return;
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t || (t->flags & JT_TF_EXCLUDED))
+		return;
+	if (kind == JT_SLEEP_RW && !t->inet)
+		return;
+	if (kind != JT_SLEEP_CHILD) {
+		if (!inet_fd(r->di))
+			return;
+		if (!t->inet)
+			t->inet = 1;
+		kind = JT_SLEEP_NET;
+	}
+	s.kind = kind;
+	s.tgid = tgid;
+	s.since_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&sleeping, &tid, &s, BPF_ANY);
+}
+
+/* Add the part of thread tid's network or child wait that has gone on so
+ * far to *w (a sample: the whole sleep goes to its process when it ends). */
+static __always_inline void sleep_so_far(struct jt_wait *w, __u32 tid)
+{
+	struct jt_sleep *s = bpf_map_lookup_elem(&sleeping, &tid);
+	__u64 d;
+
+	if (!s)
+		return;
+	d = bpf_ktime_get_ns() - s->since_ns;
+	if (s->kind == JT_SLEEP_CHILD)
+		w->child_ns += d;
+	else
+		w->net_ns += d;
+}
+
+/*
+ * A task woken: if it slept in a network or child wait, the sleep's
+ * length goes to its process (one map miss for any other task).
+ */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(jt_wakeup, struct task_struct *p)
+{
+	__u32 tid = p->pid;
+	struct jt_tracked *t;
+	struct jt_sleep *s;
+	__u64 d;
+
+	s = bpf_map_lookup_elem(&sleeping, &tid);
+	if (!s)
+		return 0;
+	d = bpf_ktime_get_ns() - s->since_ns;
+	t = bpf_map_lookup_elem(&tracked, &s->tgid);
+	if (t && s->kind == JT_SLEEP_CHILD)
+		__sync_fetch_and_add(&t->wait_acc.child_ns, d);
+	else if (t)
+		__sync_fetch_and_add(&t->wait_acc.net_ns, d);
+	bpf_map_delete_elem(&sleeping, &tid);
+	return 0;
+}
+
 /* Old kernels name the task state `state`. */
 struct task_struct___old {
 	long state;
 } __attribute__((preserve_access_index));
 
 #define TASK_DEAD 0x80
+#define TASK_SLEEPING_ 0x3	/* TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE */
 
 /*
- * Every context switch: only a dead task's last one does anything.  Its
+ * Every context switch: a tracked task that goes to sleep in a network or
+ * child wait starts its sleep (sleep_begin); else only a dead task's last
+ * one does anything.  Its
  * CPU time (and I/O) is final now.  The last thread of a process sends
  * the exit event kept for it; an earlier thread of a followed process
  * leaves its own I/O to the process (the group leader stays listed until
@@ -1331,8 +1495,11 @@ int BPF_PROG(jt_switch, bool preempt, struct task_struct *prev,
 		state = prev->__state;
 	else
 		state = ((struct task_struct___old *)prev)->state;
-	if (!(state & TASK_DEAD))
+	if (!(state & TASK_DEAD)) {
+		if (!preempt && (state & TASK_SLEEPING_))
+			sleep_begin(prev);
 		return 0;
+	}
 	tid = prev->pid;
 	tgid = prev->tgid;
 	e = bpf_map_lookup_elem(&exiting, &tid);
@@ -1413,6 +1580,8 @@ static __always_inline void net_add(struct sock *sk, int ret, int tx)
 	family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	if (family != AF_INET && family != AF_INET6)
 		return;
+	if (!t->inet)
+		t->inet = 1;
 	if (tx)
 		__sync_fetch_and_add(&t->tx_bytes, ret);
 	else
@@ -1481,6 +1650,7 @@ int jt_iter(struct bpf_iter__task *ctx)
 	io_add(&s.io, task);
 	s.blkio_delay_ns = task_blkio_ns(task);
 	wait_add(&s.wait, task, true);
+	sleep_so_far(&s.wait, s.tid);
 	BPF_CORE_READ_STR_INTO(&s.comm, task, comm);
 	if (s.tid == tgid) {
 		s.flags |= JT_SF_LEADER;

@@ -34,6 +34,8 @@ struct jt_waits {
 	double thrashing_s;
 	double swapin_s;
 	double compact_s;
+	double net_s;		/* asleep in a network system call */
+	double children_s;	/* asleep in wait4/waitid */
 	uint64_t nvcsw;		/* voluntary context switches */
 	uint64_t nivcsw;	/* involuntary */
 };
@@ -70,6 +72,8 @@ struct jt_sigstate {
 	uint64_t wait_t0_ns;		/* the wait window's start, 0: none */
 	double run_queue0_s;		/* run-queue wait then */
 	double mem_wait0_s;		/* reclaim + thrashing + swap-in then */
+	bool net_wait;			/* in a net_wait episode */
+	double net0_s;			/* network wait then */
 };
 
 /* How a file was opened (struct jt_file.flags), over all its opens; the

@@ -284,6 +284,8 @@ static void counter_values(struct sv *v, const struct jt_counters *c)
 	sv_f64(&v[V_WAIT_THRASHING_S], c->w.thrashing_s);
 	sv_f64(&v[V_WAIT_SWAPIN_S], c->w.swapin_s);
 	sv_f64(&v[V_WAIT_COMPACT_S], c->w.compact_s);
+	sv_f64(&v[V_WAIT_NET_S], c->w.net_s);
+	sv_f64(&v[V_WAIT_CHILDREN_S], c->w.children_s);
 	sv_u64(&v[V_WAIT_NVCSW], c->w.nvcsw);
 	sv_u64(&v[V_WAIT_NIVCSW], c->w.nivcsw);
 }

@@ -175,6 +175,10 @@ struct sf_field {
 	  "reading pages back from swap (swapin_delay)") \
 	X(WAIT_COMPACT_S, "compact_s", F64, 0, "wait_compact_s", NULL, SF_NOSUB, \
 	  "in memory compaction (compact_delay)") \
+	X(WAIT_NET_S, "net_s", F64, 0, "wait_net_s", NULL, SF_NOSUB, \
+	  "asleep in a network system call on an IPv4/IPv6 socket, from the switch out to the wakeup (measured, doc/wait.md)") \
+	X(WAIT_CHILDREN_S, "children_s", F64, 0, "wait_children_s", NULL, SF_NOSUB, \
+	  "asleep in wait4/waitid for a child (measured the same way)") \
 	X(WAIT_NVCSW, "nvcsw", U64, 0, "wait_nvcsw", NULL, SF_NOSUB, \
 	  "voluntary context switches (it slept), as getrusage(2) counts them") \
 	X(WAIT_NIVCSW, "nivcsw", U64, 0, "wait_nivcsw", NULL, SF_NOSUB, \
@@ -403,15 +407,17 @@ struct sf_field {
 	X(EV_EXITED, "exited", BOOL, SF_NULL, "evidence_exited", NULL, SF_NOSUB, \
 	  "stall end: true when it exited, false when it resumed") \
 	X(EV_WINDOW_S, "window_s", F64, SF_NULL, "evidence_window_s", NULL, SF_NOSUB, \
-	  "io_bound, cpu_starved, memory_pressure: the wall time of the window (signals.io_window or a little more)") \
+	  "io_bound, cpu_starved, memory_pressure, net_wait: the wall time of the window (signals.io_window or a little more)") \
 	X(EV_BLKIO_DELAY_S, "blkio_delay_s", F64, SF_NULL, "evidence_blkio_delay_s", NULL, SF_NOSUB, \
 	  "io_bound: block-I/O delay of its threads over the window") \
 	X(EV_RUN_QUEUE_S, "run_queue_s", F64, SF_NULL, "evidence_run_queue_s", NULL, SF_NOSUB, \
 	  "cpu_starved: run-queue wait of its threads over the window") \
 	X(EV_MEMORY_WAIT_S, "memory_wait_s", F64, SF_NULL, "evidence_memory_wait_s", NULL, SF_NOSUB, \
 	  "memory_pressure: direct reclaim + thrashing + swap-in waits of its threads over the window") \
+	X(EV_NET_WAIT_S, "net_wait_s", F64, SF_NULL, "evidence_net_wait_s", NULL, SF_NOSUB, \
+	  "net_wait: its threads' sleeps in network system calls over the window (wait.net_s)") \
 	X(EV_FRACTION, "fraction", F64, SF_NULL, "evidence_fraction", NULL, SF_NOSUB, \
-	  "io_bound: blkio_delay_s / window_s, cpu_starved: run_queue_s / window_s, memory_pressure: memory_wait_s / window_s, memory_near_limit: mem_bytes / limit_bytes") \
+	  "io_bound: blkio_delay_s / window_s, cpu_starved: run_queue_s / window_s, memory_pressure: memory_wait_s / window_s, net_wait: net_wait_s / window_s, memory_near_limit: mem_bytes / limit_bytes") \
 	X(EV_DURATION_S, "duration_s", F64, SF_NULL, "evidence_duration_s", NULL, SF_NOSUB, \
 	  "slower_than_usual: the task instance's (job's) end - start in seconds") \
 	X(EV_MEDIAN_S, "median_s", F64, SF_NULL, "evidence_median_s", NULL, SF_NOSUB, \
@@ -429,7 +435,7 @@ struct sf_field {
 
 #define SF_SIGNAL_KIND(X) \
 	X(KIND, "kind", STR, 0, "kind", NULL, SF_NOSUB, \
-	  "oom_kill, spot_interruption, node_idle, stall, io_bound, cpu_starved, memory_pressure, slower_than_usual, memory_near_limit (README section Signals)")
+	  "oom_kill, spot_interruption, node_idle, stall, io_bound, cpu_starved, memory_pressure, net_wait, slower_than_usual, memory_near_limit (README section Signals)")
 #define SF_SIGNAL_JOBS(X) \
 	X(SIG_JOBS, "jobs", STRARR, SF_NULL, "jobs", NULL, SF_NOSUB, \
 	  "spot_interruption: the jobs running on the node, cpu_starved: the other jobs running on it then, as scheduler:id (job is set when there is one)")

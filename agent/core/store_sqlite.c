@@ -150,7 +150,7 @@ static const char view_tail_sql[] =
 	" io_blkio_delay_s AS blkio_delay_s, net_rx_bytes AS rx_bytes,"
 	" net_tx_bytes AS tx_bytes, wait_run_queue_s, wait_reclaim_s,"
 	" wait_thrashing_s, wait_swapin_s, wait_compact_s, wait_nvcsw,"
-	" wait_nivcsw FROM process_rec;"
+	" wait_nivcsw, wait_net_s, wait_children_s FROM process_rec;"
 	"RELEASE process_view;";
 
 /* a known id is a replay: ignored */

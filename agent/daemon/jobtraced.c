@@ -449,7 +449,8 @@ static struct sig_params sig_params_of(const struct jt_config *c)
 		.slower_min_runs = c->signals_slower_min_runs,
 		.memory_near = c->signals_memory_near,
 		.cpu_starved_above = c->signals_cpu_starved_above,
-		.memory_pressure_above = c->signals_memory_pressure_above };
+		.memory_pressure_above = c->signals_memory_pressure_above,
+		.net_wait_above = c->signals_net_wait_above };
 }
 
 /* A tracked process is gone: the end of its stall, if it was in one. */

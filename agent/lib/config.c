@@ -301,6 +301,8 @@ static const struct key_def signals_keys[] = {
 	  .num = 0.3 },
 	{ "memory_pressure_above", K_FLOAT, 0.01, 1,
 	  D(signals_memory_pressure_above), .num = 0.1 },
+	{ "net_wait_above", K_FLOAT, 0.01, 1, D(signals_net_wait_above),
+	  .num = 0.5 },
 	{ .name = NULL },
 };
 

@@ -137,6 +137,7 @@ struct jt_config {
 	double signals_memory_near;	/* memory_near = 0.9 (of the limit) */
 	double signals_cpu_starved_above;	/* cpu_starved_above = 0.3 */
 	double signals_memory_pressure_above;	/* memory_pressure_above = 0.1 */
+	double signals_net_wait_above;		/* net_wait_above = 0.5 */
 	/* files { } : what each process opened (issue 27) */
 	bool files_enabled;		/* enabled = false (at start only) */
 	unsigned files_max_per_process;	/* max_per_process = 64 */

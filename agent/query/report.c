@@ -400,6 +400,8 @@ static void tally_add(struct tally *t, const struct rows *r, size_t i)
 	t->w.thrashing_s += w->w.thrashing_s;
 	t->w.swapin_s += w->w.swapin_s;
 	t->w.compact_s += w->w.compact_s;
+	t->w.net_s += w->w.net_s;
+	t->w.children_s += w->w.children_s;
 	t->w.nvcsw += w->w.nvcsw;
 	t->w.nivcsw += w->w.nivcsw;
 }
@@ -996,8 +998,8 @@ static double mem_wait(const struct storeq_wait *w)
 
 /*
  * Where each task's time went (text): its processes' CPU, run-queue wait,
- * block-I/O wait and memory waits added, and their wall times added; the
- * rest is sleep of another kind (a child, the network, a lock, a timer).
+ * block-I/O, memory, network and child waits added, and their wall times
+ * added; the rest is sleep of another kind (a timer, a pipe, a lock, poll).
  */
 static void print_where(const struct groups *g, const char *title,
 			const char *none, FILE *out)
@@ -1005,14 +1007,14 @@ static void print_where(const struct groups *g, const char *title,
 	if (groups_unnamed(g))
 		return;
 	fprintf(out, "\nWhere the time went, by %s (its processes' own, added;"
-		" the rest of WALL is\nother sleep: children, network, timers,"
-		" locks):\n", title);
+		" the rest of WALL is\nother sleep: timers, pipes, locks, poll):\n",
+		title);
 	for (size_t i = 0; i < g->n; i++) {
 		const struct tally *t = &g->v[i].t;
 		const struct storeq_wait *w = &t->w;
 		double cpu = t->cpu_user + t->cpu_sys;
 		double rest = t->wall - cpu - w->run_queue_s - w->blkio_s -
-			      mem_wait(w);
+			      mem_wait(w) - w->net_s - w->children_s;
 		char name[NAME_WIDTH * 4 + 8];
 
 		snprintf(name, sizeof(name), "%s", g->v[i].name ?
@@ -1020,11 +1022,13 @@ static void print_where(const struct groups *g, const char *title,
 		util_printable(name);
 		fprintf(out, "  %s: WALL %.2fs = CPU %.2fs + waiting for a CPU"
 			" %.2fs + block I/O %.2fs + memory %.2fs (reclaim %.2f,"
-			" thrashing %.2f, swap-in %.2f) + other %.2fs;"
+			" thrashing %.2f, swap-in %.2f) + network %.2fs +"
+			" children %.2fs + other %.2fs;"
 			" switches %" PRIu64 " voluntary, %" PRIu64
 			" involuntary\n", name, t->wall, cpu, w->run_queue_s,
 			w->blkio_s, mem_wait(w), w->reclaim_s, w->thrashing_s,
-			w->swapin_s, rest > 0 ? rest : 0, w->nvcsw, w->nivcsw);
+			w->swapin_s, w->net_s, w->children_s,
+			rest > 0 ? rest : 0, w->nvcsw, w->nivcsw);
 	}
 }
 
@@ -2162,6 +2166,8 @@ static void json_tally(struct jbuf *b, const struct tally *t)
 	json_kv_double(b, "thrashing_s", t->w.thrashing_s);
 	json_kv_double(b, "swapin_s", t->w.swapin_s);
 	json_kv_double(b, "compact_s", t->w.compact_s);
+	json_kv_double(b, "net_s", t->w.net_s);
+	json_kv_double(b, "children_s", t->w.children_s);
 	json_kv_u64(b, "nvcsw", t->w.nvcsw);
 	json_kv_u64(b, "nivcsw", t->w.nivcsw);
 	json_obj_close(b);

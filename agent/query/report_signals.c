@@ -26,12 +26,13 @@
 	JNUM("$.evidence.runs") ", " JNUM("$.evidence.mem_bytes") ", " \
 	JNUM("$.evidence.limit_bytes") ", " JNUM("$.evidence.rss_bytes") \
 	", json, " JNUM("$.evidence.run_queue_s") ", " \
-	JNUM("$.evidence.memory_wait_s") ", " JSTR("$.jobs")
+	JNUM("$.evidence.memory_wait_s") ", " JSTR("$.jobs") ", " \
+	JNUM("$.evidence.net_wait_s")
 
 enum { C_TIME, C_KIND, C_JOB, C_PID, C_COMM, C_PHASE, C_STALLED, C_STATE,
        C_WCHAN, C_EXITED, C_DELAY, C_WINDOW, C_FRACTION, C_DURATION,
        C_MEDIAN, C_RUNS, C_MEM, C_LIMIT, C_RSS, C_JSON, C_RUN_QUEUE,
-       C_MEM_WAIT, C_JOBS };
+       C_MEM_WAIT, C_JOBS, C_NET_WAIT };
 
 /* The signals q selects, oldest first, as a statement. */
 static int prepare(struct store *st, const char *where,
@@ -105,6 +106,11 @@ static void evidence_text(sqlite3_stmt *st, char *out, size_t len)
 	else if (!strcmp(kind, "memory_pressure"))
 		snprintf(out, len, "reclaim, thrashing, swap-in %.2f s of %.2f s"
 			 " (%.0f%%)", sqlite3_column_double(st, C_MEM_WAIT),
+			 sqlite3_column_double(st, C_WINDOW),
+			 100 * sqlite3_column_double(st, C_FRACTION));
+	else if (!strcmp(kind, "net_wait"))
+		snprintf(out, len, "waited %.2f s on the network of %.2f s"
+			 " (%.0f%%)", sqlite3_column_double(st, C_NET_WAIT),
 			 sqlite3_column_double(st, C_WINDOW),
 			 100 * sqlite3_column_double(st, C_FRACTION));
 	else if (!strcmp(kind, "slower_than_usual"))

@@ -497,7 +497,7 @@ int storeq_json_print(struct jbuf *b, FILE *out)
 	" cancelled_write_bytes, job_id, tool_category, job_run, job_pipeline," \
 	" job_user, NULL, blkio_delay_s, wait_run_queue_s, wait_reclaim_s," \
 	" wait_thrashing_s, wait_swapin_s, wait_compact_s, wait_nvcsw," \
-	" wait_nivcsw"
+	" wait_nivcsw, wait_net_s, wait_children_s"
 
 #define SJ(path) STOREQ_SJ(path)
 
@@ -522,7 +522,8 @@ int storeq_json_print(struct jbuf *b, FILE *out)
 	SJ("$.io.blkio_delay_s") ", " SJ("$.wait.run_queue_s") ", " \
 	SJ("$.wait.reclaim_s") ", " SJ("$.wait.thrashing_s") ", " \
 	SJ("$.wait.swapin_s") ", " SJ("$.wait.compact_s") ", " \
-	SJ("$.wait.nvcsw") ", " SJ("$.wait.nivcsw") \
+	SJ("$.wait.nvcsw") ", " SJ("$.wait.nivcsw") ", " \
+	SJ("$.wait.net_s") ", " SJ("$.wait.children_s") \
 	STOREQ_LIVE_SAMPLES("%s")
 
 /* The rows being loaded. */
@@ -619,6 +620,8 @@ static int proc_add(struct procs *r, sqlite3_stmt *st)
 	w->w.compact_s = storeq_col_amount(st, 36);
 	w->w.nvcsw = storeq_col_u64(st, 37);
 	w->w.nivcsw = storeq_col_u64(st, 38);
+	w->w.net_s = storeq_col_amount(st, 39);
+	w->w.children_s = storeq_col_amount(st, 40);
 	if (w->end < w->start)
 		w->end = w->start;
 	w->parent = -1;

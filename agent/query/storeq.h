@@ -132,6 +132,8 @@ struct storeq_wait {
 	double thrashing_s;
 	double swapin_s;
 	double compact_s;
+	double net_s;
+	double children_s;
 	uint64_t nvcsw;
 	uint64_t nivcsw;
 };

@@ -27,7 +27,18 @@
 #      memwait, as the kernel's getdelays does), within 0.005 s; reclaim +
 #      thrashing over 0.1 of its wall, and a memory_pressure signal.  Its
 #      re-reads go to the disk, so an io_bound signal for it is expected:
-#      for no other process.
+#      for no other process;
+#   d. a reader of a TCP socket on loopback whose writer (its child) sends
+#      20 bursts, each after a 200 ms pause, then sleeps 700 ms before it
+#      exits (tests/workload/netwait): the reader's wait.net_s within 10 %
+#      of the 4 s of pauses, and within what it timed around its own
+#      accept and read calls (at most that + 0.005 s: the agent counts from
+#      the switch out to the wakeup, the call also holds the run-queue wait
+#      after the wakeup: at least that - its wait.run_queue_s - 0.02 s);
+#      its wait.children_s the same way against what it timed around its
+#      waitpid; a net_wait signal for it; the writer, which sleeps in
+#      nanosleep and whose writes never block, none of either (0.02 s);
+#      and `sleep 1` none at all.
 #
 # Needs root, kernel BTF, taskset and the sqlite3 CLI.  Exit 0 pass, 1
 # fail, 77 skipped, 99 hard error.
@@ -37,7 +48,7 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-need_built "$AGENT" "$CLI" "$WL/burn" "$WL/memwait"
+need_built "$AGENT" "$CLI" "$WL/burn" "$WL/memwait" "$WL/netwait"
 need_commands taskset chrt
 J=wait$$
 SIGNALS_EXPECTED="cpu_starved memory_pressure io_bound"
@@ -159,6 +170,46 @@ if [ -n "$MEMCG" ] && mkdir "$MEMCG" && echo $((48 * MIB)) >"$MEMCG/$LIMIT_FILE"
 else
 	check "a memory cgroup with a limit (v1 $MEMCG or v2 memory.max)" false
 fi
+# ---- d. network and child waits ---------------------------------------------
+
+"$CLI" --config "$CONF" run --job "$J-n" -- "$WL/netwait" 20 200 700 >"$T/n.out" 2>&1
+line=$(grep '^pid=' "$T/n.out")
+note "n: $line $(grep -v '^pid=' "$T/n.out")"
+pid=$(kv "$line" pid)
+child=$(kv "$line" child)
+check "n: netwait's record is stored" test -n "$(row_wait "$pid" id)"
+check "n: its writer's record is stored" test -n "$(row_wait "$child" id)"
+net=$(pmember "$pid" wait.net_s)
+ref=$(kv "$line" net_s)
+rq=$(pmember "$pid" wait.run_queue_s)
+note "n: reader net_s $net children_s $(pmember "$pid" wait.children_s) run_queue_s $rq; writer net_s $(pmember "$child" wait.net_s) children_s $(pmember "$child" wait.children_s)"
+check "n: wait.net_s $net within 10% of the pauses $(kv "$line" pauses_s)" \
+	near "$net" "$(kv "$line" pauses_s)" 10 0
+check "n: wait.net_s $net within its own accept + read time $ref (+0.005, - run_queue_s $rq - 0.02)" \
+	between "$net" "$(awk -v a="$ref" -v r="$rq" 'BEGIN { print a - r - 0.02 }')" \
+	"$(awk -v a="$ref" 'BEGIN { print a + 0.005 }')"
+ch=$(pmember "$pid" wait.children_s)
+ref=$(kv "$line" children_s)
+check "n: wait.children_s $ch within its own waitpid time $ref (+0.005, - run_queue_s $rq - 0.02)" \
+	between "$ch" "$(awk -v a="$ref" -v r="$rq" 'BEGIN { print a - r - 0.02 }')" \
+	"$(awk -v a="$ref" 'BEGIN { print a + 0.005 }')"
+check "n: the writer (nanosleep, writes that do not block): net_s and children_s under 0.02 s" \
+	eval 'between "$(pmember "$child" wait.net_s)" 0 0.02 &&
+	      between "$(pmember "$child" wait.children_s)" 0 0.02'
+s=$(sigs net_wait | grep "\"pid\":$pid," | head -n 1)
+note "n net_wait: ${s:-none}"
+check "n: a net_wait signal for netwait (pid $pid)" test -n "$s"
+check "n: its net_wait_s / window_s over 0.5" \
+	between "$(printf '%s' "${s#*|}" | sed -n 's/.*"fraction":\([0-9.]*\).*/\1/p')" 0.5 1
+check "n: no net_wait signal for the writer" \
+	test -z "$(sigs net_wait | grep "\"pid\":$child,")"
+"$CLI" --config "$CONF" run --job "$J-s" -- sh -c 'echo pid=$$; exec sleep 1' >"$T/s.out" 2>&1
+pid=$(kv "$(grep '^pid=' "$T/s.out")" pid)
+check "s: sleep's record is stored" test -n "$(row_wait "$pid" id)"
+check "s: sleep 1: net_s $(pmember "$pid" wait.net_s) and children_s $(pmember "$pid" wait.children_s) are 0" \
+	eval 'between "$(pmember "$pid" wait.net_s)" 0 0 &&
+	      between "$(pmember "$pid" wait.children_s)" 0 0'
+
 # io_bound is in SIGNALS_EXPECTED for memwait's re-reads from the disk alone
 check "io_bound signals only for memwait (pid ${MPID:-none}): $(sigs io_bound | sed -n 's/.*"pid":\([0-9]*\),.*/\1/p' | sort -u | paste -sd' ')" \
 	test -z "$(sigs io_bound | grep -v "\"pid\":${MPID:-none},")"

@@ -1137,6 +1137,8 @@ static void test_where(void **state)
 		{ "$.by_task[0].wait.thrashing_s", "0.75" },
 		{ "$.by_task[0].wait.swapin_s", "0.125" },
 		{ "$.by_task[0].wait.compact_s", "0.1" },
+		{ "$.by_task[0].wait.net_s", "3.25" },
+		{ "$.by_task[0].wait.children_s", "2" },
 		{ "$.by_task[0].wait.nvcsw", "12" },
 		{ "$.by_task[0].wait.nivcsw", "300" },
 		{ "$.by_tool[0].wait.run_queue_s", "4" },
@@ -1150,19 +1152,22 @@ static void test_where(void **state)
 	assert_int_equal(store_open(f->db, false, &s), 0);
 	put_waited(s, 7001, 3, 1, "{\"run_queue_s\":2.5,\"reclaim_s\":0.5,"
 		   "\"thrashing_s\":0.25,\"swapin_s\":0.125,\"compact_s\":0.1,"
+		   "\"net_s\":3,\"children_s\":2,"
 		   "\"nvcsw\":10,\"nivcsw\":100}");
 	put_waited(s, 7002, 2, 0, "{\"run_queue_s\":1.5,\"reclaim_s\":0,"
 		   "\"thrashing_s\":0.5,\"swapin_s\":0,\"compact_s\":0,"
+		   "\"net_s\":0.25,\"children_s\":0,"
 		   "\"nvcsw\":2,\"nivcsw\":200}");
 	put_waited(s, 7003, 1, 0.5, "null");
 	assert_true(store_flush(s) > 0);
 	store_close(s);
 	t = report(state, &q, REPORT_TEXT);
-	/* 30 s of wall - 6 CPU - 4 run queue - 1.5 blkio - 1.375 memory */
+	/* 30 s of wall - 6 CPU - 4 run queue - 1.5 blkio - 1.375 memory
+	 * - 3.25 network - 2 children */
 	pos(t, "\n  align: WALL 30.00s = CPU 6.00s + waiting for a CPU 4.00s +"
 	    " block I/O 1.50s + memory 1.38s (reclaim 0.50, thrashing 0.75,"
-	    " swap-in 0.12) + other 17.12s; switches 12 voluntary, 300"
-	    " involuntary\n");
+	    " swap-in 0.12) + network 3.25s + children 2.00s + other 11.88s;"
+	    " switches 12 voluntary, 300 involuntary\n");
 	free(t);
 	t = report(state, &q, REPORT_JSON);
 	for (size_t i = 0; i < N(json); i++) {

@@ -30,6 +30,7 @@ static const struct sig_params P = {
 	.stall_after_ns = 3 * S, .io_window_ns = 2 * S, .io_above = 0.5,
 	.slower_factor = 2, .slower_min_runs = 3, .memory_near = 0.9,
 	.cpu_starved_above = 0.3, .memory_pressure_above = 0.1,
+	.net_wait_above = 0.5,
 };
 
 /* No progress for stall_after: one start, then one end when a counter
@@ -141,21 +142,21 @@ static void test_wait(void **state)
 {
 	struct jt_sigstate s = { 0 };
 	struct jt_counters c = { 0 };
-	struct sig_out cpu, mem;
+	struct sig_out cpu, mem, net;
 
 	(void)state;
-	assert_int_equal(signals_wait(&s, &P, 10 * S, &c, &cpu, &mem), 0);
+	assert_int_equal(signals_wait(&s, &P, 10 * S, &c, &cpu, &mem, &net), 0);
 	c.w.run_queue_s = 0.6;	/* 0.3 of 2 s: not over */
 	c.w.compact_s = 2;
 	c.blkio_delay_s = 2;
 	c.w.reclaim_s = 0.1;
 	c.w.thrashing_s = 0.1;	/* 0.2 of 2 s: 0.1, not over */
-	assert_int_equal(signals_wait(&s, &P, 12 * S, &c, &cpu, &mem), 0);
+	assert_int_equal(signals_wait(&s, &P, 12 * S, &c, &cpu, &mem, &net), 0);
 	/* within the window: nothing measured yet */
 	c.w.run_queue_s += 1.5;
 	c.w.swapin_s = 0.25;
-	assert_int_equal(signals_wait(&s, &P, 13 * S, &c, &cpu, &mem), 0);
-	assert_int_equal(signals_wait(&s, &P, 14 * S, &c, &cpu, &mem),
+	assert_int_equal(signals_wait(&s, &P, 13 * S, &c, &cpu, &mem, &net), 0);
+	assert_int_equal(signals_wait(&s, &P, 14 * S, &c, &cpu, &mem, &net),
 			 SIG_EV_CPU_STARVED | SIG_EV_MEM_PRESSURE);
 	assert_int_equal(cpu.kind, SIG_CPU_STARVED);
 	assert_true(cpu.window_s == 2.0);
@@ -167,12 +168,41 @@ static void test_wait(void **state)
 	/* as bad again: the same episodes */
 	c.w.run_queue_s += 1.5;
 	c.w.swapin_s += 0.25;
-	assert_int_equal(signals_wait(&s, &P, 16 * S, &c, &cpu, &mem), 0);
+	assert_int_equal(signals_wait(&s, &P, 16 * S, &c, &cpu, &mem, &net), 0);
 	/* a quiet window ends them, a bad one begins new ones */
-	assert_int_equal(signals_wait(&s, &P, 18 * S, &c, &cpu, &mem), 0);
+	assert_int_equal(signals_wait(&s, &P, 18 * S, &c, &cpu, &mem, &net), 0);
 	c.w.run_queue_s += 1;
-	assert_int_equal(signals_wait(&s, &P, 20 * S, &c, &cpu, &mem),
+	assert_int_equal(signals_wait(&s, &P, 20 * S, &c, &cpu, &mem, &net),
 			 SIG_EV_CPU_STARVED);
+}
+
+/* Network wait over 0.5 of a window: net_wait, one an episode, its
+ * evidence the window's; child waits and the other waits are not it. */
+static void test_net_wait(void **state)
+{
+	struct jt_sigstate s = { 0 };
+	struct jt_counters c = { 0 };
+	struct sig_out cpu, mem, net;
+
+	(void)state;
+	assert_int_equal(signals_wait(&s, &P, 10 * S, &c, &cpu, &mem, &net), 0);
+	c.w.net_s = 1.0;	/* 0.5 of 2 s: not over */
+	c.w.children_s = 2;
+	assert_int_equal(signals_wait(&s, &P, 12 * S, &c, &cpu, &mem, &net), 0);
+	c.w.net_s += 1.5;
+	assert_int_equal(signals_wait(&s, &P, 14 * S, &c, &cpu, &mem, &net),
+			 SIG_EV_NET_WAIT);
+	assert_int_equal(net.kind, SIG_NET_WAIT);
+	assert_string_equal(signals_kind_name(net.kind), "net_wait");
+	assert_true(net.window_s == 2.0);
+	assert_true(fabs(net.net_wait_s - 1.5) < 1e-9);
+	assert_true(fabs(net.fraction - 0.75) < 1e-9);
+	c.w.net_s += 2;		/* the same episode */
+	assert_int_equal(signals_wait(&s, &P, 16 * S, &c, &cpu, &mem, &net), 0);
+	assert_int_equal(signals_wait(&s, &P, 18 * S, &c, &cpu, &mem, &net), 0);
+	c.w.net_s += 1.2;	/* a new one after a quiet window */
+	assert_int_equal(signals_wait(&s, &P, 20 * S, &c, &cpu, &mem, &net),
+			 SIG_EV_NET_WAIT);
 }
 
 /* The charge reaches memory_near of the limit: one signal, and another
@@ -379,7 +409,15 @@ static void test_record(void **state)
 	assert_non_null(strstr(j, "\"kind\":\"io_bound\""));
 	assert_non_null(strstr(j, "\"window_s\":2,\"blkio_delay_s\":1.5,"
 			       "\"run_queue_s\":null,\"memory_wait_s\":null,"
-			       "\"fraction\":0.75"));
+			       "\"net_wait_s\":null,\"fraction\":0.75"));
+	s = (struct sig_out){ .kind = SIG_NET_WAIT, .now_ns = 13 * S,
+			      .window_s = 2, .net_wait_s = 1.25,
+			      .fraction = 0.625 };
+	j = encode(&b, &h, &s, &job, &p);
+	assert_non_null(strstr(j, "\"kind\":\"net_wait\""));
+	assert_non_null(strstr(j, "\"window_s\":2,\"blkio_delay_s\":null,"
+			       "\"run_queue_s\":null,\"memory_wait_s\":null,"
+			       "\"net_wait_s\":1.25,\"fraction\":0.625"));
 	jbuf_free(&b);
 }
 
@@ -389,7 +427,7 @@ static void test_status(void **state)
 	uint64_t n[SIG__N] = { [SIG_STALL] = 2, [SIG_STALL_END] = 1,
 			       [SIG_IO_BOUND] = 3, [SIG_SLOWER] = 4,
 			       [SIG_MEMORY] = 5, [SIG_CPU_STARVED] = 6,
-			       [SIG_MEM_PRESSURE] = 8 };
+			       [SIG_MEM_PRESSURE] = 8, [SIG_NET_WAIT] = 9 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -403,7 +441,8 @@ static void test_status(void **state)
 		"signals_slower_than_usual: 4 (checks skipped or failed: 7)\n"
 		"signals_memory_near_limit: 5\n"
 		"signals_cpu_starved: 6\n"
-		"signals_memory_pressure: 8\n");
+		"signals_memory_pressure: 8\n"
+		"signals_net_wait: 9\n");
 	free(buf);
 }
 
@@ -413,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_io_bound),
 		cmocka_unit_test(test_wait),
+		cmocka_unit_test(test_net_wait),
 		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_parse_mem),
 		cmocka_unit_test(test_slower),

@@ -548,7 +548,8 @@ static void test_threads_one_record(void **state)
 			.cancelled_write_bytes = 123456789 },
 		.wait = { .run_delay_ns = 1500000000, .reclaim_ns = 125000000,
 			  .thrashing_ns = 62500000, .swapin_ns = 31250000,
-			  .compact_ns = 1000000, .nvcsw = 42, .nivcsw = 4242 } });
+			  .compact_ns = 1000000, .nvcsw = 42, .nivcsw = 4242,
+			  .net_ns = 2500000000, .child_ns = 750000000 } });
 	assert_int_equal(count_type(f, "process"), 1);
 	assert_int_equal(f->nrec, 1);
 	r = proc_rec(f, 200, start);
@@ -568,6 +569,8 @@ static void test_threads_one_record(void **state)
 	assert_near(jnum(r, "wait.thrashing_s"), 0.0625, 1e-9);
 	assert_near(jnum(r, "wait.swapin_s"), 0.03125, 1e-9);
 	assert_near(jnum(r, "wait.compact_s"), 0.001, 1e-9);
+	assert_near(jnum(r, "wait.net_s"), 2.5, 1e-9);
+	assert_near(jnum(r, "wait.children_s"), 0.75, 1e-9);
 	assert_int_equal(ju64(r, "wait.nvcsw"), 42);
 	assert_int_equal(ju64(r, "wait.nivcsw"), 4242);
 	assert_int_equal(ju64(r, "mem.peak_rss_bytes"), 3 * 1024 * MiB);

@@ -163,6 +163,28 @@ static int attach_opens(struct collector *c)
 	return 0;
 }
 
+/* Leave out the programs whose tracepoint this kernel does not have. */
+static void skip_missing(struct collector *c, const struct btf *vmlinux)
+{
+	const struct {
+		const char *tp;
+		struct bpf_program *prog;
+		const char *what;
+	} opt[] = {
+		{ "mark_victim", c->skel->progs.jt_oom, "OOM kills" },
+		{ "sock_send_length", c->skel->progs.jt_sock_send,
+		  "network bytes sent" },
+		{ "sock_recv_length", c->skel->progs.jt_sock_recv,
+		  "network bytes received" },
+		{ "sched_wakeup", c->skel->progs.jt_wakeup,
+		  "network and child waits" },
+	};
+
+	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+		if (!have_tp(vmlinux, opt[i].tp))
+			skip_prog(c, opt[i].prog, opt[i].tp, opt[i].what);
+}
+
 /* Open, load and attach everything. */
 int collector_open(const struct collector_opts *o,
 		   const struct collector_cb *cb, struct collector **out)
@@ -207,14 +229,7 @@ int collector_open(const struct collector_opts *o,
 			goto cleanup;
 		}
 	}
-	if (!have_tp(vmlinux, "mark_victim"))
-		skip_prog(c, c->skel->progs.jt_oom, "mark_victim", "OOM kills");
-	if (!have_tp(vmlinux, "sock_send_length"))
-		skip_prog(c, c->skel->progs.jt_sock_send, "sock_send_length",
-			  "network bytes sent");
-	if (!have_tp(vmlinux, "sock_recv_length"))
-		skip_prog(c, c->skel->progs.jt_sock_recv, "sock_recv_length",
-			  "network bytes received");
+	skip_missing(c, vmlinux);
 
 	/* files: read from the kernel's open files at each sample pass and
 	 * at a process's end; no program at system calls */

@@ -104,16 +104,20 @@ static void wait_out(struct sig_out *o, enum sig_kind k, uint64_t now_ns,
 	o->fraction = waited / wall;
 	if (k == SIG_CPU_STARVED)
 		o->run_queue_s = waited;
+	else if (k == SIG_NET_WAIT)
+		o->net_wait_s = waited;
 	else
 		o->mem_wait_s = waited;
 }
 
-/* Follow one process's cpu_starved and memory_pressure episodes. */
+/* Follow one process's cpu_starved, memory_pressure and net_wait
+ * episodes. */
 unsigned signals_wait(struct jt_sigstate *s, const struct sig_params *p,
 		      uint64_t now_ns, const struct jt_counters *c,
-		      struct sig_out *cpu, struct sig_out *mem)
+		      struct sig_out *cpu, struct sig_out *mem,
+		      struct sig_out *net)
 {
-	double wall, rq, mw;
+	double wall, rq, mw, nw;
 	unsigned ev = 0;
 	bool over;
 
@@ -135,10 +139,18 @@ unsigned signals_wait(struct jt_sigstate *s, const struct sig_params *p,
 			ev |= SIG_EV_MEM_PRESSURE;
 		}
 		s->mem_pressure = over;
+		nw = c->w.net_s - s->net0_s;
+		over = nw > p->net_wait_above * wall;
+		if (over && !s->net_wait) {
+			wait_out(net, SIG_NET_WAIT, now_ns, wall, nw);
+			ev |= SIG_EV_NET_WAIT;
+		}
+		s->net_wait = over;
 	}
 	s->wait_t0_ns = now_ns;
 	s->run_queue0_s = c->w.run_queue_s;
 	s->mem_wait0_s = mem_wait_s(c);
+	s->net0_s = c->w.net_s;
 	return ev;
 }
 
@@ -391,6 +403,8 @@ const char *signals_kind_name(enum sig_kind k)
 		return "cpu_starved";
 	case SIG_MEM_PRESSURE:
 		return "memory_pressure";
+	case SIG_NET_WAIT:
+		return "net_wait";
 	default:
 		return "?";
 	}
@@ -428,10 +442,14 @@ static void evidence_values(struct sv *v, const struct jt_host *h,
 		break;
 	case SIG_CPU_STARVED:
 	case SIG_MEM_PRESSURE:
+	case SIG_NET_WAIT:
 		sv_f64(&v[V_EV_WINDOW_S], s->window_s);
-		sv_f64(&v[s->kind == SIG_CPU_STARVED ? V_EV_RUN_QUEUE_S :
-			  V_EV_MEMORY_WAIT_S], s->kind == SIG_CPU_STARVED ?
-		       s->run_queue_s : s->mem_wait_s);
+		if (s->kind == SIG_CPU_STARVED)
+			sv_f64(&v[V_EV_RUN_QUEUE_S], s->run_queue_s);
+		else if (s->kind == SIG_NET_WAIT)
+			sv_f64(&v[V_EV_NET_WAIT_S], s->net_wait_s);
+		else
+			sv_f64(&v[V_EV_MEMORY_WAIT_S], s->mem_wait_s);
 		sv_f64(&v[V_EV_FRACTION], s->fraction);
 		if (s->kind == SIG_CPU_STARVED) {
 			v[V_SIG_JOBS].st = SV_SET;
@@ -634,6 +652,8 @@ void signals_status(const uint64_t counts[SIG__N], uint64_t skipped,
 		counts[SIG_CPU_STARVED]);
 	fprintf(out, "signals_memory_pressure: %" PRIu64 "\n",
 		counts[SIG_MEM_PRESSURE]);
+	fprintf(out, "signals_net_wait: %" PRIu64 "\n",
+		counts[SIG_NET_WAIT]);
 }
 
 /* ---- the agent's side ------------------------------------------------ */
@@ -735,7 +755,7 @@ static void emit_starved(struct sig_agent *a, struct sig_out *o,
 static void proc_one(struct jt_proc *p, void *arg)
 {
 	struct pass_ctx *pc = arg;
-	struct sig_out st, io, cpu, mem;
+	struct sig_out st, io, cpu, mem, net;
 	unsigned ev;
 
 	if (!live(p, pc->gen) || !record_job_named(&p->job))
@@ -749,11 +769,14 @@ static void proc_one(struct jt_proc *p, void *arg)
 		emit(pc->a, &st, &p->job, p);
 	if (ev & SIG_EV_IO_BOUND)
 		emit(pc->a, &io, &p->job, p);
-	ev = signals_wait(&p->sig, pc->p, p->sample_ns, &p->c, &cpu, &mem);
+	ev = signals_wait(&p->sig, pc->p, p->sample_ns, &p->c, &cpu, &mem,
+			  &net);
 	if (ev & SIG_EV_CPU_STARVED)
 		emit_starved(pc->a, &cpu, p);
 	if (ev & SIG_EV_MEM_PRESSURE)
 		emit(pc->a, &mem, &p->job, p);
+	if (ev & SIG_EV_NET_WAIT)
+		emit(pc->a, &net, &p->job, p);
 }
 
 struct mem_ctx {

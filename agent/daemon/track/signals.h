@@ -25,6 +25,9 @@
  *   signals.io_window is more than signals.cpu_starved_above (0.3)
  *   (signals.memory_pressure_above, 0.1) of it; cpu_starved names the
  *   other jobs running on the node then.  One record an episode.
+ * - net_wait: the same with its network wait (wait.net_s: asleep in a
+ *   network system call) above signals.net_wait_above (0.5).  A sleep is
+ *   counted as it goes on (the sample pass adds a sleep not over yet).
  * - memory_near_limit: a running job with a registered memory cgroup
  *   whose charge (v2 memory.current, v1 memory.usage_in_bytes) reaches
  *   signals.memory_near of its limit (memory.max, memory.limit_in_bytes).
@@ -64,6 +67,7 @@ struct sig_params {
 	double memory_near;		/* signals.memory_near, a fraction */
 	double cpu_starved_above;	/* signals.cpu_starved_above */
 	double memory_pressure_above;	/* signals.memory_pressure_above */
+	double net_wait_above;		/* signals.net_wait_above */
 };
 
 enum sig_kind {
@@ -74,6 +78,7 @@ enum sig_kind {
 	SIG_MEMORY,
 	SIG_CPU_STARVED,
 	SIG_MEM_PRESSURE,
+	SIG_NET_WAIT,
 	SIG__N
 };
 
@@ -83,6 +88,7 @@ enum sig_kind {
 #define SIG_EV_IO_BOUND		0x4	/* an io_bound episode began */
 #define SIG_EV_CPU_STARVED	0x8	/* a cpu_starved episode began */
 #define SIG_EV_MEM_PRESSURE	0x10	/* a memory_pressure episode began */
+#define SIG_EV_NET_WAIT		0x20	/* a net_wait episode began */
 
 /* The evidence of one signal (what applies to its kind). */
 struct sig_out {
@@ -99,6 +105,7 @@ struct sig_out {
 	double run_queue_s;		/* cpu_starved: over the window */
 	double mem_wait_s;		/* memory_pressure: reclaim, thrashing,
 					 * swap-in over the window */
+	double net_wait_s;		/* net_wait: over the window */
 	const char *jobs;		/* cpu_starved: the other jobs running
 					 * then, "scheduler:id" NUL-separated */
 	size_t jobs_len;
@@ -128,11 +135,13 @@ unsigned signals_proc(struct jt_sigstate *s, const struct sig_params *p,
  * wait above cpu_starved_above of the window's wall begins a cpu_starved
  * episode (SIG_EV_CPU_STARVED, *cpu filled), reclaim + thrashing +
  * swap-in above memory_pressure_above a memory_pressure one
- * (SIG_EV_MEM_PRESSURE, *mem filled).  One record an episode.
+ * (SIG_EV_MEM_PRESSURE, *mem filled), network wait above net_wait_above
+ * a net_wait one (SIG_EV_NET_WAIT, *net filled).  One record an episode.
  */
 unsigned signals_wait(struct jt_sigstate *s, const struct sig_params *p,
 		      uint64_t now_ns, const struct jt_counters *c,
-		      struct sig_out *cpu, struct sig_out *mem);
+		      struct sig_out *cpu, struct sig_out *mem,
+		      struct sig_out *net);
 /* The process is gone at now_ns: true, with *out filled, when it was in a
  * signalled stall (its end record, exited). */
 bool signals_proc_gone(struct jt_sigstate *s, uint64_t now_ns,

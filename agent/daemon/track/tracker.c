@@ -701,6 +701,8 @@ static void wait_add(struct jt_counters *c, const struct jt_wait *w)
 	c->w.thrashing_s += w->thrashing_ns / 1e9;
 	c->w.swapin_s += w->swapin_ns / 1e9;
 	c->w.compact_s += w->compact_ns / 1e9;
+	c->w.net_s += w->net_ns / 1e9;
+	c->w.children_s += w->child_ns / 1e9;
 	c->w.nvcsw += w->nvcsw;
 	c->w.nivcsw += w->nivcsw;
 }
