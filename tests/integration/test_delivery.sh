@@ -241,6 +241,11 @@ got=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r["
 check "report --source clickhouse: job $JOB from 2 hosts is one report ($got processes/hosts; ClickHouse has $want on $hosts hosts)" \
 	eq "$got" "$want 2"
 note "$(head -c 300 "$T/report.err")"
+# the report's wait sums (issue 28) are the ClickHouse columns' sums
+wgot=$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["summary"]["wait"]; print(" ".join("%.3f" % w[k] for k in ("run_queue_s", "children_s", "net_s")))' "$T/report.json" 2>&1)
+wwant=$(ch_query "SELECT concat(toString(round(sum(wait_run_queue_s), 3)), ' ', toString(round(sum(wait_children_s), 3)), ' ', toString(round(sum(wait_net_s), 3))) FROM jobtrace.process FINAL WHERE job_id = '$JOB'")
+check "report --source clickhouse: summary.wait run_queue_s, children_s, net_s ($wgot) = the sums of ClickHouse's wait_* columns ($wwant, 0.001)" \
+	eval 'python3 -c "import sys; a=[float(x) for x in sys.argv[1].split()]; b=[float(x) for x in sys.argv[2].split()]; sys.exit(not (len(a) == 3 == len(b) and all(abs(x - y) <= 0.0015 for x, y in zip(a, b))))" "$wgot" "$wwant"'
 cli export --job "$JOB" --source clickhouse --format ndjson >"$T/export.ndjson" 2>"$T/export.err"
 xn=$(grep -c '"type":"process"' "$T/export.ndjson")
 check "export --source clickhouse: the job's $want process records ($xn)" eq "$xn" "$want"
