@@ -45,6 +45,8 @@ enum jt_counter {
 	JT_CNT_EXIT_EARLY,		/* exit sent before the last switch (map full) */
 	JT_CNT_RB_DROP_FILE,		/* ring buffer full: a file open or close lost */
 	JT_CNT_FSLOT_FULL,		/* fd map full: the file counted as rest */
+	JT_CNT_BLKIO_IMPOSSIBLE,	/* a thread's blkio_delay longer than its
+					 * life: the kernel's figure left out */
 	JT_CNT_NR,
 };
 

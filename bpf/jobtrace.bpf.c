@@ -236,8 +236,23 @@ static __always_inline __u64 mm_peak_pages(struct mm_struct *mm)
 static __always_inline __u64 task_blkio_ns(struct task_struct *t)
 {
 	struct task_delay_info *d = BPF_CORE_READ(t, delays);
+	__u64 v;
 
-	return d ? BPF_CORE_READ(d, blkio_delay) : 0;
+	if (!d)
+		return 0;
+	v = BPF_CORE_READ(d, blkio_delay);
+	/*
+	 * A wakeup that ends an I/O wait whose start was never stamped
+	 * (blkio_start 0) adds the whole clock since boot: seen on 6.18
+	 * for 8 of 18 398 processes, in /proc/PID/stat's
+	 * delayacct_blkio_ticks too.  A thread cannot have waited longer than it lived: such a
+	 * figure is left out (0) and counted.
+	 */
+	if (v > bpf_ktime_get_boot_ns() - BPF_CORE_READ(t, start_boottime)) {
+		count(JT_CNT_BLKIO_IMPOSSIBLE);
+		return 0;
+	}
+	return v;
 }
 
 /* Add one thread's waits (run queue, memory delays) and, when own_cs,

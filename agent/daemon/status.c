@@ -137,6 +137,8 @@ static void status_counters(const struct status_src *s, FILE *out)
 	fprintf(out, "dropped_file: %" PRIu64 "\n", c[JT_CNT_RB_DROP_FILE]);
 	fprintf(out, "tracked_map_full: %" PRIu64 "\n", c[JT_CNT_TRACK_FULL]);
 	fprintf(out, "files_map_full: %" PRIu64 "\n", c[JT_CNT_FSLOT_FULL]);
+	fprintf(out, "blkio_delay_impossible: %" PRIu64 "\n",
+		c[JT_CNT_BLKIO_IMPOSSIBLE]);
 	fprintf(out, "exits_before_last_switch: %" PRIu64 "\n",
 		c[JT_CNT_EXIT_EARLY]);
 	fprintf(out, "exits_lost: %" PRIu64 "\n", t.exits_lost);

@@ -352,9 +352,24 @@ agent_files() {
 			grep -c '/spool/.*\.seg$')|$(printf '%s\n' "$FILES" | grep -c "/spool/$1.ack\$")" "1|1|1"
 }
 
+# Check that no process record in the agent's store has a block-I/O delay
+# no process could have had: more than 64 threads waiting all its life, +1 s
+# (the kernel's impossible per-thread figures are left out by the agent;
+# `blkio_delay_impossible` in status counts them).
+no_impossible_blkio() {
+	local got
+	[ -f "$DB" ] || return 0
+	got=$(sqlite3 -cmd ".timeout 5000" "file:$DB?mode=ro" "select count(*) || ' ' ||
+		coalesce(max(blkio_delay_s), 0) from process where blkio_delay_s >
+		64 * (coalesce(end_time, start_time) - start_time) + 1;" 2>&1)
+	check "no process record whose io.blkio_delay_s is more than 64 x its wall + 1 s (count, largest: $got)" \
+		test "${got%% *}" = 0
+}
+
 # Clean up, print the summary line last, and exit 0 only if all passed.
 finish() {
 	no_stray_signals
+	no_impossible_blkio
 	cleanup
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ] && exit 0
