@@ -1141,6 +1141,15 @@ static void test_where(void **state)
 		{ "$.by_task[0].wait.nivcsw", "300" },
 		{ "$.by_tool[0].wait.run_queue_s", "4" },
 		{ "$.summary.wait.blkio_s", "1.5" },
+		{ "$.by_task[0].where.wall_s", "30" },
+		{ "$.by_task[0].where.cpu_s", "6" },
+		{ "$.by_task[0].where.cpu_pct", "20" },
+		{ "$.by_task[0].where.run_queue_s", "4" },
+		{ "$.by_task[0].where.blkio_s", "1.5" },
+		{ "$.by_task[0].where.blkio_pct", "5" },
+		{ "$.by_task[0].where.memory_s", "1.375" },
+		{ "$.by_task[0].where.other_s", "17.125" },
+		{ "$.by_task[0].where.other_pct", "57.083333" },
 	};
 	struct report_query q = { .job = "700" };
 	struct fixture *f = *state;
@@ -1159,8 +1168,9 @@ static void test_where(void **state)
 	store_close(s);
 	t = report(state, &q, REPORT_TEXT);
 	/* 30 s of wall - 6 CPU - 4 run queue - 1.5 blkio - 1.375 memory */
-	pos(t, "\n  align: WALL 30.00s = CPU 6.00s + waiting for a CPU 4.00s +"
-	    " block I/O 1.50s + memory 1.38s (reclaim 0.50, thrashing 0.75,"
+	pos(t, "\n  align: WALL 30.00s = running on a CPU 6.00s + waiting for a"
+	    " CPU 4.00s + block I/O 1.50s + memory waits 1.38s (reclaim 0.50,"
+	    " thrashing 0.75,"
 	    " swap-in 0.12) + other 17.12s; switches 12 voluntary, 300"
 	    " involuntary\n");
 	free(t);
