@@ -7,14 +7,21 @@
 
 #include "timesplit.h"
 
-#define M(member) offsetof(struct timesplit_in, member)
+#define M(member, path) { offsetof(struct timesplit_in, member), path }
 #define COMP_MEMBERS 4		/* at most this many members added */
+
+/* A member of timesplit_in and where a job's end record has it, under
+ * usage (its processes' sums). */
+struct member {
+	size_t off;
+	const char *path;
+};
 
 /* One component: name, words, the members of timesplit_in it adds. */
 struct comp {
 	const char *name;
 	const char *label;
-	size_t member[COMP_MEMBERS];
+	struct member member[COMP_MEMBERS];
 	size_t nmember;
 };
 
@@ -24,12 +31,17 @@ struct comp {
  * counts (doc/wait.md): direct reclaim, thrashing, swap-in.
  */
 static const struct comp comps[] = {
-	{ "cpu", "running on a CPU", { M(cpu_s) }, 1 },
-	{ "run_queue", "waiting for a CPU", { M(w.run_queue_s) }, 1 },
-	{ "blkio", "block I/O", { M(blkio_s) }, 1 },
-	{ "memory", "memory waits", { M(w.reclaim_s), M(w.thrashing_s),
-				      M(w.swapin_s) }, 3 },
+	{ "cpu", "running on a CPU", { M(cpu_s, "cpu_s") }, 1 },
+	{ "run_queue", "waiting for a CPU",
+	  { M(w.run_queue_s, "wait.run_queue_s") }, 1 },
+	{ "blkio", "block I/O", { M(blkio_s, "blkio_delay_s") }, 1 },
+	{ "memory", "memory waits", { M(w.reclaim_s, "wait.reclaim_s"),
+				      M(w.thrashing_s, "wait.thrashing_s"),
+				      M(w.swapin_s, "wait.swapin_s") }, 3 },
 };
+
+/* The whole the components split. */
+static const struct member wall_member = M(wall_s, "wall_s");
 
 #define NCOMP (sizeof(comps) / sizeof(comps[0]))
 _Static_assert(NCOMP < TIMESPLIT_MAX, "TIMESPLIT_MAX too small");
@@ -69,7 +81,7 @@ double timesplit_component(const struct timesplit_in *in, size_t i)
 	if (i >= NCOMP)
 		return 0;
 	for (size_t k = 0; k < comps[i].nmember; k++)
-		s += member(in, comps[i].member[k]);
+		s += member(in, comps[i].member[k].off);
 	return s;
 }
 
@@ -102,4 +114,54 @@ void timesplit_waits_add(struct jt_waits *a, const struct jt_waits *b)
 	a->compact_s += b->compact_s;
 	a->nvcsw += b->nvcsw;
 	a->nivcsw += b->nivcsw;
+}
+
+/* The figures a split is made of: the wall time, then each component's
+ * members in the table's order. */
+static const struct member *field(size_t i)
+{
+	if (!i--)
+		return &wall_member;
+	for (size_t c = 0; c < NCOMP; c++) {
+		if (i < comps[c].nmember)
+			return &comps[c].member[i];
+		i -= comps[c].nmember;
+	}
+	return NULL;
+}
+
+/* How many figures a split is made of. */
+size_t timesplit_nfields(void)
+{
+	size_t n = 1;
+
+	for (size_t c = 0; c < NCOMP; c++)
+		n += comps[c].nmember;
+	return n;
+}
+
+/* Where figure i is in a job end record's usage object. */
+const char *timesplit_field_path(size_t i)
+{
+	const struct member *m = field(i);
+
+	return m ? m->path : NULL;
+}
+
+/* Set figure i of in. */
+void timesplit_field_set(struct timesplit_in *in, size_t i, double v)
+{
+	const struct member *m = field(i);
+
+	if (m)
+		memcpy((char *)in + m->off, &v, sizeof(v));
+}
+
+/* The words of the part called name. */
+const char *timesplit_label_of(const char *name)
+{
+	for (size_t i = 0; i <= NCOMP; i++)
+		if (!strcmp(timesplit_name(i), name))
+			return timesplit_label(i);
+	return NULL;
 }

@@ -56,6 +56,17 @@ size_t timesplit_ncomponents(void);
 /* The name and label of component i, "other" for i == ncomponents. */
 const char *timesplit_name(size_t i);
 const char *timesplit_label(size_t i);
+/*
+ * The figures a split is made of, as a job's end record keeps them (its
+ * usage object: wall_s, cpu_s, blkio_delay_s, wait.*): how many, the
+ * path of figure i under usage ("wait.run_queue_s"), and setting it.
+ * Figure 0 is the wall time.
+ */
+size_t timesplit_nfields(void);
+const char *timesplit_field_path(size_t i);
+void timesplit_field_set(struct timesplit_in *in, size_t i, double v);
+/* The words of the part called name, NULL when there is none. */
+const char *timesplit_label_of(const char *name);
 /* Add the waits b to a. */
 void timesplit_waits_add(struct jt_waits *a, const struct jt_waits *b);
 
