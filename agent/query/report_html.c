@@ -1402,7 +1402,8 @@ static void print_table(FILE *out, const char *title, bool task,
 
 /*
  * Where each task's time went: one stacked bar a task (pure HTML/CSS, each
- * part as wide as its share of the task's processes' wall time added, its
+ * part as wide as its share of the task's processes' wall time added (of
+ * the parts' total when they add up to more: memory waits can hold CPU), its
  * seconds and percent in its title and in data-s, data-pct), a legend,
  * the figures report's text line and JSON "where" print (timesplit.h).
  */
@@ -1427,9 +1428,16 @@ static void print_where(FILE *out, const struct report_html_group *g,
 	for (size_t i = 0, rows = 0; i < n && rows < REPORT_HTML_TABLE_MAX;
 	     i++) {
 		const struct timesplit *ts = &g[i].where;
+		double whole = ts->wall_s, sum = 0;
 
 		if (!g[i].name)
 			continue;
+		/* waits that hold CPU can add up to more than the wall time:
+		 * the bar is then their total */
+		for (size_t k = 0; k < ts->n; k++)
+			sum += ts->part[k].s;
+		if (sum > whole)
+			whole = sum;
 		rows++;
 		fputs("<tr><td class=\"name\">", out);
 		html_cut(out, g[i].name, NAME_MAX_BYTES);
@@ -1444,7 +1452,8 @@ static void print_where(FILE *out, const struct report_html_group *g,
 			fprintf(out, "<span class=\"w-%s\" style=\"width:%.3f%%\""
 				" title=\"%s: %.2f s (%.1f%%)\" data-part=\"%s\""
 				" data-s=\"%.6f\" data-pct=\"%.6f\"></span>",
-				ts->part[k].name, ts->part[k].pct,
+				ts->part[k].name, whole > 0 ?
+				100 * ts->part[k].s / whole : 0,
 				ts->part[k].label, ts->part[k].s,
 				ts->part[k].pct, ts->part[k].name,
 				ts->part[k].s, ts->part[k].pct);

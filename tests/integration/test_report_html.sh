@@ -303,16 +303,19 @@ for t in rep["by_task"]:
         if abs(sec - w[name + "_s"]) > 1e-6 or abs(pct - w[name + "_pct"]) > 1e-6:
             bad.append("%s %s %s s %s%% != %s %s" % (t["task"], name, sec, pct,
                        w[name + "_s"], w[name + "_pct"]))
-        if abs(width - pct) > 0.001:
-            bad.append("%s %s width %s != %s%%" % (t["task"], name, width, pct))
+        whole = max(w["wall_s"], sum(w[n + "_s"] for n, *_ in row["parts"]))
+        if abs(width - (100 * sec / whole if whole > 0 else 0)) > 0.001:
+            bad.append("%s %s width %s != %s s of %s s" % (t["task"], name, width, sec, whole))
         if ("%.2f s" % sec) not in title or ("%.1f%%" % pct) not in title:
             bad.append("%s %s title '%s'" % (t["task"], name, title))
     checked += 1
 work = p.rows.get("work", {"parts": []})
 cpu = [s for n, s, _, _, _ in work["parts"] if n == "cpu"]
-pct = sum(x for _, _, x, _, _ in work["parts"])
-print("tasks=%d parts=%d bad=%d work_cpu=%s work_pct=%.3f rows=%d" %
-      (checked, parts, len(bad), cpu[0] if cpu else "", pct, len(p.rows)))
+width = sum(x for _, _, _, x, _ in work["parts"])
+blkio = [s for n, s, _, _, _ in work["parts"] if n == "blkio"]
+print("tasks=%d parts=%d bad=%d work_cpu=%s work_width=%.3f work_blkio=%s rows=%d" %
+      (checked, parts, len(bad), cpu[0] if cpu else "", width,
+       blkio[0] if blkio else "", len(p.rows)))
 for b in bad[:5]:
     print("mismatch: " + b, file=sys.stderr)
 PY
@@ -321,8 +324,9 @@ note "where: $WHERE"
 WORK_CPU=$(q "select printf('%.6f', sum(cpu_user_s + cpu_sys_s)) from process where job_id = '$J' and job_task = 'work';")
 check "a bar per task ($(kv "$WHERE" rows) = $TASKS), each part's seconds, percent, width and title equal the JSON report's where ($(kv "$WHERE" parts) parts, $(kv "$WHERE" bad) differ)" \
 	eval '[ "$(kv "$WHERE" rows)" = "$TASKS" ] && [ "$(kv "$WHERE" tasks)" = "$TASKS" ] && [ "$(kv "$WHERE" parts)" -ge "$((TASKS * 5))" ] && [ "$(kv "$WHERE" bad)" = 0 ]'
-check "work's bar: its CPU part $(kv "$WHERE" work_cpu) s = its processes' CPU in the store, $WORK_CPU s (0.001 s); its parts add up to 100% ($(kv "$WHERE" work_pct))" \
-	eval 'near "$(kv "$WHERE" work_cpu)" "$WORK_CPU" 0 0.001 && near "$(kv "$WHERE" work_pct)" 100 0 0.01'
+WORK_BLKIO=$(q "select printf('%.6f', sum(blkio_delay_s)) from process where job_id = '$J' and job_task = 'work';")
+check "work's bar: its CPU part $(kv "$WHERE" work_cpu) s = its processes' CPU in the store, $WORK_CPU s, its block-I/O part $(kv "$WHERE" work_blkio) s = their io.blkio_delay_s, $WORK_BLKIO s (0.001 s); its parts fill the bar ($(kv "$WHERE" work_width)%)" \
+	eval 'near "$(kv "$WHERE" work_cpu)" "$WORK_CPU" 0 0.001 && near "$(kv "$WHERE" work_blkio)" "$WORK_BLKIO" 0 0.001 && near "$(kv "$WHERE" work_width)" 100 0 0.01'
 n=$(grep -c -E 'https?:|src=|href|url\(|@import' "$T/run.html")
 check "nothing to fetch: no URL, src, href, url( or @import in the file ($n)" eq "$n" 0
 check "a screenshot was made ($(stat -c %s "$T/run.png" 2>/dev/null) bytes)" \
