@@ -305,3 +305,19 @@ size_t jobs_count_by_user(const struct jobs *j, uint32_t uid)
 		n += j->v[i]->by_user && j->v[i]->uid == uid;
 	return n;
 }
+
+/* Add b's time figures to a. */
+void jobs_usage_time_add(struct jt_usage *a, const struct jt_usage *b)
+{
+	a->cpu_s += b->cpu_s;
+	a->wall_s += b->wall_s;
+	a->blkio_s += b->blkio_s;
+	timesplit_waits_add(&a->w, &b->w);
+}
+
+/* u's time figures as a split's input. */
+void jobs_usage_split_in(const struct jt_usage *u, struct timesplit_in *in)
+{
+	*in = (struct timesplit_in){ .wall_s = u->wall_s, .cpu_s = u->cpu_s,
+				     .blkio_s = u->blkio_s, .w = u->w };
+}

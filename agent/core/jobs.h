@@ -13,6 +13,7 @@
 
 #include "jobstate.h"
 #include "proc.h"
+#include "timesplit.h"
 
 /* What a job, or one of its steps, used: from its processes. */
 struct jt_usage {
@@ -22,6 +23,10 @@ struct jt_usage {
 	uint64_t rss_sum_peak_bytes;	/* peak of the sampled sum of RSS */
 	uint64_t rss_sum_now;		/* the sum in the current pass */
 	uint64_t proc_peak_bytes;	/* its largest finished process's */
+	/* where its finished processes' time went (timesplit.h), added */
+	double wall_s;			/* their end - start */
+	double blkio_s;			/* their io.blkio_delay_s */
+	struct jt_waits w;		/* their wait objects */
 };
 
 /* Where the memory peak of a job or step comes from. */
@@ -42,6 +47,10 @@ enum jt_mem_source {
  * be NULL.
  */
 uint64_t jobs_mem_peak(const struct jt_usage *u, enum jt_mem_source *src);
+/* Add the time figures of b (wall, CPU, block I/O, waits) to a. */
+void jobs_usage_time_add(struct jt_usage *a, const struct jt_usage *b);
+/* Where u's processes' time went, as timesplit_compute() takes it. */
+void jobs_usage_split_in(const struct jt_usage *u, struct timesplit_in *in);
 
 #define JT_JOB_STEPS 16
 

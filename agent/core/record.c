@@ -261,6 +261,20 @@ static void proc_values(struct sv *v, const struct jt_host *h,
 	record_tool_values(v, p->tool_name, p->tool_category, p->tool_version);
 }
 
+/* The members of a wait object (a process's, a job's usage.wait). */
+static void wait_values(struct sv *v, const struct jt_waits *w)
+{
+	sv_f64(&v[V_WAIT_RUN_QUEUE_S], w->run_queue_s);
+	sv_f64(&v[V_WAIT_RECLAIM_S], w->reclaim_s);
+	sv_f64(&v[V_WAIT_THRASHING_S], w->thrashing_s);
+	sv_f64(&v[V_WAIT_SWAPIN_S], w->swapin_s);
+	sv_f64(&v[V_WAIT_COMPACT_S], w->compact_s);
+	sv_f64(&v[V_WAIT_NET_S], w->net_s);
+	sv_f64(&v[V_WAIT_CHILDREN_S], w->children_s);
+	sv_u64(&v[V_WAIT_NVCSW], w->nvcsw);
+	sv_u64(&v[V_WAIT_NIVCSW], w->nivcsw);
+}
+
 /* The counters of process and sample records. */
 static void counter_values(struct sv *v, const struct jt_counters *c)
 {
@@ -279,15 +293,7 @@ static void counter_values(struct sv *v, const struct jt_counters *c)
 	sv_f64(&v[V_IO_BLKIO_DELAY_S], c->blkio_delay_s);
 	sv_u64(&v[V_NET_RX_BYTES], c->rx_bytes);
 	sv_u64(&v[V_NET_TX_BYTES], c->tx_bytes);
-	sv_f64(&v[V_WAIT_RUN_QUEUE_S], c->w.run_queue_s);
-	sv_f64(&v[V_WAIT_RECLAIM_S], c->w.reclaim_s);
-	sv_f64(&v[V_WAIT_THRASHING_S], c->w.thrashing_s);
-	sv_f64(&v[V_WAIT_SWAPIN_S], c->w.swapin_s);
-	sv_f64(&v[V_WAIT_COMPACT_S], c->w.compact_s);
-	sv_f64(&v[V_WAIT_NET_S], c->w.net_s);
-	sv_f64(&v[V_WAIT_CHILDREN_S], c->w.children_s);
-	sv_u64(&v[V_WAIT_NVCSW], c->w.nvcsw);
-	sv_u64(&v[V_WAIT_NIVCSW], c->w.nivcsw);
+	wait_values(v, &c->w);
 }
 
 /* The names of the JT_FF_* bits, lowest first, as files[].flags has them. */
@@ -522,6 +528,10 @@ void record_job(struct jbuf *b, const struct jt_host *h,
 
 		v[V_USAGE].st = SV_SET;
 		usage_values(&v[V_USAGE_CPU_S], &ji->usage, h->memcg_v2);
+		sv_f64(&v[V_USAGE_WALL_S], ji->usage.wall_s);
+		sv_f64(&v[V_USAGE_BLKIO_DELAY_S], ji->usage.blkio_s);
+		v[V_USAGE_WAIT].st = SV_SET;
+		wait_values(v, &ji->usage.w);
 		memset(steps, 0, n * sizeof(steps[0]));
 		for (unsigned i = 0; i < n; i++) {
 			sv_str(&steps[i][VS_STEP], ji->steps[i].step);

@@ -20,6 +20,9 @@
 /* one member of a files element (slot in enum sf_file_slot) */
 #define SFF_ROW(slot, key, type, flags, col, col2, sub, doc) \
 	{ key, sizeof(key) - 1, SFT_##type, flags, VF_##slot, col, col2, sub, doc },
+/* one member of an evidence.parts element (slot in enum sf_part_slot) */
+#define SFP_ROW(slot, key, type, flags, col, col2, sub, doc) \
+	{ key, sizeof(key) - 1, SFT_##type, flags, VP_##slot, col, col2, sub, doc },
 /* one member of a usage.steps element (slot in enum sf_step_slot) */
 #define SFS_ROW(slot, key, type, flags, col, col2, sub, doc) \
 	{ key, sizeof(key) - 1, SFT_##type, flags, VS_##slot, col, col2, sub, doc },
@@ -37,6 +40,7 @@ static const struct sf_field sf_wait_fields[] = { SF_WAIT(SF_ROW) };
 static const struct sf_field sf_allocation_fields[] = { SF_ALLOCATION(SF_ROW) };
 static const struct sf_field sf_step_fields[] = { SF_STEP(SFS_ROW) };
 static const struct sf_field sf_usage_fields[] = { SF_USAGE(SF_ROW) };
+static const struct sf_field sf_part_fields[] = { SF_PART(SFP_ROW) };
 static const struct sf_field sf_evidence_fields[] = { SF_EVIDENCE(SF_ROW) };
 static const struct sf_field sf_drops_fields[] = { SF_DROPS(SF_ROW) };
 static const struct sf_field sf_cloud_fields[] = { SF_CLOUD(SF_ROW) };
@@ -148,6 +152,8 @@ void sv_str_opt(struct sv *v, const char *s)
 
 _Static_assert(ARRAY_SIZE(sf_step_fields) == VS__N,
 	       "a usage.steps element lists each of its slots once");
+_Static_assert(ARRAY_SIZE(sf_part_fields) == VP__N,
+	       "an evidence.parts element lists each of its slots once");
 _Static_assert(ARRAY_SIZE(sf_file_fields) == VF__N,
 	       "a files element lists each of its slots once");
 

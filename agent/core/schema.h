@@ -318,6 +318,12 @@ struct sf_field {
 
 #define SF_USAGE(X) \
 	SF_USAGE_FIGURES(X) \
+	X(USAGE_WALL_S, "wall_s", F64, SF_NULL, "usage_wall_s", NULL, SF_NOSUB, \
+	  "its finished processes' wall times (end - start) added: the whole that doc/wait.md splits") \
+	X(USAGE_BLKIO_DELAY_S, "blkio_delay_s", F64, SF_NULL, "usage_blkio_delay_s", NULL, SF_NOSUB, \
+	  "their io.blkio_delay_s added") \
+	X(USAGE_WAIT, "wait", OBJ, SF_NULL, NULL, NULL, SF_SUB(sf_wait_fields), \
+	  "their wait objects added (columns wait_*, as in the process table)") \
 	X(USAGE_STEPS, "steps", OBJARR, 0, NULL, NULL, SF_SUB(sf_step_fields), \
 	  "the same figures per scheduler step, at most 16")
 
@@ -377,6 +383,15 @@ struct sf_field {
 	X(EFF_TIME, "time", F64, SF_NULL, "efficiency_time", NULL, SF_NOSUB, \
 	  "elapsed_s / allocation.time_limit_s")
 
+/* One part of where a task instance's time went (slower_than_usual). */
+#define SF_PART(X) \
+	X(PART_NAME, "part", STR, 0, "part", NULL, SF_NOSUB, \
+	  "cpu, run_queue, blkio, memory, other (doc/wait.md)") \
+	X(PART_S, "s", F64, 0, "s", NULL, SF_NOSUB, \
+	  "its processes' seconds (job usage: their sums)") \
+	X(PART_MEDIAN_S, "median_s", F64, SF_NULL, "median_s", NULL, SF_NOSUB, \
+	  "the median of the earlier runs' seconds, null when none of their end records has them")
+
 #define SF_EVIDENCE(X) \
 	X(EV_RSS_BYTES, "rss_bytes", U64, SF_NULL, "evidence_rss_bytes", NULL, SF_NOSUB, \
 	  "oom_kill: the victim's RSS") \
@@ -426,6 +441,12 @@ struct sf_field {
 	  "slower_than_usual: how many earlier runs (same pipeline and task) the median is of") \
 	X(EV_FACTOR, "factor", F64, SF_NULL, "evidence_factor", NULL, SF_NOSUB, \
 	  "slower_than_usual: duration_s / median_s") \
+	X(EV_PARTS, "parts", OBJARR, SF_NULL, NULL, NULL, SF_SUB(sf_part_fields), \
+	  "slower_than_usual: where the task instance's time went (doc/wait.md), each part with the median of the earlier runs'") \
+	X(EV_GREW, "grew", STR, SF_NULL, "evidence_grew", NULL, SF_NOSUB, \
+	  "slower_than_usual: the part whose increase over its earlier median is largest, null when none grew") \
+	X(EV_GREW_S, "grew_s", F64, SF_NULL, "evidence_grew_s", NULL, SF_NOSUB, \
+	  "slower_than_usual: that increase in seconds") \
 	X(EV_MEM_BYTES, "mem_bytes", U64, SF_NULL, "evidence_mem_bytes", NULL, SF_NOSUB, \
 	  "memory_near_limit: the job's memory cgroup charge") \
 	X(EV_LIMIT_BYTES, "limit_bytes", U64, SF_NULL, "evidence_limit_bytes", NULL, SF_NOSUB, \
@@ -534,6 +555,7 @@ struct sf_field {
 #define SF_ENUM(slot, ...) V_##slot,
 #define SFS_ENUM(slot, ...) VS_##slot,
 #define SFF_ENUM(slot, ...) VF_##slot,
+#define SFP_ENUM(slot, ...) VP_##slot,
 
 /* Every member's value slot (lines shared by several record types once). */
 enum sf_slot {
@@ -589,6 +611,12 @@ _Static_assert(V_JOB_ECS_TASK_ARN - V_JOB_ATTEMPT == 5,
 enum sf_step_slot {
 	SF_STEP(SFS_ENUM)
 	VS__N
+};
+
+/* The slots of one element of a slower_than_usual's evidence.parts. */
+enum sf_part_slot {
+	SF_PART(SFP_ENUM)
+	VP__N
 };
 
 /* The slots of one element of a process's files. */

@@ -34,6 +34,7 @@
 #include "report_signals.h"
 #include "store.h"
 #include "tasks.h"
+#include "timesplit.h"
 #include "util.h"
 
 #define TOOL_WIDTH 30		/* display columns of the TOOL column */
@@ -395,15 +396,7 @@ static void tally_add(struct tally *t, const struct rows *r, size_t i)
 	t->rx += w->rx;
 	t->tx += w->tx;
 	t->w.blkio_s += w->w.blkio_s;
-	t->w.run_queue_s += w->w.run_queue_s;
-	t->w.reclaim_s += w->w.reclaim_s;
-	t->w.thrashing_s += w->w.thrashing_s;
-	t->w.swapin_s += w->w.swapin_s;
-	t->w.compact_s += w->w.compact_s;
-	t->w.net_s += w->w.net_s;
-	t->w.children_s += w->w.children_s;
-	t->w.nvcsw += w->w.nvcsw;
-	t->w.nivcsw += w->w.nivcsw;
+	timesplit_waits_add(&t->w.k, &w->w.k);
 }
 
 /* The key row i is grouped by. */
@@ -990,16 +983,22 @@ static void print_groups(const struct groups *g, const char *title,
 			c.rd, c.wr, c.failed, c.note[0] ? "  " : "", c.note);
 	}
 }
-/* Memory-pressure waits of w: direct reclaim, thrashing, swap-in. */
-static double mem_wait(const struct storeq_wait *w)
+/* Where t's time went: its processes' wall times added, split
+ * (timesplit.h: the one definition the text, JSON and HTML views print). */
+static void tally_split(const struct tally *t, struct timesplit *ts)
 {
-	return w->reclaim_s + w->thrashing_s + w->swapin_s;
+	struct timesplit_in in = {
+		.wall_s = t->wall, .cpu_s = t->cpu_user + t->cpu_sys,
+		.blkio_s = t->w.blkio_s, .w = t->w.k,
+	};
+
+	timesplit_compute(&in, ts);
 }
 
 /*
- * Where each task's time went (text): its processes' CPU, run-queue wait,
- * block-I/O, memory, network and child waits added, and their wall times
- * added; the rest is sleep of another kind (a timer, a pipe, a lock, poll).
+ * Where each task's time went (text): its processes' wall times added,
+ * split into CPU, the waits and the rest (sleep of another kind: a timer,
+ * a pipe, a lock, poll); memory's members named.
  */
 static void print_where(const struct groups *g, const char *title,
 			const char *none, FILE *out)
@@ -1011,24 +1010,25 @@ static void print_where(const struct groups *g, const char *title,
 		title);
 	for (size_t i = 0; i < g->n; i++) {
 		const struct tally *t = &g->v[i].t;
-		const struct storeq_wait *w = &t->w;
-		double cpu = t->cpu_user + t->cpu_sys;
-		double rest = t->wall - cpu - w->run_queue_s - w->blkio_s -
-			      mem_wait(w) - w->net_s - w->children_s;
+		const struct jt_waits *w = &t->w.k;
 		char name[NAME_WIDTH * 4 + 8];
+		struct timesplit ts;
 
+		tally_split(t, &ts);
 		snprintf(name, sizeof(name), "%s", g->v[i].name ?
 			 g->v[i].name : none);
 		util_printable(name);
-		fprintf(out, "  %s: WALL %.2fs = CPU %.2fs + waiting for a CPU"
-			" %.2fs + block I/O %.2fs + memory %.2fs (reclaim %.2f,"
-			" thrashing %.2f, swap-in %.2f) + network %.2fs +"
-			" children %.2fs + other %.2fs;"
-			" switches %" PRIu64 " voluntary, %" PRIu64
-			" involuntary\n", name, t->wall, cpu, w->run_queue_s,
-			w->blkio_s, mem_wait(w), w->reclaim_s, w->thrashing_s,
-			w->swapin_s, w->net_s, w->children_s,
-			rest > 0 ? rest : 0, w->nvcsw, w->nivcsw);
+		fprintf(out, "  %s: WALL %.2fs =", name, ts.wall_s);
+		for (size_t k = 0; k < ts.n; k++) {
+			fprintf(out, "%s %s %.2fs", k ? " +" : "",
+				ts.part[k].label, ts.part[k].s);
+			if (!strcmp(ts.part[k].name, "memory"))
+				fprintf(out, " (reclaim %.2f, thrashing %.2f,"
+					" swap-in %.2f)", w->reclaim_s,
+					w->thrashing_s, w->swapin_s);
+		}
+		fprintf(out, "; switches %" PRIu64 " voluntary, %" PRIu64
+			" involuntary\n", w->nvcsw, w->nivcsw);
 	}
 }
 
@@ -2130,6 +2130,26 @@ static void json_efficiency(struct jbuf *b, const struct efficiency *e)
 	json_obj_close(b);
 }
 
+/* Where t's time went (JSON "where": the wall time and each part's
+ * seconds and percent of it, the figures of the text line and the page). */
+static void json_where(struct jbuf *b, const struct tally *t)
+{
+	struct timesplit ts;
+	char key[48];
+
+	tally_split(t, &ts);
+	json_key(b, "where");
+	json_obj_open(b);
+	json_kv_double(b, "wall_s", ts.wall_s);
+	for (size_t k = 0; k < ts.n; k++) {
+		snprintf(key, sizeof(key), "%s_s", ts.part[k].name);
+		json_kv_double(b, key, ts.part[k].s);
+		snprintf(key, sizeof(key), "%s_pct", ts.part[k].name);
+		json_kv_double(b, key, ts.part[k].pct);
+	}
+	json_obj_close(b);
+}
+
 /* A tally's figures as JSON members. */
 static void json_tally(struct jbuf *b, const struct tally *t)
 {
@@ -2160,17 +2180,18 @@ static void json_tally(struct jbuf *b, const struct tally *t)
 	json_kv_u64(b, "tx_bytes", t->tx);
 	json_key(b, "wait");
 	json_obj_open(b);
-	json_kv_double(b, "run_queue_s", t->w.run_queue_s);
+	json_kv_double(b, "run_queue_s", t->w.k.run_queue_s);
 	json_kv_double(b, "blkio_s", t->w.blkio_s);
-	json_kv_double(b, "reclaim_s", t->w.reclaim_s);
-	json_kv_double(b, "thrashing_s", t->w.thrashing_s);
-	json_kv_double(b, "swapin_s", t->w.swapin_s);
-	json_kv_double(b, "compact_s", t->w.compact_s);
-	json_kv_double(b, "net_s", t->w.net_s);
-	json_kv_double(b, "children_s", t->w.children_s);
-	json_kv_u64(b, "nvcsw", t->w.nvcsw);
-	json_kv_u64(b, "nivcsw", t->w.nivcsw);
+	json_kv_double(b, "reclaim_s", t->w.k.reclaim_s);
+	json_kv_double(b, "thrashing_s", t->w.k.thrashing_s);
+	json_kv_double(b, "swapin_s", t->w.k.swapin_s);
+	json_kv_double(b, "compact_s", t->w.k.compact_s);
+	json_kv_double(b, "net_s", t->w.k.net_s);
+	json_kv_double(b, "children_s", t->w.k.children_s);
+	json_kv_u64(b, "nvcsw", t->w.k.nvcsw);
+	json_kv_u64(b, "nivcsw", t->w.k.nivcsw);
 	json_obj_close(b);
+	json_where(b, t);
 	if (kv_known(b, "start_time", t->processes))
 		json_time(b, storeq_time_ns(t->first_start));
 	if (kv_known(b, "end_time", t->processes))
@@ -2348,6 +2369,7 @@ static struct report_html_group *html_groups(const struct groups *g,
 			       t->peak_rss,
 			.rd = t->read_bytes, .wr = t->write_bytes,
 		};
+		tally_split(t, &v[i].where);
 	}
 	return v;
 }

@@ -1400,6 +1400,74 @@ static void print_table(FILE *out, const char *title, bool task,
 		"processes' wall time, each process's own CPU");
 }
 
+/*
+ * Where each task's time went: one stacked bar a task (pure HTML/CSS, each
+ * part as wide as its share of the task's processes' wall time added (of
+ * the parts' total when they add up to more: memory waits can hold CPU), its
+ * seconds and percent in its title and in data-s, data-pct), a legend,
+ * the figures report's text line and JSON "where" print (timesplit.h).
+ */
+static void print_where(FILE *out, const struct report_html_group *g,
+			size_t n)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < n; i++)
+		shown += g[i].name != NULL;
+	if (!shown)
+		return;
+	fputs("<section><h2>Where the time went, by workflow task</h2>\n"
+	      "<p class=\"wlegend\">", out);
+	for (size_t k = 0; k < g[0].where.n; k++)
+		fprintf(out, "<span class=\"wkey\"><span class=\"sw w-%s\">"
+			"</span>%s</span>", g[0].where.part[k].name,
+			g[0].where.part[k].label);
+	fputs("</p>\n<table class=\"where\" id=\"where-task\"><thead><tr>"
+	      "<th>TASK</th><th title=\"its processes' wall times added\">"
+	      "WALL</th><th>WHERE IT WENT</th></tr></thead><tbody>\n", out);
+	for (size_t i = 0, rows = 0; i < n && rows < REPORT_HTML_TABLE_MAX;
+	     i++) {
+		const struct timesplit *ts = &g[i].where;
+		double whole = ts->wall_s, sum = 0;
+
+		if (!g[i].name)
+			continue;
+		/* waits that hold CPU can add up to more than the wall time:
+		 * the bar is then their total */
+		for (size_t k = 0; k < ts->n; k++)
+			sum += ts->part[k].s;
+		if (sum > whole)
+			whole = sum;
+		rows++;
+		fputs("<tr><td class=\"name\">", out);
+		html_cut(out, g[i].name, NAME_MAX_BYTES);
+		fprintf(out, "</td><td>%.2f s</td><td><div class=\"wbar\""
+			" role=\"img\" aria-label=\"", ts->wall_s);
+		for (size_t k = 0; k < ts->n; k++)
+			fprintf(out, "%s%s %.2f s (%.1f%%)", k ? ", " : "",
+				ts->part[k].label, ts->part[k].s,
+				ts->part[k].pct);
+		fprintf(out, "\" data-wall=\"%.6f\">", ts->wall_s);
+		for (size_t k = 0; k < ts->n; k++)
+			fprintf(out, "<span class=\"w-%s\" style=\"width:%.3f%%\""
+				" title=\"%s: %.2f s (%.1f%%)\" data-part=\"%s\""
+				" data-s=\"%.6f\" data-pct=\"%.6f\"></span>",
+				ts->part[k].name, whole > 0 ?
+				100 * ts->part[k].s / whole : 0,
+				ts->part[k].label, ts->part[k].s,
+				ts->part[k].pct, ts->part[k].name,
+				ts->part[k].s, ts->part[k].pct);
+		fputs("</div></td></tr>\n", out);
+	}
+	fputs("</tbody></table>\n<p class=\"note\">Each task's processes'"
+	      " own time, added (the report's \"where the time went\" line):"
+	      " running on a CPU, runnable but waiting for one, block-I/O and"
+	      " memory waits (reclaim, thrashing, swap-in) from the kernel's"
+	      " counters; the rest of the wall time is other sleep (children,"
+	      " network, timers, locks). Point at a part for its seconds.</p>"
+	      "</section>\n", out);
+}
+
 /* Give each table row the colour of its lane. */
 static void colour_rows(struct tab_row *v, size_t nv, bool task,
 			const struct report_html_model *m)
@@ -1908,6 +1976,7 @@ int report_html_print(struct store *st, const char *where,
 		" are in the CPU, not in the memory).</p></section>\n",
 		s->samples, s->passes);
 	print_table(out, "workflow task", true, tasks, ntasks, &x);
+	print_where(out, in->by_task, in->ntasks);
 	print_table(out, "tool", false, tools, ntools, &x);
 	if (in->job_text) {
 		fputs("<section><h2>Job</h2>\n<pre>", out);

@@ -39,6 +39,7 @@
 
 #include "storeq.h"
 #include "tasks.h"
+#include "timesplit.h"
 
 struct store;
 
@@ -116,6 +117,7 @@ struct report_html_group {
 	uint64_t rss;		/* a task's largest instance's memory peak
 				 * (tasks.h), else the largest process's */
 	uint64_t rd, wr;
+	struct timesplit where;	/* where its processes' time went */
 };
 
 /* Everything the page shows that report.c has gathered. */

@@ -12,6 +12,7 @@
 #include "json.h"
 #include "report_signals.h"
 #include "store.h"
+#include "timesplit.h"
 #include "util.h"
 
 /* Columns: time, kind, job id, pid, comm, then the evidence. */
@@ -27,12 +28,13 @@
 	JNUM("$.evidence.limit_bytes") ", " JNUM("$.evidence.rss_bytes") \
 	", json, " JNUM("$.evidence.run_queue_s") ", " \
 	JNUM("$.evidence.memory_wait_s") ", " JSTR("$.jobs") ", " \
+	JSTR("$.evidence.grew") ", " JNUM("$.evidence.grew_s") ", " \
 	JNUM("$.evidence.net_wait_s")
 
 enum { C_TIME, C_KIND, C_JOB, C_PID, C_COMM, C_PHASE, C_STALLED, C_STATE,
        C_WCHAN, C_EXITED, C_DELAY, C_WINDOW, C_FRACTION, C_DURATION,
        C_MEDIAN, C_RUNS, C_MEM, C_LIMIT, C_RSS, C_JSON, C_RUN_QUEUE,
-       C_MEM_WAIT, C_JOBS, C_NET_WAIT };
+       C_MEM_WAIT, C_JOBS, C_GREW, C_GREW_S, C_NET_WAIT };
 
 /* The signals q selects, oldest first, as a statement. */
 static int prepare(struct store *st, const char *where,
@@ -76,6 +78,27 @@ static const char *clean(const char *s, char *buf, size_t len)
 	return util_printable(buf);
 }
 
+/* slower_than_usual's evidence in words: the duration against the
+ * median, and the part of the time that grew most ("+310.00 s waiting
+ * for a CPU", timesplit.h's words). */
+static void slower_text(sqlite3_stmt *st, char *out, size_t len)
+{
+	const char *grew = text(st, C_GREW, NULL);
+	const char *label = grew ? timesplit_label_of(grew) : NULL;
+	int o;
+
+	o = snprintf(out, len, "%.2f s, %.1fx the median %.2f s of %d earlier"
+		     " runs", sqlite3_column_double(st, C_DURATION),
+		     sqlite3_column_double(st, C_MEDIAN) > 0 ?
+		     sqlite3_column_double(st, C_DURATION) /
+		     sqlite3_column_double(st, C_MEDIAN) : 0,
+		     sqlite3_column_double(st, C_MEDIAN),
+		     sqlite3_column_int(st, C_RUNS));
+	if (label && o > 0 && (size_t)o < len)
+		snprintf(out + o, len - (size_t)o, "; +%.2f s %s",
+			 sqlite3_column_double(st, C_GREW_S), label);
+}
+
 /* The evidence of the current row in words. */
 static void evidence_text(sqlite3_stmt *st, char *out, size_t len)
 {
@@ -114,13 +137,7 @@ static void evidence_text(sqlite3_stmt *st, char *out, size_t len)
 			 sqlite3_column_double(st, C_WINDOW),
 			 100 * sqlite3_column_double(st, C_FRACTION));
 	else if (!strcmp(kind, "slower_than_usual"))
-		snprintf(out, len, "%.2f s, %.1fx the median %.2f s of %d"
-			 " earlier runs", sqlite3_column_double(st, C_DURATION),
-			 sqlite3_column_double(st, C_MEDIAN) > 0 ?
-			 sqlite3_column_double(st, C_DURATION) /
-			 sqlite3_column_double(st, C_MEDIAN) : 0,
-			 sqlite3_column_double(st, C_MEDIAN),
-			 sqlite3_column_int(st, C_RUNS));
+		slower_text(st, out, len);
 	else if (!strcmp(kind, "memory_near_limit")) {
 		util_human_bytes((uint64_t)sqlite3_column_int64(st, C_MEM), a,
 				 sizeof(a));

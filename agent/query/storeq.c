@@ -613,15 +613,15 @@ static int proc_add(struct procs *r, sqlite3_stmt *st)
 		w->end = storeq_col_amount(st, 30);
 	}
 	w->w.blkio_s = storeq_col_amount(st, 31);
-	w->w.run_queue_s = storeq_col_amount(st, 32);
-	w->w.reclaim_s = storeq_col_amount(st, 33);
-	w->w.thrashing_s = storeq_col_amount(st, 34);
-	w->w.swapin_s = storeq_col_amount(st, 35);
-	w->w.compact_s = storeq_col_amount(st, 36);
-	w->w.nvcsw = storeq_col_u64(st, 37);
-	w->w.nivcsw = storeq_col_u64(st, 38);
-	w->w.net_s = storeq_col_amount(st, 39);
-	w->w.children_s = storeq_col_amount(st, 40);
+	w->w.k.run_queue_s = storeq_col_amount(st, 32);
+	w->w.k.reclaim_s = storeq_col_amount(st, 33);
+	w->w.k.thrashing_s = storeq_col_amount(st, 34);
+	w->w.k.swapin_s = storeq_col_amount(st, 35);
+	w->w.k.compact_s = storeq_col_amount(st, 36);
+	w->w.k.nvcsw = storeq_col_u64(st, 37);
+	w->w.k.nivcsw = storeq_col_u64(st, 38);
+	w->w.k.net_s = storeq_col_amount(st, 39);
+	w->w.k.children_s = storeq_col_amount(st, 40);
 	if (w->end < w->start)
 		w->end = w->start;
 	w->parent = -1;

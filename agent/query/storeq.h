@@ -30,6 +30,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "proc.h"
+
 struct jbuf;
 struct store;
 struct sqlite3;
@@ -126,16 +128,8 @@ struct report_query {
 /* Where a process's time went besides the CPU (its record's io.blkio_delay_s
  * and wait object; a record without wait has only blkio). */
 struct storeq_wait {
-	double blkio_s;
-	double run_queue_s;
-	double reclaim_s;
-	double thrashing_s;
-	double swapin_s;
-	double compact_s;
-	double net_s;
-	double children_s;
-	uint64_t nvcsw;
-	uint64_t nivcsw;
+	double blkio_s;		/* io.blkio_delay_s */
+	struct jt_waits k;	/* its wait object */
 };
 
 struct storeq_proc {

@@ -251,6 +251,82 @@ check "the CPU chart adds up to the processes' CPU in the store: $(kv "$USE" cpu
 	eval '[ "$(kv "$USE" samples)" -gt 0 ] && near "$(kv "$USE" cpu)" "$CPU_ALL" 1 0.02'
 check "the job's state comes first: COMPLETED" \
 	grep -q '<li><b class="state s-COMPLETED">COMPLETED</b>' "$T/run.html"
+# where each task's time went: the page's bars against the JSON report's
+# "where" of the same task (one computation, timesplit.c), and the work
+# task's CPU part against the store's CPU of its processes
+cli report --job "$J" --format json >"$T/run.json" 2>>"$T/report.err"
+WHERE=$(python3 - "$T/run.dom" "$T/run.json" <<'PY'
+import json, re, sys
+from html.parser import HTMLParser
+
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.rows, self.intab, self.name, self.inname = {}, False, None, False
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == "table" and a.get("id") == "where-task":
+            self.intab = True
+        elif self.intab and tag == "td" and a.get("class") == "name":
+            self.inname, self.name = True, ""
+        elif self.intab and tag == "div" and a.get("class") == "wbar":
+            self.rows[self.name] = {"wall": float(a["data-wall"]), "parts": []}
+        elif self.intab and tag == "span" and "data-part" in a:
+            w = re.search(r"width:([0-9.]+)%", a.get("style", ""))
+            self.rows[self.name]["parts"].append(
+                (a["data-part"], float(a["data-s"]), float(a["data-pct"]),
+                 float(w.group(1)) if w else -1, a.get("title", "")))
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.intab = False
+        if tag == "td":
+            self.inname = False
+    def handle_data(self, d):
+        if self.inname:
+            self.name += d
+
+p = P()
+p.feed(open(sys.argv[1]).read())
+rep = json.load(open(sys.argv[2]))
+bad, checked, parts = [], 0, 0
+for t in rep["by_task"]:
+    if not t.get("task"):
+        continue
+    row = p.rows.get(t["task"])
+    if row is None:
+        bad.append("no bar for " + t["task"]); continue
+    w = t["where"]
+    if abs(row["wall"] - w["wall_s"]) > 1e-6:
+        bad.append("%s wall %s != %s" % (t["task"], row["wall"], w["wall_s"]))
+    for name, sec, pct, width, title in row["parts"]:
+        parts += 1
+        if abs(sec - w[name + "_s"]) > 1e-6 or abs(pct - w[name + "_pct"]) > 1e-6:
+            bad.append("%s %s %s s %s%% != %s %s" % (t["task"], name, sec, pct,
+                       w[name + "_s"], w[name + "_pct"]))
+        whole = max(w["wall_s"], sum(w[n + "_s"] for n, *_ in row["parts"]))
+        if abs(width - (100 * sec / whole if whole > 0 else 0)) > 0.001:
+            bad.append("%s %s width %s != %s s of %s s" % (t["task"], name, width, sec, whole))
+        if ("%.2f s" % sec) not in title or ("%.1f%%" % pct) not in title:
+            bad.append("%s %s title '%s'" % (t["task"], name, title))
+    checked += 1
+work = p.rows.get("work", {"parts": []})
+cpu = [s for n, s, _, _, _ in work["parts"] if n == "cpu"]
+width = sum(x for _, _, _, x, _ in work["parts"])
+blkio = [s for n, s, _, _, _ in work["parts"] if n == "blkio"]
+print("tasks=%d parts=%d bad=%d work_cpu=%s work_width=%.3f work_blkio=%s rows=%d" %
+      (checked, parts, len(bad), cpu[0] if cpu else "", width,
+       blkio[0] if blkio else "", len(p.rows)))
+for b in bad[:5]:
+    print("mismatch: " + b, file=sys.stderr)
+PY
+)
+note "where: $WHERE"
+WORK_CPU=$(q "select printf('%.6f', sum(cpu_user_s + cpu_sys_s)) from process where job_id = '$J' and job_task = 'work';")
+check "a bar per task ($(kv "$WHERE" rows) = $TASKS), each part's seconds, percent, width and title equal the JSON report's where ($(kv "$WHERE" parts) parts, $(kv "$WHERE" bad) differ)" \
+	eval '[ "$(kv "$WHERE" rows)" = "$TASKS" ] && [ "$(kv "$WHERE" tasks)" = "$TASKS" ] && [ "$(kv "$WHERE" parts)" -ge "$((TASKS * 5))" ] && [ "$(kv "$WHERE" bad)" = 0 ]'
+WORK_BLKIO=$(q "select printf('%.6f', sum(blkio_delay_s)) from process where job_id = '$J' and job_task = 'work';")
+check "work's bar: its CPU part $(kv "$WHERE" work_cpu) s = its processes' CPU in the store, $WORK_CPU s, its block-I/O part $(kv "$WHERE" work_blkio) s = their io.blkio_delay_s, $WORK_BLKIO s (0.001 s); its parts fill the bar ($(kv "$WHERE" work_width)%)" \
+	eval 'near "$(kv "$WHERE" work_cpu)" "$WORK_CPU" 0 0.001 && near "$(kv "$WHERE" work_blkio)" "$WORK_BLKIO" 0 0.001 && near "$(kv "$WHERE" work_width)" 100 0 0.01'
 n=$(grep -c -E 'https?:|src=|href|url\(|@import' "$T/run.html")
 check "nothing to fetch: no URL, src, href, url( or @import in the file ($n)" eq "$n" 0
 check "a screenshot was made ($(stat -c %s "$T/run.png" 2>/dev/null) bytes)" \

@@ -39,6 +39,18 @@
 #      waitpid; a net_wait signal for it; the writer, which sleeps in
 #      nanosleep and whose writes never block, none of either (0.02 s);
 #      and `sleep 1` none at all.
+#   e. a task (jobtrace run --pipeline P --task T) of one burn 1.2 run three
+#      times alone on core 0 (SCHED_FIFO), then a fourth time SCHED_RR on
+#      core 0 beside a second CPU-bound process pinned there with the same
+#      policy and priority (outside any job), so that its extra time is
+#      run-queue wait even on a loaded node: one slower_than_usual for the
+#      fourth (signals.slower_factor 1.5) whose evidence.grew is run_queue,
+#      grew_s within 0.001 s of the fourth run's usage.wait.run_queue_s
+#      minus the median of the three earlier ones' (their job end records),
+#      each part's median_s the median of the earlier records' figure, and
+#      the run's run-queue part against what its burn read from
+#      /proc/self/schedstat (0.05 s); report's Signals section says
+#      "+N s waiting for a CPU".
 #
 # Needs root, kernel BTF, taskset and the sqlite3 CLI.  Exit 0 pass, 1
 # fail, 77 skipped, 99 hard error.
@@ -51,7 +63,7 @@ set -u
 need_built "$AGENT" "$CLI" "$WL/burn" "$WL/memwait" "$WL/netwait"
 need_commands taskset chrt
 J=wait$$
-SIGNALS_EXPECTED="cpu_starved memory_pressure io_bound"
+SIGNALS_EXPECTED="cpu_starved memory_pressure io_bound slower_than_usual"
 MEMCG=
 MPID=
 WDIR=$T		# the file read must be on a disk (tmpfs pages are not cache)
@@ -79,6 +91,7 @@ pmember() {
 start_watchdog 300
 start_agent "rules_dir = \"$top_srcdir/lua-rules\";" "signals = {
 	io_window = 2; cpu_starved_above = 0.25;
+	slower_factor = 1.5; slower_min_runs = 3;
 };" || finish
 
 # ---- a. two jobs on one core ----------------------------------------------------
@@ -209,6 +222,73 @@ check "s: sleep's record is stored" test -n "$(row_wait "$pid" id)"
 check "s: sleep 1: net_s $(pmember "$pid" wait.net_s) and children_s $(pmember "$pid" wait.children_s) are 0" \
 	eval 'between "$(pmember "$pid" wait.net_s)" 0 0 &&
 	      between "$(pmember "$pid" wait.children_s)" 0 0'
+# ---- e. a slower run whose extra time is run-queue wait -----------------------------
+
+# Member $2 of job $1's end record, once it is stored.
+jmember() {
+	local v
+	for _ in $(seq 1 50); do
+		v=$(q "select json_extract(json, '\$.$2') from record where type = 'job'
+			and job_id = '$1' and json_extract(json, '\$.phase') = 'end';")
+		[ -n "$v" ] && break
+		sleep 0.1
+	done
+	printf '%s' "$v"
+}
+
+# The median of the numbers on stdin.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
+		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+for i in 1 2 3; do
+	chrt -f 10 taskset -c 0 "$CLI" --config "$CONF" run --job "$J-s$i" \
+		--pipeline "waitp-$$" --task waitt -- "$WL/burn" 1.2 >"$T/s$i.out" 2>&1
+	note "s$i alone: $(grep '^pid=' "$T/s$i.out") usage $(jmember "$J-s$i" usage)"
+done
+chrt -r 10 taskset -c 0 "$WL/burn" 4 >"$T/busy.out" 2>&1 &
+BUSY=$!
+BG_PIDS="$BG_PIDS $BUSY"
+sleep 0.2	# the busy loop is on the core first
+chrt -r 10 taskset -c 0 "$CLI" --config "$CONF" run --job "$J-s4" \
+	--pipeline "waitp-$$" --task waitt -- "$WL/burn" 1.2 >"$T/s4.out" 2>&1
+line=$(grep '^pid=' "$T/s4.out")
+note "s4 beside a busy loop: $line usage $(jmember "$J-s4" usage)"
+s=
+for _ in $(seq 1 50); do
+	s=$(sigs slower_than_usual | grep "\"id\":\"$J-s4\"" | head -n 1)
+	[ -n "$s" ] && break
+	sleep 0.2
+done
+note "d slower_than_usual: ${s:-none}"
+check "e: a slower_than_usual signal for $J-s4" test -n "$s"
+ev=$(printf '%s' "${s#*|}")
+RQ4=$(jmember "$J-s4" usage.wait.run_queue_s)
+RQMED=$(for i in 1 2 3; do jmember "$J-s$i" usage.wait.run_queue_s; echo; done | median)
+GREW_S=$(sqlite3 -batch -noheader :memory: "select json_extract('${ev//\'/\'\'}', '\$.evidence.grew_s');")
+check "e: evidence.grew is run_queue ($(sqlite3 -batch -noheader :memory: "select json_extract('${ev//\'/\'\'}', '\$.evidence.grew');"))" \
+	eq "$(sqlite3 -batch -noheader :memory: "select json_extract('${ev//\'/\'\'}', '\$.evidence.grew');")" run_queue
+check "e: grew_s $GREW_S = the run's usage.wait.run_queue_s $RQ4 - the earlier runs' median $RQMED (0.001 s)" \
+	near "$GREW_S" "$(awk -v a="$RQ4" -v b="$RQMED" 'BEGIN { printf "%.6f", a - b }')" 0 0.001
+check "e: the extra wait is real: grew_s $GREW_S is over 0.5 s (burn 1.2 sharing its core with a busy loop)" \
+	between "$GREW_S" 0.5 100
+PARTS=$(sqlite3 -batch -noheader :memory: "select p.value ->> '\$.part' || '=' || (p.value ->> '\$.s') || '/' || (p.value ->> '\$.median_s')
+	from json_each(json_extract('${ev//\'/\'\'}', '\$.evidence.parts')) p;" | paste -sd' ')
+note "d parts (run/earlier median): $PARTS"
+rqpart=$(printf '%s\n' $PARTS | sed -n 's/^run_queue=\([^/]*\)\/.*/\1/p')
+check "e: the run_queue part $rqpart is the run's usage.wait.run_queue_s $RQ4 (0.000002)" \
+	near "$rqpart" "$RQ4" 0 0.000002
+check "e: the run's run-queue wait $RQ4 covers its burn's own (/proc/self/schedstat: $(kv "$line" run_queue_s), 0.05 s)" \
+	near "$RQ4" "$(kv "$line" run_queue_s)" 0 0.05
+CPUMED=$(for i in 1 2 3; do jmember "$J-s$i" usage.cpu_s; echo; done | median)
+cpumed=$(printf '%s\n' $PARTS | sed -n 's/^cpu=[^/]*\/\(.*\)/\1/p')
+check "e: the cpu part's median_s $cpumed is the median of the earlier records' usage.cpu_s $CPUMED (0.000002)" \
+	near "$cpumed" "$CPUMED" 0 0.000002
+"$CLI" --config "$CONF" report --job "$J-s4" >"$T/s4.report" 2>&1
+check "e: report's Signals section says the run-queue wait grew ($(grep -o '+[0-9.]* s waiting for a CPU' "$T/s4.report"))" \
+	grep -q "slower_than_usual.*; +[0-9.]* s waiting for a CPU" "$T/s4.report"
+wait "$BUSY"
 
 # io_bound is in SIGNALS_EXPECTED for memwait's re-reads from the disk alone
 check "io_bound signals only for memwait (pid ${MPID:-none}): $(sigs io_bound | sed -n 's/.*"pid":\([0-9]*\),.*/\1/p' | sort -u | paste -sd' ')" \

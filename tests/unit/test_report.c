@@ -1143,6 +1143,17 @@ static void test_where(void **state)
 		{ "$.by_task[0].wait.nivcsw", "300" },
 		{ "$.by_tool[0].wait.run_queue_s", "4" },
 		{ "$.summary.wait.blkio_s", "1.5" },
+		{ "$.by_task[0].where.wall_s", "30" },
+		{ "$.by_task[0].where.cpu_s", "6" },
+		{ "$.by_task[0].where.cpu_pct", "20" },
+		{ "$.by_task[0].where.run_queue_s", "4" },
+		{ "$.by_task[0].where.blkio_s", "1.5" },
+		{ "$.by_task[0].where.blkio_pct", "5" },
+		{ "$.by_task[0].where.memory_s", "1.375" },
+		{ "$.by_task[0].where.net_s", "3.25" },
+		{ "$.by_task[0].where.children_s", "2" },
+		{ "$.by_task[0].where.other_s", "11.875" },
+		{ "$.by_task[0].where.other_pct", "39.583333" },
 	};
 	struct report_query q = { .job = "700" };
 	struct fixture *f = *state;
@@ -1164,10 +1175,10 @@ static void test_where(void **state)
 	t = report(state, &q, REPORT_TEXT);
 	/* 30 s of wall - 6 CPU - 4 run queue - 1.5 blkio - 1.375 memory
 	 * - 3.25 network - 2 children */
-	pos(t, "\n  align: WALL 30.00s = CPU 6.00s + waiting for a CPU 4.00s +"
-	    " block I/O 1.50s + memory 1.38s (reclaim 0.50, thrashing 0.75,"
-	    " swap-in 0.12) + network 3.25s + children 2.00s + other 11.88s;"
-	    " switches 12 voluntary, 300 involuntary\n");
+	pos(t, "\n  align: WALL 30.00s = running on a CPU 6.00s + waiting for a"
+	    " CPU 4.00s + block I/O 1.50s + memory waits 1.38s (reclaim 0.50,"
+	    " thrashing 0.75, swap-in 0.12) + network 3.25s + children 2.00s +"
+	    " other 11.88s; switches 12 voluntary, 300 involuntary\n");
 	free(t);
 	t = report(state, &q, REPORT_JSON);
 	for (size_t i = 0; i < N(json); i++) {

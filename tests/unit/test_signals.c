@@ -23,6 +23,7 @@
 #include "record.h"
 #include "signals.h"
 #include "store.h"
+#include "util.h"
 
 #define S 1000000000ull
 
@@ -295,6 +296,52 @@ static void test_slower(void **state)
 	assert_false(signals_slower(&P, 2.0, r5, 3, &o));
 }
 
+/* A part by name in o. */
+static const struct sig_part *part_of(const struct sig_out *o,
+				      const char *name)
+{
+	for (size_t i = 0; i < o->nparts; i++)
+		if (!strcmp(o->parts[i].name, name))
+			return &o->parts[i];
+	fail_msg("no part %s", name);
+	return NULL;
+}
+
+/* Which part of a slower run's time grew: each part against the median of
+ * the earlier runs' (a run whose record has none left out). */
+static void test_slower_parts(void **state)
+{
+	struct timesplit_in run = { .wall_s = 30, .cpu_s = 10, .blkio_s = 1,
+				    .w = { .run_queue_s = 12 } };
+	struct timesplit_in e[4] = {
+		{ .wall_s = 14, .cpu_s = 10, .blkio_s = 2, .w = { .run_queue_s = 1 } },
+		{ .wall_s = 15, .cpu_s = 11, .w = { .run_queue_s = 3 } },
+		{ .wall_s = -1 },	/* an end record without usage.wall_s */
+		{ .wall_s = 13, .cpu_s = 9, .w = { .run_queue_s = 2,
+						    .thrashing_s = 0.5 } },
+	};
+	struct sig_out o = { 0 };
+
+	(void)state;
+	assert_int_equal(signals_slower_parts(&run, e, 4, &o), 0);
+	assert_int_equal(o.nparts, timesplit_ncomponents() + 1);
+	assert_string_equal(o.grew, "run_queue");
+	/* 12 against the median of 1, 3, 2 */
+	assert_true(fabs(o.grew_s - 10) < 1e-9);
+	assert_true(fabs(part_of(&o, "run_queue")->median_s - 2) < 1e-9);
+	assert_true(fabs(part_of(&o, "cpu")->median_s - 10) < 1e-9);
+	assert_true(fabs(part_of(&o, "blkio")->median_s - 0) < 1e-9);
+	/* other: 30 - 10 - 12 - 1 = 7 against 1, 1, 1.5 */
+	assert_true(fabs(part_of(&o, "other")->s - 7) < 1e-9);
+	assert_true(fabs(part_of(&o, "other")->median_s - 1) < 1e-9);
+	assert_string_equal(part_of(&o, "run_queue")->label,
+			    "waiting for a CPU");
+	/* no earlier figures: no medians, nothing grew */
+	assert_int_equal(signals_slower_parts(&run, e + 2, 1, &o), 0);
+	assert_null(o.grew);
+	assert_true(part_of(&o, "cpu")->median_s < 0);
+}
+
 /* The store's earlier ends of a pipeline and task, but the job's own. */
 static void test_store_runs(void **state)
 {
@@ -320,17 +367,73 @@ static void test_store_runs(void **state)
 	}
 	assert_int_equal(store_flush(st), 5);
 	assert_int_equal(signals_store_runs(path, "P", "T", "local", "J4",
-					    runs, 8), 3);
+					    runs, NULL, 8), 3);
 	/* latest first */
 	assert_true(runs[0] == 3.5 && runs[1] == 2.5 && runs[2] == 1.5);
 	assert_int_equal(signals_store_runs(path, "P", "T", "local", "J9",
-					    runs, 2), 2);
+					    runs, NULL, 2), 2);
 	assert_int_equal(signals_store_runs(path, "P", "X", "local", "J9",
-					    runs, 8), 0);
+					    runs, NULL, 8), 0);
 	store_close(st);
 	unlink(path);
 	assert_true(signals_store_runs("/nonexistent/x.db", "P", "T", "l",
-				       "J", runs, 8) < 0);
+				       "J", runs, NULL, 8) < 0);
+}
+
+/* Where the earlier runs' time went, from their end records' usage as the
+ * agent writes it (record_job); a record without it: wall_s -1. */
+static void test_store_splits(void **state)
+{
+	char path[] = "/tmp/test_signals_split.XXXXXX";
+	struct jt_host h = { .name = "h", .boot_id = "b" };
+	struct jt_jobinfo ji = { 0 };
+	struct timesplit_in sp[4];
+	struct store *st = NULL;
+	struct jbuf b;
+	double runs[4];
+	int fd = mkstemp(path);
+	static const char old[] = "{\"type\":\"job\",\"schema\":1,\"host\":\"h\","
+		"\"id\":\"old\",\"phase\":\"end\",\"time\":\"2026-01-01T00:00:01Z\","
+		"\"job\":{\"scheduler\":\"local\",\"id\":\"J0\",\"pipeline\":\"P\","
+		"\"task\":\"T\"},\"start_time\":\"2026-01-01T00:00:00Z\","
+		"\"end_time\":\"2026-01-01T00:00:01Z\"}";
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	jbuf_init(&b);
+	assert_int_equal(store_open(path, false, &st), 0);
+	assert_int_equal(store_put_json(st, old, sizeof(old) - 1), 0);
+	util_strlcpy(ji.job.scheduler, "local", sizeof(ji.job.scheduler));
+	util_strlcpy(ji.job.id, "J1", sizeof(ji.job.id));
+	util_strlcpy(ji.job.pipeline, "P", sizeof(ji.job.pipeline));
+	util_strlcpy(ji.job.task, "T", sizeof(ji.job.task));
+	ji.start_ns = 1767225602ull * 1000000000ull;
+	ji.end_ns = ji.start_ns + 4500000000ull;
+	ji.usage = (struct jt_usage){ .cpu_s = 2.5, .processes = 3,
+				      .wall_s = 7.25, .blkio_s = 0.5,
+				      .w = { .run_queue_s = 1.75,
+					     .reclaim_s = 0.125,
+					     .thrashing_s = 0.25,
+					     .swapin_s = 0.0625 } };
+	record_job(&b, &h, &ji, "end", "new", NULL);
+	assert_int_equal(store_put_json(st, b.buf, b.len), 0);
+	assert_true(store_flush(st) > 0);
+	store_close(st);
+	assert_int_equal(signals_store_runs(path, "P", "T", "local", "J9",
+					    runs, sp, 4), 2);
+	/* latest first: the agent's record, then the old one */
+	assert_true(fabs(runs[0] - 4.5) < 1e-9);
+	assert_true(fabs(sp[0].wall_s - 7.25) < 1e-9);
+	assert_true(fabs(sp[0].cpu_s - 2.5) < 1e-9);
+	assert_true(fabs(sp[0].blkio_s - 0.5) < 1e-9);
+	assert_true(fabs(sp[0].w.run_queue_s - 1.75) < 1e-9);
+	assert_true(fabs(sp[0].w.reclaim_s + sp[0].w.thrashing_s +
+			 sp[0].w.swapin_s - 0.4375) < 1e-9);
+	assert_true(sp[1].wall_s < 0);
+	unlink(path);
+	jbuf_free(&b);
 }
 
 /* Encode s into b (reset first) and check it is JSON: the text. */
@@ -400,7 +503,19 @@ static void test_record(void **state)
 	j = encode(&b, &h, &s, &job, NULL);
 	assert_non_null(strstr(j, "\"kind\":\"slower_than_usual\""));
 	assert_non_null(strstr(j, "\"duration_s\":2.5,\"median_s\":0.5,"
-			       "\"runs\":3,\"factor\":5"));
+			       "\"runs\":3,\"factor\":5,\"parts\":null,"
+			       "\"grew\":null,\"grew_s\":null"));
+	s.nparts = 2;
+	s.parts[0] = (struct sig_part){ .name = "cpu", .s = 1, .median_s = 0.25 };
+	s.parts[1] = (struct sig_part){ .name = "run_queue", .s = 1.5,
+					.median_s = -1 };
+	s.grew = "cpu";
+	s.grew_s = 0.75;
+	j = encode(&b, &h, &s, &job, NULL);
+	assert_non_null(strstr(j, "\"parts\":[{\"part\":\"cpu\",\"s\":1,"
+			       "\"median_s\":0.25},{\"part\":\"run_queue\","
+			       "\"s\":1.5,\"median_s\":null}],\"grew\":\"cpu\","
+			       "\"grew_s\":0.75"));
 
 	s = (struct sig_out){ .kind = SIG_IO_BOUND, .now_ns = 13 * S,
 			      .window_s = 2, .blkio_delay_s = 1.5,
@@ -457,6 +572,8 @@ int main(void)
 		cmocka_unit_test(test_parse_mem),
 		cmocka_unit_test(test_slower),
 		cmocka_unit_test(test_store_runs),
+		cmocka_unit_test(test_slower_parts),
+		cmocka_unit_test(test_store_splits),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_status),
 	};

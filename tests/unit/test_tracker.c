@@ -1248,14 +1248,27 @@ static void test_job_usage_registered_cgroup(void **state)
 	exec_in(f, 621, 630, "/", "/myjob");
 	ev_exit(f, &(struct exit_spec){ .pid = 620, .start = 620, .ts = 9000,
 		.runtime = 1000000, .levels = 3,
-		.peaks = { 50 * MiB, 250 * MiB, 999 * MiB } });
+		.peaks = { 50 * MiB, 250 * MiB, 999 * MiB },
+		.flags = JT_XF_DELAYACCT, .blkio_delay = 250000000,
+		.wait = { .run_delay_ns = 1500000000, .reclaim_ns = 125000000,
+			  .nvcsw = 2 } });
 	ev_exit(f, &(struct exit_spec){ .pid = 621, .start = 630, .ts = 9100,
 		.runtime = 2000000, .levels = 2,
-		.peaks = { 260 * MiB, 999 * MiB } });
+		.peaks = { 260 * MiB, 999 * MiB },
+		.wait = { .run_delay_ns = 500000000, .thrashing_ns = 62500000,
+			  .nvcsw = 3 } });
 	assert_jstr(proc_rec(f, 620, 620), "job.id", "88");
 	r = end_record(f, ji);
 	assert_usage(r, "usage", 0.003, 2, 260 * MiB, "cgroup_v1");
 	assert_jraw(r, "usage.steps", "[]");
+	/* where its processes' time went, added (timesplit.h) */
+	assert_near(jnum(r, "usage.wall_s"), (9000 - 620 + 9100 - 630) / 1e9,
+		    1e-6);
+	assert_near(jnum(r, "usage.blkio_delay_s"), 0.25, 1e-9);
+	assert_near(jnum(r, "usage.wait.run_queue_s"), 2.0, 1e-9);
+	assert_near(jnum(r, "usage.wait.reclaim_s"), 0.125, 1e-9);
+	assert_near(jnum(r, "usage.wait.thrashing_s"), 0.0625, 1e-9);
+	assert_int_equal(ju64(r, "usage.wait.nvcsw"), 5);
 }
 
 /* A job whose processes' memory cgroup is not its own (the root): no

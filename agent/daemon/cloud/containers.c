@@ -245,7 +245,7 @@ static void job_record(struct containers *cs, const struct jt_jobinfo *ji,
 /* Add the figures of usage u to the job's. */
 static void usage_merge(struct jt_usage *job, struct jt_usage *u)
 {
-	job->cpu_s += u->cpu_s;
+	jobs_usage_time_add(job, u);
 	job->processes += u->processes;
 	if (u->cgroup_peak_bytes > job->cgroup_peak_bytes)
 		job->cgroup_peak_bytes = u->cgroup_peak_bytes;

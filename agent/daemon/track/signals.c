@@ -301,25 +301,90 @@ static double col_span(sqlite3_stmt *st, int a, int b)
 	return (double)(s1 - s0) + ((double)n1 - (double)n0) / 1e9;
 }
 
+/* Where the run's time went against the earlier runs'. */
+int signals_slower_parts(const struct timesplit_in *run,
+			 const struct timesplit_in *earlier, size_t n,
+			 struct sig_out *out)
+{
+	double *v = malloc((n ? n : 1) * sizeof(*v));
+	struct timesplit ts, e;
+
+	if (!v)
+		return -ENOMEM;
+	timesplit_compute(run, &ts);
+	out->nparts = ts.n;
+	out->grew = NULL;
+	out->grew_s = 0;
+	for (size_t k = 0; k < ts.n; k++) {
+		struct sig_part *p = &out->parts[k];
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (earlier[i].wall_s < 0)
+				continue;
+			timesplit_compute(&earlier[i], &e);
+			v[m++] = e.part[k].s;
+		}
+		*p = (struct sig_part){ .name = ts.part[k].name,
+					.label = ts.part[k].label,
+					.s = ts.part[k].s,
+					.median_s = m ? signals_median(v, m) : -1 };
+		if (m && p->s - p->median_s > out->grew_s) {
+			out->grew = p->name;
+			out->grew_s = p->s - p->median_s;
+		}
+	}
+	free(v);
+	return 0;
+}
+
+/* The earlier runs' query: their times, then each figure of where their
+ * time went (timesplit_field_path) under usage; 0 or -ENAMETOOLONG. */
+static int runs_sql(char *sql, size_t len)
+{
+	size_t o;
+
+	o = (size_t)snprintf(sql, len, "SELECT json_extract(json, '$.start_time'),"
+			     " json_extract(json, '$.end_time')");
+	for (size_t i = 0; i < timesplit_nfields() && o < len; i++)
+		o += (size_t)snprintf(sql + o, len - o, ", json_extract(json,"
+				      " '$.usage.%s')", timesplit_field_path(i));
+	if (o < len)
+		o += (size_t)snprintf(sql + o, len - o, " FROM record"
+			" WHERE type = 'job' AND json_extract(json, '$.phase') = 'end'"
+			" AND json_extract(json, '$.job.pipeline') = ?1"
+			" AND json_extract(json, '$.job.task') = ?2"
+			" AND NOT (json_extract(json, '$.job.scheduler') IS ?3"
+			" AND json_extract(json, '$.job.id') IS ?4)"
+			" ORDER BY time DESC LIMIT ?5");
+	return o < len ? 0 : -ENAMETOOLONG;
+}
+
+/* Where the run of row st went (columns 2...): wall_s -1 when its record
+ * has no usage.wall_s (an agent before it). */
+static void row_split(sqlite3_stmt *st, struct timesplit_in *in)
+{
+	memset(in, 0, sizeof(*in));
+	for (size_t i = 0; i < timesplit_nfields(); i++)
+		timesplit_field_set(in, i, sqlite3_column_type(st, (int)i + 2) ==
+				    SQLITE_NULL ? (i ? 0 : -1) :
+				    sqlite3_column_double(st, (int)i + 2));
+}
+
 /* Durations of the earlier ends of (pipeline, task) in the store. */
 int signals_store_runs(const char *path, const char *pipeline,
 		       const char *task, const char *scheduler,
-		       const char *id, double *runs, size_t max)
+		       const char *id, double *runs,
+		       struct timesplit_in *splits, size_t max)
 {
 	/* job records are in the record table, their members in its JSON */
-	static const char sql[] =
-		"SELECT json_extract(json, '$.start_time'),"
-		" json_extract(json, '$.end_time') FROM record"
-		" WHERE type = 'job' AND json_extract(json, '$.phase') = 'end'"
-		" AND json_extract(json, '$.job.pipeline') = ?1"
-		" AND json_extract(json, '$.job.task') = ?2"
-		" AND NOT (json_extract(json, '$.job.scheduler') IS ?3"
-		" AND json_extract(json, '$.job.id') IS ?4)"
-		" ORDER BY time DESC LIMIT ?5";
+	char sql[2048];
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	int rc, n = 0;
 
+	if (runs_sql(sql, sizeof(sql)))
+		return -ENAMETOOLONG;
 	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY |
 			     SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc == SQLITE_OK) {
@@ -340,8 +405,11 @@ int signals_store_runs(const char *path, const char *pipeline,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && (size_t)n < max) {
 		double d = col_span(st, 0, 1);
 
-		if (d >= 0)
-			runs[n++] = d;
+		if (d < 0)
+			continue;
+		if (splits)
+			row_split(st, &splits[n]);
+		runs[n++] = d;
 	}
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		log_warn("slower_than_usual: store %s: %s", path,
@@ -410,9 +478,31 @@ const char *signals_kind_name(enum sig_kind k)
 	}
 }
 
-/* The evidence members of s's kind. */
+/* slower_than_usual's parts (elements in parts) and the one that grew. */
+static void parts_values(struct sv *v, struct sv (*parts)[VP__N],
+			 const struct sig_out *s)
+{
+	if (!s->nparts)
+		return;
+	memset(parts, 0, s->nparts * sizeof(parts[0]));
+	for (size_t k = 0; k < s->nparts; k++) {
+		sv_str(&parts[k][VP_PART_NAME], s->parts[k].name);
+		sv_f64(&parts[k][VP_PART_S], s->parts[k].s);
+		if (s->parts[k].median_s >= 0)
+			sv_f64(&parts[k][VP_PART_MEDIAN_S], s->parts[k].median_s);
+	}
+	v[V_EV_PARTS].st = SV_SET;
+	v[V_EV_PARTS].n = (uint32_t)s->nparts;
+	v[V_EV_PARTS].elems = &parts[0][0];
+	if (s->grew) {
+		sv_str(&v[V_EV_GREW], s->grew);
+		sv_f64(&v[V_EV_GREW_S], s->grew_s);
+	}
+}
+
+/* The evidence members of s's kind (parts: room for slower_than_usual's). */
 static void evidence_values(struct sv *v, const struct jt_host *h,
-			    const struct sig_out *s)
+			    const struct sig_out *s, struct sv (*parts)[VP__N])
 {
 	v[V_EVIDENCE].st = SV_SET;
 	switch (s->kind) {
@@ -439,6 +529,7 @@ static void evidence_values(struct sv *v, const struct jt_host *h,
 		sv_f64(&v[V_EV_MEDIAN_S], s->median_s);
 		sv_u64(&v[V_EV_RUNS], s->runs);
 		sv_f64(&v[V_EV_FACTOR], s->factor);
+		parts_values(v, parts, s);
 		break;
 	case SIG_CPU_STARVED:
 	case SIG_MEM_PRESSURE:
@@ -474,6 +565,7 @@ void signals_record(struct jbuf *b, const struct jt_host *h,
 		    const struct jt_batch *batch, const struct jt_proc *p)
 {
 	struct sv v[V__N] = { 0 };
+	struct sv parts[TIMESPLIT_MAX][VP__N];
 	char key[256], id[37];
 
 	/* one id an episode (and phase): a retry is the same record */
@@ -499,7 +591,7 @@ void signals_record(struct jbuf *b, const struct jt_host *h,
 	} else {
 		record_tool_values(v, NULL, NULL, NULL);
 	}
-	evidence_values(v, h, s);
+	evidence_values(v, h, s, parts);
 	schema_write(b, &sf_records[SF_REC_SIGNAL], v);
 }
 
@@ -513,6 +605,7 @@ struct slow_req {
 	char path[512];
 	struct sig_params p;
 	struct sig_slow_done d;
+	struct timesplit_in split;	/* where the run's time went */
 	bool done, used;
 	pthread_t th;
 };
@@ -545,21 +638,26 @@ void signals_slow_free(struct sig_slow *q)
 	free(q);
 }
 
-/* One check: read the store, compare. */
+/* One check: read the store, compare; a slower run's parts against the
+ * earlier runs'. */
 static void *slow_thread(void *arg)
 {
 	struct slow_req *r = arg;
 	double *runs = malloc(SLOW_MAX_RUNS * sizeof(*runs));
-	int n = runs ? signals_store_runs(r->path, r->d.job.pipeline,
-					  r->d.job.task, r->d.job.scheduler,
-					  r->d.job.id, runs, SLOW_MAX_RUNS) :
-		       -ENOMEM;
+	struct timesplit_in *splits = malloc(SLOW_MAX_RUNS * sizeof(*splits));
+	int n = runs && splits ?
+		signals_store_runs(r->path, r->d.job.pipeline, r->d.job.task,
+				   r->d.job.scheduler, r->d.job.id, runs,
+				   splits, SLOW_MAX_RUNS) : -ENOMEM;
 	struct sig_out o;
 	bool slower = n >= 0 &&
 		      signals_slower(&r->p, r->d.out.duration_s, runs,
 				     (size_t)n, &o);
 
+	if (slower && signals_slower_parts(&r->split, splits, (size_t)n, &o))
+		o.nparts = 0;	/* out of memory: the duration alone */
 	free(runs);
+	free(splits);
 	pthread_mutex_lock(&r->q->mu);
 	if (n < 0)
 		r->q->skipped++;
@@ -600,6 +698,7 @@ int signals_slow_check(struct sig_slow *q, const char *path,
 	r->p = *p;
 	r->d.job = ji->job;
 	r->d.out.duration_s = (ji->end_ns - ji->start_ns) / 1e9;
+	jobs_usage_split_in(&ji->usage, &r->split);
 	r->d.out.now_ns = now_ns;
 	err = util_thread_start(&r->th, slow_thread, r);
 	if (err) {

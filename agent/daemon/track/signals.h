@@ -19,6 +19,9 @@
  *   instance) that ended after more than signals.slower_factor x the
  *   median duration of the earlier ends of the same pipeline and task the
  *   SQLite store holds, when it holds at least signals.slower_min_runs.
+ *   Its evidence splits its processes' time (timesplit.h: the job's usage
+ *   sums) against the median of each part over the earlier runs' end
+ *   records' usage, and names the part that grew most.
  *   The store is read on a thread of its own, never on the event loop.
  * - cpu_starved, memory_pressure: a process whose run-queue wait (or
  *   memory waits: direct reclaim, thrashing, swap-in) over a window of
@@ -53,6 +56,7 @@
 
 #include "json.h"
 #include "proc.h"
+#include "timesplit.h"
 
 struct jt_host;
 struct jt_jobinfo;
@@ -112,6 +116,14 @@ struct sig_out {
 	/* slower_than_usual */
 	double duration_s, median_s, factor;
 	unsigned runs;
+	struct sig_part {		/* where its time went (timesplit.h) */
+		const char *name, *label;
+		double s;		/* the run's */
+		double median_s;	/* the earlier runs', < 0: not known */
+	} parts[TIMESPLIT_MAX];
+	size_t nparts;
+	const char *grew;		/* the part that grew most, NULL: none */
+	double grew_s;			/* by how much */
 	/* memory_near_limit (fraction too) */
 	uint64_t mem_bytes, limit_bytes;
 	const char *mem_source;		/* cgroup_v1 or cgroup_v2 */
@@ -173,13 +185,25 @@ double signals_median(double *runs, size_t n);
 bool signals_slower(const struct sig_params *p, double duration_s,
 		    double *runs, size_t n, struct sig_out *out);
 /*
+ * Where a slower run's time went (run: its processes' sums) against the
+ * earlier runs' earlier[0..n) (a wall_s below 0: its record has none):
+ * fills out's parts, each with its earlier median, and grew, the part
+ * whose increase over its median is largest.  0 or -ENOMEM.
+ */
+int signals_slower_parts(const struct timesplit_in *run,
+			 const struct timesplit_in *earlier, size_t n,
+			 struct sig_out *out);
+/*
  * The durations of the earlier ends of (pipeline, task) in the SQLite
  * store at path, but the job (scheduler, id): at most max of the latest
- * into runs.  Returns how many, or -errno.
+ * into runs, and, when splits is not NULL, where their time went (their
+ * usage objects; wall_s -1 when a record has none) into splits.  Returns
+ * how many, or -errno.
  */
 int signals_store_runs(const char *path, const char *pipeline,
 		       const char *task, const char *scheduler,
-		       const char *id, double *runs, size_t max);
+		       const char *id, double *runs,
+		       struct timesplit_in *splits, size_t max);
 /* Read /proc/PID/stat's state and /proc/PID/wchan into out. */
 void signals_wait_state(uint32_t pid, struct sig_out *out);
 

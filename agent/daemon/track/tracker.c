@@ -453,7 +453,15 @@ static double as_written(double s)
 static void usage_add(struct jt_usage *u, const struct jt_proc *p,
 		      const struct jt_ev_exit *e, unsigned up)
 {
-	u->cpu_s += as_written(p->c.cpu_user_s) + as_written(p->c.cpu_sys_s);
+	struct jt_usage t = {
+		.cpu_s = as_written(p->c.cpu_user_s) +
+			 as_written(p->c.cpu_sys_s),
+		.wall_s = p->end_ns > p->start_ns ?
+			  (p->end_ns - p->start_ns) / 1e9 : 0,
+		.blkio_s = p->c.blkio_delay_s, .w = p->c.w,
+	};
+
+	jobs_usage_time_add(u, &t);
 	u->processes++;
 	if (p->c.peak_rss_bytes > u->proc_peak_bytes)
 		u->proc_peak_bytes = p->c.peak_rss_bytes;
