@@ -705,18 +705,23 @@ static __always_inline __u32 mode_kind(__u32 mode)
 	}
 }
 
-/* Fill a slot from an open file; false when there is none. */
+/* Fill a slot from an open file; false when there is none, or it is one
+ * that is neither listed nor counted (JT_FK_OTHER: a tty, /dev/null), so
+ * that it costs no slot (a slot at its fd of a file closed since is sent
+ * stale at the exit, walk_slot). */
 static __always_inline bool slot_of(struct file *f, struct jt_fslot *s)
 {
 	struct inode *ino = f ? BPF_CORE_READ(f, f_inode) : NULL;
 
 	if (!ino)
 		return false;
+	s->kind = mode_kind(BPF_CORE_READ(ino, i_mode));
+	if (s->kind == JT_FK_OTHER)
+		return false;
 	s->inode = (__u64)ino;
 	s->file = (__u64)f;
 	s->dev = BPF_CORE_READ(ino, i_sb, s_dev);
 	s->ino = BPF_CORE_READ(ino, i_ino);
-	s->kind = mode_kind(BPF_CORE_READ(ino, i_mode));
 	return true;
 }
 
@@ -1093,21 +1098,74 @@ struct fd_walk {
 	struct file **arr;
 	__u32 tgid;
 	__u32 max;
-	__u32 how;		/* enum fseen: FSEEN_EXIT or FSEEN_EXEC */
+	__u32 how;		/* enum fseen: FSEEN_EXIT or FSEEN_EXEC; a
+				 * constant the verifier must see (alone in
+				 * its 8 bytes: no write there after) */
+	__u32 pad;
+	unsigned long *open_fds;	/* the table's bitmap (at exit) */
+	__u64 bits;		/* open_fds[word - 1]'s fds not walked yet */
+	__u64 word;		/* the next word of open_fds to read */
 };
 
-/* One fd of a process at its end or exec: its file seen. */
-static long walk_fd(__u32 fd, struct fd_walk *w)
+/* One fd of a process at its end or exec: its file seen.  1: the map is
+ * full (stop). */
+static __always_inline long fd_seen(__u32 fd, struct fd_walk *w)
 {
 	struct file *f = NULL;
 
-	if (fd >= w->max)
-		return 1;
 	bpf_probe_read_kernel(&f, sizeof(f), &w->arr[fd]);
 	if (f && file_seen(w->t, w->tgid, fd, f, w->how,
 			    BPF_CORE_READ(f, f_flags)))
-		return 1;	/* the map is full */
+		return 1;
 	return 0;
+}
+
+/* fd at the exec: its file seen. */
+static long walk_fd(__u32 fd, struct fd_walk *w)
+{
+	if (fd >= w->max)
+		return 1;
+	return fd_seen(fd, w);
+}
+
+#define FD_WORDS_STEP 16	/* open_fds words read in one step at most */
+
+/* The index of the lowest set bit of v (not 0). */
+static __always_inline __u32 low_bit(__u64 v)
+{
+	__u32 n = 0;
+
+	v &= -v;
+	for (int k = 32; k > 0; k >>= 1) {
+		if (!(v & ((1ULL << k) - 1))) {
+			v >>= k;
+			n += k;
+		}
+	}
+	return n;
+}
+
+/* The next open fd of an ending process (its table's open_fds bitmap,
+ * so that a sparse table, fds 0-2 and a shell's 255, costs five steps,
+ * not 256): its file seen.  Past the table's last word: stop. */
+static long walk_open(__u32 i, struct fd_walk *w)
+{
+	__u32 words = (w->max + 63) / 64, fd;
+
+	for (int k = 0; k < FD_WORDS_STEP && !w->bits; k++) {
+		if (w->word >= words)
+			return 1;
+		bpf_probe_read_kernel(&w->bits, sizeof(w->bits),
+				      &w->open_fds[w->word]);
+		w->word++;
+	}
+	if (!w->bits)
+		return 0;	/* FD_WORDS_STEP empty words: go on */
+	fd = (w->word - 1) * 64 + low_bit(w->bits);
+	w->bits &= w->bits - 1;
+	if (fd >= w->max)
+		return 1;
+	return fd_seen(fd, w);
 }
 
 /*
@@ -1144,37 +1202,6 @@ static long walk_slot(__u32 fd, struct fd_walk *w)
 	return 0;
 }
 
-#define FD_WORDS_SCANNED 16	/* open_fds words read for fds_end */
-
-/* One past the highest open fd of a table (its open_fds bitmap), so that
- * the walk stops there; max_fds for tables wider than FD_WORDS_SCANNED
- * words. */
-static __always_inline __u32 fds_end(struct fdtable *fdt, __u32 max)
-{
-	unsigned long *bits = BPF_CORE_READ(fdt, open_fds);
-	__u64 v = 0, top = 0;
-	__u32 words = (max + 63) / 64, last = 0, n = 0;
-
-	if (words > FD_WORDS_SCANNED)
-		return max;
-	for (__u32 i = 0; i < FD_WORDS_SCANNED && i < words; i++) {
-		bpf_probe_read_kernel(&v, sizeof(v), &bits[i]);
-		if (v) {
-			top = v;
-			last = i;
-		}
-	}
-	if (!top)
-		return 0;
-	for (int k = 32; k > 0; k >>= 1) {	/* the highest set bit */
-		if (top >> k) {
-			top >>= k;
-			n += k;
-		}
-	}
-	return last * 64 + n + 1;
-}
-
 /* The files of a process at its end (its last thread's exit: the fd
  * table is still there): each seen a last time, then every slot sent. */
 static __always_inline void files_at_exit(struct jt_tracked *t,
@@ -1187,8 +1214,9 @@ static __always_inline void files_at_exit(struct jt_tracked *t,
 		return;
 	if (fdt && !(t->flags & JT_TF_EXCLUDED)) {
 		w.arr = BPF_CORE_READ(fdt, fd);
-		w.max = fds_end(fdt, BPF_CORE_READ(fdt, max_fds));
-		bpf_loop(MAX_FDS_WALKED, walk_fd, &w, 0);
+		w.open_fds = BPF_CORE_READ(fdt, open_fds);
+		w.max = BPF_CORE_READ(fdt, max_fds);
+		bpf_loop(MAX_FDS_WALKED, walk_open, &w, 0);
 	}
 	if (t->nslots)
 		bpf_loop(MAX_FDS_WALKED, walk_slot, &w, 0);

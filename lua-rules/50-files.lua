@@ -16,7 +16,9 @@
 -- A rule of its own that must run first goes in a file sorted before
 -- this one (45-site-files.lua), with jobtrace.file_rule.  A file rule that
 -- decides without reading p decides by the path alone: the agent keeps
--- that verdict for the path, for every process, until the rules reload.
+-- that verdict for the path, for every process, until the rules reload;
+-- one that read only p.exe, p.comm, p.cgroup, p.container or p.uid is
+-- kept under the path and those values (lua-rules/README.md).
 
 local sub, find = string.sub, string.find
 
@@ -61,7 +63,7 @@ end
 -- The default rule.  It reads p last, only for a path nothing else
 -- decided: the agent caches a verdict given without reading p for every
 -- process (until the rules reload), so the libraries every process opens
--- cost one look-up.
+-- cost one look-up; the p.exe test is cached under the path and p.exe.
 jobtrace.file_rule("files-default", function(path, p)
 	for i = 1, #site do
 		if starts(path, site[i][1]) then

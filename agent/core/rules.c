@@ -65,6 +65,7 @@ struct rstate {
 	int ro_meta_ref;	/* registry: metatable making p read-only */
 	int lazy_meta_ref;	/* registry: metatable building p's tables on use */
 	bool p_read;		/* a file rule read p (l_watch_index) */
+	unsigned p_mask;	/* ... only these fields of it (fkeys) */
 	struct path_cache *pc;	/* file rules' verdicts by path (path_get) */
 	const struct rules_input *cur_in;	/* the call under way, or NULL */
 	lua_Integer call;	/* number of the call under way */
@@ -1198,27 +1199,86 @@ void rules_classify(struct rules *r, const struct rules_input *in,
 }
 
 /*
- * The file rules' verdicts on paths they decided without reading p, for
- * every process until the rules reload: most processes open the same
- * libraries and caches, and a rule that looked only at the path gives the
- * same answer for each.  Open addressing; emptied when it fills.
+ * The file rules' verdicts, for every process until the rules reload:
+ * most processes open the same libraries, caches and logs, and a rule
+ * gives the same answer for the same path and the same fields of p.  A
+ * path's entry says which of p's scalar fields (fkeys) the rules read for
+ * it (mask; 0: the path alone decided, the entry holds the verdict); the
+ * verdict is then kept under the path and those fields' values, a key
+ * with '\0' between its parts.  A deterministic rule that saw the same
+ * values took the same branches, so any entry found is its answer.  Open
+ * addressing; emptied when it fills.
  */
 #define PATH_CACHE_SLOTS 8192	/* a power of two */
 #define PATH_CACHE_MAX (PATH_CACHE_SLOTS / 2)
+#define PATH_KEY_MAX (JT_PATH_MAX + 1024)
 
 struct path_cache {
-	char *path[PATH_CACHE_SLOTS];
+	char *key[PATH_CACHE_SLOTS];
+	uint32_t klen[PATH_CACHE_SLOTS];
 	unsigned char verdict[PATH_CACHE_SLOTS];
+	unsigned char mask[PATH_CACHE_SLOTS];
 	size_t n;
 };
 
-/* FNV-1a of a path. */
-static uint32_t path_hash(const char *s)
+/* The fields of p a file rule may read and still be cached (fkey_of). */
+static const char *const fkeys[] = { "exe", "comm", "cgroup", "container",
+				     "uid" };
+
+/* The bit of fkeys for the field named k, or 0. */
+static unsigned fkey_of(const char *k)
+{
+	for (size_t i = 0; i < sizeof(fkeys) / sizeof(fkeys[0]); i++)
+		if (!strcmp(k, fkeys[i]))
+			return 1u << i;
+	return 0;
+}
+
+/* The value of fkeys[i] for p, as the rules see it, into buf. */
+static const char *fkey_val(const struct jt_proc *p, size_t i, char *buf,
+			    size_t len)
+{
+	const char *v[] = { p->exe, p->comm, p->cgroup, p->container };
+
+	if (i < sizeof(v) / sizeof(v[0]))
+		return v[i] ? v[i] : "";
+	snprintf(buf, len, "%u", (unsigned)p->uid);
+	return buf;
+}
+
+/* The key of path under mask for p into key (PATH_KEY_MAX): its length,
+ * 0 when it does not fit. */
+static size_t path_key(const char *path, unsigned mask,
+		       const struct jt_proc *p, char *key)
+{
+	size_t n = strlen(path) + 1, l;
+	char num[16];
+
+	if (n > PATH_KEY_MAX)
+		return 0;
+	memcpy(key, path, n);
+	for (size_t i = 0; mask && i < sizeof(fkeys) / sizeof(fkeys[0]); i++) {
+		const char *v;
+
+		if (!(mask & (1u << i)))
+			continue;
+		v = fkey_val(p, i, num, sizeof(num));
+		l = strlen(v) + 1;
+		if (n + l > PATH_KEY_MAX)
+			return 0;
+		memcpy(key + n, v, l);
+		n += l;
+	}
+	return mask ? n : n - 1;
+}
+
+/* FNV-1a of a key. */
+static uint32_t path_hash(const char *s, size_t n)
 {
 	uint32_t h = 2166136261u;
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
 	return h;
 }
 
@@ -1228,62 +1288,98 @@ static void path_cache_free(struct path_cache *pc)
 	if (!pc)
 		return;
 	for (size_t i = 0; i < PATH_CACHE_SLOTS; i++)
-		free(pc->path[i]);
+		free(pc->key[i]);
 	free(pc);
 }
 
-/* The slot of path in pc: where it is, or the empty one it would go to. */
-static size_t path_slot(const struct path_cache *pc, const char *path)
+/* The slot of key (n bytes) in pc: where it is, or the empty one it would
+ * go to. */
+static size_t path_slot(const struct path_cache *pc, const char *key,
+			size_t n)
 {
-	size_t i = path_hash(path) & (PATH_CACHE_SLOTS - 1);
+	size_t i = path_hash(key, n) & (PATH_CACHE_SLOTS - 1);
 
-	while (pc->path[i] && strcmp(pc->path[i], path))
+	while (pc->key[i] && (pc->klen[i] != n || memcmp(pc->key[i], key, n)))
 		i = (i + 1) & (PATH_CACHE_SLOTS - 1);
 	return i;
 }
 
-/* The cached verdict on path into *v; false when there is none. */
+/* The cached verdict on path for p into *v; false when there is none. */
 static bool path_get(const struct rstate *rs, const char *path,
-		     enum rules_file_verdict *v)
+		     const struct jt_proc *p, enum rules_file_verdict *v)
 {
-	size_t i;
+	char key[PATH_KEY_MAX];
+	size_t i, n = strlen(path);
 
 	if (!rs->pc)
 		return false;
-	i = path_slot(rs->pc, path);
-	if (!rs->pc->path[i])
+	i = path_slot(rs->pc, path, n);
+	if (rs->pc->key[i] && rs->pc->mask[i]) {
+		n = path_key(path, rs->pc->mask[i], p, key);
+		if (!n)
+			return false;
+		i = path_slot(rs->pc, key, n);
+	}
+	if (!rs->pc->key[i])
 		return false;
 	*v = (enum rules_file_verdict)rs->pc->verdict[i];
 	return true;
 }
 
-/* Remember the verdict on path (memory short: not remembered). */
-static void path_put(struct rstate *rs, const char *path,
-		     enum rules_file_verdict v)
+/* Set key (n bytes) in pc to verdict v and mask (memory short: not kept). */
+static void path_set(struct path_cache *pc, const char *key, size_t n,
+		     enum rules_file_verdict v, unsigned mask)
 {
-	size_t i;
+	size_t i = path_slot(pc, key, n);
 
+	if (!pc->key[i]) {
+		if (!(pc->key[i] = malloc(n ? n : 1)))
+			return;
+		memcpy(pc->key[i], key, n);
+		pc->klen[i] = (uint32_t)n;
+		pc->n++;
+	}
+	pc->verdict[i] = (unsigned char)v;
+	pc->mask[i] = (unsigned char)mask;
+}
+
+/* Remember the verdict on path for p, given after reading the fields in
+ * mask of p. */
+static void path_put(struct rstate *rs, const char *path, unsigned mask,
+		     const struct jt_proc *p, enum rules_file_verdict v)
+{
+	char key[PATH_KEY_MAX];
+	size_t n = 0;
+
+	if (mask && !(n = path_key(path, mask, p, key)))
+		return;
 	if (!rs->pc && !(rs->pc = calloc(1, sizeof(*rs->pc))))
 		return;
-	if (rs->pc->n >= PATH_CACHE_MAX) {
-		for (i = 0; i < PATH_CACHE_SLOTS; i++) {
-			free(rs->pc->path[i]);
-			rs->pc->path[i] = NULL;
+	if (rs->pc->n + 2 > PATH_CACHE_MAX) {
+		for (size_t i = 0; i < PATH_CACHE_SLOTS; i++) {
+			free(rs->pc->key[i]);
+			rs->pc->key[i] = NULL;
 		}
 		rs->pc->n = 0;
 	}
-	i = path_slot(rs->pc, path);
-	if (rs->pc->path[i] || !(rs->pc->path[i] = strdup(path)))
-		return;
-	rs->pc->verdict[i] = (unsigned char)v;
-	rs->pc->n++;
+	path_set(rs->pc, path, strlen(path), v, mask);
+	if (mask)
+		path_set(rs->pc, key, n, v, 0);
 }
 
-/* p of a file rule (upvalue 1: the process's read-only view): a read
- * marks the verdict as the process's own, not to be cached by path. */
+/* p of a file rule (upvalue 1: the process's read-only view): a read of
+ * a scalar field of fkeys is noted in p_mask (the verdict is cached under
+ * its value), of any other marks the verdict as the process's own. */
 static int l_watch_index(lua_State *L)
 {
-	state_of(L)->p_read = true;
+	struct rstate *rs = state_of(L);
+	unsigned bit = lua_type(L, 2) == LUA_TSTRING ?
+		       fkey_of(lua_tostring(L, 2)) : 0;
+
+	if (bit)
+		rs->p_mask |= bit;
+	else
+		rs->p_read = true;
 	lua_pushvalue(L, 2);
 	lua_gettable(L, lua_upvalueindex(1));
 	return 1;
@@ -1409,7 +1505,7 @@ static unsigned files_in(struct rules *r, struct rstate *rs,
 	for (size_t i = 0; i < n; i++) {
 		unsigned before = failed;
 
-		if (path_get(rs, paths[i], &out[i]))
+		if (path_get(rs, paths[i], in->p, &out[i]))
 			continue;
 		if (!pushed && !lua_checkstack(L, 16)) {
 			out[i] = RULES_FILE_DROP;
@@ -1425,9 +1521,10 @@ static unsigned files_in(struct rules *r, struct rstate *rs,
 		if (rs == r->cur)
 			arm_deadline(rs, r->lim.deadline_ms, r->exec_msg, false);
 		rs->p_read = false;
+		rs->p_mask = 0;
 		out[i] = file_chain(r, rs, top + 1, paths[i], &failed);
 		if (!rs->p_read && failed == before)
-			path_put(rs, paths[i], out[i]);
+			path_put(rs, paths[i], rs->p_mask, in->p, out[i]);
 	}
 	rs->cur_in = NULL;
 	lua_settop(L, top);

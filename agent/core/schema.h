@@ -247,8 +247,8 @@ struct sf_field {
 	X(FILE_MMAP, "mmap", BOOL, 0, "mmap", NULL, SF_NOSUB, \
 	  "it was mapped: bytes read or written through the mapping are not known") \
 	X(FILE_DELETED, "deleted", BOOL, 0, "deleted", NULL, SF_NOSUB, \
-	  "unlinked while open, or (a file it wrote) its path gone when the" \
-	  " process ended")
+	  "unlinked while open, or (a file it created, truncated or wrote" \
+	  " bytes to) its path gone when the process ended")
 
 #define SF_FILES_REST(X) \
 	X(FILES_REST_COUNT, "count", U64, 0, "files_rest_count", NULL, SF_NOSUB, \

@@ -38,7 +38,12 @@
 #      wc -c < wcin): listed in the tool's record with the bytes moved
 #      (head's 1000 written, wc -l's 7000 read, wc -c's none: fstat); an
 #      open shared with the parent counts the offset's movement since the
-#      exec (sh -c 'echo abc; head -c 1000 /dev/zero' > shared: head's 1000).
+#      exec (sh -c 'echo abc; head -c 1000 /dev/zero' > shared: head's 1000);
+#   9. processes that end with two files at fds 700 and 3000 (a table of 4096
+#      fds): both listed in every record, and the exit program's run time
+#      (kernel.bpf_stats_enabled) at most twice that with them at fds 3
+#      and 4: the walk follows the open-fd bitmap (1 + 2 + 64 words read),
+#      not 4096 slots.
 #   A file opened and closed between two passes (a short tool's input:
 #   sh -c 'cat small > out' closes small before it ends) is not guaranteed
 #   by default: it is listed only if a pass ran while it was open
@@ -372,6 +377,62 @@ check "head's stdout shared with sh (which wrote 4 bytes first): head's own 1000
 STD_WCC=$(files_in "$J-wcc" wc)
 check "wc -c < wcin (fd 0 from the test's shell): wcin listed, its size, no byte read ($STD_WCC)" \
 	eq "$STD_WCC" "wcin read 1 0 0 3000"
+
+# ---- 9. a sparse fd table: the exit's walk follows its open bitmap ---------------
+
+# The run time of the agent's jt_exit program so far (ns; bpf_stats).
+exit_ns() {
+	local id
+	for id in $(sed -n 's/^prog_id:[[:space:]]*//p' /proc/"$AGENT_PID"/fdinfo/* 2>/dev/null | sort -u); do
+		bpftool -j prog show id "$id" 2>/dev/null
+		echo
+	done | python3 -c 'import json, sys
+print(sum(p.get("run_time_ns", 0) for p in map(json.loads, filter(str.strip, sys.stdin))
+	  if p.get("name") == "jt_exit"))'
+}
+
+# 100 processes (bash) each end with fa and fb open at fds $1 and $2 of
+# job $J-fd$3; jt_exit's run time over them (ns) into EXIT_NS
+fd_job() {
+	local n0
+	n0=$(exit_ns)
+	"$CLI" --config "$CONF" run --job "$J-fd$3" -- bash -c \
+		'for i in $(seq 100); do bash -c "exec $1<\"$3\" $2<\"$4\"; :"; done' \
+		_ "$1" "$2" "$D/fa" "$D/fb" >/dev/null 2>&1
+	EXIT_NS=$(( $(exit_ns) - n0 ))
+}
+head -c 111 /dev/zero >"$D/fa"
+head -c 222 /dev/zero >"$D/fb"
+STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
+extra_cleanup() {
+	umount "$T/mnt" 2>/dev/null
+	sysctl -q -w kernel.bpf_stats_enabled="$STATS_OLD"
+}
+sysctl -q -w kernel.bpf_stats_enabled=1
+fd_job 3 4 dense
+DENSE_NS=$EXIT_NS
+fd_job 700 3000 sparse	# a table of 4096 fds: 64 words of open_fds
+SPARSE_NS=$EXIT_NS
+sysctl -q -w kernel.bpf_stats_enabled="$STATS_OLD"
+for _ in $(seq 1 100); do	# the 100 and their loop's, stored
+	[ "$(q "select count(*) from process where job_id like '%$J-fdsparse' and comm = 'bash';")" -ge 101 ] && break
+	sleep 0.2
+done
+SPARSE=$(q "select json from process where job_id like '%$J-fdsparse' and comm = 'bash';" |
+	python3 -c 'import json, sys
+n, seen = 0, set()
+for l in sys.stdin:
+	r = json.loads(l)
+	got = " ".join(sorted("%s %d" % (f["path"][len(sys.argv[1]):], f["size_bytes"])
+			      for f in r["files"] or [] if f["path"].startswith(sys.argv[1])))
+	n += got == "fa 111 fb 222"
+	seen.add(got)
+print(n, "of", len(seen), "kinds:", "/".join(sorted(seen)))' "$D/")
+check "fa and fb at fds 700 and 3000 at each end: listed in all 100 records ($SPARSE)" \
+	eq "${SPARSE%% of *}" 100
+note "jt_exit per process: fds 3 and 4 $((DENSE_NS / 100)) ns, fds 700 and 3000 $((SPARSE_NS / 100)) ns"
+check "jt_exit's walk follows the open fds, not the table's 4096 slots: at most 2x the cost with fds 3 and 4" \
+	test "$SPARSE_NS" -le $((2 * DENSE_NS))
 
 # ---- 3. the canary -------------------------------------------------------------------
 

@@ -343,6 +343,13 @@ static const char cache_rules[] =
 	"  if path == '/pairs' then for k in pairs(p) do end return 'hash' end\n"
 	"end)\n";
 
+/* A folder name under the test's folder into sub (64), made. */
+static void mksub(char *sub, const char *name)
+{
+	snprintf(sub, 64, "%s/%s", dir, name);
+	assert_int_equal(mkdir(sub, 0700), 0);
+}
+
 /* A verdict given without reading p is kept for the path, for every
  * process; one that read p (a field, or pairs) is asked again. */
 static void test_rules_cache(void **state)
@@ -355,8 +362,7 @@ static void test_rules_cache(void **state)
 	char sub[64];
 
 	(void)state;
-	snprintf(sub, sizeof(sub), "%s/cache", dir);
-	assert_int_equal(mkdir(sub, 0700), 0);
+	mksub(sub, "cache");
 	test_write_file(sub, "10-cache.lua", cache_rules);
 	if (rules_load_dir(r, sub, err, sizeof(err)))
 		fail_msg("%s", err);
@@ -377,6 +383,88 @@ static void test_rules_cache(void **state)
 	rules_free(r);
 	unlink(test_write_file(sub, "10-cache.lua", ""));
 	assert_int_equal(rmdir(sub), 0);
+}
+
+static const char byexe_rules[] =
+	"jobtrace.rule('all', function(p, d) end)\n"
+	"local calls = 0\n"
+	"jobtrace.file_rule('e', function(path, p)\n"
+	"  calls = calls + 1\n"
+	"  if path == '/log' then\n"
+	"    if p.exe ~= '/a' then return 'hash' end\n"
+	"    return calls == 1 and 'keep' or 'drop' end\n"
+	"  if path == '/uid' then\n"
+	"    return p.uid == 7 and 'ext' or 'keep' end\n"
+	"  if path == '/argv' then\n"
+	"    return p.argv[1] == 'bwa' and 'keep' or 'drop' end\n"
+	"  if path == '/calls' then return calls % 2 == 0 and 'keep' or 'drop' end\n"
+	"end)\n";
+
+/* One process asking the file rules of a folder of its own. */
+struct asker {
+	struct jt_proc p;
+	struct rules_input in;
+	struct rules *r;
+	char sub[64];
+	enum rules_file_verdict got[3];
+};
+
+/* The verdicts of a's rules (after loading rules as 10-e.lua in its
+ * folder, when not NULL) on three paths, into a->got. */
+static void ask(struct asker *a, const char *rules)
+{
+	const char *paths[] = { "/log", "/uid", "/argv" };
+
+	if (rules) {
+		test_write_file(a->sub, "10-e.lua", rules);
+		if (rules_load_dir(a->r, a->sub, err, sizeof(err)))
+			fail_msg("%s", err);
+	}
+	assert_int_equal(rules_files(a->r, &a->in, paths, 3, a->got), 0);
+}
+
+/*
+ * A verdict given after reading only scalar fields of p (exe, uid) is kept
+ * under the path and those fields' values: the same values are not asked
+ * again, others are; one that read another field (argv) is asked each
+ * time; a reload (a rule changed live) forgets them all.
+ */
+static void test_rules_cache_fields(void **state)
+{
+	static struct asker a;
+	const char *calls[] = { "/calls" };
+
+	(void)state;
+	a.r = bwa(&a.p, "/a");
+	a.in.p = &a.p;
+	a.p.uid = 7;
+	mksub(a.sub, "cachef");
+	ask(&a, byexe_rules);				/* calls 1..3 */
+	assert_int_equal(a.got[0], RULES_FILE_KEEP);
+	assert_int_equal(a.got[1], RULES_FILE_EXT);
+	assert_int_equal(a.got[2], RULES_FILE_KEEP);
+	a.p.exe = "/b";
+	a.p.uid = 8;
+	ask(&a, NULL);					/* calls 4..6 */
+	assert_int_equal(a.got[0], RULES_FILE_HASH);	/* another exe: asked */
+	assert_int_equal(a.got[1], RULES_FILE_KEEP);	/* another uid: asked */
+	assert_int_equal(a.got[2], RULES_FILE_KEEP);
+	a.p.exe = "/a";
+	a.p.uid = 7;
+	ask(&a, NULL);					/* call 7 (argv) */
+	assert_int_equal(a.got[0], RULES_FILE_KEEP);	/* cached: 7 drops */
+	assert_int_equal(a.got[1], RULES_FILE_EXT);
+	/* the rule ran 7 times: argv's path was asked each time */
+	assert_int_equal(rules_files(a.r, &a.in, calls, 1, a.got), 0);
+	assert_int_equal(a.got[0], RULES_FILE_KEEP);	/* call 8 */
+	ask(&a, "jobtrace.rule('all', function(p, d) end)\n"
+		"jobtrace.file_rule('e', function(path, p)\n"
+		"  if p.exe == '/a' then return 'drop' end end)\n");
+	assert_int_equal(a.got[0], RULES_FILE_DROP);
+	assert_int_equal(a.got[1], RULES_FILE_DROP);
+	rules_free(a.r);
+	unlink(test_write_file(a.sub, "10-e.lua", ""));
+	assert_int_equal(rmdir(a.sub), 0);
 }
 
 /* The built-in rules standing in keep only an extension. */
@@ -420,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_rules_hook),
 		cmocka_unit_test(test_rules_cache),
+		cmocka_unit_test(test_rules_cache_fields),
 		cmocka_unit_test(test_rules_builtin),
 	};
 

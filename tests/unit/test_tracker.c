@@ -704,15 +704,19 @@ static bool file_deleted(const char *rec, const char *path)
  * Files a process wrote and closed: one whose path is gone at its end
  * (unlinked, or its folder removed) is deleted, as is one unlinked while
  * open; one still there, one whose path names another file by then
- * (renamed over) and one it only read and that is gone are not.
+ * (renamed over), one it only read and one open for writing that it
+ * neither created, truncated nor wrote to (a job's log, inherited) that
+ * are gone are not: the agent looks only for what the process wrote.
  */
 static void test_files_gone(void **state)
 {
 	static const char *const names[] = { "kept", "gone", "sub/gone",
-					     "replaced", "read" };
+					     "replaced", "read", "idle" };
 	struct fx *f = *state;
 	const uint64_t start = 5000000;
-	char dir[] = "/tmp/jt_gone_XXXXXX", path[5][PATH_MAX], other[PATH_MAX];
+	static const uint32_t oflags[] = { 01101, 01101, 01101, 01101, 0,
+					   02001 };
+	char dir[] = "/tmp/jt_gone_XXXXXX", path[6][PATH_MAX], other[PATH_MAX];
 	struct stat st;
 	const char *rec;
 	FILE *w;
@@ -723,16 +727,15 @@ static void test_files_gone(void **state)
 	default_rules(f);
 	tracker_set_files(f->t, true);
 	EXEC_TOP(f, 310, start, start + 5, "/usr/bin/tool", "tool");
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		snprintf(path[i], sizeof(path[i]), "%s/%s", dir, names[i]);
 		assert_non_null(w = fopen(path[i], "w"));
 		fputs("x", w);
 		assert_int_equal(fclose(w), 0);
 		assert_int_equal(stat(path[i], &st), 0);
 		f->kdev = (uint64_t)major(st.st_dev) << 20 | minor(st.st_dev);
-		ev_fopen(f, 310, start, 3 + i, st.st_ino, path[i],
-			 i == 4 ? 0 : 01101);
-		ev_fclose(f, 310, start, 3 + i, st.st_ino, i == 4, i != 4, 1,
+		ev_fopen(f, 310, start, 3 + i, st.st_ino, path[i], oflags[i]);
+		ev_fclose(f, 310, start, 3 + i, st.st_ino, i == 4, i < 4, 1,
 			  0);
 	}
 	ev_fopen(f, 310, start, 9, 77, "/data/open.tmp", 01101);
@@ -745,6 +748,7 @@ static void test_files_gone(void **state)
 	assert_int_equal(fclose(w), 0);
 	assert_int_equal(rename(other, path[3]), 0);
 	assert_int_equal(unlink(path[4]), 0);
+	assert_int_equal(unlink(path[5]), 0);
 	ev_exit(f, &(struct exit_spec){ .pid = 310, .ppid = 1,
 		.start = start, .ts = start + 50 });
 	rec = proc_rec(f, 310, start);
@@ -754,6 +758,7 @@ static void test_files_gone(void **state)
 	assert_true(file_deleted(rec, path[2]));
 	assert_false(file_deleted(rec, path[3]));
 	assert_false(file_deleted(rec, path[4]));
+	assert_false(file_deleted(rec, path[5]));
 	assert_true(file_deleted(rec, "/data/open.tmp"));
 	unlink(path[0]);
 	unlink(path[3]);

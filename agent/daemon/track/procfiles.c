@@ -175,13 +175,14 @@ static bool path_gone(const char *path, uint64_t dev)
  * ended) is a temporary file too, not only one deleted while open.  A
  * path that names a file again (replaced, renamed over) is not gone.  A
  * process in a container (another view of paths) is left as the kernel
- * saw it; so is a path the rules drop (idx, v: decide()'s).
+ * saw it; so is a path the rules drop (idx, v: decide()'s).  Written is
+ * created, truncated or given bytes: an fd open for writing that p did
+ * not use (a job's log every tool inherits) costs no lstat.
  */
 static void gone_at_end(struct jt_proc *p, const uint32_t *idx,
 			const enum rules_file_verdict *v)
 {
-	const uint32_t wrote = JT_FF_WRITE | JT_FF_CREATE | JT_FF_APPEND |
-			       JT_FF_TRUNCATE;
+	const uint32_t wrote = JT_FF_CREATE | JT_FF_TRUNCATE;
 	struct files_raw *fr = p->fraw;
 
 	if (!fr || p->container[0])
