@@ -700,17 +700,6 @@ out:
 	return err;
 }
 
-/* The two latest samples of one process: time, RSS, then CPU, read,
- * write, received, sent. */
-#define SAMPLES_SQL "SELECT time, " JNUM("$.mem.rss_bytes") ", " \
-	"(" JNUM("$.cpu.user_s") " + " JNUM("$.cpu.sys_s") "), " \
-	JNUM("$.io.read_bytes") ", " JNUM("$.io.write_bytes") ", " \
-	JNUM("$.net.rx_bytes") ", " JNUM("$.net.tx_bytes") \
-	" FROM record WHERE type = 'sample' AND job_id = ?1" \
-	" AND " JNUM("$.pid") " = ?2 AND " JSTR("$.host") " IS ?3" \
-	" AND abs((julianday(" JSTR("$.start_time") ") - 2440587.5)" \
-	" * 86400.0 - ?4) < 0.002 ORDER BY time DESC LIMIT 2"
-
 /* Load the tree of q (see topq.h). */
 int topq_load(struct store *st, const char *where,
 	      const struct report_query *q, double now, struct topq *t)
@@ -736,7 +725,7 @@ int topq_load(struct store *st, const char *where,
 	if (!err && !nk && ((q->run && *q->run) || (q->job && *q->job)))
 		err = key_add(&keys, &nk, q->run && *q->run ? q->run : NULL,
 			      q->job);
-	if (!err && sqlite3_prepare_v2(db, SAMPLES_SQL, -1, &b.samples,
+	if (!err && sqlite3_prepare_v2(db, TOPQ_SAMPLES_SQL, -1, &b.samples,
 				       NULL) != SQLITE_OK) {
 		log_error("top: %s: %s", where, sqlite3_errmsg(db));
 		err = -EIO;
