@@ -133,7 +133,16 @@ static const char schema_tail_sql[] =
 	STORE_SAMPLE_RUN ", " STORE_SAMPLE_HOST ", " STORE_SAMPLE_PID ", "
 	STORE_SAMPLE_START ", time, id) WHERE type = 'sample';"
 	"CREATE INDEX IF NOT EXISTS record_sample_pid ON record(job_id, "
-	STORE_SAMPLE_PID ", time) WHERE type = 'sample';";
+	STORE_SAMPLE_PID ", time) WHERE type = 'sample';"
+	/*
+	 * A job's signals (top, report) and the job records a user's
+	 * restriction reads (storeq.c), not among all of a job's samples or
+	 * every record: few rows, little work at ingest.
+	 */
+	"CREATE INDEX IF NOT EXISTS record_signal_job ON record(job_id, time)"
+	" WHERE type = 'signal';"
+	"CREATE INDEX IF NOT EXISTS record_job ON record(job_id)"
+	" WHERE type = 'job';";
 
 /*
  * The view `process`, around its json (view_members()): made again by

@@ -106,14 +106,17 @@ struct report_query {
  * process record yet.  SQLite takes the bare columns of an aggregate
  * query from the row that has the MAX(); the group is found in the
  * index record_sample_run (a run's, cond STOREQ_SAMPLE_RUN_SEL), and only
- * the latest row's JSON is read.  A record and its samples may
+ * the latest row's JSON is read: the groups come from main.record, and
+ * a user's uid restriction (storeq_restrict()) applies to that latest
+ * sample, not to every sample of the run (a process whose latest sample
+ * is not theirs is not shown).  A record and its samples may
  * carry starts 1 us apart (stores written before record.c ignored clock
  * offset changes under 1 ms), and julianday() keeps milliseconds: the
  * same process is the same pid and host within 2 ms.
  */
 #define STOREQ_LIVE_SAMPLES(cond) \
 	" FROM (SELECT r.id AS id, r.json AS json, g.t AS time FROM" \
-	"  (SELECT id, MAX(time) AS t FROM record" \
+	"  (SELECT id, MAX(time) AS t FROM main.record" \
 	"  WHERE type = 'sample' AND " cond \
 	"  GROUP BY " STORE_SAMPLE_HOST ", " STORE_SAMPLE_PID ", " \
 	STORE_SAMPLE_START ") g JOIN record r ON r.id = g.id) s" \

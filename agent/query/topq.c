@@ -522,10 +522,7 @@ static int add_waiting(struct build *b, long r)
  * first on), and a stall not ended as the state stalled. */
 static int add_signals(struct build *b, size_t first, const char *job)
 {
-	static const char sql[] = "SELECT " JSTR("$.kind") ", "
-		JNUM("$.pid") ", " JSTR("$.host") ", "
-		JSTR("$.evidence.phase") " FROM record WHERE type = 'signal'"
-		" AND job_id = ?1 ORDER BY time, id";
+	static const char sql[] = TOPQ_SIGNALS_SQL;
 	sqlite3 *db = store_handle(b->st);
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
@@ -717,9 +714,10 @@ int topq_load(struct store *st, const char *where,
 	    !(q->pipeline && *q->pipeline) && !q->since)
 		sq.since = now - TOPQ_SINCE_S;
 	err = storeq_restrict(st, where, q);
-	if (!err)
+	/* --run: its records' and its samples' key is the run itself */
+	if (!err && !(q->run && *q->run))
 		err = record_keys(st, where, &sq, &keys, &nk);
-	if (!err)
+	if (!err && !(q->run && *q->run))
 		err = live_keys(db, where, &sq, now, &keys, &nk);
 	/* a run or job named whose processes are all lost: its samples */
 	if (!err && !nk && ((q->run && *q->run) || (q->job && *q->job)))

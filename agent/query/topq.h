@@ -43,6 +43,11 @@
 
 struct store;
 
+/* The signals of job ?1 in time order: kind, pid, host, phase (index
+ * record_signal_job). */
+#define TOPQ_SIGNALS_SQL "SELECT " JSTR("$.kind") ", " JNUM("$.pid") ", " \
+	JSTR("$.host") ", " JSTR("$.evidence.phase") " FROM record" \
+	" WHERE type = 'signal' AND job_id = ?1 ORDER BY time, id"
 /*
  * The two latest samples of one live process (?1 job, ?2 pid, ?3 host,
  * ?4 start, epoch seconds): time, RSS, then CPU, read, write, received,

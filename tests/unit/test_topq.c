@@ -488,17 +488,19 @@ static bool plan_uses(sqlite3 *db, const char *sql, const char *index)
 	return uses && !scans;
 }
 
-/* A frame reads a live process's samples through the indexes on samples,
- * for root and for a user (the uid views), not by parsing every sample of
- * the run or of the job. */
+/* A frame reads a live process's samples and a job's signals through the
+ * indexes on them, for root and for a user (the uid views), not by parsing
+ * every sample of the run or of the job. */
 static void test_plans(void **state)
 {
 	static const char *const sql[] = {
 		TOPQ_SAMPLES_SQL,
 		"SELECT s.id" STOREQ_LIVE_SAMPLES(STOREQ_SAMPLE_RUN_SEL),
+		TOPQ_SIGNALS_SQL,
 	};
 	static const char *const index[] = { "record_sample_pid",
-					     "record_sample_run" };
+					     "record_sample_run",
+					     "record_signal_job" };
 	struct fixture *f = *state;
 	struct report_query q = { .run = "r2", .uid_only = true, .uid = 1000 };
 	struct store *r = NULL;
@@ -530,18 +532,21 @@ static void test_old_store(void **state)
 	store_close(s);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP INDEX record_sample_run;"
-				      "DROP INDEX record_sample_pid;", NULL,
-				      NULL, NULL), SQLITE_OK);
+				      "DROP INDEX record_sample_pid;"
+				      "DROP INDEX record_signal_job;"
+				      "DROP INDEX record_job;", NULL, NULL,
+				      NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(path, false, &s), 0);
 	assert_int_equal(sqlite3_prepare_v2(store_handle(s), "SELECT count(*)"
 					    " FROM sqlite_master WHERE type ="
 					    " 'index' AND name IN"
 					    " ('record_sample_run',"
-					    " 'record_sample_pid')", -1, &st,
-					    NULL), SQLITE_OK);
+					    " 'record_sample_pid',"
+					    " 'record_signal_job', 'record_job')",
+					    -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 2);
+	assert_int_equal(sqlite3_column_int(st, 0), 4);
 	sqlite3_finalize(st);
 	store_close(s);
 	unlink(path);
