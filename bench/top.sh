@@ -9,8 +9,9 @@
 #   none   no view open
 #   root   VIEWS views as root in tmux (they read the store themselves; the
 #          agent answers one "flush" request a frame)
-#   user   VIEWS views as user nobody (each frame is a request the agent
-#          answers with a query child: jobtrace --serve-query)
+#   user   VIEWS views as user nobody, whose job it is (each frame is a
+#          request the agent answers with a query child: jobtrace
+#          --serve-query); the views show its PROCS processes
 # For each it prints the agent's CPU over the window as % of one core: its
 # own (utime + stime of /proc/PID/stat) and with its reaped children
 # (cutime + cstime: the query children).  Needs root and tmux.
@@ -54,7 +55,9 @@ for _ in $(seq 1 500); do
 	sleep 0.02
 done
 kill -0 "$AGENT_PID" 2>/dev/null || { cat "$T/agent.log" >&2; exit 1; }
-setsid "$CLI" --config "$T/jobtrace.conf" run --job "$TAG" --run R --pipeline P -- \
+# the views' user's job (`jobtrace run` as nobody): the user views see it
+setsid runuser -u nobody -- "$CLI" --config "$T/jobtrace.conf" run \
+	--job "$TAG" --run R --pipeline P -- \
 	bash -c "for i in \$(seq $PROCS); do sleep 3600 & done; wait" &
 JOB_PID=$!
 sleep $((SAMPLE_S * 3 + 2))

@@ -16,6 +16,16 @@ struct store;
 struct sqlite3;
 
 /*
+ * Members of a sample record (table record, column json) as the indexes on
+ * samples hold them: a query uses an index only when it writes the same
+ * expression, so readers take these.
+ */
+#define STORE_SAMPLE_RUN	"json_extract(json, '$.job.run')"
+#define STORE_SAMPLE_HOST	"json_extract(json, '$.host')"
+#define STORE_SAMPLE_PID	"json_extract(json, '$.pid')"
+#define STORE_SAMPLE_START	"json_extract(json, '$.start_time')"
+
+/*
  * Open (creating) the database at path; readonly for the CLI.  An empty
  * path is a private temporary database, deleted when closed.  A database
  * of another store schema version is refused with a message saying what

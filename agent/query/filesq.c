@@ -353,7 +353,7 @@ int filesq_load(struct store *st, const char *where,
 	if (q->job && *q->job)
 		live = REPORT_JOB_SEL;
 	else if (q->run && *q->run)
-		live = "json_extract(json, '$.job.run') = ?1";
+		live = STOREQ_SAMPLE_RUN_SEL;
 	if (!err && live) {
 		snprintf(sql, sizeof(sql), LIVE_SAMPLES "%s", live,
 			 q->task ? " AND " SJ("$.job.task") " IS ?2" : "");

@@ -762,7 +762,7 @@ int storeq_procs_load(struct store *st, const char *where,
 		err = storeq_each_db(db, where, sql, q, add_proc, &r);
 	} else if (!err && (flags & STOREQ_PROC_SAMPLES) && q->run && *q->run) {
 		snprintf(sql, sizeof(sql), SAMPLE_ROWS,
-			 "json_extract(json, '$.job.run') = ?1");
+			 STOREQ_SAMPLE_RUN_SEL);
 		err = storeq_each_db(db, where, sql, q, add_proc, &r);
 	}
 	if (!err && r.n > first)

@@ -522,10 +522,7 @@ static int add_waiting(struct build *b, long r)
  * first on), and a stall not ended as the state stalled. */
 static int add_signals(struct build *b, size_t first, const char *job)
 {
-	static const char sql[] = "SELECT " JSTR("$.kind") ", "
-		JNUM("$.pid") ", " JSTR("$.host") ", "
-		JSTR("$.evidence.phase") " FROM record WHERE type = 'signal'"
-		" AND job_id = ?1 ORDER BY time, id";
+	static const char sql[] = TOPQ_SIGNALS_SQL;
 	sqlite3 *db = store_handle(b->st);
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
@@ -700,17 +697,6 @@ out:
 	return err;
 }
 
-/* The two latest samples of one process: time, RSS, then CPU, read,
- * write, received, sent. */
-#define SAMPLES_SQL "SELECT time, " JNUM("$.mem.rss_bytes") ", " \
-	"(" JNUM("$.cpu.user_s") " + " JNUM("$.cpu.sys_s") "), " \
-	JNUM("$.io.read_bytes") ", " JNUM("$.io.write_bytes") ", " \
-	JNUM("$.net.rx_bytes") ", " JNUM("$.net.tx_bytes") \
-	" FROM record WHERE type = 'sample' AND job_id = ?1" \
-	" AND " JNUM("$.pid") " = ?2 AND " JSTR("$.host") " IS ?3" \
-	" AND abs((julianday(" JSTR("$.start_time") ") - 2440587.5)" \
-	" * 86400.0 - ?4) < 0.002 ORDER BY time DESC LIMIT 2"
-
 /* Load the tree of q (see topq.h). */
 int topq_load(struct store *st, const char *where,
 	      const struct report_query *q, double now, struct topq *t)
@@ -728,15 +714,16 @@ int topq_load(struct store *st, const char *where,
 	    !(q->pipeline && *q->pipeline) && !q->since)
 		sq.since = now - TOPQ_SINCE_S;
 	err = storeq_restrict(st, where, q);
-	if (!err)
+	/* --run: its records' and its samples' key is the run itself */
+	if (!err && !(q->run && *q->run))
 		err = record_keys(st, where, &sq, &keys, &nk);
-	if (!err)
+	if (!err && !(q->run && *q->run))
 		err = live_keys(db, where, &sq, now, &keys, &nk);
 	/* a run or job named whose processes are all lost: its samples */
 	if (!err && !nk && ((q->run && *q->run) || (q->job && *q->job)))
 		err = key_add(&keys, &nk, q->run && *q->run ? q->run : NULL,
 			      q->job);
-	if (!err && sqlite3_prepare_v2(db, SAMPLES_SQL, -1, &b.samples,
+	if (!err && sqlite3_prepare_v2(db, TOPQ_SAMPLES_SQL, -1, &b.samples,
 				       NULL) != SQLITE_OK) {
 		log_error("top: %s: %s", where, sqlite3_errmsg(db));
 		err = -EIO;

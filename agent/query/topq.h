@@ -43,6 +43,26 @@
 
 struct store;
 
+/* The signals of job ?1 in time order: kind, pid, host, phase (index
+ * record_signal_job). */
+#define TOPQ_SIGNALS_SQL "SELECT " JSTR("$.kind") ", " JNUM("$.pid") ", " \
+	JSTR("$.host") ", " JSTR("$.evidence.phase") " FROM record" \
+	" WHERE type = 'signal' AND job_id = ?1 ORDER BY time, id"
+/*
+ * The two latest samples of one live process (?1 job, ?2 pid, ?3 host,
+ * ?4 start, epoch seconds): time, RSS, then CPU, read, write, received,
+ * sent.  Found by job, pid and time in the index record_sample_pid
+ * (store.h's expression for the pid), not among all the job's samples.
+ */
+#define TOPQ_SAMPLES_SQL "SELECT time, " JNUM("$.mem.rss_bytes") ", " \
+	"(" JNUM("$.cpu.user_s") " + " JNUM("$.cpu.sys_s") "), " \
+	JNUM("$.io.read_bytes") ", " JNUM("$.io.write_bytes") ", " \
+	JNUM("$.net.rx_bytes") ", " JNUM("$.net.tx_bytes") \
+	" FROM record WHERE type = 'sample' AND job_id = ?1" \
+	" AND " STORE_SAMPLE_PID " = ?2 AND " JSTR("$.host") " IS ?3" \
+	" AND abs((julianday(" JSTR("$.start_time") ") - 2440587.5)" \
+	" * 86400.0 - ?4) < 0.002 ORDER BY time DESC LIMIT 2"
+
 enum topq_kind { TOPQ_RUN, TOPQ_TASK, TOPQ_PROC };
 enum topq_state { TOPQ_RUNNING, TOPQ_STALLED, TOPQ_WAITING, TOPQ_DONE,
 		  TOPQ_FAILED, TOPQ_OOM, TOPQ_LOST };

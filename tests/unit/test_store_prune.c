@@ -342,7 +342,7 @@ static void test_prune_waits_for_batch(void **state)
 	store_close(s);
 }
 
-/* An empty store: no oldest record, a few pages of tables and indexes. */
+/* An empty store: no oldest record, a page or so per table and index. */
 static void test_usage_empty(void **state)
 {
 	struct fixture *f = *state;
@@ -352,7 +352,9 @@ static void test_usage_empty(void **state)
 	assert_int_equal(store_open(f->db, false, &s), 0);
 	assert_int_equal(store_usage(s, &u), 0);
 	assert_true(u.oldest == 0);
-	assert_true(u.used_bytes > 0 && u.used_bytes < 256 * 1024);
+	/* a page or so per table and index: 76 pages of 4 KiB (304 KiB)
+	 * with the sample, signal and job indexes of `jobtrace top` */
+	assert_true(u.used_bytes > 0 && u.used_bytes < 512 * 1024);
 	assert_true(u.file_bytes >= u.used_bytes);
 	store_close(s);
 }

@@ -464,6 +464,98 @@ static void test_args(void **state)
 	assert_non_null(strstr(why, "--format 'html'"));
 }
 
+/* Whether a plan row of sql on db reads record through index (and none
+ * scans record whole). */
+static bool plan_uses(sqlite3 *db, const char *sql, const char *index)
+{
+	char eqp[4096];
+	sqlite3_stmt *st = NULL;
+	bool uses = false, scans = false;
+
+	snprintf(eqp, sizeof(eqp), "EXPLAIN QUERY PLAN %s", sql);
+	assert_int_equal(sqlite3_prepare_v2(db, eqp, -1, &st, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *d = (const char *)sqlite3_column_text(st, 3);
+
+		if (getenv("TOPQ_PRINT"))
+			fprintf(stderr, "plan: %s\n", d);
+		uses |= strstr(d, index) != NULL;
+		scans |= !strncmp(d, "SCAN record", 11) ||
+			 !strncmp(d, "SCAN main.record", 16);
+	}
+	sqlite3_finalize(st);
+	return uses && !scans;
+}
+
+/* A frame reads a live process's samples and a job's signals through the
+ * indexes on them, for root and for a user (the uid views), not by parsing
+ * every sample of the run or of the job. */
+static void test_plans(void **state)
+{
+	static const char *const sql[] = {
+		TOPQ_SAMPLES_SQL,
+		"SELECT s.id" STOREQ_LIVE_SAMPLES(STOREQ_SAMPLE_RUN_SEL),
+		TOPQ_SIGNALS_SQL,
+	};
+	static const char *const index[] = { "record_sample_pid",
+					     "record_sample_run",
+					     "record_signal_job" };
+	struct fixture *f = *state;
+	struct report_query q = { .run = "r2", .uid_only = true, .uid = 1000 };
+	struct store *r = NULL;
+
+	assert_int_equal(store_open(f->db, true, &r), 0);
+	for (int user = 0; user < 2; user++) {
+		if (user)
+			assert_int_equal(storeq_restrict(r, "test", &q), 0);
+		for (size_t i = 0; i < sizeof(sql) / sizeof(*sql); i++)
+			assert_true(plan_uses(store_handle(r), sql[i],
+					      index[i]));
+	}
+	store_close(r);
+}
+
+/* A store made before the indexes on samples gets them when a writer
+ * opens it. */
+static void test_old_store(void **state)
+{
+	struct fixture *f = *state;
+	char path[128];
+	struct store *s = NULL;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+
+	(void)f;
+	snprintf(path, sizeof(path), "%s/old.db", f->dir);
+	assert_int_equal(store_open(path, false, &s), 0);
+	store_close(s);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP INDEX record_sample_run;"
+				      "DROP INDEX record_sample_pid;"
+				      "DROP INDEX record_signal_job;"
+				      "DROP INDEX record_job;", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(path, false, &s), 0);
+	assert_int_equal(sqlite3_prepare_v2(store_handle(s), "SELECT count(*)"
+					    " FROM sqlite_master WHERE type ="
+					    " 'index' AND name IN"
+					    " ('record_sample_run',"
+					    " 'record_sample_pid',"
+					    " 'record_signal_job', 'record_job')",
+					    -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 4);
+	sqlite3_finalize(st);
+	store_close(s);
+	unlink(path);
+	strcat(path, "-wal");
+	unlink(path);
+	strcpy(path + strlen(path) - 3, "shm");
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,6 +566,8 @@ int main(void)
 		cmocka_unit_test(test_frames),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_plans),
+		cmocka_unit_test(test_old_store),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
