@@ -43,10 +43,21 @@ below() {
 		below "$c"
 	done
 }
-# End the second run: the processes it started, by pid.
+# End the second run: the processes it started, by pid; what is left after
+# 2 s of SIGTERM (snakemake can hang in its own shutdown, and an orphan would
+# hold the integration-test lock's fd) gets SIGKILL.
 stop_run2() {
+	local pids p
 	[ -n "${SMK_PID:-}" ] || return 0
-	kill $(below "$SMK_PID") "$SMK_PID" >/dev/null 2>&1
+	pids="$(below "$SMK_PID") $SMK_PID"
+	kill $pids >/dev/null 2>&1
+	for _ in $(seq 1 20); do
+		for p in $pids; do
+			kill -0 "$p" 2>/dev/null && break
+		done || break
+		sleep 0.1
+	done
+	kill -9 $pids >/dev/null 2>&1
 	wait "$SMK_PID" 2>/dev/null
 	SMK_PID=
 }
