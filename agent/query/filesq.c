@@ -805,6 +805,10 @@ void filesq_data_print(const struct filesq_data *d,
 				print_items(t, r, out);
 			print_task_bytes(t, out);
 		}
+	} else if (p->n) {
+		fputs("\nData: no record here lists files (the agent that wrote"
+		      " them had files.enabled\n= false, or was older than"
+		      " files): inputs and outputs are not known\n", out);
 	}
 	for (size_t i = 0; i < p->n; i++) {
 		if (!p->v[i].progress.path)

@@ -477,6 +477,34 @@ static void test_data_text(void **state)
 	filesq_procs_free(&p);
 }
 
+/* Records without files (files.enabled false): the text says so rather
+ * than leave the Data section out. */
+static void test_data_off(void **state)
+{
+	static const struct fx off[] = {
+		{ "align", "bwa", NULL, 110, 150, "null", NULL },
+	};
+	struct filesq_procs p;
+	struct filesq_data d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	procs_of(off, 1, &p);
+	assert_int_equal(filesq_data(&p, &d), 0);
+	assert_int_equal(d.with_files, 0);
+	out = open_memstream(&text, &len);
+	filesq_data_print(&d, &p, out);
+	fclose(out);
+	assert_non_null(strstr(text, "\nData: no record here lists files (the"
+			       " agent that wrote them had files.enabled\n="
+			       " false"));
+	free(text);
+	filesq_data_free(&d);
+	filesq_procs_free(&p);
+}
+
 /*
  * A running process's progress from its latest sample in a real store:
  * the later sample's offset, not the earlier; a finished process (it has
@@ -687,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_csv_quote),
 		cmocka_unit_test(test_data_text),
+		cmocka_unit_test(test_data_off),
 		cmocka_unit_test(test_progress_store),
 		cmocka_unit_test(test_store_data),
 	};
