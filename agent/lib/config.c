@@ -307,7 +307,7 @@ static const struct key_def signals_keys[] = {
 };
 
 static const struct key_def files_keys[] = {
-	{ "enabled", K_BOOL, .off = B(files_enabled), .num = false },
+	{ "enabled", K_BOOL, .off = B(files_enabled), .num = true },
 	{ "max_per_process", K_INT, 1, 4096, U(files_max_per_process),
 	  .num = 64 },
 	{ "follow_opens", K_BOOL, .off = B(files_follow_opens), .num = false },
