@@ -17,7 +17,7 @@ HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
 # the agent modules the harnesses reach (and what those call)
 AGENT = lib/log lib/util lib/json lib/json_read core/schema \
 	core/cgroup_parse lib/config lib/control daemon/cloud/slurmq core/jobstate \
-	core/jobs \
+	core/jobs core/timesplit \
 	daemon/collect/decode daemon/deliver/spool core/chschema core/store_sqlite \
 	query/storeq query/report query/report_html query/report_signals \
 	query/costq \
