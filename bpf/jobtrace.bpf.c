@@ -1495,16 +1495,23 @@ int BPF_PROG(jt_wakeup, struct task_struct *p)
 	struct jt_sleep *s;
 	__u64 d;
 
+	__u32 tgid, kind;
+
 	s = bpf_map_lookup_elem(&sleeping, &tid);
 	if (!s)
 		return 0;
 	d = bpf_ktime_get_ns() - s->since_ns;
-	t = bpf_map_lookup_elem(&tracked, &s->tgid);
-	if (t && s->kind == JT_SLEEP_CHILD)
+	tgid = s->tgid;
+	kind = s->kind;
+	/* out of the map before it goes to the process: a sample pass in
+	 * between may miss the sleep for a moment, never count it twice
+	 * (sleep_so_far and wait_acc) */
+	bpf_map_delete_elem(&sleeping, &tid);
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (t && kind == JT_SLEEP_CHILD)
 		__sync_fetch_and_add(&t->wait_acc.child_ns, d);
 	else if (t)
 		__sync_fetch_and_add(&t->wait_acc.net_ns, d);
-	bpf_map_delete_elem(&sleeping, &tid);
 	return 0;
 }
 
