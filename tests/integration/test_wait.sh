@@ -9,8 +9,11 @@
 #      loaded CI machine) does not add to their wait:
 #      each one's wait.run_queue_s against the run-queue wait of its own
 #      /proc/self/schedstat (2nd field) read as its last act (burn prints
-#      it), within 0.05 s (a slice or two of run-queue wait can fall
-#      between that read and the exit); each about half its wall time
+#      it, and raises itself to SCHED_FIFO one priority above its sibling
+#      just before, so that no 100 ms slice of run-queue wait can fall
+#      between that read and the exit), within 0.05 s (the only wait
+#      that can still come there is the kernel's RT throttling, 50 ms a
+#      second); each about half its wall time
 #      (0.35 to 0.65); nvcsw/nivcsw against its getrusage(RUSAGE_SELF)
 #      within 5; a cpu_starved signal for each that names the other job;
 #   b. one CPU-bound job alone on the other core, SCHED_FIFO so that it is
