@@ -161,11 +161,28 @@ void timesplit_field_set(struct timesplit_in *in, size_t i, double v)
 		memcpy((char *)in + m->off, &v, sizeof(v));
 }
 
+/* The number of the part called name: NCOMP for the rest, NCOMP + 1 for
+ * none. */
+static size_t index_of(const char *name)
+{
+	size_t i = 0;
+
+	while (i <= NCOMP && strcmp(timesplit_name(i), name))
+		i++;
+	return i;
+}
+
 /* The words of the part called name. */
 const char *timesplit_label_of(const char *name)
 {
-	for (size_t i = 0; i <= NCOMP; i++)
-		if (!strcmp(timesplit_name(i), name))
-			return timesplit_label(i);
-	return NULL;
+	size_t i = index_of(name);
+
+	return i <= NCOMP ? timesplit_label(i) : NULL;
+}
+
+/* The seconds of in's component called name. */
+double timesplit_component_named(const struct timesplit_in *in,
+				 const char *name)
+{
+	return timesplit_component(in, index_of(name));
 }

@@ -65,6 +65,10 @@ const char *timesplit_label(size_t i);
 size_t timesplit_nfields(void);
 const char *timesplit_field_path(size_t i);
 void timesplit_field_set(struct timesplit_in *in, size_t i, double v);
+/* The seconds of in's component called name ("memory": what
+ * memory_pressure counts); 0 for "other" or a name not in the table. */
+double timesplit_component_named(const struct timesplit_in *in,
+				 const char *name);
 /* The words of the part called name, NULL when there is none. */
 const char *timesplit_label_of(const char *name);
 /* Add the waits b to a. */

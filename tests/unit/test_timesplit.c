@@ -57,6 +57,15 @@ static void test_split(void **state)
 	NEAR(sum, 100);
 	for (size_t i = 0; i < timesplit_ncomponents(); i++)
 		NEAR(timesplit_component(&in, i), ts.part[i].s);
+	/* by name, as memory_pressure reads its figure; the rest and an
+	 * unknown name are 0 */
+	NEAR(timesplit_component_named(&in, "memory"), 1.375);
+	NEAR(timesplit_component_named(&in, "blkio"), 1.5);
+	NEAR(timesplit_component_named(&in, TIMESPLIT_OTHER), 0);
+	NEAR(timesplit_component_named(&in, "nosuch"), 0);
+	assert_null(timesplit_label_of("nosuch"));
+	assert_string_equal(timesplit_label_of("memory"), "memory waits");
+	assert_string_equal(timesplit_label_of(TIMESPLIT_OTHER), "other");
 }
 
 /* More waits than wall (memory waits can hold CPU): the rest is 0, never

@@ -19,6 +19,7 @@
 #include "record.h"
 #include "schema.h"
 #include "signals.h"
+#include "timesplit.h"
 #include "util.h"
 
 /* Whether a process made progress from prev to c: CPU, I/O or network. */
@@ -87,10 +88,14 @@ unsigned signals_proc(struct jt_sigstate *s, const struct sig_params *p,
 	return ev;
 }
 
-/* Memory-pressure waits of c: direct reclaim, thrashing, swap-in. */
+/* Memory-pressure waits of c: the memory part of where its time went
+ * (timesplit.c's table: direct reclaim, thrashing, swap-in), the figure
+ * the reports show beside the signal. */
 static double mem_wait_s(const struct jt_counters *c)
 {
-	return c->w.reclaim_s + c->w.thrashing_s + c->w.swapin_s;
+	struct timesplit_in in = { .w = c->w };
+
+	return timesplit_component_named(&in, "memory");
 }
 
 /* Fill *o for an episode of kind k that began over a window of wall s. */
