@@ -92,6 +92,9 @@ void cli_hook_log(const char *cmd, const char *fmt, ...)
 int cli_query_args(const struct cli_cmd *cmd, int argc, char **argv,
 		   struct qcmd_args *a, const char **source);
 
+/* Does this user ask the agent (the store is root's alone) rather than
+ * read the store? */
+bool cli_query_via_agent(const struct cli *c);
 /*
  * Answer query command qc for q in format on out from source (sqlite,
  * clickhouse[:NAME]): the exit status.

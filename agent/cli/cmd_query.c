@@ -281,6 +281,13 @@ static int agent_query(struct cli *c, const char *cmd,
 	return 1;
 }
 
+/* Does this user ask the agent (the store is root's alone) rather than
+ * read the store? */
+bool cli_query_via_agent(const struct cli *c)
+{
+	return geteuid() != 0 && access(c->cfg.sqlite_path, R_OK);
+}
+
 #define STORE_WAIT_MS 5000	/* for the store to have what ended */
 #define STORE_POLL_MS 20
 
@@ -383,7 +390,7 @@ int cli_query_answer(struct cli *c, const struct qcmd *qc,
 		store_close(st);
 	} else {
 		store_catch_up(c, who);
-		if (geteuid() != 0 && access(c->cfg.sqlite_path, R_OK))
+		if (cli_query_via_agent(c))
 			err = agent_query(c, cmd, q, format, out);
 		else
 			err = qcmd_run_path(qc, c->cfg.sqlite_path, q, format,

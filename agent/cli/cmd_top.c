@@ -13,11 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "config.h"
+#include "control.h"
 #include "json.h"
+#include "query.h"
 #include "topq.h"
 #include "util.h"
 
@@ -410,6 +414,110 @@ static int view_fetch(struct cli *c, const struct qcmd *qc,
 	return rc;
 }
 
+/*
+ * A view's open connection to the agent's query child (queryproto.h,
+ * follow=SECONDS): the child keeps the store open and sends a frame every
+ * delay seconds, so that an unprivileged user's view costs the agent no
+ * child and no store opening a frame.
+ */
+struct follow {
+	int fd;			/* -1: none open */
+	bool off;		/* refused or broken: a request a frame */
+	int frames;		/* whole answers on this connection */
+	int status;		/* the latest answer's */
+	struct query_reply r;
+	char *buf, *ebuf;
+	size_t len, elen;
+	FILE *out, *err;
+	struct view *v;
+};
+
+/* "f STATUS": the answer in fo->buf is whole; it becomes the view's. */
+static void follow_frame(struct query_reply *r, int status)
+{
+	struct follow *fo = r->arg;
+	struct topq t;
+
+	fflush(fo->out);
+	if (!status && !topq_from_json(fo->buf, fo->len, &t)) {
+		topq_free(&fo->v->t);
+		fo->v->t = t;
+		view_order(fo->v);
+	}
+	fo->status = status;
+	fo->frames++;
+	/* the next answer from the start; messages are not drawn */
+	fclose(fo->out);
+	fclose(fo->err);
+	free(fo->buf);
+	free(fo->ebuf);
+	fo->buf = fo->ebuf = NULL;
+	fo->out = open_memstream(&fo->buf, &fo->len);
+	fo->err = open_memstream(&fo->ebuf, &fo->elen);
+	r->out = fo->out ? fo->out : stderr;
+	r->err = fo->err ? fo->err : stderr;
+}
+
+/* Close the connection, if one is open. */
+static void follow_close(struct follow *fo)
+{
+	if (fo->fd < 0)
+		return;
+	close(fo->fd);
+	fo->fd = -1;
+	if (fo->out)
+		fclose(fo->out);
+	if (fo->err)
+		fclose(fo->err);
+	free(fo->buf);
+	free(fo->ebuf);
+	fo->buf = fo->ebuf = NULL;
+	fo->out = fo->err = NULL;
+}
+
+/* Ask the agent for a view that stays open; off when it cannot be. */
+static void follow_open(struct cli *c, const struct report_query *q,
+			double delay, struct follow *fo)
+{
+	char line[2048];
+
+	fo->frames = 0;
+	if (query_request_line("top", q, "json", delay, line, sizeof(line)) ||
+	    (fo->fd = control_open(config_socket_path(&c->cfg), line,
+				   5000)) < 0) {
+		fo->fd = -1;
+		fo->off = true;
+		return;
+	}
+	fo->out = open_memstream(&fo->buf, &fo->len);
+	fo->err = open_memstream(&fo->ebuf, &fo->elen);
+	if (!fo->out || !fo->err) {
+		follow_close(fo);
+		fo->off = true;
+		return;
+	}
+	query_reply_init(&fo->r, fo->out, fo->err);
+	fo->r.on_frame = follow_frame;
+	fo->r.arg = fo;
+}
+
+/* Read what came on the connection: false once it ended (then closed; a
+ * refusal or an end before any frame turns following off). */
+static bool follow_read(struct follow *fo)
+{
+	char b[16384];
+	ssize_t n = recv(fo->fd, b, sizeof(b), 0);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return true;
+	if (n > 0 && !query_reply_feed(&fo->r, b, (size_t)n))
+		return true;
+	if (!fo->frames)
+		fo->off = true;
+	follow_close(fo);
+	return false;
+}
+
 /* Free the view. */
 static void view_free(struct view *v)
 {
@@ -420,15 +528,18 @@ static void view_free(struct view *v)
 	free(v->folded);
 }
 
-/* Wait for keys until the next frame is due (delay seconds from now);
- * false when the view ends. */
-static bool view_wait(struct view *v, double delay)
+/* Wait for keys until the next frame is due (delay seconds from now), or
+ * with an open connection (fo) for its frames until it ends; false when
+ * the view ends. */
+static bool view_wait(struct view *v, double delay, struct follow *fo)
 {
 	uint64_t due = util_now_ns(CLOCK_MONOTONIC) + (uint64_t)(delay * 1e9);
+	bool open = fo->fd >= 0;
 	struct winsize ws;
 
 	for (;;) {
-		struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+		struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
+				       { .fd = fo->fd, .events = POLLIN } };
 		uint64_t now = util_now_ns(CLOCK_MONOTONIC);
 		char k[16];
 		ssize_t n;
@@ -438,9 +549,14 @@ static bool view_wait(struct view *v, double delay)
 		draw(v, ws.ws_row, ws.ws_col);
 		if (top_stop)
 			return false;
-		if (now >= due)
+		if (!open && now >= due)
 			return true;
-		if (poll(&p, 1, (int)((due - now) / 1000000) + 1) <= 0)
+		if (poll(p, open ? 2 : 1, open ? -1 :
+			 (int)((due - now) / 1000000) + 1) <= 0)
+			continue;
+		if (open && p[1].revents && !follow_read(fo))
+			return true;	/* ask again */
+		if (!p[0].revents)
 			continue;
 		n = read(STDIN_FILENO, k, sizeof(k));
 		if (n <= 0)
@@ -466,7 +582,11 @@ static int top_view(struct cli *c, const struct qcmd *qc, const char *source,
 	struct termios saved, raw;
 	struct sigaction sa = { .sa_handler = on_stop };
 	struct view v = { .color = o->color };
+	struct follow fo = { .fd = -1, .v = &v };
 	int rc = 0;
+
+	/* a user who asks the agent keeps one connection open */
+	fo.off = strcmp(source, "sqlite") || !cli_query_via_agent(c);
 
 	if (tcgetattr(STDIN_FILENO, &saved)) {
 		fprintf(stderr, "jobtrace top: stdin is not a terminal: use"
@@ -482,9 +602,15 @@ static int top_view(struct cli *c, const struct qcmd *qc, const char *source,
 	sigaction(SIGHUP, &sa, NULL);
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
 	fputs("\033[?1049h\033[?25l", stdout);
-	do
-		rc = view_fetch(c, qc, source, q, &v);
-	while (view_wait(&v, o->delay));
+	do {
+		if (fo.fd < 0 && !fo.off)
+			follow_open(c, q, o->delay, &fo);
+		if (fo.fd < 0)
+			rc = view_fetch(c, qc, source, q, &v);
+		else
+			rc = fo.status;
+	} while (view_wait(&v, o->delay, &fo));
+	follow_close(&fo);
 	fputs("\033[?25h\033[?1049l", stdout);
 	fflush(stdout);
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);

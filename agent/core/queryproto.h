@@ -22,6 +22,15 @@
  * status the CLI would have had reading the store itself; or one line
  * "error CMD: WHY" for a bad request, "error busy: ..." over the bounds
  * (QUERY_MAX_CHILDREN, QUERY_MAX_PER_UID).
+ *
+ * A top request with the field follow=SECONDS (0.1 to 3600) is a view
+ * that stays open: its child opens the store once and answers again
+ * every SECONDS on the same connection, each answer's frames closed by
+ * "f STATUS\n", until the reader goes away or the child's life
+ * (QUERY_TIMEOUT_S less QUERY_FOLLOW_MARGIN_S) ends with "x 0"; the
+ * reader then asks again.  Views have bounds of their own
+ * (QUERY_MAX_FOLLOWS, QUERY_MAX_FOLLOWS_PER_UID), so that open views do
+ * not keep a user's reports waiting.
  */
 #ifndef JOBTRACE_QUERYPROTO_H
 #define JOBTRACE_QUERYPROTO_H
@@ -33,6 +42,12 @@
 #define QUERY_TIMEOUT_S 600		/* a child's life; then it is killed */
 #define QUERY_SEND_TIMEOUT_S 60		/* a reader that stops reading */
 #define QUERY_WAIT_MS 620000		/* the CLI's wait for the next bytes */
+#define QUERY_MAX_FOLLOWS 8		/* open top views at once */
+#define QUERY_MAX_FOLLOWS_PER_UID 4	/* of them for one user */
+#define QUERY_FOLLOW_MARGIN_S 10	/* a view's child ends this long
+					 * before it would be killed */
+#define QUERY_FOLLOW_MIN_S 0.1		/* follow=SECONDS bounds */
+#define QUERY_FOLLOW_MAX_S 3600.0
 
 /* The requests a child answers (qcmd.h's table has each, in this order). */
 #define QUERY_COMMANDS { "report", "export", "rightsize", "cost", "top", \

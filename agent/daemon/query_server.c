@@ -28,6 +28,7 @@ struct query_server {
 	gid_t control_gid, reader_gid;
 	bool control_set, reader_set;
 	struct children kids;
+	struct children views;	/* top's follow=SECONDS children */
 };
 
 /* A server with no groups and no children. */
@@ -180,9 +181,12 @@ int query_server_serve(struct query_server *qs, int fd,
 	char fields[CONTROL_MAX_FIELDS][CONTROL_MAX_VALUE + 40];
 	char self[PATH_MAX], cli[PATH_MAX], why[1024];
 	posix_spawn_file_actions_t fa;
+	struct children *kids;
 	ssize_t sl;
 	size_t n = 0;
 	pid_t pid;
+	size_t max, max_uid;
+	bool view;
 	int err;
 
 	if (!query_server_takes(req->cmd)) {
@@ -190,14 +194,20 @@ int query_server_serve(struct query_server *qs, int fd,
 			" request\n", req->cmd);
 		return -EINVAL;
 	}
+	/* an open top view (follow=) counts against the views' bounds, not
+	 * against the reports' */
+	view = control_get(req, "follow") != NULL;
+	kids = view ? &qs->views : &qs->kids;
+	max = view ? QUERY_MAX_FOLLOWS : QUERY_MAX_CHILDREN;
+	max_uid = view ? QUERY_MAX_FOLLOWS_PER_UID : QUERY_MAX_PER_UID;
 	/* children that answered and ended since the last tick do not count */
-	children_reap(&qs->kids, util_now_ns(CLOCK_MONOTONIC));
-	if (children_count(&qs->kids, true, 0) >= QUERY_MAX_CHILDREN ||
-	    children_count(&qs->kids, false, p->uid) >= QUERY_MAX_PER_UID) {
-		fprintf(out, "error busy: %zu reports being answered (at most"
-			" %d, %d per user): try again in a moment\n",
-			children_count(&qs->kids, true, 0), QUERY_MAX_CHILDREN,
-			QUERY_MAX_PER_UID);
+	children_reap(kids, util_now_ns(CLOCK_MONOTONIC));
+	if (children_count(kids, true, 0) >= max ||
+	    children_count(kids, false, p->uid) >= max_uid) {
+		fprintf(out, "error busy: %zu %s (at most %zu, %zu per user): try"
+			" again in a moment\n", children_count(kids, true, 0),
+			view ? "top views open" : "reports being answered",
+			max, max_uid);
 		return -EBUSY;
 	}
 	if (query_server_sees_all(qs, p))
@@ -240,7 +250,7 @@ int query_server_serve(struct query_server *qs, int fd,
 	}
 	snprintf(what, sizeof(what), "%s child for uid %u", req->cmd,
 		 (unsigned)p->uid);
-	children_add(&qs->kids, pid, p->uid, util_now_ns(CLOCK_MONOTONIC) +
+	children_add(kids, pid, p->uid, util_now_ns(CLOCK_MONOTONIC) +
 		     QUERY_TIMEOUT_S * 1000000000ull, what);
 	log_debug("control: %s for uid %u (pid %d, sees %s): child %d",
 		  req->cmd, (unsigned)p->uid, (int)p->pid, who, (int)pid);
@@ -251,5 +261,6 @@ int query_server_serve(struct query_server *qs, int fd,
 void query_server_reap(struct query_server *qs, uint64_t now_ns)
 {
 	children_reap(&qs->kids, now_ns);
+	children_reap(&qs->views, now_ns);
 }
 

@@ -88,12 +88,11 @@ static int wait_fd(int fd, short events, int timeout_ms)
 	return r == 0 ? -ETIMEDOUT : 0;
 }
 
-/* Send one request and copy the whole reply to out. */
-int control_request(const char *path, const char *request, int timeout_ms,
-		    FILE *out)
+/* Connect to the agent at path and send one request line, our side then
+ * shut for writing: the connected socket (non-blocking), or -errno. */
+int control_open(const char *path, const char *request, int timeout_ms)
 {
 	struct sockaddr_un sa;
-	char buf[4096];
 	int fd, err;
 	ssize_t n;
 	size_t len = strlen(request), off = 0;
@@ -107,10 +106,10 @@ int control_request(const char *path, const char *request, int timeout_ms,
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		err = -errno;
 		if (err != -EINPROGRESS && err != -EAGAIN)
-			goto out;
+			goto fail;
 		err = wait_fd(fd, POLLOUT, timeout_ms);
 		if (err)
-			goto out;
+			goto fail;
 	}
 	while (off < len + 1) {
 		const char *src = off < len ? request + off : "\n";
@@ -118,7 +117,7 @@ int control_request(const char *path, const char *request, int timeout_ms,
 
 		err = wait_fd(fd, POLLOUT, timeout_ms);
 		if (err)
-			goto out;
+			goto fail;
 		n = send(fd, src, want, MSG_NOSIGNAL);
 		if (n < 0) {
 			err = -errno;
@@ -128,11 +127,27 @@ int control_request(const char *path, const char *request, int timeout_ms,
 			 * line saying why may wait to be read */
 			if (err == -EPIPE || err == -ECONNRESET)
 				break;
-			goto out;
+			goto fail;
 		}
 		off += n;
 	}
 	shutdown(fd, SHUT_WR);
+	return fd;
+fail:
+	close(fd);
+	return err;
+}
+
+/* Send one request and copy the whole reply to out. */
+int control_request(const char *path, const char *request, int timeout_ms,
+		    FILE *out)
+{
+	char buf[4096];
+	int fd = control_open(path, request, timeout_ms), err;
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
 	for (size_t got = 0;; ) {
 		err = wait_fd(fd, POLLIN, timeout_ms);
 		if (err)

@@ -167,6 +167,10 @@ void control_server_expire(struct control_server *s, uint64_t now_ns);
 int control_server_take(struct control_server *s, struct control_conn *c);
 /* Close every connection and the listening socket; accepts NULL. */
 void control_server_free(struct control_server *s);
+/* Connect to the agent at path and send one request line, shutting our
+ * side for writing: the connected non-blocking socket, or -errno.  A reply
+ * that goes on (top's follow=SECONDS) is read from it. */
+int control_open(const char *path, const char *request, int timeout_ms);
 /* Send one request and copy the whole reply to out; returns 0 or -errno. */
 int control_request(const char *path, const char *request, int timeout_ms,
 		    FILE *out);

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <poll.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,78 @@ static void close_from_3(void)
 	closedir(d);
 }
 
+/* Send what the messages file (the child's stderr) holds as "e" frames,
+ * then empty it. */
+static int send_msgs(int sock, int msgs)
+{
+	char buf[16384];
+	ssize_t n;
+
+	fflush(stderr);
+	lseek(msgs, 0, SEEK_SET);
+	while ((n = read(msgs, buf, sizeof(buf))) > 0)
+		if (send_frame(sock, 'e', buf, (size_t)n))
+			return -1;
+	if (ftruncate(msgs, 0))
+		return -1;
+	lseek(msgs, 0, SEEK_SET);
+	return 0;
+}
+
+/* Take top's follow=SECONDS out of req: its seconds, 0 when there is
+ * none, -1 when it is not a number in bounds or not a top request. */
+static double take_follow(struct control_req *req)
+{
+	double v;
+	char *end;
+
+	for (size_t i = 0; i < req->n; i++) {
+		if (strcmp(req->f[i].key, "follow"))
+			continue;
+		errno = 0;
+		v = strtod(req->f[i].val, &end);
+		if (strcmp(req->cmd, "top") || errno || end == req->f[i].val ||
+		    *end || !(v >= QUERY_FOLLOW_MIN_S && v <= QUERY_FOLLOW_MAX_S))
+			return -1;
+		memmove(&req->f[i], &req->f[i + 1],
+			(req->n - i - 1) * sizeof(req->f[0]));
+		req->n--;
+		return v;
+	}
+	return 0;
+}
+
+/*
+ * A view that stays open (follow=SECONDS): the answer again every delay
+ * seconds over the store opened once, each closed by "f STATUS", until
+ * the reader closes (1) or the child's life ends (0).
+ */
+static int follow_frames(int sock, int msgs, struct store *st,
+			 const char *path, const struct control_req *req,
+			 const struct report_query *q, FILE *out, double delay)
+{
+	uint64_t end = util_now_ns(CLOCK_MONOTONIC) +
+		       (QUERY_TIMEOUT_S - QUERY_FOLLOW_MARGIN_S) * 1000000000ull;
+	char head[32];
+
+	for (;;) {
+		int status = query_answer(st, path, req->cmd, q,
+					  req_field(req, "format"), out) ? 1 : 0;
+		struct pollfd p = { .fd = sock, .events = 0 };
+
+		if (fflush(out) || ferror(out) || send_msgs(sock, msgs))
+			return 1;	/* the reader went away */
+		snprintf(head, sizeof(head), "f %d\n", status);
+		if (send_all(sock, head, strlen(head)))
+			return 1;
+		if (util_now_ns(CLOCK_MONOTONIC) + (uint64_t)(delay * 1e9) >= end)
+			return 0;
+		/* the reader's close (POLLHUP) ends the view at once */
+		if (poll(&p, 1, (int)(delay * 1000)) > 0)
+			return 1;
+	}
+}
+
 /* Answer cmd (report, export, rightsize, cost) for q over st in format. */
 int query_answer(struct store *st, const char *where, const char *cmd,
 		 const struct report_query *q, const char *format, FILE *out)
@@ -145,11 +218,11 @@ int query_child_main(int argc, char **argv)
 	struct report_query q;
 	enum report_format fmt;
 	struct store *st = NULL;
-	int sock = 0, msgs, status, fl;
+	int sock = 0, msgs, status, fl, gone = 0;
 	char buf[16384], own[CONTROL_MAX_VALUE + 32], *end;
 	const char *why;
+	double follow;
 	FILE *out;
-	ssize_t n;
 
 	close_from_3();
 	if (argc < 5 || argc > 5 + CONTROL_MAX_FIELDS)
@@ -178,6 +251,14 @@ int query_child_main(int argc, char **argv)
 		req.f[req.n].val = eq + 1;
 		req.n++;
 	}
+	follow = take_follow(&req);
+	if (follow < 0) {
+		snprintf(buf, sizeof(buf), "error %s: follow must be a number"
+			 " of seconds from %g to %g, and only top follows\n",
+			 req.cmd, QUERY_FOLLOW_MIN_S, QUERY_FOLLOW_MAX_S);
+		send_all(sock, buf, strlen(buf));
+		return 2;
+	}
 	if (query_parse(&req, util_now_ns(CLOCK_REALTIME) / 1e9, &q, &fmt,
 			&why)) {
 		snprintf(buf, sizeof(buf), "error %s: %s\n", req.cmd, why);
@@ -201,19 +282,19 @@ int query_child_main(int argc, char **argv)
 	if (store_open(argv[2], true, &st) ||
 	    storeq_user_job(st, argv[2], &q, own, sizeof(own)))
 		status = 1;
+	else if (follow > 0)	/* 0 once its life ended, the reader there */
+		status = gone = follow_frames(sock, msgs, st, argv[2], &req,
+					      &q, out, follow);
 	else
 		status = query_answer(st, argv[2], req.cmd, &q,
 				      req_field(&req, "format"), out);
 	store_close(st);
 	status = status ? 1 : 0;
-	if (fflush(out) || ferror(out))
+	if (gone || fflush(out) || ferror(out))
 		return 1;	/* the reader went away */
 	fclose(out);
-	fflush(stderr);
-	lseek(msgs, 0, SEEK_SET);
-	while ((n = read(msgs, buf, sizeof(buf))) > 0)
-		if (send_frame(sock, 'e', buf, (size_t)n))
-			return 1;
+	if (send_msgs(sock, msgs))
+		return 1;
 	snprintf(buf, sizeof(buf), "x %d\n", status);
 	send_all(sock, buf, strlen(buf));
 	return status;
@@ -261,6 +342,12 @@ static int on_line(struct query_reply *r)
 			return R_BAD;
 		r->status = (int)len;
 		return R_DONE;
+	case 'f':
+		if (len > 255)
+			return R_BAD;
+		if (r->on_frame)
+			r->on_frame(r, (int)len);
+		return R_HEAD;
 	case 'o':
 	case 'e':
 		if (len > FRAME_MAX)
@@ -328,6 +415,37 @@ static ssize_t reply_write(void *cookie, const char *buf, size_t len)
 	return (ssize_t)len;
 }
 
+/* The request line for cmd, q and format (query.h). */
+int query_request_line(const char *cmd, const struct report_query *q,
+		       const char *format, double follow, char *line,
+		       size_t len)
+{
+	int n;
+
+	if (q->job && *q->job)
+		n = snprintf(line, len, "%s\tjob=%s", cmd, q->job);
+	else if (q->run && *q->run)
+		n = snprintf(line, len, "%s\trun=%s", cmd, q->run);
+	else if (q->pipeline && *q->pipeline)
+		n = snprintf(line, len, "%s\tpipeline=%s", cmd,
+			     q->pipeline);
+	else if (q->pid)
+		n = snprintf(line, len, "%s\tpid=%lld", cmd,
+			     (long long)q->pid);
+	else
+		n = snprintf(line, len, "%s\tsince=@%.6f", cmd,
+			     q->since);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	n += snprintf(line + n, len - n, "\tformat=%s%s%s%s%s%s", format,
+		      q->no_tree ? "\tno_tree=1" : "", q->by ? "\tby=" : "",
+		      q->by ? q->by : "", q->task ? "\ttask=" : "",
+		      q->task ? q->task : "");
+	if (n >= 0 && (size_t)n < len && follow > 0)
+		n += snprintf(line + n, len - n, "\tfollow=%g", follow);
+	return n >= 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
+}
+
 /* Ask the agent for a report, export, rightsize or cost and copy its
  * answer. */
 int query_request(const char *socket_path, const char *cmd,
@@ -337,26 +455,12 @@ int query_request(const char *socket_path, const char *cmd,
 	cookie_io_functions_t io = { .write = reply_write };
 	struct query_reply r;
 	char line[2048];
-	int n, rc;
+	int rc;
 	FILE *dec;
 
-	if (q->job && *q->job)
-		n = snprintf(line, sizeof(line), "%s\tjob=%s", cmd, q->job);
-	else if (q->run && *q->run)
-		n = snprintf(line, sizeof(line), "%s\trun=%s", cmd, q->run);
-	else if (q->pipeline && *q->pipeline)
-		n = snprintf(line, sizeof(line), "%s\tpipeline=%s", cmd,
-			     q->pipeline);
-	else if (q->pid)
-		n = snprintf(line, sizeof(line), "%s\tpid=%lld", cmd,
-			     (long long)q->pid);
-	else
-		n = snprintf(line, sizeof(line), "%s\tsince=@%.6f", cmd,
-			     q->since);
-	snprintf(line + n, sizeof(line) - n, "\tformat=%s%s%s%s%s%s", format,
-		 q->no_tree ? "\tno_tree=1" : "", q->by ? "\tby=" : "",
-		 q->by ? q->by : "", q->task ? "\ttask=" : "",
-		 q->task ? q->task : "");
+	rc = query_request_line(cmd, q, format, 0, line, sizeof(line));
+	if (rc)
+		return rc;
 	query_reply_init(&r, out, err);
 	dec = fopencookie(&r, "w", io);
 	if (!dec)

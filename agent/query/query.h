@@ -54,6 +54,12 @@ int query_child_main(int argc, char **argv);
 int query_request(const char *socket_path, const char *cmd,
 		  const struct report_query *q, const char *format,
 		  FILE *out, FILE *err);
+/* The request line of cmd for q in format ("top<TAB>run=R<TAB>format=
+ * json"), with follow=SECONDS when follow > 0 (a top view that stays
+ * open): 0, or -ENAMETOOLONG when it does not fit in len. */
+int query_request_line(const char *cmd, const struct report_query *q,
+		       const char *format, double follow, char *line,
+		       size_t len);
 
 /* Decoder of a reply, for query_request() and its tests. */
 struct query_reply {
@@ -65,6 +71,9 @@ struct query_reply {
 	FILE *dst;
 	int status;		/* the "x" frame's, or -1 */
 	char error[512];	/* an "error ..." reply, without "error " */
+	/* a followed view's "f STATUS": one whole answer was written */
+	void (*on_frame)(struct query_reply *r, int status);
+	void *arg;		/* the caller's, for on_frame */
 };
 
 /* Start decoding; frames go to out and err. */

@@ -20,7 +20,10 @@
 #    view's screen gone; with TOP_SCREENSHOT=PATH its first screen is drawn
 #    into PATH (README's doc/top.png);
 #  - user nobody, who may not read the store, gets the agent's answer
-#    without root's run.
+#    without root's run;
+#  - nobody's view of nobody's own run in tmux: one answering child of
+#    the agent serves every frame (the same pid 2 s apart while the
+#    header's clock moves), and q ends the view and that child.
 #
 # Needs root, kernel BTF, the sqlite3 CLI, snakemake, tmux, python3
 # (chromium for TOP_SCREENSHOT) (scripts/install-deps.sh).  Exit 0 pass, 1 fail, 77 skipped, 99 hard error.
@@ -273,6 +276,37 @@ note "$(head -n 3 "$T/nobody.txt")"
 check "a user who may not read the store gets the agent's answer without root's run (exit $st)" \
 	eval '[ $st = 0 ] && grep -q "^jobtrace top .* 0 runs, 0 running" "$T/nobody.txt" &&
 		! grep -q "$TAG-r2" "$T/nobody.txt"'
+
+# ---- a user's view stays open ----------------------------------------------------------
+# nobody's own job (a sleep) and nobody's view of it in tmux: one answering
+# child of the agent (jobtrace --serve-query, follow=0.5) serves every
+# frame, the same process while the frames come (the header's clock
+# moves), rather than a child a frame; q ends the view and its child.
+cli_as nobody run --job "$TAG-nj" --run "$TAG-rn" -- sleep 25 >/dev/null 2>&1 &
+NJOB=$!
+BG_PIDS="$BG_PIDS $NJOB"
+kids() { pgrep -P "$AGENT_PID" -f -- "--serve-query" | paste -sd' '; }
+clock() { screen | sed -n 's/^jobtrace top  [0-9-]*T\([0-9:]*\) UTC.*/\1/p'; }
+tmux send-keys -t "$TMUX_S" "runuser -u nobody -- $CLI --config $CONF top --run $TAG-rn -d 0.5" Enter
+check "user view: nobody's run and its sleep, not root's run" \
+	eval 'screen_has "^running +-$TAG-rn" && screen_has "^running +  +[0-9]+ sleep " &&
+		screen_lacks "$TAG-r2"'
+note "$(screen)"
+K1=$(kids)
+C1=$(clock)
+sleep 2
+K2=$(kids)
+C2=$(clock)
+check "user view: one answering child serves it ($K1), the same 2 s later ($K2)" \
+	eval '[ -n "$K1" ] && [ "$K1" = "$K2" ] && [ "$(echo $K1 | wc -w)" = 1 ]'
+check "user view: its frames still come (the header's clock $C1, then $C2)" \
+	eval '[ -n "$C1" ] && [ -n "$C2" ] && [ "$C1" != "$C2" ]'
+tmux send-keys -t "$TMUX_S" q
+check "user view: q ends it, and its child within 2 s" \
+	eval 'screen_has "^PROMPT\\$ *$" && for _ in $(seq 1 20); do [ -z "$(kids)" ] && break; sleep 0.1; done;
+		[ -z "$(kids)" ]'
+kill "$NJOB" 2>/dev/null
+wait "$NJOB" 2>/dev/null
 
 stop_run2
 finish

@@ -6,6 +6,7 @@
  * be what the store gives that uid directly.
  */
 #include <errno.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -144,6 +145,94 @@ static void test_reply(void **state)
 	free(e);
 }
 
+/* Frames of a followed view, for test_reply_frames. */
+struct frames {
+	FILE *o;
+	char *buf;
+	size_t len;
+	char got[4][16];
+	int status[4];
+	int n;
+};
+
+/* on_frame: keep what this answer wrote, start the next one. */
+static void on_frame(struct query_reply *r, int status)
+{
+	struct frames *f = r->arg;
+
+	fflush(f->o);
+	assert_true(f->n < 4);
+	snprintf(f->got[f->n], sizeof(f->got[0]), "%.*s", (int)f->len,
+		 f->buf ? f->buf : "");
+	f->status[f->n++] = status;
+	fclose(f->o);
+	free(f->buf);
+	f->buf = NULL;
+	f->o = open_memstream(&f->buf, &f->len);
+	r->out = f->o;
+}
+
+/* A view's answers, each closed by "f STATUS", whatever the pieces; the
+ * last "x" ends it; "f" above 255 is malformed. */
+static void test_reply_frames(void **state)
+{
+	static const char text[] = "ok\no 3\nabcf 0\no 1\nde 2\n!\n"
+				   "o 1\nef 1\nf 0\nx 0\n";
+	char *e = NULL, *o;
+	size_t elen = 0;
+
+	(void)state;
+	for (size_t step = 1; step <= sizeof(text); step++) {
+		struct frames f = { 0 };
+		struct query_reply r;
+		FILE *ef = open_memstream(&e, &elen);
+
+		f.o = open_memstream(&f.buf, &f.len);
+		query_reply_init(&r, f.o, ef);
+		r.on_frame = on_frame;
+		r.arg = &f;
+		for (size_t off = 0; off < sizeof(text) - 1; off += step)
+			assert_int_equal(query_reply_feed(&r, text + off,
+				off + step < sizeof(text) - 1 ? step :
+				sizeof(text) - 1 - off), 0);
+		assert_int_equal(query_reply_end(&r), 0);
+		assert_int_equal(f.n, 3);
+		assert_string_equal(f.got[0], "abc");
+		assert_string_equal(f.got[1], "de");
+		assert_string_equal(f.got[2], "");
+		assert_int_equal(f.status[0], 0);
+		assert_int_equal(f.status[1], 1);
+		assert_int_equal(f.status[2], 0);
+		fclose(f.o);
+		free(f.buf);
+		fclose(ef);
+		assert_string_equal(e, "!\n");
+		free(e);
+	}
+	assert_int_equal(decode("ok\nf 256\nx 0\n", 1, &o, &e), -EPROTO);
+	free(o);
+	free(e);
+}
+
+/* The request line: the selector, the format, follow only when asked;
+ * one that does not fit is refused, not cut. */
+static void test_request_line(void **state)
+{
+	struct report_query q = { .run = "R2", .task = "align" };
+	char line[128], small[24];
+
+	(void)state;
+	assert_int_equal(query_request_line("top", &q, "json", 0, line,
+					    sizeof(line)), 0);
+	assert_string_equal(line, "top\trun=R2\tformat=json\ttask=align");
+	assert_int_equal(query_request_line("top", &q, "json", 0.5, line,
+					    sizeof(line)), 0);
+	assert_string_equal(line,
+			    "top\trun=R2\tformat=json\ttask=align\tfollow=0.5");
+	assert_int_equal(query_request_line("top", &q, "json", 0.5, small,
+					    sizeof(small)), -ENAMETOOLONG);
+}
+
 /* A cut, malformed or overlong reply is an error, not a status. */
 static void test_reply_hostile(void **state)
 {
@@ -215,6 +304,19 @@ static int ask_child(char **argv, int argc, char **out, char **err)
 	return rc;
 }
 
+/* Remove the store db (and its -wal, -shm) and its folder dir. */
+static void remove_store(const char *dir, const char *db)
+{
+	for (const char *const *x = (const char *const[]){ "", "-wal", "-shm",
+							   NULL }; *x; x++) {
+		char p[96];
+
+		snprintf(p, sizeof(p), "%s%s", db, *x);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
 /*
  * The child answers with exactly what the store gives the uid directly,
  * its messages and its status; everything for "all".
@@ -270,14 +372,83 @@ static void test_child(void **state)
 	free(o);
 	free(e);
 
-	for (const char *const *x = (const char *const[]){ "", "-wal", "-shm",
-							   NULL }; *x; x++) {
-		char p[96];
+	remove_store(dir, db);
+}
 
-		snprintf(p, sizeof(p), "%s%s", db, *x);
-		unlink(p);
+/*
+ * A top view that stays open (follow=0.1): one child sends an answer
+ * every 0.1 s, each the top JSON of the store, until the reader closes,
+ * and then ends; follow out of bounds, not a number, or on another
+ * command is refused with a line saying why.
+ */
+static void test_child_follow(void **state)
+{
+	char dir[] = "/tmp/jt_query_XXXXXX", db[64], buf[4096], *o, *e;
+	char *argv[] = { "jobtraced", QUERY_CHILD_ARG, db, "1001", "top",
+			 "since=@1", "format=json", "follow=0.1", NULL };
+	static const char *const bad[][2] = {
+		{ "top", "follow=0" }, { "top", "follow=abc" },
+		{ "top", "follow=4000" }, { "top", "follow=" },
+		{ "export", "follow=1" },
+	};
+	struct frames f = { 0 };
+	struct query_reply r;
+	struct store *s = NULL;
+	int sv[2], st = -1;
+	pid_t pid;
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/jobtrace.db", dir);
+	assert_int_equal(store_open(db, false, &s), 0);
+	put_proc(s, "b1", 1001, 12);
+	assert_int_equal(store_flush(s), 1);
+	store_close(s);
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(sv[1], 0);
+		_exit(query_child_main(8, argv));
 	}
-	rmdir(dir);
+	close(sv[1]);
+	f.o = open_memstream(&f.buf, &f.len);
+	query_reply_init(&r, f.o, stderr);
+	r.on_frame = on_frame;
+	r.arg = &f;
+	while (f.n < 3 && (n = read(sv[0], buf, sizeof(buf))) > 0)
+		assert_int_equal(query_reply_feed(&r, buf, (size_t)n), 0);
+	assert_int_equal(f.n, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(f.status[i], 0);
+		assert_memory_equal(f.got[i], "{\"time\":", 8);
+	}
+	/* the reader goes: the child ends within a frame or two */
+	close(sv[0]);
+	for (int i = 0; i < 200 && st < 0; i++) {
+		if (waitpid(pid, &st, WNOHANG) != pid)
+			st = -1;
+		if (st < 0)
+			usleep(10000);
+	}
+	if (st < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		fail_msg("the view's child outlived its reader by 2 s");
+	}
+	fclose(f.o);
+	free(f.buf);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		argv[4] = (char *)bad[i][0];
+		argv[7] = (char *)bad[i][1];
+		assert_int_equal(ask_child(argv, 8, &o, &e), -EPERM);
+		free(o);
+		free(e);
+	}
+	remove_store(dir, db);
 }
 
 /* Put a process of uid with task align in run r<k> of pipeline p. */
@@ -349,8 +520,11 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_reply),
 		cmocka_unit_test(test_reply_hostile),
+		cmocka_unit_test(test_reply_frames),
+		cmocka_unit_test(test_request_line),
 		cmocka_unit_test(test_child),
 		cmocka_unit_test(test_child_rightsize),
+		cmocka_unit_test(test_child_follow),
 	};
 
 	log_init("test_query", 0, LOG_LVL_ERROR);

@@ -281,6 +281,70 @@ static void test_serve(void **state)
 	/* the tree goes in teardown */
 }
 
+/*
+ * Open top views (follow=) have bounds of their own: a user's fifth is
+ * refused as busy while their report is still answered; every view's
+ * child ends when its reader closes.
+ */
+static void test_views(void **state)
+{
+	struct tree *t = *state;
+	struct control_peer peer = { .uid = 1001, .gid = 1001, .pid = 1 };
+	struct query_server *qs = NULL;
+	struct jt_config cfg;
+	struct control_req req;
+	char db[128], line[256], buf[4096], *reply = NULL;
+	int sv[QUERY_MAX_FOLLOWS_PER_UID + 2][2], st;
+	const char *why;
+	size_t rlen = 0;
+	FILE *r;
+	ssize_t n;
+
+	snprintf(db, sizeof(db), "%s/jobtrace.db", t->d);
+	assert_int_equal(config_defaults(&cfg), 0);
+	free(cfg.sqlite_path);
+	cfg.sqlite_path = strdup(db);
+	assert_int_equal(query_server_new(&qs), 0);
+	assert_int_equal(query_server_configure(qs, &cfg), 0);
+	for (int i = 0; i <= QUERY_MAX_FOLLOWS_PER_UID + 1; i++) {
+		bool view = i <= QUERY_MAX_FOLLOWS_PER_UID;
+
+		snprintf(line, sizeof(line), view ?
+			 "top\tsince=@1\tformat=json\tfollow=5" :
+			 "export\tsince=@1\tformat=ndjson");
+		assert_int_equal(control_parse(line, &req, &why), 0);
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
+		r = open_memstream(&reply, &rlen);
+		n = query_server_serve(qs, sv[i][1], &peer, &req, r);
+		fclose(r);
+		close(sv[i][1]);
+		if (i < QUERY_MAX_FOLLOWS_PER_UID) {
+			assert_int_equal(n, 0);
+		} else if (view) {
+			assert_int_equal(n, -EBUSY);
+			assert_non_null(strstr(reply, "top views open"));
+		} else {
+			assert_int_equal(n, 0);	/* a report is not a view */
+			while (read(sv[i][0], buf, sizeof(buf)) > 0)
+				;
+		}
+		free(reply);
+		reply = NULL;
+	}
+	/* each open view has sent its first frame; its reader goes */
+	for (int i = 0; i < QUERY_MAX_FOLLOWS_PER_UID; i++) {
+		n = read(sv[i][0], buf, sizeof(buf));
+		assert_true(n >= 3);
+		assert_memory_equal(buf, "ok\n", 3);
+	}
+	for (int i = 0; i <= QUERY_MAX_FOLLOWS_PER_UID + 1; i++)
+		close(sv[i][0]);
+	while (waitpid(-1, &st, 0) > 0)
+		;
+	query_server_free(qs);
+	config_free(&cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_commands),
 		cmocka_unit_test(test_serve),
+		cmocka_unit_test(test_views),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
