@@ -9,12 +9,14 @@
 #   none   no view open
 #   root   VIEWS views as root in tmux (they read the store themselves; the
 #          agent answers one "flush" request a frame)
-#   user   VIEWS views as user nobody, whose job it is (each frame is a
-#          request the agent answers with a query child: jobtrace
-#          --serve-query); the views show its PROCS processes
+#   user   VIEWS views as user nobody, whose job it is (each view keeps
+#          one query child of the agent, jobtrace --serve-query with
+#          follow=1, which sends it a frame a second); the views show its
+#          PROCS processes
 # For each it prints the agent's CPU over the window as % of one core: its
-# own (utime + stime of /proc/PID/stat) and with its reaped children
-# (cutime + cstime: the query children).  Needs root and tmux.
+# own (utime + stime of /proc/PID/stat) and with its children's (those it
+# reaped, cutime + cstime, and those still running: the views' query
+# children).  Needs root and tmux.
 set -u
 BUILD=$(cd "${1:?usage: bench/top.sh BUILD_DIR}" && pwd) || exit 2
 PROCS=${PROCS:-50}
@@ -62,9 +64,26 @@ setsid runuser -u nobody -- "$CLI" --config "$T/jobtrace.conf" run \
 JOB_PID=$!
 sleep $((SAMPLE_S * 3 + 2))
 
-# utime+stime and with cutime+cstime of the agent, in ticks.
+# The pids below $1 (its children, theirs, ...).
+below() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		echo "$c"
+		below "$c"
+	done
+}
+
+# The agent's own CPU ticks, and with its children's: those it reaped
+# (cutime, cstime) and those still running (a view's query child lives as
+# long as the view), so that a child alive across a window counts only
+# what it used in it.
 ticks() {
-	awk '{ print $14 + $15, $14 + $15 + $16 + $17 }' "/proc/$AGENT_PID/stat"
+	local own all c
+	read -r own all <<<"$(awk '{ print $14 + $15, $14 + $15 + $16 + $17 }' "/proc/$AGENT_PID/stat")"
+	for c in $(below "$AGENT_PID"); do
+		all=$((all + $(awk '{ print $14 + $15 }' "/proc/$c/stat" 2>/dev/null || echo 0)))
+	done
+	echo "$own $all"
 }
 
 # Measure one window: "NAME own% all%".

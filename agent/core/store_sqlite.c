@@ -99,6 +99,10 @@ static const char schema_tail_sql[] =
 	" WHERE job_id IS NOT NULL;"
 	"CREATE INDEX IF NOT EXISTS process_job_run ON process_rec(job_run)"
 	" WHERE job_run IS NOT NULL;"
+	/* --pipeline, and top's expected durations every frame (the
+	 * pipeline's earlier runs): not a scan of every process */
+	"CREATE INDEX IF NOT EXISTS process_job_pipeline ON"
+	" process_rec(job_pipeline) WHERE job_pipeline IS NOT NULL;"
 	"CREATE INDEX IF NOT EXISTS process_since ON process_rec(since_time);"
 	/*
 	 * --pid: the process, then its descendants by ppid (and parent_id).
@@ -584,6 +588,7 @@ static int check_version(struct store *s, int *old)
 				"DROP VIEW IF EXISTS process;"
 				"DROP INDEX IF EXISTS process_job_id;"
 				"DROP INDEX IF EXISTS process_job_run;"
+				"DROP INDEX IF EXISTS process_job_pipeline;"
 				"DROP INDEX IF EXISTS process_since;"
 				"DROP INDEX IF EXISTS process_pid;"
 				"DROP INDEX IF EXISTS process_ppid;"
