@@ -305,10 +305,7 @@ static void draw(struct view *v, int rows, int cols)
 	json_format_time((uint64_t)(v->t.now * 1e9), now, sizeof(now));
 	printf("jobtrace top  %.19s UTC  %zu run%s, %zu running\r\n", now,
 	       v->t.runs, v->t.runs == 1 ? "" : "s", v->t.running);
-	snprintf(line, sizeof(line), "%-10s %-*s %-14s %5s %5s %-11s %5s %5s"
-		 " %5s %s", "STATE", cols - 70 < 14 ? 14 : cols - 70 > 40 ? 40 :
-		 cols - 70, "NAME", "ELAPSED", "CORES", "RSS", "PEAK/REQ",
-		 "READ", "WRITE", "NET", "SIGNALS");
+	topq_titles_text(cols, line, sizeof(line));
 	printf("%s%-*.*s%s\r\n", v->color ? "\033[7m" : "", cols, cols, line,
 	       v->color ? "\033[0m" : "");
 	for (size_t k = v->top; k < v->n && k < v->top + (size_t)body; k++) {

@@ -873,7 +873,7 @@ static void json_items(struct jbuf *b, const struct filesq_task *t, int role)
 }
 
 /* The progress object of a live process. */
-static void json_progress(struct jbuf *b, const struct filesq_progress *pg)
+void filesq_progress_json(struct jbuf *b, const struct filesq_progress *pg)
 {
 	json_key(b, "progress");
 	if (!pg->path) {
@@ -926,7 +926,7 @@ void filesq_data_json(struct jbuf *b, const struct filesq_data *d,
 		json_obj_open(b);
 		json_kv_u64(b, "pid", p->v[i].pid);
 		json_kv_str(b, "tool", p->v[i].tool);
-		json_progress(b, &p->v[i].progress);
+		filesq_progress_json(b, &p->v[i].progress);
 		json_obj_close(b);
 	}
 	json_arr_close(b);
@@ -1052,7 +1052,7 @@ static void json_proc(struct jbuf *b, const struct filesq_proc *w)
 	json_arr_close(b);
 	json_counts(b, "files_rest", rest_names, w->rest.v);
 	json_counts(b, "files_nonregular", nonreg_names, w->nonreg.v);
-	json_progress(b, &w->progress);
+	filesq_progress_json(b, &w->progress);
 	json_obj_close(b);
 }
 

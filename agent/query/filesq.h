@@ -174,6 +174,9 @@ void filesq_procs_free(struct filesq_procs *p);
 int filesq_data(const struct filesq_procs *p, struct filesq_data *out);
 void filesq_data_free(struct filesq_data *d);
 
+/* The member "progress" of a live process: {"path", "offset_bytes",
+ * "size_bytes"}, or null when pg has none. */
+void filesq_progress_json(struct jbuf *b, const struct filesq_progress *pg);
 /* "read 62% of sample.fq.gz (3.1 of 5.0 GiB)", or "" when none. */
 void filesq_progress_text(const struct filesq_progress *pg, char *out,
 			  size_t len);

@@ -93,6 +93,7 @@ static void line_free(struct topq_line *l)
 	free(l->user);
 	free(l->host);
 	free(l->comm);
+	free(l->progress.path);
 }
 
 /* Free the tree. */
@@ -334,6 +335,18 @@ static enum topq_state proc_state(const struct storeq_proc *w, double now)
 	return TOPQ_DONE;
 }
 
+/* The progress object in column col of st (a sample's) into line l. */
+static void live_progress(sqlite3_stmt *st, int col, struct topq_line *l)
+{
+	const char *text = (const char *)sqlite3_column_text(st, col);
+	struct filesq_proc p = { 0 };
+
+	if (!text || filesq_parse_progress(&p, text, strlen(text)))
+		return;
+	free(l->progress.path);
+	l->progress = p.progress;
+}
+
 /* The figures now of a live row from its two latest samples. */
 static int live_figures(struct build *b, const struct storeq_proc *w,
 			struct topq_line *l)
@@ -351,8 +364,10 @@ static int live_figures(struct build *b, const struct storeq_proc *w,
 		tm[k] = storeq_col_num(b->samples, 0, 0);
 		for (int c = 0; c < 5; c++)
 			f[k][c] = storeq_col_amount(b->samples, 2 + c);
-		if (!k)
+		if (!k) {
 			l->rss = storeq_col_u64(b->samples, 1);
+			live_progress(b->samples, 7, l);
+		}
 		k++;
 	}
 	if (k < 2 && rc != SQLITE_DONE && rc != SQLITE_ROW)
@@ -782,7 +797,7 @@ static void time_text(const struct topq_line *l, char *out, size_t len)
 /* The width of the NAME column in a frame width columns wide. */
 static int name_width(int width)
 {
-	int w = width ? width - 70 : 32;
+	int w = width ? width - 75 : 32;
 
 	return w < 14 ? 14 : w > 40 ? 40 : w;
 }
@@ -793,7 +808,7 @@ void topq_line_text(const struct topq *t, size_t i, int width, char *out,
 {
 	const struct topq_line *l = &t->v[i];
 	char name[128], tm[40], cores[16], rss[8], peak[20], req[8];
-	char rd[8], wr[8], net[8];
+	char rd[8], wr[8], net[8], prog[8] = "";
 	int nw = name_width(width);
 
 	if (l->kind == TOPQ_PROC)
@@ -820,9 +835,15 @@ void topq_line_text(const struct topq *t, size_t i, int width, char *out,
 	compact(l->read_bps, rd, sizeof(rd));
 	compact(l->write_bps, wr, sizeof(wr));
 	compact(l->rx_bps < 0 ? -1 : l->rx_bps + l->tx_bps, net, sizeof(net));
-	snprintf(out, len, "%-10s %-*.*s %-14s %5s %5s %-11s %5s %5s %5s %s",
+	/* a file of no size or of a size not known: no percent (JSON has
+	 * its offset) */
+	if (l->progress.path && l->progress.size &&
+	    l->progress.size != FILESQ_NO_SIZE)
+		snprintf(prog, sizeof(prog), "%.0f%%", 100.0 *
+			 (double)l->progress.offset / (double)l->progress.size);
+	snprintf(out, len, "%-10s %-*.*s %-14s %5s %5s %-11s %5s %5s %5s %4s %s",
 		 topq_state_name(l->state), nw, nw, name, tm, cores, rss, peak,
-		 rd, wr, net, l->signals);
+		 rd, wr, net, prog, l->signals);
 	if (width > 0 && (size_t)width < len)
 		out[width] = '\0';
 }
@@ -830,15 +851,22 @@ void topq_line_text(const struct topq *t, size_t i, int width, char *out,
 /* The frame's head and column titles. */
 static void head_text(const struct topq *t, int width, FILE *out)
 {
-	char now[40];
-	int nw = name_width(width);
+	char now[40], titles[256];
 
 	json_format_time(storeq_time_ns(t->now), now, sizeof(now));
 	fprintf(out, "jobtrace top  %.19s UTC  %zu run%s, %zu running\n",
 		now, t->runs, t->runs == 1 ? "" : "s", t->running);
-	fprintf(out, "%-10s %-*s %-14s %5s %5s %-11s %5s %5s %5s %s\n",
-		"STATE", nw, "NAME", "ELAPSED", "CORES", "RSS", "PEAK/REQ",
-		"READ", "WRITE", "NET", "SIGNALS");
+	topq_titles_text(width, titles, sizeof(titles));
+	fprintf(out, "%s\n", titles);
+}
+
+/* The column titles (see topq.h): PROG is the progress through the
+ * largest file a running process reads. */
+void topq_titles_text(int width, char *out, size_t len)
+{
+	snprintf(out, len, "%-10s %-*s %-14s %5s %5s %-11s %5s %5s %5s %4s %s",
+		 "STATE", name_width(width), "NAME", "ELAPSED", "CORES", "RSS",
+		 "PEAK/REQ", "READ", "WRITE", "NET", "PROG", "SIGNALS");
 }
 
 /* One frame as plain text (see topq.h). */
@@ -885,6 +913,7 @@ static void line_json(struct jbuf *b, const struct topq_line *l)
 		json_kv_i64(b, "ppid", l->ppid);
 		json_kv_str(b, "comm", l->comm);
 		json_kv_str(b, "tool", l->tool);
+		filesq_progress_json(b, &l->progress);
 	}
 	json_key(b, "start_time");
 	if (l->start > 0)
@@ -1005,6 +1034,30 @@ static int read_num(struct jr *r, double *v)
 	return jr_f64(r, v);
 }
 
+/* A progress object ({"path", "offset_bytes", "size_bytes"}) or null. */
+static int read_progress(struct jr *r, struct filesq_progress *p)
+{
+	struct jr_str key;
+	int err;
+
+	if (jr_peek(r) == JR_NULL)
+		return jr_null(r);
+	p->size = FILESQ_NO_SIZE;
+	err = jr_obj_open(r);
+	while (!err && (err = jr_next_member(r, &key)) > 0) {
+		if (jr_str_eq(&key, "path", 4))
+			err = read_str(r, &p->path);
+		else if (jr_str_eq(&key, "offset_bytes", 12))
+			err = jr_u64(r, &p->offset);
+		else if (jr_str_eq(&key, "size_bytes", 10) &&
+			 jr_peek(r) != JR_NULL)
+			err = jr_u64(r, &p->size);
+		else
+			err = jr_skip(r);
+	}
+	return err < 0 ? err : 0;
+}
+
 /* One member key of a line object into l (children are the caller's). */
 static int read_member(struct jr *r, const struct jr_str *key,
 		       struct topq_line *l)
@@ -1071,6 +1124,8 @@ static int read_member(struct jr *r, const struct jr_str *key,
 				  !strcmp(word, "task") ? TOPQ_TASK : TOPQ_PROC;
 		return err;
 	}
+	if (jr_str_eq(key, "progress", 8))
+		return read_progress(r, &l->progress);
 	if (jr_str_eq(key, "signals", 7)) {
 		err = jr_arr_open(r);
 		while (!err && (err = jr_next_elem(r)) > 0) {

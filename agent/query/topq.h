@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "filesq.h"
 #include "storeq.h"
 
 #define TOPQ_SINCE_S	900.0	/* runs active in the last 15 minutes */
@@ -51,14 +52,15 @@ struct store;
 /*
  * The two latest samples of one live process (?1 job, ?2 pid, ?3 host,
  * ?4 start, epoch seconds): time, RSS, then CPU, read, write, received,
- * sent.  Found by job, pid and time in the index record_sample_pid
+ * sent, and its progress object (text, or NULL).  Found by job, pid and time in the index record_sample_pid
  * (store.h's expression for the pid), not among all the job's samples.
  */
 #define TOPQ_SAMPLES_SQL "SELECT time, " JNUM("$.mem.rss_bytes") ", " \
 	"(" JNUM("$.cpu.user_s") " + " JNUM("$.cpu.sys_s") "), " \
 	JNUM("$.io.read_bytes") ", " JNUM("$.io.write_bytes") ", " \
-	JNUM("$.net.rx_bytes") ", " JNUM("$.net.tx_bytes") \
-	" FROM record WHERE type = 'sample' AND job_id = ?1" \
+	JNUM("$.net.rx_bytes") ", " JNUM("$.net.tx_bytes") ", " \
+	"json_extract(json, '$.progress') FROM record" \
+	" WHERE type = 'sample' AND job_id = ?1" \
 	" AND " STORE_SAMPLE_PID " = ?2 AND " JSTR("$.host") " IS ?3" \
 	" AND abs((julianday(" JSTR("$.start_time") ") - 2440587.5)" \
 	" * 86400.0 - ?4) < 0.002 ORDER BY time DESC LIMIT 2"
@@ -88,6 +90,9 @@ struct topq_line {
 	double read_bps, write_bps, rx_bps, tx_bps;	/* < 0: not known */
 	double cpu_s;		/* CPU seconds so far */
 	char signals[96];	/* the signal kinds raised, comma separated */
+	/* a running process's latest sample's progress through the
+	 * largest file it reads (path NULL: none) */
+	struct filesq_progress progress;
 };
 
 /* The tree: lines in order (a run, its instances each followed by its
@@ -116,6 +121,8 @@ void topq_free(struct topq *t);
  * whose show[i] is true (NULL: all). */
 void topq_print_text(const struct topq *t, int width, const bool *show,
 		     FILE *out);
+/* The column titles as the text frame has them, without a newline. */
+void topq_titles_text(int width, char *out, size_t len);
 /* The format of one line as the text frame has it, without a newline. */
 void topq_line_text(const struct topq *t, size_t i, int width, char *out,
 		    size_t len);

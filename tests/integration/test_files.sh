@@ -23,7 +23,9 @@
 #   2. while it is paused after reading a known part of a file, a sample's
 #      progress has the offset /proc/PID/fdinfo/N gives (read by the test
 #      before and after the sample, the same since it waits) and the
-#      file's size; `jobtrace ps` prints "read 40% of big ...";
+#      file's size; `jobtrace ps` prints "read 40% of big ...", and
+#      `jobtrace top --once` the same progress on the process's line
+#      (JSON: the sample's path, offset and size; text: 40% under PROG);
 #   3. a canary planted inside a file the job reads and writes is in no
 #      record, store, spool or log;
 #   5. a process's files still open at its end (one on a tmpfs the test
@@ -200,6 +202,21 @@ note "ps: $(printf '%s\n' "$PS" | grep -A1 "^$W " | tr '\n' '/')"
 check "jobtrace ps shows 'read 40% of big (390.6 of 976.6 KiB)' under fileio's row" \
 	eq "$(printf '%s\n' "$PS" | grep -A1 "^$W " | tail -n 1 | sed 's/^ *//')" \
 	"read 40% of big (390.6 of 976.6 KiB)"
+# top: the same progress on fileio's line, in its JSON and its text (PROG)
+TOPJ=$(cli top --once --job "$J" --format json 2>&1)
+TP=$(printf '%s' "$TOPJ" | python3 -c 'import json, sys
+def walk(l):
+	for x in l:
+		if x.get("pid") == int(sys.argv[1]):
+			p = x.get("progress") or {}
+			print("%s|%s|%s" % (p.get("path"), p.get("offset_bytes"), p.get("size_bytes")))
+		walk(x.get("children", []))
+walk(json.load(sys.stdin)["runs"])' "$W" 2>&1)
+check "top --format json: fileio's progress is the sample's ($TP)" eq "$TP" "$PROG"
+TOPT=$(cli top --once --job "$J" 2>&1)
+note "top: $(printf '%s\n' "$TOPT" | grep -E "^[a-z-]+ +$W " )"
+check "top: fileio's line has 40% in its PROG column" \
+	eval 'printf "%s\n" "$TOPT" | grep -E "^[a-z-]+ +$W " | grep -qE " 40% "'
 
 # what fileio has open while paused, the reference of section 1: a pass
 # ran since (the sample above) and it opens and closes nothing until its end

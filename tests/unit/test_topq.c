@@ -102,9 +102,14 @@ static void put_sample(struct store *s, const char *run, const char *task,
 		       double t, double cpu, uint64_t rss, uint64_t rd,
 		       int uid)
 {
-	char st[40], tm[40], job[256], id[64];
+	char st[40], tm[40], job[256], id[64], pg[128] = "null";
 
 	snprintf(id, sizeof(id), "s-%s-%d-%.0f", run, pid, t);
+	/* sleep reads a 40 MiB file: its offset is what it read */
+	if (!strcmp(tool, "sleep"))
+		snprintf(pg, sizeof(pg), "{\"path\":\"/data/s1.fq.gz\","
+			 "\"offset_bytes\":%llu,\"size_bytes\":%llu}",
+			 (unsigned long long)rd, 40ull * MIB);
 	test_put_json(s, "{\"type\":\"sample\",\"schema\":1,\"host\":\"n1\","
 	    "\"id\":\"%s\",\"time\":\"%s\",\"pid\":%d,\"ppid\":%d,"
 	    "\"parent_id\":null,\"start_time\":\"%s\",\"exe\":\"/bin/%s\","
@@ -113,11 +118,11 @@ static void put_sample(struct store *s, const char *run, const char *task,
 	    "\"cpu\":{\"user_s\":%.3f,\"sys_s\":0},"
 	    "\"mem\":{\"peak_rss_bytes\":%llu,\"rss_bytes\":%llu},"
 	    "\"io\":{\"read_bytes\":%llu,\"write_bytes\":0},"
-	    "\"net\":{\"rx_bytes\":0,\"tx_bytes\":0}}",
+	    "\"net\":{\"rx_bytes\":0,\"tx_bytes\":0},\"progress\":%s}",
 	    id, ts(t, tm, sizeof(tm)), pid, ppid, ts(start, st, sizeof(st)),
 	    tool, tool, tool, uid, jobm(job, sizeof(job), run, run, task),
 	    tool, cpu, (unsigned long long)(rss + MIB),
-	    (unsigned long long)rss, (unsigned long long)rd);
+	    (unsigned long long)rss, (unsigned long long)rd, pg);
 }
 
 /* The store every test reads. */
@@ -248,6 +253,11 @@ static void test_tree(void **state)
 	assert_int_equal(l->peak, 51 * MIB);
 	assert_string_equal(l->signals, "stall");
 	assert_float_equal(l->elapsed, 25, 1e-3);
+	/* its latest sample's progress: 20 of 40 MiB */
+	assert_string_equal(l->progress.path, "/data/s1.fq.gz");
+	assert_int_equal(l->progress.offset, 20 * MIB);
+	assert_int_equal(l->progress.size, 40 * MIB);
+	assert_null(find(&t, "r2", TOPQ_PROC, "bash")->progress.path);
 
 	assert_int_equal(find(&t, "r2", TOPQ_TASK, "d")->state, TOPQ_FAILED);
 	assert_int_equal(find(&t, "r2", TOPQ_TASK, "e")->state, TOPQ_OOM);
@@ -376,6 +386,12 @@ static void test_frames(void **state)
 	assert_non_null(v);
 	assert_float_equal(atof(v), 0.5, 1e-6);
 	free(v);
+	v = jget(buf, "$.runs[0].children[3].children[1].progress.offset_bytes");
+	assert_non_null(v);
+	assert_string_equal(v, "20971520");
+	free(v);
+	v = jget(buf, "$.runs[0].children[3].children[0].progress");
+	assert_null(v);	/* bash reads no file */
 	v = jget(buf, "$.runs[0].children[3].state");
 	assert_non_null(v);
 	assert_string_equal(v, "stalled");
@@ -393,6 +409,8 @@ static void test_frames(void **state)
 	assert_non_null(strstr(buf, "30s of ~20s"));
 	assert_non_null(strstr(buf, "- of ~30s"));
 	assert_non_null(strstr(buf, "101 sleep"));
+	assert_non_null(strstr(buf, " PROG SIGNALS\n"));
+	assert_non_null(strstr(buf, "  50% stall\n"));
 	assert_non_null(strstr(buf, "oom-killed"));
 	/* a process that ended has no figures now */
 	assert_non_null(strstr(buf, "60 a                         8s        "
