@@ -479,6 +479,9 @@ static void follow_open(struct cli *c, const struct report_query *q,
 	char line[2048];
 
 	fo->frames = 0;
+	/* a user's view refreshes at most QUERY_FOLLOW_MIN_S apart */
+	if (delay < QUERY_FOLLOW_MIN_S)
+		delay = QUERY_FOLLOW_MIN_S;
 	if (query_request_line("top", q, "json", delay, line, sizeof(line)) ||
 	    (fo->fd = control_open(config_socket_path(&c->cfg), line,
 				   5000)) < 0) {

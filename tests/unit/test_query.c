@@ -376,8 +376,8 @@ static void test_child(void **state)
 }
 
 /*
- * A top view that stays open (follow=0.1): one child sends an answer
- * every 0.1 s, each the top JSON of the store, until the reader closes,
+ * A top view that stays open (follow=0.5): one child sends an answer
+ * every 0.5 s, each the top JSON of the store, until the reader closes,
  * and then ends; follow out of bounds, not a number, or on another
  * command is refused with a line saying why.
  */
@@ -385,9 +385,10 @@ static void test_child_follow(void **state)
 {
 	char dir[] = "/tmp/jt_query_XXXXXX", db[64], buf[4096], *o, *e;
 	char *argv[] = { "jobtraced", QUERY_CHILD_ARG, db, "1001", "top",
-			 "since=@1", "format=json", "follow=0.1", NULL };
+			 "since=@1", "format=json", "follow=0.5", NULL };
 	static const char *const bad[][2] = {
-		{ "top", "follow=0" }, { "top", "follow=abc" },
+		{ "top", "follow=0" }, { "top", "follow=0.2" },
+		{ "top", "follow=abc" },
 		{ "top", "follow=4000" }, { "top", "follow=" },
 		{ "export", "follow=1" },
 	};
