@@ -69,7 +69,9 @@ const char *topq_state_name(enum topq_state s)
 /* A duration: "45s", "4m12s", "2h03m", "3d04h". */
 void topq_duration(double s, char *out, size_t len)
 {
-	unsigned long v = s > 0 && isfinite(s) ? (unsigned long)(s + 0.5) : 0;
+	/* past 1e15 s (any real duration is far below) it says that much */
+	unsigned long v = s > 0 && isfinite(s) ?
+			  (unsigned long)(s < 1e15 ? s + 0.5 : 1e15) : 0;
 
 	if (v < 60)
 		snprintf(out, len, "%lus", v);
@@ -149,6 +151,10 @@ static void sig_add(char *sig, size_t len, const char *kind)
 {
 	size_t k = strlen(kind), n = strlen(sig);
 
+	/* a kind is a word (stall, oom_kill): "" would be found everywhere,
+	 * a comma would split it */
+	if (!k || strspn(kind, "abcdefghijklmnopqrstuvwxyz0123456789_") != k)
+		return;
 	for (const char *p = sig; (p = strstr(p, kind)); p += k)
 		if ((p == sig || p[-1] == ',') && (!p[k] || p[k] == ','))
 			return;
@@ -762,10 +768,11 @@ static const char *compact(double v, char *out, size_t len)
 	static const char units[] = "KMGTP";
 	int u = -1;
 
-	if (v < 0) {
+	if (v < 0 || isnan(v)) {
 		snprintf(out, len, "-");
 		return out;
 	}
+	v += 0.0;	/* -0 is 0 */
 	while (v >= 999.5 && u < 4) {
 		v /= 1024;
 		u++;
@@ -835,9 +842,9 @@ void topq_line_text(const struct topq *t, size_t i, int width, char *out,
 	compact(l->read_bps, rd, sizeof(rd));
 	compact(l->write_bps, wr, sizeof(wr));
 	compact(l->rx_bps < 0 ? -1 : l->rx_bps + l->tx_bps, net, sizeof(net));
-	/* a file of no size or of a size not known: no percent (JSON has
-	 * its offset) */
-	if (l->progress.path && l->progress.size &&
+	/* processes only (their JSON has it); a file of no size or of a
+	 * size not known: no percent (JSON has its offset) */
+	if (l->kind == TOPQ_PROC && l->progress.path && l->progress.size &&
 	    l->progress.size != FILESQ_NO_SIZE)
 		snprintf(prog, sizeof(prog), "%.0f%%", 100.0 *
 			 (double)l->progress.offset / (double)l->progress.size);
@@ -1096,7 +1103,10 @@ static int read_member(struct jr *r, const struct jr_str *key,
 		return jr_u64(r, &l->peak);
 	if (jr_str_eq(key, "rss_bytes", 9) || jr_str_eq(key, "req_mem_bytes", 13)) {
 		err = read_num(r, &d);
-		*(key->s[1] == 's' ? &l->rss : &l->req_mem) = d > 0 ? (uint64_t)d : 0;
+		/* a number past uint64's range is the largest, not UB */
+		*(key->s[1] == 's' ? &l->rss : &l->req_mem) =
+			!(d > 0) ? 0 : d >= 18446744073709551616.0 ?
+			UINT64_MAX : (uint64_t)d;
 		return err;
 	}
 	if (jr_str_eq(key, "start_time", 10)) {

@@ -12,7 +12,8 @@
 #   DEP_LIBS      the libraries to link
 
 HARNESSES = config control spool chschema report chquery cgroup slurmq decode \
-	json_read schema imds docker prices offer spot smklog tokscan rulebundle
+	json_read schema imds docker prices offer spot smklog tokscan rulebundle \
+	topframe
 
 # the agent modules the harnesses reach (and what those call)
 AGENT = lib/log lib/util lib/json lib/json_read core/schema \
@@ -25,7 +26,8 @@ AGENT = lib/log lib/util lib/json lib/json_read core/schema \
 	cli/prices_import cli/spot_import core/cost core/prices query/tasks daemon/track/smklog \
 	lib/tokscan lib/luapat lib/creds lib/fsperm lib/netaddr \
 	core/rulebundle core/rules lib/shellwords core/proc_table core/record \
-	core/chsql core/files query/filesq lib/sha256
+	core/chsql core/files query/filesq lib/sha256 query/topq \
+	query/rightsize query/sizefit query/instances
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer

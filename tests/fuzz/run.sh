@@ -15,7 +15,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: run.sh BUILD_DIR [NAME...]}
 shift
-names=${*:-config control spool chschema report chquery cgroup slurmq decode json_read schema imds docker prices offer spot smklog tokscan rulebundle}
+names=${*:-config control spool chschema report chquery cgroup slurmq decode json_read schema imds docker prices offer spot smklog tokscan rulebundle topframe}
 secs=${FUZZ_SECONDS:-60}
 failed=""
 LSAN_OPTIONS="suppressions=$here/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
