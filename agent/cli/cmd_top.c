@@ -420,8 +420,10 @@ static int view_fetch(struct cli *c, const struct qcmd *qc,
 struct follow {
 	int fd;			/* -1: none open */
 	bool off;		/* refused or broken: a request a frame */
+	bool broken;		/* no memory for the next answer */
 	int frames;		/* whole answers on this connection */
-	int status;		/* the latest answer's */
+	int status;		/* the latest answer's (either way) */
+	uint64_t last_ns;	/* when the latest came (CLOCK_MONOTONIC) */
 	struct query_reply r;
 	char *buf, *ebuf;
 	size_t len, elen;
@@ -440,9 +442,13 @@ static void follow_frame(struct query_reply *r, int status)
 		topq_free(&fo->v->t);
 		fo->v->t = t;
 		view_order(fo->v);
+	} else if (!status) {
+		topq_free(&t);	/* what a bad frame left; as view_fetch */
+		status = 1;
 	}
 	fo->status = status;
 	fo->frames++;
+	fo->last_ns = util_now_ns(CLOCK_MONOTONIC);
 	/* the next answer from the start; messages are not drawn */
 	fclose(fo->out);
 	fclose(fo->err);
@@ -451,6 +457,8 @@ static void follow_frame(struct query_reply *r, int status)
 	fo->buf = fo->ebuf = NULL;
 	fo->out = open_memstream(&fo->buf, &fo->len);
 	fo->err = open_memstream(&fo->ebuf, &fo->elen);
+	/* no memory: the connection ends after this answer (follow_read) */
+	fo->broken = !fo->out || !fo->err;
 	r->out = fo->out ? fo->out : stderr;
 	r->err = fo->err ? fo->err : stderr;
 }
@@ -510,9 +518,9 @@ static bool follow_read(struct follow *fo)
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return true;
-	if (n > 0 && !query_reply_feed(&fo->r, b, (size_t)n))
+	if (n > 0 && !query_reply_feed(&fo->r, b, (size_t)n) && !fo->broken)
 		return true;
-	if (!fo->frames)
+	if (!fo->frames || fo->broken)
 		fo->off = true;
 	follow_close(fo);
 	return false;
@@ -554,8 +562,13 @@ static bool view_wait(struct view *v, double delay, struct follow *fo)
 		if (poll(p, open ? 2 : 1, open ? -1 :
 			 (int)((due - now) / 1000000) + 1) <= 0)
 			continue;
-		if (open && p[1].revents && !follow_read(fo))
-			return true;	/* ask again */
+		if (open && p[1].revents && !follow_read(fo)) {
+			/* ask again once the latest answer is delay old (at
+			 * once when there was none: a frame a request) */
+			open = false;
+			due = fo->last_ns + (uint64_t)(delay * 1e9);
+			continue;
+		}
 		if (!p[0].revents)
 			continue;
 		n = read(STDIN_FILENO, k, sizeof(k));
@@ -585,8 +598,10 @@ static int top_view(struct cli *c, const struct qcmd *qc, const char *source,
 	struct follow fo = { .fd = -1, .v = &v };
 	int rc = 0;
 
-	/* a user who asks the agent keeps one connection open */
-	fo.off = strcmp(source, "sqlite") || !cli_query_via_agent(c);
+	/* a user who asks the agent keeps one connection open, for a
+	 * view of a frame a minute or faster */
+	fo.off = strcmp(source, "sqlite") || !cli_query_via_agent(c) ||
+		 o->delay > QUERY_FOLLOW_MAX_S;
 
 	if (tcgetattr(STDIN_FILENO, &saved)) {
 		fprintf(stderr, "jobtrace top: stdin is not a terminal: use"
@@ -606,10 +621,9 @@ static int top_view(struct cli *c, const struct qcmd *qc, const char *source,
 		if (fo.fd < 0 && !fo.off)
 			follow_open(c, q, o->delay, &fo);
 		if (fo.fd < 0)
-			rc = view_fetch(c, qc, source, q, &v);
-		else
-			rc = fo.status;
+			fo.status = view_fetch(c, qc, source, q, &v);
 	} while (view_wait(&v, o->delay, &fo));
+	rc = fo.status;	/* the latest frame's, however it came */
 	follow_close(&fo);
 	fputs("\033[?25h\033[?1049l", stdout);
 	fflush(stdout);

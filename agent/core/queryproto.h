@@ -23,7 +23,7 @@
  * "error CMD: WHY" for a bad request, "error busy: ..." over the bounds
  * (QUERY_MAX_CHILDREN, QUERY_MAX_PER_UID).
  *
- * A top request with the field follow=SECONDS (0.5 to 3600) is a view
+ * A top request with the field follow=SECONDS (0.5 to 60) is a view
  * that stays open: its child opens the store once and answers again
  * every SECONDS on the same connection, each answer's frames closed by
  * "f STATUS\n", until the reader goes away or the child's life
@@ -44,13 +44,17 @@
 #define QUERY_WAIT_MS 620000		/* the CLI's wait for the next bytes */
 #define QUERY_MAX_FOLLOWS 8		/* open top views at once */
 #define QUERY_MAX_FOLLOWS_PER_UID 4	/* of them for one user */
-#define QUERY_FOLLOW_MARGIN_S 10	/* a view's child ends this long
-					 * before it would be killed */
+/* a view's child ends this long before it would be killed (counted from
+ * its start): more than a blocked send may take, so that a slow reader
+ * gets "x 0" and asks again rather than a killed child */
+#define QUERY_FOLLOW_MARGIN_S (QUERY_SEND_TIMEOUT_S + 20)
 /* follow=SECONDS bounds: at most 2 frames a second, so that a user's 4
  * views ask no more of the agent than the 10 requests a second the
  * control socket grants a user */
 #define QUERY_FOLLOW_MIN_S 0.5
-#define QUERY_FOLLOW_MAX_S 3600.0
+/* a view slower than this asks a frame at a time: a child's life holds
+ * many frames */
+#define QUERY_FOLLOW_MAX_S 60.0
 
 /* The requests a child answers (qcmd.h's table has each, in this order). */
 #define QUERY_COMMANDS { "report", "export", "rightsize", "cost", "top", \

@@ -168,14 +168,14 @@ static double take_follow(struct control_req *req)
 /*
  * A view that stays open (follow=SECONDS): the answer again every delay
  * seconds over the store opened once, each closed by "f STATUS", until
- * the reader closes (1) or the child's life ends (0).
+ * the reader closes (1) or the child's life ends at end (0, CLOCK_MONOTONIC
+ * ns).
  */
 static int follow_frames(int sock, int msgs, struct store *st,
 			 const char *path, const struct control_req *req,
-			 const struct report_query *q, FILE *out, double delay)
+			 const struct report_query *q, FILE *out, double delay,
+			 uint64_t end)
 {
-	uint64_t end = util_now_ns(CLOCK_MONOTONIC) +
-		       (QUERY_TIMEOUT_S - QUERY_FOLLOW_MARGIN_S) * 1000000000ull;
 	char head[32];
 
 	for (;;) {
@@ -222,8 +222,12 @@ int query_child_main(int argc, char **argv)
 	char buf[16384], own[CONTROL_MAX_VALUE + 32], *end;
 	const char *why;
 	double follow;
+	uint64_t end_ns;
 	FILE *out;
 
+	/* a view's life counts from here, as the agent's deadline does */
+	end_ns = util_now_ns(CLOCK_MONOTONIC) +
+		 (QUERY_TIMEOUT_S - QUERY_FOLLOW_MARGIN_S) * 1000000000ull;
 	close_from_3();
 	if (argc < 5 || argc > 5 + CONTROL_MAX_FIELDS)
 		return 2;
@@ -284,7 +288,7 @@ int query_child_main(int argc, char **argv)
 		status = 1;
 	else if (follow > 0)	/* 0 once its life ended, the reader there */
 		status = gone = follow_frames(sock, msgs, st, argv[2], &req,
-					      &q, out, follow);
+					      &q, out, follow, end_ns);
 	else
 		status = query_answer(st, argv[2], req.cmd, &q,
 				      req_field(&req, "format"), out);

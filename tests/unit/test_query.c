@@ -389,7 +389,8 @@ static void test_child_follow(void **state)
 	static const char *const bad[][2] = {
 		{ "top", "follow=0" }, { "top", "follow=0.2" },
 		{ "top", "follow=abc" },
-		{ "top", "follow=4000" }, { "top", "follow=" },
+		{ "top", "follow=4000" }, { "top", "follow=61" },
+		{ "top", "follow=" },
 		{ "export", "follow=1" },
 	};
 	struct frames f = { 0 };
