@@ -68,6 +68,14 @@ struct {
 	__type(value, char[2 * JT_CGROUP_LEN]);
 } cg_scratch SEC(".maps");
 
+/* Room to build one sample in the iterator (its stack is near the limit). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jt_sample);
+} sample_scratch SEC(".maps");
+
 /* Room to build one exec or exit event before copying it out. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -232,27 +240,79 @@ static __always_inline __u64 mm_peak_pages(struct mm_struct *mm)
 	return rss > hw ? rss : hw;
 }
 
-/* Block-I/O delay of one thread (0 without delay accounting). */
-static __always_inline __u64 task_blkio_ns(struct task_struct *t)
+/* Per thread read by the iterator: the block-I/O delay last given for
+ * it and what the kernel's faulty jumps added, left out (task_blkio_ns). */
+struct blkio_seen {
+	__u64 last_ns;
+	__u64 off_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct blkio_seen);
+} blkio_seen SEC(".maps");
+
+/* t's blkio_seen, made if create (t must be a trusted pointer). */
+#define blkio_seen_of(t, create) \
+	((struct blkio_seen *)bpf_task_storage_get(&blkio_seen, (t), 0, \
+		(create) ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0))
+
+/*
+ * Block-I/O delay of one thread (0 without delay accounting).
+ *
+ * A wakeup that ends an I/O wait whose start was never stamped adds the
+ * whole clock since boot (/proc/PID/stat's delayacct_blkio_ticks shows
+ * it too).  On 6.18 it comes with contention: a dd writing 1 MiB blocks
+ * O_DIRECT beside a busy loop on its core shows it in 12 of 20 runs,
+ * none alone (likely EEVDF's delayed dequeue: a task that blocks with
+ * negative lag is dequeued later, and __block_task's
+ * delayacct_blkio_start() stamps the task running then).  A thread
+ * cannot have waited longer than it lived: a figure past that (1 ms
+ * allowed between the two clocks) holds such a jump.  The jump is left
+ * out and counted, and the thread's figure carries on from the last one
+ * given (s: the iterator's reads remember it per thread, blkio_seen_of),
+ * so that a thread read before keeps its earlier waits and counts its
+ * later ones; without s (a thread reached through a walk, never read)
+ * the figure is 0.  A jump from a stale start (a wait stamped before)
+ * stays within the bound and cannot be told from a real wait.
+ */
+static __always_inline __u64 task_blkio_ns(struct task_struct *t,
+					   struct blkio_seen *s)
 {
 	struct task_delay_info *d = BPF_CORE_READ(t, delays);
-	__u64 v;
+	__u64 v, life;
 
 	if (!d)
 		return 0;
 	v = BPF_CORE_READ(d, blkio_delay);
-	/*
-	 * A wakeup that ends an I/O wait whose start was never stamped
-	 * (blkio_start 0) adds the whole clock since boot: seen on 6.18
-	 * for 8 of 18 398 processes, in /proc/PID/stat's
-	 * delayacct_blkio_ticks too.  A thread cannot have waited longer than it lived: such a
-	 * figure is left out (0) and counted.
-	 */
-	if (v > bpf_ktime_get_boot_ns() - BPF_CORE_READ(t, start_boottime)) {
-		count(JT_CNT_BLKIO_IMPOSSIBLE);
+	if (!v)
 		return 0;
+	if (s)
+		v = v > s->off_ns ? v - s->off_ns : 0;
+	life = bpf_ktime_get_boot_ns() - BPF_CORE_READ(t, start_boottime);
+	if (v <= life + 1000000) {
+		if (s)
+			s->last_ns = v;
+		return v;
 	}
-	return v;
+	count(JT_CNT_BLKIO_IMPOSSIBLE);
+	if (!s)
+		return 0;
+	if (v > s->last_ns)
+		s->off_ns += v - s->last_ns;
+	return s->last_ns;
+}
+
+/* task_blkio_ns for a sample pass: a thread with a delay is remembered. */
+static __noinline __u64 task_blkio_read(struct task_struct *t)
+{
+	struct task_delay_info *d = BPF_CORE_READ(t, delays);
+
+	if (!d || !BPF_CORE_READ(d, blkio_delay))
+		return 0;
+	return task_blkio_ns(t, blkio_seen_of(t, true));
 }
 
 /* Add one thread's waits (run queue, memory delays) and, when own_cs,
@@ -572,13 +632,14 @@ static __always_inline void io_add_atomic(struct jt_io *io,
 
 /* Add one thread's CPU, I/O and block-I/O delay to an exit event. */
 static __always_inline void thread_add(struct jt_ev_exit *e,
-				       struct task_struct *t)
+				       struct task_struct *t,
+				       struct blkio_seen *s)
 {
 	e->runtime_ns += BPF_CORE_READ(t, se.sum_exec_runtime);
 	e->utime_ns += BPF_CORE_READ(t, utime);
 	e->stime_ns += BPF_CORE_READ(t, stime);
 	io_add(&e->io, t);
-	e->blkio_delay_ns += task_blkio_ns(t);
+	e->blkio_delay_ns += task_blkio_ns(t, s);
 	wait_add(&e->wait, t, true);
 	e->nr_threads_seen++;
 }
@@ -604,7 +665,7 @@ static long walk_thread(__u32 i, struct thread_walk *w)
 	t = (void *)next - bpf_core_field_offset(struct task_struct,
 						 thread_node);
 	if (t != w->skip)
-		thread_add(w->e, t);
+		thread_add(w->e, t, NULL);
 	return 0;
 }
 
@@ -1341,7 +1402,7 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 		return 0;
 	if (defer_exit)
 		count(JT_CNT_EXIT_EARLY);
-	thread_add(e, p);
+	thread_add(e, p, blkio_seen_of(p, false));
 	e->hdr.ts_ns = bpf_ktime_get_boot_ns();
 	if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup_flags()))
 		count(JT_CNT_RB_DROP_EXIT);
@@ -1554,7 +1615,7 @@ int BPF_PROG(jt_switch, bool preempt, struct task_struct *prev,
 	tgid = prev->tgid;
 	e = bpf_map_lookup_elem(&exiting, &tid);
 	if (e) {
-		thread_add(e, prev);
+		thread_add(e, prev, blkio_seen_of(prev, false));
 		e->hdr.ts_ns = bpf_ktime_get_boot_ns();
 		if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup_flags()))
 			count(JT_CNT_RB_DROP_EXIT);
@@ -1568,7 +1629,8 @@ int BPF_PROG(jt_switch, bool preempt, struct task_struct *prev,
 	if (!t)
 		return 0;
 	io_add_atomic(&t->io_acc, prev);
-	__sync_fetch_and_add(&t->blkio_acc_ns, task_blkio_ns(prev));
+	__sync_fetch_and_add(&t->blkio_acc_ns,
+			     task_blkio_ns(prev, blkio_seen_of(prev, false)));
 	wait_add_atomic(&t->wait_acc, prev);
 	return 0;
 }
@@ -1652,12 +1714,27 @@ int BPF_PROG(jt_sock_recv, struct sock *sk, int ret, int flags)
 	return 0;
 }
 
+/* Track the process tgid a discovery pass found (its own frame: the
+ * iterator's is near the stack limit).  0 if tracked now. */
+static __noinline int discover(struct task_struct *task, __u32 tgid)
+{
+	struct jt_tracked nt = {};
+
+	nt.start_ns = BPF_CORE_READ(task, start_boottime);
+	if (bpf_map_update_elem(&tracked, &tgid, &nt, BPF_NOEXIST)) {
+		count(JT_CNT_TRACK_FULL);
+		return -1;
+	}
+	return 0;
+}
+
 SEC("iter/task")
 int jt_iter(struct bpf_iter__task *ctx)
 {
 	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *task = ctx->task;
-	struct jt_sample s = {};
+	struct jt_sample *s;
+	__u32 zero = 0;
 	struct signal_struct *sig;
 	struct jt_tracked *t;
 	struct mm_struct *mm;
@@ -1670,61 +1747,58 @@ int jt_iter(struct bpf_iter__task *ctx)
 	tgid = BPF_CORE_READ(task, tgid);
 	if (tgid == agent_tgid)
 		return 0;
-	s.pid = tgid;
-	s.tid = BPF_CORE_READ(task, pid);
+	s = bpf_map_lookup_elem(&sample_scratch, &zero);
+	if (!s)
+		return 0;
+	__builtin_memset(s, 0, sizeof(*s));
+	s->pid = tgid;
+	s->tid = BPF_CORE_READ(task, pid);
 	t = bpf_map_lookup_elem(&tracked, &tgid);
 	if (!t) {
-		struct jt_tracked nt = {};
-
-		if (!iter_discover || s.tid != tgid)
+		if (!iter_discover || s->tid != tgid || discover(task, tgid))
 			return 0;
-		nt.start_ns = BPF_CORE_READ(task, start_boottime);
-		if (bpf_map_update_elem(&tracked, &tgid, &nt, BPF_NOEXIST)) {
-			count(JT_CNT_TRACK_FULL);
-			return 0;
-		}
 		t = bpf_map_lookup_elem(&tracked, &tgid);
 		if (!t)
 			return 0;
-		s.flags |= JT_SF_DISCOVERED;
+		s->flags |= JT_SF_DISCOVERED;
 	}
 	if (t->flags & JT_TF_EXCLUDED)
 		return 0;
-	s.ppid = BPF_CORE_READ(task, real_parent, tgid);
-	s.uid = BPF_CORE_READ(task, cred, uid.val);
-	s.start_ns = proc_start(task);
-	s.parent_start_ns = proc_start(BPF_CORE_READ(task, real_parent));
-	s.runtime_ns = BPF_CORE_READ(task, se.sum_exec_runtime);
-	s.utime_ns = BPF_CORE_READ(task, utime);
-	s.stime_ns = BPF_CORE_READ(task, stime);
-	io_add(&s.io, task);
-	s.blkio_delay_ns = task_blkio_ns(task);
-	wait_add(&s.wait, task, true);
-	sleep_so_far(&s.wait, s.tid);
-	BPF_CORE_READ_STR_INTO(&s.comm, task, comm);
-	if (s.tid == tgid) {
-		s.flags |= JT_SF_LEADER;
+	s->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	s->uid = BPF_CORE_READ(task, cred, uid.val);
+	s->start_ns = proc_start(task);
+	s->parent_start_ns = proc_start(BPF_CORE_READ(task, real_parent));
+	s->runtime_ns = BPF_CORE_READ(task, se.sum_exec_runtime);
+	s->utime_ns = BPF_CORE_READ(task, utime);
+	s->stime_ns = BPF_CORE_READ(task, stime);
+	io_add(&s->io, task);
+	s->blkio_delay_ns = task_blkio_read(task);
+	wait_add(&s->wait, task, true);
+	sleep_so_far(&s->wait, s->tid);
+	BPF_CORE_READ_STR_INTO(&s->comm, task, comm);
+	if (s->tid == tgid) {
+		s->flags |= JT_SF_LEADER;
 		sig = BPF_CORE_READ(task, signal);
-		s.runtime_ns += BPF_CORE_READ(sig, sum_sched_runtime);
-		s.utime_ns += BPF_CORE_READ(sig, utime);
-		s.stime_ns += BPF_CORE_READ(sig, stime);
+		s->runtime_ns += BPF_CORE_READ(sig, sum_sched_runtime);
+		s->utime_ns += BPF_CORE_READ(sig, utime);
+		s->stime_ns += BPF_CORE_READ(sig, stime);
 		/* dead threads' own I/O, not signal_struct's (children's) */
-		io_sum(&s.io, &t->io_acc);
-		s.blkio_delay_ns += t->blkio_acc_ns;
-		wait_sum(&s.wait, &t->wait_acc);
-		wait_add_signal(&s.wait, sig);
+		io_sum(&s->io, &t->io_acc);
+		s->blkio_delay_ns += t->blkio_acc_ns;
+		wait_sum(&s->wait, &t->wait_acc);
+		wait_add_signal(&s->wait, sig);
 		mm = BPF_CORE_READ(task, mm);
 		if (mm) {
 			__u64 peak = mm_peak_pages(mm);
 
-			s.rss_bytes = mm_rss_pages(mm) * page_size;
-			s.hiwater_rss_bytes = peak * page_size;
+			s->rss_bytes = mm_rss_pages(mm) * page_size;
+			s->hiwater_rss_bytes = peak * page_size;
 			if (peak > t->peak_pages)
 				t->peak_pages = peak;
 		}
-		s.rx_bytes = t->rx_bytes;
-		s.tx_bytes = t->tx_bytes;
+		s->rx_bytes = t->rx_bytes;
+		s->tx_bytes = t->tx_bytes;
 	}
-	bpf_seq_write(seq, &s, sizeof(s));
+	bpf_seq_write(seq, s, sizeof(*s));
 	return 0;
 }

@@ -147,6 +147,22 @@ now() {
 	date +%s.%N
 }
 
+# Wait up to 5 s for the child named $2 of process $1; set CHILD to its
+# pid, then print "epoch delayacct_blkio_ticks starttime_ticks" (fields
+# 42 and 22 of its /proc/PID/stat) every 0.05 s until it is gone.
+poll_blkio() {
+	local st
+	CHILD=
+	for _ in $(seq 1 100); do
+		CHILD=$(pgrep -P "$1" -x "$2") && break
+		sleep 0.05
+	done
+	while read -r -a st <"/proc/$CHILD/stat" 2>/dev/null; do
+		echo "$(now) ${st[41]} ${st[21]}"
+		sleep 0.05
+	done
+}
+
 # The jobtrace CLI with this test's configuration, bounded in time.
 cli() {
 	timeout 20 "$CLI" --config "$CONF" "$@"
