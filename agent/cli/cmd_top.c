@@ -33,6 +33,10 @@ struct top_opts {
 };
 
 static volatile sig_atomic_t top_stop;
+/* The signal mask outside the view: SIGINT, SIGTERM and SIGHUP stay
+ * blocked in it but for its waits (ppoll), so that one that comes between
+ * the check of top_stop and the wait ends the wait. */
+static sigset_t top_waitmask;
 
 /* SIGINT, SIGTERM, SIGHUP: leave the view at the next wake-up. */
 static void on_stop(int sig)
@@ -559,8 +563,10 @@ static bool view_wait(struct view *v, double delay, struct follow *fo)
 			return false;
 		if (!open && now >= due)
 			return true;
-		if (poll(p, open ? 2 : 1, open ? -1 :
-			 (int)((due - now) / 1000000) + 1) <= 0)
+		if (ppoll(p, open ? 2 : 1, open ? NULL : &(struct timespec){
+				  .tv_sec = (time_t)((due - now) / 1000000000),
+				  .tv_nsec = (long)((due - now) % 1000000000) },
+			  &top_waitmask) <= 0)
 			continue;
 		if (open && p[1].revents && !follow_read(fo)) {
 			/* ask again once the latest answer is delay old (at
@@ -595,6 +601,7 @@ static int top_view(struct cli *c, const struct qcmd *qc, const char *source,
 	struct termios saved, raw;
 	struct sigaction sa = { .sa_handler = on_stop };
 	struct view v = { .color = o->color };
+	sigset_t stops;
 	struct follow fo = { .fd = -1, .v = &v };
 	int rc = 0;
 
@@ -612,6 +619,11 @@ static int top_view(struct cli *c, const struct qcmd *qc, const char *source,
 	raw.c_lflag &= ~(ICANON | ECHO | ISIG);
 	raw.c_cc[VMIN] = 1;
 	raw.c_cc[VTIME] = 0;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stops, &top_waitmask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -628,6 +640,7 @@ static int top_view(struct cli *c, const struct qcmd *qc, const char *source,
 	fputs("\033[?25h\033[?1049l", stdout);
 	fflush(stdout);
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
+	sigprocmask(SIG_SETMASK, &top_waitmask, NULL);
 	view_free(&v);
 	return rc;
 }
