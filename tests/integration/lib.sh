@@ -149,7 +149,9 @@ now() {
 
 # Wait up to 5 s for the child named $2 of process $1; set CHILD to its
 # pid, then print "epoch delayacct_blkio_ticks starttime_ticks" (fields
-# 42 and 22 of its /proc/PID/stat) every 0.05 s until it is gone.
+# 42 and 22 of its /proc/PID/stat) every 0.05 s until it is gone, or a
+# zombie (its figure final: a parent that does not reap it at once lets
+# the last line be the kernel's final figure).
 poll_blkio() {
 	local st
 	CHILD=
@@ -159,6 +161,7 @@ poll_blkio() {
 	done
 	while read -r -a st <"/proc/$CHILD/stat" 2>/dev/null; do
 		echo "$(now) ${st[41]} ${st[21]}"
+		[ "${st[2]}" = Z ] && break
 		sleep 0.05
 	done
 }
