@@ -24,7 +24,10 @@
 #   c. a process in a memory cgroup (v1's memory controller where it is
 #      mounted, else cgroup v2's memory.max) whose limit (48 MiB) is below
 #      the file it reads over and over (60 MiB, each chunk twice so that
-#      its pages are the working set): its wait.reclaim_s, thrashing_s,
+#      its pages are the working set) for 6 s (a window of
+#      signals.io_window, 2 s, from its first sample, at most
+#      sample_interval, 1 s, after its start, is over before it ends, with
+#      3 s to spare for a late pass): its wait.reclaim_s, thrashing_s,
 #      swapin_s and compact_s against delay accounting's own figures, which
 #      it reads over netlink taskstats as its last act (tests/workload/
 #      memwait, as the kernel's getdelays does), within 0.005 s; reclaim +
@@ -164,7 +167,7 @@ fi
 if [ -n "$MEMCG" ] && mkdir "$MEMCG" && echo $((48 * MIB)) >"$MEMCG/$LIMIT_FILE"; then
 	head -c $((60 * MIB)) /dev/urandom >"$WDIR/memwait.$$"
 	"$CLI" --config "$CONF" run --job "$J-m" -- sh -c \
-		'echo $$ >"$1/cgroup.procs" && exec "$2" "$3" 60' sh "$MEMCG" \
+		'echo $$ >"$1/cgroup.procs" && exec "$2" "$3" 6' sh "$MEMCG" \
 		"$WL/memwait" "$WDIR/memwait.$$" >"$T/m.out" 2>&1
 	line=$(grep '^pid=' "$T/m.out")
 	note "m ($MEMCG): $line $(cat "$T/m.out" | grep -v '^pid=')"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * memwait FILE PASSES - read FILE from start to end PASSES times (each
- * 1 MiB twice), then print this process's memory waits as delay accounting
+ * memwait FILE SECONDS - read FILE from start to end (each 1 MiB twice),
+ * again and again until SECONDS have passed (one pass at least), then print this process's memory waits as delay accounting
  * keeps them, asked over netlink (TASKSTATS_CMD_GET, as the kernel's
  * tools/accounting/getdelays.c does), and its wall time:
  *   pid=P reclaim_s=R thrashing_s=T swapin_s=S compact_s=C wall_s=W
@@ -143,11 +143,11 @@ int main(int argc, char **argv)
 	struct taskstats ts;
 	double wall0 = wall_now();
 	char *buf;
-	long passes;
+	double seconds;
 	int fd, err;
 
-	if (argc != 3 || (passes = atol(argv[2])) < 1) {
-		fprintf(stderr, "usage: memwait FILE PASSES\n");
+	if (argc != 3 || (seconds = atof(argv[2])) <= 0) {
+		fprintf(stderr, "usage: memwait FILE SECONDS\n");
 		return 2;
 	}
 	buf = malloc(BUF_SIZE);
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 	 * dropped, so that this process's cgroup is charged for them */
 	fdatasync(fd);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	for (long i = 0; i < passes; i++) {
+	do {
 		ssize_t n;
 
 		off_t off = 0;
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "memwait: read: %s\n", strerror(errno));
 			return 1;
 		}
-	}
+	} while (wall_now() - wall0 < seconds);
 	close(fd);
 	err = taskstats_self(&ts);
 	if (err) {
