@@ -25,19 +25,24 @@ mkdir -p "$build" && cd "$build" || exit 1
 "$top/configure" --enable-debug -q || { echo "run-all: configure failed" >&2; exit 1; }
 make -s -j"$(nproc)" || { echo "run-all: build failed" >&2; exit 1; }
 
+# The failed checks and the end of each failed test's log under $1.
+failed_logs() {
+	for log in "$1"/tests/unit/*.log "$1"/tests/integration/*.log; do
+		[ -f "$log" ] || continue
+		case "$log" in *test-suite.log) continue ;; esac
+		# automake's .trs says ":test-result: FAIL"
+		if grep -qE '^:test-result: (FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null; then
+			echo "---- $log: its failed checks, then its end"
+			grep -E '^not ok' "$log"
+			tail -n 60 "$log"
+		fi
+	done
+}
+
 status=0
 make -j1 check > check.out 2>&1 || status=1
 grep -E '^(PASS|FAIL|ERROR|SKIP|XFAIL|XPASS):' check.out
-for log in tests/unit/*.log tests/integration/*.log; do
-	[ -f "$log" ] || continue
-	case "$log" in *test-suite.log) continue ;; esac
-	# automake's .trs says ":test-result: FAIL"
-	if grep -qE '^:test-result: (FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null; then
-		echo "---- $log: its failed checks, then its end"
-		grep -E '^not ok' "$log"
-		tail -n 60 "$log"
-	fi
-done
+failed_logs .
 passed=$(sed -n 's/^# PASS: *//p' check.out | tail -n 1)
 failed=$(sed -n 's/^# FAIL: *//p' check.out | tail -n 1)
 errors=$(sed -n 's/^# ERROR: *//p' check.out | tail -n 1)
@@ -45,7 +50,7 @@ failed=$(( ${failed:-0} + ${errors:-0} ))
 [ -n "${passed:-}" ] || { tail -n 30 check.out; failed=$((failed + 1)); passed=0; }
 
 # One more step, counted in the tally: "PASS: NAME" or "FAIL: NAME" and
-# the end of its output (kept in OUT).
+# the end of its output (kept in OUT); its return says which.
 step() {
 	name=$1 out=$2
 	shift 2
@@ -56,6 +61,7 @@ step() {
 		echo "FAIL: $name"
 		tail -n 40 "$out"
 		failed=$((failed + 1))
+		return 1
 	fi
 }
 if [ "${SKIP_FUZZ:-0}" != 1 ]; then
@@ -65,7 +71,13 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
 		FUZZ_ARGS="${FUZZ_ARGS:--seed=1}"
 	grep '^fuzz: [a-z_]*: ' fuzz.out
 fi
-[ "${SKIP_DISTCHECK:-0}" = 1 ] || step "make distcheck" distcheck.out make -s distcheck
+if [ "${SKIP_DISTCHECK:-0}" != 1 ] &&
+   ! step "make distcheck" distcheck.out make -s distcheck; then
+	# a failed distcheck leaves its tree: the logs of its failed tests
+	for d in jobtrace-*/_build/sub; do
+		[ -d "$d" ] && failed_logs "$d"
+	done
+fi
 [ "$failed" -eq 0 ] || status=1
 echo "tests: $passed passed, $failed failed"
 exit $status
