@@ -43,9 +43,12 @@ BLKIO=/sys/fs/cgroup/blkio
 CG=$BLKIO/jt_bf_$$
 LOOP=
 HOG=
+RUN=
 
 extra_cleanup() {
 	[ -n "$HOG" ] && kill "$HOG" 2>/dev/null
+	# a shell of a try cut short stays stopped: go on, so that it ends
+	[ -n "$RUN" ] && pkill -CONT -P "$RUN" -x sh
 	remove_cgroup "$CG"
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
 }
@@ -68,7 +71,7 @@ IMP0=${REPLY:-0}
 # Run try $1's dd beside a busy loop on CPU 0; its polls go to $T/dd.$1
 # (poll_blkio's lines); DD is its pid.
 try_dd() {
-	local run sh=
+	local sh=
 	taskset -c 0 sh -c 'while :; do :; done' &
 	HOG=$!
 	# the shell stops itself once dd runs, so that dd stays a zombie
@@ -77,15 +80,17 @@ try_dd() {
 		"echo \$\$ >$CG/cgroup.procs || exit 1
 		 taskset -c 0 dd if=/dev/zero of=$LOOP bs=1M count=12 oflag=direct &
 		 kill -STOP \$\$; wait \$!" >"$T/dd.$1.out" 2>&1 &
-	run=$!
-	for _ in $(seq 1 100); do
-		sh=$(pgrep -P "$run" -x sh) && break
+	RUN=$!
+	# for as long as the run lasts (the watchdog bounds it)
+	until sh=$(pgrep -P "$RUN" -x sh); do
+		kill -0 "$RUN" 2>/dev/null || break
 		sleep 0.05
 	done
 	poll_blkio "$sh" dd >"$T/dd.$1" 2>/dev/null
 	DD=$CHILD
 	kill -CONT "$sh" 2>/dev/null
-	wait "$run"
+	wait "$RUN"
+	RUN=
 	kill "$HOG"
 	wait "$HOG" 2>/dev/null
 	HOG=
