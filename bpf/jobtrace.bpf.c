@@ -1738,7 +1738,8 @@ int jt_iter(struct bpf_iter__task *ctx)
 	struct signal_struct *sig;
 	struct jt_tracked *t;
 	struct mm_struct *mm;
-	__u32 tgid;
+	bool discovered = false;
+	__u32 tgid, tid;
 
 	if (!task)
 		return 0;
@@ -1747,23 +1748,27 @@ int jt_iter(struct bpf_iter__task *ctx)
 	tgid = BPF_CORE_READ(task, tgid);
 	if (tgid == agent_tgid)
 		return 0;
+	tid = BPF_CORE_READ(task, pid);
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t) {
+		if (!iter_discover || tid != tgid || discover(task, tgid))
+			return 0;
+		t = bpf_map_lookup_elem(&tracked, &tgid);
+		if (!t)
+			return 0;
+		discovered = true;
+	}
+	if (t->flags & JT_TF_EXCLUDED)
+		return 0;
+	/* an untracked task costs the lookup above, not this */
 	s = bpf_map_lookup_elem(&sample_scratch, &zero);
 	if (!s)
 		return 0;
 	__builtin_memset(s, 0, sizeof(*s));
 	s->pid = tgid;
-	s->tid = BPF_CORE_READ(task, pid);
-	t = bpf_map_lookup_elem(&tracked, &tgid);
-	if (!t) {
-		if (!iter_discover || s->tid != tgid || discover(task, tgid))
-			return 0;
-		t = bpf_map_lookup_elem(&tracked, &tgid);
-		if (!t)
-			return 0;
+	s->tid = tid;
+	if (discovered)
 		s->flags |= JT_SF_DISCOVERED;
-	}
-	if (t->flags & JT_TF_EXCLUDED)
-		return 0;
 	s->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	s->uid = BPF_CORE_READ(task, cred, uid.val);
 	s->start_ns = proc_start(task);
