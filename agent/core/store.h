@@ -16,14 +16,11 @@ struct store;
 struct sqlite3;
 
 /*
- * Members of a sample record (table record, column json) as the indexes on
- * samples hold them: a query uses an index only when it writes the same
- * expression, so readers take these.
+ * A member of a sample record (table record, column json) as the index on
+ * samples holds it: a query uses an index only when it writes the same
+ * expression, so readers take this.
  */
-#define STORE_SAMPLE_RUN	"json_extract(json, '$.job.run')"
-#define STORE_SAMPLE_HOST	"json_extract(json, '$.host')"
 #define STORE_SAMPLE_PID	"json_extract(json, '$.pid')"
-#define STORE_SAMPLE_START	"json_extract(json, '$.start_time')"
 
 /*
  * Open (creating) the database at path; readonly for the CLI.  An empty

@@ -351,7 +351,7 @@ int filesq_load(struct store *st, const char *where,
 			 storeq_process_where(q), task);
 	err = storeq_each_db(store_handle(st), where, sql, q, add_proc, out);
 	if (q->job && *q->job)
-		live = REPORT_JOB_SEL;
+		live = STOREQ_LIVE_JOB_SEL;
 	else if (q->run && *q->run)
 		live = STOREQ_SAMPLE_RUN_SEL;
 	if (!err && live) {

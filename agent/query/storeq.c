@@ -758,7 +758,7 @@ int storeq_procs_load(struct store *st, const char *where,
 	err = storeq_each_db(db, where, sql, q, add_proc, &r);
 	first = r.n;
 	if (!err && (flags & STOREQ_PROC_SAMPLES) && q->job && *q->job) {
-		snprintf(sql, sizeof(sql), SAMPLE_ROWS, REPORT_JOB_SEL);
+		snprintf(sql, sizeof(sql), SAMPLE_ROWS, STOREQ_LIVE_JOB_SEL);
 		err = storeq_each_db(db, where, sql, q, add_proc, &r);
 	} else if (!err && (flags & STOREQ_PROC_SAMPLES) && q->run && *q->run) {
 		snprintf(sql, sizeof(sql), SAMPLE_ROWS,

@@ -97,30 +97,28 @@ struct report_query {
 	" SELECT c.id, c.pid FROM process c JOIN sel" \
 	"  ON c.ppid = sel.pid AND c.parent_id = sel.id) "
 
-/* --run's condition on the samples (record_sample_run's first column). */
-#define STOREQ_SAMPLE_RUN_SEL STORE_SAMPLE_RUN " = ?1"
+/* The conditions of STOREQ_LIVE_SAMPLES: a job's (REPORT_JOB_SEL) and
+ * --run's, on a process's latest sample l (the store's sample_latest). */
+#define STOREQ_LIVE_JOB_SEL REPORT_JOB_SEL_AT("l.job_id")
+#define STOREQ_SAMPLE_RUN_SEL "l.run = ?1"
 /* A field of a live process's latest sample (s.json). */
 #define STOREQ_SJ(path) "json_extract(s.json, '" path "')"
 /*
  * FROM the latest sample s (id, json, time) of each live process whose
- * samples match cond (an SQL condition on `record`) and that has no
- * process record yet.  SQLite takes the bare columns of an aggregate
- * query from the row that has the MAX(); the group is found in the
- * index record_sample_run (a run's, cond STOREQ_SAMPLE_RUN_SEL), and only
- * the latest row's JSON is read: the groups come from main.record, and
- * a user's uid restriction (storeq_restrict()) applies to that latest
- * sample, not to every sample of the run (a process whose latest sample
- * is not theirs is not shown).  A record and its samples may
+ * latest sample l matches cond (STOREQ_LIVE_JOB_SEL, STOREQ_SAMPLE_RUN_SEL)
+ * and that has no process record yet.  The store keeps each process's
+ * latest sample in sample_latest (store_sqlite.c), one row a process
+ * found by run or job, so that a frame reads no older sample; a user's
+ * uid restriction (storeq_restrict()) applies to that latest sample
+ * through `record` (a process whose latest sample is not theirs is not
+ * shown).  A record and its samples may
  * carry starts 1 us apart (stores written before record.c ignored clock
  * offset changes under 1 ms), and julianday() keeps milliseconds: the
  * same process is the same pid and host within 2 ms.
  */
 #define STOREQ_LIVE_SAMPLES(cond) \
-	" FROM (SELECT r.id AS id, r.json AS json, g.t AS time FROM" \
-	"  (SELECT id, MAX(time) AS t FROM main.record" \
-	"  WHERE type = 'sample' AND " cond \
-	"  GROUP BY " STORE_SAMPLE_HOST ", " STORE_SAMPLE_PID ", " \
-	STORE_SAMPLE_START ") g JOIN record r ON r.id = g.id) s" \
+	" FROM (SELECT r.id AS id, r.json AS json, l.time AS time FROM" \
+	"  sample_latest l JOIN record r ON r.id = l.id WHERE " cond ") s" \
 	" WHERE NOT EXISTS (SELECT 1 FROM process p" \
 	"  WHERE p.pid = " STOREQ_SJ("$.pid") \
 	"  AND p.host IS " STOREQ_SJ("$.host") \

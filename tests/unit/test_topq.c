@@ -517,7 +517,7 @@ static void test_plans(void **state)
 		TOPQ_SIGNALS_SQL,
 	};
 	static const char *const index[] = { "record_sample_pid",
-					     "record_sample_run",
+					     "sample_latest_run",
 					     "record_signal_job" };
 	struct fixture *f = *state;
 	struct report_query q = { .run = "r2", .uid_only = true, .uid = 1000 };
@@ -535,7 +535,7 @@ static void test_plans(void **state)
 }
 
 /* A store made before the indexes on samples gets them when a writer
- * opens it. */
+ * opens it, and loses record_sample_run (sample_latest took its place). */
 static void test_old_store(void **state)
 {
 	struct fixture *f = *state;
@@ -549,7 +549,8 @@ static void test_old_store(void **state)
 	assert_int_equal(store_open(path, false, &s), 0);
 	store_close(s);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "DROP INDEX record_sample_run;"
+	assert_int_equal(sqlite3_exec(db, "CREATE INDEX record_sample_run"
+				      " ON record(time) WHERE type = 'sample';"
 				      "DROP INDEX record_sample_pid;"
 				      "DROP INDEX record_signal_job;"
 				      "DROP INDEX record_job;", NULL, NULL,
@@ -559,14 +560,114 @@ static void test_old_store(void **state)
 	assert_int_equal(sqlite3_prepare_v2(store_handle(s), "SELECT count(*)"
 					    " FROM sqlite_master WHERE type ="
 					    " 'index' AND name IN"
-					    " ('record_sample_run',"
-					    " 'record_sample_pid',"
+					    " ('record_sample_pid',"
 					    " 'record_signal_job', 'record_job')",
 					    -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 4);
+	assert_int_equal(sqlite3_column_int(st, 0), 3);
+	sqlite3_finalize(st);
+	/* the index sample_latest replaced is dropped */
+	assert_int_equal(sqlite3_prepare_v2(store_handle(s), "SELECT count(*)"
+					    " FROM sqlite_master WHERE name ="
+					    " 'record_sample_run'", -1, &st,
+					    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 0);
 	sqlite3_finalize(st);
 	store_close(s);
+	unlink(path);
+	strcat(path, "-wal");
+	unlink(path);
+	strcpy(path + strlen(path) - 3, "shm");
+	unlink(path);
+}
+
+/* "id@time id@time ..." of run's live processes' latest samples in the
+ * store at path (opened read-only), in id order. */
+static void live_rows(const char *path, const char *run, char *out,
+		      size_t len)
+{
+	static const char sql[] = "SELECT s.id, s.time"
+		STOREQ_LIVE_SAMPLES(STOREQ_SAMPLE_RUN_SEL) " ORDER BY s.id";
+	struct store *r = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+
+	out[0] = '\0';
+	assert_int_equal(store_open(path, true, &r), 0);
+	assert_int_equal(sqlite3_prepare_v2(store_handle(r), sql, -1, &st,
+					    NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		n += (size_t)snprintf(out + n, len - n, "%s@%.0f ",
+				      sqlite3_column_text(st, 0),
+				      sqlite3_column_double(st, 1) - N);
+	sqlite3_finalize(st);
+	store_close(r);
+}
+
+/* Run sql on the database at path, outside the store's code. */
+static void raw_sql(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/* The store keeps each process's latest sample (sample_latest): a
+ * later sample replaces it, an older one (late, replayed) does not, a
+ * known one changes nothing, a deleted one goes; a store without it gets
+ * it filled from its samples when a writer opens it, and a reader of such
+ * a store reads the same rows through a stand-in view. */
+static void test_latest(void **state)
+{
+	struct fixture *f = *state;
+	char path[128], got[512], sql[256], want[256], later[256], gone[256];
+	struct store *s = NULL;
+	double a = N - 2, b = N - 1;
+
+	/* ids are s-RUN-PID-TIME; each shown with its time against N */
+	snprintf(want, sizeof(want), "s-r2-100-%.0f@-2 s-r2-101-%.0f@-2"
+		 " s-r2-90-%.0f@-2 ", a, a, a);
+	snprintf(later, sizeof(later), "s-r2-100-%.0f@-2 s-r2-101-%.0f@-1"
+		 " s-r2-90-%.0f@-2 ", a, b, a);
+	snprintf(gone, sizeof(gone), "s-r2-100-%.0f@-2 s-r2-101-%.0f@-1 ",
+		 a, b);
+
+	live_rows(f->db, "r2", got, sizeof(got));
+	assert_string_equal(got, want);
+	snprintf(path, sizeof(path), "%s/latest.db", f->dir);
+	snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", path);
+	raw_sql(f->db, sql);
+	/* older (t = N - 50) and known (N - 2) samples of 101: no change */
+	assert_int_equal(store_open(path, false, &s), 0);
+	put_sample(s, "r2", "b", "sleep", 101, 100, N - 25, N - 50, 1,
+		   50 * MIB, 0, 1000);
+	put_sample(s, "r2", "b", "sleep", 101, 100, N - 25, N - 2, 1,
+		   50 * MIB, 0, 1000);
+	store_close(s);
+	live_rows(path, "r2", got, sizeof(got));
+	assert_string_equal(got, want);
+	/* a store without it: a reader's stand-in, then a writer fills it */
+	raw_sql(path, "DROP TRIGGER sample_latest_put;"
+		"DROP TRIGGER sample_latest_drop; DROP TABLE sample_latest;");
+	live_rows(path, "r2", got, sizeof(got));
+	assert_string_equal(got, want);
+	assert_int_equal(store_open(path, false, &s), 0);
+	/* a later sample of 101 replaces its latest */
+	put_sample(s, "r2", "b", "sleep", 101, 100, N - 25, N - 1, 1,
+		   50 * MIB, 0, 1000);
+	store_close(s);
+	live_rows(path, "r2", got, sizeof(got));
+	assert_string_equal(got, later);
+	/* a deleted latest sample takes its process's row with it */
+	snprintf(sql, sizeof(sql), "DELETE FROM record WHERE id ="
+		 " 's-r2-90-%.0f'", a);
+	raw_sql(path, sql);
+	live_rows(path, "r2", got, sizeof(got));
+	assert_string_equal(got, gone);
 	unlink(path);
 	strcat(path, "-wal");
 	unlink(path);
@@ -586,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_plans),
 		cmocka_unit_test(test_old_store),
+		cmocka_unit_test(test_latest),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
