@@ -213,6 +213,35 @@ bool storeq_col_text(sqlite3_stmt *st, int i, char *out, size_t len)
  * its own records only.  A user's own job ("user:UID:ID", jobtie.h) shows
  * them their own processes and its signals, never another uid's.
  */
+#define RESTRICT_JOBS(u) \
+	"INSERT INTO visible_job SELECT job_id FROM main.record" \
+	" WHERE type = 'job' AND job_id IS NOT NULL" \
+	" AND substr(job_id, 1, 5) != 'user:'" \
+	" GROUP BY job_id" \
+	" HAVING total(json_extract(json, '$.uid') = " u ") > 0" \
+	" AND total(json_extract(json, '$.uid') != " u ") = 0;" \
+	"INSERT OR IGNORE INTO own_job SELECT job_id FROM main.record" \
+	" WHERE type = 'job' AND substr(job_id, 1, length('user:" u ":'))" \
+	" = 'user:" u ":';"
+
+/* 1 if this connection's views are restricted to uid already (the uid
+ * kept beside them in temp.restricted), else 0. */
+static int restricted_to(sqlite3 *db, unsigned uid)
+{
+	sqlite3_stmt *st = NULL;
+	int yes = 0;
+
+	/* no such table: a connection not restricted yet */
+	if (sqlite3_prepare_v2(db, "SELECT uid FROM temp.restricted", -1,
+			       &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_int64(st, 0) == (sqlite3_int64)uid)
+		yes = 1;
+	sqlite3_finalize(st);
+	return yes;
+}
+
 static int restrict_uid(sqlite3 *db, const char *path,
 			const struct report_query *q)
 {
@@ -221,17 +250,10 @@ static int restrict_uid(sqlite3 *db, const char *path,
 		"DROP VIEW IF EXISTS temp.record;"
 		"DROP TABLE IF EXISTS temp.visible_job;"
 		"DROP TABLE IF EXISTS temp.own_job;"
+		"DROP TABLE IF EXISTS temp.restricted;"
 		"CREATE TEMP TABLE visible_job(job_id TEXT PRIMARY KEY);"
-		"INSERT INTO visible_job SELECT job_id FROM main.record"
-		" WHERE type = 'job' AND job_id IS NOT NULL"
-		" AND substr(job_id, 1, 5) != 'user:'"
-		" GROUP BY job_id"
-		" HAVING total(json_extract(json, '$.uid') = %1$u) > 0"
-		" AND total(json_extract(json, '$.uid') != %1$u) = 0;"
 		"CREATE TEMP TABLE own_job(job_id TEXT PRIMARY KEY);"
-		"INSERT OR IGNORE INTO own_job SELECT job_id FROM main.record"
-		" WHERE type = 'job' AND substr(job_id, 1, length('user:%1$u:'))"
-		" = 'user:%1$u:';"
+		RESTRICT_JOBS("%1$u")
 		"CREATE TEMP VIEW process AS SELECT * FROM main.process"
 		" WHERE uid = %1$u OR job_id IN (SELECT job_id FROM visible_job);"
 		"CREATE TEMP VIEW record AS SELECT * FROM main.record"
@@ -242,13 +264,27 @@ static int restrict_uid(sqlite3 *db, const char *path,
 		"  OR job_id IN (SELECT job_id FROM visible_job)"
 		" WHEN 'signal' THEN job_id IN (SELECT job_id FROM visible_job)"
 		"  OR job_id IN (SELECT job_id FROM own_job)"
-		" ELSE 0 END;";
+		" ELSE 0 END;"
+		"CREATE TEMP TABLE restricted(uid INTEGER);"
+		"INSERT INTO restricted VALUES(%1$u);";
+	/*
+	 * Asked again on a connection restricted to the same uid (a view's
+	 * frames, one query child): the jobs it may see are found again, the
+	 * views stay.  Changing no schema, it keeps the statements prepared
+	 * on the connection valid (a schema change makes SQLite prepare
+	 * them again).
+	 */
+	static const char again_fmt[] =
+		"DELETE FROM temp.visible_job;"
+		"DELETE FROM temp.own_job;"
+		RESTRICT_JOBS("%1$u");
 	char sql[sizeof(fmt) + 128], *msg = NULL;
 	int rc;
 
 	if (!q->uid_only)
 		return 0;
-	snprintf(sql, sizeof(sql), fmt, (unsigned)q->uid);
+	snprintf(sql, sizeof(sql), restricted_to(db, (unsigned)q->uid) ?
+		 again_fmt : fmt, (unsigned)q->uid);
 	rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
 		log_error("database %s: restricting to uid %u: %s", path,
@@ -259,7 +295,6 @@ static int restrict_uid(sqlite3 *db, const char *path,
 	return 0;
 }
 
-/* Restrict what later statements on st see to q->uid (see storeq.h). */
 int storeq_restrict(struct store *st, const char *where,
 		    const struct report_query *q)
 {

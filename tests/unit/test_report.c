@@ -30,6 +30,7 @@
 #include "report.h"
 #include "report_html.h"
 #include "store.h"
+#include "storeq.h"
 #include "test_files.h"
 
 #define GIB (1ULL << 30)
@@ -1711,6 +1712,73 @@ static void test_escapes(void **state)
 }
 
 /* Run every report test, each on a fresh store. */
+/* count(*) of the process view on r (restricted or not), and whether the
+ * statement was prepared again since it was made (*st kept across calls). */
+static int count_procs(struct store *r, sqlite3_stmt **st, int *reprepared)
+{
+	int n;
+
+	if (!*st)
+		assert_int_equal(sqlite3_prepare_v2(store_handle(r),
+						    "SELECT count(*) FROM process",
+						    -1, st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(*st), SQLITE_ROW);
+	n = sqlite3_column_int(*st, 0);
+	sqlite3_reset(*st);
+	*reprepared = sqlite3_stmt_status(*st, SQLITE_STMTSTATUS_REPREPARE, 0);
+	return n;
+}
+
+/* A connection restricted again to the same uid (a view's frames in one
+ * query child) sees the jobs that came since, with its views and its
+ * prepared statements kept; restricted to another uid, it sees that uid's. */
+static void test_restrict_again(void **state)
+{
+	struct report_query q = { .since = 1, .uid_only = true, .uid = 1000 };
+	struct proc a = job100[0], b = job100[0];
+	char path[64];
+	struct store *w = NULL, *r = NULL;
+	sqlite3_stmt *st = NULL, *other = NULL;
+	int re;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/jt_ragain_%d.db", (int)getpid());
+	unlink(path);
+	assert_int_equal(store_open(path, false, &w), 0);
+	/* root's processes in alice's jobs 100, then 200 */
+	proc_uid = 0;
+	put_job_start(w, "j100-start", "100");
+	put_proc(w, &a, NULL, NULL);
+	assert_true(store_flush(w) >= 0);
+	assert_int_equal(store_open(path, true, &r), 0);
+	assert_int_equal(storeq_restrict(r, "test", &q), 0);
+	assert_int_equal(count_procs(r, &st, &re), 1);
+	b.job = "200";
+	b.pid = 3000;
+	put_job_start(w, "j200-start", "200");
+	put_proc(w, &b, NULL, NULL);
+	assert_true(store_flush(w) >= 0);
+	/* not seen before the restriction is asked again */
+	assert_int_equal(count_procs(r, &st, &re), 1);
+	assert_int_equal(storeq_restrict(r, "test", &q), 0);
+	assert_int_equal(count_procs(r, &st, &re), 2);
+	assert_int_equal(re, 0);
+	/* bob on the same connection: neither job is his */
+	q.uid = 1001;
+	assert_int_equal(storeq_restrict(r, "test", &q), 0);
+	assert_int_equal(count_procs(r, &other, &re), 0);
+	sqlite3_finalize(st);
+	sqlite3_finalize(other);
+	proc_uid = 1000;
+	store_close(r);
+	store_close(w);
+	unlink(path);
+	strcat(path, "-wal");
+	unlink(path);
+	strcpy(path + strlen(path) - 3, "shm");
+	unlink(path);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -1723,7 +1791,7 @@ int main(void)
 		T(test_where),
 		T(test_job_only),
 		T(test_no_job_record), T(test_hostile), T(test_escapes),
-		T(test_uid_only), T(test_states_tasks),
+		T(test_uid_only), T(test_restrict_again), T(test_states_tasks),
 		T(test_uid_collide),
 	};
 #undef T
