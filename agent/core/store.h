@@ -14,6 +14,7 @@
 
 struct store;
 struct sqlite3;
+struct sqlite3_stmt;
 
 /*
  * A member of a sample record (table record, column json) as the index on
@@ -58,6 +59,18 @@ int store_process_json(struct store *s, const char *id, size_t idlen,
 		       const char **json, size_t *len);
 /* The SQLite handle, for readers (report, export). */
 struct sqlite3 *store_handle(struct store *s);
+/*
+ * sql prepared on s's handle, kept for the next call with the same text
+ * (a view that draws a frame a second asks the same statements each
+ * frame; SQLite prepares one again by itself when the schema changes).
+ * A statement in use is not handed out twice: a second one is prepared.
+ * SQLITE_OK or SQLite's code.  Give it back with store_stmt_done().
+ */
+int store_stmt(struct store *s, const char *sql, struct sqlite3_stmt **out);
+/* Give back a statement of store_stmt(): reset, its bindings cleared
+ * (none points into the caller's memory any more), kept; one that is not
+ * kept (more than the store keeps, no memory) is finalized.  NULL: no-op. */
+void store_stmt_done(struct store *s, struct sqlite3_stmt *st);
 /* The path given to store_open(), for messages. */
 const char *store_path(const struct store *s);
 /*

@@ -48,6 +48,16 @@
 enum { PR_BEGIN, PR_OLD_PROCESS, PR_OLD_RECORD, PR_NTH, PR_PAGES,
        PR_OLDEST, PR_VACUUM, PR_NR };
 
+/* A statement store_stmt() keeps: its text, whether it is handed out. */
+struct kept_stmt {
+	char *sql;
+	sqlite3_stmt *st;
+	bool busy;
+};
+
+/* How many it keeps: a frame of top asks about ten. */
+#define KEPT_STMTS 32
+
 struct store {
 	sqlite3 *db;
 	char *path;
@@ -74,6 +84,7 @@ struct store {
 	bool incremental;	/* auto_vacuum=INCREMENTAL: pages can go back */
 	bool shrinking;		/* over max_bytes: pruning to the low water */
 	bool prune_failed;	/* a pruning error was logged */
+	struct kept_stmt kept[KEPT_STMTS];	/* store_stmt() */
 };
 
 /*
@@ -877,6 +888,10 @@ void store_close(struct store *s)
 	sqlite3_finalize(s->rollback);
 	for (int i = 0; i < PR_NR; i++)
 		sqlite3_finalize(s->pr[i]);
+	for (int i = 0; i < KEPT_STMTS; i++) {
+		sqlite3_finalize(s->kept[i].st);
+		free(s->kept[i].sql);
+	}
 	sqlite3_close(s->db);
 	jbuf_free(&s->scratch);
 	jbuf_free(&s->out);
@@ -1286,6 +1301,53 @@ unsigned store_pending(const struct store *s)
 sqlite3 *store_handle(struct store *s)
 {
 	return s->db;
+}
+
+/* sql prepared, or kept from before (see store.h). */
+int store_stmt(struct store *s, const char *sql, sqlite3_stmt **out)
+{
+	struct kept_stmt *slot = NULL;
+	int rc;
+
+	*out = NULL;
+	for (int i = 0; i < KEPT_STMTS; i++) {
+		struct kept_stmt *k = &s->kept[i];
+
+		if (!k->st) {
+			if (!slot)
+				slot = k;
+		} else if (!k->busy && !strcmp(k->sql, sql)) {
+			k->busy = true;
+			*out = k->st;
+			return SQLITE_OK;
+		}
+	}
+	rc = sqlite3_prepare_v3(s->db, sql, -1,
+				slot ? SQLITE_PREPARE_PERSISTENT : 0, out,
+				NULL);
+	if (rc != SQLITE_OK || !slot)
+		return rc;
+	slot->sql = strdup(sql);
+	if (slot->sql) {	/* else not kept: finalized when given back */
+		slot->st = *out;
+		slot->busy = true;
+	}
+	return SQLITE_OK;
+}
+
+/* Give back a statement of store_stmt() (see store.h). */
+void store_stmt_done(struct store *s, sqlite3_stmt *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < KEPT_STMTS; i++)
+		if (s->kept[i].st == st) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			s->kept[i].busy = false;
+			return;
+		}
+	sqlite3_finalize(st);
 }
 
 /* The database path given to store_open(), for messages. */

@@ -457,6 +457,73 @@ static void test_readonly(void **state)
 	assert_int_equal(access(missing, F_OK), -1);
 }
 
+/* One count of st's only row, st given back. */
+static long long count_of(struct store *s, sqlite3_stmt *st)
+{
+	long long n;
+
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	n = sqlite3_column_int64(st, 0);
+	store_stmt_done(s, st);
+	return n;
+}
+
+/*
+ * Kept statements: the same text gives the same statement back, reset
+ * and unbound; one in use is not handed out twice; a temp view made after
+ * a statement was kept (what restricting a connection to a user does)
+ * is what the kept statement reads next; text the store cannot compile is
+ * an error with nothing kept; past what it keeps, statements are still
+ * given (and finalized when given back).
+ */
+static void test_kept_statements(void **state)
+{
+	static const char sql[] = "SELECT count(*) FROM process WHERE ?1 IS NULL"
+				  " OR job_id = ?1";
+	struct fixture *f = *state;
+	sqlite3_stmt *a, *b, *c, *many[40];
+	struct store *s = NULL;
+	long long all;
+
+	assert_int_equal(store_open(f->db, true, &s), 0);
+	assert_int_equal(store_stmt(s, sql, &a), SQLITE_OK);
+	all = count_of(s, a);
+	assert_true(all > 1);
+	assert_int_equal(store_stmt(s, sql, &b), SQLITE_OK);
+	assert_ptr_equal(a, b);
+	assert_int_equal(sqlite3_bind_text(b, 1, "42", -1, SQLITE_STATIC),
+			 SQLITE_OK);
+	assert_int_equal(store_stmt(s, sql, &c), SQLITE_OK);
+	assert_ptr_not_equal(b, c);	/* b is in use */
+	assert_int_equal(count_of(s, c), all);
+	assert_true(count_of(s, b) < all);
+	/* given back unbound: ?1 is NULL again */
+	assert_int_equal(store_stmt(s, sql, &a), SQLITE_OK);
+	assert_ptr_equal(a, b);
+	assert_int_equal(count_of(s, a), all);
+	/* a temp view over the name, made after: the kept one reads it */
+	assert_int_equal(sqlite3_exec(store_handle(s), "CREATE TEMP VIEW"
+				      " process AS SELECT * FROM main.process"
+				      " WHERE 0", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(store_stmt(s, sql, &a), SQLITE_OK);
+	assert_ptr_equal(a, b);
+	assert_int_equal(count_of(s, a), 0);
+	assert_int_equal(store_stmt(s, "SELECT nope FROM nowhere", &a),
+			 SQLITE_ERROR);
+	assert_null(a);
+	for (int i = 0; i < 40; i++) {
+		char q[64];
+
+		snprintf(q, sizeof(q), "SELECT %d", i);
+		assert_int_equal(store_stmt(s, q, &many[i]), SQLITE_OK);
+		assert_non_null(many[i]);
+	}
+	for (int i = 0; i < 40; i++)
+		assert_int_equal(count_of(s, many[i]), i);
+	store_stmt_done(s, NULL);
+	store_close(s);		/* valgrind: nothing kept is lost */
+}
+
 /* The text report: tree order, columns, exit states and totals. */
 static void test_report_text(void **state)
 {
@@ -1707,6 +1774,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_duplicate_ignored, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_replaced, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kept_statements, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_readonly, setup,
 						teardown),
