@@ -349,7 +349,7 @@ int filesq_load(struct store *st, const char *where,
 		snprintf(sql, sizeof(sql), "SELECT " PROC_COLUMNS
 			 " FROM (SELECT " PROC_FROM " WHERE %s%s)",
 			 storeq_process_where(q), task);
-	err = storeq_each_db(store_handle(st), where, sql, q, add_proc, out);
+	err = storeq_each(st, where, sql, q, add_proc, out);
 	if (q->job && *q->job)
 		live = STOREQ_LIVE_JOB_SEL;
 	else if (q->run && *q->run)
@@ -357,8 +357,7 @@ int filesq_load(struct store *st, const char *where,
 	if (!err && live) {
 		snprintf(sql, sizeof(sql), LIVE_SAMPLES "%s", live,
 			 q->task ? " AND " SJ("$.job.task") " IS ?2" : "");
-		err = storeq_each_db(store_handle(st), where, sql, q,
-				     add_proc, out);
+		err = storeq_each(st, where, sql, q, add_proc, out);
 	}
 	if (err) {
 		filesq_procs_free(out);

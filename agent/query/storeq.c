@@ -335,6 +335,31 @@ void storeq_describe(const struct report_query *q, char *out,
 	}
 }
 
+/* Bind the query's selector as ?1 and its task as ?2 on st: SQLite's
+ * code. */
+static int bind_query(sqlite3_stmt *st, const struct report_query *q)
+{
+	int rc;
+
+	if (sqlite3_bind_parameter_count(st) < 1)
+		rc = SQLITE_OK;
+	else if (q->job && *q->job)
+		rc = sqlite3_bind_text(st, 1, q->job, -1, SQLITE_STATIC);
+	else if (q->run && *q->run)
+		rc = sqlite3_bind_text(st, 1, q->run, -1, SQLITE_STATIC);
+	else if (q->pipeline && *q->pipeline)
+		rc = sqlite3_bind_text(st, 1, q->pipeline, -1,
+				       SQLITE_STATIC);
+	else if (q->pid)
+		rc = sqlite3_bind_int64(st, 1, q->pid);
+	else
+		rc = sqlite3_bind_double(st, 1, q->since);
+	if (rc == SQLITE_OK && q && q->task &&
+	    sqlite3_bind_parameter_count(st) >= 2)
+		rc = sqlite3_bind_text(st, 2, q->task, -1, SQLITE_STATIC);
+	return rc;
+}
+
 /* Prepare a statement and bind the query's selector as ?1 (storeq.h). */
 int storeq_prepare_db(sqlite3 *db, const char *where, const char *sql,
 		      const struct report_query *q, sqlite3_stmt **out)
@@ -342,26 +367,8 @@ int storeq_prepare_db(sqlite3 *db, const char *where, const char *sql,
 	int rc;
 
 	rc = sqlite3_prepare_v2(db, sql, -1, out, NULL);
-	if (rc != SQLITE_OK) {
-		log_error("database %s: %s", where, sqlite3_errmsg(db));
-		return -EIO;
-	}
-	if (sqlite3_bind_parameter_count(*out) < 1)
-		rc = SQLITE_OK;
-	else if (q->job && *q->job)
-		rc = sqlite3_bind_text(*out, 1, q->job, -1, SQLITE_STATIC);
-	else if (q->run && *q->run)
-		rc = sqlite3_bind_text(*out, 1, q->run, -1, SQLITE_STATIC);
-	else if (q->pipeline && *q->pipeline)
-		rc = sqlite3_bind_text(*out, 1, q->pipeline, -1,
-				       SQLITE_STATIC);
-	else if (q->pid)
-		rc = sqlite3_bind_int64(*out, 1, q->pid);
-	else
-		rc = sqlite3_bind_double(*out, 1, q->since);
-	if (rc == SQLITE_OK && q && q->task &&
-	    sqlite3_bind_parameter_count(*out) >= 2)
-		rc = sqlite3_bind_text(*out, 2, q->task, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = bind_query(*out, q);
 	if (rc != SQLITE_OK) {
 		log_error("database %s: %s", where, sqlite3_errmsg(db));
 		sqlite3_finalize(*out);
@@ -425,26 +432,44 @@ int storeq_user_job(struct store *st, const char *where,
 	return err;
 }
 
-/* Call row() on each row of sql (see storeq.h). */
-int storeq_each_db(sqlite3 *db, const char *where, const char *sql,
-		   const struct report_query *q,
-		   int (*row)(sqlite3_stmt *st, void *arg), void *arg)
+/* A kept statement with the query bound (see storeq.h). */
+int storeq_stmt(struct store *st, const char *where, const char *sql,
+		const struct report_query *q, sqlite3_stmt **out)
 {
-	sqlite3_stmt *st = NULL;
+	int rc = store_stmt(st, sql, out);
+
+	if (rc == SQLITE_OK)
+		rc = bind_query(*out, q);
+	if (rc != SQLITE_OK) {
+		log_error("database %s: %s", where,
+			  sqlite3_errmsg(store_handle(st)));
+		store_stmt_done(st, *out);
+		*out = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Call row() on each row of sql (see storeq.h). */
+int storeq_each(struct store *st, const char *where, const char *sql,
+		const struct report_query *q,
+		int (*row)(sqlite3_stmt *stmt, void *arg), void *arg)
+{
+	sqlite3_stmt *stmt = NULL;
 	int rc, err;
 
-	err = storeq_prepare_db(db, where, sql, q, &st);
+	err = storeq_stmt(st, where, sql, q, &stmt);
 	if (err)
 		return err;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		err = row(st, arg);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		err = row(stmt, arg);
 		if (err)
 			goto cleanup;
 	}
-	err = storeq_step_done(db, where, rc);
+	err = storeq_step_done(store_handle(st), where, rc);
 
 cleanup:
-	sqlite3_finalize(st);
+	store_stmt_done(st, stmt);
 	return err;
 }
 
@@ -663,7 +688,7 @@ static int proc_add(struct procs *r, sqlite3_stmt *st)
 	return err ? -ENOMEM : 0;
 }
 
-/* proc_add() as storeq_each_db() calls it. */
+/* proc_add() as storeq_each() calls it. */
 static int add_proc(sqlite3_stmt *st, void *r)
 {
 	return proc_add(r, st);
@@ -776,7 +801,6 @@ int storeq_procs_load(struct store *st, const char *where,
 			  "NULL";
 	const char *task = flags & STOREQ_PROC_TASKS ?
 			   " AND job_task IS NOT NULL" : "";
-	sqlite3 *db = store_handle(st);
 	struct procs r = { 0 };
 	char sql[4096];
 	size_t first;
@@ -790,15 +814,15 @@ int storeq_procs_load(struct store *st, const char *where,
 		snprintf(sql, sizeof(sql), "SELECT " PROC_COLUMNS
 			 " FROM process WHERE %s%s%s", rec,
 			 storeq_process_where(q), task, order);
-	err = storeq_each_db(db, where, sql, q, add_proc, &r);
+	err = storeq_each(st, where, sql, q, add_proc, &r);
 	first = r.n;
 	if (!err && (flags & STOREQ_PROC_SAMPLES) && q->job && *q->job) {
 		snprintf(sql, sizeof(sql), SAMPLE_ROWS, STOREQ_LIVE_JOB_SEL);
-		err = storeq_each_db(db, where, sql, q, add_proc, &r);
+		err = storeq_each(st, where, sql, q, add_proc, &r);
 	} else if (!err && (flags & STOREQ_PROC_SAMPLES) && q->run && *q->run) {
 		snprintf(sql, sizeof(sql), SAMPLE_ROWS,
 			 STOREQ_SAMPLE_RUN_SEL);
-		err = storeq_each_db(db, where, sql, q, add_proc, &r);
+		err = storeq_each(st, where, sql, q, add_proc, &r);
 	}
 	if (!err && r.n > first)
 		qsort(r.v, r.n, sizeof(*r.v), cmp_start);

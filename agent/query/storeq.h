@@ -237,13 +237,19 @@ int storeq_prepare(struct store *st, const char *where, const char *sql,
 int storeq_prepare_db(struct sqlite3 *db, const char *where, const char *sql,
 		      const struct report_query *q, struct sqlite3_stmt **out);
 /*
- * Run sql (prepared as storeq_prepare_db() does) and call row(st, arg) on
- * each row it returns; the first error of row() or of SQLite (-EIO, logged
- * with where) ends it.
+ * The same with a statement st keeps (store_stmt(): what a view asks each
+ * frame is compiled once), given back with store_stmt_done(st, *out).
  */
-int storeq_each_db(struct sqlite3 *db, const char *where, const char *sql,
-		   const struct report_query *q,
-		   int (*row)(struct sqlite3_stmt *st, void *arg), void *arg);
+int storeq_stmt(struct store *st, const char *where, const char *sql,
+		const struct report_query *q, struct sqlite3_stmt **out);
+/*
+ * Run sql (as storeq_stmt() gives it) and call row(stmt, arg) on each row
+ * it returns; the first error of row() or of SQLite (-EIO, logged with
+ * where) ends it.
+ */
+int storeq_each(struct store *st, const char *where, const char *sql,
+		const struct report_query *q,
+		int (*row)(struct sqlite3_stmt *stmt, void *arg), void *arg);
 /* The end of a statement's rows (rc the last sqlite3_step()): 0 when it
  * ended cleanly, else -EIO, logged with where. */
 int storeq_step_done(struct sqlite3 *db, const char *where, int rc);

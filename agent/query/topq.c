@@ -203,17 +203,18 @@ static bool sample_fits(const struct report_query *q, const char *run,
 
 /* Keys of the runs with a live process: a sample in the last
  * TOPQ_LIVE_S. */
-static int live_keys(sqlite3 *db, const char *where,
+static int live_keys(struct store *s, const char *where,
 		     const struct report_query *q, double now,
 		     struct key **keys, size_t *n)
 {
 	static const char sql[] = "SELECT DISTINCT " JSTR("$.job.run")
 		", job_id, " JSTR("$.job.pipeline") " FROM record"
 		" WHERE type = 'sample' AND time >= ?1 AND job_id IS NOT NULL";
+	sqlite3 *db = store_handle(s);
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+	if (store_stmt(s, sql, &st) != SQLITE_OK) {
 		log_error("top: %s: %s", where, sqlite3_errmsg(db));
 		return -EIO;
 	}
@@ -228,7 +229,7 @@ static int live_keys(sqlite3 *db, const char *where,
 	}
 	if (!err)
 		err = storeq_step_done(db, where, rc);
-	sqlite3_finalize(st);
+	store_stmt_done(s, st);
 	return err;
 }
 
@@ -244,7 +245,7 @@ static int record_keys(struct store *s, const char *where,
 	snprintf(sql, sizeof(sql), "SELECT DISTINCT job_run, job_id FROM"
 		 " process WHERE (%s) AND job_id IS NOT NULL"
 		 " ORDER BY since_time", storeq_process_where(q));
-	err = storeq_prepare(s, where, sql, q, &st);
+	err = storeq_stmt(s, where, sql, q, &st);
 	if (err)
 		return err;
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -252,7 +253,7 @@ static int record_keys(struct store *s, const char *where,
 			      (const char *)sqlite3_column_text(st, 1));
 	if (!err)
 		err = storeq_step_done(store_handle(s), where, rc);
-	sqlite3_finalize(st);
+	store_stmt_done(s, st);
 	return err;
 }
 
@@ -548,7 +549,7 @@ static int add_signals(struct build *b, size_t first, const char *job)
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+	if (store_stmt(b->st, sql, &st) != SQLITE_OK) {
 		log_error("top: %s: %s", b->where, sqlite3_errmsg(db));
 		return -EIO;
 	}
@@ -572,7 +573,7 @@ static int add_signals(struct build *b, size_t first, const char *job)
 		}
 	}
 	err = storeq_step_done(db, b->where, rc);
-	sqlite3_finalize(st);
+	store_stmt_done(b->st, st);
 	return err;
 }
 
@@ -739,19 +740,18 @@ int topq_load(struct store *st, const char *where,
 	if (!err && !(q->run && *q->run))
 		err = record_keys(st, where, &sq, &keys, &nk);
 	if (!err && !(q->run && *q->run))
-		err = live_keys(db, where, &sq, now, &keys, &nk);
+		err = live_keys(st, where, &sq, now, &keys, &nk);
 	/* a run or job named whose processes are all lost: its samples */
 	if (!err && !nk && ((q->run && *q->run) || (q->job && *q->job)))
 		err = key_add(&keys, &nk, q->run && *q->run ? q->run : NULL,
 			      q->job);
-	if (!err && sqlite3_prepare_v2(db, TOPQ_SAMPLES_SQL, -1, &b.samples,
-				       NULL) != SQLITE_OK) {
+	if (!err && store_stmt(st, TOPQ_SAMPLES_SQL, &b.samples) != SQLITE_OK) {
 		log_error("top: %s: %s", where, sqlite3_errmsg(db));
 		err = -EIO;
 	}
 	for (size_t i = 0; i < nk && !err; i++)
 		err = load_run(&b, &keys[i]);
-	sqlite3_finalize(b.samples);
+	store_stmt_done(st, b.samples);
 	for (size_t i = 0; i < nk; i++) {
 		free(keys[i].run);
 		free(keys[i].job);
