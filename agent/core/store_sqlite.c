@@ -196,7 +196,10 @@ static const char view_tail_sql[] =
  * grew with the run's age: 52 % of a view's CPU).  The key is the
  * sample's host, pid and start_time; a replayed sample (its id known) is
  * not inserted, so it changes nothing; a pruned one goes with its record.
- * Made on open for a store that lacks it and filled from its samples.
+ * Beside it the sample before (prev_id, prev_time: the one it replaced),
+ * so that a view's rates need no search for it.  Made on open for a
+ * store that lacks it (or has it without prev_id) and filled from its
+ * samples (with no sample before: the next one brings it).
  */
 #define LATEST_KEY(j) \
 	"COALESCE(json_extract(" j ", '$.host'), ''),"                        \
@@ -207,6 +210,7 @@ static const char latest_sql[] =
 	"CREATE TABLE IF NOT EXISTS sample_latest("
 	" host TEXT NOT NULL, pid INTEGER NOT NULL, start TEXT NOT NULL,"
 	" run TEXT, job_id TEXT, id TEXT NOT NULL, time REAL,"
+	" prev_id TEXT, prev_time REAL,"
 	" PRIMARY KEY(host, pid, start)) WITHOUT ROWID;"
 	"CREATE INDEX IF NOT EXISTS sample_latest_run ON sample_latest(run)"
 	" WHERE run IS NOT NULL;"
@@ -217,7 +221,9 @@ static const char latest_sql[] =
 	" INSERT INTO sample_latest(host, pid, start, run, job_id, id, time)"
 	" VALUES(" LATEST_COLS("NEW.json") ", NEW.job_id, NEW.id, NEW.time)"
 	" ON CONFLICT(host, pid, start) DO UPDATE SET run = excluded.run,"
-	" job_id = excluded.job_id, id = excluded.id, time = excluded.time"
+	" job_id = excluded.job_id, prev_id = sample_latest.id,"
+	" prev_time = sample_latest.time, id = excluded.id,"
+	" time = excluded.time"
 	" WHERE excluded.time >= sample_latest.time"
 	" OR sample_latest.time IS NULL;"
 	" END;"
@@ -236,7 +242,13 @@ static const char latest_fill_sql[] =
 	LATEST_GROUPED;
 static const char latest_view_sql[] =
 	"CREATE TEMP VIEW IF NOT EXISTS sample_latest(host, pid, start, run,"
-	" job_id, id, time) AS " LATEST_GROUPED ", 4, 5";
+	" job_id, id, time, prev_id, prev_time) AS SELECT *, NULL, NULL FROM"
+	" (" LATEST_GROUPED ", 4, 5)";
+/* sample_latest as b0e69eb made it, without prev_id: made again */
+static const char latest_drop_sql[] =
+	"DROP TRIGGER IF EXISTS sample_latest_put;"
+	"DROP TRIGGER IF EXISTS sample_latest_drop;"
+	"DROP TABLE IF EXISTS sample_latest;";
 
 /* a known id is a replay: ignored */
 static const char ins_record_sql[] =
@@ -539,26 +551,32 @@ static int add_new_columns(struct store *s)
 	return err;
 }
 
-/* 1 if the store has the table sample_latest, 0 if not, < 0 on error. */
+/* 2 if the store has the table sample_latest with prev_id, 1 without,
+ * 0 if it has no such table, < 0 on error. */
 static int has_latest(struct store *s)
 {
 	sqlite3_stmt *st = NULL;
-	int rc;
+	int rc, n = 0;
 
-	rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM main.sqlite_master"
-				" WHERE type = 'table' AND name = 'sample_latest'",
+	rc = sqlite3_prepare_v2(s->db, "SELECT name FROM"
+				" pragma_table_info('sample_latest', 'main')",
 				-1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *c = (const char *)sqlite3_column_text(st, 0);
+
+		n = n ? n : 1;
+		if (c && !strcmp(c, "prev_id"))
+			n = 2;
+		rc = SQLITE_OK;
+	}
 	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	return rc == SQLITE_DONE ? 0 : fail(s, "reading the schema", rc);
+	return rc == SQLITE_DONE ? n : fail(s, "reading the schema", rc);
 }
 
 /* A writer: make sample_latest and its triggers, filled from the samples
- * of a store that lacked it.  A reader of such a store: a stand-in view
- * that groups the samples as before. */
+ * of a store that lacked it (made again where it had no prev_id).  A
+ * reader of such a store: a stand-in view that groups the samples as
+ * before, with no sample before the latest. */
 static int setup_latest(struct store *s)
 {
 	int had = has_latest(s), err;
@@ -566,10 +584,12 @@ static int setup_latest(struct store *s)
 	if (had < 0)
 		return had;
 	if (s->readonly)
-		return had ? 0 : exec_sql(s, "reading the latest samples",
-					  latest_view_sql);
-	err = exec_sql(s, "creating schema", latest_sql);
-	if (!err && !had) {
+		return had == 2 ? 0 : exec_sql(s, "reading the latest samples",
+					       latest_view_sql);
+	err = had == 1 ? exec_sql(s, "creating schema", latest_drop_sql) : 0;
+	if (!err)
+		err = exec_sql(s, "creating schema", latest_sql);
+	if (!err && had < 2) {
 		err = exec_sql(s, "filling sample_latest", latest_fill_sql);
 		if (!err && sqlite3_changes(s->db))
 			log_info("sqlite store %s: sample_latest made from %d"

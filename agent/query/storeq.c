@@ -557,15 +557,16 @@ int storeq_json_print(struct jbuf *b, FILE *out)
 	" cancelled_write_bytes, job_id, tool_category, job_run, job_pipeline," \
 	" job_user, NULL, blkio_delay_s, wait_run_queue_s, wait_reclaim_s," \
 	" wait_thrashing_s, wait_swapin_s, wait_compact_s, wait_nvcsw," \
-	" wait_nivcsw, wait_net_s, wait_children_s"
+	" wait_nivcsw, wait_net_s, wait_children_s, NULL, NULL, NULL, NULL"
 
 #define SJ(path) STOREQ_SJ(path)
 
 /*
  * The latest sample of each live process of the job or run ?1 (%s: the
  * condition on `record`) that has no process
- * record yet, in the columns of PROC_COLUMNS: start_time as its text, and
- * last the sample's time.
+ * record yet, in the columns of PROC_COLUMNS: start_time as its text, the
+ * sample's time in the column of the record's since_time, and last the
+ * sample before it (id, time), the latest's RSS and progress.
  */
 #define SAMPLE_ROWS \
 	"SELECT s.id, " SJ("$.host") ", " SJ("$.pid") ", " SJ("$.ppid") ", " \
@@ -583,8 +584,9 @@ int storeq_json_print(struct jbuf *b, FILE *out)
 	SJ("$.wait.reclaim_s") ", " SJ("$.wait.thrashing_s") ", " \
 	SJ("$.wait.swapin_s") ", " SJ("$.wait.compact_s") ", " \
 	SJ("$.wait.nvcsw") ", " SJ("$.wait.nivcsw") ", " \
-	SJ("$.wait.net_s") ", " SJ("$.wait.children_s") \
-	STOREQ_LIVE_SAMPLES("%s")
+	SJ("$.wait.net_s") ", " SJ("$.wait.children_s") ", s.prev_id," \
+	" s.prev_time, " SJ("$.mem.rss_bytes") ", json_extract(s.json," \
+	" '$.progress')" STOREQ_LIVE_SAMPLES("%s")
 
 /* The rows being loaded. */
 struct procs {
@@ -613,6 +615,8 @@ void storeq_procs_free(struct storeq_proc *v, size_t n)
 		free(w->task);
 		free(w->step);
 		free(w->json);
+		free(w->prev_id);
+		free(w->progress);
 	}
 	free(v);
 }
@@ -682,6 +686,10 @@ static int proc_add(struct procs *r, sqlite3_stmt *st)
 	w->w.k.nivcsw = storeq_col_u64(st, 38);
 	w->w.k.net_s = storeq_col_amount(st, 39);
 	w->w.k.children_s = storeq_col_amount(st, 40);
+	err |= storeq_col_dup(st, 41, &w->prev_id);
+	w->prev_time = storeq_col_amount(st, 42);
+	w->rss = storeq_col_u64(st, 43);
+	err |= storeq_col_dup(st, 44, &w->progress);
 	if (w->end < w->start)
 		w->end = w->start;
 	w->parent = -1;

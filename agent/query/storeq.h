@@ -117,7 +117,8 @@ struct report_query {
  * same process is the same pid and host within 2 ms.
  */
 #define STOREQ_LIVE_SAMPLES(cond) \
-	" FROM (SELECT r.id AS id, r.json AS json, l.time AS time FROM" \
+	" FROM (SELECT r.id AS id, r.json AS json, l.time AS time," \
+	"  l.prev_id AS prev_id, l.prev_time AS prev_time FROM" \
 	"  sample_latest l JOIN record r ON r.id = l.id WHERE " cond ") s" \
 	" WHERE NOT EXISTS (SELECT 1 FROM process p" \
 	"  WHERE p.pid = " STOREQ_SJ("$.pid") \
@@ -154,6 +155,13 @@ struct storeq_proc {
 	char *task;		/* job.task: the workflow's step */
 	char *step;		/* job.step: the scheduler's step */
 	char *json;		/* the record (STOREQ_PROC_JSON), else NULL */
+	/* sampled: the sample before the latest (its record id, NULL if
+	 * none is known, and its time), the latest's RSS and progress
+	 * (JSON text, or NULL) */
+	char *prev_id;
+	double prev_time;
+	uint64_t rss;
+	char *progress;
 	int64_t pid;
 	int64_t ppid;
 	long parent;		/* the row of parent_id among those loaded; -1 */

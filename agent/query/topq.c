@@ -51,6 +51,7 @@ struct build {
 	size_t nh;
 	long *line_of;		/* per row: its process line */
 	sqlite3_stmt *samples;	/* two latest samples of one process */
+	sqlite3_stmt *prev;	/* the sample before a live row's latest */
 };
 
 static const char *const state_names[] = {
@@ -342,10 +343,9 @@ static enum topq_state proc_state(const struct storeq_proc *w, double now)
 	return TOPQ_DONE;
 }
 
-/* The progress object in column col of st (a sample's) into line l. */
-static void live_progress(sqlite3_stmt *st, int col, struct topq_line *l)
+/* The progress object text (a sample's; NULL: none) into line l. */
+static void live_progress(const char *text, struct topq_line *l)
 {
-	const char *text = (const char *)sqlite3_column_text(st, col);
 	struct filesq_proc p = { 0 };
 
 	if (!text || filesq_parse_progress(&p, text, strlen(text)))
@@ -354,9 +354,25 @@ static void live_progress(sqlite3_stmt *st, int col, struct topq_line *l)
 	l->progress = p.progress;
 }
 
-/* The figures now of a live row from its two latest samples. */
-static int live_figures(struct build *b, const struct storeq_proc *w,
-			struct topq_line *l)
+/* Rates into l from counters f[0] at time t0 and f[1] (earlier) at t1:
+ * a counter that went back counts 0. */
+static void live_rates(struct topq_line *l, const double f[2][5], double t0,
+		       double t1)
+{
+	double *r[5] = { &l->cores, &l->read_bps, &l->write_bps, &l->rx_bps,
+			 &l->tx_bps };
+
+	if (!(t0 > t1))
+		return;
+	for (int c = 0; c < 5; c++)
+		*r[c] = f[0][c] >= f[1][c] ? (f[0][c] - f[1][c]) / (t0 - t1) :
+			0;
+}
+
+/* The figures now of a live row w with no sample before its latest known:
+ * the two latest searched for (see TOPQ_SAMPLES_SQL). */
+static int live_figures_search(struct build *b, const struct storeq_proc *w,
+			       struct topq_line *l)
 {
 	sqlite3 *db = store_handle(b->st);
 	double tm[2] = { 0 }, f[2][5] = { { 0 } };
@@ -373,22 +389,44 @@ static int live_figures(struct build *b, const struct storeq_proc *w,
 			f[k][c] = storeq_col_amount(b->samples, 2 + c);
 		if (!k) {
 			l->rss = storeq_col_u64(b->samples, 1);
-			live_progress(b->samples, 7, l);
+			live_progress((const char *)sqlite3_column_text(
+					      b->samples, 7), l);
 		}
 		k++;
 	}
 	if (k < 2 && rc != SQLITE_DONE && rc != SQLITE_ROW)
 		return storeq_step_done(db, b->where, rc);
-	if (k == 2 && tm[0] > tm[1]) {
-		double dt = tm[0] - tm[1];
-		double *r[5] = { &l->cores, &l->read_bps, &l->write_bps,
-				 &l->rx_bps, &l->tx_bps };
-
-		for (int c = 0; c < 5; c++)
-			*r[c] = f[0][c] >= f[1][c] ? (f[0][c] - f[1][c]) / dt :
-				0;
-	}
+	if (k == 2)
+		live_rates(l, f, tm[0], tm[1]);
 	return 0;
+}
+
+/* The figures now of a live row w: its latest sample's (in w), the rates
+ * against the sample before it, found by its id. */
+static int live_figures(struct build *b, const struct storeq_proc *w,
+			struct topq_line *l)
+{
+	sqlite3 *db = store_handle(b->st);
+	double f[2][5] = { { w->cpu_user + w->cpu_sys, w->read_bytes,
+			     w->write_bytes, w->rx, w->tx } };
+	int rc;
+
+	if (!w->prev_id)
+		return live_figures_search(b, w, l);
+	l->rss = w->rss;
+	live_progress(w->progress, l);
+	sqlite3_reset(b->prev);
+	sqlite3_bind_text(b->prev, 1, w->prev_id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(b->prev);
+	if (rc == SQLITE_ROW) {
+		f[1][0] = storeq_col_amount(b->prev, 0) +
+			  storeq_col_amount(b->prev, 1);
+		for (int c = 1; c < 5; c++)
+			f[1][c] = storeq_col_u64(b->prev, 1 + c);
+		live_rates(l, f, w->end, w->prev_time);
+	}
+	sqlite3_reset(b->prev);
+	return rc == SQLITE_ROW ? 0 : storeq_step_done(db, b->where, rc);
 }
 
 /* Copy the run, job, pipeline, user and host of row w into line l. */
@@ -745,13 +783,15 @@ int topq_load(struct store *st, const char *where,
 	if (!err && !nk && ((q->run && *q->run) || (q->job && *q->job)))
 		err = key_add(&keys, &nk, q->run && *q->run ? q->run : NULL,
 			      q->job);
-	if (!err && store_stmt(st, TOPQ_SAMPLES_SQL, &b.samples) != SQLITE_OK) {
+	if (!err && (store_stmt(st, TOPQ_SAMPLES_SQL, &b.samples) != SQLITE_OK ||
+		     store_stmt(st, TOPQ_PREV_SQL, &b.prev) != SQLITE_OK)) {
 		log_error("top: %s: %s", where, sqlite3_errmsg(db));
 		err = -EIO;
 	}
 	for (size_t i = 0; i < nk && !err; i++)
 		err = load_run(&b, &keys[i]);
 	store_stmt_done(st, b.samples);
+	store_stmt_done(st, b.prev);
 	for (size_t i = 0; i < nk; i++) {
 		free(keys[i].run);
 		free(keys[i].job);

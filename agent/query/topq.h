@@ -54,6 +54,9 @@ struct store;
  * ?4 start, epoch seconds): time, RSS, then CPU, read, write, received,
  * sent, and its progress object (text, or NULL).  Found by job, pid and time in the index record_sample_pid
  * (store.h's expression for the pid), not among all the job's samples.
+ * Asked only for a live row with no sample before its latest known
+ * (sample_latest made from a store's samples, or a reader's stand-in for
+ * it): the store keeps that one's id beside the latest (TOPQ_PREV_SQL).
  */
 #define TOPQ_SAMPLES_SQL "SELECT time, " JNUM("$.mem.rss_bytes") ", " \
 	"(" JNUM("$.cpu.user_s") " + " JNUM("$.cpu.sys_s") "), " \
@@ -64,6 +67,18 @@ struct store;
 	" AND " STORE_SAMPLE_PID " = ?2 AND " JSTR("$.host") " IS ?3" \
 	" AND abs((julianday(" JSTR("$.start_time") ") - 2440587.5)" \
 	" * 86400.0 - ?4) < 0.002 ORDER BY time DESC LIMIT 2"
+
+/*
+ * The counters of the sample before a live row's latest (?1 its id):
+ * CPU user and system, read, write, received, sent, read as the latest's
+ * are (storeq.c SAMPLE_ROWS), so that a rate is the difference of two
+ * figures read the same way.
+ */
+#define TOPQ_PREV_SQL "SELECT json_extract(json, '$.cpu.user_s')," \
+	" json_extract(json, '$.cpu.sys_s'), json_extract(json," \
+	" '$.io.read_bytes'), json_extract(json, '$.io.write_bytes')," \
+	" json_extract(json, '$.net.rx_bytes'), json_extract(json," \
+	" '$.net.tx_bytes') FROM record WHERE id = ?1"
 
 enum topq_kind { TOPQ_RUN, TOPQ_TASK, TOPQ_PROC };
 enum topq_state { TOPQ_RUNNING, TOPQ_STALLED, TOPQ_WAITING, TOPQ_DONE,

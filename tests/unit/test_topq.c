@@ -583,11 +583,16 @@ static void test_old_store(void **state)
 }
 
 /* "id@time id@time ..." of run's live processes' latest samples in the
- * store at path (opened read-only), in id order. */
+ * store at path (opened read-only), in id order; "<time" after one whose
+ * sample before is known (its id's time, checked against prev_time). */
 static void live_rows(const char *path, const char *run, char *out,
 		      size_t len)
 {
-	static const char sql[] = "SELECT s.id, s.time"
+	static const char sql[] = "SELECT s.id, s.time, CASE WHEN s.prev_id"
+		" IS NOT NULL THEN printf('<%.0f', s.prev_time - ?2) ||"
+		" CASE WHEN s.prev_id = 's-' || ?1 || '-' ||"
+		" " STOREQ_SJ("$.pid") " || '-' || printf('%.0f', s.prev_time)"
+		" THEN '' ELSE '(id?)' END ELSE '' END"
 		STOREQ_LIVE_SAMPLES(STOREQ_SAMPLE_RUN_SEL) " ORDER BY s.id";
 	struct store *r = NULL;
 	sqlite3_stmt *st = NULL;
@@ -598,10 +603,12 @@ static void live_rows(const char *path, const char *run, char *out,
 	assert_int_equal(sqlite3_prepare_v2(store_handle(r), sql, -1, &st,
 					    NULL), SQLITE_OK);
 	sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 2, N);
 	while (sqlite3_step(st) == SQLITE_ROW)
-		n += (size_t)snprintf(out + n, len - n, "%s@%.0f ",
+		n += (size_t)snprintf(out + n, len - n, "%s@%.0f%s ",
 				      sqlite3_column_text(st, 0),
-				      sqlite3_column_double(st, 1) - N);
+				      sqlite3_column_double(st, 1) - N,
+				      sqlite3_column_text(st, 2));
 	sqlite3_finalize(st);
 	store_close(r);
 }
@@ -616,28 +623,58 @@ static void raw_sql(const char *path, const char *sql)
 	sqlite3_close(db);
 }
 
-/* The store keeps each process's latest sample (sample_latest): a
- * later sample replaces it, an older one (late, replayed) does not, a
- * known one changes nothing, a deleted one goes; a store without it gets
- * it filled from its samples when a writer opens it, and a reader of such
- * a store reads the same rows through a stand-in view. */
+/* The figures now of r2's sleep (pid 101) as top reads the store at
+ * path, opened read-only: its CPU cores and read rate. */
+static void sleep_now(const char *path, double *cores, double *read_bps)
+{
+	struct report_query q = { 0 };
+	const struct topq_line *l;
+	struct store *r = NULL;
+	struct topq t;
+
+	assert_int_equal(store_open(path, true, &r), 0);
+	assert_int_equal(topq_load(r, "test", &q, N, &t), 0);
+	l = find(&t, "r2", TOPQ_PROC, "sleep");
+	assert_non_null(l);
+	*cores = l->cores;
+	*read_bps = l->read_bps;
+	topq_free(&t);
+	store_close(r);
+}
+
+/* The store keeps each process's latest sample (sample_latest) and the
+ * one before it: a later sample replaces it (and becomes the one before),
+ * an older one (late, replayed) does not, a known one changes nothing, a
+ * deleted one goes; a store without it gets it filled from its samples
+ * when a writer opens it (no sample before: the next brings it), and a
+ * reader of such a store reads the same rows through a stand-in view; so
+ * does a store whose table has no prev_id (as b0e69eb made it), which a
+ * writer makes again.  top's figures are the same whether it finds the
+ * sample before by its id or searches for it. */
 static void test_latest(void **state)
 {
 	struct fixture *f = *state;
 	char path[128], got[512], sql[256], want[256], later[256], gone[256];
+	char bare[256];
 	struct store *s = NULL;
-	double a = N - 2, b = N - 1;
+	double a = N - 2, b = N - 1, cores, rbps;
 
-	/* ids are s-RUN-PID-TIME; each shown with its time against N */
-	snprintf(want, sizeof(want), "s-r2-100-%.0f@-2 s-r2-101-%.0f@-2"
+	/* ids are s-RUN-PID-TIME; each shown with its time against N, then
+	 * the time of the sample before it */
+	snprintf(want, sizeof(want), "s-r2-100-%.0f@-2<-12 s-r2-101-%.0f@-2<-12"
+		 " s-r2-90-%.0f@-2<-12 ", a, a, a);
+	snprintf(bare, sizeof(bare), "s-r2-100-%.0f@-2 s-r2-101-%.0f@-2"
 		 " s-r2-90-%.0f@-2 ", a, a, a);
-	snprintf(later, sizeof(later), "s-r2-100-%.0f@-2 s-r2-101-%.0f@-1"
+	snprintf(later, sizeof(later), "s-r2-100-%.0f@-2 s-r2-101-%.0f@-1<-2"
 		 " s-r2-90-%.0f@-2 ", a, b, a);
-	snprintf(gone, sizeof(gone), "s-r2-100-%.0f@-2 s-r2-101-%.0f@-1 ",
+	snprintf(gone, sizeof(gone), "s-r2-100-%.0f@-2 s-r2-101-%.0f@-1<-2 ",
 		 a, b);
 
 	live_rows(f->db, "r2", got, sizeof(got));
 	assert_string_equal(got, want);
+	sleep_now(f->db, &cores, &rbps);
+	assert_float_equal(cores, 0.5, 1e-6);
+	assert_float_equal(rbps, (double)MIB, 1e-3);
 	snprintf(path, sizeof(path), "%s/latest.db", f->dir);
 	snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", path);
 	raw_sql(f->db, sql);
@@ -650,11 +687,26 @@ static void test_latest(void **state)
 	store_close(s);
 	live_rows(path, "r2", got, sizeof(got));
 	assert_string_equal(got, want);
-	/* a store without it: a reader's stand-in, then a writer fills it */
+	/* a store without it: a reader's stand-in (the same figures, the
+	 * two latest samples searched for), then a writer fills it */
 	raw_sql(path, "DROP TRIGGER sample_latest_put;"
 		"DROP TRIGGER sample_latest_drop; DROP TABLE sample_latest;");
 	live_rows(path, "r2", got, sizeof(got));
-	assert_string_equal(got, want);
+	assert_string_equal(got, bare);
+	sleep_now(path, &cores, &rbps);
+	assert_float_equal(cores, 0.5, 1e-6);
+	assert_float_equal(rbps, (double)MIB, 1e-3);
+	/* b0e69eb's table, without prev_id: read through the stand-in */
+	raw_sql(path, "CREATE TABLE sample_latest(host TEXT NOT NULL,"
+		" pid INTEGER NOT NULL, start TEXT NOT NULL, run TEXT,"
+		" job_id TEXT, id TEXT NOT NULL, time REAL,"
+		" PRIMARY KEY(host, pid, start)) WITHOUT ROWID;");
+	live_rows(path, "r2", got, sizeof(got));
+	assert_string_equal(got, bare);
+	assert_int_equal(store_open(path, false, &s), 0);
+	store_close(s);
+	live_rows(path, "r2", got, sizeof(got));
+	assert_string_equal(got, bare);
 	assert_int_equal(store_open(path, false, &s), 0);
 	/* a later sample of 101 replaces its latest */
 	put_sample(s, "r2", "b", "sleep", 101, 100, N - 25, N - 1, 1,
