@@ -1711,7 +1711,6 @@ static void test_escapes(void **state)
 	}
 }
 
-/* Run every report test, each on a fresh store. */
 /* count(*) of the process view on r (restricted or not), and whether the
  * statement was prepared again since it was made (*st kept across calls). */
 static int count_procs(struct store *r, sqlite3_stmt **st, int *reprepared)
@@ -1779,6 +1778,7 @@ static void test_restrict_again(void **state)
 	unlink(path);
 }
 
+/* Run every report test, each on a fresh store. */
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
