@@ -147,20 +147,30 @@ now() {
 	date +%s.%N
 }
 
+# Epoch seconds with microseconds, without a fork: bash's own clock, for
+# stamping a read on both sides (a stamp taken by a command after a read
+# can come long after it on a loaded machine).
+stamp() {
+	local LC_ALL=C
+	REPLY=$EPOCHREALTIME
+}
+
 # Wait up to 5 s for the child named $2 of process $1; set CHILD to its
-# pid, then print "epoch delayacct_blkio_ticks starttime_ticks" (fields
-# 42 and 22 of its /proc/PID/stat) every 0.05 s until it is gone, or a
-# zombie (its figure final: a parent that does not reap it at once lets
-# the last line be the kernel's final figure).
+# pid, then print "t0 delayacct_blkio_ticks starttime_ticks t1" (fields
+# 42 and 22 of its /proc/PID/stat, read between epoch times t0 and t1)
+# every 0.05 s until it is gone, or a zombie (its figure final: a parent
+# that does not reap it at once lets the last line be the kernel's final
+# figure).
 poll_blkio() {
-	local st
+	local st t0
 	CHILD=
 	for _ in $(seq 1 100); do
 		CHILD=$(pgrep -P "$1" -x "$2") && break
 		sleep 0.05
 	done
-	while read -r -a st <"/proc/$CHILD/stat" 2>/dev/null; do
-		echo "$(now) ${st[41]} ${st[21]}"
+	while stamp && t0=$REPLY && read -r -a st <"/proc/$CHILD/stat" 2>/dev/null; do
+		stamp
+		echo "$t0 ${st[41]} ${st[21]} $REPLY"
 		[ "${st[2]}" = Z ] && break
 		sleep 0.05
 	done

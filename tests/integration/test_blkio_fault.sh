@@ -97,10 +97,11 @@ try_dd() {
 }
 
 # Of poll file $1: "jumps clean_s" - the rises past dd's life so far
-# (the kernel's jumps) and the sum of the others, in seconds.
+# (the kernel's jumps) and the sum of the others, in seconds.  Its life
+# at a read is at most its life at the stamp after it ($4).
 clean() {
 	awk -v hz="$HZ" -v boot="$BOOT" '{ d = $2 - prev; prev = $2
-		if (d / hz > $1 - boot - $3 / hz) jumps++; else sum += d }
+		if (d / hz > $4 - boot - $3 / hz) jumps++; else sum += d }
 		END { printf "%d %.2f", jumps, sum / hz }' "$1"
 }
 

@@ -226,8 +226,10 @@ if make_cgroup "$V2ROOT/jt_fig_run_$$"; then
 	RUN_PID=$!
 	BG_PIDS="$BG_PIDS $RUN_PID"
 	hz=$(getconf CLK_TCK)
-	while read -r -a st <"/proc/$RUN_PID/stat" 2>/dev/null; do
-		echo "$(now) $(((st[13] + st[14]) * 1000 / hz))"
+	# each read stamped before and after it: "t0 cpu_ms t1"
+	while stamp && t0=$REPLY && read -r -a st <"/proc/$RUN_PID/stat" 2>/dev/null; do
+		stamp
+		echo "$t0 $(((st[13] + st[14]) * 1000 / hz)) $REPLY"
 		sleep 0.05
 	done >"$T/FIG3.poll" 2>/dev/null &
 	POLL_PID=$!
@@ -247,7 +249,9 @@ import datetime, json, sys
 r = json.load(open(sys.argv[1]))
 s = r["samples"][-1]
 t = datetime.datetime.fromisoformat(s["time"].replace("Z", "+00:00")).timestamp()
-poll = [tuple(map(float, l.split())) for l in open(sys.argv[2]) if len(l.split()) == 2]
+# a read at the middle of its two stamps
+poll = [((a + b) / 2, c) for a, c, b in
+        (tuple(map(float, l.split())) for l in open(sys.argv[2]) if len(l.split()) == 3)]
 ref = "-"
 for (t0, c0), (t1, c1) in zip(poll, poll[1:]):
     if t0 <= t <= t1:

@@ -219,32 +219,40 @@ if [ -n "$B_OK" ]; then
 			eval 'near "$f" "$(awk -v a="$d" -v b="$w" "BEGIN { print a / b }")" 0 0.001 &&
 				between "$f" 0.5 1000'
 		# The kernel's own count over the same window, from the test's
-		# polls of field 42 (every 0.05 s).  A throttled wait is credited
-		# whole when it ends, so the count jumps by up to 0.25 s between
-		# two polls: at each end of the window take the last poll 0.15 s
-		# or more before it and the first 0.15 s or more after it (the
-		# agent read dd somewhere in its pass); blkio_delay_s lies between
-		# what those allow, give or take one tick each end.  A rise of
-		# more than 10 s between two polls is the kernel's jump by the
-		# time since boot (test_blkio_fault.sh): taken out.  The agent
-		# leaves it out with the waits credited since its last read of dd:
-		# per jump up to a sample interval (0.5 s), a wait begun before it
-		# and a late pass, 1 s in all.
+		# polls of field 42 (every 0.05 s, each read stamped before, $1,
+		# and after, $4).  A throttled wait is credited whole when it
+		# ends, so the count jumps by up to 0.25 s between two polls: at
+		# each end of the window take the last poll read by 0.15 s before
+		# it and the first read from 0.15 s after it (the agent read dd
+		# somewhere in its pass); blkio_delay_s lies between what those
+		# allow, give or take one tick each end.  A rise of more than
+		# 10 s between two polls is the kernel's jump by the time since
+		# boot (test_blkio_fault.sh): taken out.  The agent leaves it out
+		# with the waits credited since its last read of dd: per jump up
+		# to a sample interval (0.5 s), a wait begun before it and a late
+		# pass, 1 s in all.
 		ref=$(awk -v hz="$hz" '$2 - prev > 10 * hz { off += $2 - prev
-				print $1, $2 - off, "jump"; prev = $2; next }
-			{ prev = $2; print $1, $2 - off }' "$T/dd.poll" |
+				print $1, $4, $2 - off, "jump"; prev = $2; next }
+			{ prev = $2; print $1, $4, $2 - off }' "$T/dd.poll" |
 			awk -v a="$(awk -v t="${s%%|*}" -v w="$w" 'BEGIN { printf "%.6f", t - w }')" \
 			-v b="${s%%|*}" -v hz="$hz" '
-			$3 == "jump" && $1 > a - 0.65 && $1 < b + 0.15 { jumps++ }
-			$1 <= a - 0.15 { alo = $2 }  $1 >= a + 0.15 && ahi == "" { ahi = $2 }
-			$1 <= b - 0.15 { blo = $2 }  $1 >= b + 0.15 && bhi == "" { bhi = $2 }
+			$4 == "jump" && $2 > a - 0.65 && $1 < b + 0.15 { jumps++ }
+			$2 <= a - 0.15 { alo = $3 }  $1 >= a + 0.15 && ahi == "" { ahi = $3 }
+			$2 <= b - 0.15 { blo = $3 }  $1 >= b + 0.15 && bhi == "" { bhi = $3 }
 			END { if (alo == "") alo = 0	# the agent saw dd before the test did
 			      if (ahi == "" || blo == "" || bhi == "") exit 1
 			      printf "%.3f %.3f", (blo - ahi - 2) / hz - 1.0 * jumps,
 				(bhi - alo + 2) / hz }')
 		note "dd's delayacct_blkio_ticks over the window, from the test's polls around its ends: ${ref:-none} s"
+		was=$failed
 		check "io_bound: blkio_delay_s $d lies in what /proc/PID/stat field 42 allows over the window (${ref:-none} s)" \
 			between "$d" "${ref% *}" "${ref#* }"
+		[ "$failed" = "$was" ] ||
+			note "dd's polls from 0.7 s before the window to 0.3 s after (t0 ticks start_time t1):" \
+				"$(awk -v b="${s%%|*}" -v w="$w" '$1 > b - w - 0.7 && $1 < b + 0.3' "$T/dd.poll" | tr '\n' ' ')" \
+				"dd's samples (time blkio_delay_s): $(q "select printf('%.3f %s', time,
+					json_extract(json, '\$.io.blkio_delay_s')) from record where type = 'sample'
+					and json_extract(json, '\$.pid') = $DD order by time;" | tr '\n' ' ')"
 	else
 		note "dd's field 42 polled (first, last): $(head -n 1 "$T/dd.poll") / $(tail -n 1 "$T/dd.poll"); blkio_delay_impossible: $(status_of blkio_delay_impossible)"
 		note "dd's samples (time blkio_delay_s): $(q "select printf('%.3f %s', time,
@@ -297,8 +305,10 @@ if [ -e "$MEMCG/memory.limit_in_bytes" ] && mkdir "$MEMCG/jt_sig_$$" 2>/dev/null
 	(echo "$BASHPID" >"$MEMCG/jt_sig_$$/cgroup.procs" && exec "$WL/touchmem" 118 2000) >"$T/d.out" 2>&1 &
 	D_PID=$!
 	# the cgroup's own charge, polled by the test while touchmem runs
+	# (each read stamped before and after it: "t0 bytes t1")
 	while kill -0 "$D_PID" 2>/dev/null; do
-		echo "$(now) $(cat "$MEMCG/jt_sig_$$/memory.usage_in_bytes")"
+		stamp && t0=$REPLY && read -r u <"$MEMCG/jt_sig_$$/memory.usage_in_bytes" && stamp &&
+			echo "$t0 $u $REPLY"
 		sleep 0.02
 	done >"$T/mem.poll"
 	wait "$D_PID"
@@ -316,9 +326,9 @@ if [ -e "$MEMCG/memory.limit_in_bytes" ] && mkdir "$MEMCG/jt_sig_$$" 2>/dev/null
 			"$J-d  $((128 * MIB)) cgroup_v1"
 		check "memory_near_limit: mem_bytes $m is at least 0.9 x the limit and at most the cgroup's peak $D_PEAK" \
 			between "$m" "$((128 * MIB * 9 / 10))" "$D_PEAK"
-		# the test's polls of memory.usage_in_bytes just before and
-		# just after the signal's time bracket what the agent read
-		ref=$(awk -v t="${s%%|*}" '$1 <= t { lo = $2 } $1 > t && hi == "" { hi = $2 }
+		# the test's polls of memory.usage_in_bytes read by the signal's
+		# time and from it bracket what the agent read
+		ref=$(awk -v t="${s%%|*}" '$3 <= t { lo = $2 } $1 >= t && hi == "" { hi = $2 }
 			END { if (lo == "" || hi == "") exit 1
 			      if (lo > hi) { x = lo; lo = hi; hi = x }
 			      print lo, hi }' "$T/mem.poll")
