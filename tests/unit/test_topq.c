@@ -339,16 +339,15 @@ static void test_lost(void **state)
 	topq_free(&t);
 }
 
-/* A JSON member of text by path, as text. */
-static char *jget(const char *json, const char *path)
+/* The first column of sql over json (?1) and path (?2) as text, or NULL. */
+static char *jsql(const char *sql, const char *json, const char *path)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	char *v = NULL;
 
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "SELECT json_extract(?1, ?2)",
-					    -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
 	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
@@ -356,6 +355,18 @@ static char *jget(const char *json, const char *path)
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return v;
+}
+
+/* The value at path in json, or NULL (absent or a JSON null). */
+static char *jget(const char *json, const char *path)
+{
+	return jsql("SELECT json_extract(?1, ?2)", json, path);
+}
+
+/* The JSON type at path in json ("null", "object", ...), NULL if absent. */
+static char *jtype(const char *json, const char *path)
+{
+	return jsql("SELECT json_type(?1, ?2)", json, path);
 }
 
 /* --once and --format json print the same tree. */
@@ -390,8 +401,11 @@ static void test_frames(void **state)
 	assert_non_null(v);
 	assert_string_equal(v, "20971520");
 	free(v);
-	v = jget(buf, "$.runs[0].children[3].children[0].progress");
-	assert_null(v);	/* bash reads no file */
+	/* bash reads no file: a null, not an absent member */
+	v = jtype(buf, "$.runs[0].children[3].children[0].progress");
+	assert_non_null(v);
+	assert_string_equal(v, "null");
+	free(v);
 	v = jget(buf, "$.runs[0].children[3].state");
 	assert_non_null(v);
 	assert_string_equal(v, "stalled");
