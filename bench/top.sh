@@ -18,6 +18,7 @@
 # reaped, cutime + cstime, and those still running: the views' query
 # children).  Needs root and tmux.
 set -u
+. "$(dirname "$0")/../scripts/pidtree.sh"
 BUILD=$(cd "${1:?usage: bench/top.sh BUILD_DIR}" && pwd) || exit 2
 PROCS=${PROCS:-50}
 VIEWS=${VIEWS:-3}
@@ -63,15 +64,6 @@ setsid runuser -u nobody -- "$CLI" --config "$T/jobtrace.conf" run \
 	bash -c "for i in \$(seq $PROCS); do sleep 3600 & done; wait" &
 JOB_PID=$!
 sleep $((SAMPLE_S * 3 + 2))
-
-# The pids below $1 (its children, theirs, ...).
-below() {
-	local c
-	for c in $(pgrep -P "$1"); do
-		echo "$c"
-		below "$c"
-	done
-}
 
 # The agent's own CPU ticks, and with its children's: those it reaped
 # (cutime, cstime) and those still running (a view's query child lives as

@@ -12,6 +12,7 @@ WL=$top_builddir/tests/workload
 AGENT=$top_builddir/jobtraced
 CLI=$top_builddir/jobtrace
 MIB=$((1024 * 1024))
+. "$top_srcdir/scripts/pidtree.sh"	# below
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "# skipped: needs root"

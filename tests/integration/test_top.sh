@@ -38,14 +38,6 @@ need_commands snakemake python3 tmux
 start_watchdog 300
 
 TMUX_S=jt_top$$
-# The pids below $1 (its children, theirs, ...).
-below() {
-	local c
-	for c in $(pgrep -P "$1"); do
-		echo "$c"
-		below "$c"
-	done
-}
 # End the second run: the processes it started, by pid; what is left after
 # 2 s of SIGTERM (snakemake can hang in its own shutdown, and an orphan would
 # hold the integration-test lock's fd) gets SIGKILL.
