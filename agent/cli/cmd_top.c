@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <termios.h>
 #include <unistd.h>
@@ -122,6 +123,7 @@ struct view {
 	bool editing;		/* typing the filter */
 	char follow[64];	/* a run followed, "" for all */
 	bool color;
+	char msg[400];		/* what the latest frame's answer said */
 };
 
 enum { SORT_CPU, SORT_MEM, SORT_ELAPSED, SORT_NAME, SORT_N };
@@ -293,11 +295,63 @@ static const char *state_color(enum topq_state s)
 	return s <= TOPQ_LOST ? c[s] : "";
 }
 
+/* Keep the first line of what a frame's answer said (s, NUL-terminated;
+ * NULL or "" for nothing) as the view's message, shown until the next
+ * answer: an agent gone or a frame refused is said on the screen, not
+ * written under it and drawn over. */
+static void view_message(struct view *v, const char *s)
+{
+	static const char me[] = "jobtrace top: ";
+	size_t n;
+
+	if (!s)
+		s = "";
+	if (!strncmp(s, me, sizeof(me) - 1))
+		s += sizeof(me) - 1;
+	n = strcspn(s, "\n");
+	if (n >= sizeof(v->msg))
+		n = sizeof(v->msg) - 1;
+	memcpy(v->msg, s, n);
+	v->msg[n] = '\0';
+	/* no control character reaches the terminal (a job id in a
+	 * message is anybody's text) */
+	util_printable(v->msg);
+}
+
+/* The width of a message row: the last column stays empty, so that no
+ * terminal scrolls for a character in its corner. */
+static size_t message_width(int cols)
+{
+	return cols > 1 ? (size_t)cols - 1 : 1;
+}
+
+/* The view's message, "! " first, on the last mrows rows. */
+static void draw_message(const struct view *v, int rows, int cols,
+			 int mrows)
+{
+	char text[sizeof(v->msg) + 2];
+	size_t len = (size_t)snprintf(text, sizeof(text), "! %s", v->msg);
+	size_t w = message_width(cols);
+
+	for (int r = 0; r < mrows && (size_t)r * w < len; r++)
+		printf("\033[%d;1H%s%.*s%s", rows - mrows + 1 + r,
+		       v->color ? "\033[31m" : "", (int)w, text + (size_t)r * w,
+		       v->color ? "\033[0m" : "");
+}
+
 /* Draw the view in rows x cols. */
 static void draw(struct view *v, int rows, int cols)
 {
 	char line[512], now[40];
-	int body = rows - 3;
+	/* a message takes the keys' row and up to two more */
+	int mrows = v->msg[0] && !v->editing ?
+		    (int)((strlen(v->msg) + 2 + message_width(cols) - 1) /
+			  message_width(cols)) : 0;
+	int body;
+
+	if (mrows > 3)
+		mrows = 3;
+	body = rows - 3 - (mrows > 1 ? mrows - 1 : 0);
 
 	if (body < 1)
 		body = 1;
@@ -328,11 +382,16 @@ static void draw(struct view *v, int rows, int cols)
 	printf("\033[%d;1H", rows);
 	if (v->editing)
 		printf("filter: %s_", v->filter);
-	else
+	else if (mrows)
+		draw_message(v, rows, cols, mrows);
+	else {
+		/* the run's name as its line draws it (anybody's text) */
+		util_strlcpy(line, v->follow, sizeof(line));
 		printf("sort %s%s%s%s%s  q quit j/k move Enter fold s sort"
 		       " / filter f follow", sort_names[v->sort],
 		       v->filter[0] ? "  filter " : "", v->filter,
-		       v->follow[0] ? "  follow " : "", v->follow);
+		       v->follow[0] ? "  follow " : "", util_printable(line));
+	}
 	fflush(stdout);
 }
 
@@ -388,28 +447,56 @@ static bool view_key(struct view *v, const char *k, size_t n)
 	return true;
 }
 
-/* A new frame from the answer (JSON); the exit status of getting it. */
+/*
+ * A new frame from the answer (JSON); the exit status of getting it.
+ * What the answer says on stderr goes to a memory file for the while,
+ * then to the view's message.
+ */
 static int view_fetch(struct cli *c, const struct qcmd *qc,
 		      const char *source, const struct report_query *q,
 		      struct view *v)
 {
-	char *frame = NULL;
+	char *frame = NULL, said[sizeof(v->msg) + 16];
 	size_t len = 0;
 	FILE *m = open_memstream(&frame, &len);
+	int fd = memfd_create("jobtrace-top", MFD_CLOEXEC), saved = -1;
+	ssize_t n = 0;
 	struct topq t;
 	int rc;
 
-	if (!m)
+	if (!m) {
+		if (fd >= 0)
+			close(fd);
 		return 1;
+	}
+	fflush(stderr);
+	if (fd >= 0 && (saved = dup(STDERR_FILENO)) >= 0 &&
+	    dup2(fd, STDERR_FILENO) < 0) {
+		close(saved);
+		saved = -1;
+	}
 	rc = cli_query_answer(c, qc, source, q, "json", m);
 	fclose(m);
+	if (saved >= 0) {
+		fflush(stderr);
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+		n = pread(fd, said, sizeof(said) - 1, 0);
+	}
+	if (fd >= 0)
+		close(fd);
+	said[n > 0 ? n : 0] = '\0';
 	if (!rc && !topq_from_json(frame, len, &t)) {
 		topq_free(&v->t);
 		v->t = t;
 	} else if (!rc) {
 		topq_free(&t);
 		rc = 1;
+		if (!said[0])
+			snprintf(said, sizeof(said), "a frame could not be"
+				 " read (%zu bytes)", len);
 	}
+	view_message(v, said);
 	free(frame);
 	view_order(v);
 	return rc;
@@ -442,6 +529,8 @@ static void follow_frame(struct query_reply *r, int status)
 	struct topq t;
 
 	fflush(fo->out);
+	fflush(fo->err);
+	view_message(fo->v, fo->elen ? fo->ebuf : NULL);
 	if (!status && !topq_from_json(fo->buf, fo->len, &t)) {
 		topq_free(&fo->v->t);
 		fo->v->t = t;
@@ -449,11 +538,13 @@ static void follow_frame(struct query_reply *r, int status)
 	} else if (!status) {
 		topq_free(&t);	/* what a bad frame left; as view_fetch */
 		status = 1;
+		if (!fo->elen)
+			view_message(fo->v, "a frame could not be read");
 	}
 	fo->status = status;
 	fo->frames++;
 	fo->last_ns = util_now_ns(CLOCK_MONOTONIC);
-	/* the next answer from the start; messages are not drawn */
+	/* the next answer from the start */
 	fclose(fo->out);
 	fclose(fo->err);
 	free(fo->buf);

@@ -165,11 +165,15 @@ static double take_follow(struct control_req *req)
 	return 0;
 }
 
+/* The agent that started this child (its parent when it started). */
+static pid_t child_agent;
+
 /*
  * A view that stays open (follow=SECONDS): the answer again every delay
  * seconds over the store opened once, each closed by "f STATUS", until
- * the reader closes (1) or the child's life ends at end (0, CLOCK_MONOTONIC
- * ns).
+ * the reader closes (1), or the child's life ends at end (0, CLOCK_MONOTONIC
+ * ns) or with the agent (0: its frames would say nothing new, and the
+ * view, asking again, learns that the agent is gone).
  */
 static int follow_frames(int sock, int msgs, struct store *st,
 			 const char *path, const struct control_req *req,
@@ -193,6 +197,8 @@ static int follow_frames(int sock, int msgs, struct store *st,
 		/* the reader's close (POLLHUP) ends the view at once */
 		if (poll(&p, 1, (int)(delay * 1000)) > 0)
 			return 1;
+		if (getppid() != child_agent)
+			return 0;	/* the agent ended: reparented */
 	}
 }
 
@@ -228,6 +234,7 @@ int query_child_main(int argc, char **argv)
 	/* a view's life counts from here, as the agent's deadline does */
 	end_ns = util_now_ns(CLOCK_MONOTONIC) +
 		 (QUERY_TIMEOUT_S - QUERY_FOLLOW_MARGIN_S) * 1000000000ull;
+	child_agent = getppid();
 	close_from_3();
 	if (argc < 5 || argc > 5 + CONTROL_MAX_FIELDS)
 		return 2;

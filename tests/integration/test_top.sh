@@ -297,6 +297,22 @@ tmux send-keys -t "$TMUX_S" q
 check "user view: q ends it, and its child within 2 s" \
 	eval 'screen_has "^PROMPT\\$ *$" && for _ in $(seq 1 20); do [ -z "$(kids)" ] && break; sleep 0.1; done;
 		[ -z "$(kids)" ]'
+
+# ---- the agent gone under a user's view -----------------------------------------------
+# nobody's view again; the agent stops: the last frame stays, and the view
+# says why no frame comes on its last row (before, the message was written
+# under the view and drawn over, or dropped)
+tmux send-keys -t "$TMUX_S" "runuser -u nobody -- $CLI --config $CONF top --run $TAG-rn -d 0.5" Enter
+check "user view again: nobody's run" screen_has "^running +-$TAG-rn"
+stop_agent
+note "agent stopped (exit $?)"
+check "agent stopped: the view keeps nobody's run and says it cannot reach jobtraced" \
+	eval 'screen_has "^! cannot read the store .* nor reach" && screen_has "^running +-$TAG-rn"'
+note "$(screen | tail -n 3)"
+check "agent stopped: the view's answering child ended with it" \
+	eval '! pgrep -f -- "--serve-query.*$T" >/dev/null'
+tmux send-keys -t "$TMUX_S" q
+check "agent stopped: q still ends the view" screen_has "^PROMPT\\$ *$"
 kill "$NJOB" 2>/dev/null
 wait "$NJOB" 2>/dev/null
 
