@@ -12,12 +12,17 @@ OOM_KILLS align tools are OOM-killed (each with an oom_kill signal), and
 the run has a spot_interruption and a stall signal.  Running tools have a
 sample every SAMPLE seconds.  Deterministic for a seed.
 
+With --now T the run is seen at T (`jobtrace top`): nothing after T is
+written, and a process still running then has its samples up to T and no
+process record (live=N on the line of truth counts those with a sample).
+
   gen-run.py --procs N [--job ID] [--run R] [--host H] [--seed S]
+             [--t0 T] [--now T] [--cpus N]
   gen-run.py --procs N --hostile [--job ID]   (every limit of the page
       filled with names and command lines made of '<' and '&')
 
 Prints the records on stdout and, on stderr, one line of truth:
-  processes=N instances=I tasks=T failed=F oom=O signals=S samples=M
+  processes=N instances=I tasks=T failed=F oom=O signals=S samples=M live=L
 """
 import argparse
 import json
@@ -27,7 +32,7 @@ import time
 
 SAMPLE = 30.0		# seconds between sample passes
 OOM_KILLS = 3
-CPUS = 16
+CPUS = 16		# the job's CPUs: instances run side by side (--cpus)
 MEM = 64 << 30
 
 # task: (weight, seconds low, high, tools: (name, cpu share, rss MiB))
@@ -55,7 +60,9 @@ class Gen:
         self.n = 0
         self.out = sys.stdout
         self.counts = dict(processes=0, instances=0, tasks=0, failed=0,
-                           oom=0, signals=0, samples=0)
+                           oom=0, signals=0, samples=0, live=0)
+        self.now = a.now if a.now is not None else float("inf")
+        self.cpus = a.cpus
         self.job = {"scheduler": "slurm", "id": a.job, "step": "batch",
                     "run": a.run, "pipeline": "rnaseq", "task": None,
                     "user": "alice", "account": "bio",
@@ -75,7 +82,8 @@ class Gen:
         self.pid += 1
         self.n += 1
         pid = self.pid
-        rid = "p-%s-%d-%d" % (self.a.host, pid, self.n)
+        # unique across runs on one host (the store keeps one record an id)
+        rid = "p-%s-%s-%d-%d" % (self.a.host, self.a.job, pid, self.n)
         ppid, pparent = parent if parent else (1, None)
         common = {
             "host": self.a.host, "pid": pid, "ppid": ppid,
@@ -86,17 +94,26 @@ class Gen:
         }
         dur = end - start
         t = start + SAMPLE - (start % SAMPLE)
-        while t < end:
+        sampled = False
+        while t < min(end, self.now):
             f = (t - start) / dur
             self.emit(dict({"type": "sample", "schema": 1,
-                            "id": "s-%s-%d-%d" % (self.a.host, pid, int(t)),
+                            "id": "s-%s-%s-%d-%d" % (self.a.host, self.a.job,
+                                                    pid, int(t)),
                             "time": ts(t)}, **common,
                            cpu={"user_s": round(cpu * f * 0.9, 6),
                                 "sys_s": round(cpu * f * 0.1, 6)},
                            mem={"peak_rss_bytes": int(rss * min(1, 2 * f)),
-                                "rss_bytes": int(rss * min(1, 2 * f))}))
+                                "rss_bytes": int(rss * min(1, 2 * f))},
+                           io={"read_bytes": int(rss * 3 * f),
+                               "write_bytes": int(rss * f)},
+                           net={"rx_bytes": 0, "tx_bytes": 0}))
             self.counts["samples"] += 1
+            sampled = True
             t += SAMPLE
+        if end > self.now:
+            self.counts["live"] += sampled
+            return (pid, rid)
         rec = dict({"type": "process", "schema": 1, "id": rid}, **common)
         rec.update({
             "end_time": ts(end),
@@ -115,6 +132,8 @@ class Gen:
         return (pid, rid)
 
     def signal(self, kind, t, pid=None, comm=None, task=None, ev=None):
+        if t > self.now:
+            return
         self.emit({"type": "signal", "schema": 1, "host": self.a.host,
                    "id": "g-%s-%s-%d" % (self.a.host, kind, int(t * 1000)),
                    "kind": kind, "time": ts(t), "job": self.jobobj(task),
@@ -128,6 +147,8 @@ class Gen:
         """A job script, its snakemake, the rule's tools; the end time."""
         tools = TASKS[task][3] if task in TASKS else [(task, 0.5, 200)]
         end = start + dur
+        if start > self.now:
+            return end
         bash = self.proc(root, task, "bash",
                          ["/bin/bash", ".snakemake/tmp/snakejob.%s.%d.sh"
                           % (task, self.counts["instances"])],
@@ -152,7 +173,7 @@ class Gen:
                       t, tend, per * share * (0.8 + 0.4 * self.rnd.random()),
                       int(mib * (0.7 + 0.3 * self.rnd.random())) << 20,
                       code=code, sig=sig, oom=killed)
-            if killed:
+            if killed and tend <= self.now:
                 self.counts["oom"] += 1
                 self.signal("oom_kill", tend, self.pid, name, task,
                             {"rss_bytes": mib << 20,
@@ -160,26 +181,26 @@ class Gen:
                 break
             t = tend
         self.counts["instances"] += 1
-        self.counts["failed"] += fail or oom
+        self.counts["failed"] += (fail or oom) and end <= self.now
         return end
 
     def run(self):
         a = self.a
         t0 = a.t0
-        # the instances: about procs / 3.6 of them, scheduled on CPUS slots
+        # the instances: about procs / 3.6 of them, scheduled on --cpus slots
         plan = []
         n_inst = max(len(TASKS) + 1, int(a.procs / 3.75))
         names = list(TASKS)
         for i in range(n_inst - 1):
             plan.append(names[i * len(names) // (n_inst - 1)])
         plan.append("multiqc")
-        slots = [t0 + 5.0] * CPUS
+        slots = [t0 + 5.0] * self.cpus
         jobs = []
         oom_at = set(self.rnd.sample(
             [i for i, x in enumerate(plan) if x == "align"],
             min(OOM_KILLS, plan.count("align"))))
         for i, task in enumerate(plan):
-            k = min(range(CPUS), key=lambda s: slots[s])
+            k = min(range(self.cpus), key=lambda s: slots[s])
             lo, hi = (TASKS[task][1], TASKS[task][2]) if task in TASKS \
                 else (30, 40)
             dur = self.rnd.uniform(lo, hi)
@@ -192,10 +213,10 @@ class Gen:
                    "job": self.jobobj(None), "name": "rnaseq-big",
                    "partition": "batch", "node": a.host, "uid": 1000,
                    "start_time": ts(t0), "end_time": None,
-                   "allocation": {"cpus": CPUS, "mem_bytes": MEM,
+                   "allocation": {"cpus": self.cpus, "mem_bytes": MEM,
                                   "gpus": None}, "exit_code": None})
         root = self.proc(None, None, "snakemake",
-                         ["python3", "-m", "snakemake", "-j", str(CPUS)],
+                         ["python3", "-m", "snakemake", "-j", str(self.cpus)],
                          t0 + 1, t_end - 1, 0, 200 << 20,
                          category="workflow-engine")
         total = 0
@@ -204,7 +225,7 @@ class Gen:
             total += 1
         # polling helpers without a task, until the process budget is met
         t = t0 + 10
-        while self.counts["processes"] < a.procs:
+        while self.counts["processes"] < a.procs and t < self.now:
             name = "squeue" if self.counts["processes"] % 2 else "sh"
             self.proc(root, None, name, [name, "-u", "alice"], t, t + 0.05,
                       0.01, 3 << 20)
@@ -217,12 +238,16 @@ class Gen:
         self.signal("spot_interruption", t_end - 60, None, None, None,
                     {"action": "terminate", "action_time": ts(t_end + 60)})
         elapsed = t_end - t0
+        if t_end > self.now:
+            print(" ".join("%s=%d" % kv for kv in self.counts.items()),
+                  file=sys.stderr)
+            return
         self.emit({"type": "job", "schema": 1, "host": a.host,
                    "id": "j-%s-end" % a.job, "phase": "end",
                    "job": self.jobobj(None), "name": "rnaseq-big",
                    "partition": "batch", "node": a.host, "uid": 1000,
                    "start_time": ts(t0), "end_time": ts(t_end),
-                   "allocation": {"cpus": CPUS, "mem_bytes": MEM,
+                   "allocation": {"cpus": self.cpus, "mem_bytes": MEM,
                                   "gpus": None}, "exit_code": 0,
                    "cost": {"amount": round(elapsed / 3600 * 0.68, 6),
                             "currency": "USD", "source": "config:node_hour",
@@ -284,6 +309,9 @@ def main():
     p.add_argument("--host", default="node07")
     p.add_argument("--seed", type=int, default=14)
     p.add_argument("--t0", type=float, default=1767258000.0)
+    p.add_argument("--cpus", type=int, default=CPUS)
+    p.add_argument("--now", type=float, default=None,
+                   help="write the run as seen at this time")
     a = p.parse_args()
     if a.hostile:
         hostile(a)
