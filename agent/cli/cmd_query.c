@@ -382,11 +382,14 @@ int cli_query_answer(struct cli *c, const struct qcmd *qc,
 	if (source_parse(cmd, source, &sink))
 		return EXIT_USAGE;
 	if (strcmp(source, "sqlite")) {
+		struct report_query fq = *q;
+
+		fq.by_node = true;	/* top: the fleet's nodes */
 		st = clickhouse_store(c, cmd, sink, q, qc->what, where,
 				      sizeof(where), &err);
 		if (!st)
 			return err;
-		err = qc->run(st, where, q, format, out) ? 1 : 0;
+		err = qc->run(st, where, &fq, format, out) ? 1 : 0;
 		store_close(st);
 	} else {
 		store_catch_up(c, who);

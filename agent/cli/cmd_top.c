@@ -69,6 +69,8 @@ void cli_help_top(FILE *out)
 		"siblings by CPU, memory, elapsed or name, / filters (user, run,\n"
 		"pipeline, task, tool; Enter keeps, Esc clears), f follows the run of\n"
 		"the line (again: all runs), q quits (the terminal is restored).\n"
+		"\n--source clickhouse[:NAME]: every node's runs from the fleet store, a\n"
+		"line per node under each run (its instances and processes there).\n"
 		"\nA user who may not read the store sees their own runs, from the agent.\n");
 }
 

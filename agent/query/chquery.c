@@ -335,6 +335,91 @@ static int load_pid_tree(struct chq *c, int64_t pid)
 	return err;
 }
 
+/*
+ * top: the condition of q on the process (process true) or sample table
+ * by their own columns: the job, run or pipeline, else since (whole
+ * seconds, narrowed locally).
+ */
+static int top_cond(struct chq *c, const struct report_query *q,
+		    bool process)
+{
+	long long t = q->since > 0 ? (long long)q->since : 0;
+
+	if (q->job && *q->job)
+		return job_cond(c, q->job);
+	if (q->run && *q->run) {
+		put(&c->sql, "job_run = ");
+		return quoted(c, "--run", q->run);
+	}
+	if (q->pipeline && *q->pipeline) {
+		put(&c->sql, "job_pipeline = ");
+		return quoted(c, "--pipeline", q->pipeline);
+	}
+	if (process)
+		sqlf(c, "(start_time >= toDateTime(%lld) OR"
+		     " end_time >= toDateTime(%lld))", t, t);
+	else
+		sqlf(c, "time >= toDateTime(%lld)", t);
+	return 0;
+}
+
+/* top: "col IN (SELECT col FROM process WHERE ..) OR col IN (SELECT col
+ * FROM sample WHERE ..)": the jobs or pipelines of what q selects. */
+static int top_of_selected(struct chq *c, const struct report_query *q,
+			   const char *col)
+{
+	int err;
+
+	sqlf(c, "(%s IN (SELECT %s FROM ", col, col);
+	table_name(c, "process");
+	put(&c->sql, " WHERE ");
+	err = top_cond(c, q, true);
+	sqlf(c, ") OR %s IN (SELECT %s FROM ", col, col);
+	table_name(c, "sample");
+	put(&c->sql, " WHERE ");
+	err = err ? err : top_cond(c, q, false);
+	put(&c->sql, "))");
+	return err;
+}
+
+/*
+ * What `jobtrace top` reads (topq.h) for q: the process records q
+ * selects; the two latest samples of each process q selects (oldest
+ * first, so that the store keeps the one before the latest); the `job`
+ * and `signal` records of their jobs (requests, stalls); the process
+ * records of their pipelines (the expected durations: every run).
+ */
+static int load_top(struct chq *c, const struct report_query *q)
+{
+	static const char *const by_job[] = { "job", "signal" };
+	int err;
+
+	select_from(c, "process");
+	err = top_cond(c, q, true);
+	err = err ? err : run(c);
+	if (err < 0)
+		return err;
+	jbuf_reset(&c->sql);
+	put(&c->sql, "SELECT json FROM (SELECT json, time, time_us FROM ");
+	table_name(c, "sample");
+	put(&c->sql, " WHERE ");
+	err = top_cond(c, q, false);
+	put(&c->sql, " ORDER BY time DESC, time_us DESC LIMIT 2 BY host, pid,"
+	    " start_time, start_time_us) ORDER BY time, time_us");
+	err = err ? err : run(c);
+	for (size_t i = 0; i < 2 && err >= 0; i++) {
+		select_from(c, by_job[i]);
+		err = top_of_selected(c, q, "job_id");
+		err = err ? err : run(c);
+	}
+	if (err < 0)
+		return err;
+	select_from(c, "process");
+	err = top_of_selected(c, q, "job_pipeline");
+	err = err ? err : run(c);
+	return err < 0 ? err : 0;
+}
+
 /* Start a query session (c set up): 0, or -errno with c->err set. */
 static int session_open(struct chq *c)
 {
@@ -464,6 +549,10 @@ int chquery_load_what(const struct jt_sink_config *s,
 	e = session_open(&c);
 	if (e)
 		goto cleanup;
+	if (what == CHQ_TOP) {
+		e = load_top(&c, q);
+		goto cleanup;
+	}
 	if (what == CHQ_SWEEP) {
 		/* the nodes' CPU and their signals (node_idle, stall) */
 		e = load_table(&c, q, "process", "");

@@ -30,15 +30,17 @@ int chquery_load(const struct jt_sink_config *s, const struct report_query *q,
 		 bool export, struct store *st, char *err, size_t errlen);
 
 /* What to load: a report's, an export's, a report's and its jobs', or
- * what `jobtrace cost` needs (chquery_load_cost()). */
-enum chq_what { CHQ_REPORT, CHQ_EXPORT, CHQ_JOBS, CHQ_COST, CHQ_SWEEP };
+ * what `jobtrace cost` needs (chquery_load_cost()), `sweep`, `top`. */
+enum chq_what { CHQ_REPORT, CHQ_EXPORT, CHQ_JOBS, CHQ_COST, CHQ_SWEEP,
+		CHQ_TOP };
 
 /*
  * As chquery_load(); CHQ_REPORT and CHQ_JOBS: the process records and the
  * `job` records of their jobs (allocations and job peaks: a task that ran
  * as its own job, tasks.h); CHQ_COST: as chquery_load_cost(); CHQ_SWEEP:
  * that, the process records and the `signal` records since (jobtrace
- * sweep; a stall that began before since is not loaded).
+ * sweep; a stall that began before since is not loaded); CHQ_TOP: what
+ * `jobtrace top` reads (chquery.c load_top()).
  */
 int chquery_load_what(const struct jt_sink_config *s,
 		      const struct report_query *q, enum chq_what what,

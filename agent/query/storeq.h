@@ -53,6 +53,7 @@ struct report_query {
 	const char *prices_file;	/* cost.prices_file, for rightsize
 					 * --format instances (NULL: none) */
 	const char *task;	/* jobtrace files --task T (NULL: every task) */
+	bool by_node;		/* jobtrace top: a level per node (the fleet) */
 	/*
 	 * Only what uid may see: its processes, the `job` records that name
 	 * it, and every process, sample and signal of those jobs.  Host

@@ -518,13 +518,13 @@ static enum topq_state inst_state(const struct build *b, size_t k)
 	return b->t->v[b->line_of[in->top]].state;
 }
 
-/* The line of instance k under run line r, then its processes. */
-static int add_inst(struct build *b, size_t k, long r)
+/* The line of instance k under line r at depth d, then its processes. */
+static int add_inst(struct build *b, size_t k, long r, int d)
 {
 	const struct tasks_inst *in = &b->tk.inst[k];
 	const struct storeq_proc *top = &b->v[in->top];
 	struct hist *h = hist_of(b, in->task);
-	long li = add_line(b->t, TOPQ_TASK, 1, r);
+	long li = add_line(b->t, TOPQ_TASK, d, r);
 	struct topq_line *l;
 	int err = 0;
 
@@ -532,7 +532,7 @@ static int add_inst(struct build *b, size_t k, long r)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->n && !err; i++)
 		if (b->tk.of[i] == (long)k)
-			err = add_proc(b, i, li, 2);
+			err = add_proc(b, i, li, d + 1);
 	if (err)
 		return err;
 	l = &b->t->v[li];
@@ -615,7 +615,8 @@ static int add_signals(struct build *b, size_t first, const char *job)
 	return err;
 }
 
-/* Fill run line r from the lines under it; whether it is running. */
+/* Fill run or node line r from the lines under it; whether it is
+ * running.  Failed: an instance failed, or a process of no task. */
 static bool run_fill(struct topq *t, long r)
 {
 	struct topq_line *l = &t->v[r];
@@ -623,13 +624,17 @@ static bool run_fill(struct topq *t, long r)
 	double first = 0, last = 0;
 	char sig[sizeof(l->signals)];
 
-	for (size_t i = (size_t)r + 1; i < t->n; i++) {
+	for (size_t i = (size_t)r + 1; i < t->n && t->v[i].depth > l->depth;
+	     i++) {
 		const struct topq_line *c = &t->v[i];
+		bool member = c->kind == TOPQ_TASK ||
+			      (c->kind == TOPQ_PROC &&
+			       t->v[c->parent].kind != TOPQ_TASK);
 
 		if (c->state == TOPQ_WAITING)
 			continue;
-		failed |= c->depth == 1 && (c->state == TOPQ_FAILED ||
-					    c->state == TOPQ_OOM);
+		failed |= member && (c->state == TOPQ_FAILED ||
+				     c->state == TOPQ_OOM);
 		lost |= c->state == TOPQ_LOST;
 		if (c->kind != TOPQ_PROC)
 			continue;
@@ -653,8 +658,67 @@ static bool run_fill(struct topq *t, long r)
 	return running;
 }
 
-/* The lines of one run: its instances, its processes of no task, the
- * tasks it waits for. */
+/* Is row w on node host (NULL: any)? */
+static bool on_node(const struct storeq_proc *w, const char *host)
+{
+	return !host || !strcmp(w->host ? w->host : "", host);
+}
+
+/* Under line p at depth d: the instances (in order) whose topmost
+ * process is on host, then its processes of no task (host NULL: all). */
+static int add_members(struct build *b, const size_t *order,
+		       const char *host, long p, int d)
+{
+	int err = 0;
+
+	for (size_t k = 0; k < b->tk.n && !err; k++)
+		if (on_node(&b->v[b->tk.inst[order[k]].top], host))
+			err = add_inst(b, order[k], p, d);
+	for (size_t i = 0; i < b->n && !err; i++)
+		if (b->tk.of[i] < 0 && on_node(&b->v[i], host))
+			err = add_proc(b, i, p, d);
+	return err;
+}
+
+/* Order node names. */
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* By node: under run line r a line per node of its rows, by name, each
+ * with its members. */
+static int add_nodes(struct build *b, const size_t *order, long r)
+{
+	const char **host = malloc((b->n ? b->n : 1) * sizeof(*host));
+	int err = 0;
+
+	if (!host)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->n; i++)
+		host[i] = b->v[i].host ? b->v[i].host : "";
+	qsort(host, b->n, sizeof(*host), cmp_str);
+	for (size_t i = 0; i < b->n && !err; i++) {
+		long k;
+
+		if (i && !strcmp(host[i - 1], host[i]))
+			continue;
+		k = add_line(b->t, TOPQ_NODE, 1, r);
+		if (k < 0) {
+			err = -ENOMEM;
+			break;
+		}
+		b->t->v[k].name = dup_or_null(host[i], &err);
+		b->t->v[k].host = dup_or_null(host[i], &err);
+		if (!err)
+			err = add_members(b, order, host[i], k, 2);
+	}
+	free(host);
+	return err;
+}
+
+/* The lines of one run: its instances, its processes of no task (by
+ * node: under their nodes), the tasks it waits for. */
 static int build_lines(struct build *b, const struct key *key)
 {
 	size_t *order = malloc((b->tk.n ? b->tk.n : 1) * sizeof(*order));
@@ -676,11 +740,10 @@ static int build_lines(struct build *b, const struct key *key)
 	for (size_t k = 0; k < b->tk.n; k++)
 		order[k] = k;
 	qsort_r(order, b->tk.n, sizeof(*order), cmp_inst_start, b->tk.inst);
-	for (size_t k = 0; k < b->tk.n && !err; k++)
-		err = add_inst(b, order[k], r);
-	for (size_t i = 0; i < b->n && !err; i++)
-		if (b->tk.of[i] < 0)
-			err = add_proc(b, i, r, 1);
+	if (b->q->by_node)
+		err = add_nodes(b, order, r);
+	else
+		err = add_members(b, order, NULL, r, 1);
 	/* a job's signals: once each job of the run */
 	for (size_t i = 0; i < b->n && !err; i++) {
 		bool seen = false;
@@ -699,6 +762,9 @@ static int build_lines(struct build *b, const struct key *key)
 		    b->t->v[i].state == TOPQ_STALLED &&
 		    b->t->v[b->t->v[i].parent].kind == TOPQ_TASK)
 			b->t->v[b->t->v[i].parent].state = TOPQ_STALLED;
+	for (size_t i = first; i < b->t->n; i++)
+		if (b->t->v[i].kind == TOPQ_NODE)
+			run_fill(b->t, (long)i);
 	if (run_fill(b->t, r)) {
 		b->t->running++;
 		err = add_waiting(b, r);
@@ -862,7 +928,10 @@ void topq_line_text(const struct topq *t, size_t i, int width, char *out,
 		snprintf(name, sizeof(name), "%*s%lld %s", l->depth * 2, "",
 			 (long long)l->pid, l->name ? l->name : "?");
 	else if (l->kind == TOPQ_TASK)
-		snprintf(name, sizeof(name), "  %s", l->name ? l->name : "?");
+		snprintf(name, sizeof(name), "%*s%s", l->depth * 2, "",
+			 l->name ? l->name : "?");
+	else if (l->kind == TOPQ_NODE)
+		snprintf(name, sizeof(name), "  [%s]", l->name ? l->name : "?");
 	else
 		snprintf(name, sizeof(name), "%s%s%s", l->name ? l->name : "?",
 			 l->pipeline ? " " : "", l->pipeline ? l->pipeline : "");
@@ -944,7 +1013,8 @@ static void kv_known(struct jbuf *b, const char *key, double v)
 /* Line i's members (not its children). */
 static void line_json(struct jbuf *b, const struct topq_line *l)
 {
-	static const char *const kinds[] = { "run", "task", "process" };
+	static const char *const kinds[] = { "run", "task", "process",
+					     "node" };
 
 	json_kv_str(b, "kind", kinds[l->kind]);
 	json_kv_str(b, "state", topq_state_name(l->state));
@@ -1171,7 +1241,8 @@ static int read_member(struct jr *r, const struct jr_str *key,
 				l->state = i;
 		if (kind)
 			l->kind = !strcmp(word, "run") ? TOPQ_RUN :
-				  !strcmp(word, "task") ? TOPQ_TASK : TOPQ_PROC;
+				  !strcmp(word, "task") ? TOPQ_TASK :
+				  !strcmp(word, "node") ? TOPQ_NODE : TOPQ_PROC;
 		return err;
 	}
 	if (jr_str_eq(key, "progress", 8))

@@ -24,6 +24,10 @@
  *    has not started in a running run.
  *  - Expected: the median wall time (nearest rank) of the task's finished
  *    instances in the pipeline's other runs.
+ *  - By node (report_query.by_node, the fleet's view): a run's instances
+ *    and its processes of no task under a line per node they ran on (an
+ *    instance is on its topmost process's node), which sums them as a run
+ *    does its lines.
  *  - Now: a live process's CPU cores, I/O and network rates are the
  *    differences between its two latest samples over their interval; its
  *    RSS the latest sample's.  An instance sums its processes.
@@ -80,7 +84,8 @@ struct store;
 	" json_extract(json, '$.net.rx_bytes'), json_extract(json," \
 	" '$.net.tx_bytes') FROM record WHERE id = ?1"
 
-enum topq_kind { TOPQ_RUN, TOPQ_TASK, TOPQ_PROC };
+/* TOPQ_NODE: a node of a run, the fleet's level (report_query.by_node) */
+enum topq_kind { TOPQ_RUN, TOPQ_TASK, TOPQ_PROC, TOPQ_NODE };
 enum topq_state { TOPQ_RUNNING, TOPQ_STALLED, TOPQ_WAITING, TOPQ_DONE,
 		  TOPQ_FAILED, TOPQ_OOM, TOPQ_LOST };
 
@@ -88,7 +93,9 @@ enum topq_state { TOPQ_RUNNING, TOPQ_STALLED, TOPQ_WAITING, TOPQ_DONE,
 struct topq_line {
 	enum topq_kind kind;
 	int depth;		/* 0 run, 1 instance (or a process of no task),
-				 * 2 process of an instance */
+				 * 2 process of an instance; by node: 1 the
+				 * node, the others one deeper (a waiting
+				 * task stays at 1: it is on no node yet) */
 	long parent;		/* the line it is under, -1 for a run */
 	enum topq_state state;
 	char *name;		/* run id, task, tool */

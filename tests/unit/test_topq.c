@@ -273,6 +273,83 @@ static void test_tree(void **state)
 	topq_free(&t);
 }
 
+/* The name of the line above line i that is not a node's ("": none). */
+static const char *up_name(const struct topq *t, size_t i)
+{
+	long p = t->v[i].parent;
+
+	while (p >= 0 && t->v[p].kind == TOPQ_NODE)
+		p = t->v[p].parent;
+	return p < 0 ? "" : t->v[p].name ? t->v[p].name : "";
+}
+
+/* The fleet's view: a node line between each run and its lines, which
+ * sums them as the run does; the same lines under it, one level deeper;
+ * a waiting task on no node; the kind read back from JSON. */
+static void test_nodes(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { 0 }, nq = { .by_node = true };
+	struct topq t, u, w;
+	const struct topq_line *r, *n;
+	char *buf = NULL;
+	size_t len = 0, lines = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_int_equal(topq_load(f->st, "test", &q, N, &t), 0);
+	assert_int_equal(topq_load(f->st, "test", &nq, N, &u), 0);
+	assert_int_equal(u.runs, t.runs);
+	assert_int_equal(u.n, t.n + t.runs);	/* one node each: n1 */
+	r = find(&u, NULL, TOPQ_RUN, "r2");
+	n = &u.v[r - u.v + 1];
+	assert_int_equal(n->kind, TOPQ_NODE);
+	assert_string_equal(n->name, "n1");
+	assert_int_equal(n->depth, 1);
+	assert_int_equal(n->parent, r - u.v);
+	assert_int_equal(n->state, TOPQ_RUNNING);
+	assert_float_equal(n->cores, r->cores, 1e-9);
+	assert_int_equal(n->rss, r->rss);
+	assert_int_equal(n->peak, r->peak);
+	assert_float_equal(n->cpu_s, r->cpu_s, 1e-9);
+	assert_string_equal(n->signals, r->signals);
+	for (size_t i = 0; i < u.n; i++) {
+		const struct topq_line *l = &u.v[i];
+		const struct topq_line *o = NULL;
+
+		if (l->kind == TOPQ_NODE)
+			continue;
+		for (size_t j = 0; j < t.n && !o; j++)
+			if (t.v[j].kind == l->kind && t.v[j].pid == l->pid &&
+			    !strcmp(t.v[j].name, l->name) &&
+			    t.v[j].start == l->start &&
+			    !strcmp(up_name(&t, j), up_name(&u, i)))
+				o = &t.v[j];
+		assert_non_null(o);
+		lines++;
+		/* one deeper, but a waiting task: on no node */
+		assert_int_equal(l->depth, o->depth +
+				 (l->depth && l->state != TOPQ_WAITING));
+		assert_int_equal(l->state, o->state);
+		assert_float_equal(l->cores, o->cores, 1e-9);
+		assert_float_equal(l->expected, o->expected, 1e-9);
+	}
+	assert_int_equal(lines, t.n);
+	assert_int_equal(find(&u, NULL, TOPQ_TASK, "c")->depth, 1);
+	assert_int_equal(topq_print_json(&u, &nq, m), 0);
+	fclose(m);
+	assert_non_null(strstr(buf, "\"kind\":\"node\""));
+	assert_int_equal(topq_from_json(buf, len, &w), 0);
+	assert_int_equal(w.n, u.n);
+	for (size_t i = 0; i < u.n; i++) {
+		assert_int_equal(w.v[i].kind, u.v[i].kind);
+		assert_int_equal(w.v[i].depth, u.v[i].depth);
+	}
+	topq_free(&w);
+	topq_free(&u);
+	topq_free(&t);
+	free(buf);
+}
+
 /* A user sees their own runs only. */
 static void test_user(void **state)
 {
@@ -745,6 +822,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_user),
 		cmocka_unit_test(test_ended),
 		cmocka_unit_test(test_lost),
