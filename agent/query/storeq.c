@@ -224,20 +224,33 @@ bool storeq_col_text(sqlite3_stmt *st, int i, char *out, size_t len)
 	" WHERE type = 'job' AND substr(job_id, 1, length('user:" u ":'))" \
 	" = 'user:" u ":';"
 
-/* 1 if this connection's views are restricted to uid already (the uid
- * kept beside them in temp.restricted), else 0. */
+/*
+ * The job records a restriction was found from: their count, largest and
+ * summed rowid (index record_job), kept in temp.restricted.  Records are
+ * only added (a new rowid) or pruned, so any change to them changes this.
+ */
+#define JOBS_SEEN "SELECT count(*) AS n, max(rowid) AS top, total(rowid)" \
+	" AS total FROM main.record WHERE type = 'job'"
+
+/*
+ * 2 if this connection's views are restricted to uid already (the uid
+ * kept beside them in temp.restricted) and the job records are those they
+ * were found from, 1 if restricted to uid but they changed, else 0.
+ */
 static int restricted_to(sqlite3 *db, unsigned uid)
 {
 	sqlite3_stmt *st = NULL;
 	int yes = 0;
 
 	/* no such table: a connection not restricted yet */
-	if (sqlite3_prepare_v2(db, "SELECT uid FROM temp.restricted", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT r.uid, r.n IS j.n AND r.top IS"
+			       " j.top AND r.total IS j.total FROM"
+			       " temp.restricted AS r, (" JOBS_SEEN ") AS j",
+			       -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	if (sqlite3_step(st) == SQLITE_ROW &&
 	    sqlite3_column_int64(st, 0) == (sqlite3_int64)uid)
-		yes = 1;
+		yes = 1 + sqlite3_column_int(st, 1);
 	sqlite3_finalize(st);
 	return yes;
 }
@@ -251,6 +264,8 @@ static int restrict_uid(sqlite3 *db, const char *path,
 		"DROP TABLE IF EXISTS temp.visible_job;"
 		"DROP TABLE IF EXISTS temp.own_job;"
 		"DROP TABLE IF EXISTS temp.restricted;"
+		"CREATE TEMP TABLE restricted(uid INTEGER, n, top, total);"
+		"INSERT INTO restricted SELECT %1$u, * FROM (" JOBS_SEEN ");"
 		"CREATE TEMP TABLE visible_job(job_id TEXT PRIMARY KEY);"
 		"CREATE TEMP TABLE own_job(job_id TEXT PRIMARY KEY);"
 		RESTRICT_JOBS("%1$u")
@@ -264,32 +279,40 @@ static int restrict_uid(sqlite3 *db, const char *path,
 		"  OR job_id IN (SELECT job_id FROM visible_job)"
 		" WHEN 'signal' THEN job_id IN (SELECT job_id FROM visible_job)"
 		"  OR job_id IN (SELECT job_id FROM own_job)"
-		" ELSE 0 END;"
-		"CREATE TEMP TABLE restricted(uid INTEGER);"
-		"INSERT INTO restricted VALUES(%1$u);";
+		" ELSE 0 END;";
 	/*
 	 * Asked again on a connection restricted to the same uid (a view's
-	 * frames, one query child): the jobs it may see are found again, the
-	 * views stay.  Changing no schema, it keeps the statements prepared
-	 * on the connection valid (a schema change makes SQLite prepare
-	 * them again).
+	 * frames, one query child): the jobs it may see are found again when
+	 * a job record came or went since (11 % of a view's frame was finding
+	 * them, every frame), the views stay.  Changing no schema, it keeps
+	 * the statements prepared on the connection valid (a schema change
+	 * makes SQLite prepare them again).  The job records' mark is taken
+	 * before the jobs are found: one that comes between the two is in
+	 * the jobs or makes the next call find them again, never neither.
 	 */
 	static const char again_fmt[] =
+		"DELETE FROM temp.restricted;"
+		"INSERT INTO temp.restricted SELECT %1$u, * FROM (" JOBS_SEEN ");"
 		"DELETE FROM temp.visible_job;"
 		"DELETE FROM temp.own_job;"
 		RESTRICT_JOBS("%1$u");
 	char sql[sizeof(fmt) + 128], *msg = NULL;
-	int rc;
+	int rc, done;
 
 	if (!q->uid_only)
 		return 0;
-	snprintf(sql, sizeof(sql), restricted_to(db, (unsigned)q->uid) ?
-		 again_fmt : fmt, (unsigned)q->uid);
+	done = restricted_to(db, (unsigned)q->uid);
+	if (done == 2)
+		return 0;
+	snprintf(sql, sizeof(sql), done ? again_fmt : fmt, (unsigned)q->uid);
 	rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
 		log_error("database %s: restricting to uid %u: %s", path,
 			  (unsigned)q->uid, msg ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
+		/* half done: the next call restricts from the start */
+		sqlite3_exec(db, "DROP TABLE IF EXISTS temp.restricted", NULL,
+			     NULL, NULL);
 		return -EIO;
 	}
 	return 0;

@@ -1734,11 +1734,11 @@ static int count_procs(struct store *r, sqlite3_stmt **st, int *reprepared)
 static void test_restrict_again(void **state)
 {
 	struct report_query q = { .since = 1, .uid_only = true, .uid = 1000 };
-	struct proc a = job100[0], b = job100[0];
+	struct proc a = job100[0], b = job100[0], c = job100[0];
 	char path[64];
 	struct store *w = NULL, *r = NULL;
 	sqlite3_stmt *st = NULL, *other = NULL;
-	int re;
+	int re, changes;
 
 	(void)state;
 	snprintf(path, sizeof(path), "/tmp/jt_ragain_%d.db", (int)getpid());
@@ -1757,10 +1757,29 @@ static void test_restrict_again(void **state)
 	put_job_start(w, "j200-start", "200");
 	put_proc(w, &b, NULL, NULL);
 	assert_true(store_flush(w) >= 0);
+	c.job = "200";
+	c.pid = 3001;
 	/* not seen before the restriction is asked again */
 	assert_int_equal(count_procs(r, &st, &re), 1);
 	assert_int_equal(storeq_restrict(r, "test", &q), 0);
 	assert_int_equal(count_procs(r, &st, &re), 2);
+	assert_int_equal(re, 0);
+	/* no job record since: the jobs are not found again (nothing is
+	 * written to the connection's temporary tables) */
+	changes = sqlite3_total_changes(store_handle(r));
+	put_proc(w, &c, NULL, NULL);
+	assert_true(store_flush(w) >= 0);
+	assert_int_equal(storeq_restrict(r, "test", &q), 0);
+	assert_int_equal(sqlite3_total_changes(store_handle(r)), changes);
+	assert_int_equal(count_procs(r, &st, &re), 3);
+	/* a record of job 200 naming bob: it is alice's no more */
+	test_put_json(w, "{\"type\":\"job\",\"schema\":1,\"host\":\"n1\","
+		      "\"id\":\"j200-end\",\"phase\":\"end\",\"job\":"
+		      "{\"scheduler\":\"slurm\",\"id\":\"200\"},\"uid\":1001}");
+	assert_true(store_flush(w) >= 0);
+	assert_int_equal(storeq_restrict(r, "test", &q), 0);
+	assert_true(sqlite3_total_changes(store_handle(r)) > changes);
+	assert_int_equal(count_procs(r, &st, &re), 1);
 	assert_int_equal(re, 0);
 	/* bob on the same connection: neither job is his */
 	q.uid = 1001;
