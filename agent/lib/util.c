@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -229,6 +230,32 @@ void util_seterr(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
+}
+
+extern char **environ;
+
+/* Start argv with its stdout into a pipe (see util.h). */
+int util_spawn_reader(char *const argv[], pid_t *pid, int *fd)
+{
+	posix_spawn_file_actions_t fa;
+	int p[2], err;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	err = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	if (err) {
+		close(p[0]);
+		return -err;
+	}
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	*fd = p[0];
+	return 0;
 }
 
 /* Start a thread with every signal blocked (see util.h). */

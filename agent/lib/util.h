@@ -50,6 +50,13 @@ int util_mkdir_p(const char *path, mode_t mode);
  * 0 or -errno. */
 int util_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 
+/*
+ * Start the command argv (found in PATH, with this process's environment)
+ * with stdin and stderr on /dev/null and stdout into a pipe whose reading
+ * end, close-on-exec and non-blocking, is *fd.  0 or -errno.
+ */
+int util_spawn_reader(char *const argv[], pid_t *pid, int *fd);
+
 /* printf into err (when errlen > 0): the "what is wrong" of a failure. */
 __attribute__((format(printf, 3, 4)))
 void util_seterr(char *err, size_t errlen, const char *fmt, ...);

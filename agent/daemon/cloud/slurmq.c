@@ -2,8 +2,6 @@
 /* slurmq.c - background `scontrol show job -o ID` and its parser. */
 #include <errno.h>
 #include <stdbool.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,32 +12,13 @@
 #include "slurmq.h"
 #include "util.h"
 
-extern char **environ;
-
-/* Start the query in the background. */
+/* Start the query in the background: the agent's own environment
+ * (SLURM_CONF), nothing of any job's. */
 int slurmq_start(const char *jobid, pid_t *pid, int *fd)
 {
 	char *argv[] = { "scontrol", "show", "job", "-o", (char *)jobid, NULL };
-	posix_spawn_file_actions_t fa;
-	int p[2], err;
 
-	if (pipe2(p, O_CLOEXEC))
-		return -errno;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	/* the agent's own environment (SLURM_CONF), nothing of any job's */
-	err = posix_spawnp(pid, "scontrol", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(p[1]);
-	if (err) {
-		close(p[0]);
-		return -err;
-	}
-	fcntl(p[0], F_SETFL, O_NONBLOCK);
-	*fd = p[0];
-	return 0;
+	return util_spawn_reader(argv, pid, fd);
 }
 
 /* Bytes from a size like "2000M", "4G", "512K" or "1024" (MiB); 0 for
