@@ -581,7 +581,8 @@ int storeq_json_print(struct jbuf *b, FILE *out)
 	" cancelled_write_bytes, job_id, tool_category, job_run, job_pipeline," \
 	" job_user, NULL, blkio_delay_s, wait_run_queue_s, wait_reclaim_s," \
 	" wait_thrashing_s, wait_swapin_s, wait_compact_s, wait_nvcsw," \
-	" wait_nivcsw, wait_net_s, wait_children_s, NULL, NULL, NULL, NULL"
+	" wait_nivcsw, wait_net_s, wait_children_s, NULL, NULL, NULL, NULL," \
+	" uid"
 
 #define SJ(path) STOREQ_SJ(path)
 
@@ -590,7 +591,7 @@ int storeq_json_print(struct jbuf *b, FILE *out)
  * condition on `record`) that has no process
  * record yet, in the columns of PROC_COLUMNS: start_time as its text, the
  * sample's time in the column of the record's since_time, and last the
- * sample before it (id, time), the latest's RSS and progress.
+ * sample before it (id, time), the latest's RSS and progress, and its uid.
  */
 #define SAMPLE_ROWS \
 	"SELECT s.id, " SJ("$.host") ", " SJ("$.pid") ", " SJ("$.ppid") ", " \
@@ -610,7 +611,7 @@ int storeq_json_print(struct jbuf *b, FILE *out)
 	SJ("$.wait.nvcsw") ", " SJ("$.wait.nivcsw") ", " \
 	SJ("$.wait.net_s") ", " SJ("$.wait.children_s") ", s.prev_id," \
 	" s.prev_time, " SJ("$.mem.rss_bytes") ", json_extract(s.json," \
-	" '$.progress')" STOREQ_LIVE_SAMPLES("%s")
+	" '$.progress'), " SJ("$.uid") STOREQ_LIVE_SAMPLES("%s")
 
 /* The rows being loaded. */
 struct procs {
@@ -714,6 +715,7 @@ static int proc_add(struct procs *r, sqlite3_stmt *st)
 	w->prev_time = storeq_col_amount(st, 42);
 	w->rss = storeq_col_u64(st, 43);
 	err |= storeq_col_dup(st, 44, &w->progress);
+	w->uid = (uint32_t)storeq_col_u64(st, 45);
 	if (w->end < w->start)
 		w->end = w->start;
 	w->parent = -1;

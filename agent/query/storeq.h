@@ -165,6 +165,7 @@ struct storeq_proc {
 	char *progress;
 	int64_t pid;
 	int64_t ppid;
+	uint32_t uid;		/* its real uid at exec */
 	long parent;		/* the row of parent_id among those loaded; -1 */
 	double start;		/* epoch seconds */
 	double end;		/* epoch seconds, >= start; running: start,

@@ -14,6 +14,7 @@
 #include "json_read.h"
 #include "log.h"
 #include "rightsize.h"
+#include "squeueq.h"
 #include "store.h"
 #include "tasks.h"
 #include "topq.h"
@@ -556,6 +557,88 @@ static int add_inst(struct build *b, size_t k, long r, int d)
 	return err;
 }
 
+/* A waiting line under run line r: task (or the job's id) pending in
+ * Slurm as job id. */
+static int add_pending_line(struct build *b, long r, const char *task,
+			    const char *id)
+{
+	struct hist *h = hist_of(b, task);
+	long k = add_line(b->t, TOPQ_TASK, 1, r);
+	int err = 0;
+
+	if (k < 0)
+		return -ENOMEM;
+	b->t->v[k].state = TOPQ_WAITING;
+	b->t->v[k].name = dup_or_null(task ? task : id, &err);
+	b->t->v[k].task = dup_or_null(task, &err);
+	b->t->v[k].job = dup_or_null(id, &err);
+	if (h) {
+		b->t->v[k].expected = h->median;
+		b->t->v[k].expected_n = h->n;
+		h->seen = true;
+	}
+	return err;
+}
+
+/*
+ * The row of the run's `sbatch` that submitted pending job j: its command
+ * line names j's script and it ran as j's owner; -1 if none.
+ */
+static long submitted_by(const struct build *b, const struct squeueq_job *j)
+{
+	struct jbuf q;
+	long found = -1;
+
+	jbuf_init(&q);
+	json_str(&q, j->command);	/* as the argv array has it */
+	for (size_t i = 0; i < b->n && found < 0 && !q.oom; i++)
+		if (b->v[i].comm && !strcmp(b->v[i].comm, "sbatch") &&
+		    b->v[i].uid == j->uid && b->v[i].argv &&
+		    strstr(b->v[i].argv, jbuf_str(&q)))
+			found = (long)i;
+	jbuf_free(&q);
+	return found;
+}
+
+/*
+ * Waiting lines under run line r for its Slurm jobs still pending: asked
+ * only of a run that submitted one (an sbatch among its rows).  A pending
+ * job is the run's when an sbatch of the run named its script, as its
+ * owner, or when its comment names the run (trace-run=) and its owner ran
+ * a process of it.  Its task: that sbatch's (the rules'), else the
+ * comment's trace-step=, as the prolog gives it to the job.
+ */
+static int add_pending(struct build *b, long r, const struct key *key)
+{
+	const struct squeueq *l;
+	bool sbatch = false;
+	int err = 0;
+
+	for (size_t i = 0; i < b->n && !sbatch; i++)
+		sbatch = b->v[i].comm && !strcmp(b->v[i].comm, "sbatch");
+	if (!sbatch)
+		return 0;
+	l = squeueq_pending(b->t->now);
+	for (size_t k = 0; k < l->n && !err; k++) {
+		const struct squeueq_job *j = &l->v[k];
+		long i = submitted_by(b, j);
+		char run[256], step[256];
+		bool own = i >= 0, named = squeueq_comment_word(
+			j->comment, "trace-step", step, sizeof(step));
+
+		if (i < 0 && key->run &&
+		    squeueq_comment_word(j->comment, "trace-run", run,
+					 sizeof(run)) && !strcmp(run, key->run))
+			for (size_t n = 0; n < b->n && !own; n++)
+				own = b->v[n].uid == j->uid;
+		if (own)
+			err = add_pending_line(b, r, i >= 0 && b->v[i].task ?
+					       b->v[i].task : named ? step :
+					       NULL, j->id);
+	}
+	return err;
+}
+
 /* Waiting lines under run line r: tasks of earlier runs not started. */
 static int add_waiting(struct build *b, long r)
 {
@@ -767,7 +850,8 @@ static int build_lines(struct build *b, const struct key *key)
 			run_fill(b->t, (long)i);
 	if (run_fill(b->t, r)) {
 		b->t->running++;
-		err = add_waiting(b, r);
+		err = add_pending(b, r, key);
+		err = err ? err : add_waiting(b, r);
 	}
 	b->t->runs++;
 	return err;
@@ -927,6 +1011,10 @@ void topq_line_text(const struct topq *t, size_t i, int width, char *out,
 	if (l->kind == TOPQ_PROC)
 		snprintf(name, sizeof(name), "%*s%lld %s", l->depth * 2, "",
 			 (long long)l->pid, l->name ? l->name : "?");
+	else if (l->kind == TOPQ_TASK && l->state == TOPQ_WAITING && l->job)
+		snprintf(name, sizeof(name), "%*s%s%sjob %s%s", l->depth * 2,
+			 "", l->task ? l->task : "", l->task ? " (" : "",
+			 l->job, l->task ? ")" : "");
 	else if (l->kind == TOPQ_TASK)
 		snprintf(name, sizeof(name), "%*s%s", l->depth * 2, "",
 			 l->name ? l->name : "?");

@@ -462,6 +462,20 @@ CONFEOF
 	return 0
 }
 
+# A one-node Slurm in cgroup mode (tests/slurm/slurm-env.sh, sourced by the
+# test; its prolog and epilog use this test's configuration) under $T/slurm,
+# then the agent with the rules; the test finishes if either fails.
+start_slurm_and_agent() {
+	SLURM_ENV_JOBTRACE_CONFIG=$CONF
+	SLURM_ENV_FIRST_JOB_ID=$((1000 + RANDOM % 50000))
+	if ! slurm_env_start cgroup "$T/slurm"; then
+		check "Slurm starts and the node becomes idle" false
+		finish
+	fi
+	start_agent "rules_dir = \"$top_srcdir/lua-rules\";" \
+		"cloud = { imds = \"off\"; }; docker = { enabled = false; };" || finish
+}
+
 # A free loopback port (bound and released: the caller binds it next).
 free_port() {
 	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

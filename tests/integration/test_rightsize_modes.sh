@@ -232,14 +232,7 @@ check_profile() {
 SLURM_ENV_PROLOG=$top_srcdir/slurm/prolog
 SLURM_ENV_EPILOG=$top_srcdir/slurm/epilog
 SLURM_ENV_JOBTRACE=$CLI
-SLURM_ENV_JOBTRACE_CONFIG=$CONF
-SLURM_ENV_FIRST_JOB_ID=$((1000 + RANDOM % 50000))
-if ! slurm_env_start cgroup "$T/slurm"; then
-	check "Slurm starts and the node becomes idle" false
-	finish
-fi
-start_agent "rules_dir = \"$top_srcdir/lua-rules\";" \
-	"cloud = { imds = \"off\"; }; docker = { enabled = false; };" || finish
+start_slurm_and_agent
 
 # ---- 1. cluster mode ---------------------------------------------------------------
 T0=$(now)

@@ -38,6 +38,7 @@
 #include "json_check.h"
 #include "log.h"
 #include "qcmd.h"
+#include "squeueq.h"
 #include "store.h"
 #include "test_files.h"
 #include "topq.h"
@@ -348,6 +349,49 @@ static void test_nodes(void **state)
 	topq_free(&u);
 	topq_free(&t);
 	free(buf);
+}
+
+/* squeue's pending jobs read back: four fields a line, the comment the
+ * rest (tabs too); a line short of a field or with no uid skipped; the
+ * prolog's comment words. */
+static void test_squeue(void **state)
+{
+	static const char out[] =
+		"1234\t1000\t/w/.snakemake/tmp.x/snakejob.align.1.sh\t\n"
+		"77_[1-5]\t0\t/w/a b.sh\ttrace-run=R1\ttrace-step=qc x\n"
+		"bad line\n"
+		"9\tnobody\t/x.sh\tc\n"
+		"\t5\t/x.sh\tc\n"
+		"12\t4294967296\t/x.sh\tc\n"
+		"5\t1\t/y.sh\tc";
+	struct squeueq l;
+	char v[16];
+
+	(void)state;
+	assert_int_equal(squeueq_parse(out, strlen(out), &l), 0);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.v[0].id, "1234");
+	assert_int_equal(l.v[0].uid, 1000);
+	assert_string_equal(l.v[0].command,
+			    "/w/.snakemake/tmp.x/snakejob.align.1.sh");
+	assert_string_equal(l.v[0].comment, "");
+	assert_string_equal(l.v[1].id, "77_[1-5]");
+	assert_string_equal(l.v[1].command, "/w/a b.sh");
+	assert_string_equal(l.v[1].comment, "trace-run=R1\ttrace-step=qc x");
+	assert_string_equal(l.v[2].id, "5");
+	assert_true(squeueq_comment_word(l.v[1].comment, "trace-step", v,
+					 sizeof(v)));
+	assert_string_equal(v, "qc");
+	assert_true(squeueq_comment_word("a,trace-run=R2;b", "trace-run", v,
+					 sizeof(v)));
+	assert_string_equal(v, "R2");
+	assert_false(squeueq_comment_word("xtrace-run=R2 trace-run", "trace-run",
+					  v, sizeof(v)));
+	assert_true(squeueq_comment_word("trace-run=0123456789abcdefXYZ",
+					 "trace-run", v, sizeof(v)));
+	assert_string_equal(v, "0123456789abcde");	/* cut to fit */
+	squeueq_free(&l);
+	squeueq_free(&l);
 }
 
 /* A user sees their own runs only. */
@@ -823,6 +867,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_squeue),
 		cmocka_unit_test(test_user),
 		cmocka_unit_test(test_ended),
 		cmocka_unit_test(test_lost),
