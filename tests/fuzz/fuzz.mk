@@ -26,7 +26,7 @@ AGENT = lib/log lib/util lib/json lib/json_read core/schema \
 	cli/prices_import cli/spot_import core/cost core/prices query/tasks daemon/track/smklog \
 	lib/tokscan lib/luapat lib/creds lib/fsperm lib/netaddr \
 	core/rulebundle core/rules lib/shellwords core/proc_table core/record \
-	core/chsql core/files query/filesq lib/sha256 query/topq \
+	core/chsql core/files query/filesq lib/sha256 query/topq query/squeueq \
 	query/rightsize query/sizefit query/instances
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
