@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <termios.h>
 #include <unistd.h>
@@ -459,47 +458,35 @@ static int view_fetch(struct cli *c, const struct qcmd *qc,
 		      const char *source, const struct report_query *q,
 		      struct view *v)
 {
-	char *frame = NULL, said[sizeof(v->msg) + 16];
+	char *frame = NULL, *said = NULL, unread[64];
 	size_t len = 0;
 	FILE *m = open_memstream(&frame, &len);
-	int fd = memfd_create("jobtrace-top", MFD_CLOEXEC), saved = -1;
-	ssize_t n = 0;
+	struct util_capture cap;
 	struct topq t;
+	bool caught;
 	int rc;
 
-	if (!m) {
-		if (fd >= 0)
-			close(fd);
+	if (!m)
 		return 1;
-	}
-	fflush(stderr);
-	if (fd >= 0 && (saved = dup(STDERR_FILENO)) >= 0 &&
-	    dup2(fd, STDERR_FILENO) < 0) {
-		close(saved);
-		saved = -1;
-	}
+	/* not caught (no memory file): said on the terminal, drawn over */
+	caught = !util_stderr_capture(&cap);
 	rc = cli_query_answer(c, qc, source, q, "json", m);
 	fclose(m);
-	if (saved >= 0) {
-		fflush(stderr);
-		dup2(saved, STDERR_FILENO);
-		close(saved);
-		n = pread(fd, said, sizeof(said) - 1, 0);
-	}
-	if (fd >= 0)
-		close(fd);
-	said[n > 0 ? n : 0] = '\0';
+	if (caught)
+		said = util_stderr_restore(&cap, NULL);
+	view_message(v, said);
 	if (!rc && !topq_from_json(frame, len, &t)) {
 		topq_free(&v->t);
 		v->t = t;
 	} else if (!rc) {
 		topq_free(&t);
 		rc = 1;
-		if (!said[0])
-			snprintf(said, sizeof(said), "a frame could not be"
-				 " read (%zu bytes)", len);
+		snprintf(unread, sizeof(unread), "a frame could not be read"
+			 " (%zu bytes)", len);
+		if (!said || !said[0])
+			view_message(v, unread);
 	}
-	view_message(v, said);
+	free(said);
 	free(frame);
 	view_order(v);
 	return rc;

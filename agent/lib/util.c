@@ -7,7 +7,9 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -230,6 +232,80 @@ void util_seterr(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
+}
+
+/* Catch stderr in a memory file (see util.h). */
+int util_stderr_capture(struct util_capture *c)
+{
+	int err;
+
+	fflush(stderr);
+	c->fd = memfd_create("jobtrace-stderr", MFD_CLOEXEC);
+	if (c->fd < 0)
+		return -errno;
+	/* kept out of what this process starts; a closed stderr is put
+	 * back closed */
+	c->saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if ((c->saved < 0 && errno != EBADF) ||
+	    dup2(c->fd, STDERR_FILENO) < 0) {
+		err = -errno;
+		if (c->saved >= 0)
+			close(c->saved);
+		close(c->fd);
+		return err;
+	}
+	return 0;
+}
+
+/* The whole memory file of c, malloc'd and NUL-terminated; NULL if none. */
+static char *capture_read(const struct util_capture *c, size_t *len)
+{
+	struct stat st;
+	size_t n = 0;
+	ssize_t k = 1;
+	char *s;
+
+	fflush(stderr);
+	if (fstat(c->fd, &st) || !(s = malloc((size_t)st.st_size + 1)))
+		return NULL;
+	while (n < (size_t)st.st_size && k > 0) {
+		k = pread(c->fd, s + n, (size_t)st.st_size - n, (off_t)n);
+		n += k > 0 ? (size_t)k : 0;
+	}
+	s[n] = '\0';
+	if (len)
+		*len = n;
+	return s;
+}
+
+/* What stderr said since the last take, the file emptied (see util.h). */
+char *util_stderr_take(struct util_capture *c, size_t *len)
+{
+	char *s = capture_read(c, len);
+
+	/* stderr shares the file's offset: its next message goes at the
+	 * start of the emptied file */
+	if (s && (ftruncate(c->fd, 0) || lseek(c->fd, 0, SEEK_SET))) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* stderr as before the capture (see util.h). */
+char *util_stderr_restore(struct util_capture *c, size_t *len)
+{
+	char *s = capture_read(c, len);
+
+	if (c->saved >= 0) {
+		dup2(c->saved, STDERR_FILENO);
+		close(c->saved);
+	} else {
+		close(STDERR_FILENO);
+	}
+	close(c->fd);
+	c->fd = c->saved = -1;
+	return s;
 }
 
 extern char **environ;

@@ -57,6 +57,30 @@ int util_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
  */
 int util_spawn_reader(char *const argv[], pid_t *pid, int *fd);
 
+/*
+ * stderr caught in a memory file for a while: what is written there (a
+ * library's messages, the logger's) is read back rather than printed: the
+ * messages of top's frame for its view's message line, a query child's
+ * for the frames it sends.
+ */
+struct util_capture {
+	int fd;		/* the memory file, stderr while caught */
+	int saved;	/* stderr before, to put back; -1: it was closed */
+};
+/* From now on stderr writes into a new memory file: 0, or -errno with
+ * stderr as it was. */
+int util_stderr_capture(struct util_capture *c);
+/*
+ * What stderr said since the capture or the previous take (malloc'd,
+ * NUL-terminated, its length in *len when len is not NULL), the memory
+ * file emptied for what comes next.  NULL for no memory or a file that
+ * cannot be read or emptied.
+ */
+char *util_stderr_take(struct util_capture *c, size_t *len);
+/* stderr back as it was before the capture, the memory file closed;
+ * returns what was said last, as util_stderr_take. */
+char *util_stderr_restore(struct util_capture *c, size_t *len);
+
 /* printf into err (when errlen > 0): the "what is wrong" of a failure. */
 __attribute__((format(printf, 3, 4)))
 void util_seterr(char *err, size_t errlen, const char *fmt, ...);

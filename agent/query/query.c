@@ -14,7 +14,6 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -124,22 +123,21 @@ static void close_from_3(void)
 	closedir(d);
 }
 
-/* Send what the messages file (the child's stderr) holds as "e" frames,
- * then empty it. */
-static int send_msgs(int sock, int msgs)
+/* Send what the child's stderr said since the last time as "e" frames. */
+static int send_msgs(int sock, struct util_capture *msgs)
 {
-	char buf[16384];
-	ssize_t n;
+	size_t len = 0, off = 0;
+	char *said = util_stderr_take(msgs, &len);
+	int err = said ? 0 : -1;
 
-	fflush(stderr);
-	lseek(msgs, 0, SEEK_SET);
-	while ((n = read(msgs, buf, sizeof(buf))) > 0)
-		if (send_frame(sock, 'e', buf, (size_t)n))
-			return -1;
-	if (ftruncate(msgs, 0))
-		return -1;
-	lseek(msgs, 0, SEEK_SET);
-	return 0;
+	while (!err && off < len) {
+		size_t n = len - off < FRAME_MAX ? len - off : FRAME_MAX;
+
+		err = send_frame(sock, 'e', said + off, n);
+		off += n;
+	}
+	free(said);
+	return err ? -1 : 0;
 }
 
 /* Take top's follow=SECONDS out of req: its seconds, 0 when there is
@@ -175,7 +173,8 @@ static pid_t child_agent;
  * ns) or with the agent (0: its frames would say nothing new, and the
  * view, asking again, learns that the agent is gone).
  */
-static int follow_frames(int sock, int msgs, struct store *st,
+static int follow_frames(int sock, struct util_capture *msgs,
+			 struct store *st,
 			 const char *path, const struct control_req *req,
 			 const struct report_query *q, FILE *out, double delay,
 			 uint64_t end)
@@ -224,7 +223,8 @@ int query_child_main(int argc, char **argv)
 	struct report_query q;
 	enum report_format fmt;
 	struct store *st = NULL;
-	int sock = 0, msgs, status, fl, gone = 0;
+	struct util_capture msgs;
+	int sock = 0, status, fl, gone = 0;
 	char buf[16384], own[CONTROL_MAX_VALUE + 32], *end;
 	const char *why;
 	double follow;
@@ -244,8 +244,7 @@ int query_child_main(int argc, char **argv)
 		fcntl(sock, F_SETFL, fl & ~O_NONBLOCK);
 	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	/* the report's messages (stderr, the logger) are sent after it */
-	msgs = memfd_create("jobtrace-query", MFD_CLOEXEC);
-	if (msgs < 0 || dup2(msgs, 2) < 0)
+	if (util_stderr_capture(&msgs))
 		return 1;
 	log_init("jobtrace", 0, LOG_LVL_WARN);
 
@@ -294,7 +293,7 @@ int query_child_main(int argc, char **argv)
 	    storeq_user_job(st, argv[2], &q, own, sizeof(own)))
 		status = 1;
 	else if (follow > 0)	/* 0 once its life ended, the reader there */
-		status = gone = follow_frames(sock, msgs, st, argv[2], &req,
+		status = gone = follow_frames(sock, &msgs, st, argv[2], &req,
 					      &q, out, follow, end_ns);
 	else
 		status = query_answer(st, argv[2], req.cmd, &q,
@@ -304,7 +303,7 @@ int query_child_main(int argc, char **argv)
 	if (gone || fflush(out) || ferror(out))
 		return 1;	/* the reader went away */
 	fclose(out);
-	if (send_msgs(sock, msgs))
+	if (send_msgs(sock, &msgs))
 		return 1;
 	snprintf(buf, sizeof(buf), "x %d\n", status);
 	send_all(sock, buf, strlen(buf));
