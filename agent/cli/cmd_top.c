@@ -450,6 +450,41 @@ static bool view_key(struct view *v, const char *k, size_t n)
 }
 
 /*
+ * Take an answer into the view: status, its JSON (len bytes) and what it
+ * said on stderr (said: NULL or "" for nothing) as the view's message.  A
+ * good frame becomes the view's; otherwise the one before stays, and an
+ * answer that said nothing is said to have failed, so that the view does
+ * not look live when no frame comes.  Returns status, 1 for a frame that
+ * does not parse.
+ */
+static int view_take(struct view *v, int status, const char *json,
+		     size_t len, const char *said)
+{
+	char why[64];
+	struct topq t;
+
+	view_message(v, said);
+	if (!status && !topq_from_json(json, len, &t)) {
+		topq_free(&v->t);
+		v->t = t;
+		view_order(v);
+		return 0;
+	}
+	if (!status) {
+		topq_free(&t);	/* what a bad frame left */
+		snprintf(why, sizeof(why), "a frame could not be read"
+			 " (%zu bytes)", len);
+		status = 1;
+	} else {
+		snprintf(why, sizeof(why), "the latest frame failed"
+			 " (status %d)", status);
+	}
+	if (!v->msg[0])
+		view_message(v, why);
+	return status;
+}
+
+/*
  * A new frame from the answer (JSON); the exit status of getting it.
  * What the answer says on stderr goes to a memory file for the while,
  * then to the view's message.
@@ -458,11 +493,10 @@ static int view_fetch(struct cli *c, const struct qcmd *qc,
 		      const char *source, const struct report_query *q,
 		      struct view *v)
 {
-	char *frame = NULL, *said = NULL, unread[64];
+	char *frame = NULL, *said = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&frame, &len);
 	struct util_capture cap;
-	struct topq t;
 	bool caught;
 	int rc;
 
@@ -474,21 +508,9 @@ static int view_fetch(struct cli *c, const struct qcmd *qc,
 	fclose(m);
 	if (caught)
 		said = util_stderr_restore(&cap, NULL);
-	view_message(v, said);
-	if (!rc && !topq_from_json(frame, len, &t)) {
-		topq_free(&v->t);
-		v->t = t;
-	} else if (!rc) {
-		topq_free(&t);
-		rc = 1;
-		snprintf(unread, sizeof(unread), "a frame could not be read"
-			 " (%zu bytes)", len);
-		if (!said || !said[0])
-			view_message(v, unread);
-	}
+	rc = view_take(v, rc, frame, len, said);
 	free(said);
 	free(frame);
-	view_order(v);
 	return rc;
 }
 
@@ -516,22 +538,11 @@ struct follow {
 static void follow_frame(struct query_reply *r, int status)
 {
 	struct follow *fo = r->arg;
-	struct topq t;
 
 	fflush(fo->out);
 	fflush(fo->err);
-	view_message(fo->v, fo->elen ? fo->ebuf : NULL);
-	if (!status && !topq_from_json(fo->buf, fo->len, &t)) {
-		topq_free(&fo->v->t);
-		fo->v->t = t;
-		view_order(fo->v);
-	} else if (!status) {
-		topq_free(&t);	/* what a bad frame left; as view_fetch */
-		status = 1;
-		if (!fo->elen)
-			view_message(fo->v, "a frame could not be read");
-	}
-	fo->status = status;
+	fo->status = view_take(fo->v, status, fo->buf, fo->len,
+			       fo->elen ? fo->ebuf : NULL);
 	fo->frames++;
 	fo->last_ns = util_now_ns(CLOCK_MONOTONIC);
 	/* the next answer from the start */
