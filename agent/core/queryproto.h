@@ -9,7 +9,8 @@
  * ("report<TAB>job=42<TAB>format=text", "cost<TAB>run=r1<TAB>format=csv
  * <TAB>by=task"); the agent checks who asks (struct control_peer, read at
  * accept) and starts a child that answers on the connection: the jobtrace
- * command beside it (jobtrace --serve-query STORE WHO CMD FIELD=VALUE...),
+ * command beside it (jobtrace --serve-query AGENT STORE WHO CMD
+ * FIELD=VALUE..., AGENT the agent's pid: a view's child ends with it),
  * so that nothing of the agent (BPF maps, ring buffer, spool, sink threads
  * and their locks) lives on in it and the agent links no report code.  The
  * child checks the request by the command table (qcmd.h), opens the store

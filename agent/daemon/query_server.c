@@ -177,7 +177,7 @@ int query_server_serve(struct query_server *qs, int fd,
 		       const struct control_peer *p,
 		       const struct control_req *req, FILE *out)
 {
-	char *argv[CONTROL_MAX_FIELDS + 6], who[32], what[64];
+	char *argv[CONTROL_MAX_FIELDS + 7], agent[24], who[32], what[64];
 	char fields[CONTROL_MAX_FIELDS][CONTROL_MAX_VALUE + 40];
 	char self[PATH_MAX], cli[PATH_MAX], why[1024];
 	posix_spawn_file_actions_t fa;
@@ -226,6 +226,11 @@ int query_server_serve(struct query_server *qs, int fd,
 	}
 	argv[n++] = QUERY_CLI_NAME;
 	argv[n++] = QUERY_CHILD_ARG;
+	/* the child's parent, passed: a view's child ends when its parent
+	 * is no longer this agent (reparented), and getppid() at its start
+	 * would already be init's if the agent died before then */
+	snprintf(agent, sizeof(agent), "%d", (int)getpid());
+	argv[n++] = agent;
 	argv[n++] = qs->store_path;
 	argv[n++] = who;
 	argv[n++] = (char *)req->cmd;

@@ -163,7 +163,7 @@ static double take_follow(struct control_req *req)
 	return 0;
 }
 
-/* The agent that started this child (its parent when it started). */
+/* The agent that started this child (its pid, as it passed it). */
 static pid_t child_agent;
 
 /*
@@ -212,6 +212,45 @@ int query_answer(struct store *st, const char *where, const char *cmd,
 	return c->run(st, where, q, format ? format : c->formats[0], out);
 }
 
+/* The child's arguments after QUERY_CHILD_ARG, as query_server_serve()
+ * passes them. */
+enum { ARG_AGENT = 2, ARG_STORE, ARG_WHO, ARG_CMD, ARG_FIELDS };
+
+/* A child started with arguments it cannot use: why, on the agent's
+ * stderr (its log: the child's still) and to the reader; exit status 2. */
+static int child_misstarted(int sock, const char *why)
+{
+	char buf[256];
+
+	fprintf(stderr, "jobtrace %s: %s\n", QUERY_CHILD_ARG, why);
+	snprintf(buf, sizeof(buf), "error %s: %s\n", QUERY_CHILD_ARG + 2, why);
+	send_all(sock, buf, strlen(buf));
+	return 2;
+}
+
+/*
+ * The agent's pid (argv[ARG_AGENT]) into child_agent: the agent passes
+ * its own, since a child that took its parent's at its start would take
+ * init's when the agent died before then, and never see it go.  0, or -1
+ * when the argument is missing or not a pid.
+ */
+static int take_agent(int argc, char **argv)
+{
+	char *end;
+	long v;
+
+	/* digits as "%d" writes a pid, nothing strtol would skip */
+	if (argc <= ARG_AGENT || *argv[ARG_AGENT] < '1' ||
+	    *argv[ARG_AGENT] > '9')
+		return -1;
+	errno = 0;
+	v = strtol(argv[ARG_AGENT], &end, 10);
+	if (errno || *end || v > INT_MAX)
+		return -1;
+	child_agent = (pid_t)v;
+	return 0;
+}
+
 /* The answering child: run the report, export, rightsize or cost, framed
  * on stdin's socket. */
 int query_child_main(int argc, char **argv)
@@ -234,10 +273,13 @@ int query_child_main(int argc, char **argv)
 	/* a view's life counts from here, as the agent's deadline does */
 	end_ns = util_now_ns(CLOCK_MONOTONIC) +
 		 (QUERY_TIMEOUT_S - QUERY_FOLLOW_MARGIN_S) * 1000000000ull;
-	child_agent = getppid();
 	close_from_3();
-	if (argc < 5 || argc > 5 + CONTROL_MAX_FIELDS)
-		return 2;
+	/* say, an agent older than this command, not restarted */
+	if (take_agent(argc, argv))
+		return child_misstarted(sock, "no agent pid before the store:"
+					" restart the agent after an upgrade");
+	if (argc < ARG_FIELDS || argc > ARG_FIELDS + CONTROL_MAX_FIELDS)
+		return child_misstarted(sock, "wrong number of arguments");
 	/* blocking writes with a timeout, whatever the agent set */
 	fl = fcntl(sock, F_GETFL);
 	if (fl >= 0)
@@ -248,8 +290,8 @@ int query_child_main(int argc, char **argv)
 		return 1;
 	log_init("jobtrace", 0, LOG_LVL_WARN);
 
-	req.cmd = argv[4];
-	for (int i = 5; i < argc; i++) {
+	req.cmd = argv[ARG_CMD];
+	for (int i = ARG_FIELDS; i < argc; i++) {
 		char *eq;
 
 		util_strlcpy(kv[req.n], argv[i], sizeof(kv[0]));
@@ -275,8 +317,8 @@ int query_child_main(int argc, char **argv)
 		send_all(sock, buf, strlen(buf));
 		return 2;
 	}
-	if (strcmp(argv[3], "all")) {
-		unsigned long uid = strtoul(argv[3], &end, 10);
+	if (strcmp(argv[ARG_WHO], "all")) {
+		unsigned long uid = strtoul(argv[ARG_WHO], &end, 10);
 
 		if (*end || uid > UINT32_MAX)
 			return 2;
@@ -289,14 +331,15 @@ int query_child_main(int argc, char **argv)
 	if (!out)
 		return 1;
 	setvbuf(out, NULL, _IOFBF, 65536);
-	if (store_open(argv[2], true, &st) ||
-	    storeq_user_job(st, argv[2], &q, own, sizeof(own)))
+	if (store_open(argv[ARG_STORE], true, &st) ||
+	    storeq_user_job(st, argv[ARG_STORE], &q, own, sizeof(own)))
 		status = 1;
 	else if (follow > 0)	/* 0 once its life ended, the reader there */
-		status = gone = follow_frames(sock, &msgs, st, argv[2], &req,
-					      &q, out, follow, end_ns);
+		status = gone = follow_frames(sock, &msgs, st,
+					      argv[ARG_STORE], &req, &q, out,
+					      follow, end_ns);
 	else
-		status = query_answer(st, argv[2], req.cmd, &q,
+		status = query_answer(st, argv[ARG_STORE], req.cmd, &q,
 				      req_field(&req, "format"), out);
 	store_close(st);
 	status = status ? 1 : 0;

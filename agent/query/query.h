@@ -38,8 +38,8 @@ int query_answer(struct store *st, const char *where, const char *cmd,
 		 const struct report_query *q, const char *format, FILE *out);
 /*
  * The answering child: argv as query_server_serve() makes it (jobtrace
- * --serve-query STORE WHO CMD FIELD=VALUE...), the connection on stdin;
- * returns the exit status.
+ * --serve-query AGENT STORE WHO CMD FIELD=VALUE..., AGENT the agent's
+ * pid), the connection on stdin; returns the exit status.
  */
 int query_child_main(int argc, char **argv);
 

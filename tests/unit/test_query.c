@@ -6,6 +6,7 @@
  * be what the store gives that uid directly.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -268,6 +269,16 @@ static void put_proc(struct store *s, const char *id, int uid, int pid)
 	assert_int_equal(store_put_json(s, buf, (size_t)n), 0);
 }
 
+/* This process's pid, as the agent passes its own to the child it
+ * starts (the child's parent). */
+static char *agent_pid(void)
+{
+	static char pid[24];
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	return pid;
+}
+
 /*
  * Run query_child_main() in a child on one end of a socket pair as the
  * agent would, decode what it sends; returns query_reply_end().
@@ -324,8 +335,8 @@ static void remove_store(const char *dir, const char *db)
 static void test_child(void **state)
 {
 	char dir[] = "/tmp/jt_query_XXXXXX", db[64], *o, *e, *direct = NULL;
-	char *argv[] = { "jobtraced", QUERY_CHILD_ARG, db, "1001", "export",
-			 "since=@1", "format=ndjson", NULL };
+	char *argv[] = { "jobtraced", QUERY_CHILD_ARG, agent_pid(), db,
+			 "1001", "export", "since=@1", "format=ndjson", NULL };
 	struct report_query q = { .since = 1, .uid_only = true, .uid = 1001 };
 	struct store *s = NULL;
 	size_t dlen = 0;
@@ -345,7 +356,7 @@ static void test_child(void **state)
 	d = open_memstream(&direct, &dlen);
 	assert_int_equal(qcmd_run_path(qcmd_find("export"), db, &q, NULL, d), 0);
 	fclose(d);
-	assert_int_equal(ask_child(argv, 7, &o, &e), 0);
+	assert_int_equal(ask_child(argv, 8, &o, &e), 0);
 	assert_string_equal(o, direct);
 	assert_non_null(strstr(o, "\"b1\""));
 	assert_non_null(strstr(o, "\"b2\""));
@@ -356,16 +367,16 @@ static void test_child(void **state)
 	free(e);
 	free(direct);
 
-	argv[3] = "all";
-	assert_int_equal(ask_child(argv, 7, &o, &e), 0);
+	argv[4] = "all";
+	assert_int_equal(ask_child(argv, 8, &o, &e), 0);
 	assert_non_null(strstr(o, "\"a1\""));
 	assert_non_null(strstr(o, "\"r1\""));
 	free(o);
 	free(e);
 
 	/* nothing of uid 1002: the direct path's message and status 1 */
-	argv[3] = "1002";
-	assert_int_equal(ask_child(argv, 7, &o, &e), 1);
+	argv[4] = "1002";
+	assert_int_equal(ask_child(argv, 8, &o, &e), 1);
 	assert_string_equal(o, "");
 	assert_non_null(strstr(e, "jobtrace: no records for since"));
 	assert_non_null(strstr(e, db));
@@ -373,6 +384,43 @@ static void test_child(void **state)
 	free(e);
 
 	remove_store(dir, db);
+}
+
+/* A new folder dir with a store db (len bytes) of uid 1001's b1. */
+static void store_of_b1(char *dir, char *db, size_t len)
+{
+	struct store *s = NULL;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, len, "%s/jobtrace.db", dir);
+	assert_int_equal(store_open(db, false, &s), 0);
+	put_proc(s, "b1", 1001, 12);
+	assert_int_equal(store_flush(s), 1);
+	store_close(s);
+}
+
+/*
+ * Start query_child_main() as a view's child (*pid) on a socket pair whose
+ * other end it returns; r decodes what it reads there into f.
+ */
+static int start_view(char **argv, int argc, struct frames *f,
+		      struct query_reply *r, pid_t *pid)
+{
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	*pid = fork();
+	assert_true(*pid >= 0);
+	if (*pid == 0) {
+		dup2(sv[1], 0);
+		_exit(query_child_main(argc, argv));
+	}
+	close(sv[1]);
+	f->o = open_memstream(&f->buf, &f->len);
+	query_reply_init(r, f->o, stderr);
+	r->on_frame = on_frame;
+	r->arg = f;
+	return sv[0];
 }
 
 /*
@@ -384,8 +432,9 @@ static void test_child(void **state)
 static void test_child_follow(void **state)
 {
 	char dir[] = "/tmp/jt_query_XXXXXX", db[64], buf[4096], *o, *e;
-	char *argv[] = { "jobtraced", QUERY_CHILD_ARG, db, "1001", "top",
-			 "since=@1", "format=json", "follow=0.5", NULL };
+	char *argv[] = { "jobtraced", QUERY_CHILD_ARG, agent_pid(), db,
+			 "1001", "top", "since=@1", "format=json", "follow=0.5",
+			 NULL };
 	static const char *const bad[][2] = {
 		{ "top", "follow=0" }, { "top", "follow=0.2" },
 		{ "top", "follow=abc" },
@@ -395,32 +444,15 @@ static void test_child_follow(void **state)
 	};
 	struct frames f = { 0 };
 	struct query_reply r;
-	struct store *s = NULL;
-	int sv[2], st = -1;
+	int fd, st = -1;
 	pid_t pid;
 	ssize_t n;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(db, sizeof(db), "%s/jobtrace.db", dir);
-	assert_int_equal(store_open(db, false, &s), 0);
-	put_proc(s, "b1", 1001, 12);
-	assert_int_equal(store_flush(s), 1);
-	store_close(s);
+	store_of_b1(dir, db, sizeof(db));
 
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(sv[1], 0);
-		_exit(query_child_main(8, argv));
-	}
-	close(sv[1]);
-	f.o = open_memstream(&f.buf, &f.len);
-	query_reply_init(&r, f.o, stderr);
-	r.on_frame = on_frame;
-	r.arg = &f;
-	while (f.n < 3 && (n = read(sv[0], buf, sizeof(buf))) > 0)
+	fd = start_view(argv, 9, &f, &r, &pid);
+	while (f.n < 3 && (n = read(fd, buf, sizeof(buf))) > 0)
 		assert_int_equal(query_reply_feed(&r, buf, (size_t)n), 0);
 	assert_int_equal(f.n, 3);
 	for (int i = 0; i < 3; i++) {
@@ -428,7 +460,7 @@ static void test_child_follow(void **state)
 		assert_memory_equal(f.got[i], "{\"time\":", 8);
 	}
 	/* the reader goes: the child ends within a frame or two */
-	close(sv[0]);
+	close(fd);
 	for (int i = 0; i < 200 && st < 0; i++) {
 		if (waitpid(pid, &st, WNOHANG) != pid)
 			st = -1;
@@ -444,9 +476,66 @@ static void test_child_follow(void **state)
 	free(f.buf);
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		argv[4] = (char *)bad[i][0];
-		argv[7] = (char *)bad[i][1];
-		assert_int_equal(ask_child(argv, 8, &o, &e), -EPERM);
+		argv[5] = (char *)bad[i][0];
+		argv[8] = (char *)bad[i][1];
+		assert_int_equal(ask_child(argv, 9, &o, &e), -EPERM);
+		free(o);
+		free(e);
+	}
+	remove_store(dir, db);
+}
+
+/*
+ * A view's child whose agent is gone before it ran (its parent is not the
+ * pid the agent passed: it was reparented) sends one answer and ends with
+ * "x 0", rather than frames of a store nobody writes until its life ends;
+ * an agent pid missing (the arguments of an agent older than the child)
+ * or not a pid is refused with a line saying why.
+ */
+static void test_child_agent(void **state)
+{
+	char dir[] = "/tmp/jt_query_XXXXXX", db[64], buf[4096], other[24];
+	char *argv[] = { "jobtraced", QUERY_CHILD_ARG, other, db, "1001",
+			 "top", "since=@1", "format=json", "follow=0.5", NULL };
+	char *old[] = { "jobtraced", QUERY_CHILD_ARG, db, "1001", "top",
+			"since=@1", "format=json", NULL };
+	static const char *const bad[] = { "", "0", "-1", "+12", " 12", "12x",
+					   "012", "99999999999" };
+	struct pollfd p = { .events = POLLIN };
+	struct frames f = { 0 };
+	struct query_reply r;
+	int fd, st;
+	ssize_t n = 1;
+	char *o, *e;
+	pid_t pid;
+
+	(void)state;
+	store_of_b1(dir, db, sizeof(db));
+
+	/* the child's parent is this process; its agent, another one */
+	snprintf(other, sizeof(other), "%d", (int)getppid());
+	fd = start_view(argv, 9, &f, &r, &pid);
+	/* up to its end, a second frame (0.5 s after the first) or 5 s */
+	p.fd = fd;
+	while (f.n < 2 && n > 0 && poll(&p, 1, 5000) > 0 &&
+	       (n = read(fd, buf, sizeof(buf))) > 0)
+		assert_int_equal(query_reply_feed(&r, buf, (size_t)n), 0);
+	close(fd);
+	if (n)
+		kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	fclose(f.o);
+	free(f.buf);
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.status[0], 0);
+	assert_int_equal(query_reply_end(&r), 0);
+
+	assert_int_equal(ask_child(old, 8, &o, &e), -EPERM);
+	free(o);
+	free(e);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		argv[2] = (char *)bad[i];
+		assert_int_equal(ask_child(argv, 9, &o, &e), -EPERM);
 		free(o);
 		free(e);
 	}
@@ -474,8 +563,8 @@ static void put_task(struct store *s, int uid, int k)
 static void test_child_rightsize(void **state)
 {
 	char dir[] = "/tmp/jt_query_XXXXXX", db[64], *o, *e, *direct = NULL;
-	char *argv[] = { "jobtraced", QUERY_CHILD_ARG, db, "1001", "rightsize",
-			 "pipeline=p", "format=json", NULL };
+	char *argv[] = { "jobtraced", QUERY_CHILD_ARG, agent_pid(), db,
+			 "1001", "rightsize", "pipeline=p", "format=json", NULL };
 	struct report_query q = { .pipeline = "p", .uid_only = true,
 				  .uid = 1001 };
 	struct store *s = NULL;
@@ -497,7 +586,7 @@ static void test_child_rightsize(void **state)
 	assert_int_equal(qcmd_run_path(qcmd_find("rightsize"), db, &q,
 					"json", d), 0);
 	fclose(d);
-	assert_int_equal(ask_child(argv, 7, &o, &e), 0);
+	assert_int_equal(ask_child(argv, 8, &o, &e), 0);
 	assert_string_equal(o, direct);
 	assert_non_null(strstr(o, "\"task\":\"align\",\"runs\":2,"));
 	assert_string_equal(e, "");
@@ -506,9 +595,9 @@ static void test_child_rightsize(void **state)
 	free(direct);
 
 	/* everything: 3 runs, a setting in Snakemake's form */
-	argv[3] = "all";
-	argv[6] = "format=snakemake";
-	assert_int_equal(ask_child(argv, 7, &o, &e), 0);
+	argv[4] = "all";
+	argv[7] = "format=snakemake";
+	assert_int_equal(ask_child(argv, 8, &o, &e), 0);
 	assert_non_null(strstr(o, "\n  - \"align:mem_mib=400\"\n"));
 	free(o);
 	free(e);
@@ -527,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_child),
 		cmocka_unit_test(test_child_rightsize),
 		cmocka_unit_test(test_child_follow),
+		cmocka_unit_test(test_child_agent),
 	};
 
 	log_init("test_query", 0, LOG_LVL_ERROR);
