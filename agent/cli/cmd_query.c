@@ -384,7 +384,7 @@ int cli_query_answer(struct cli *c, const struct qcmd *qc,
 	if (strcmp(source, "sqlite")) {
 		struct report_query fq = *q;
 
-		fq.by_node = true;	/* top: the fleet's nodes */
+		fq.by_node = qc->by_node;
 		st = clickhouse_store(c, cmd, sink, q, qc->what, where,
 				      sizeof(where), &err);
 		if (!st)

@@ -140,7 +140,7 @@ const struct qcmd qcmd_table[] = {
 	  .run = run_cost },
 	{ .name = "top", .selectors = sel_top, .formats = fmt_top,
 	  .since_default = TOPQ_SINCE_S, .clickhouse = true, .what = CHQ_TOP,
-	  .run = run_top },
+	  .by_node = true, .run = run_top },
 	{ .name = "sweep", .selectors = sel_sweep, .formats = fmt_cost,
 	  .clickhouse = true, .what = CHQ_SWEEP, .run = run_sweep },
 	{ .name = "files", .selectors = sel_files, .formats = fmt_files,

@@ -40,6 +40,8 @@ struct qcmd {
 	bool task;			/* takes --task T (a filter) */
 	bool clickhouse;		/* takes --source clickhouse[:NAME] */
 	enum chq_what what;		/* what a ClickHouse source loads */
+	bool by_node;			/* from ClickHouse: a level per node
+					 * (report_query.by_node) */
 	double since_default;		/* > 0: no selector is --since this
 					 * many seconds ago */
 	/* answer q over st (where names it) in format (never NULL) on out */
