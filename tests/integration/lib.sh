@@ -505,3 +505,22 @@ stop_fake() {
 	wait "$FAKE_PID" 2>/dev/null
 	reaped "$FAKE_PID"
 }
+
+# ---- a full-screen view in tmux session $TMUX_S ------------------------------------
+# the screen as text
+screen() { tmux capture-pane -p -t "$TMUX_S"; }
+# wait (10 s at most) until the screen has (grep -E) $1, or lacks it
+screen_has() {
+	for _ in $(seq 1 100); do
+		screen | grep -qE "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+screen_lacks() {
+	for _ in $(seq 1 100); do
+		screen | grep -qE "$1" || return 0
+		sleep 0.1
+	done
+	return 1
+}

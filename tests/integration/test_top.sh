@@ -211,22 +211,6 @@ PYEOF
 		"file://$T/top-screen.html" \
 		>/dev/null 2>&1
 }
-screen() { tmux capture-pane -p -t "$TMUX_S"; }
-# wait (5 s) until the screen has (grep -E) $1
-screen_has() {
-	for _ in $(seq 1 50); do
-		screen | grep -qE "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-screen_lacks() {
-	for _ in $(seq 1 50); do
-		screen | grep -qE "$1" || return 0
-		sleep 0.1
-	done
-	return 1
-}
 tmux new-session -d -s "$TMUX_S" -x 120 -y 40 "env PS1='PROMPT\$ ' bash --norc --noprofile"
 tmux send-keys -t "$TMUX_S" "$CLI --config $CONF top --run $TAG-r2 -d 0.5" Enter
 check "view: the header, the run, slow running with sleep $SPID, bad failed" \

@@ -233,22 +233,6 @@ while IFS= read -r line; do
 done <"$T/checks"
 
 # ---- the view -------------------------------------------------------------------------
-screen() { tmux capture-pane -p -t "$TMUX_S"; }
-# wait (10 s) until the screen has (grep -E) $1, or lacks it (screen_lacks)
-screen_has() {
-	for _ in $(seq 1 100); do
-		screen | grep -qE "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-screen_lacks() {
-	for _ in $(seq 1 100); do
-		screen | grep -qE "$1" || return 0
-		sleep 0.1
-	done
-	return 1
-}
 tmux new-session -d -s "$TMUX_S" -x 120 -y 40 "env PS1='PROMPT\$ ' bash --norc --noprofile"
 tmux send-keys -t "$TMUX_S" "$CLI --config $CONF top --source clickhouse --run fleet-1 -d 1" Enter
 check "view: the run, a node (siblings by CPU), a task under it" \
