@@ -122,6 +122,10 @@ struct jt_progress {
 	char path[256];			/* as the rules keep it */
 	uint64_t offset_bytes;
 	uint64_t size_bytes;
+	unsigned gen;			/* the sample pass that found it, 0:
+					 * none (procfiles_progress) */
+	unsigned child_gen;		/* the last pass that saw a live child
+					 * (one may read what it has open) */
 };
 
 /* Process lifetime state bits (struct jt_proc.state). */

@@ -285,6 +285,52 @@ check "files_nonregular: $NP to $((NP + 2)) pipes, $NS to $((NS + 2)) sockets ($
 TIDS=$(q "select count(*) from process where comm = 'fileio' and pid != $W;")
 check "the thread's files count for the process: no record of its own ($TIDS)" eq "$TIDS" 0
 
+# ---- 2b. progress through a file a child reads for its waiting parent -------------
+# bash holds shared open (fd 5) and waits for a child that reads 300000 bytes
+# through the same open file after a go: the parent uses no CPU meanwhile,
+# yet its offset moves (its fdinfo, the reference), and so must its progress
+head -c 1000000 /dev/zero >"$D/shared"
+mkfifo "$T/go"
+"$CLI" --config "$CONF" run --job "$J-shared" -- bash -c '
+	exec 5<"$1"
+	( read -r _ <"$2"; dd bs=1000 count=300 <&5 >/dev/null 2>&1
+	  echo "$BASHPID" >"$3"; exec sleep 600 ) &
+	echo "$$" >"$4"
+	wait' _ "$D/shared" "$T/go" "$T/shared.child" "$T/shared.pid" \
+	>/dev/null 2>&1 &
+BG_PIDS="$BG_PIDS $!"
+for _ in $(seq 1 50); do [ -s "$T/shared.pid" ] && break; sleep 0.1; done
+SP=$(cat "$T/shared.pid")
+# the parent's latest sample's offset through shared; with $1, only from its
+# second sample on (one whose progress the pass before may have kept)
+shared_progress() {
+	q "select json_extract(json, '\$.progress.offset_bytes') from record
+		where type = 'sample' and json_extract(json, '\$.pid') = $SP
+		and json_extract(json, '\$.progress.path') = '$D/shared'
+		${1:+and time > (select min(time) from record where type = 'sample'
+			and json_extract(json, '\$.pid') = $SP)}
+		order by time desc limit 1;"
+}
+P0=
+for _ in $(seq 1 50); do
+	P0=$(shared_progress second)
+	[ -n "$P0" ] && break
+	sleep 0.2
+done
+echo go >"$T/go"
+for _ in $(seq 1 50); do [ -s "$T/shared.child" ] && break; sleep 0.1; done
+SPOS=$(sed -n 's/^pos:[[:space:]]*//p' "/proc/$SP/fdinfo/5")
+P1=
+for _ in $(seq 1 50); do
+	P1=$(shared_progress)
+	[ "$P1" = "$SPOS" ] && break
+	sleep 0.2
+done
+note "shared: the parent's progress $P0 at its second sample, $P1 after the child read (its fdinfo pos $SPOS)"
+check "a waiting parent's progress follows the child reading its open file: 0, then its fdinfo pos 300000" \
+	eq "$P0|$P1|$SPOS" "0|300000|300000"
+kill "$(cat "$T/shared.child")" 2>/dev/null
+
 # ---- 4. what the default rules drop ---------------------------------------------------
 
 LISTED=$(python3 -c 'import json, sys

@@ -40,12 +40,14 @@ int procfiles_finish(struct jt_proc *p, const struct jt_ev_exit *e,
 /* Free p->files. */
 void procfiles_free(struct jt_proc *p);
 /*
- * p->progress at this moment: the largest regular file p has open for
+ * p->progress at sample pass gen: the largest regular file p has open for
  * reading only whose path the rules keep, its read offset and size from
- * /proc (unset when there is none).
+ * /proc (unset when there is none); the pass before's when p used no CPU
+ * and read nothing since, and had no live child then (progress.child_gen,
+ * which the pass sets on the parent of each live process).
  */
 void procfiles_progress(struct jt_proc *p, struct rules *r,
-			const struct proc_table *t);
+			const struct proc_table *t, unsigned gen);
 /* "read 62% of sample.fq.gz (3.1 of 5.0 GiB)" of p's progress into buf. */
 void procfiles_progress_text(const struct jt_progress *pg, char *buf,
 			     size_t len);

@@ -1020,15 +1020,22 @@ static void sample_one(struct jt_proc *p, void *arg)
 {
 	struct pass_ctx *pc = arg;
 	struct tracker *t = pc->t;
+	struct jt_proc *parent;
 	struct jt_jobinfo *ji;
 	enum stage prev;
 	char id[37], key[16];
 
-	if (p->sample_gen != pc->gen || (p->state & JT_PS_EXCLUDED))
+	if (p->sample_gen != pc->gen)
+		return;
+	/* a live child may read its parent's open files (procfiles.c) */
+	parent = proc_table_parent(t->procs, p);
+	if (parent)
+		parent->progress.child_gen = pc->gen;
+	if (p->state & JT_PS_EXCLUDED)
 		return;
 	/* how far along it is: for ps too, so every process's */
 	if (t->files)
-		procfiles_progress(p, t->rules, t->procs);
+		procfiles_progress(p, t->rules, t->procs, pc->gen);
 	if (!p->job.id[0])
 		return;
 	ji = jobs_get(t->jobs, p->job.scheduler, p->job.id, false);
