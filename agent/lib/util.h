@@ -9,6 +9,10 @@
 #include <sys/types.h>
 #include <time.h>
 
+/* A macro's value as a string literal: UTIL_STR(FOO_MAX) is "64". */
+#define UTIL_STR_(x) #x
+#define UTIL_STR(x) UTIL_STR_(x)
+
 /* Copy src into dst (size bytes), always NUL-terminated; returns strlen(src). */
 size_t util_strlcpy(char *dst, const char *src, size_t size);
 /* The part of path after its last '/'. */

@@ -30,9 +30,6 @@
 #include "log.h"
 #include "util.h"
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 #define TOKEN_MAX 512			/* AWS's are 56 bytes */
 #define ANSWER_MAX 16384		/* the identity document is ~500 */
 #define WHY_MAX 256
@@ -583,7 +580,7 @@ static unsigned left_ms(uint64_t deadline, unsigned cap)
 static int get_token(struct imds *m, unsigned tmo, char *err, size_t errlen)
 {
 	static const char *const ttl[] = {
-		"X-aws-ec2-metadata-token-ttl-seconds: " STR(IMDS_TOKEN_TTL_S),
+		"X-aws-ec2-metadata-token-ttl-seconds: " UTIL_STR(IMDS_TOKEN_TTL_S),
 		NULL
 	};
 	struct http_req rq = { .method = "PUT", .suffix = PATH_TOKEN,

@@ -11,9 +11,6 @@
 #include "jobtie.h"
 #include "util.h"
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 /* Parse the start time (field 22) of /proc/PID/stat text. */
 int jobtie_parse_stat(const char *text, uint64_t *start_ticks)
 {
@@ -316,7 +313,7 @@ int jobtie_permit(const struct control_req *r, uint32_t uid,
 	else if (ji && !mine)
 		*why = "the job is registered by a hook or another user and cannot be joined";
 	else if (!ji && user_jobs >= JOBTIE_USER_JOBS)
-		*why = "a user may hold at most " STR(JOBTIE_USER_JOBS)
+		*why = "a user may hold at most " UTIL_STR(JOBTIE_USER_JOBS)
 		       " jobs, ended ones for an hour too";
 	return *why ? -EPERM : 0;
 }
