@@ -383,11 +383,35 @@ static int top_of_selected(struct chq *c, const struct report_query *q,
 }
 
 /*
+ * top: the process records of the pipelines of what q selects, in each
+ * pipeline only its STOREQ_RECENT_RUNS latest runs, as storeq reads them
+ * from the node's store (report_query.recent_runs): the same expected
+ * durations, and a frame that does not grow with a pipeline's history.
+ */
+static int recent_runs(struct chq *c, const struct report_query *q)
+{
+	int err;
+
+	select_from(c, "process");
+	err = top_of_selected(c, q, "job_pipeline");
+	put(&c->sql, " AND (job_pipeline, coalesce(job_run, job_id)) IN"
+	    " (SELECT job_pipeline, coalesce(job_run, job_id) AS r FROM ");
+	table_name(c, "process");
+	put(&c->sql, " WHERE ");
+	err = err ? err : top_of_selected(c, q, "job_pipeline");
+	sqlf(c, " GROUP BY job_pipeline, r ORDER BY"
+	     " min(toUInt64(start_time) * 1000000 + start_time_us) DESC,"
+	     " r DESC LIMIT %d BY job_pipeline)", STOREQ_RECENT_RUNS);
+	err = err ? err : run(c);
+	return err < 0 ? err : 0;
+}
+
+/*
  * What `jobtrace top` reads (topq.h) for q: the process records q
  * selects; the two latest samples of each process q selects (oldest
  * first, so that the store keeps the one before the latest); the `job`
  * and `signal` records of their jobs (requests, stalls); the process
- * records of their pipelines (the expected durations: every run).
+ * records of their pipelines' latest runs (the expected durations).
  */
 static int load_top(struct chq *c, const struct report_query *q)
 {
@@ -412,13 +436,9 @@ static int load_top(struct chq *c, const struct report_query *q)
 		err = top_of_selected(c, q, "job_id");
 		err = err ? err : run(c);
 	}
-	if (err < 0)
-		return err;
-	select_from(c, "process");
-	err = top_of_selected(c, q, "job_pipeline");
-	err = err ? err : run(c);
-	return err < 0 ? err : 0;
+	return err < 0 ? err : recent_runs(c, q);
 }
+
 
 /* Start a query session (c set up): 0, or -errno with c->err set. */
 static int session_open(struct chq *c)

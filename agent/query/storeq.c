@@ -332,6 +332,12 @@ const char *storeq_process_where(const struct report_query *q)
 		return REPORT_JOB_SEL;
 	if (q->run && *q->run)
 		return "job_run = ?1";
+	if (q->pipeline && *q->pipeline && q->recent_runs)
+		return "job_pipeline = ?1 AND coalesce(job_run, job_id) IN"
+		       " (SELECT coalesce(job_run, job_id) AS r FROM process"
+		       " WHERE job_pipeline = ?1 GROUP BY r"
+		       " ORDER BY min(start_time) DESC, r DESC LIMIT "
+		       UTIL_STR(STOREQ_RECENT_RUNS) ")";
 	if (q->pipeline && *q->pipeline)
 		return "job_pipeline = ?1";
 	if (q->pid)

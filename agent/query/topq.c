@@ -281,7 +281,7 @@ static bool hist_counts(const struct build *b, size_t k, const struct key *key)
 static int load_history(struct build *b, const char *pipeline,
 			const struct key *key)
 {
-	struct report_query hq = { .pipeline = pipeline,
+	struct report_query hq = { .pipeline = pipeline, .recent_runs = true,
 				   .uid_only = b->q->uid_only,
 				   .uid = b->q->uid };
 	double *d = NULL;

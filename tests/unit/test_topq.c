@@ -417,6 +417,50 @@ static void test_user(void **state)
 	assert_int_equal(store_open(f->db, true, &f->st), 0);
 }
 
+/*
+ * Expected times come from the pipeline's STOREQ_RECENT_RUNS latest runs
+ * only (by their start): 30 old runs whose task a took 1000 s, then 20
+ * whose a took 50 s, then the run shown, which has no process record yet,
+ * so that the 21 latest are h29 (1000 s) and the 20 of 50 s.  Over every
+ * run the median would be 1000 s of 50 instances; over the latest it is
+ * 50 s of 21.
+ */
+static void test_recent_runs(void **state)
+{
+	struct fixture *f = *state;
+	struct report_query q = { .run = "now" };
+	char dir[64], db[96], run[16];
+	const struct topq_line *l;
+	struct store *s = NULL;
+	struct topq t;
+
+	(void)f;
+	assert_int_equal(STOREQ_RECENT_RUNS, 21);
+	snprintf(dir, sizeof(dir), "/tmp/jt_topq_h_XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/jobtrace.db", dir);
+	assert_int_equal(store_open(db, false, &s), 0);
+	for (int k = 0; k < 50; k++) {
+		double t0 = T0 + 50 * k, wall = k < 30 ? 1000 : 50;
+
+		snprintf(run, sizeof(run), "h%02d", k);
+		put_proc(s, run, "a", 1000 + k, t0, t0 + wall, 0, false, 1000);
+	}
+	put_sample(s, "now", "a", "tool", 7, 1, N - 30, N - 12, 1, MIB, 0,
+		   1000);
+	put_sample(s, "now", "a", "tool", 7, 1, N - 30, N - 2, 2, MIB, 0,
+		   1000);
+	assert_true(store_flush(s) > 0);
+	assert_int_equal(topq_load(s, "test", &q, N, &t), 0);
+	l = find(&t, "now", TOPQ_TASK, "a");
+	assert_non_null(l);
+	assert_int_equal(l->expected_n, 21);
+	assert_float_equal(l->expected, 50, 1e-9);
+	topq_free(&t);
+	store_close(s);
+	test_remove_store(db, dir);
+}
+
 /* A run that has ended: done, failed when a task failed; a selector. */
 static void test_ended(void **state)
 {
@@ -869,6 +913,7 @@ int main(void)
 		cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_squeue),
 		cmocka_unit_test(test_user),
+		cmocka_unit_test(test_recent_runs),
 		cmocka_unit_test(test_ended),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_frames),
