@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/progcost.sh BUILD_DIR [N]
+#
+# What each of the agent's BPF programs costs per process of a storm of N
+# (20000) fork+exec of /bin/true: an agent with a scratch configuration
+# (AGENT_EXTRA: lines added to it, e.g. 'files = { enabled = false; };'),
+# kernel.bpf_stats_enabled on for the storm only, `bpftool prog show`
+# before and after it.  Prints each jt_ program's run time per process,
+# its runs and its time per run.  Needs root and bpftool.
+set -u
+BUILD=$(cd "${1:?usage: bench/progcost.sh BUILD_DIR [N]}" && pwd) || exit 2
+N=${2:-20000}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+T=$(mktemp -d /tmp/jobtrace-progcost.XXXXXX)
+AGENT_PID=
+cleanup() {
+	sysctl -q kernel.bpf_stats_enabled=0
+	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+[ "$(id -u)" -eq 0 ] || { echo "bench/progcost.sh: run as root" >&2; exit 2; }
+command -v bpftool >/dev/null || { echo "bench/progcost.sh: needs bpftool" >&2; exit 2; }
+make -s -C "$BUILD" tests/workload/spawnstorm >&2 || exit 1
+cat >"$T/jobtrace.conf" <<EOC
+agent = { state_dir = "$T/state"; run_dir = "$T/run"; rules_dir = "$SRC/lua-rules"; };
+${AGENT_EXTRA:-}
+EOC
+"$BUILD/jobtraced" --config "$T/jobtrace.conf" --foreground >"$T/agent.log" 2>&1 &
+AGENT_PID=$!
+for _ in $(seq 1 500); do
+	"$BUILD/jobtrace" --config "$T/jobtrace.conf" status >/dev/null 2>&1 && break
+	sleep 0.02
+done
+kill -0 "$AGENT_PID" 2>/dev/null || { cat "$T/agent.log" >&2; exit 1; }
+sleep 1
+# name, run time (ns) and runs of each of the agent's programs
+snap() {
+	bpftool -j prog show | python3 -c 'import json, sys
+for p in json.load(sys.stdin):
+	if p.get("name", "").startswith("jt_"):
+		print(p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))' | sort
+}
+sysctl -q kernel.bpf_stats_enabled=1
+snap >"$T/before"
+nice -n 19 "$BUILD/tests/workload/spawnstorm" "$N" /bin/true >/dev/null || exit 1
+snap >"$T/after"
+sysctl -q kernel.bpf_stats_enabled=0
+echo "BPF run time per process of a storm of $N /bin/true${AGENT_EXTRA:+ ($AGENT_EXTRA)}"
+join "$T/before" "$T/after" | awk -v n="$N" '{
+	runs = $5 - $3
+	printf "%-14s %8.3f us/process %8d runs %6.0f ns/run\n", $1,
+	       ($4 - $2) / 1000 / n, runs, runs ? ($4 - $2) / runs : 0 }'
