@@ -439,7 +439,6 @@ static int load_top(struct chq *c, const struct report_query *q)
 	return err < 0 ? err : recent_runs(c, q);
 }
 
-
 /* Start a query session (c set up): 0, or -errno with c->err set. */
 static int session_open(struct chq *c)
 {
