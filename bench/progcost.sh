@@ -10,6 +10,7 @@
 # before and after it.  Prints each jt_ program's run time per process,
 # its runs and its time per run.  Needs root and bpftool.
 set -u
+. "$(dirname "$0")/agent.sh"
 BUILD=$(cd "${1:?usage: bench/progcost.sh BUILD_DIR [N]}" && pwd) || exit 2
 N=${2:-20000}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,13 +29,7 @@ cat >"$T/jobtrace.conf" <<EOC
 agent = { state_dir = "$T/state"; run_dir = "$T/run"; rules_dir = "$SRC/lua-rules"; };
 ${AGENT_EXTRA:-}
 EOC
-"$BUILD/jobtraced" --config "$T/jobtrace.conf" --foreground >"$T/agent.log" 2>&1 &
-AGENT_PID=$!
-for _ in $(seq 1 500); do
-	"$BUILD/jobtrace" --config "$T/jobtrace.conf" status >/dev/null 2>&1 && break
-	sleep 0.02
-done
-kill -0 "$AGENT_PID" 2>/dev/null || { cat "$T/agent.log" >&2; exit 1; }
+bench_agent_start "$BUILD" "$T/jobtrace.conf"
 sleep 1
 # name, run time (ns) and runs of each of the agent's programs
 snap() {

@@ -18,6 +18,7 @@
 # reaped, cutime + cstime, and those still running: the views' query
 # children).  Needs root and tmux.
 set -u
+. "$(dirname "$0")/agent.sh"
 . "$(dirname "$0")/../scripts/pidtree.sh"
 BUILD=$(cd "${1:?usage: bench/top.sh BUILD_DIR}" && pwd) || exit 2
 PROCS=${PROCS:-50}
@@ -51,13 +52,7 @@ agent = { state_dir = "$T/state"; run_dir = "$T/run";
 collector = { sample_interval = $SAMPLE_S; };
 EOF
 chmod 644 "$T/jobtrace.conf"
-"$BUILD/jobtraced" --config "$T/jobtrace.conf" --foreground >"$T/agent.log" 2>&1 &
-AGENT_PID=$!
-for _ in $(seq 1 500); do
-	"$CLI" --config "$T/jobtrace.conf" status >/dev/null 2>&1 && break
-	sleep 0.02
-done
-kill -0 "$AGENT_PID" 2>/dev/null || { cat "$T/agent.log" >&2; exit 1; }
+bench_agent_start "$BUILD" "$T/jobtrace.conf"
 # the views' user's job (`jobtrace run` as nobody): the user views see it
 setsid runuser -u nobody -- "$CLI" --config "$T/jobtrace.conf" run \
 	--job "$TAG" --run R --pipeline P -- \
