@@ -303,7 +303,9 @@ static size_t inputs(const struct jt_proc *p, struct input *in, size_t max)
  * alive at that pass or so far in this one (a child reads through the
  * open files it shares).  Fifty idle processes holding a file open cost
  * the agent a stat and an fdinfo read each a pass (perf: fd_pos 13 % of
- * its CPU at 1 s samples).
+ * its CPU at 1 s samples).  What is kept is kept whole: the size too, so
+ * a file that grows while its reader waits shows the size of the pass
+ * that last looked, until the reader moves again.
  */
 static bool progress_holds(const struct jt_proc *p, unsigned gen)
 {

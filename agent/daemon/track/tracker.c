@@ -1027,10 +1027,12 @@ static void sample_one(struct jt_proc *p, void *arg)
 
 	if (p->sample_gen != pc->gen)
 		return;
-	/* a live child may read its parent's open files (procfiles.c) */
-	parent = proc_table_parent(t->procs, p);
-	if (parent)
-		parent->progress.child_gen = pc->gen;
+	if (t->files) {
+		/* a live child may read its parent's open files */
+		parent = proc_table_parent(t->procs, p);
+		if (parent)
+			parent->progress.child_gen = pc->gen;
+	}
 	if (p->state & JT_PS_EXCLUDED)
 		return;
 	/* how far along it is: for ps too, so every process's */
