@@ -232,13 +232,15 @@ if [ -n "$B_OK" ]; then
 		# boot (test_blkio_fault.sh): taken out.  The agent leaves it out
 		# with the waits credited since its last read of dd: per jump up
 		# to a sample interval (0.5 s), a wait begun before it and a late
-		# pass, 1 s in all.  So does a figure past the thread's life
-		# that is no such jump: a wait whose start was stamped before
-		# (a stale start) counted twice, which dd, waiting nearly all
-		# its life, has no room for.  The polls cannot tell it from a
-		# wait; the agent counts it (blkio_delay_impossible): each
-		# reading it counted while dd ran that the polls show no jump
-		# for is allowed 1 s too (CI at a50f5a5: 1.81 s against 2.03).
+		# pass, 1 s in all.  A figure past the thread's life that is no
+		# such jump (a wait whose start was stamped before, counted
+		# twice: dd, waiting nearly all its life, has no room for it)
+		# the agent cuts to the life, leaving out under 1 s
+		# (BLKIO_OVERSHOOT_NS).  The polls cannot tell it from a wait;
+		# the agent counts it (blkio_delay_impossible): each reading it
+		# counted while dd ran that the polls show no jump for is
+		# allowed 1 s too (CI at a50f5a5: 1.81 s against 2.03, when the
+		# agent still left out the waits since its last pass then).
 		status_get blkio_delay_impossible
 		unseen=$(awk -v hz="$hz" -v n="$((REPLY - IMP0))" '
 			$2 - prev > 10 * hz { n-- } { prev = $2 }
