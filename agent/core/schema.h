@@ -438,7 +438,7 @@ struct sf_field {
 	X(EV_MEDIAN_S, "median_s", F64, SF_NULL, "evidence_median_s", NULL, SF_NOSUB, \
 	  "slower_than_usual: the median duration of its earlier runs in the store") \
 	X(EV_RUNS, "runs", U32, SF_NULL, "evidence_runs", NULL, SF_NOSUB, \
-	  "slower_than_usual: how many earlier runs (same pipeline and task) the median is of") \
+	  "slower_than_usual: how many earlier runs (same pipeline, task and user) the median is of") \
 	X(EV_FACTOR, "factor", F64, SF_NULL, "evidence_factor", NULL, SF_NOSUB, \
 	  "slower_than_usual: duration_s / median_s") \
 	X(EV_PARTS, "parts", OBJARR, SF_NULL, NULL, NULL, SF_SUB(sf_part_fields), \

@@ -384,9 +384,10 @@ static int top_of_selected(struct chq *c, const struct report_query *q,
 
 /*
  * top: the process records of the pipelines of what q selects, in each
- * pipeline only its STOREQ_RECENT_RUNS latest runs, as storeq reads them
- * from the node's store (report_query.recent_runs): the same expected
- * durations, and a frame that does not grow with a pipeline's history.
+ * pipeline only each user's STOREQ_RECENT_RUNS latest runs, as storeq
+ * reads them from the node's store (report_query.recent_runs): the same
+ * expected durations, and a frame that does not grow with a pipeline's
+ * history.
  */
 static int recent_runs(struct chq *c, const struct report_query *q)
 {
@@ -394,14 +395,15 @@ static int recent_runs(struct chq *c, const struct report_query *q)
 
 	select_from(c, "process");
 	err = top_of_selected(c, q, "job_pipeline");
-	put(&c->sql, " AND (job_pipeline, coalesce(job_run, job_id)) IN"
-	    " (SELECT job_pipeline, coalesce(job_run, job_id) AS r FROM ");
+	put(&c->sql, " AND (ifNull(job_user, ''), job_pipeline,"
+	    " coalesce(job_run, job_id)) IN (SELECT ifNull(job_user, '') AS u,"
+	    " job_pipeline, coalesce(job_run, job_id) AS r FROM ");
 	table_name(c, "process");
 	put(&c->sql, " WHERE ");
 	err = err ? err : top_of_selected(c, q, "job_pipeline");
-	sqlf(c, " GROUP BY job_pipeline, r ORDER BY"
+	sqlf(c, " GROUP BY u, job_pipeline, r ORDER BY"
 	     " min(toUInt64(start_time) * 1000000 + start_time_us) DESC,"
-	     " r DESC LIMIT %d BY job_pipeline)", STOREQ_RECENT_RUNS);
+	     " r DESC LIMIT %d BY u, job_pipeline)", STOREQ_RECENT_RUNS);
 	err = err ? err : run(c);
 	return err < 0 ? err : 0;
 }

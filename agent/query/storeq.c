@@ -333,9 +333,10 @@ const char *storeq_process_where(const struct report_query *q)
 	if (q->run && *q->run)
 		return "job_run = ?1";
 	if (q->pipeline && *q->pipeline && q->recent_runs)
-		return "job_pipeline = ?1 AND coalesce(job_run, job_id) IN"
+		return "job_pipeline = ?1 AND job_user IS ?3 AND"
+		       " coalesce(job_run, job_id) IN"
 		       " (SELECT coalesce(job_run, job_id) AS r FROM process"
-		       " WHERE job_pipeline = ?1 GROUP BY r"
+		       " WHERE job_pipeline = ?1 AND job_user IS ?3 GROUP BY r"
 		       " ORDER BY min(start_time) DESC, r DESC LIMIT "
 		       UTIL_STR(STOREQ_RECENT_RUNS) ")";
 	if (q->pipeline && *q->pipeline)
@@ -365,8 +366,8 @@ void storeq_describe(const struct report_query *q, char *out,
 	}
 }
 
-/* Bind the query's selector as ?1 and its task as ?2 on st: SQLite's
- * code. */
+/* Bind the query's selector as ?1, its task as ?2 and the user of its
+ * recent runs as ?3 on st: SQLite's code. */
 static int bind_query(sqlite3_stmt *st, const struct report_query *q)
 {
 	int rc;
@@ -387,6 +388,9 @@ static int bind_query(sqlite3_stmt *st, const struct report_query *q)
 	if (rc == SQLITE_OK && q && q->task &&
 	    sqlite3_bind_parameter_count(st) >= 2)
 		rc = sqlite3_bind_text(st, 2, q->task, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK && q && q->recent_runs &&
+	    sqlite3_bind_parameter_count(st) >= 3)
+		rc = sqlite3_bind_text(st, 3, q->user, -1, SQLITE_STATIC);
 	return rc;
 }
 

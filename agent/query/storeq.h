@@ -42,11 +42,11 @@ enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_HTML, REPORT_NDJSON,
 		     REPORT_CSV /* jobtrace cost only */ };
 
 /*
- * The runs of a pipeline that report_query.recent_runs keeps: the latest by
- * their first process's start (a run is its job_run, else its job_id), so
- * that what top reads for expected durations does not grow with the
- * pipeline's history.  The run shown is one of them when it is the latest,
- * so 20 earlier runs count.
+ * The runs of a pipeline that report_query.recent_runs keeps: a user's
+ * latest by their first process's start (a run is its job_run, else its
+ * job_id), so that what top reads for expected durations does not grow
+ * with the pipeline's history.  The run shown is one of them when it is
+ * the latest, so 20 earlier runs count.
  */
 #define STOREQ_RECENT_RUNS 21
 
@@ -64,7 +64,13 @@ struct report_query {
 	const char *task;	/* jobtrace files --task T (NULL: every task) */
 	bool by_node;		/* jobtrace top: a level per node (the fleet) */
 	bool recent_runs;	/* with pipeline: its STOREQ_RECENT_RUNS latest
-				 * runs only (top's expected durations) */
+				 * runs of user only (top's expected
+				 * durations) */
+	const char *user;	/* with recent_runs: job.user (NULL: none);
+				 * pipeline names are the users' to choose:
+				 * another's runs under the same name would
+				 * set the expected durations, or push the
+				 * user's own runs out of the latest */
 	/*
 	 * Only what uid may see: its processes, the `job` records that name
 	 * it, and every process, sample and signal of those jobs.  Host

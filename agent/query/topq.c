@@ -277,11 +277,13 @@ static bool hist_counts(const struct build *b, size_t k, const struct key *key)
 	return !top->job || strcmp(top->job, key->job);
 }
 
-/* The median wall time of each task of pipeline in its other runs. */
-static int load_history(struct build *b, const char *pipeline,
+/* The median wall time of each task of the pipeline of process of in the
+ * other runs of its user. */
+static int load_history(struct build *b, const struct storeq_proc *of,
 			const struct key *key)
 {
-	struct report_query hq = { .pipeline = pipeline, .recent_runs = true,
+	struct report_query hq = { .pipeline = of->pipeline,
+				   .recent_runs = true, .user = of->user,
 				   .uid_only = b->q->uid_only,
 				   .uid = b->q->uid };
 	double *d = NULL;
@@ -954,7 +956,7 @@ static int load_run(struct build *b, const struct key *key)
 	struct report_query rq = { .run = key->run, .job = key->job,
 				   .uid_only = b->q->uid_only,
 				   .uid = b->q->uid };
-	const char *pipeline = NULL;
+	const struct storeq_proc *of = NULL;
 	int err;
 
 	err = storeq_procs_load(b->st, b->where, &rq, STOREQ_PROC_SAMPLES,
@@ -969,10 +971,11 @@ static int load_run(struct build *b, const struct key *key)
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < b->n && !pipeline; i++)
-		pipeline = b->v[i].pipeline;
-	if (pipeline)
-		err = load_history(b, pipeline, key);
+	for (size_t i = 0; i < b->n && !of; i++)
+		if (b->v[i].pipeline)
+			of = &b->v[i];
+	if (of)
+		err = load_history(b, of, key);
 	if (!err)
 		err = build_lines(b, key);
 out:

@@ -342,14 +342,30 @@ static void test_slower_parts(void **state)
 	assert_true(part_of(&o, "cpu")->median_s < 0);
 }
 
-/* The store's earlier ends of a pipeline and task, but the job's own. */
+/* A job of user (NULL: none) for signals_store_runs. */
+static struct jt_job job_of(const char *pipeline, const char *task,
+			    const char *id, const char *user)
+{
+	struct jt_job j = { .scheduler = "local" };
+
+	util_strlcpy(j.pipeline, pipeline, sizeof(j.pipeline));
+	util_strlcpy(j.task, task, sizeof(j.task));
+	util_strlcpy(j.id, id, sizeof(j.id));
+	if (user)
+		util_strlcpy(j.user, user, sizeof(j.user));
+	return j;
+}
+
+/* The store's earlier ends of a pipeline and task of the same user, but
+ * the job's own. */
 static void test_store_runs(void **state)
 {
 	char path[] = "/tmp/test_signals_store.XXXXXX";
 	struct store *st = NULL;
+	struct jt_job j;
 	double runs[8];
 #define REC "{\"type\":\"job\",\"schema\":1,\"host\":\"h\",\"id\":\"%d\",\"phase\":\"end\"," \
-		"\"job\":{\"scheduler\":\"local\",\"id\":\"J%d\",\"pipeline\":\"%s\",\"task\":\"T\"}," \
+		"\"job\":{\"scheduler\":\"local\",\"id\":\"J%d\",\"pipeline\":\"%s\",\"task\":\"T\"%s}," \
 		"\"start_time\":\"2026-01-01T00:00:00Z\",\"end_time\":\"2026-01-01T00:00:%02d.500000Z\"}"
 	int fd = mkstemp(path);
 	char buf[512];
@@ -359,25 +375,37 @@ static void test_store_runs(void **state)
 	close(fd);
 	unlink(path);
 	assert_int_equal(store_open(path, false, &st), 0);
-	for (int i = 1; i <= 5; i++) {
+	/* J1-J4 no user, J5 another pipeline; J6-J8 ann's; J9-J11 bob's,
+	 * quick ones under ann's names */
+	for (int i = 1; i <= 11; i++) {
 		int n = snprintf(buf, sizeof(buf), REC, i, i,
-				 i == 5 ? "Q" : "P", i);
+				 i == 5 ? "Q" : "P",
+				 i < 6 ? "" : i < 9 ? ",\"user\":\"ann\"" :
+				 ",\"user\":\"bob\"", i < 9 ? i : 12 - i);
 
 		assert_int_equal(store_put_json(st, buf, (size_t)n), 0);
 	}
-	assert_int_equal(store_flush(st), 5);
-	assert_int_equal(signals_store_runs(path, "P", "T", "local", "J4",
-					    runs, NULL, 8), 3);
+	assert_int_equal(store_flush(st), 11);
+	j = job_of("P", "T", "J4", NULL);
+	assert_int_equal(signals_store_runs(path, &j, runs, NULL, 8), 3);
 	/* latest first */
 	assert_true(runs[0] == 3.5 && runs[1] == 2.5 && runs[2] == 1.5);
-	assert_int_equal(signals_store_runs(path, "P", "T", "local", "J9",
-					    runs, NULL, 2), 2);
-	assert_int_equal(signals_store_runs(path, "P", "X", "local", "J9",
-					    runs, NULL, 8), 0);
+	j = job_of("P", "T", "J99", NULL);
+	assert_int_equal(signals_store_runs(path, &j, runs, NULL, 2), 2);
+	j = job_of("P", "X", "J99", NULL);
+	assert_int_equal(signals_store_runs(path, &j, runs, NULL, 8), 0);
+	/* ann's own runs only, bob's left out */
+	j = job_of("P", "T", "J99", "ann");
+	assert_int_equal(signals_store_runs(path, &j, runs, NULL, 8), 3);
+	assert_true(runs[0] == 8.5 && runs[1] == 7.5 && runs[2] == 6.5);
+	j = job_of("P", "T", "J10", "bob");
+	assert_int_equal(signals_store_runs(path, &j, runs, NULL, 8), 2);
+	assert_true(runs[0] == 3.5 && runs[1] == 1.5);
 	store_close(st);
 	unlink(path);
-	assert_true(signals_store_runs("/nonexistent/x.db", "P", "T", "l",
-				       "J", runs, NULL, 8) < 0);
+	j = job_of("P", "T", "J", NULL);
+	assert_true(signals_store_runs("/nonexistent/x.db", &j, runs, NULL,
+				       8) < 0);
 }
 
 /* Where the earlier runs' time went, from their end records' usage as the
@@ -421,8 +449,8 @@ static void test_store_splits(void **state)
 	assert_int_equal(store_put_json(st, b.buf, b.len), 0);
 	assert_true(store_flush(st) > 0);
 	store_close(st);
-	assert_int_equal(signals_store_runs(path, "P", "T", "local", "J9",
-					    runs, sp, 4), 2);
+	ji.job = job_of("P", "T", "J9", NULL);
+	assert_int_equal(signals_store_runs(path, &ji.job, runs, sp, 4), 2);
 	/* latest first: the agent's record, then the old one */
 	assert_true(fabs(runs[0] - 4.5) < 1e-9);
 	assert_true(fabs(sp[0].wall_s - 7.25) < 1e-9);

@@ -61,15 +61,17 @@ static const char *ts(double t, char *buf, size_t len)
 }
 
 /* The job member of a record. */
+static const char *job_user = "ana";	/* job.user of what put_* write */
+
 static const char *jobm(char *buf, size_t len, const char *job,
 			const char *run, const char *task)
 {
 	char tk[64];
 
 	snprintf(buf, len, "{\"scheduler\":\"local\",\"id\":\"%s\",\"step\":null,"
-		 "\"run\":\"%s\",\"pipeline\":\"smk\",\"task\":%s,\"user\":\"ana\","
+		 "\"run\":\"%s\",\"pipeline\":\"smk\",\"task\":%s,\"user\":\"%s\","
 		 "\"account\":null,\"cost_center\":null}", job, run,
-		 test_jstr(task, tk, sizeof(tk)));
+		 test_jstr(task, tk, sizeof(tk)), job_user);
 	return buf;
 }
 
@@ -446,6 +448,16 @@ static void test_recent_runs(void **state)
 		snprintf(run, sizeof(run), "h%02d", k);
 		put_proc(s, run, "a", 1000 + k, t0, t0 + wall, 0, false, 1000);
 	}
+	/* another user's runs of a pipeline and task of the same names, the
+	 * latest of all: they neither count nor push ana's out */
+	job_user = "bob";
+	for (int k = 0; k < 30; k++) {
+		double t0 = T0 + 2500 + 10 * k;
+
+		snprintf(run, sizeof(run), "b%02d", k);
+		put_proc(s, run, "a", 2000 + k, t0, t0 + 5, 0, false, 1001);
+	}
+	job_user = "ana";
 	put_sample(s, "now", "a", "tool", 7, 1, N - 30, N - 12, 1, MIB, 0,
 		   1000);
 	put_sample(s, "now", "a", "tool", 7, 1, N - 30, N - 2, 2, MIB, 0,

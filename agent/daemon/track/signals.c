@@ -359,6 +359,7 @@ static int runs_sql(char *sql, size_t len)
 			" WHERE type = 'job' AND json_extract(json, '$.phase') = 'end'"
 			" AND json_extract(json, '$.job.pipeline') = ?1"
 			" AND json_extract(json, '$.job.task') = ?2"
+			" AND json_extract(json, '$.job.user') IS nullif(?6, '')"
 			" AND NOT (json_extract(json, '$.job.scheduler') IS ?3"
 			" AND json_extract(json, '$.job.id') IS ?4)"
 			" ORDER BY time DESC LIMIT ?5");
@@ -376,11 +377,9 @@ static void row_split(sqlite3_stmt *st, struct timesplit_in *in)
 				    sqlite3_column_double(st, (int)i + 2));
 }
 
-/* Durations of the earlier ends of (pipeline, task) in the store. */
-int signals_store_runs(const char *path, const char *pipeline,
-		       const char *task, const char *scheduler,
-		       const char *id, double *runs,
-		       struct timesplit_in *splits, size_t max)
+/* Durations of the earlier ends of (user, pipeline, task) in the store. */
+int signals_store_runs(const char *path, const struct jt_job *job,
+		       double *runs, struct timesplit_in *splits, size_t max)
 {
 	/* job records are in the record table, their members in its JSON */
 	char sql[2048];
@@ -402,11 +401,12 @@ int signals_store_runs(const char *path, const char *pipeline,
 		n = -EIO;
 		goto cleanup;
 	}
-	sqlite3_bind_text(st, 1, pipeline, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, task, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, scheduler, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, job->pipeline, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, job->task, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, job->scheduler, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, job->id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, (sqlite3_int64)max);
+	sqlite3_bind_text(st, 6, job->user, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && (size_t)n < max) {
 		double d = col_span(st, 0, 1);
 
@@ -651,9 +651,8 @@ static void *slow_thread(void *arg)
 	double *runs = malloc(SLOW_MAX_RUNS * sizeof(*runs));
 	struct timesplit_in *splits = malloc(SLOW_MAX_RUNS * sizeof(*splits));
 	int n = runs && splits ?
-		signals_store_runs(r->path, r->d.job.pipeline, r->d.job.task,
-				   r->d.job.scheduler, r->d.job.id, runs,
-				   splits, SLOW_MAX_RUNS) : -ENOMEM;
+		signals_store_runs(r->path, &r->d.job, runs, splits,
+				   SLOW_MAX_RUNS) : -ENOMEM;
 	struct sig_out o;
 	bool slower = n >= 0 &&
 		      signals_slower(&r->p, r->d.out.duration_s, runs,

@@ -17,8 +17,9 @@
  *   record at its first.
  * - slower_than_usual: a job with a pipeline and a task (a workflow task
  *   instance) that ended after more than signals.slower_factor x the
- *   median duration of the earlier ends of the same pipeline and task the
- *   SQLite store holds, when it holds at least signals.slower_min_runs.
+ *   median duration of the earlier ends of the same pipeline and task
+ *   (and user) the SQLite store holds, when it holds at least
+ *   signals.slower_min_runs.
  *   Its evidence splits its processes' time (timesplit.h: the job's usage
  *   sums) against the median of each part over the earlier runs' end
  *   records' usage, and names the part that grew most.
@@ -194,16 +195,16 @@ int signals_slower_parts(const struct timesplit_in *run,
 			 const struct timesplit_in *earlier, size_t n,
 			 struct sig_out *out);
 /*
- * The durations of the earlier ends of (pipeline, task) in the SQLite
- * store at path, but the job (scheduler, id): at most max of the latest
- * into runs, and, when splits is not NULL, where their time went (their
- * usage objects; wall_s -1 when a record has none) into splits.  Returns
- * how many, or -errno.
+ * The durations of the earlier ends of job's (user, pipeline, task) in
+ * the SQLite store at path, but job's own (scheduler, id): at most max of
+ * the latest into runs, and, when splits is not NULL, where their time
+ * went (their usage objects; wall_s -1 when a record has none) into
+ * splits.  Returns how many, or -errno.  Another user's runs never count:
+ * pipeline and task names are the users' to choose, and runs of theirs
+ * under another's names would set what "usual" is for that user.
  */
-int signals_store_runs(const char *path, const char *pipeline,
-		       const char *task, const char *scheduler,
-		       const char *id, double *runs,
-		       struct timesplit_in *splits, size_t max);
+int signals_store_runs(const char *path, const struct jt_job *job,
+		       double *runs, struct timesplit_in *splits, size_t max);
 /* Read /proc/PID/stat's state and /proc/PID/wchan into out. */
 void signals_wait_state(uint32_t pid, struct sig_out *out);
 
