@@ -17,7 +17,7 @@ written, and a process still running then has its samples up to T and no
 process record (live=N on the line of truth counts those with a sample).
 
   gen-run.py --procs N [--job ID] [--run R] [--host H] [--seed S]
-             [--t0 T] [--now T] [--cpus N]
+             [--t0 T] [--now T] [--cpus N] [--user U (alice)]
   gen-run.py --procs N --hostile [--job ID]   (every limit of the page
       filled with names and command lines made of '<' and '&')
 
@@ -65,7 +65,7 @@ class Gen:
         self.cpus = a.cpus
         self.job = {"scheduler": "slurm", "id": a.job, "step": "batch",
                     "run": a.run, "pipeline": "rnaseq", "task": None,
-                    "user": "alice", "account": "bio",
+                    "user": a.user, "account": "bio",
                     "cost_center": "lab-a"}
 
     def emit(self, rec):
@@ -307,6 +307,7 @@ def main():
     p.add_argument("--job", default="20000")
     p.add_argument("--run", default="big-run")
     p.add_argument("--host", default="node07")
+    p.add_argument("--user", default="alice")
     p.add_argument("--seed", type=int, default=14)
     p.add_argument("--t0", type=float, default=1767258000.0)
     p.add_argument("--cpus", type=int, default=CPUS)

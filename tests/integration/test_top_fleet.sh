@@ -10,6 +10,10 @@
 # SQLite store (store-put):
 #  - an earlier run of the pipeline (hist-1, a day ago, on node07): every
 #    instance finished;
+#  - 22 later runs of a pipeline and tasks of the same names by another
+#    user (mallory, m-1..m-22, an hour ago, on node09): more than the 21
+#    latest runs an expected time is of, none of them alice's: they count
+#    for nothing, in ClickHouse as in SQLite;
 #  - the run watched (fleet-1), a job on each of node01..node03 started 2
 #    and a half minutes before the time it is seen at (gen-run.py --now): finished
 #    processes have their records, running ones their samples only.
@@ -81,7 +85,13 @@ for i in 1 2 3; do
 		>>"$T/fleet.ndjson" 2>"$T/truth.$i"
 	note "node0$i: $(cat "$T/truth.$i")"
 done
-cat "$T/hist.ndjson" "$T/fleet.ndjson" >"$T/all.ndjson"
+: >"$T/other.ndjson"
+for k in $(seq 1 22); do
+	python3 "$GEN" --procs 20 --job "m$k" --run "m-$k" --host node09 \
+		--user mallory --seed $((40 + k)) --t0 $((NOW - 3600 + 60 * k)) \
+		>>"$T/other.ndjson" 2>/dev/null
+done
+cat "$T/hist.ndjson" "$T/other.ndjson" "$T/fleet.ndjson" >"$T/all.ndjson"
 mkdir -p "$T/rows"
 "$CHROW" "$T/rows" <"$T/all.ndjson" >"$T/rows.counts" 2>"$T/chrow.err"
 check "chrow converts every record ($(echo $(cat "$T/rows.counts")))" \
