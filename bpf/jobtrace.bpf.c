@@ -277,12 +277,12 @@ struct {
  * later ones; without s (a thread reached through a walk, never read)
  * the figure is 0.  A jump from a stale start (a wait stamped before)
  * stays within the bound and cannot be told from a real wait, unless the
- * thread waited nearly all its life: a throttled O_DIRECT dd alone on
- * this machine passes its life by 50-110 ms in 3 runs of 10, /proc's
- * field 42 too.  Such an overshoot (under BLKIO_OVERSHOOT_NS; a jump by
- * the clock since boot adds at least the time from boot to the thread's
- * start) is cut to the life, counted the same: the waits read since the
- * last pass stay.
+ * thread waited nearly all its life: a throttled O_DIRECT dd beside a
+ * busy loop on its core passes its life by 80-100 ms in 5 runs of 10,
+ * none in 20 alone (/proc's field 42: bench/blkio-overshoot.sh).  Such
+ * an overshoot (under BLKIO_OVERSHOOT_NS; a jump by the clock since boot
+ * adds at least the time from boot to the thread's start) is cut to the
+ * life, counted the same: the waits read since the last pass stay.
  */
 #define BLKIO_OVERSHOOT_NS 1000000000ull
 static __always_inline __u64 task_blkio_ns(struct task_struct *t,
