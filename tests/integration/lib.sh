@@ -205,14 +205,15 @@ status_of() {
 }
 
 # Set REPLY to the agent's status value of KEY, forking only the CLI
-# (this script's forks that never exec are recorded: see mark_only_rules).
+# (this script's forks that never exec are recorded: see mark_only_rules);
+# with FILE, from a status saved there (several values of one moment).
 status_get() {
-	local line
+	local line src=${2:-$T/status.get}
 	REPLY=
-	cli status >"$T/status.get" 2>/dev/null
+	[ -n "${2:-}" ] || cli status >"$src" 2>/dev/null
 	while IFS= read -r line; do
 		case $line in "$1: "*) REPLY=${line#"$1: "}; return 0 ;; esac
-	done <"$T/status.get"
+	done <"$src"
 }
 
 # Wait (up to $2 s) until sink $1 has nothing left to deliver; forks

@@ -74,14 +74,12 @@ wait_delivered sqlite 30
 # between them looked like a drop, and the store went before the upkeep
 # (CI at 3207360 and a50f5a5)
 spool_dropped() {
-	local line sr= rs=
+	local sr rs
 	cli status >"$T/status.drop" 2>/dev/null
-	while IFS= read -r line; do
-		case $line in
-		"spool_records: "*) sr=${line#*: } ;;
-		"records_spooled: "*) rs=${line#*: } ;;
-		esac
-	done <"$T/status.drop"
+	status_get spool_records "$T/status.drop"
+	sr=$REPLY
+	status_get records_spooled "$T/status.drop"
+	rs=$REPLY
 	SPOOL_NOTE="spool_records $sr of records_spooled $rs"
 	[ -n "$sr" ] && [ -n "$rs" ] && [ "$sr" -lt "$rs" ]
 }
