@@ -15,3 +15,17 @@ bench_agent_start() {
 	done
 	kill -0 "$AGENT_PID" 2>/dev/null || { cat "$log" >&2; exit 1; }
 }
+
+# bench_close_fds: close this shell's fds above 2 but its script's (255):
+# `flock LOCK bench/X.sh` passes the lock's fd on, every workload process
+# would inherit it, and files' exit walk names a regular file that no
+# pass has seen in each one (bench/files-latest.txt).  The figures are of
+# processes with fds 0-2 only.
+bench_close_fds() {
+	local f n
+	for f in /proc/$$/fd/*; do
+		n=${f##*/}
+		[ "$n" -gt 2 ] && [ "$n" -ne 255 ] && eval "exec $n>&-"
+	done 2>/dev/null
+	return 0
+}

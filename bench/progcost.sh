@@ -11,6 +11,7 @@
 # its runs and its time per run.  Needs root and bpftool.
 set -u
 . "$(dirname "$0")/agent.sh"
+bench_close_fds
 BUILD=$(cd "${1:?usage: bench/progcost.sh BUILD_DIR [N]}" && pwd) || exit 2
 N=${2:-20000}
 SRC=$(cd "$(dirname "$0")/.." && pwd)

@@ -305,6 +305,8 @@ cleanup() {
 
 # ---- preflight --------------------------------------------------------------------------
 
+. "$BENCH_DIR/agent.sh"
+bench_close_fds
 [ "$(id -u)" -eq 0 ] || { echo "bench/run.sh: run as root (BPF)" >&2; exit 2; }
 for f in "$AGENT" "$CLI"; do
 	[ -x "$f" ] || { echo "bench/run.sh: $f not built; usage: bench/run.sh BUILD_DIR" >&2; exit 2; }
