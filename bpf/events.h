@@ -162,6 +162,9 @@ _Static_assert(sizeof(struct jt_tracked) == 232, "jt_tracked layout");
 #define JT_FS_STALE 0x10	/* fclose: closed unseen (exec's O_CLOEXEC),
 				 * found when its fd was reused or at exit */
 #define JT_FS_INHERITED 0x20	/* fopen: an fd it had, its open unseen */
+#define JT_FS_NAME_PARENT 0x40	/* fopen at an exec: no path, its parent
+				 * (pid's ppid) has this inode at this fd
+				 * and told its name */
 
 /*
  * Value of the fd map (key: tgid << 32 | fd): one open file of a tracked
@@ -284,7 +287,7 @@ struct jt_ev_fopen {
 	__s32 dirfd;		/* openat's: AT_FDCWD (-100) or a folder's fd */
 	__u32 oflags;		/* the open's O_* flags (inherited: f_flags) */
 	__u16 kind;		/* JT_FK_REG or JT_FK_DIR */
-	__u16 flags;		/* JT_FS_INHERITED */
+	__u16 flags;		/* JT_FS_INHERITED, JT_FS_NAME_PARENT */
 	__u64 dev;
 	__u64 ino;
 	__u64 size;		/* i_size at the open */

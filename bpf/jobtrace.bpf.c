@@ -914,15 +914,22 @@ static __always_inline __u32 file_name(struct file *f, char *out)
 	return join_names(w.names, w.depth, out, JT_PATH_LEN - 1);
 }
 
+/* How send_open() names a file. */
+enum fnaming {
+	FNAME_WALK,	/* the dentry chain (file_name) */
+	FNAME_D_PATH,	/* bpf_d_path: in an iterator only */
+	FNAME_PARENT,	/* not here: the agent has it from the parent's open
+			 * of the same inode at the same fd (JT_FS_NAME_PARENT) */
+};
+
 /*
  * Tell the agent of a regular file or folder open at fd (seen the first
- * time) with the O_* flags oflags.  d_path: 1 in an iterator
- * (bpf_d_path), 0 elsewhere (the dentry chain).  The name is absolute; a
- * deleted file's ends at its own name.
+ * time) with the O_* flags oflags, named as how says.  The name is
+ * absolute; a deleted file's ends at its own name.
  */
 static __always_inline void send_open(__u32 tgid, __u64 start_ns, __s32 fd,
 				      const struct jt_fslot *s, struct file *f,
-				      __u32 oflags, bool d_path)
+				      __u32 oflags, enum fnaming how)
 {
 	struct jt_ev_fopen *e = reserve(sizeof(*e), JT_CNT_RB_DROP_FILE);
 	long n = 0;
@@ -942,7 +949,9 @@ static __always_inline void send_open(__u32 tgid, __u64 start_ns, __s32 fd,
 	e->ino = s->ino;
 	e->size = BPF_CORE_READ(f, f_inode, i_size);
 	e->tid = tgid;
-	if (d_path) {
+	if (how == FNAME_PARENT) {
+		e->flags = JT_FS_NAME_PARENT;
+	} else if (how == FNAME_D_PATH) {
 		n = bpf_d_path((struct path *)&f->f_path, e->path, sizeof(e->path));
 		/* " (deleted)": 10 bytes before the NUL */
 		if (n > 11 && (s->flags & JT_FS_DELETED)) {
@@ -981,16 +990,34 @@ enum fseen {
 };
 
 /*
+ * Whether process ptgid (an exec's parent) has a slot of inode at fd:
+ * its open was sent, so the agent has the name (a job's log on every
+ * tool's fd 1 or 2, named once rather than by each).
+ */
+static __always_inline bool parent_has(__u32 ptgid, __u32 fd, __u64 inode)
+{
+	__u64 key = (__u64)ptgid << 32 | fd;
+	struct jt_fslot *s;
+
+	if (!ptgid)
+		return false;
+	s = bpf_map_lookup_elem(&fslots, &key);
+	return s && s->inode == inode;
+}
+
+/*
  * An open file f at fd of tracked process t: its slot made (and the open
  * sent with the O_* flags oflags) the first time, its offset and size
  * read every time.  A slot of another file at fd (any slot at an open)
  * was closed unseen since: sent first, stale.  At exit or at its close, a
- * file seen the first time is sent open and closed, without a slot.  0,
- * or -1 when the map is full (the file counted as lost).
+ * file seen the first time is sent open and closed, without a slot.
+ * ptgid: at an exec or the exit, the parent's tgid (0 elsewhere), whose
+ * slot of the same file names it.  0, or -1 when the map is full (the
+ * file counted as lost).
  */
 static __always_inline int file_seen(struct jt_tracked *t, __u32 tgid,
 				     __u32 fd, struct file *f, enum fseen how,
-				     __u32 oflags)
+				     __u32 oflags, __u32 ptgid)
 {
 	__u64 key = (__u64)tgid << 32 | fd;
 	struct jt_fslot n = {}, *s;
@@ -1017,7 +1044,9 @@ static __always_inline int file_seen(struct jt_tracked *t, __u32 tgid,
 	if (how == FSEEN_EXIT || how == FSEEN_CLOSE) {
 		nonreg_count(t, n.kind);
 		if (named) {
-			send_open(tgid, t->start_ns, fd, &n, f, oflags, false);
+			send_open(tgid, t->start_ns, fd, &n, f, oflags,
+				  parent_has(ptgid, fd, n.inode) ?
+				  FNAME_PARENT : FNAME_WALK);
 			slot_close(t, key, &n, how == FSEEN_EXIT ?
 				   JT_FS_AT_EXIT : 0, t->start_ns);
 		}
@@ -1033,9 +1062,14 @@ static __always_inline int file_seen(struct jt_tracked *t, __u32 tgid,
 	}
 	__sync_fetch_and_add(&t->nslots, 1);
 	nonreg_count(t, n.kind);
-	if (named)
+	if (!named)
+		return 0;
+	if (how == FSEEN_PASS)
+		send_open(tgid, t->start_ns, fd, &n, f, oflags, FNAME_D_PATH);
+	else
 		send_open(tgid, t->start_ns, fd, &n, f, oflags,
-			  how == FSEEN_PASS);
+			  parent_has(ptgid, fd, n.inode) ? FNAME_PARENT :
+							   FNAME_WALK);
 	return 0;
 }
 
@@ -1059,7 +1093,7 @@ int jt_files(struct bpf_iter__task_file *ctx)
 	t = bpf_map_lookup_elem(&tracked, &tgid);
 	if (!t || (t->flags & JT_TF_EXCLUDED))
 		return 0;
-	file_seen(t, tgid, ctx->fd, f, FSEEN_PASS, f->f_flags);
+	file_seen(t, tgid, ctx->fd, f, FSEEN_PASS, f->f_flags, 0);
 	return 0;
 }
 
@@ -1132,7 +1166,7 @@ static __always_inline int opened(long nr, long ret)
 		return 0;
 	f = fd_file(ret);
 	if (f)
-		file_seen(t, tgid, ret, f, FSEEN_OPEN, open_flags(nr, f));
+		file_seen(t, tgid, ret, f, FSEEN_OPEN, open_flags(nr, f), 0);
 	return 0;
 }
 
@@ -1163,7 +1197,7 @@ int jt_close(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	f = fd_file(fd);
 	if (!f || file_seen(t, tgid, fd, f, FSEEN_CLOSE,
-			    BPF_CORE_READ(f, f_flags)))
+			    BPF_CORE_READ(f, f_flags), 0))
 		return 0;
 	s = bpf_map_lookup_elem(&fslots, &key);
 	if (s)
@@ -1184,6 +1218,7 @@ struct fd_walk {
 	unsigned long *open_fds;	/* the table's bitmap (at exit) */
 	__u64 bits;		/* open_fds[word - 1]'s fds not walked yet */
 	__u64 word;		/* the next word of open_fds to read */
+	__u64 ptgid;		/* the parent's tgid (file_seen) */
 };
 
 /* One fd of a process at its end or exec: its file seen.  1: the map is
@@ -1194,7 +1229,7 @@ static __always_inline long fd_seen(__u32 fd, struct fd_walk *w)
 
 	bpf_probe_read_kernel(&f, sizeof(f), &w->arr[fd]);
 	if (f && file_seen(w->t, w->tgid, fd, f, w->how,
-			    BPF_CORE_READ(f, f_flags)))
+			    BPF_CORE_READ(f, f_flags), w->ptgid))
 		return 1;
 	return 0;
 }
@@ -1291,6 +1326,7 @@ static __always_inline void files_at_exit(struct jt_tracked *t,
 
 	if (!files_enabled)
 		return;
+	w.ptgid = BPF_CORE_READ(p, real_parent, tgid);
 	if (fdt && !(t->flags & JT_TF_EXCLUDED)) {
 		w.arr = BPF_CORE_READ(fdt, fd);
 		w.open_fds = BPF_CORE_READ(fdt, open_fds);
@@ -1316,6 +1352,7 @@ static __always_inline void files_at_exec(struct jt_tracked *t,
 	max = BPF_CORE_READ(fdt, max_fds);
 	w.arr = BPF_CORE_READ(fdt, fd);
 	w.max = max < 3 ? max : 3;
+	w.ptgid = BPF_CORE_READ(p, real_parent, tgid);
 	bpf_loop(3, walk_fd, &w, 0);
 }
 

@@ -109,6 +109,15 @@ int files_raw_open(struct files_raw *fr, int fd, uint64_t dev, uint64_t ino,
 	return 0;
 }
 
+/* The path fr knows for (dev, ino). */
+const char *files_raw_path(const struct files_raw *fr, uint64_t dev,
+			   uint64_t ino)
+{
+	const struct files_ent *e = fr ? find(fr, dev, ino) : NULL;
+
+	return e ? e->f.path : NULL;
+}
+
 /* Its close at fd, or the process's end. */
 void files_raw_close(struct files_raw *fr, int fd, uint64_t dev, uint64_t ino,
 		     const struct files_close *c)

@@ -75,6 +75,9 @@ uint32_t files_oflags(uint32_t oflags, bool dir);
 int files_raw_open(struct files_raw *fr, int fd, uint64_t dev, uint64_t ino,
 		   const char *path, uint32_t ff, uint32_t oflags,
 		   unsigned opens);
+/* The path fr knows for file (dev, ino), NULL when none. */
+const char *files_raw_path(const struct files_raw *fr, uint64_t dev,
+			   uint64_t ino);
 /* Its close at fd (or the process's end): c's bytes added to the file;
  * a file never opened here is counted as lost. */
 void files_raw_close(struct files_raw *fr, int fd, uint64_t dev, uint64_t ino,

@@ -163,6 +163,13 @@ static void test_raw(void **state)
 	assert_string_equal(paths[idx[0]], "/d/in.fq");
 	assert_string_equal(paths[idx[1]], "/d/out");
 	assert_int_equal(idx[2], UINT32_MAX);
+	/* a child's exec names its std fds by its parent's (dev, ino):
+	 * closed here or not, a file known by path gives it */
+	assert_string_equal(files_raw_path(&fr, 1, 10), "/d/in.fq");
+	assert_string_equal(files_raw_path(&fr, 1, 11), "/d/out");
+	assert_null(files_raw_path(&fr, 1, 12));	/* no path known */
+	assert_null(files_raw_path(&fr, 2, 10));	/* another device */
+	assert_null(files_raw_path(NULL, 1, 10));	/* no files */
 	files_raw_free(&fr);
 	files_raw_free(&fr);
 }

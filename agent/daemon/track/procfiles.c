@@ -80,16 +80,47 @@ static int resolve(const struct jt_ev_fopen *e, char *out, size_t len)
 	return 0;
 }
 
-/* A file p opened. */
-int procfiles_open(struct jt_proc *p, const struct jt_ev_fopen *e)
+/*
+ * The name of a file the exec's parent has at the same fd
+ * (JT_FS_NAME_PARENT) into out (len): the parent's open of it told it;
+ * else the parent's fd link, when that still is the file.  0 or -errno.
+ */
+static int from_parent(const struct jt_proc *p, const struct jt_proc *parent,
+		       uint64_t dev, const struct jt_ev_fopen *e, char *out,
+		       size_t len)
 {
+	const char *known = parent ? files_raw_path(parent->fraw, dev, e->ino)
+				   : NULL;
+	char what[32];
+	struct stat st;
+
+	if (known)
+		return util_strlcpy(out, known, len) < len ? 0 : -ENAMETOOLONG;
+	/* its open not told yet (a pass made the parent's slot as the exec
+	 * read it), or the parent not tracked by the agent */
+	snprintf(what, sizeof(what), "fd/%d", e->fd);
+	if (proc_link(p->ppid, what, out, len) ||
+	    stat(out, &st) || st.st_dev != dev || st.st_ino != e->ino)
+		return -ENOENT;
+	return 0;
+}
+
+/* A file p opened. */
+int procfiles_open(struct jt_proc *p, const struct jt_proc *parent,
+		   const struct jt_ev_fopen *e)
+{
+	uint64_t dev = procfiles_dev(e->dev);
 	char path[JT_PATH_MAX];
 	bool known;
 
 	if (!p->fraw && !(p->fraw = calloc(1, sizeof(*p->fraw))))
 		return -ENOMEM;
-	known = !resolve(e, path, sizeof(path));
-	return files_raw_open(p->fraw, e->fd, procfiles_dev(e->dev), e->ino,
+	if (e->flags & JT_FS_NAME_PARENT)
+		known = !from_parent(p, parent, dev, e, path, sizeof(path)) ||
+			!resolve(e, path, sizeof(path));
+	else
+		known = !resolve(e, path, sizeof(path));
+	return files_raw_open(p->fraw, e->fd, dev, e->ino,
 			      known ? path : NULL,
 			      files_oflags(e->oflags, e->kind == JT_FK_DIR),
 			      e->oflags, e->flags & JT_FS_INHERITED ? 0 : 1);

@@ -26,8 +26,10 @@
 
 /* The kernel's dev_t (MAJOR << 20 | MINOR) as stat(2)'s st_dev. */
 uint64_t procfiles_dev(uint64_t kdev);
-/* A file p opened (JT_EV_FOPEN); 0 or -ENOMEM. */
-int procfiles_open(struct jt_proc *p, const struct jt_ev_fopen *e);
+/* A file p opened (JT_EV_FOPEN); parent: p's parent (NULL: not
+ * tracked), which names it for JT_FS_NAME_PARENT.  0 or -ENOMEM. */
+int procfiles_open(struct jt_proc *p, const struct jt_proc *parent,
+		   const struct jt_ev_fopen *e);
 /* ... closed, or had open at its end (JT_EV_FCLOSE). */
 void procfiles_close(struct jt_proc *p, const struct jt_ev_fclose *e);
 /*

@@ -823,7 +823,10 @@ static void on_file(struct tracker *t, const union jt_event *ev)
 	if (!p || (p->state & JT_PS_EXCLUDED))
 		return;
 	if (ev->hdr.type == JT_EV_FOPEN)
-		procfiles_open(p, &ev->fopen);
+		procfiles_open(p, (ev->fopen.flags & JT_FS_NAME_PARENT) ?
+				proc_table_lookup(t->procs, p->ppid,
+						  p->parent_start_ns) : NULL,
+			       &ev->fopen);
 	else
 		procfiles_close(p, &ev->fclose);
 }
