@@ -990,9 +990,9 @@ enum fseen {
 };
 
 /*
- * Whether process ptgid (an exec's parent) has a slot of inode at fd:
- * its open was sent, so the agent has the name (a job's log on every
- * tool's fd 1 or 2, named once rather than by each).
+ * Whether process ptgid (the parent at an exec or the exit) has a slot
+ * of inode at fd: its open was sent, so the agent has the name (a job's
+ * log on every tool's fd 1 or 2, named once rather than by each).
  */
 static __always_inline bool parent_has(__u32 ptgid, __u32 fd, __u64 inode)
 {

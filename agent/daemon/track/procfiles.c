@@ -81,9 +81,11 @@ static int resolve(const struct jt_ev_fopen *e, char *out, size_t len)
 }
 
 /*
- * The name of a file the exec's parent has at the same fd
- * (JT_FS_NAME_PARENT) into out (len): the parent's open of it told it;
- * else the parent's fd link, when that still is the file.  0 or -errno.
+ * The name of a file p's parent has at the same fd (JT_FS_NAME_PARENT, at
+ * p's exec or its end) into out (len): the parent's open of it told it;
+ * else the parent's fd link, when that still is the file (the kernel's
+ * parent at p's end is the one p forked from unless p was reparented:
+ * then neither may name it, and the path is not known).  0 or -errno.
  */
 static int from_parent(const struct jt_proc *p, const struct jt_proc *parent,
 		       uint64_t dev, const struct jt_ev_fopen *e, char *out,
