@@ -3,7 +3,9 @@
  * fileload - the file workloads of bench/run.sh (section 6):
  *   fileload mk DIR N        make DIR/f0 .. DIR/f(N-1), empty
  *   fileload opens DIR N     open and close each of them once
- *   fileload read FILE CHUNK read FILE whole in reads of CHUNK bytes
+ *   fileload read FILE CHUNK [PASSES]
+ *                            read FILE whole in reads of CHUNK bytes,
+ *                            PASSES times (1; from its start each time)
  *   fileload dwrite FILE MIB write MIB MiB with O_DIRECT, 1 MiB a write
  * Prints "elapsed_s=E cpu_s=C ops=N" (ops: opens, reads or writes); dwrite
  * exits 3 saying "no O_DIRECT" when the file system refuses it.
@@ -60,8 +62,8 @@ static long files(const char *dir, long n, int mk)
 	return n;
 }
 
-/* read: FILE whole in CHUNK reads. */
-static long reads(const char *path, long chunk)
+/* read: FILE whole in CHUNK reads, passes times. */
+static long reads(const char *path, long chunk, long passes)
 {
 	char *buf = malloc((size_t)chunk);
 	long ops = 0;
@@ -70,10 +72,14 @@ static long reads(const char *path, long chunk)
 
 	if (fd < 0 || !buf)
 		die(path);
-	while ((r = read(fd, buf, (size_t)chunk)) > 0)
-		ops++;
-	if (r < 0)
-		die("read");
+	for (long i = 0; i < passes; i++) {
+		if (lseek(fd, 0, SEEK_SET) < 0)
+			die("lseek");
+		while ((r = read(fd, buf, (size_t)chunk)) > 0)
+			ops++;
+		if (r < 0)
+			die("read");
+	}
 	close(fd);
 	free(buf);
 	return ops;
@@ -105,15 +111,16 @@ int main(int argc, char **argv)
 	double t0, c0;
 	long ops;
 
-	if (argc != 4)
+	if (argc != 4 && !(argc == 5 && !strcmp(argv[1], "read")))
 		return fprintf(stderr, "usage: fileload mk|opens|read|dwrite"
-			       " PATH N\n"), 2;
+			       " PATH N (read: [PASSES])\n"), 2;
 	t0 = secs(CLOCK_MONOTONIC);
 	c0 = cpu();
 	if (!strcmp(argv[1], "mk") || !strcmp(argv[1], "opens"))
 		ops = files(argv[2], atol(argv[3]), argv[1][0] == 'm');
 	else if (!strcmp(argv[1], "read"))
-		ops = reads(argv[2], atol(argv[3]));
+		ops = reads(argv[2], atol(argv[3]),
+			    argc == 5 ? atol(argv[4]) : 1);
 	else if (!strcmp(argv[1], "dwrite"))
 		ops = dwrite(argv[2], atol(argv[3]));
 	else
