@@ -1319,14 +1319,15 @@ static long walk_slot(__u32 fd, struct fd_walk *w)
 /* The files of a process at its end (its last thread's exit: the fd
  * table is still there): each seen a last time, then every slot sent. */
 static __always_inline void files_at_exit(struct jt_tracked *t,
-					  struct task_struct *p, __u32 tgid)
+					  struct task_struct *p, __u32 tgid,
+					  __u32 ptgid)
 {
 	struct fdtable *fdt = BPF_CORE_READ(p, files, fdt);
 	struct fd_walk w = { t, NULL, tgid, 0, FSEEN_EXIT };
 
 	if (!files_enabled)
 		return;
-	w.ptgid = BPF_CORE_READ(p, real_parent, tgid);
+	w.ptgid = ptgid;
 	if (fdt && !(t->flags & JT_TF_EXCLUDED)) {
 		w.arr = BPF_CORE_READ(fdt, fd);
 		w.open_fds = BPF_CORE_READ(fdt, open_fds);
@@ -1360,6 +1361,7 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(jt_exit, struct task_struct *p)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
+	__u32 ptgid;
 	struct thread_walk w = {};
 	struct signal_struct *sig;
 	struct jt_tracked *t;
@@ -1376,7 +1378,8 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 		return 0;	/* the group goes on; see jt_switch */
 	/* its open files' sums go out before the exit event; an excluded
 	 * one's slots (made before it was excluded) go too */
-	files_at_exit(t, p, tgid);
+	ptgid = BPF_CORE_READ(p, real_parent, tgid);
+	files_at_exit(t, p, tgid, ptgid);
 	if (t->flags & JT_TF_EXCLUDED) {
 		count(JT_CNT_EXCLUDED);
 		goto untrack;
@@ -1389,7 +1392,7 @@ int BPF_PROG(jt_exit, struct task_struct *p)
 	e->hdr.type = JT_EV_EXIT;
 	e->hdr.pid = tgid;
 	e->hdr.start_ns = proc_start(p);
-	e->ppid = BPF_CORE_READ(p, real_parent, tgid);
+	e->ppid = ptgid;
 	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
 
 	/* exit status as wait(2) reports it */
