@@ -1,19 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench/agent.sh - sourced by the benches: start BUILD's agent on a
-# configuration file and wait (10 s at most) until it answers status.
+# configuration file and wait (30 s at most) until it answers status.
 #
-# bench_agent_start BUILD CONF: AGENT_PID is its pid; exits 1 with its log
-# when it died.  Its log is CONF's folder's agent.log.
+# bench_agent_start BUILD CONF: AGENT_PID is its pid; exits 1 with the end
+# of its log when it died or does not answer.  Its log is CONF's folder's
+# agent.log (appended to: one log for all the agents of a bench run).
 bench_agent_start() {
 	local log
 	log="$(dirname "$2")/agent.log"
-	"$1/jobtraced" --config "$2" --foreground >"$log" 2>&1 &
+	"$1/jobtraced" --config "$2" --foreground >>"$log" 2>&1 &
 	AGENT_PID=$!
-	for _ in $(seq 1 500); do
-		"$1/jobtrace" --config "$2" status >/dev/null 2>&1 && break
+	for _ in $(seq 1 1500); do
+		kill -0 "$AGENT_PID" 2>/dev/null || break
+		"$1/jobtrace" --config "$2" status >/dev/null 2>&1 && return 0
 		sleep 0.02
 	done
-	kill -0 "$AGENT_PID" 2>/dev/null || { cat "$log" >&2; exit 1; }
+	echo "bench: the agent did not start or does not answer 'jobtrace status'; end of $log:" >&2
+	tail -n 20 "$log" >&2
+	exit 1
 }
 
 # bench_close_fds: close this shell's fds above 2 but its script's (255):

@@ -253,14 +253,7 @@ drain() {
 start_agent() {
 	rm -rf "$T/state"
 	mkdir -p "$T/state" "$T/run"
-	"$AGENT" --config "$T/jobtrace.conf" --foreground >>"$T/agent.log" 2>&1 &
-	AGENT_PID=$!
-	for _ in $(seq 1 150); do
-		kill -0 "$AGENT_PID" 2>/dev/null || die "agent exited at start-up, see $T/agent.log"
-		cli status >/dev/null 2>&1 && break
-		sleep 0.2
-	done
-	cli status >/dev/null 2>&1 || die "agent does not answer 'jobtrace status'"
+	bench_agent_start "$BUILD" "$T/jobtrace.conf"
 	drain
 }
 
@@ -288,6 +281,7 @@ stop_agent() {
 
 # Undo everything this script changed on the machine.
 cleanup() {
+	[ "$?" -eq 0 ] || FAILED=1
 	stop_agent
 	if [ -n "$SNOOP_PID" ]; then
 		kill -INT "$SNOOP_PID" 2>/dev/null
