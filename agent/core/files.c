@@ -140,6 +140,7 @@ void files_raw_close(struct files_raw *fr, int fd, uint64_t dev, uint64_t ino,
 	}
 	e->f.mmap |= c->mmap;
 	e->f.deleted = c->deleted;
+	e->open_at_end = c->at_end;
 }
 
 /* Free what fr holds. */

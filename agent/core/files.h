@@ -34,6 +34,8 @@ enum rules_file_verdict {
 struct files_ent {
 	uint64_t dev, ino;		/* st_dev, st_ino */
 	struct jt_file f;
+	bool open_at_end;		/* its last close was the process's end:
+					 * f.deleted is the kernel's then */
 	signed char verdict;		/* the rules' on f.path for progress
 					 * (procfiles.h), -1: not asked */
 };
@@ -62,6 +64,7 @@ struct files_close {
 	bool size_known;
 	bool deleted;
 	bool mmap;
+	bool at_end;		/* still open at the process's end */
 };
 
 /* JT_FF_* of an open's O_* flags (dir: the file is a folder). */

@@ -137,6 +137,14 @@ static void status_counters(const struct status_src *s, FILE *out)
 	fprintf(out, "dropped_file: %" PRIu64 "\n", c[JT_CNT_RB_DROP_FILE]);
 	fprintf(out, "tracked_map_full: %" PRIu64 "\n", c[JT_CNT_TRACK_FULL]);
 	fprintf(out, "files_map_full: %" PRIu64 "\n", c[JT_CNT_FSLOT_FULL]);
+	fprintf(out, "files_named_own: %" PRIu64 "\n",
+		t.files_named[PROCFILES_NAMED_OWN]);
+	fprintf(out, "files_named_by_parent: %" PRIu64 "\n",
+		t.files_named[PROCFILES_NAMED_PARENT]);
+	fprintf(out, "files_named_by_parent_fd: %" PRIu64 "\n",
+		t.files_named[PROCFILES_NAMED_PARENT_FD]);
+	fprintf(out, "files_unnamed: %" PRIu64 "\n",
+		t.files_named[PROCFILES_UNNAMED]);
 	fprintf(out, "blkio_delay_impossible: %" PRIu64 "\n",
 		c[JT_CNT_BLKIO_IMPOSSIBLE]);
 	fprintf(out, "exits_before_last_switch: %" PRIu64 "\n",

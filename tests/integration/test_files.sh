@@ -437,6 +437,27 @@ rm -f "$D/shared"
 STD_SHR=$(files_in "$J-shr" head)
 check "head's stdout shared with sh (which wrote 4 bytes first): head's own 1000 bytes ($STD_SHR)" \
 	eq "$STD_SHR" "shared write 1 0 1000 1004"
+# one open, one name: the inner sh's exec finds rn-old on fd 1 with no slot
+# of its parent's (the kernel walks its name); mv renames it to rn-new; head's
+# exec finds it on the fd of its parent, which has a slot: the kernel sends
+# it without a name and the agent takes the inner sh's, rn-old (a walk, or
+# /proc, would say rn-new).  The inner sh had it open at its end and the
+# kernel saw a name left then: renamed, not deleted (head closed it before
+# its end: its path is lstat'ed, and gone; doc/architecture.md, "Files")
+rm -f "$D/rn-old" "$D/rn-new"
+"$CLI" --config "$CONF" run --job "$J-rn" -- sh -c \
+	'sh -c "mv \"\$1\" \"\$2\"; head -c 500 /dev/zero" _ "$1" "$2" >"$1"' \
+	_ "$D/rn-old" "$D/rn-new" </dev/null >/dev/null 2>&1
+STD_RN=$(files_in "$J-rn" head)
+check "stdout renamed between the shell's exec and head's: head's record names it as the shell's open did ($STD_RN)" \
+	eq "$STD_RN" "rn-old write 1 0 500 500"
+RN_DEL=$(q "select json_extract(f.value, '\$.deleted') from process, json_each(process.json, '\$.files') f
+	where job_id like '%$J-rn' and comm = 'sh' and json_extract(f.value, '\$.path') = '$D/rn-old';")
+check "... and in the inner sh's record not deleted: renamed while open, the kernel saw a name left at its end (deleted $RN_DEL)" \
+	eq "$RN_DEL" 0
+status_get files_named_by_parent
+check "jobtrace status counts the opens named by the parent's (head's and mv's here at least): files_named_by_parent $REPLY" \
+	between "$REPLY" 2 1000000000
 STD_WCC=$(files_in "$J-wcc" wc)
 check "wc -c < wcin (fd 0 from the test's shell): wcin listed, its size, no byte read ($STD_WCC)" \
 	eq "$STD_WCC" "wcin read 1 0 0 3000"

@@ -116,7 +116,7 @@ static const struct jt_file *entry(const struct jt_files *fs, const char *path)
 static void test_raw(void **state)
 {
 	struct files_raw fr = { 0 };
-	struct files_close c = { 100, 0, 5000, true, false, false };
+	struct files_close c = { 100, 0, 5000, true, false, false, false };
 	const char *paths[8];
 	uint32_t idx[8];
 
@@ -137,7 +137,11 @@ static void test_raw(void **state)
 	c.read_bytes = 20;
 	c.write_bytes = 7;
 	c.size_bytes = 5007;
+	c.at_end = true;
 	files_raw_close(&fr, 4, 1, 10, &c);
+	/* open at the end or not: its last close's (the kernel's deleted) */
+	assert_true(fr.v[0].open_at_end);
+	assert_false(fr.v[1].open_at_end);
 	assert_int_equal(fr.v[0].f.read_bytes, 120);
 	assert_int_equal(fr.v[0].f.write_bytes, 7);
 	assert_int_equal(fr.v[0].f.size_bytes, 5007);
@@ -153,7 +157,7 @@ static void test_raw(void **state)
 	assert_int_equal(fr.v[1].f.opens, 1);
 	assert_int_equal(fr.nfds, 2);
 	/* a close of a file never opened here */
-	c = (struct files_close){ 9, 8, 0, false, false, false };
+	c = (struct files_close){ 9, 8, 0, false, false, false, false };
 	files_raw_close(&fr, 9, 2, 99, &c);
 	assert_int_equal(fr.lost.count, 1);
 	assert_int_equal(fr.lost.read_bytes, 9);
@@ -178,7 +182,7 @@ static void test_raw(void **state)
 static void one(struct files_raw *fr, uint64_t ino, const char *path,
 		uint64_t rd, uint64_t wr, uint64_t size, bool deleted)
 {
-	struct files_close c = { rd, wr, size, true, deleted, false };
+	struct files_close c = { rd, wr, size, true, deleted, false, false };
 
 	assert_int_equal(files_raw_open(fr, 3, 1, ino, path,
 					wr ? JT_FF_WRITE : JT_FF_READ,

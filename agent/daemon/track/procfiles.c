@@ -85,7 +85,8 @@ static int resolve(const struct jt_ev_fopen *e, char *out, size_t len)
  * p's exec or its end) into out (len): the parent's open of it told it;
  * else the parent's fd link, when that still is the file (the kernel's
  * parent at p's end is the one p forked from unless p was reparented:
- * then neither may name it, and the path is not known).  0 or -errno.
+ * then neither may name it, and the path is not known).
+ * PROCFILES_NAMED_PARENT, PROCFILES_NAMED_PARENT_FD or -errno.
  */
 static int from_parent(const struct jt_proc *p, const struct jt_proc *parent,
 		       uint64_t dev, const struct jt_ev_fopen *e, char *out,
@@ -97,14 +98,15 @@ static int from_parent(const struct jt_proc *p, const struct jt_proc *parent,
 	struct stat st;
 
 	if (known)
-		return util_strlcpy(out, known, len) < len ? 0 : -ENAMETOOLONG;
+		return util_strlcpy(out, known, len) < len
+			       ? PROCFILES_NAMED_PARENT : -ENAMETOOLONG;
 	/* its open not told yet (a pass made the parent's slot as the exec
 	 * read it), or the parent not tracked by the agent */
 	snprintf(what, sizeof(what), "fd/%d", e->fd);
 	if (proc_link(p->ppid, what, out, len) ||
 	    stat(out, &st) || st.st_dev != dev || st.st_ino != e->ino)
 		return -ENOENT;
-	return 0;
+	return PROCFILES_NAMED_PARENT_FD;
 }
 
 /* A file p opened. */
@@ -113,19 +115,20 @@ int procfiles_open(struct jt_proc *p, const struct jt_proc *parent,
 {
 	uint64_t dev = procfiles_dev(e->dev);
 	char path[JT_PATH_MAX];
-	bool known;
+	int named = -ENOENT, r;
 
 	if (!p->fraw && !(p->fraw = calloc(1, sizeof(*p->fraw))))
 		return -ENOMEM;
 	if (e->flags & JT_FS_NAME_PARENT)
-		known = !from_parent(p, parent, dev, e, path, sizeof(path)) ||
-			!resolve(e, path, sizeof(path));
-	else
-		known = !resolve(e, path, sizeof(path));
-	return files_raw_open(p->fraw, e->fd, dev, e->ino,
-			      known ? path : NULL,
-			      files_oflags(e->oflags, e->kind == JT_FK_DIR),
-			      e->oflags, e->flags & JT_FS_INHERITED ? 0 : 1);
+		named = from_parent(p, parent, dev, e, path, sizeof(path));
+	if (named < 0)
+		named = resolve(e, path, sizeof(path)) ? PROCFILES_UNNAMED
+						       : PROCFILES_NAMED_OWN;
+	r = files_raw_open(p->fraw, e->fd, dev, e->ino,
+			   named != PROCFILES_UNNAMED ? path : NULL,
+			   files_oflags(e->oflags, e->kind == JT_FK_DIR),
+			   e->oflags, e->flags & JT_FS_INHERITED ? 0 : 1);
+	return r < 0 ? r : named;
 }
 
 /* ... closed, or had open at its end. */
@@ -136,6 +139,7 @@ void procfiles_close(struct jt_proc *p, const struct jt_ev_fclose *e)
 		.size_bytes = e->size, .size_known = e->flags & JT_FS_SIZE,
 		.deleted = e->flags & JT_FS_DELETED,
 		.mmap = e->flags & JT_FS_MMAP,
+		.at_end = e->flags & JT_FS_AT_EXIT,
 	};
 
 	if (!p->fraw && !(p->fraw = calloc(1, sizeof(*p->fraw))))
@@ -207,6 +211,8 @@ static bool path_gone(const char *path, uint64_t dev)
  * file closed and then unlinked (by p or by another process before p
  * ended) is a temporary file too, not only one deleted while open.  A
  * path that names a file again (replaced, renamed over) is not gone.  A
+ * file p had open at its end is deleted when the kernel saw no name left
+ * then, whatever its path says: renamed while open is not deleted.  A
  * process in a container (another view of paths) is left as the kernel
  * saw it; so is a path the rules drop (idx, v: decide()'s).  Written is
  * created, truncated or given bytes: an fd open for writing that p did
@@ -225,6 +231,7 @@ static void gone_at_end(struct jt_proc *p, const uint32_t *idx,
 
 		if (!e->f.path || idx[i] == UINT32_MAX ||
 		    v[idx[i]] == RULES_FILE_DROP || e->f.deleted ||
+		    e->open_at_end ||
 		    (e->f.flags & JT_FF_DIRECTORY) ||
 		    (!(e->f.flags & wrote) && !e->f.write_bytes))
 			continue;

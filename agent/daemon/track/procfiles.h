@@ -26,8 +26,17 @@
 
 /* The kernel's dev_t (MAJOR << 20 | MINOR) as stat(2)'s st_dev. */
 uint64_t procfiles_dev(uint64_t kdev);
+/* Where the name of an opened file came from (jobtrace status counts each). */
+enum procfiles_named {
+	PROCFILES_NAMED_OWN,	   /* the kernel's, or the process's /proc */
+	PROCFILES_NAMED_PARENT,	   /* the parent's open (JT_FS_NAME_PARENT) */
+	PROCFILES_NAMED_PARENT_FD, /* the parent's /proc fd link (same) */
+	PROCFILES_UNNAMED,	   /* none: counted in files_rest */
+	PROCFILES_NAMED_NR
+};
 /* A file p opened (JT_EV_FOPEN); parent: p's parent (NULL: not
- * tracked), which names it for JT_FS_NAME_PARENT.  0 or -ENOMEM. */
+ * tracked), which names it for JT_FS_NAME_PARENT.  Where its name came
+ * from (enum procfiles_named) or -ENOMEM. */
 int procfiles_open(struct jt_proc *p, const struct jt_proc *parent,
 		   const struct jt_ev_fopen *e);
 /* ... closed, or had open at its end (JT_EV_FCLOSE). */

@@ -53,6 +53,7 @@ struct tracker {
 	uint64_t events_seen;
 	uint64_t exits_lost;
 	uint64_t oom_kills;
+	uint64_t files_named[PROCFILES_NAMED_NR];	/* tracker_stats */
 	uint64_t excluded;
 };
 
@@ -127,7 +128,7 @@ struct proc_table *tracker_procs(const struct tracker *t)
 /* The counters now. */
 struct tracker_stats tracker_stats(const struct tracker *t)
 {
-	return (struct tracker_stats){
+	struct tracker_stats s = {
 		.events_seen = t->events_seen,
 		.exits_lost = t->exits_lost,
 		.oom_kills = t->oom_kills,
@@ -137,6 +138,9 @@ struct tracker_stats tracker_stats(const struct tracker *t)
 		.jobs_only = t->jobs_only,
 		.outside = t->outside,
 	};
+
+	memcpy(s.files_named, t->files_named, sizeof(s.files_named));
+	return s;
 }
 
 /* Hand the record in t->jb on. */
@@ -819,15 +823,18 @@ static void on_file(struct tracker *t, const union jt_event *ev)
 {
 	struct jt_proc *p = proc_table_lookup(t->procs, ev->hdr.pid,
 					      ev->hdr.start_ns);
+	int named;
 
 	if (!p || (p->state & JT_PS_EXCLUDED))
 		return;
-	if (ev->hdr.type == JT_EV_FOPEN)
-		procfiles_open(p, (ev->fopen.flags & JT_FS_NAME_PARENT) ?
-				proc_table_lookup(t->procs, p->ppid,
-						  p->parent_start_ns) : NULL,
-			       &ev->fopen);
-	else
+	if (ev->hdr.type == JT_EV_FOPEN) {
+		named = procfiles_open(p, (ev->fopen.flags & JT_FS_NAME_PARENT)
+				       ? proc_table_lookup(t->procs, p->ppid,
+							   p->parent_start_ns)
+				       : NULL, &ev->fopen);
+		if (named >= 0)
+			t->files_named[named]++;
+	} else
 		procfiles_close(p, &ev->fclose);
 }
 

@@ -24,6 +24,7 @@
 #include "jobs.h"
 #include "json.h"
 #include "proc_table.h"
+#include "procfiles.h"
 #include "record.h"
 #include "rules.h"
 
@@ -96,6 +97,8 @@ struct tracker_stats {
 	 * they are counted in outside (host records carry it) */
 	bool jobs_only;
 	struct jt_outside outside;
+	/* files opened, by where their name came from */
+	uint64_t files_named[PROCFILES_NAMED_NR];
 };
 
 /* The most jobs a spot interruption's signal record names. */
