@@ -22,7 +22,9 @@
 #     FILES_READ_MIB MiB written with O_DIRECT; on/off wall ratios over
 #     FILES_PAIRS alternating pairs (FILES_DIRECT_PAIRS for O_DIRECT), and
 #     the BPF run time of the file programs per open and per read, less
-#     what they ran for the rest of the machine over as long a window
+#     what they ran for the rest of the machine over as long a window; the
+#     reads again with rules.inotify = false (any inotify watch on a file
+#     system slows every read and write on it: doc/jobtrace.conf.5)
 #
 # Prints a results table and writes it to bench/results-latest.txt (or
 # $BENCH_OUT).  See bench/README.md for what each figure means.
@@ -216,6 +218,20 @@ other_bpf_holders() {
 	done
 }
 
+# The inotify watches that other processes hold (each fdinfo "inotify wd:"
+# line): with none on a file system, the agent's rules watch is the one
+# that puts that file system's reads and writes through fsnotify.
+other_inotify_watches() {
+	local d pid n=0 c
+	for d in /proc/[0-9]*; do
+		pid=${d#/proc/}
+		[ "$pid" = "${AGENT_PID:-}" ] && continue
+		c=$(cat "$d"/fdinfo/* 2>/dev/null | grep -c '^inotify wd:')
+		n=$((n + c))
+	done
+	echo "$n"
+}
+
 # Run a storm of N fork+exec of /bin/true, at niceness NICE (0); prints
 # "ELAPSED_S CPU_S" (CPU of the storm's processes: the BPF programs run in
 # their context).
@@ -249,11 +265,12 @@ drain() {
 	say "warning: agent still busy after 120 s"
 }
 
-# Start a fresh agent (empty state) and wait until it answers and is idle.
+# Start a fresh agent (empty state) on $AGENT_CONF and wait until it
+# answers and is idle.
 start_agent() {
 	rm -rf "$T/state"
 	mkdir -p "$T/state" "$T/run"
-	bench_agent_start "$BUILD" "$T/jobtrace.conf"
+	bench_agent_start "$BUILD" "$AGENT_CONF"
 	drain
 }
 
@@ -325,6 +342,7 @@ log = { level = "info"; };
 agent = { state_dir = "$T/state"; run_dir = "$T/run"; rules_dir = "$RULES_DIR"; };
 ${AGENT_EXTRA:-}
 EOF
+AGENT_CONF=$T/jobtrace.conf
 
 # execsnoop attaches plain tracepoints: libbpf needs tracefs for their ids.
 if [ ! -d /sys/kernel/tracing/events ]; then
@@ -336,6 +354,7 @@ sysctl -q -w kernel.bpf_stats_enabled=0
 T_START=$(now)
 say "build $BUILD, $(nproc) CPUs, kernel $(uname -r), scratch $T"
 OTHERS=$(other_bpf_holders)
+INOTIFY_OTHERS=$(other_inotify_watches)
 [ -n "$OTHERS" ] && say "warning: other processes hold BPF programs and will skew 'off': $OTHERS"
 
 # ---- 1. storm, off vs on -----------------------------------------------------------------
@@ -477,6 +496,19 @@ file_pairs "$FILES_PAIRS" opens opens "$FDIR/many" "$FILES_N" || die "fileload o
 F_OPENS_RATIO=$F_RATIO; F_OPENS_OFF=$F_OFF; F_OPENS_ON=$F_ON
 file_pairs "$FILES_PAIRS" read read "$FDIR/read.dat" 4096 "$FILES_READ_PASSES" || die "fileload read failed"
 F_READ_RATIO=$F_RATIO; F_READ_OFF=$F_OFF; F_READ_ON=$F_ON
+# the same without the rules folder's inotify watch (polled instead)
+F_READ_NI_RATIO=n/a
+case ${AGENT_EXTRA:-} in
+*rules*) say "files: AGENT_EXTRA sets rules: the reads without inotify are not run" ;;
+*)
+	sed '$a rules = { inotify = false; };' "$T/jobtrace.conf" >"$T/noinotify.conf"
+	AGENT_CONF=$T/noinotify.conf
+	file_pairs "$FILES_PAIRS" read-noinotify read "$FDIR/read.dat" 4096 "$FILES_READ_PASSES" ||
+		die "fileload read failed"
+	AGENT_CONF=$T/jobtrace.conf
+	F_READ_NI_RATIO=$F_RATIO
+	;;
+esac
 F_DIRECT=yes
 if fileload dwrite "$FDIR/direct.dat" 1 >/dev/null; then
 	file_pairs "$FILES_DIRECT_PAIRS" dwrite dwrite "$FDIR/direct.dat" "$FILES_READ_MIB" ||
@@ -659,6 +691,7 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	echo "command: bench/run.sh $BUILD  (STORM_N=$STORM_N STORM_PAIRS=$STORM_PAIRS BURN_S=$BURN_S BURN_PAIRS=$BURN_PAIRS RSS_BATCH=$RSS_BATCH RSS_TOTAL=$RSS_TOTAL FILES_N=$FILES_N FILES_READ_MIB=$FILES_READ_MIB FILES_READ_PASSES=$FILES_READ_PASSES FILES_PAIRS=$FILES_PAIRS FILES_DIRECT_PAIRS=$FILES_DIRECT_PAIRS${AGENT_EXTRA:+ AGENT_EXTRA='$AGENT_EXTRA'})"
 	echo "machine: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo); source $(git -C "$SRC_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'); run took $(calc '%.0f' "$(now) - $T_START") s"
 	echo "other BPF program holders at start (skew the 'off' runs): ${OTHERS:-none}"
+	echo "other processes' inotify watches at start: $INOTIFY_OTHERS (with none on the rules folder's file system, the agent's watch slows its reads and writes)"
 	echo
 	printf '%-52s %14s %14s %s\n' figure value target verdict
 	printf '%-52s %14s %14s %s\n' "1. storm $STORM_N x fork+exec /bin/true, off (median s)" "$(median "${STORM_OFF[@]}")" "" ""
@@ -701,6 +734,7 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	printf '%-52s %14s %14s %s\n' "   $FILES_READ_MIB MiB x $FILES_READ_PASSES in 4 KiB reads, off (median s)" "$F_READ_OFF" "" ""
 	printf '%-52s %14s %14s %s\n' "   on (median s)" "$F_READ_ON" "" ""
 	printf '%-52s %14s %14s %s\n' "   median on/off ratio, $FILES_PAIRS pairs" "$F_READ_RATIO" "<= 1.03" "$(verdict "$F_READ_RATIO <= 1.03")"
+	printf '%-52s %14s %14s %s\n' "   the same, rules.inotify = false" "$F_READ_NI_RATIO" "" "(info)"
 	printf '%-52s %14s %14s %s\n' "   $FILES_READ_MIB MiB O_DIRECT writes, off (median s)" "$F_DW_OFF" "" ""
 	printf '%-52s %14s %14s %s\n' "   on (median s)" "$F_DW_ON" "" ""
 	printf '%-52s %14s %14s %s\n' "   median on/off ratio, $FILES_DIRECT_PAIRS pairs" "$F_DW_RATIO" "" "(info)"
