@@ -12,7 +12,7 @@ bench_agent_start() {
 	AGENT_PID=$!
 	for _ in $(seq 1 1500); do
 		kill -0 "$AGENT_PID" 2>/dev/null || break
-		"$1/jobtrace" --config "$2" status >/dev/null 2>&1 && return 0
+		timeout 20 "$1/jobtrace" --config "$2" status >/dev/null 2>&1 && return 0
 		sleep 0.02
 	done
 	echo "bench: the agent did not start or does not answer 'jobtrace status'; end of $log:" >&2

@@ -498,6 +498,8 @@ file_pairs "$FILES_PAIRS" read read "$FDIR/read.dat" 4096 "$FILES_READ_PASSES" |
 F_READ_RATIO=$F_RATIO; F_READ_OFF=$F_OFF; F_READ_ON=$F_ON
 # the same without the rules folder's inotify watch (polled instead)
 F_READ_NI_RATIO=n/a
+READ_ON_RULES_FS=no	# else the watch cannot slow the reads
+[ "$(stat -c %d "$FDIR")" = "$(stat -c %d "$RULES_DIR")" ] && READ_ON_RULES_FS=yes
 case ${AGENT_EXTRA:-} in
 *rules*) say "files: AGENT_EXTRA sets rules: the reads without inotify are not run" ;;
 *)
@@ -691,7 +693,7 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	echo "command: bench/run.sh $BUILD  (STORM_N=$STORM_N STORM_PAIRS=$STORM_PAIRS BURN_S=$BURN_S BURN_PAIRS=$BURN_PAIRS RSS_BATCH=$RSS_BATCH RSS_TOTAL=$RSS_TOTAL FILES_N=$FILES_N FILES_READ_MIB=$FILES_READ_MIB FILES_READ_PASSES=$FILES_READ_PASSES FILES_PAIRS=$FILES_PAIRS FILES_DIRECT_PAIRS=$FILES_DIRECT_PAIRS${AGENT_EXTRA:+ AGENT_EXTRA='$AGENT_EXTRA'})"
 	echo "machine: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo); source $(git -C "$SRC_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'); run took $(calc '%.0f' "$(now) - $T_START") s"
 	echo "other BPF program holders at start (skew the 'off' runs): ${OTHERS:-none}"
-	echo "other processes' inotify watches at start: $INOTIFY_OTHERS (with none on the rules folder's file system, the agent's watch slows its reads and writes)"
+	echo "inotify watches other processes hold at start (any file system): $INOTIFY_OTHERS; the reads' file on the rules folder's file system: $READ_ON_RULES_FS"
 	echo
 	printf '%-52s %14s %14s %s\n' figure value target verdict
 	printf '%-52s %14s %14s %s\n' "1. storm $STORM_N x fork+exec /bin/true, off (median s)" "$(median "${STORM_OFF[@]}")" "" ""

@@ -142,6 +142,14 @@ static void test_raw(void **state)
 	/* open at the end or not: its last close's (the kernel's deleted) */
 	assert_true(fr.v[0].open_at_end);
 	assert_false(fr.v[1].open_at_end);
+	/* a later close before the end: open_at_end is its, not kept */
+	assert_int_equal(files_raw_open(&fr, 6, 1, 10, "/d/in.fq", JT_FF_READ,
+					O_RDONLY, 1), 0);
+	c.at_end = false;
+	c.read_bytes = c.write_bytes = 0;
+	files_raw_close(&fr, 6, 1, 10, &c);
+	assert_false(fr.v[0].open_at_end);
+	assert_int_equal(fr.v[0].f.read_bytes, 120);
 	assert_int_equal(fr.v[0].f.read_bytes, 120);
 	assert_int_equal(fr.v[0].f.write_bytes, 7);
 	assert_int_equal(fr.v[0].f.size_bytes, 5007);

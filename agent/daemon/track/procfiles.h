@@ -26,12 +26,14 @@
 
 /* The kernel's dev_t (MAJOR << 20 | MINOR) as stat(2)'s st_dev. */
 uint64_t procfiles_dev(uint64_t kdev);
-/* Where the name of an opened file came from (jobtrace status counts each). */
+/* Where the name of an opened file came from: jobtrace status counts each
+ * open event (inherited fds too), a diagnostic, not the records' opens. */
 enum procfiles_named {
 	PROCFILES_NAMED_OWN,	   /* the kernel's, or the process's /proc */
 	PROCFILES_NAMED_PARENT,	   /* the parent's open (JT_FS_NAME_PARENT) */
 	PROCFILES_NAMED_PARENT_FD, /* the parent's /proc fd link (same) */
-	PROCFILES_UNNAMED,	   /* none: counted in files_rest */
+	PROCFILES_UNNAMED,	   /* none (the file has no path unless
+				    * another open of it named it) */
 	PROCFILES_NAMED_NR
 };
 /* A file p opened (JT_EV_FOPEN); parent: p's parent (NULL: not
