@@ -150,7 +150,6 @@ static void test_raw(void **state)
 	files_raw_close(&fr, 6, 1, 10, &c);
 	assert_false(fr.v[0].open_at_end);
 	assert_int_equal(fr.v[0].f.read_bytes, 120);
-	assert_int_equal(fr.v[0].f.read_bytes, 120);
 	assert_int_equal(fr.v[0].f.write_bytes, 7);
 	assert_int_equal(fr.v[0].f.size_bytes, 5007);
 	assert_int_equal(fr.nfds, 1);

@@ -706,7 +706,8 @@ static bool file_deleted(const char *rec, const char *path)
  * open; one still there, one whose path names another file by then
  * (renamed over), one it only read and one open for writing that it
  * neither created, truncated nor wrote to (a job's log, inherited) that
- * are gone are not: the agent looks only for what the process wrote.
+ * are gone are not: the agent looks only for what the process wrote.  One
+ * it still had open at its end is as the kernel saw it then.
  */
 static void test_files_gone(void **state)
 {
@@ -740,6 +741,10 @@ static void test_files_gone(void **state)
 	}
 	ev_fopen(f, 310, start, 9, 77, "/data/open.tmp", 01101);
 	ev_fclose(f, 310, start, 9, 77, 0, 5, 5, JT_FS_DELETED);
+	/* written, still open at the end, its name gone (renamed while
+	 * open): the kernel saw a name left, so not deleted */
+	ev_fopen(f, 310, start, 10, 78, "/data/renamed.part", 01101);
+	ev_fclose(f, 310, start, 10, 78, 0, 5, 5, JT_FS_AT_EXIT);
 	assert_int_equal(unlink(path[1]), 0);
 	assert_int_equal(unlink(path[2]), 0);
 	assert_int_equal(rmdir(other), 0);
@@ -760,9 +765,60 @@ static void test_files_gone(void **state)
 	assert_false(file_deleted(rec, path[4]));
 	assert_false(file_deleted(rec, path[5]));
 	assert_true(file_deleted(rec, "/data/open.tmp"));
+	assert_false(file_deleted(rec, "/data/renamed.part"));
 	unlink(path[0]);
 	unlink(path[3]);
 	assert_int_equal(rmdir(dir), 0);
+}
+
+/*
+ * Where each open's name came from (jobtrace status): the kernel's; the
+ * parent's open of the same file at the same fd (JT_FS_NAME_PARENT, no
+ * path sent); none (the parent has no such file and no process has it:
+ * pids above the kernel's limit, 4194304, cannot exist, so /proc has
+ * neither).  The child's record takes the parent's name.
+ */
+static void test_files_named(void **state)
+{
+	struct fx *f = *state;
+	const uint32_t pp = 4194350, cp = 4194351;
+	const uint64_t ps = 6000000, cs = 6000100;
+	union jt_event e;
+	struct tracker_stats st;
+	const char *rec;
+
+	default_rules(f);
+	tracker_set_files(f->t, true);
+	EXEC_TOP(f, pp, ps, ps + 5, "/bin/sh", "sh");
+	ev_fopen(f, pp, ps, 1, 90, "/data/job.log", 01101);
+	ev_fork(f, cp, cs, pp, ps, "sh");
+	ev_exec(f, &(struct exec_spec){ .pid = cp, .ppid = pp, .start = cs,
+		.pstart = ps, .ts = cs + 5, .file = "/usr/bin/tool",
+		ARGV("tool") });
+	for (int fd = 1; fd <= 2; fd++) {
+		memset(&e, 0, sizeof(e));
+		e.fopen.hdr = (struct jt_ev_hdr){ JT_EV_FOPEN, cp, cs + 6, cs };
+		e.fopen.fd = fd;
+		e.fopen.dirfd = -100;
+		e.fopen.oflags = 01;
+		e.fopen.kind = JT_FK_REG;
+		e.fopen.flags = JT_FS_INHERITED | JT_FS_NAME_PARENT;
+		e.fopen.dev = 8u << 20 | 1;
+		e.fopen.ino = fd == 1 ? 90 : 91;	/* 91: not the parent's */
+		feed(f, &e, sizeof(e.fopen));
+	}
+	st = tracker_stats(f->t);
+	assert_int_equal(st.files_named[PROCFILES_NAMED_OWN], 1);
+	assert_int_equal(st.files_named[PROCFILES_NAMED_PARENT], 1);
+	assert_int_equal(st.files_named[PROCFILES_NAMED_PARENT_FD], 0);
+	assert_int_equal(st.files_named[PROCFILES_UNNAMED], 1);
+	ev_fclose(f, cp, cs, 1, 90, 0, 300, 300, JT_FS_AT_EXIT);
+	ev_exit(f, &(struct exit_spec){ .pid = cp, .ppid = pp, .start = cs,
+		.ts = cs + 50 });
+	rec = proc_rec(f, cp, cs);
+	assert_non_null(rec);
+	assert_jstr(rec, "files.0.path", "/data/job.log");
+	assert_int_equal(ju64(rec, "files.0.write_bytes"), 300);
 }
 
 /* A process of about a millisecond with an odd split: user + sys is the
@@ -2247,6 +2303,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_files_record, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_files_gone, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_files_named, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_threads_one_record, setup,
 						teardown),
