@@ -5,9 +5,11 @@
  * - a folder (rules_dir, or rules.source a path): loaded at start (the
  *   built-in rules stand in, every argument withheld, when it does not
  *   load), loaded again when a .lua file in it changes, once the changes
- *   settle: seen with inotify (rules.inotify) and by comparing each file's
- *   modification time, size and inode every rules.poll_interval (a shared
- *   file system's edits from other nodes), on SIGHUP and `jobtrace reload`;
+ *   settle: seen by comparing each file's modification time, size and
+ *   inode every RULESCTL_LOCAL_POLL_NS on a local file system, else every
+ *   rules.poll_interval (a shared file system's edits from other nodes),
+ *   or with inotify as well when rules.inotify is true; on SIGHUP and
+ *   `jobtrace reload`;
  * - a bundle source (a URL, clickhouse): at start the last bundle that
  *   loaded (STATE/rules/current.tar), else the built-in rules; then each
  *   bundle the fetcher thread hands over.
@@ -77,5 +79,10 @@ void rulesctl_print(const struct rulesctl *rc, FILE *out);
 void rulesctl_fini(struct rulesctl *rc);
 
 #define RULESCTL_SETTLE_NS 200000000ull	/* wait after the last change */
+#define RULESCTL_LOCAL_POLL_NS 250000000ull	/* a local folder's polls, no inotify */
+
+/* Whether a folder on a file system of type f_type (statfs) is local:
+ * polled every RULESCTL_LOCAL_POLL_NS, not only every poll_interval. */
+bool rulesctl_fs_local(long f_type);
 
 #endif

@@ -186,7 +186,7 @@ static const struct key_def rules_keys[] = {
 	{ "poll_interval", K_SECONDS, 1, 86400, U(rules_poll_ms), .num = 30 },
 	{ "public_key", K_OPTPATH, .off = S(rules_public_key), .str = "",
 	  .zero = "empty: bundles need no signature" },
-	{ "inotify", K_BOOL, .off = B(rules_inotify), .num = true },
+	{ "inotify", K_BOOL, .off = B(rules_inotify), .num = false },
 	{ .name = NULL },
 };
 

@@ -64,7 +64,7 @@ struct jt_config {
 					 * bundle's URL or "clickhouse" */
 	unsigned rules_poll_ms;		/* poll_interval = 30 (s) */
 	char *rules_public_key;		/* public_key = "" (none) */
-	bool rules_inotify;		/* inotify = true */
+	bool rules_inotify;		/* inotify = false */
 
 	/* collector { } */
 	unsigned sample_interval_ms;	/* sample_interval = 10.0 (s) */

@@ -134,7 +134,7 @@ static void test_rules_source(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		snprintf(text, sizeof(text), "rules = { source = \"%s\"; "
-			 "poll_interval = 2; inotify = false; };\nsinks = ( {"
+			 "poll_interval = 2; inotify = true; };\nsinks = ( {"
 			 " type = \"clickhouse\"; url = \"http://127.0.0.1:8123/\";"
 			 " } );\n", ok[i]);
 		assert_int_equal(config_defaults(&c), 0);
@@ -143,7 +143,7 @@ static void test_rules_source(void **state)
 			fail_msg("source \"%s\": %s", ok[i], err);
 		assert_string_equal(c.rules_source, ok[i]);
 		assert_int_equal(c.rules_poll_ms, 2000);
-		assert_false(c.rules_inotify);
+		assert_true(c.rules_inotify);	/* not the default */
 		config_free(&c);
 	}
 	expect_error("rs1.conf", "rules = {\n source = \"rules/here\";\n};\n", 2,

@@ -101,10 +101,11 @@ static void test_reload(void **state)
 }
 
 /*
- * rules.inotify = false and a poll interval: no watch; an edit in place
- * (the same name, another size and time: what another node's save looks
- * like on NFS) is seen at the next poll and loaded once it settles; a
- * poll that finds nothing new loads nothing.
+ * rules.inotify = false (the default) and a poll interval of 2 s, on a
+ * local file system (/tmp): no watch, polled every RULESCTL_LOCAL_POLL_NS;
+ * an edit in place (the same name, another size and time: what another
+ * node's save looks like on NFS) is seen at the next poll and loaded once
+ * it settles; a poll that finds nothing new loads nothing.
  */
 static void test_poll(void **state)
 {
@@ -121,7 +122,7 @@ static void test_poll(void **state)
 	assert_int_equal(config_defaults(&cfg), 0);
 	free(cfg.rules_source);
 	cfg.rules_source = strdup(dir);
-	cfg.rules_inotify = false;
+	assert_false(cfg.rules_inotify);	/* the default */
 	cfg.rules_poll_ms = 2000;
 	assert_int_equal(rules_new(&lim, &r), 0);
 	rulesctl_init(&rc, r, "/nonexistent");
@@ -134,19 +135,79 @@ static void test_poll(void **state)
 	t0 = rc.next_poll;
 	assert_true(t0 > 0);
 
+	assert_int_equal(rc.poll_ns, RULESCTL_LOCAL_POLL_NS);
+	assert_true(RULESCTL_LOCAL_POLL_NS + RULESCTL_SETTLE_NS < 1000000000ull);
+
 	rulesctl_tick(&rc, t0);			/* nothing changed */
 	assert_int_equal(rc.reload_at, 0);
-	assert_int_equal(rc.next_poll, t0 + 2000000000ull);
+	assert_int_equal(rc.next_poll, t0 + RULESCTL_LOCAL_POLL_NS);
+	t0 = rc.next_poll;
 	test_write_file(dir, "10-x.lua", "-- edited on another node\n" "jobtrace.rule('x', function(p, d) end)\n");
-	rulesctl_tick(&rc, t0 + 1999999999ull);	/* before the next poll */
+	rulesctl_tick(&rc, t0 - 1);		/* before the next poll */
 	assert_int_equal(rc.reload_at, 0);
-	rulesctl_tick(&rc, t0 + 2000000000ull);
-	assert_int_equal(rc.reload_at, t0 + 2000000000ull + RULESCTL_SETTLE_NS);
-	rulesctl_tick(&rc, t0 + 2000000000ull + RULESCTL_SETTLE_NS);
+	rulesctl_tick(&rc, t0);
+	assert_int_equal(rc.reload_at, t0 + RULESCTL_SETTLE_NS);
+	rulesctl_tick(&rc, t0 + RULESCTL_SETTLE_NS);
 	assert_int_equal(stats(r).reloads_ok, ok + 1);
 	assert_int_equal(stats(r).selftests, 0);	/* the edited file's */
 
 	rulesctl_fini(&rc);
+	rules_free(r);
+	config_free(&cfg);
+	test_remove_tree(dir);
+}
+
+/*
+ * Which folders are polled four times a second: a local file system's;
+ * a shared one's (NFS, Lustre, GPFS, CIFS, Ceph, FUSE) and one of a type
+ * not named (procfs here, a real folder of this kernel) every
+ * poll_interval only; with rules.inotify = true a local folder is watched
+ * and polled every poll_interval.
+ */
+static void test_poll_where(void **state)
+{
+	static const long shared[] = { 0x6969, 0x0BD00BD0, 0x47504653,
+				       0xFF534D42, 0x00C36400, 0x65735546 };
+	static const long local[] = { 0xEF53, 0x58465342, 0x9123683E,
+				      0x01021994, 0x794C7630 };
+	struct rules_limits lim = { 16u << 20, 200000, 0 };
+	char dir[] = "/tmp/jt-test-rulesctl.XXXXXX";
+	struct jt_config cfg;
+	struct rulesctl rc;
+	struct rules *r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
+		assert_false(rulesctl_fs_local(shared[i]));
+	for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+		assert_true(rulesctl_fs_local(local[i]));
+
+	assert_non_null(mkdtemp(dir));
+	test_write_file(dir, "10-x.lua", good);
+	assert_int_equal(config_defaults(&cfg), 0);
+	cfg.rules_poll_ms = 2000;
+	assert_int_equal(rules_new(&lim, &r), 0);
+
+	free(cfg.rules_source);
+	cfg.rules_source = strdup("/proc/self");	/* not local, no .lua */
+	rulesctl_init(&rc, r, "/nonexistent");
+	rulesctl_source(&rc, &cfg);
+	rulesctl_start(&rc);
+	assert_int_equal(rc.fd, -1);
+	assert_int_equal(rc.poll_ns, 2000000000ull);
+	rulesctl_fini(&rc);
+
+	free(cfg.rules_source);
+	cfg.rules_source = strdup(dir);
+	cfg.rules_inotify = true;
+	rulesctl_init(&rc, r, "/nonexistent");
+	rulesctl_source(&rc, &cfg);
+	rulesctl_start(&rc);
+	assert_false(rc.failing);
+	assert_true(rc.fd >= 0);		/* watched */
+	assert_int_equal(rc.poll_ns, 2000000000ull);
+	rulesctl_fini(&rc);
+
 	rules_free(r);
 	config_free(&cfg);
 	test_remove_tree(dir);
@@ -157,6 +218,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reload),
 		cmocka_unit_test(test_poll),
+		cmocka_unit_test(test_poll_where),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
