@@ -27,9 +27,13 @@ bench_agent_start() {
 # processes with fds 0-2 only.
 bench_close_fds() {
 	local f n
+	# no redirection on the loop: bash would keep the loop's stderr on an
+	# fd of 10 or more while it runs, the glob would list it, and closing
+	# it would lose stderr for the rest of the script (closing an fd that
+	# is not open, as the glob's own, is no error)
 	for f in /proc/$$/fd/*; do
 		n=${f##*/}
 		[ "$n" -gt 2 ] && [ "$n" -ne 255 ] && eval "exec $n>&-"
-	done 2>/dev/null
+	done
 	return 0
 }

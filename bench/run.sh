@@ -13,7 +13,10 @@
 #     divided by the processes it started, and where the agent's CPU went
 #     (the stage.* and sink.*.cpu_ns figures of "jobtrace status"); the
 #     same for libbpf-tools' execsnoop during a storm of the same size
-#     (agent off), and the ratio of the two totals
+#     (agent off), and the ratio of the two totals; the agent's figures
+#     again with a regular file on each process's stderr (listed in its
+#     record: what one file costs).  The storms' stderr is otherwise the
+#     pipe their stdout is on, whatever the bench's own stderr is
 #  4. events dropped, from "jobtrace status", summed over every agent run
 #  5. the agent's VmRSS after RSS_BATCH and after RSS_TOTAL processes, and
 #     what makes it up (/proc/PID/smaps)
@@ -194,6 +197,15 @@ prog_stat() {
 		 "\(map(.run_time_ns // 0) | add // 0) \(map(.run_cnt // 0) | add // 0)"'
 }
 
+# "NAME RUN_TIME_NS RUN_CNT" of each BPF program PID holds, by name.
+prog_each() {
+	local ids
+	ids=$(prog_ids "$1" | jq -s -c .)
+	bpftool prog show -j | jq -r --argjson ids "$ids" \
+		'.[] | select(.id as $i | $ids | index($i)) | "\(.name) \(.run_time_ns // 0) \(.run_cnt // 0)"' |
+		sort
+}
+
 # Context switches on this machine since boot.
 ctxt_total() {
 	awk '/^ctxt / { print $2 }' /proc/stat
@@ -233,13 +245,22 @@ other_inotify_watches() {
 	echo "$n"
 }
 
-# Run a storm of N fork+exec of /bin/true, at niceness NICE (0); prints
+# Run a storm of N fork+exec of /bin/true, at niceness NICE (0), every
+# process's stderr on file ERR when given, else on the pipe its stdout is
+# on (so that no figure depends on where the bench's own stderr goes: a
+# regular file on a process's fds is listed in its record, files); prints
 # "ELAPSED_S CPU_S" (CPU of the storm's processes: the BPF programs run in
 # their context).
 storm() {
 	local out
 	# shellcheck disable=SC2086
-	out=$(nice -n "${2:-0}" "$WL/spawnstorm" "$1" /bin/true $STORM_ARGS) || die "spawnstorm failed: $out"
+	if [ -n "${3:-}" ]; then
+		out=$(nice -n "${2:-0}" "$WL/spawnstorm" "$1" /bin/true $STORM_ARGS 2>>"$3") ||
+			die "spawnstorm failed: $out $(tail -n 3 "$3")"
+	else
+		out=$(nice -n "${2:-0}" "$WL/spawnstorm" "$1" /bin/true $STORM_ARGS 2>&1) ||
+			die "spawnstorm failed: $out"
+	fi
 	printf '%s\n' "$out" | sed -n 's/.*elapsed_s=\([0-9.]*\) cpu_s=\([0-9.]*\).*/\1 \2/p'
 }
 
@@ -540,28 +561,56 @@ rm -rf "$FDIR"
 
 # ---- 3. cost per traced process ----------------------------------------------------------
 
-# The agent, over one storm, with BPF run-time statistics on.
-start_agent
-AGENT_PROGS=$(prog_names "$AGENT_PID")
-sysctl -q -w kernel.bpf_stats_enabled=1
-# the agent's own figures, read outside the window (a status request is a
-# process too, and its reply costs the agent a little)
-cli status >"$T/status0" 2>/dev/null
-wait0=$(main_wait "$AGENT_PID")
-b0=$(bpf_ns "$AGENT_PID"); c0=$(cpu_ticks "$AGENT_PID"); f0=$(forks_total)
-read -r sw_ns0 sw_cnt0 <<<"$(prog_stat "$AGENT_PID" jt_switch)"; x0=$(ctxt_total)
-# at nice 19: the storm then seldom preempts the agent's main thread inside
-# a stage, whose wall time would count the wait (counted work is the same)
-storm "$STORM_N" 19 >/dev/null
-drain
-b1=$(bpf_ns "$AGENT_PID"); c1=$(cpu_ticks "$AGENT_PID"); f1=$(forks_total)
-read -r sw_ns1 sw_cnt1 <<<"$(prog_stat "$AGENT_PID" jt_switch)"; x1=$(ctxt_total)
-wait1=$(main_wait "$AGENT_PID")
-cli status >"$T/status1" 2>/dev/null
-sysctl -q -w kernel.bpf_stats_enabled=0
-stop_agent
-A_BPF_US=$(calc '%.3f' "($b1 - $b0) / 1000 / $STORM_N")
-A_TICKS_US=$(calc '%.3f' "($c1 - $c0) * 1e6 / $TICK / $STORM_N")
+# The agent, over one storm (every process's stderr: $1, see storm), with
+# BPF run-time statistics on: the counters before (b0 c0 f0 sw_ns0 sw_cnt0
+# x0 wait0, $T/status0) and after it (…1); W_BPF_US, W_TICKS_US and W_CPU_US
+# (the agent's own cpu_ns, else its ticks) per process.
+cost_window() {
+	start_agent
+	AGENT_PROGS=$(prog_names "$AGENT_PID")
+	sysctl -q -w kernel.bpf_stats_enabled=1
+	# the agent's own figures, read outside the window (a status request
+	# is a process too, and its reply costs the agent a little)
+	cli status >"$T/status0" 2>/dev/null
+	wait0=$(main_wait "$AGENT_PID")
+	b0=$(bpf_ns "$AGENT_PID"); c0=$(cpu_ticks "$AGENT_PID"); f0=$(forks_total)
+	read -r sw_ns0 sw_cnt0 <<<"$(prog_stat "$AGENT_PID" jt_switch)"; x0=$(ctxt_total)
+	prog_each "$AGENT_PID" >"$T/progs0"
+	# at nice 19: the storm then seldom preempts the agent's main thread
+	# inside a stage, whose wall time would count the wait (counted work
+	# is the same)
+	storm "$STORM_N" 19 "${1:-}" >/dev/null
+	drain
+	b1=$(bpf_ns "$AGENT_PID"); c1=$(cpu_ticks "$AGENT_PID"); f1=$(forks_total)
+	read -r sw_ns1 sw_cnt1 <<<"$(prog_stat "$AGENT_PID" jt_switch)"; x1=$(ctxt_total)
+	prog_each "$AGENT_PID" >"$T/progs1"
+	wait1=$(main_wait "$AGENT_PID")
+	cli status >"$T/status1" 2>/dev/null
+	sysctl -q -w kernel.bpf_stats_enabled=0
+	stop_agent
+	W_BPF_US=$(calc '%.3f' "($b1 - $b0) / 1000 / $STORM_N")
+	W_TICKS_US=$(calc '%.3f' "($c1 - $c0) * 1e6 / $TICK / $STORM_N")
+	W_CPU_US=$W_TICKS_US
+	grep -q '^cpu_ns:' "$T/status1" &&
+		W_CPU_US=$(per_proc_us "$T/status0" "$T/status1" cpu_ns "$STORM_N")
+	# each program's us per process: name=us
+	W_PROGS=$(join "$T/progs0" "$T/progs1" | awk -v n="$STORM_N" \
+		'$4 > $2 { printf "%s%s=%.3f", sep, $1, ($4 - $2) / 1000 / n; sep = " " }')
+	return 0
+}
+
+# First with a regular file on every process's stderr (a file, listed in
+# each record: what recording one file adds), then the figure's window:
+# stderr on a pipe, as stdout.
+cost_window "$T/storm.err"
+AF_BPF_US=$W_BPF_US
+AF_CPU_US=$W_CPU_US
+AF_TOT_US=$(calc '%.3f' "$AF_BPF_US + $AF_CPU_US")
+AF_PROGS=$W_PROGS
+cost_window
+A_PROGS=$W_PROGS
+A_BPF_US=$W_BPF_US
+A_TICKS_US=$W_TICKS_US
 # where the agent's CPU went: its own clocks, in ns (the ticks above are
 # 10 ms each, 0.5 us per process at 20000); an agent without them: ticks
 STAGES="decode track classify encode spool sample"
@@ -719,6 +768,10 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	[ -n "${A_OTHER_US:-}" ] &&
 		printf '%-52s %14s %14s %s\n' "     other: CPU - stages - sinks (us)" "$A_OTHER_US" "" ""
 	printf '%-52s %14s %14s %s\n' "   jobtraced total (us)" "$A_TOT_US" "<= 30" "$(verdict "$A_TOT_US <= 30")"
+	printf '%-52s %14s %14s %s\n' "   with a regular file on stderr: BPF (us)" "$AF_BPF_US" "" "(info)"
+	printf '%-52s %14s %14s %s\n' "     jobtraced user+sys CPU (us)" "$AF_CPU_US" "" "(info)"
+	printf '%-52s %14s %14s %s\n' "     jobtraced total (us)" "$AF_TOT_US" "" "(info)"
+	printf '%-52s %14s %14s %s\n' "     the file's share: total - total above (us)" "$(calc '%.3f' "$AF_TOT_US - $A_TOT_US")" "" "(info)"
 	printf '%-52s %14s %14s %s\n' "   execsnoop BPF (us)" "$S_BPF_US" "" ""
 	printf '%-52s %14s %14s %s\n' "   execsnoop user+sys CPU (us)" "$S_CPU_US" "" ""
 	printf '%-52s %14s %14s %s\n' "   execsnoop total (us)" "$S_TOT_US" "" ""
@@ -752,6 +805,8 @@ RSS_GROWTH=$(calc '%.1f' "($RSS_LAST - $RSS_FIRST) * 100 / $RSS_FIRST")
 	printf '%s\n' "${BURN_LINES[@]}"
 	echo " per-process windows: agent saw $A_FORKS forks on the machine for $STORM_N started (others are noise);"
 	echo "   jobtraced CPU from /proc/PID/stat ticks: $A_TICKS_US us per process (the figure above is the agent's own cpu_ns)"
+	echo "   BPF us per process by program: $A_PROGS"
+	echo "   the same with a regular file on stderr: $AF_PROGS"
 	if [ -n "${A_OTHER_US:-}" ]; then
 		echo "   stages are the main thread's wall time on the $STAGE_CLOCK clock (a preempted stage counts its wait);"
 		echo "   main thread CPU $A_MAIN_US us, of which outside the stages $A_MAIN_OTHER_US us (negative: waits inside them);"

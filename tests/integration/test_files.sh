@@ -458,6 +458,19 @@ check "... and in the inner sh's record not deleted: renamed while open, the ker
 STD_WCC=$(files_in "$J-wcc" wc)
 check "wc -c < wcin (fd 0 from the test's shell): wcin listed, its size, no byte read ($STD_WCC)" \
 	eq "$STD_WCC" "wcin read 1 0 0 3000"
+# pipes are counted once each: the middle of a pipeline, which execs
+# twice (sh, sh, cat) and lives through passes (every 0.5 s), counts its
+# two, the last cat its one (the job closes the fds above 2 it inherits
+# from whatever ran the test first: they would count too)
+"$CLI" --config "$CONF" run --job "$J-pipe" -- bash -c \
+	'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done
+	exec sh -c "$1"' _ \
+	'echo x | sh -c "exec sh -c \"sleep 1.2; exec cat\"" | cat >/dev/null' \
+	</dev/null >/dev/null 2>&1
+PIPES=$(q "select json_extract(json, '\$.files_nonregular.pipes') from process
+	where job_id like '%$J-pipe' and comm = 'cat' order by 1;" | paste -sd' ')
+check "pipes of a pipeline's cats, seen at three execs, passes and the exit: 1 and 2 ($PIPES)" \
+	eq "$PIPES" "1 2"
 
 # ---- 9. a sparse fd table: the exit's walk follows its open bitmap ---------------
 
