@@ -37,15 +37,18 @@ snap() {
 	bpftool -j prog show | python3 -c 'import json, sys
 for p in json.load(sys.stdin):
 	if p.get("name", "").startswith("jt_"):
-		print(p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))' | sort
+		print(p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))' | LC_ALL=C sort -k1,1
 }
 sysctl -q kernel.bpf_stats_enabled=1
 snap >"$T/before"
-nice -n 19 "$BUILD/tests/workload/spawnstorm" "$N" /bin/true >/dev/null || exit 1
+# stdout and stderr on one pipe, as bench/run.sh's storms: the figures do
+# not depend on where this script's own stderr goes
+out=$(nice -n 19 "$BUILD/tests/workload/spawnstorm" "$N" /bin/true 2>&1) ||
+	{ echo "bench/progcost.sh: spawnstorm failed: $out" >&2; exit 1; }
 snap >"$T/after"
 sysctl -q kernel.bpf_stats_enabled=0
 echo "BPF run time per process of a storm of $N /bin/true${AGENT_EXTRA:+ ($AGENT_EXTRA)}"
-join "$T/before" "$T/after" | awk -v n="$N" '{
+LC_ALL=C join "$T/before" "$T/after" | awk -v n="$N" '{
 	runs = $5 - $3
 	printf "%-14s %8.3f us/process %8d runs %6.0f ns/run\n", $1,
 	       ($4 - $2) / 1000 / n, runs, runs ? ($4 - $2) / runs : 0 }'

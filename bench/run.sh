@@ -203,7 +203,7 @@ prog_each() {
 	ids=$(prog_ids "$1" | jq -s -c .)
 	bpftool prog show -j | jq -r --argjson ids "$ids" \
 		'.[] | select(.id as $i | $ids | index($i)) | "\(.name) \(.run_time_ns // 0) \(.run_cnt // 0)"' |
-		sort
+		LC_ALL=C sort -k1,1
 }
 
 # Context switches on this machine since boot.
@@ -594,7 +594,7 @@ cost_window() {
 	grep -q '^cpu_ns:' "$T/status1" &&
 		W_CPU_US=$(per_proc_us "$T/status0" "$T/status1" cpu_ns "$STORM_N")
 	# each program's us per process: name=us
-	W_PROGS=$(join "$T/progs0" "$T/progs1" | awk -v n="$STORM_N" \
+	W_PROGS=$(LC_ALL=C join "$T/progs0" "$T/progs1" | awk -v n="$STORM_N" \
 		'$4 > $2 { printf "%s%s=%.3f", sep, $1, ($4 - $2) / 1000 / n; sep = " " }')
 	return 0
 }

@@ -140,6 +140,37 @@ bool rulesctl_fs_local(long f_type)
 }
 
 /*
+ * The interval of a polled folder (rules.inotify false): RULESCTL_LOCAL_POLL_NS
+ * on a local file system, else (or when statfs fails: a folder not there
+ * yet) poll_interval.  Asked again at every poll, so that a folder made
+ * later, or a share mounted over it, changes the interval; a change is
+ * logged.
+ */
+static void poll_choose(struct rulesctl *rc)
+{
+	uint64_t was = rc->poll_ns, ns = rc->cfg->rules_poll_ms * 1000000ull;
+	struct statfs sf;
+	int err = 0;
+
+	if (statfs(rc->dir, &sf))
+		err = errno;
+	else if (rulesctl_fs_local(sf.f_type) && ns > RULESCTL_LOCAL_POLL_NS)
+		ns = RULESCTL_LOCAL_POLL_NS;
+	rc->poll_ns = ns;
+	if (was == ns && rc->poll_told)
+		return;
+	rc->poll_told = true;
+	if (err)
+		log_warn("rules: cannot tell the file system of %s (%s): it is "
+			 "polled every %g s (rules.poll_interval)", rc->dir,
+			 strerror(err), ns / 1e9);
+	else
+		log_info("rules: %s followed by polling every %g s (%s)", rc->dir,
+			 ns / 1e9, ns == RULESCTL_LOCAL_POLL_NS ? "a local file system" :
+			 "a shared or unknown file system: rules.poll_interval");
+}
+
+/*
  * Follow the rules folder so that a saved file takes effect within a
  * second: with inotify when rules.inotify is true, else (the default) by
  * comparing its files every RULESCTL_LOCAL_POLL_NS when it is on a local
@@ -150,20 +181,8 @@ bool rulesctl_fs_local(long f_type)
  */
 static void watch(struct rulesctl *rc)
 {
-	struct statfs sf;
-
 	if (rc->cfg && !rc->cfg->rules_inotify) {
-		if (statfs(rc->dir, &sf))
-			log_warn("rules: cannot tell the file system of %s (%s): it is "
-				 "polled every %u s (rules.poll_interval)", rc->dir,
-				 strerror(errno), rc->cfg->rules_poll_ms / 1000);
-		else if (rulesctl_fs_local(sf.f_type) &&
-			 rc->poll_ns > RULESCTL_LOCAL_POLL_NS)
-			rc->poll_ns = RULESCTL_LOCAL_POLL_NS;
-		log_info("rules: %s followed by polling every %.2f s (%s file system%s)",
-			 rc->dir, rc->poll_ns / 1e9,
-			 rc->poll_ns == RULESCTL_LOCAL_POLL_NS ? "a local" : "a shared or unknown",
-			 rc->poll_ns == RULESCTL_LOCAL_POLL_NS ? "" : ": rules.poll_interval");
+		poll_choose(rc);
 		return;
 	}
 	rc->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -190,7 +209,7 @@ static void builtin(struct rulesctl *rc, const char *what)
 		log_warn("rules: %s did not load: the built-in default rules stand in and "
 			 "every argument after the program's name is recorded as [REDACTED] "
 			 "until it loads%s", what, rc->type == RULESRC_FOLDER ?
-			 " (a saved fix is loaded at once, or run `jobtrace reload`)" : "");
+			 " (a saved fix is loaded when the folder is next compared, or run `jobtrace reload`)" : "");
 	rc->changes++;
 }
 
@@ -317,13 +336,29 @@ void rulesctl_tick(struct rulesctl *rc, uint64_t now)
 	if (rc->poll_ns && now >= rc->next_poll) {
 		uint64_t stamp = folder_stamp(rc->dir);
 
+		if (rc->fd < 0 && rc->cfg && !rc->cfg->rules_inotify)
+			poll_choose(rc);
 		rc->next_poll = now + rc->poll_ns;
-		if (stamp != rc->stamp && !rc->reload_at)
+		if (stamp != rc->stamp)	/* the settle time from the last change seen */
 			rc->reload_at = now + RULESCTL_SETTLE_NS;
 		rc->stamp = stamp;
 	}
-	if (rc->reload_at && now >= rc->reload_at)
+	if (rc->reload_at && now >= rc->reload_at) {
+		/* polled only: loaded once the files have not changed for the
+		 * settle time (inotify's IN_CLOSE_WRITE says a write ended;
+		 * a poll cannot), so that a file still being written in place
+		 * is not loaded cut short */
+		if (rc->fd < 0 && rc->poll_ns) {
+			uint64_t stamp = folder_stamp(rc->dir);
+
+			if (stamp != rc->stamp) {
+				rc->stamp = stamp;
+				rc->reload_at = now + RULESCTL_SETTLE_NS;
+				return;
+			}
+		}
 		rulesctl_reload(rc, err, sizeof(err));
+	}
 }
 
 /* The error of the source now: the fetcher's, else the last load's. */

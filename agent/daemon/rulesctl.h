@@ -42,6 +42,7 @@ struct rulesctl {
 	uint64_t poll_ns;	/* 0: not polled */
 	uint64_t next_poll;	/* CLOCK_MONOTONIC */
 	uint64_t stamp;		/* of the files' names, times, sizes, inodes */
+	bool poll_told;		/* the interval chosen was logged */
 	/* a bundle source */
 	struct rulesrc *src;
 	struct rulesrc_bundle cur;	/* in force when cur.sha256[0] */

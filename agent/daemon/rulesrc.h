@@ -3,7 +3,9 @@
  * rulesrc.h - where the rules come from (rules.source, jobtrace.conf(5)):
  *   ""                 the rules_dir folder, as before rules.source existed
  *   /a/folder          a folder (local or shared): rulesctl.c follows it
- *                      with inotify and by polling every poll_interval
+ *                      by polling (every 0.25 s on a local file system,
+ *                      every poll_interval on others), with inotify too
+ *                      when rules.inotify is true
  *   https://host/x.tar a bundle (rulebundle.h) fetched with If-None-Match
  *   clickhouse         the latest bundle in the fleet store's rules table
  *                      (rulesrc_ch.h: the ClickHouse sink's server)

@@ -51,6 +51,10 @@ static void assert_same_config(const struct jt_config *a,
 	assert_string_equal(a->control_group, b->control_group);
 	assert_string_equal(a->reader_group, b->reader_group);
 	assert_int_equal(a->rules_deadline_ms, b->rules_deadline_ms);
+	assert_string_equal(a->rules_source, b->rules_source);
+	assert_int_equal(a->rules_poll_ms, b->rules_poll_ms);
+	assert_string_equal(a->rules_public_key, b->rules_public_key);
+	assert_int_equal(a->rules_inotify, b->rules_inotify);
 	assert_int_equal(a->sample_interval_ms, b->sample_interval_ms);
 	assert_int_equal(a->ringbuf_kib, b->ringbuf_kib);
 	assert_int_equal(a->max_tracked, b->max_tracked);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -147,7 +148,17 @@ static void test_poll(void **state)
 	assert_int_equal(rc.reload_at, 0);
 	rulesctl_tick(&rc, t0);
 	assert_int_equal(rc.reload_at, t0 + RULESCTL_SETTLE_NS);
+	/* still being written when the settle time is up: not loaded
+	 * cut short, the settle time again from then */
+	test_write_file(dir, "10-x.lua", "-- edited on another node\n");
 	rulesctl_tick(&rc, t0 + RULESCTL_SETTLE_NS);
+	assert_int_equal(stats(r).reloads_ok, ok);
+	assert_int_equal(rc.reload_at, t0 + 2 * RULESCTL_SETTLE_NS);
+	test_write_file(dir, "10-x.lua", "-- edited on another node\n" "jobtrace.rule('x', function(p, d) end)\n");
+	rulesctl_tick(&rc, t0 + 2 * RULESCTL_SETTLE_NS);	/* a poll sees it */
+	assert_int_equal(stats(r).reloads_ok, ok);
+	assert_int_equal(rc.reload_at, t0 + 3 * RULESCTL_SETTLE_NS);
+	rulesctl_tick(&rc, t0 + 3 * RULESCTL_SETTLE_NS);	/* unchanged since */
 	assert_int_equal(stats(r).reloads_ok, ok + 1);
 	assert_int_equal(stats(r).selftests, 0);	/* the edited file's */
 
@@ -169,7 +180,9 @@ static void test_poll_where(void **state)
 	static const long shared[] = { 0x6969, 0x0BD00BD0, 0x47504653,
 				       0xFF534D42, 0x00C36400, 0x65735546 };
 	static const long local[] = { 0xEF53, 0x58465342, 0x9123683E,
-				      0x01021994, 0x794C7630 };
+				      0x01021994, 0x858458F6, 0x794C7630,
+				      0x2FC12FC1, 0xF2F52010, 0x73717368,
+				      0x3153464A };
 	struct rules_limits lim = { 16u << 20, 200000, 0 };
 	char dir[] = "/tmp/jt-test-rulesctl.XXXXXX";
 	struct jt_config cfg;
@@ -195,6 +208,21 @@ static void test_poll_where(void **state)
 	rulesctl_start(&rc);
 	assert_int_equal(rc.fd, -1);
 	assert_int_equal(rc.poll_ns, 2000000000ull);
+	rulesctl_fini(&rc);
+
+	/* a folder not there at start: poll_interval, until it is made on
+	 * a local file system (asked again at each poll) */
+	free(cfg.rules_source);
+	if (asprintf(&cfg.rules_source, "%s/later", dir) < 0)
+		fail();
+	rulesctl_init(&rc, r, "/nonexistent");
+	rulesctl_source(&rc, &cfg);
+	rulesctl_start(&rc);
+	assert_int_equal(rc.fd, -1);
+	assert_int_equal(rc.poll_ns, 2000000000ull);
+	assert_int_equal(mkdir(cfg.rules_source, 0755), 0);
+	rulesctl_tick(&rc, rc.next_poll);
+	assert_int_equal(rc.poll_ns, RULESCTL_LOCAL_POLL_NS);
 	rulesctl_fini(&rc);
 
 	free(cfg.rules_source);
