@@ -180,24 +180,8 @@ prog_ids() {
 	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -un
 }
 
-# Sum of run_time_ns over the BPF programs PID holds.
-bpf_ns() {
-	local ids
-	ids=$(prog_ids "$1" | jq -s -c .)
-	bpftool prog show -j | jq --argjson ids "$ids" \
-		'[.[] | select(.id as $i | $ids | index($i)) | .run_time_ns // 0] | add // 0'
-}
-
-# run_time_ns and run_cnt of PID's BPF program NAME ("0 0" if absent).
-prog_stat() {
-	local ids
-	ids=$(prog_ids "$1" | jq -s -c .)
-	bpftool prog show -j | jq -r --argjson ids "$ids" --arg n "$2" \
-		'[.[] | select((.id as $i | $ids | index($i)) and .name == $n)] |
-		 "\(map(.run_time_ns // 0) | add // 0) \(map(.run_cnt // 0) | add // 0)"'
-}
-
-# "NAME RUN_TIME_NS RUN_CNT" of each BPF program PID holds, by name.
+# "NAME RUN_TIME_NS RUN_CNT" of each BPF program PID holds, by name: the
+# one reading of bpftool the BPF figures below come from.
 prog_each() {
 	local ids
 	ids=$(prog_ids "$1" | jq -s -c .)
@@ -206,17 +190,24 @@ prog_each() {
 		LC_ALL=C sort -k1,1
 }
 
+# Of a prog_each listing on stdin: the sum of run_time_ns; NAME's
+# run_time_ns and run_cnt ("0 0" if absent); the names, comma separated.
+progs_sum() { awk '{ s += $2 } END { printf "%.0f\n", s }'; }
+progs_of() { awk -v n="$1" '$1 == n { t += $2; c += $3 } END { printf "%.0f %.0f\n", t, c }'; }
+progs_names() { awk '{ printf "%s%s", sep, $1; sep = "," } END { print "" }'; }
+
+# Sum of run_time_ns over the BPF programs PID holds.
+bpf_ns() { prog_each "$1" | progs_sum; }
+
+# run_time_ns and run_cnt of PID's BPF program NAME ("0 0" if absent).
+prog_stat() { prog_each "$1" | progs_of "$2"; }
+
+# Names of the BPF programs PID holds, comma separated.
+prog_names() { prog_each "$1" | progs_names; }
+
 # Context switches on this machine since boot.
 ctxt_total() {
 	awk '/^ctxt / { print $2 }' /proc/stat
-}
-
-# Names of the BPF programs PID holds, comma separated.
-prog_names() {
-	local ids
-	ids=$(prog_ids "$1" | jq -s -c .)
-	bpftool prog show -j | jq -r --argjson ids "$ids" \
-		'[.[] | select(.id as $i | $ids | index($i)) | .name] | join(",")'
 }
 
 # Processes other than ours that hold BPF programs: "pid(comm)" list.
@@ -254,13 +245,8 @@ other_inotify_watches() {
 storm() {
 	local out
 	# shellcheck disable=SC2086
-	if [ -n "${3:-}" ]; then
-		out=$(nice -n "${2:-0}" "$WL/spawnstorm" "$1" /bin/true $STORM_ARGS 2>>"$3") ||
-			die "spawnstorm failed: $out $(tail -n 3 "$3")"
-	else
-		out=$(nice -n "${2:-0}" "$WL/spawnstorm" "$1" /bin/true $STORM_ARGS 2>&1) ||
-			die "spawnstorm failed: $out"
-	fi
+	out=$(nice -n "${2:-0}" "$WL/spawnstorm" "$1" /bin/true $STORM_ARGS 2>>"${3:-/dev/stdout}") ||
+		die "spawnstorm failed: $out${3:+ $(tail -n 3 "$3")}"
 	printf '%s\n' "$out" | sed -n 's/.*elapsed_s=\([0-9.]*\) cpu_s=\([0-9.]*\).*/\1 \2/p'
 }
 
@@ -573,17 +559,17 @@ cost_window() {
 	# is a process too, and its reply costs the agent a little)
 	cli status >"$T/status0" 2>/dev/null
 	wait0=$(main_wait "$AGENT_PID")
-	b0=$(bpf_ns "$AGENT_PID"); c0=$(cpu_ticks "$AGENT_PID"); f0=$(forks_total)
-	read -r sw_ns0 sw_cnt0 <<<"$(prog_stat "$AGENT_PID" jt_switch)"; x0=$(ctxt_total)
-	prog_each "$AGENT_PID" >"$T/progs0"
+	prog_each "$AGENT_PID" >"$T/progs0"; c0=$(cpu_ticks "$AGENT_PID"); f0=$(forks_total)
+	b0=$(progs_sum <"$T/progs0"); x0=$(ctxt_total)
+	read -r sw_ns0 sw_cnt0 <<<"$(progs_of jt_switch <"$T/progs0")"
 	# at nice 19: the storm then seldom preempts the agent's main thread
 	# inside a stage, whose wall time would count the wait (counted work
 	# is the same)
 	storm "$STORM_N" 19 "${1:-}" >/dev/null
 	drain
-	b1=$(bpf_ns "$AGENT_PID"); c1=$(cpu_ticks "$AGENT_PID"); f1=$(forks_total)
-	read -r sw_ns1 sw_cnt1 <<<"$(prog_stat "$AGENT_PID" jt_switch)"; x1=$(ctxt_total)
-	prog_each "$AGENT_PID" >"$T/progs1"
+	prog_each "$AGENT_PID" >"$T/progs1"; c1=$(cpu_ticks "$AGENT_PID"); f1=$(forks_total)
+	b1=$(progs_sum <"$T/progs1"); x1=$(ctxt_total)
+	read -r sw_ns1 sw_cnt1 <<<"$(progs_of jt_switch <"$T/progs1")"
 	wait1=$(main_wait "$AGENT_PID")
 	cli status >"$T/status1" 2>/dev/null
 	sysctl -q -w kernel.bpf_stats_enabled=0

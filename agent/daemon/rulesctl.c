@@ -319,6 +319,7 @@ cleanup:
 void rulesctl_tick(struct rulesctl *rc, uint64_t now)
 {
 	char err[512];
+	bool poll, due;
 
 	if (rc->src) {
 		struct rulesrc_status st;
@@ -333,32 +334,28 @@ void rulesctl_tick(struct rulesctl *rc, uint64_t now)
 		}
 		return;
 	}
-	if (rc->poll_ns && now >= rc->next_poll) {
+	poll = rc->poll_ns && now >= rc->next_poll;
+	due = rc->reload_at && now >= rc->reload_at;
+	/* one look at the files a tick: a poll, or (polled only) the check
+	 * that they stayed unchanged for the settle time before a load
+	 * (inotify's IN_CLOSE_WRITE says a write ended, a poll cannot: a
+	 * file still being written in place is not loaded cut short) */
+	if (poll || (due && rc->fd < 0 && rc->poll_ns)) {
 		uint64_t stamp = folder_stamp(rc->dir);
 
-		if (rc->fd < 0 && rc->cfg && !rc->cfg->rules_inotify)
-			poll_choose(rc);
-		rc->next_poll = now + rc->poll_ns;
-		if (stamp != rc->stamp)	/* the settle time from the last change seen */
-			rc->reload_at = now + RULESCTL_SETTLE_NS;
-		rc->stamp = stamp;
-	}
-	if (rc->reload_at && now >= rc->reload_at) {
-		/* polled only: loaded once the files have not changed for the
-		 * settle time (inotify's IN_CLOSE_WRITE says a write ended;
-		 * a poll cannot), so that a file still being written in place
-		 * is not loaded cut short */
-		if (rc->fd < 0 && rc->poll_ns) {
-			uint64_t stamp = folder_stamp(rc->dir);
-
-			if (stamp != rc->stamp) {
-				rc->stamp = stamp;
-				rc->reload_at = now + RULESCTL_SETTLE_NS;
-				return;
-			}
+		if (poll) {
+			if (rc->cfg && !rc->cfg->rules_inotify)
+				poll_choose(rc);
+			rc->next_poll = now + rc->poll_ns;
 		}
-		rulesctl_reload(rc, err, sizeof(err));
+		if (stamp != rc->stamp) {	/* the settle time from this change */
+			rc->stamp = stamp;
+			rc->reload_at = now + RULESCTL_SETTLE_NS;
+			return;
+		}
 	}
+	if (due)
+		rulesctl_reload(rc, err, sizeof(err));
 }
 
 /* The error of the source now: the fetcher's, else the last load's. */
