@@ -144,8 +144,14 @@ struct jt_tracked {
 	__u64 nslots;		/* its entries in the fd map (fslots) */
 	struct jt_fcount nonreg;	/* pipes, sockets, other non-regular */
 	struct jt_fcount lost;		/* files beyond the fd map */
+	/* the inode at fd 0, 1, 2 at its last exec when that was no regular
+	 * file or directory (0: one, or none): a pipe or socket there was
+	 * counted in nonreg then, with no slot in the fd map, and is neither
+	 * counted nor walked again while it is at that fd; a tty or
+	 * /dev/null is not walked at the exit */
+	__u64 std_inode[3];
 };
-_Static_assert(sizeof(struct jt_tracked) == 232, "jt_tracked layout");
+_Static_assert(sizeof(struct jt_tracked) == 256, "jt_tracked layout");
 
 /* Kinds of an open file (struct jt_fslot.kind). */
 #define JT_FK_REG 1		/* regular file */

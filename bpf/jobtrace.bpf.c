@@ -784,10 +784,11 @@ static __always_inline __u32 mode_kind(__u32 mode)
 	}
 }
 
-/* Fill a slot from an open file; false when there is none, or it is one
- * that is neither listed nor counted (JT_FK_OTHER: a tty, /dev/null), so
- * that it costs no slot (a slot at its fd of a file closed since is sent
- * stale at the exit, walk_slot). */
+/* Fill a slot from an open file (its device and inode number only when it
+ * is listed: a regular file or a directory); false when there is none, or
+ * it is one that is neither listed nor counted (JT_FK_OTHER: a tty,
+ * /dev/null), so that it costs no slot (a slot at its fd of a file closed
+ * since is sent stale at the exit, walk_slot). */
 static __always_inline bool slot_of(struct file *f, struct jt_fslot *s)
 {
 	struct inode *ino = f ? BPF_CORE_READ(f, f_inode) : NULL;
@@ -799,8 +800,10 @@ static __always_inline bool slot_of(struct file *f, struct jt_fslot *s)
 		return false;
 	s->inode = (__u64)ino;
 	s->file = (__u64)f;
-	s->dev = BPF_CORE_READ(ino, i_sb, s_dev);
-	s->ino = BPF_CORE_READ(ino, i_ino);
+	if (s->kind == JT_FK_REG || s->kind == JT_FK_DIR) {
+		s->dev = BPF_CORE_READ(ino, i_sb, s_dev);
+		s->ino = BPF_CORE_READ(ino, i_ino);
+	}
 	return true;
 }
 
@@ -980,6 +983,24 @@ static __always_inline void nonreg_count(struct jt_tracked *t, __u32 kind)
 		__sync_fetch_and_add(&t->nonreg.b, 1);
 }
 
+/* Whether f at fd of t is the file its last exec found there that was no
+ * regular file or directory (std_inode): a pipe or socket counted then,
+ * not again. */
+static __always_inline bool std_known(struct jt_tracked *t, __u32 fd,
+				      struct file *f)
+{
+	__u64 ino;
+
+	if (fd >= 3)
+		return false;
+	ino = t->std_inode[fd];
+	return ino && (__u64)BPF_CORE_READ(f, f_inode) == ino;
+}
+
+/* file_seen()'s oflags when they are the file's f_flags (no O_* value:
+ * O_* flags are below 1 << 31). */
+#define OFLAGS_OF_FILE 0xffffffffu
+
 /* Where file_seen() is called from. */
 enum fseen {
 	FSEEN_PASS,	/* a sample pass (iterator: bpf_d_path) */
@@ -1011,9 +1032,10 @@ static __always_inline bool parent_has(__u32 ptgid, __u32 fd, __u64 inode)
  * read every time.  A slot of another file at fd (any slot at an open)
  * was closed unseen since: sent first, stale.  At exit or at its close, a
  * file seen the first time is sent open and closed, without a slot.
- * ptgid: at an exec or the exit, the parent's tgid (0 elsewhere), whose
- * slot of the same file names it.  0, or -1 when the map is full (the
- * file counted as lost).
+ * oflags: OFLAGS_OF_FILE for the file's own f_flags, read only for a
+ * listed file (a pipe's are not needed).  ptgid: at an exec or the exit,
+ * the parent's tgid (0 elsewhere), whose slot of the same file names it.
+ * 0, or -1 when the map is full (the file counted as lost).
  */
 static __always_inline int file_seen(struct jt_tracked *t, __u32 tgid,
 				     __u32 fd, struct file *f, enum fseen how,
@@ -1039,8 +1061,11 @@ static __always_inline int file_seen(struct jt_tracked *t, __u32 tgid,
 	}
 	if (how == FSEEN_EXEC)
 		n.base = BPF_CORE_READ(f, f_pos);
-	if (named)
+	if (named) {
 		slot_seen(&n, f);
+		if (oflags == OFLAGS_OF_FILE)
+			oflags = BPF_CORE_READ(f, f_flags);
+	}
 	if (how == FSEEN_EXIT || how == FSEEN_CLOSE) {
 		nonreg_count(t, n.kind);
 		if (named) {
@@ -1080,9 +1105,10 @@ int jt_files(struct bpf_iter__task_file *ctx)
 {
 	struct task_struct *task = ctx->task;
 	struct file *f = ctx->file;
+	__u32 fd = ctx->fd, tgid;
 	struct jt_tracked *t;
-	__u32 tgid;
 
+	barrier_var(fd);	/* one read of ctx: no pointer into it kept */
 	if (!task || !f || !files_enabled)
 		return 0;
 	/* an ending process is the exit's: a slot made after its walk
@@ -1091,9 +1117,9 @@ int jt_files(struct bpf_iter__task_file *ctx)
 		return 0;
 	tgid = task->tgid;
 	t = bpf_map_lookup_elem(&tracked, &tgid);
-	if (!t || (t->flags & JT_TF_EXCLUDED))
+	if (!t || (t->flags & JT_TF_EXCLUDED) || std_known(t, fd, f))
 		return 0;
-	file_seen(t, tgid, ctx->fd, f, FSEEN_PASS, f->f_flags, 0);
+	file_seen(t, tgid, fd, f, FSEEN_PASS, f->f_flags, 0);
 	return 0;
 }
 
@@ -1196,8 +1222,8 @@ int jt_close(struct trace_event_raw_sys_enter *ctx)
 	if (!t || (t->flags & JT_TF_EXCLUDED))
 		return 0;
 	f = fd_file(fd);
-	if (!f || file_seen(t, tgid, fd, f, FSEEN_CLOSE,
-			    BPF_CORE_READ(f, f_flags), 0))
+	if (!f || std_known(t, fd, f) ||
+	    file_seen(t, tgid, fd, f, FSEEN_CLOSE, OFLAGS_OF_FILE, 0))
 		return 0;
 	s = bpf_map_lookup_elem(&fslots, &key);
 	if (s)
@@ -1216,7 +1242,8 @@ struct fd_walk {
 				 * its 8 bytes: no write there after) */
 	__u32 pad;
 	unsigned long *open_fds;	/* the table's bitmap (at exit) */
-	__u64 bits;		/* open_fds[word - 1]'s fds not walked yet */
+	__u64 bits;		/* at exit: open_fds[word - 1]'s fds not walked
+				 * yet; at the exec: the fds to walk */
 	__u64 word;		/* the next word of open_fds to read */
 	__u64 ptgid;		/* the parent's tgid (file_seen) */
 };
@@ -1228,18 +1255,95 @@ static __always_inline long fd_seen(__u32 fd, struct fd_walk *w)
 	struct file *f = NULL;
 
 	bpf_probe_read_kernel(&f, sizeof(f), &w->arr[fd]);
-	if (f && file_seen(w->t, w->tgid, fd, f, w->how,
-			    BPF_CORE_READ(f, f_flags), w->ptgid))
+	if (f && file_seen(w->t, w->tgid, fd, f, w->how, OFLAGS_OF_FILE,
+			   w->ptgid))
 		return 1;
 	return 0;
 }
 
-/* fd at the exec: its file seen. */
+/* fd at the exec: its file seen (a regular file or directory). */
 static long walk_fd(__u32 fd, struct fd_walk *w)
 {
 	if (fd >= w->max)
 		return 1;
+	if (!(w->bits >> fd & 1))
+		return 0;
 	return fd_seen(fd, w);
+}
+
+/* The file at fd of a process (its fd table arr of max fds), NULL when
+ * none. */
+static __always_inline struct file *arr_file(struct file **arr, __u32 max,
+					     __u32 fd)
+{
+	struct file *f = NULL;
+
+	if (fd < max)
+		bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+	return f;
+}
+
+/*
+ * The standard fds at an exec: each one's inode kept (t->std_inode) when
+ * it is no regular file or directory, and a pipe or socket not there at
+ * the exec before counted, without a slot (a process in a pipeline pays
+ * no fd map entry for them).  A slot a pass made at that fd before this
+ * exec keeps the file (counted then).  Returns the fds that are a
+ * regular file or directory, for the slots the walk makes.
+ */
+static __always_inline __u64 std_at_exec(struct jt_tracked *t,
+					 struct file **arr, __u32 max,
+					 __u32 tgid)
+{
+	struct jt_fslot *s;
+	struct inode *ino;
+	struct file *f;
+	__u64 listed = 0, key;
+	__u32 kind;
+
+#pragma unroll
+	for (int fd = 0; fd < 3; fd++) {
+		f = arr_file(arr, max, fd);
+		ino = f ? BPF_CORE_READ(f, f_inode) : NULL;
+		kind = ino ? mode_kind(BPF_CORE_READ(ino, i_mode)) : 0;
+		if (!kind || kind == JT_FK_REG || kind == JT_FK_DIR) {
+			t->std_inode[fd] = 0;
+			listed |= ino ? 1ULL << fd : 0;
+			continue;
+		}
+		if (t->std_inode[fd] == (__u64)ino)
+			continue;
+		if (kind != JT_FK_OTHER && t->nslots) {
+			key = (__u64)tgid << 32 | fd;
+			s = bpf_map_lookup_elem(&fslots, &key);
+			if (s && s->inode == (__u64)ino) {
+				t->std_inode[fd] = 0;
+				continue;
+			}
+		}
+		t->std_inode[fd] = (__u64)ino;
+		nonreg_count(t, kind);
+	}
+	return listed;
+}
+
+/* The standard fds of an ending process that hold the file its last exec
+ * found there, counted then (std_at_exec): not walked. */
+static __always_inline __u64 std_at_exit(struct jt_tracked *t,
+					 struct file **arr, __u32 max)
+{
+	struct file *f;
+	__u64 known = 0;
+
+#pragma unroll
+	for (int fd = 0; fd < 3; fd++) {
+		if (!t->std_inode[fd])
+			continue;
+		f = arr_file(arr, max, fd);
+		if (f && (__u64)BPF_CORE_READ(f, f_inode) == t->std_inode[fd])
+			known |= 1ULL << fd;
+	}
+	return known;
 }
 
 #define FD_WORDS_STEP 16	/* open_fds words read in one step at most */
@@ -1295,15 +1399,14 @@ static long walk_slot(__u32 fd, struct fd_walk *w)
 {
 	__u64 key = (__u64)w->tgid << 32 | fd;
 	struct jt_fslot *s;
-	struct file *f = NULL, *last;
+	struct file *f, *last;
 
 	if (!w->t->nslots)
 		return 1;
 	s = bpf_map_lookup_elem(&fslots, &key);
 	if (!s)
 		return 0;
-	if (fd < w->max)
-		bpf_probe_read_kernel(&f, sizeof(f), &w->arr[fd]);
+	f = arr_file(w->arr, w->max, fd);
 	if (f && (__u64)BPF_CORE_READ(f, f_inode) == s->inode) {
 		slot_close(w->t, key, s, JT_FS_AT_EXIT, w->t->start_ns);
 		return 0;
@@ -1332,15 +1435,22 @@ static __always_inline void files_at_exit(struct jt_tracked *t,
 		w.arr = BPF_CORE_READ(fdt, fd);
 		w.open_fds = BPF_CORE_READ(fdt, open_fds);
 		w.max = BPF_CORE_READ(fdt, max_fds);
+		if (w.max) {
+			bpf_probe_read_kernel(&w.bits, sizeof(w.bits),
+					      w.open_fds);
+			w.bits &= ~std_at_exit(t, w.arr, w.max);
+			w.word = 1;
+		}
 		bpf_loop(MAX_FDS_WALKED, walk_open, &w, 0);
 	}
 	if (t->nslots)
 		bpf_loop(MAX_FDS_WALKED, walk_slot, &w, 0);
 }
 
-/* The standard fds of a process at its exec: slots for the files on
- * them, which a tool shorter than a pass (head > out, wc < in) closes
- * before its end (walk_slot reads them again there). */
+/* The standard fds of a process at its exec: slots for the regular files
+ * and folders on them, which a tool shorter than a pass (head > out,
+ * wc < in) closes before its end (walk_slot reads them again there); the
+ * others counted (std_at_exec). */
 static __always_inline void files_at_exec(struct jt_tracked *t,
 					  struct task_struct *p, __u32 tgid)
 {
@@ -1353,6 +1463,9 @@ static __always_inline void files_at_exec(struct jt_tracked *t,
 	max = BPF_CORE_READ(fdt, max_fds);
 	w.arr = BPF_CORE_READ(fdt, fd);
 	w.max = max < 3 ? max : 3;
+	w.bits = std_at_exec(t, w.arr, w.max, tgid);
+	if (!w.bits)
+		return;
 	w.ptgid = BPF_CORE_READ(p, real_parent, tgid);
 	bpf_loop(3, walk_fd, &w, 0);
 }

@@ -460,16 +460,21 @@ check "wc -c < wcin (fd 0 from the test's shell): wcin listed, its size, no byte
 	eq "$STD_WCC" "wcin read 1 0 0 3000"
 # pipes are counted once each: the middle of a pipeline, which execs
 # twice (sh, sh, cat) and lives through passes (every 0.5 s), counts its
-# two, the last cat its one (the job closes the fds above 2 it inherits
-# from whatever ran the test first: they would count too)
-"$CLI" --config "$CONF" run --job "$J-pipe" -- bash -c \
-	'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done
-	exec sh -c "$1"' _ \
-	'echo x | sh -c "exec sh -c \"sleep 1.2; exec cat\"" | cat >/dev/null' \
-	</dev/null >/dev/null 2>&1
-PIPES=$(q "select json_extract(json, '\$.files_nonregular.pipes') from process
-	where job_id like '%$J-pipe' and comm = 'cat' order by 1;" | paste -sd' ')
-check "pipes of a pipeline's cats, seen at three execs, passes and the exit: 1 and 2 ($PIPES)" \
+# two, the last cat its one; that one is a subshell that passes see before
+# its exec (their slot, then the exec's pipe on fd 0).  The job closes the
+# fds above 2 it inherits from whatever ran the test first: they would
+# count too.
+# The pipes the cats of job $1 counted, in order (a pipeline's run).
+pipeline_pipes() {
+	"$CLI" --config "$CONF" run --job "$1" -- bash -c \
+		'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done
+		exec sh -c "$1"' _ "$2" </dev/null >/dev/null 2>&1
+	q "select json_extract(json, '\$.files_nonregular.pipes') from process
+		where job_id like '%$1' and comm = 'cat' order by 1;" | paste -sd' '
+}
+PIPES=$(pipeline_pipes "$J-pipe" \
+	'echo x | sh -c "exec sh -c \"sleep 1.2; exec cat\"" | (sleep 1.2; exec cat) >/dev/null')
+check "pipes of a pipeline's cats, seen at execs (three; one after passes), passes and the exit: 1 and 2 ($PIPES)" \
 	eq "$PIPES" "1 2"
 
 # ---- 9. a sparse fd table: the exit's walk follows its open bitmap ---------------
@@ -574,6 +579,14 @@ PYF=$(record_of "select json from process where job_id like '%$J-cat' and comm =
 r = json.loads(sys.stdin.readline())
 print(" ".join(",".join(f["flags"]) for f in r["files"] if f["path"] == sys.argv[1]))' "$D/exists")
 check "an existing file opened with O_CREAT is not created: flags write ($PYF)" eq "$PYF" "write"
+# cat closes its stdout before it ends (coreutils' close_stdout): a pipe
+# counted at the exec is not counted again at its close (the middle cat
+# would have 6).  Each close is seen: between fork and exec, dash closes
+# the pipe fds it moved to 0 and 1, one in the last cat's process, three
+# in the middle one's, each a pipe fd counted then (records.md).
+PIPES=$(pipeline_pipes "$J-fpipe" 'echo x | cat | cat >/dev/null')
+check "follow_opens: the pipes of a pipeline's cats, the exec's on fds 0 and 1 once each, and dash's closes before it: 2 and 5 ($PIPES)" \
+	eq "$PIPES" "2 5"
 
 # fileio again under strace: paths exactly strace's, bytes where offsets move
 rm -f "$D/out" "$D/rw"
