@@ -145,10 +145,11 @@ struct jt_tracked {
 	struct jt_fcount nonreg;	/* pipes, sockets, other non-regular */
 	struct jt_fcount lost;		/* files beyond the fd map */
 	/* the inode at fd 0, 1, 2 at its last exec when that was no regular
-	 * file or directory (0: one, or none): a pipe or socket there was
-	 * counted in nonreg then, with no slot in the fd map, and is neither
-	 * counted nor walked again while it is at that fd; a tty or
-	 * /dev/null is not walked at the exit */
+	 * file or directory (0: a regular file, a directory, no file, or
+	 * closed since): a pipe or socket there was counted in nonreg then,
+	 * with no slot in the fd map, and is neither counted nor walked again
+	 * while it is at that fd; a tty or /dev/null is not walked at the
+	 * exit */
 	__u64 std_inode[3];
 };
 _Static_assert(sizeof(struct jt_tracked) == 256, "jt_tracked layout");

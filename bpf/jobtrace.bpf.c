@@ -738,8 +738,9 @@ static __always_inline void memcg_peaks(struct jt_ev_exit *e,
  * tracked processes at each sample pass (the name with bpf_d_path); the
  * last thread's exit (jt_exit: the fd table is still attached) reads them
  * for the files still open (the name from the dentry chain); the exec
- * makes slots for fds 0-2 (files_at_exec), which short tools close just
- * before they exit.  A file's
+ * makes slots for the regular files on fds 0-2 (files_at_exec), which
+ * short tools close just before they exit, and counts a pipe or socket
+ * there without one.  A file's
  * bytes are its offset when last seen: exact for a file read or written
  * from its start without seeks and seen at the end; a file opened and
  * closed between two passes is not seen; pread/pwrite and mmap move no
@@ -784,6 +785,13 @@ static __always_inline __u32 mode_kind(__u32 mode)
 	}
 }
 
+/* Whether a file of this kind is listed (a regular file or directory),
+ * not only counted. */
+static __always_inline bool kind_listed(__u32 kind)
+{
+	return kind == JT_FK_REG || kind == JT_FK_DIR;
+}
+
 /* Fill a slot from an open file (its device and inode number only when it
  * is listed: a regular file or a directory); false when there is none, or
  * it is one that is neither listed nor counted (JT_FK_OTHER: a tty,
@@ -800,7 +808,7 @@ static __always_inline bool slot_of(struct file *f, struct jt_fslot *s)
 		return false;
 	s->inode = (__u64)ino;
 	s->file = (__u64)f;
-	if (s->kind == JT_FK_REG || s->kind == JT_FK_DIR) {
+	if (kind_listed(s->kind)) {
 		s->dev = BPF_CORE_READ(ino, i_sb, s_dev);
 		s->ino = BPF_CORE_READ(ino, i_ino);
 	}
@@ -838,7 +846,7 @@ static __always_inline void slot_close(struct jt_tracked *t, __u64 key,
 {
 	struct jt_ev_fclose *e;
 
-	if (s->kind == JT_FK_REG || s->kind == JT_FK_DIR) {
+	if (kind_listed(s->kind)) {
 		e = reserve(sizeof(*e), JT_CNT_RB_DROP_FILE);
 		if (e) {
 			e->hdr.type = JT_EV_FCLOSE;
@@ -983,18 +991,60 @@ static __always_inline void nonreg_count(struct jt_tracked *t, __u32 kind)
 		__sync_fetch_and_add(&t->nonreg.b, 1);
 }
 
-/* Whether f at fd of t is the file its last exec found there that was no
- * regular file or directory (std_inode): a pipe or socket counted then,
- * not again. */
-static __always_inline bool std_known(struct jt_tracked *t, __u32 fd,
-				      struct file *f)
+/* The file at fd of a process (its fd table arr of max fds), NULL when
+ * none. */
+static __always_inline struct file *arr_file(struct file **arr, __u32 max,
+					     __u32 fd)
+{
+	struct file *f = NULL;
+
+	if (fd < max)
+		bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+	return f;
+}
+
+/* f's inode when f (or NULL) at fd of t is the file its last exec found
+ * there that was no regular file or directory (std_inode): a pipe or
+ * socket counted then, not again; else 0. */
+static __always_inline __u64 std_known(struct jt_tracked *t, __u32 fd,
+				       struct file *f)
 {
 	__u64 ino;
 
-	if (fd >= 3)
-		return false;
+	if (fd >= 3 || !f)
+		return 0;
 	ino = t->std_inode[fd];
-	return ino && (__u64)BPF_CORE_READ(f, f_inode) == ino;
+	return ino && (__u64)BPF_CORE_READ(f, f_inode) == ino ? ino : 0;
+}
+
+/* fd of t no longer has the file its exec found there. */
+static __always_inline void std_forget(struct jt_tracked *t, __u32 fd)
+{
+	if (fd < 3)
+		t->std_inode[fd] = 0;
+}
+
+/*
+ * Whether t has a slot of inode at fd, one of 0-2 where the exec found a
+ * pipe or socket (made by a pass before the exec: counted then).  A slot
+ * of another file there was closed unseen since: sent stale and
+ * forgotten, as file_seen() does.
+ */
+static __always_inline bool std_slot(struct jt_tracked *t, __u32 tgid,
+				     __u32 fd, __u64 inode)
+{
+	__u64 key = (__u64)tgid << 32 | fd;
+	struct jt_fslot *s;
+
+	if (!t->nslots)
+		return false;
+	s = bpf_map_lookup_elem(&fslots, &key);
+	if (!s)
+		return false;
+	if (s->inode == inode)
+		return true;
+	slot_close(t, key, s, JT_FS_STALE, t->start_ns);
+	return false;
 }
 
 /* file_seen()'s oflags when they are the file's f_flags (no O_* value:
@@ -1047,7 +1097,7 @@ static __always_inline int file_seen(struct jt_tracked *t, __u32 tgid,
 
 	if (!slot_of(f, &n))
 		return 0;
-	named = n.kind == JT_FK_REG || n.kind == JT_FK_DIR;
+	named = kind_listed(n.kind);
 	s = bpf_map_lookup_elem(&fslots, &key);
 	if (s && (s->inode != n.inode || how == FSEEN_OPEN)) {
 		slot_close(t, key, s, JT_FS_STALE, t->start_ns);
@@ -1107,6 +1157,7 @@ int jt_files(struct bpf_iter__task_file *ctx)
 	struct file *f = ctx->file;
 	__u32 fd = ctx->fd, tgid;
 	struct jt_tracked *t;
+	__u64 std;
 
 	barrier_var(fd);	/* one read of ctx: no pointer into it kept */
 	if (!task || !f || !files_enabled)
@@ -1117,9 +1168,15 @@ int jt_files(struct bpf_iter__task_file *ctx)
 		return 0;
 	tgid = task->tgid;
 	t = bpf_map_lookup_elem(&tracked, &tgid);
-	if (!t || (t->flags & JT_TF_EXCLUDED) || std_known(t, fd, f))
+	if (!t || (t->flags & JT_TF_EXCLUDED))
 		return 0;
-	file_seen(t, tgid, fd, f, FSEEN_PASS, f->f_flags, 0);
+	/* the exec's pipe or socket: counted (a pass during the exec may
+	 * count it a second time, before std_inode is set) */
+	std = std_known(t, fd, f);
+	if (std)
+		std_slot(t, tgid, fd, std);
+	else
+		file_seen(t, tgid, fd, f, FSEEN_PASS, OFLAGS_OF_FILE, 0);
 	return 0;
 }
 
@@ -1139,13 +1196,11 @@ static __always_inline struct file *fd_file(__u32 fd)
 {
 	struct task_struct *p = bpf_get_current_task_btf();
 	struct fdtable *fdt = BPF_CORE_READ(p, files, fdt);
-	struct file **arr, *f = NULL;
 
-	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+	if (!fdt)
 		return NULL;
-	arr = BPF_CORE_READ(fdt, fd);
-	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
-	return f;
+	return arr_file(BPF_CORE_READ(fdt, fd), BPF_CORE_READ(fdt, max_fds),
+			fd);
 }
 
 /* The O_* flags open call nr asked for (from its registers, which its
@@ -1213,7 +1268,7 @@ SEC("tracepoint/syscalls/sys_enter_close")
 int jt_close(struct trace_event_raw_sys_enter *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, fd = ctx->args[0];
-	__u64 key = (__u64)tgid << 32 | fd;
+	__u64 key = (__u64)tgid << 32 | fd, std;
 	struct jt_tracked *t;
 	struct jt_fslot *s;
 	struct file *f;
@@ -1222,9 +1277,17 @@ int jt_close(struct trace_event_raw_sys_enter *ctx)
 	if (!t || (t->flags & JT_TF_EXCLUDED))
 		return 0;
 	f = fd_file(fd);
-	if (!f || std_known(t, fd, f) ||
-	    file_seen(t, tgid, fd, f, FSEEN_CLOSE, OFLAGS_OF_FILE, 0))
+	if (!f)
 		return 0;
+	std = std_known(t, fd, f);
+	if (std) {
+		/* the exec's pipe or socket, counted then, leaves fd */
+		std_forget(t, fd);
+		if (!std_slot(t, tgid, fd, std))
+			return 0;
+	} else if (file_seen(t, tgid, fd, f, FSEEN_CLOSE, OFLAGS_OF_FILE, 0)) {
+		return 0;
+	}
 	s = bpf_map_lookup_elem(&fslots, &key);
 	if (s)
 		slot_close(t, key, s, 0, t->start_ns);
@@ -1252,9 +1315,8 @@ struct fd_walk {
  * full (stop). */
 static __always_inline long fd_seen(__u32 fd, struct fd_walk *w)
 {
-	struct file *f = NULL;
+	struct file *f = arr_file(w->arr, w->max, fd);
 
-	bpf_probe_read_kernel(&f, sizeof(f), &w->arr[fd]);
 	if (f && file_seen(w->t, w->tgid, fd, f, w->how, OFLAGS_OF_FILE,
 			   w->ptgid))
 		return 1;
@@ -1271,34 +1333,22 @@ static long walk_fd(__u32 fd, struct fd_walk *w)
 	return fd_seen(fd, w);
 }
 
-/* The file at fd of a process (its fd table arr of max fds), NULL when
- * none. */
-static __always_inline struct file *arr_file(struct file **arr, __u32 max,
-					     __u32 fd)
-{
-	struct file *f = NULL;
-
-	if (fd < max)
-		bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
-	return f;
-}
-
 /*
  * The standard fds at an exec: each one's inode kept (t->std_inode) when
  * it is no regular file or directory, and a pipe or socket not there at
  * the exec before counted, without a slot (a process in a pipeline pays
  * no fd map entry for them).  A slot a pass made at that fd before this
- * exec keeps the file (counted then).  Returns the fds that are a
+ * exec keeps the file (counted then); a slot of another file there is sent
+ * stale (std_slot).  Returns the fds that are a
  * regular file or directory, for the slots the walk makes.
  */
 static __always_inline __u64 std_at_exec(struct jt_tracked *t,
 					 struct file **arr, __u32 max,
 					 __u32 tgid)
 {
-	struct jt_fslot *s;
 	struct inode *ino;
 	struct file *f;
-	__u64 listed = 0, key;
+	__u64 listed = 0;
 	__u32 kind;
 
 #pragma unroll
@@ -1306,20 +1356,16 @@ static __always_inline __u64 std_at_exec(struct jt_tracked *t,
 		f = arr_file(arr, max, fd);
 		ino = f ? BPF_CORE_READ(f, f_inode) : NULL;
 		kind = ino ? mode_kind(BPF_CORE_READ(ino, i_mode)) : 0;
-		if (!kind || kind == JT_FK_REG || kind == JT_FK_DIR) {
+		if (!kind || kind_listed(kind)) {
 			t->std_inode[fd] = 0;
 			listed |= ino ? 1ULL << fd : 0;
 			continue;
 		}
 		if (t->std_inode[fd] == (__u64)ino)
 			continue;
-		if (kind != JT_FK_OTHER && t->nslots) {
-			key = (__u64)tgid << 32 | fd;
-			s = bpf_map_lookup_elem(&fslots, &key);
-			if (s && s->inode == (__u64)ino) {
-				t->std_inode[fd] = 0;
-				continue;
-			}
+		if (kind != JT_FK_OTHER && std_slot(t, tgid, fd, (__u64)ino)) {
+			t->std_inode[fd] = 0;
+			continue;
 		}
 		t->std_inode[fd] = (__u64)ino;
 		nonreg_count(t, kind);
@@ -1340,7 +1386,7 @@ static __always_inline __u64 std_at_exit(struct jt_tracked *t,
 		if (!t->std_inode[fd])
 			continue;
 		f = arr_file(arr, max, fd);
-		if (f && (__u64)BPF_CORE_READ(f, f_inode) == t->std_inode[fd])
+		if (std_known(t, fd, f))
 			known |= 1ULL << fd;
 	}
 	return known;
@@ -1413,7 +1459,7 @@ static long walk_slot(__u32 fd, struct fd_walk *w)
 	}
 	last = (struct file *)s->file;
 	if (last && (__u64)BPF_CORE_READ(last, f_inode) == s->inode &&
-	    (s->kind == JT_FK_REG || s->kind == JT_FK_DIR))
+	    kind_listed(s->kind))
 		slot_seen(s, last);
 	slot_close(w->t, key, s, JT_FS_STALE, w->t->start_ns);
 	return 0;

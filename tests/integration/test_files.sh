@@ -459,7 +459,7 @@ STD_WCC=$(files_in "$J-wcc" wc)
 check "wc -c < wcin (fd 0 from the test's shell): wcin listed, its size, no byte read ($STD_WCC)" \
 	eq "$STD_WCC" "wcin read 1 0 0 3000"
 # pipes are counted once each: the middle of a pipeline, which execs
-# twice (sh, sh, cat) and lives through passes (every 0.5 s), counts its
+# three times (sh, sh, cat) and lives through passes (every 0.5 s), counts its
 # two, the last cat its one; that one is a subshell that passes see before
 # its exec (their slot, then the exec's pipe on fd 0).  The job closes the
 # fds above 2 it inherits from whatever ran the test first: they would
@@ -476,6 +476,52 @@ PIPES=$(pipeline_pipes "$J-pipe" \
 	'echo x | sh -c "exec sh -c \"sleep 1.2; exec cat\"" | (sleep 1.2; exec cat) >/dev/null')
 check "pipes of a pipeline's cats, seen at execs (three; one after passes), passes and the exit: 1 and 2 ($PIPES)" \
 	eq "$PIPES" "1 2"
+
+# The fds of process $1 that have a slot in the agent's fd map (fslots,
+# key tgid << 32 | fd), in order.
+fslot_fds() {
+	local id
+	for id in $(sed -n 's/^map_id:[[:space:]]*//p' /proc/"$AGENT_PID"/fdinfo/* 2>/dev/null | sort -u); do
+		bpftool -j map show id "$id" 2>/dev/null | grep -q '"name":"fslots"' &&
+			bpftool -j map dump id "$id" 2>/dev/null
+	done | python3 -c 'import json, sys
+def key(e):
+	k = e.get("formatted", e)["key"]
+	if isinstance(k, list):
+		k = int.from_bytes(bytes(int(b, 16) for b in k), "little")
+	return k
+text = sys.stdin.read().strip()
+pid = int(sys.argv[1])
+print(" ".join(str(k & 0xffffffff) for k in sorted(map(key, json.loads(text) if text else []))
+	       if k >> 32 == pid))' "$1"
+}
+# While a pipeline runs, a process whose exec found a pipe on fd 1 has no
+# slot for it (it was counted then); a subshell, which no exec has seen
+# yet, gets a slot for its pipe on fd 0 from a pass (waited for: up to
+# 3 s).  The slot stays after its exec, and counts once.
+"$CLI" --config "$CONF" run --job "$J-slots" -- bash -c \
+	'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done
+	exec sh -c "$1"' _ 'sleep 4.51 | (sleep 4.52; exec cat) >/dev/null' \
+	</dev/null >/dev/null 2>&1 &
+SLOTS_RUN=$!
+SLEEP_PID= SUB_FDS= SLEEP_FDS=unseen
+for _ in $(seq 30); do
+	sleep 0.1
+	SLEEP_PID=$(pgrep -fx 'sleep 4.51' | head -1)
+	SUB_PID=$(ps -o ppid= -p "$(pgrep -fx 'sleep 4.52' | head -1)" 2>/dev/null | tr -d ' ')
+	[ -n "$SLEEP_PID" ] && [ -n "$SUB_PID" ] || continue
+	SUB_FDS=$(fslot_fds "$SUB_PID")
+	[ "$SUB_FDS" = 0 ] && SLEEP_FDS=$(fslot_fds "$SLEEP_PID") && break
+done
+check "a pass gave the subshell of 'sleep 4.51 | (sleep 4.52; exec cat)' a slot for its pipe on fd 0 ($SUB_FDS)" \
+	eq "$SUB_FDS" 0
+check "... and 'sleep 4.51', its pipe on fd 1 counted at its exec, has no slot ($SLEEP_FDS)" \
+	eq "$SLEEP_FDS" ""
+wait "$SLOTS_RUN"
+PIPES=$(q "select json_extract(json, '\$.files_nonregular.pipes') from process
+	where job_id like '%$J-slots' and comm in ('sleep', 'cat') order by comm;" | paste -sd' ')
+check "... the cat it became and both sleeps count one pipe each (cat, sleep, sleep: $PIPES)" \
+	eq "$PIPES" "1 1 1"
 
 # ---- 9. a sparse fd table: the exit's walk follows its open bitmap ---------------
 
@@ -579,11 +625,12 @@ PYF=$(record_of "select json from process where job_id like '%$J-cat' and comm =
 r = json.loads(sys.stdin.readline())
 print(" ".join(",".join(f["flags"]) for f in r["files"] if f["path"] == sys.argv[1]))' "$D/exists")
 check "an existing file opened with O_CREAT is not created: flags write ($PYF)" eq "$PYF" "write"
-# cat closes its stdout before it ends (coreutils' close_stdout): a pipe
-# counted at the exec is not counted again at its close (the middle cat
-# would have 6).  Each close is seen: between fork and exec, dash closes
-# the pipe fds it moved to 0 and 1, one in the last cat's process, three
-# in the middle one's, each a pipe fd counted then (records.md).
+# cat closes its stdin and stdout before it ends: a pipe counted at the
+# exec is not counted again at its close (the cats would have 3 and 7).
+# Each close is seen: between fork and exec, dash closes in each child the
+# pipe fds it does not keep (the last cat's: the read end it moved to 0;
+# the middle one's: that, the next pipe's write end it moved to 1 and
+# that pipe's read end), each a pipe fd counted then (records.md).
 PIPES=$(pipeline_pipes "$J-fpipe" 'echo x | cat | cat >/dev/null')
 check "follow_opens: the pipes of a pipeline's cats, the exec's on fds 0 and 1 once each, and dash's closes before it: 2 and 5 ($PIPES)" \
 	eq "$PIPES" "2 5"
